@@ -1,0 +1,133 @@
+//! The data a wire stream carries, as plain types. The parser builds them, the writer prints them, and
+//! everything downstream (statistics, judgement, reports) reads them.
+
+use serde::{Deserialize, Serialize};
+
+/// The format version this crate reads and writes.
+pub const WIRE_VERSION: u32 = 1;
+
+/// One whole run of a suite: the header records and every benchmark, in the order they ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The `@rho-bench` version.
+    pub version: u32,
+    pub target: Target,
+    /// The clocks, in the order their fields appear in each sample line.
+    pub clocks: Vec<Clock>,
+    /// The calibrated cost of an empty measured iteration, one entry per clock (same order as `clocks`).
+    pub overhead: Vec<u64>,
+    pub config: RunConfig,
+    pub benchmarks: Vec<Benchmark>,
+    /// How many benchmarks the suite had no room for (`@done dropped=`).
+    pub dropped: u64,
+    /// How many noise lines were skipped.
+    pub noise_lines: u64,
+}
+
+/// `@target`: where the figures came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    pub name: String,
+    pub arch: String,
+    /// Whether the harness was compiled with optimisation (`__OPTIMIZE__`).
+    pub optimized: bool,
+    pub compiler: Option<String>,
+}
+
+/// What a clock measures: a cycle (or tick) counter, or wall time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClockRole {
+    Cycles,
+    Time,
+}
+
+/// `@clock`: one clock and its units.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clock {
+    pub role: ClockRole,
+    /// `tsc`, `cntvct`, `dwt`, `systick`, `clock_gettime`, ...
+    pub name: String,
+    /// `cycle`, `tick`, `ns`.
+    pub unit: String,
+    /// Counts per second; `None` when the harness did not know (`hz=0`).
+    pub hz: Option<u64>,
+    /// The smallest step the clock was seen to take, in its own unit.
+    pub resolution: u64,
+}
+
+/// `@config`: the run's settings as the harness understood them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub iterations: u64,
+    pub warmup: u64,
+    /// `None` when there is no cap (`time_cap_ms=0`).
+    pub time_cap_ms: Option<u64>,
+    /// `None` when the stack is not measured (`stack_bytes=0`).
+    pub stack_bytes: Option<u64>,
+}
+
+/// The stack high-water mark of one benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StackMark {
+    /// Deepest use, in bytes.
+    Bytes(u64),
+    /// The painted region was used to its last byte: the boundary was lost, so there is no number.
+    Overrun,
+    /// Not measured in this run.
+    Off,
+}
+
+/// `@heap`: what went through the heap macros during one benchmark.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeapFigures {
+    pub peak: u64,
+    pub live: u64,
+    pub allocs: u64,
+    pub frees: u64,
+    /// Frees of more bytes than were live: a misuse of the macros, reported rather than hidden.
+    pub free_errors: u64,
+}
+
+/// One benchmark: its samples, stored by column, and its stack and heap figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Benchmark {
+    pub name: String,
+    /// What one op is (`iter` unless the benchmark said otherwise).
+    pub unit: String,
+    /// Ops per iteration.
+    pub per_iteration: u64,
+    /// One column per clock (same order as `Run::clocks`); each holds `warmup + iterations` raw values,
+    /// warm-ups first.
+    pub samples: Vec<Vec<u64>>,
+    /// How many leading samples of each column are warm-ups.
+    pub warmup: u64,
+    /// Measured iterations actually done.
+    pub iterations: u64,
+    /// The time cap stopped the benchmark before `RunConfig::iterations`.
+    pub capped: bool,
+    pub stack: StackMark,
+    pub heap: HeapFigures,
+}
+
+impl Run {
+    /// Index of the clock with `role`, if the stream declared one.
+    pub fn clock_index(&self, role: ClockRole) -> Option<usize> {
+        self.clocks.iter().position(|c| c.role == role)
+    }
+}
+
+impl Benchmark {
+    /// The measured (non-warm-up) samples of clock column `clock`.
+    pub fn measured(&self, clock: usize) -> &[u64] {
+        let column = &self.samples[clock];
+        let skip = usize::try_from(self.warmup).unwrap_or(usize::MAX).min(column.len());
+        &column[skip..]
+    }
+
+    /// Whether the benchmark ended holding heap memory it had allocated.
+    pub fn leaked(&self) -> bool {
+        self.heap.live != 0
+    }
+}
