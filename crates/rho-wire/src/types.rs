@@ -14,8 +14,9 @@ pub struct Run {
     pub target: Target,
     /// The clocks, in the order their fields appear in each sample line.
     pub clocks: Vec<Clock>,
-    /// The calibrated cost of an empty measured iteration, one entry per clock (same order as `clocks`).
-    pub overhead: Vec<u64>,
+    /// The harness's `.overhead` block: an empty measured iteration, from which the host derives the cost of
+    /// measuring. `None` when the harness did not print one.
+    pub calibration: Option<Benchmark>,
     pub config: RunConfig,
     pub benchmarks: Vec<Benchmark>,
     /// How many benchmarks the suite had no room for (`@done dropped=`).
