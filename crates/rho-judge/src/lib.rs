@@ -1,14 +1,6 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! Judgement: whether a measured figure is acceptable. Every metric has one direction, lower is better, and
+//! is judged on its own; this crate turns figures and budgets into verdicts.
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+pub mod regression;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub use regression::regressed;
