@@ -1,14 +1,25 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! Running child processes safely, for every part of rho that starts one (a compiler, a benchmark suite, a
+//! board's flash-and-run command, a `git worktree`).
+//!
+//! What it guarantees:
+//! - every child starts in a process group of its own, so the child and everything it starts can be killed
+//!   together, and a Ctrl-C typed at the terminal reaches `rho` rather than the child;
+//! - a timeout kills the whole group (SIGKILL) and reaps it; when the child exits by itself, whatever it left
+//!   running in its group is killed too, so nothing outlives a run;
+//! - the child's stdout is handed to the caller line by line as it arrives (a streaming parser reads it while
+//!   the suite runs, and a board's output shows progress), and the caller can stop the run early;
+//! - the last [`DEFAULT_STDERR_LIMIT`] bytes of stderr are kept for error messages;
+//! - the result says which of these happened: an exit code, a signal (a crash, named: `SIGSEGV`), a timeout,
+//!   a stop asked for by the caller; a program that could not be started is an [`ExecError`].
+//!
+//! [`interrupt`] is the Ctrl-C side: on SIGINT, SIGTERM or SIGHUP every live child group is killed and the
+//! registered cleanups (temporary directories, worktrees) run before the process exits with status 130.
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+pub mod interrupt;
+mod run;
+mod signal;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub use run::{
+    DEFAULT_MAX_LINE, DEFAULT_STDERR_LIMIT, ExecError, Finished, LineControl, Runner, Termination,
+};
+pub use signal::signal_name;

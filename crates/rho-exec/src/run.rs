@@ -1,0 +1,505 @@
+//! The runner: spawn in a process group of its own, stream stdout by line, keep the tail of stderr, enforce a
+//! timeout by killing the group, and always reap.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{self, Read};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::interrupt;
+use crate::signal::signal_name;
+
+/// How many bytes of the child's stderr are kept by default (the last ones: an error message is at the end).
+pub const DEFAULT_STDERR_LIMIT: usize = 64 * 1024;
+
+/// The longest stdout line handed to the caller by default; the rest of a longer line is dropped, so a child
+/// that prints without newlines cannot grow `rho` without bound.
+pub const DEFAULT_MAX_LINE: usize = 64 * 1024;
+
+/// How long to keep reading the child's output after it has exited and its group has been killed. Only a
+/// process that left the group (and so escaped the kill) can hold the pipes open longer than that.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// What the caller's line callback wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineControl {
+    /// Keep going.
+    Continue,
+    /// Stop the run: the group is killed and the result is [`Termination::Stopped`].
+    Stop,
+}
+
+/// How a child's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// It exited by itself with this status.
+    Exited(i32),
+    /// It was killed by this signal (a crash: SIGSEGV, SIGABRT, ...; or a kill from outside).
+    Signaled(i32),
+    /// It was still running after this long, so its group was killed.
+    TimedOut(Duration),
+    /// The caller's line callback asked to stop, so its group was killed.
+    Stopped,
+}
+
+impl Termination {
+    /// Exited with status 0.
+    pub fn success(&self) -> bool {
+        *self == Termination::Exited(0)
+    }
+}
+
+impl fmt::Display for Termination {
+    /// A phrase that follows the program's name: "exited with status 3", "crashed (SIGSEGV)".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Termination::Exited(code) => write!(f, "exited with status {code}"),
+            Termination::Signaled(signal) => match signal_name(signal) {
+                Some(name) if is_crash_signal(signal) => write!(f, "crashed ({name})"),
+                Some(name) => write!(f, "was killed by {name}"),
+                None => write!(f, "was killed by signal {signal}"),
+            },
+            Termination::TimedOut(after) => write!(f, "timed out after {}", format_duration(after)),
+            Termination::Stopped => write!(f, "was stopped"),
+        }
+    }
+}
+
+/// Signals a program raises on itself when it goes wrong, as opposed to ones sent to it from outside.
+fn is_crash_signal(signal: i32) -> bool {
+    matches!(
+        signal,
+        libc::SIGSEGV
+            | libc::SIGBUS
+            | libc::SIGILL
+            | libc::SIGFPE
+            | libc::SIGABRT
+            | libc::SIGTRAP
+            | libc::SIGSYS
+    )
+}
+
+fn format_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs_f64();
+    if duration.subsec_nanos() == 0 {
+        format!("{} s", duration.as_secs())
+    } else if seconds >= 1.0 {
+        format!("{seconds:.1} s")
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
+}
+
+/// The result of a run that started.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub termination: Termination,
+    /// The last bytes of stderr (up to the runner's limit), decoded lossily.
+    pub stderr: String,
+    /// Whether earlier stderr bytes were dropped to respect the limit.
+    pub stderr_truncated: bool,
+    /// How many stdout lines were handed to the callback.
+    pub stdout_lines: u64,
+    /// Wall time from spawn to reaping.
+    pub elapsed: Duration,
+}
+
+/// A child process could not be run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("cannot start `{program}`: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot start a thread to watch `{program}`: {source}")]
+    Thread {
+        program: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Runs one command. Build it with [`Runner::new`], set the options, then [`Runner::run`] (stdout by line) or
+/// [`Runner::run_collect`] (stdout as one string).
+///
+/// The runner takes over the command's stdin (null), stdout and stderr (pipes) and process group (its own);
+/// everything else (arguments, environment, working directory) is the caller's.
+#[derive(Debug)]
+pub struct Runner {
+    command: Command,
+    timeout: Option<Duration>,
+    stderr_limit: usize,
+    max_line: usize,
+}
+
+enum Event {
+    Lines(Vec<String>),
+    StdoutClosed,
+    Exited,
+}
+
+impl Runner {
+    pub fn new(command: Command) -> Self {
+        Runner {
+            command,
+            timeout: None,
+            stderr_limit: DEFAULT_STDERR_LIMIT,
+            max_line: DEFAULT_MAX_LINE,
+        }
+    }
+
+    /// Kill the child's group when it is still running after `timeout` (measured from spawn).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Keep at most this many of the last stderr bytes.
+    pub fn stderr_limit(mut self, bytes: usize) -> Self {
+        self.stderr_limit = bytes;
+        self
+    }
+
+    /// Hand at most this many bytes of one stdout line to the callback.
+    pub fn max_line(mut self, bytes: usize) -> Self {
+        self.max_line = bytes.max(1);
+        self
+    }
+
+    /// Run to the end, collecting stdout (lines joined with `\n`, each line ending in one).
+    pub fn run_collect(self) -> Result<(Finished, String), ExecError> {
+        let mut stdout = String::new();
+        let finished = self.run(|line| {
+            stdout.push_str(line);
+            stdout.push('\n');
+            LineControl::Continue
+        })?;
+        Ok((finished, stdout))
+    }
+
+    /// Run, calling `on_line` with each stdout line (without its `\n`; a trailing `\r` is kept, decoding is
+    /// lossy) as it arrives. Returns when the child has exited or been killed, its whole group killed and the
+    /// child reaped.
+    pub fn run(
+        mut self,
+        mut on_line: impl FnMut(&str) -> LineControl,
+    ) -> Result<Finished, ExecError> {
+        let program = self.command.get_program().to_string_lossy().into_owned();
+        self.command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+
+        let start = Instant::now();
+        let mut child = self.command.spawn().map_err(|source| ExecError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        let Some(pgid) = libc::pid_t::try_from(child.id()).ok() else {
+            // A pid that does not fit pid_t cannot happen on Unix; reap and report rather than panic.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ExecError::Thread {
+                program,
+                source: io::Error::other("child pid out of range"),
+            });
+        };
+        interrupt::register_group(pgid);
+        // From here on every return path goes through `finish`, which kills the group and reaps the child.
+
+        let (events, event_rx) = mpsc::sync_channel::<Event>(64);
+        let (stderr_tx, stderr_rx) = mpsc::channel::<(Vec<u8>, bool)>();
+        let started = self.start_watchers(&mut child, pgid, events, stderr_tx);
+        if let Err(source) = started {
+            interrupt::kill_group(pgid);
+            finish(&mut child, pgid);
+            return Err(ExecError::Thread { program, source });
+        }
+
+        let deadline = self.timeout.map(|t| start + t);
+        let mut stdout_lines = 0u64;
+        let mut stopped = false;
+        let mut timed_out = false;
+        let mut exited = false;
+        let mut stdout_open = true;
+        let mut drain_deadline: Option<Instant> = None;
+
+        while !exited || stdout_open {
+            // Before exit, wait until the timeout; after it, only for the drain grace.
+            let wait_until = if exited { drain_deadline } else { deadline };
+            let event = match wait_until {
+                Some(until) => {
+                    let now = Instant::now();
+                    if now >= until {
+                        Err(RecvTimeoutError::Timeout)
+                    } else {
+                        event_rx.recv_timeout(until - now)
+                    }
+                }
+                None => event_rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            match event {
+                Ok(Event::Lines(lines)) => {
+                    if stopped {
+                        continue;
+                    }
+                    for line in &lines {
+                        stdout_lines += 1;
+                        if on_line(line) == LineControl::Stop {
+                            stopped = true;
+                            interrupt::kill_group(pgid);
+                            break;
+                        }
+                    }
+                }
+                Ok(Event::StdoutClosed) => stdout_open = false,
+                Ok(Event::Exited) => {
+                    exited = true;
+                    // The leader is a zombie (not reaped), so its pgid cannot have been reused: kill whatever
+                    // it left running in the group, which also closes the pipes they held.
+                    interrupt::kill_group(pgid);
+                    drain_deadline = Some(Instant::now() + DRAIN_GRACE);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if !exited {
+                        timed_out = true;
+                    }
+                    break;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        drop(event_rx);
+
+        if timed_out || stopped {
+            interrupt::kill_group(pgid);
+        }
+        let status = finish(&mut child, pgid);
+        let (stderr_bytes, stderr_truncated) =
+            stderr_rx.recv_timeout(DRAIN_GRACE).unwrap_or_default();
+
+        let termination = if timed_out {
+            Termination::TimedOut(self.timeout.unwrap_or_default())
+        } else if stopped {
+            Termination::Stopped
+        } else {
+            match status {
+                Some(status) => match (status.code(), status.signal()) {
+                    (Some(code), _) => Termination::Exited(code),
+                    (None, Some(signal)) => Termination::Signaled(signal),
+                    (None, None) => Termination::Signaled(0),
+                },
+                None => Termination::Signaled(libc::SIGKILL),
+            }
+        };
+        Ok(Finished {
+            termination,
+            stderr: String::from_utf8_lossy(&stderr_bytes).into_owned(),
+            stderr_truncated,
+            stdout_lines,
+            elapsed: start.elapsed(),
+        })
+    }
+
+    fn start_watchers(
+        &self,
+        child: &mut Child,
+        pgid: libc::pid_t,
+        events: SyncSender<Event>,
+        stderr_tx: mpsc::Sender<(Vec<u8>, bool)>,
+    ) -> io::Result<()> {
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let max_line = self.max_line;
+        let stderr_limit = self.stderr_limit;
+
+        let line_events = events.clone();
+        thread::Builder::new()
+            .name("rho-exec-stdout".into())
+            .spawn(move || {
+                if let Some(stdout) = stdout {
+                    read_lines(stdout, max_line, &line_events);
+                }
+                let _ = line_events.send(Event::StdoutClosed);
+            })?;
+        thread::Builder::new()
+            .name("rho-exec-stderr".into())
+            .spawn(move || {
+                let tail = match stderr {
+                    Some(stderr) => read_tail(stderr, stderr_limit),
+                    None => (Vec::new(), false),
+                };
+                let _ = stderr_tx.send(tail);
+            })?;
+        thread::Builder::new()
+            .name("rho-exec-wait".into())
+            .spawn(move || {
+                wait_exited_without_reaping(pgid);
+                let _ = events.send(Event::Exited);
+            })?;
+        Ok(())
+    }
+}
+
+/// Kill the group, unregister it, and reap the child. Unregistering before reaping means the interrupt handler
+/// never signals a process-group id that could have been reused.
+fn finish(child: &mut Child, pgid: libc::pid_t) -> Option<std::process::ExitStatus> {
+    interrupt::kill_group(pgid);
+    interrupt::unregister_group(pgid);
+    child.wait().ok()
+}
+
+/// Block until process `pid` has exited, leaving it a zombie so its pid (and process-group id) stay reserved
+/// until the runner reaps it.
+fn wait_exited_without_reaping(pid: libc::pid_t) {
+    let Ok(id) = libc::id_t::try_from(pid) else {
+        return;
+    };
+    loop {
+        // SAFETY: an all-zero siginfo_t is a valid value to be filled in by waitid.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid writes only into `info`, which lives for the call.
+        let result =
+            unsafe { libc::waitid(libc::P_PID, id, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if result == 0 {
+            return;
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            // ECHILD: already reaped by the runner after a timeout or stop.
+            return;
+        }
+    }
+}
+
+/// Read `source` to its end, sending complete lines in batches. A line longer than `max_line` bytes keeps its
+/// first `max_line` bytes. A last line without `\n` is still sent.
+fn read_lines(mut source: impl Read, max_line: usize, events: &SyncSender<Event>) {
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut current: Vec<u8> = Vec::new();
+    loop {
+        let count = match source.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(count) => count,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let mut batch = Vec::new();
+        let mut rest = &buffer[..count];
+        while let Some(newline) = rest.iter().position(|&b| b == b'\n') {
+            append_capped(&mut current, &rest[..newline], max_line);
+            batch.push(String::from_utf8_lossy(&current).into_owned());
+            current.clear();
+            rest = &rest[newline + 1..];
+        }
+        append_capped(&mut current, rest, max_line);
+        if !batch.is_empty() && events.send(Event::Lines(batch)).is_err() {
+            // The runner stopped listening; keep reading so the child never blocks on a full pipe.
+            drain(source);
+            return;
+        }
+    }
+    if !current.is_empty() {
+        let _ = events.send(Event::Lines(vec![
+            String::from_utf8_lossy(&current).into_owned(),
+        ]));
+    }
+}
+
+fn append_capped(line: &mut Vec<u8>, bytes: &[u8], max_line: usize) {
+    let room = max_line.saturating_sub(line.len());
+    line.extend_from_slice(&bytes[..bytes.len().min(room)]);
+}
+
+fn drain(mut source: impl Read) {
+    let mut sink = [0u8; 8192];
+    loop {
+        match source.read(&mut sink) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Read `source` to its end keeping only the last `limit` bytes; the flag says whether any were dropped.
+fn read_tail(mut source: impl Read, limit: usize) -> (Vec<u8>, bool) {
+    let mut tail: VecDeque<u8> = VecDeque::new();
+    let mut truncated = false;
+    let mut buffer = [0u8; 8192];
+    loop {
+        let count = match source.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(count) => count,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        tail.extend(&buffer[..count]);
+        if tail.len() > limit {
+            let excess = tail.len() - limit;
+            tail.drain(..excess);
+            truncated = true;
+        }
+    }
+    (tail.into_iter().collect(), truncated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_split_capped_and_the_last_unterminated_one_kept() {
+        let (tx, rx) = mpsc::sync_channel(16);
+        read_lines(&b"one\ntwo\r\nthree-long\nlast"[..], 5, &tx);
+        drop(tx);
+        let lines: Vec<String> = rx
+            .iter()
+            .flat_map(|event| match event {
+                Event::Lines(lines) => lines,
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(lines, ["one", "two\r", "three", "last"]);
+    }
+
+    #[test]
+    fn stderr_keeps_the_last_bytes() {
+        let (tail, truncated) = read_tail(&b"0123456789"[..], 4);
+        assert_eq!(tail, b"6789");
+        assert!(truncated);
+        let (tail, truncated) = read_tail(&b"abc"[..], 4);
+        assert_eq!(tail, b"abc");
+        assert!(!truncated);
+    }
+
+    #[test]
+    fn terminations_read_as_phrases() {
+        assert_eq!(Termination::Exited(3).to_string(), "exited with status 3");
+        assert_eq!(
+            Termination::Signaled(libc::SIGSEGV).to_string(),
+            "crashed (SIGSEGV)"
+        );
+        assert_eq!(
+            Termination::Signaled(libc::SIGKILL).to_string(),
+            "was killed by SIGKILL"
+        );
+        assert_eq!(
+            Termination::TimedOut(Duration::from_secs(2)).to_string(),
+            "timed out after 2 s"
+        );
+        assert_eq!(
+            Termination::TimedOut(Duration::from_millis(300)).to_string(),
+            "timed out after 300 ms"
+        );
+        assert!(Termination::Exited(0).success());
+        assert!(!Termination::Signaled(9).success());
+    }
+}

@@ -1,0 +1,170 @@
+//! The runner against real processes: exit codes, signals, timeouts that take the whole group down, stdout
+//! streamed line by line, stderr kept.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use rho_exec::{LineControl, Runner, Termination};
+
+fn sh(script: &str) -> Command {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script);
+    command
+}
+
+/// Whether any process of group `pgid` is still alive (zombies of other parents included).
+fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence and permission.
+    let result = unsafe { libc::kill(-pgid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+#[test]
+fn exit_codes_are_reported() {
+    let finished = Runner::new(sh("exit 0"))
+        .run(|_| LineControl::Continue)
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(0));
+    assert!(finished.termination.success());
+    let finished = Runner::new(sh("exit 7"))
+        .run(|_| LineControl::Continue)
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(7));
+}
+
+#[test]
+fn a_crash_is_reported_with_its_signal() {
+    let finished = Runner::new(sh("kill -SEGV $$"))
+        .run(|_| LineControl::Continue)
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Signaled(libc::SIGSEGV));
+    assert_eq!(finished.termination.to_string(), "crashed (SIGSEGV)");
+}
+
+#[test]
+fn stdout_arrives_line_by_line_while_the_child_runs() {
+    // The second line is printed only after the first has been seen by the parent: the child waits for a file
+    // the callback creates, so a runner that buffered stdout until exit would time out here.
+    let dir = tempfile::tempdir().unwrap();
+    let flag = dir.path().join("seen");
+    let script = format!(
+        "echo first; while [ ! -e '{0}' ]; do sleep 0.02; done; echo second; printf 'third'",
+        flag.display()
+    );
+    let mut lines = Vec::new();
+    let finished = Runner::new(sh(&script))
+        .timeout(Duration::from_secs(20))
+        .run(|line| {
+            if line == "first" {
+                std::fs::write(&flag, b"").unwrap();
+            }
+            lines.push(line.to_string());
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(0));
+    assert_eq!(lines, ["first", "second", "third"]);
+    assert_eq!(finished.stdout_lines, 3);
+}
+
+#[test]
+fn stderr_is_captured() {
+    let (finished, stdout) = Runner::new(sh("echo out; echo 'it went wrong' >&2; exit 3"))
+        .run_collect()
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(3));
+    assert_eq!(stdout, "out\n");
+    assert_eq!(finished.stderr, "it went wrong\n");
+    assert!(!finished.stderr_truncated);
+}
+
+#[test]
+fn a_timeout_kills_the_child_and_its_grandchildren() {
+    let mut pgid = 0;
+    let start = Instant::now();
+    let finished = Runner::new(sh("echo $$; sleep 100 & sleep 100"))
+        .timeout(Duration::from_millis(500))
+        .run(|line| {
+            pgid = line.trim().parse().unwrap();
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(
+        finished.termination,
+        Termination::TimedOut(Duration::from_millis(500))
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(pgid > 0);
+    // The shell is its group's leader (its pid is the pgid); the background sleep was in the group too.
+    // SIGKILL is delivered at once, but a process takes a moment to die: allow it a few seconds.
+    let gone_by = Instant::now() + Duration::from_secs(5);
+    while group_alive(pgid) && Instant::now() < gone_by {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !group_alive(pgid),
+        "a process of group {pgid} survived the timeout"
+    );
+}
+
+#[test]
+fn what_a_child_leaves_running_in_its_group_is_killed_when_it_exits() {
+    let mut pgid = 0;
+    let start = Instant::now();
+    let finished = Runner::new(sh("echo $$; sleep 100 &"))
+        .timeout(Duration::from_secs(60))
+        .run(|line| {
+            pgid = line.trim().parse().unwrap();
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(0));
+    // The background sleep held stdout open; the runner must not wait for it to finish.
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        start.elapsed()
+    );
+    let gone_by = Instant::now() + Duration::from_secs(5);
+    while group_alive(pgid) && Instant::now() < gone_by {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !group_alive(pgid),
+        "the background sleep of group {pgid} survived"
+    );
+}
+
+#[test]
+fn the_callback_can_stop_the_run() {
+    let mut seen = 0;
+    let finished = Runner::new(sh("while true; do echo tick; sleep 0.01; done"))
+        .timeout(Duration::from_secs(60))
+        .run(|_| {
+            seen += 1;
+            if seen == 3 {
+                LineControl::Stop
+            } else {
+                LineControl::Continue
+            }
+        })
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Stopped);
+    assert_eq!(seen, 3);
+}
+
+#[test]
+fn a_missing_program_is_a_spawn_error() {
+    let error = Runner::new(Command::new("/nonexistent/rho-no-such-program"))
+        .run(|_| LineControl::Continue)
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("cannot start `/nonexistent/rho-no-such-program`"),
+        "{message}"
+    );
+}
