@@ -1,14 +1,18 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! The perf gate: build base and head, run them alternately on the same machine, keep each side's best run
+//! per metric, and say whether head is slower than base by more than each metric's budget.
+//!
+//! A gate compares rather than remembers (perf-gate.txt, 2.2): it needs no stored numbers, so a slow laptop
+//! and a fast CI runner give the same verdict. Drift during the gate hits both sides alike, because their
+//! runs alternate.
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+pub mod compare;
+mod error;
+pub mod metrics;
+pub mod report;
+pub mod settings;
+mod wire_metrics;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub use compare::{Comparison, MetricComparison, MetricOutcome, SideFigures, Verdict, compare};
+pub use error::{GateError, SideName};
+pub use metrics::{Figure, MetricSource, MetricsError, RunMetrics, metrics_from_stdout};
+pub use settings::{Budgets, GateSettings, parse_budget_override};

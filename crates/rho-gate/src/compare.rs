@@ -1,0 +1,376 @@
+//! Base against head: each side's minimum per metric over its runs, the change, the budget, the verdict.
+//!
+//! The minimum, because noise only ever adds time (perf-gate.txt, 2.1); the spread of a side's runs is
+//! reported as its noise, because a verdict on a metric noisier than its budget means little.
+
+use std::collections::BTreeSet;
+
+use rho_judge::regressed;
+
+use crate::metrics::{Figure, RunMetrics};
+use crate::settings::Budgets;
+
+/// The overall verdict of a gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Every metric is within its budget.
+    Ok,
+    /// At least one metric regressed beyond its budget.
+    Regressed,
+    /// No metric regressed, but at least one could not be decided.
+    Undecided,
+}
+
+impl Verdict {
+    /// The exit status: 0 ok, 1 regressed, 2 undecided.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Ok => 0,
+            Verdict::Regressed => 1,
+            Verdict::Undecided => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Ok => "ok",
+            Verdict::Regressed => "regressed",
+            Verdict::Undecided => "undecided",
+        })
+    }
+}
+
+/// One side's figures for one metric, over all its runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SideFigures {
+    /// The best (lowest) run: the side's estimate.
+    pub min: f64,
+    /// The worst run.
+    pub max: f64,
+    /// How many runs the figures come from.
+    pub runs: usize,
+}
+
+impl SideFigures {
+    /// (max - min) / min: how far apart the side's runs were. Zero when every run agreed (including all 0);
+    /// infinite when the best run was 0 and another was not.
+    pub fn noise(&self) -> f64 {
+        relative_to(self.max, self.min)
+    }
+}
+
+/// `value / reference - 1`, with 0/0 taken as "no change" and x/0 as an infinite change.
+fn relative_to(value: f64, reference: f64) -> f64 {
+    if reference > 0.0 {
+        value / reference - 1.0
+    } else if value == reference {
+        0.0
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// The outcome for one metric.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetricOutcome {
+    Ok,
+    Regressed,
+    /// The gate cannot decide on this metric; the text says why.
+    Undecided(String),
+}
+
+/// One metric compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricComparison {
+    pub name: String,
+    /// `None` when the base gave no usable figures for it (see `outcome`).
+    pub base: Option<SideFigures>,
+    pub head: Option<SideFigures>,
+    pub budget: f64,
+    pub outcome: MetricOutcome,
+}
+
+impl MetricComparison {
+    /// head / base - 1 on the two minima: +1.0 is twice as slow.
+    pub fn change(&self) -> Option<f64> {
+        Some(relative_to(self.head?.min, self.base?.min))
+    }
+
+    /// Whether either side's noise exceeds the budget, so that the verdict means little.
+    pub fn noisy(&self) -> bool {
+        [self.base, self.head]
+            .iter()
+            .flatten()
+            .any(|side| side.noise() > self.budget)
+    }
+}
+
+/// Every metric compared, and the verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub verdict: Verdict,
+    /// By metric name.
+    pub metrics: Vec<MetricComparison>,
+}
+
+impl Comparison {
+    /// The metrics whose noise exceeds their budget.
+    pub fn noisy(&self) -> impl Iterator<Item = &MetricComparison> {
+        self.metrics.iter().filter(|m| m.noisy())
+    }
+}
+
+/// Gather one side's figures for `metric` over its runs, or say why there are none to use.
+fn side_figures(runs: &[RunMetrics], metric: &str, side: &str) -> Result<SideFigures, String> {
+    let mut values = Vec::with_capacity(runs.len());
+    for (index, run) in runs.iter().enumerate() {
+        match run.get(metric) {
+            Some(Figure::Value(value)) => values.push(*value),
+            Some(Figure::Unusable(why)) => {
+                return Err(format!("{side} run {}: {why}", index + 1));
+            }
+            None => {}
+        }
+    }
+    if values.is_empty() {
+        return Err(format!("only on {}", other(side)));
+    }
+    if values.len() != runs.len() {
+        return Err(format!(
+            "{side} reported it in {} of its {} runs",
+            values.len(),
+            runs.len()
+        ));
+    }
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Ok(SideFigures {
+        min,
+        max,
+        runs: values.len(),
+    })
+}
+
+fn other(side: &str) -> &'static str {
+    if side == "base" { "head" } else { "base" }
+}
+
+/// Compare every metric either side reported.
+///
+/// A metric regresses when head's minimum exceeds base's minimum times (1 + its budget), the bound
+/// inclusive. A metric present on one side only, missing from some runs, or without a usable figure in some
+/// run is undecided. The verdict is `Regressed` if any metric regressed (a regression is a fact whatever
+/// else could not be decided), else `Undecided` if any metric is undecided, else `Ok`. With no metrics at
+/// all, it is `Undecided`.
+pub fn compare(
+    base_runs: &[RunMetrics],
+    head_runs: &[RunMetrics],
+    budgets: &Budgets,
+) -> Comparison {
+    let names: BTreeSet<&str> = base_runs
+        .iter()
+        .chain(head_runs)
+        .flat_map(|run| run.keys().map(String::as_str))
+        .collect();
+    let mut metrics = Vec::with_capacity(names.len());
+    for name in names {
+        let budget = budgets.for_metric(name);
+        let base = side_figures(base_runs, name, "base");
+        let head = side_figures(head_runs, name, "head");
+        let outcome = match (&base, &head) {
+            (Ok(b), Ok(h)) => {
+                if regressed(b.min, h.min, budget) {
+                    MetricOutcome::Regressed
+                } else {
+                    MetricOutcome::Ok
+                }
+            }
+            (Err(why), Ok(_)) | (Ok(_), Err(why)) => MetricOutcome::Undecided(why.clone()),
+            (Err(b), Err(h)) => MetricOutcome::Undecided(format!("{b}; {h}")),
+        };
+        metrics.push(MetricComparison {
+            name: name.to_owned(),
+            base: base.ok(),
+            head: head.ok(),
+            budget,
+            outcome,
+        });
+    }
+    let verdict = if metrics
+        .iter()
+        .any(|m| m.outcome == MetricOutcome::Regressed)
+    {
+        Verdict::Regressed
+    } else if metrics.is_empty()
+        || metrics
+            .iter()
+            .any(|m| matches!(m.outcome, MetricOutcome::Undecided(_)))
+    {
+        Verdict::Undecided
+    } else {
+        Verdict::Ok
+    };
+    Comparison { verdict, metrics }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn run(pairs: &[(&str, f64)]) -> RunMetrics {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Figure::Value(*v)))
+            .collect()
+    }
+
+    fn budgets(default: f64) -> Budgets {
+        Budgets::new(default, BTreeMap::new()).unwrap()
+    }
+
+    /// perf-gate.txt section 3 through the whole comparison, one metric at a time.
+    #[test]
+    fn the_specs_worked_example() {
+        for (head, verdict) in [
+            (9.6, Verdict::Ok),
+            (16.0, Verdict::Regressed),
+            (10.0, Verdict::Ok),
+            (10.01, Verdict::Regressed),
+        ] {
+            let c = compare(
+                &[run(&[("t", 8.0)]), run(&[("t", 8.0)])],
+                &[run(&[("t", head)]), run(&[("t", head)])],
+                &budgets(0.25),
+            );
+            assert_eq!(c.verdict, verdict, "head {head}");
+        }
+    }
+
+    /// Section 3's second half: a noisy base does not make the head look faster or slower; minima are used.
+    #[test]
+    fn each_side_keeps_its_minimum() {
+        let base: Vec<_> = [8.0, 8.1, 12.7, 8.0, 8.3]
+            .iter()
+            .map(|t| run(&[("t", *t)]))
+            .collect();
+        let head: Vec<_> = [8.2, 8.1, 8.4, 8.2, 8.3]
+            .iter()
+            .map(|t| run(&[("t", *t)]))
+            .collect();
+        let c = compare(&base, &head, &budgets(0.3));
+        let m = &c.metrics[0];
+        assert_eq!(m.base.unwrap().min, 8.0);
+        assert_eq!(m.head.unwrap().min, 8.1);
+        assert!((m.change().unwrap() - 0.0125).abs() < 1e-12);
+        assert!((m.base.unwrap().noise() - (12.7 / 8.0 - 1.0)).abs() < 1e-12);
+        assert!(m.noisy(), "a base noise of 59% is more than a 30% budget");
+        assert_eq!(c.verdict, Verdict::Ok);
+    }
+
+    #[test]
+    fn a_metric_on_one_side_only_is_undecided() {
+        let c = compare(
+            &[run(&[("a", 1.0)]), run(&[("a", 1.0)])],
+            &[
+                run(&[("a", 1.0), ("b", 2.0)]),
+                run(&[("a", 1.0), ("b", 2.0)]),
+            ],
+            &budgets(0.3),
+        );
+        assert_eq!(c.verdict, Verdict::Undecided);
+        let b = c.metrics.iter().find(|m| m.name == "b").unwrap();
+        assert_eq!(b.outcome, MetricOutcome::Undecided("only on head".into()));
+        assert!(b.base.is_none() && b.head.is_some() && b.change().is_none());
+    }
+
+    #[test]
+    fn a_metric_missing_from_one_run_is_undecided() {
+        let c = compare(
+            &[run(&[("a", 1.0)]), run(&[])],
+            &[run(&[("a", 1.0)]), run(&[("a", 1.0)])],
+            &budgets(0.3),
+        );
+        assert!(
+            matches!(&c.metrics[0].outcome, MetricOutcome::Undecided(why) if why.contains("1 of its 2"))
+        );
+    }
+
+    #[test]
+    fn an_unusable_figure_is_undecided() {
+        let mut bad = run(&[]);
+        bad.insert("a.stack".into(), Figure::Unusable("stack overrun".into()));
+        let c = compare(
+            &[run(&[("a.stack", 100.0)]), run(&[("a.stack", 100.0)])],
+            &[run(&[("a.stack", 100.0)]), bad],
+            &budgets(0.3),
+        );
+        assert_eq!(c.verdict, Verdict::Undecided);
+        assert!(
+            matches!(&c.metrics[0].outcome, MetricOutcome::Undecided(why) if why.contains("head run 2: stack overrun"))
+        );
+    }
+
+    #[test]
+    fn a_regression_outweighs_an_undecided_metric() {
+        let c = compare(
+            &[run(&[("a", 1.0)]), run(&[("a", 1.0)])],
+            &[
+                run(&[("a", 3.0), ("b", 1.0)]),
+                run(&[("a", 3.0), ("b", 1.0)]),
+            ],
+            &budgets(0.3),
+        );
+        assert_eq!(c.verdict, Verdict::Regressed);
+    }
+
+    #[test]
+    fn no_metrics_at_all_is_undecided() {
+        assert_eq!(
+            compare(&[run(&[])], &[run(&[])], &budgets(0.3)).verdict,
+            Verdict::Undecided
+        );
+    }
+
+    #[test]
+    fn zero_figures_compare_sanely() {
+        let c = compare(
+            &[run(&[("heap", 0.0)]), run(&[("heap", 0.0)])],
+            &[run(&[("heap", 0.0)]), run(&[("heap", 0.0)])],
+            &budgets(0.3),
+        );
+        assert_eq!(c.verdict, Verdict::Ok);
+        assert_eq!(c.metrics[0].change(), Some(0.0));
+        let c = compare(
+            &[run(&[("heap", 0.0)]), run(&[("heap", 0.0)])],
+            &[run(&[("heap", 64.0)]), run(&[("heap", 64.0)])],
+            &budgets(0.3),
+        );
+        assert_eq!(c.verdict, Verdict::Regressed);
+        assert_eq!(c.metrics[0].change(), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn per_metric_budgets_apply() {
+        let mut named = BTreeMap::new();
+        named.insert("search".to_owned(), 0.5);
+        let b = Budgets::new(0.3, named).unwrap();
+        let c = compare(
+            &[
+                run(&[("search", 10.0), ("sum", 10.0)]),
+                run(&[("search", 10.0), ("sum", 10.0)]),
+            ],
+            &[
+                run(&[("search", 14.0), ("sum", 12.0)]),
+                run(&[("search", 14.0), ("sum", 12.0)]),
+            ],
+            &b,
+        );
+        assert_eq!(c.verdict, Verdict::Ok);
+        assert_eq!(c.metrics[0].budget, 0.5);
+        assert_eq!(c.metrics[1].budget, 0.3);
+    }
+}

@@ -1,0 +1,101 @@
+//! Everything that stops the gate from reaching a verdict. Each of these is "cannot decide" (exit 2).
+
+use std::path::PathBuf;
+
+use crate::metrics::MetricsError;
+
+/// Which side of the gate something happened on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideName {
+    Base,
+    Head,
+}
+
+impl std::fmt::Display for SideName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SideName::Base => "base",
+            SideName::Head => "head",
+        })
+    }
+}
+
+/// Why the gate could not reach a verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error(
+        "runs must be at least 2, got {0}: a side's best of one run is just a run, with no idea of its noise"
+    )]
+    TooFewRuns(u32),
+    #[error("the timeout must be more than zero seconds")]
+    ZeroTimeout,
+    #[error(
+        "the budget of {metric} must be a fraction strictly between 0 and 1 (0.30 = 30% slower allowed), \
+         got {value}"
+    )]
+    BadBudget { metric: String, value: f64 },
+    #[error(
+        "--budget expects METRIC=FRACTION (for example matmul_ns=0.30 or default=0.25), got `{0}`"
+    )]
+    BadBudgetSyntax(String),
+    #[error(
+        "{side}: `{spec}` is neither a directory nor a git revision of the repository here ({detail})"
+    )]
+    BadSide {
+        side: SideName,
+        spec: String,
+        detail: String,
+    },
+    #[error("`git {args}` failed: {detail}")]
+    Git { args: String, detail: String },
+    #[error("{side}: {path}: {message}")]
+    Config {
+        side: SideName,
+        path: PathBuf,
+        message: String,
+    },
+    #[error(
+        "{side}: target `{target}` has no `build:` and `run:` commands in {path}; the gate runs the \
+         target's own commands"
+    )]
+    NoRecipe {
+        side: SideName,
+        target: String,
+        path: PathBuf,
+    },
+    #[error("{side}: {what} `{command}` (in {dir}) {how}{stderr}")]
+    Command {
+        side: SideName,
+        /// `build` or `run 2 of 3`.
+        what: String,
+        command: String,
+        dir: PathBuf,
+        /// `exited with status 1`, `was killed by SIGSEGV`, `timed out after 120 s`, ...
+        how: String,
+        /// The last lines of its stderr, already indented, or empty.
+        stderr: String,
+    },
+    #[error("{side}: run {run} of `{command}`: {source}")]
+    Metrics {
+        side: SideName,
+        run: u32,
+        command: String,
+        #[source]
+        source: MetricsError,
+    },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl GateError {
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        GateError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}

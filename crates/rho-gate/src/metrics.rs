@@ -1,0 +1,191 @@
+//! The metrics of one run, read from its stdout. Two sources are recognised, without being told which:
+//!
+//! - a rho wire stream (a line starting with `@rho-bench`): per benchmark `<bench>.cycles` and `<bench>.ns`
+//!   (the run's per-iteration net median), `<bench>.stack` (bytes) and `<bench>.heap_peak` (bytes);
+//! - otherwise the last non-empty stdout line, one JSON object of metric name to number (perf-gate.txt,
+//!   section 2.1), so a benchmark in any language can be gated.
+//!
+//! Every metric is a cost: lower is better.
+
+use std::collections::BTreeMap;
+
+/// One metric's figure from one run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Figure {
+    /// A usable figure: finite and not negative.
+    Value(f64),
+    /// The run reported the metric but gave no usable number (a stack overrun, a string, a negative value);
+    /// the gate cannot decide on this metric. The text says why.
+    Unusable(String),
+}
+
+/// Every metric of one run, by name.
+pub type RunMetrics = BTreeMap<String, Figure>;
+
+/// Where a run's metrics came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricSource {
+    /// A rho wire stream.
+    Wire,
+    /// The last stdout line, one JSON object.
+    JsonLine,
+}
+
+impl std::fmt::Display for MetricSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MetricSource::Wire => "rho wire stream",
+            MetricSource::JsonLine => "last-line JSON",
+        })
+    }
+}
+
+/// Why a run's stdout gave no metrics.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    #[error(
+        "stdout holds no metrics: it is not a rho wire stream (no `@rho-bench` line) and it is empty"
+    )]
+    Empty,
+    #[error(
+        "stdout is not a rho wire stream (no `@rho-bench` line) and its last line is not a JSON object of \
+         metric name to number ({reason}): `{line}`"
+    )]
+    NotJson { line: String, reason: String },
+    #[error("the last stdout line is a JSON object with no metrics in it")]
+    NoMetricsInJson,
+    #[error("the rho wire stream does not parse: {0}")]
+    Wire(String),
+    #[error("the rho wire stream holds no benchmarks")]
+    NoBenchmarks,
+}
+
+/// Whether `stdout` carries a rho wire stream: a line that starts with `@rho-bench`.
+pub fn is_wire_stream(stdout: &str) -> bool {
+    stdout.lines().any(|line| line.starts_with("@rho-bench"))
+}
+
+/// Read one run's metrics from its whole stdout, detecting the source.
+pub fn metrics_from_stdout(stdout: &str) -> Result<(MetricSource, RunMetrics), MetricsError> {
+    if is_wire_stream(stdout) {
+        crate::wire_metrics::metrics_from_wire(stdout).map(|m| (MetricSource::Wire, m))
+    } else {
+        metrics_from_json_line(stdout).map(|m| (MetricSource::JsonLine, m))
+    }
+}
+
+/// The longest excerpt of a bad line quoted in an error.
+const QUOTE_LIMIT: usize = 200;
+
+/// Read the last non-empty line of `stdout` as one JSON object of metric name to number.
+pub fn metrics_from_json_line(stdout: &str) -> Result<RunMetrics, MetricsError> {
+    let line = stdout
+        .lines()
+        .map(str::trim)
+        .rfind(|line| !line.is_empty())
+        .ok_or(MetricsError::Empty)?;
+    let not_json = |reason: String| MetricsError::NotJson {
+        line: quote(line),
+        reason,
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(line).map_err(|error| not_json(error.to_string()))?;
+    let serde_json::Value::Object(object) = value else {
+        return Err(not_json("it is JSON but not an object".to_owned()));
+    };
+    if object.is_empty() {
+        return Err(MetricsError::NoMetricsInJson);
+    }
+    Ok(object
+        .into_iter()
+        .map(|(name, value)| {
+            let figure = match value.as_f64() {
+                Some(number) => figure_of(number),
+                None => Figure::Unusable(format!("not a number: {}", quote(&value.to_string()))),
+            };
+            (name, figure)
+        })
+        .collect())
+}
+
+/// A number as a figure: a cost must be finite and not negative for a ratio of two of them to mean anything.
+pub(crate) fn figure_of(number: f64) -> Figure {
+    if number.is_finite() && number >= 0.0 {
+        Figure::Value(number)
+    } else {
+        Figure::Unusable(format!(
+            "{number} is not a cost (lower is better, at least 0)"
+        ))
+    }
+}
+
+fn quote(text: &str) -> String {
+    if text.len() <= QUOTE_LIMIT {
+        return text.to_owned();
+    }
+    let mut end = QUOTE_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_line_is_the_json_object() {
+        let stdout = "matmul: 1.2 ms\nsum: 3 us\n{\"matmul_ns\": 1200000, \"sum_ns\": 3000.5}\n\n";
+        let (source, metrics) = metrics_from_stdout(stdout).unwrap();
+        assert_eq!(source, MetricSource::JsonLine);
+        assert_eq!(metrics["matmul_ns"], Figure::Value(1_200_000.0));
+        assert_eq!(metrics["sum_ns"], Figure::Value(3000.5));
+        assert_eq!(metrics.len(), 2);
+    }
+
+    #[test]
+    fn a_non_numeric_value_is_unusable_not_an_error() {
+        let metrics =
+            metrics_from_json_line("{\"a\": \"fast\", \"b\": -1, \"c\": null, \"d\": 2}").unwrap();
+        assert!(matches!(metrics["a"], Figure::Unusable(_)));
+        assert!(matches!(metrics["b"], Figure::Unusable(_)));
+        assert!(matches!(metrics["c"], Figure::Unusable(_)));
+        assert_eq!(metrics["d"], Figure::Value(2.0));
+    }
+
+    #[test]
+    fn no_json_last_line_is_an_error() {
+        assert!(matches!(
+            metrics_from_stdout("{\"a\": 1}\ndone\n"),
+            Err(MetricsError::NotJson { .. })
+        ));
+        assert!(matches!(
+            metrics_from_stdout("[1, 2]\n"),
+            Err(MetricsError::NotJson { .. })
+        ));
+        assert!(matches!(metrics_from_stdout(""), Err(MetricsError::Empty)));
+        assert!(matches!(
+            metrics_from_stdout("\n  \n"),
+            Err(MetricsError::Empty)
+        ));
+        assert!(matches!(
+            metrics_from_stdout("{}\n"),
+            Err(MetricsError::NoMetricsInJson)
+        ));
+    }
+
+    #[test]
+    fn a_long_bad_line_is_quoted_short() {
+        let line = "x".repeat(1000);
+        let error = metrics_from_stdout(&line).unwrap_err().to_string();
+        assert!(error.len() < 600, "{error}");
+        assert!(error.contains("..."));
+    }
+
+    #[test]
+    fn a_wire_stream_is_recognised_by_its_first_record() {
+        assert!(is_wire_stream("boot banner\n@rho-bench 1\n@target host\n"));
+        assert!(!is_wire_stream("{\"@rho-bench\": 1}\n"));
+    }
+}

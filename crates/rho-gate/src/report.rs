@@ -1,0 +1,253 @@
+//! What the gate prints: a table for a person, warnings about noise, and one JSON line for a pipeline.
+
+use serde_json::{Map, Value, json};
+
+use crate::compare::{Comparison, MetricComparison, MetricOutcome};
+
+/// A figure for the table: whole numbers as they are, others with four significant digits or so.
+pub fn format_figure(value: f64) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        return format!("{value:.0}");
+    }
+    let magnitude = value.abs();
+    let decimals = if magnitude >= 1000.0 {
+        1
+    } else if magnitude >= 1.0 {
+        3
+    } else {
+        6
+    };
+    format!("{value:.decimals$}")
+}
+
+/// A fraction as a signed percentage: `+25.0%`.
+pub fn format_change(change: f64) -> String {
+    if change.is_infinite() {
+        return "+inf%".to_owned();
+    }
+    format!("{:+.1}%", change * 100.0)
+}
+
+fn format_percent(fraction: f64) -> String {
+    if fraction.is_infinite() {
+        return "inf%".to_owned();
+    }
+    format!("{:.1}%", fraction * 100.0)
+}
+
+fn verdict_cell(metric: &MetricComparison) -> String {
+    match &metric.outcome {
+        MetricOutcome::Ok => "ok".to_owned(),
+        MetricOutcome::Regressed => "REGRESSED".to_owned(),
+        MetricOutcome::Undecided(why) => format!("undecided: {why}"),
+    }
+}
+
+/// The table: metric, base, head, change, budget, noise (base/head), verdict. Base and head are each side's
+/// minimum over its runs.
+pub fn render_table(comparison: &Comparison) -> String {
+    let header = [
+        "metric",
+        "base",
+        "head",
+        "change",
+        "budget",
+        "noise b/h",
+        "verdict",
+    ];
+    let mut rows: Vec<[String; 7]> = Vec::with_capacity(comparison.metrics.len());
+    for m in &comparison.metrics {
+        let side = |s: Option<crate::compare::SideFigures>| {
+            s.map_or_else(|| "-".to_owned(), |s| format_figure(s.min))
+        };
+        let noise = |s: Option<crate::compare::SideFigures>| {
+            s.map_or_else(|| "-".to_owned(), |s| format_percent(s.noise()))
+        };
+        rows.push([
+            m.name.clone(),
+            side(m.base),
+            side(m.head),
+            m.change().map_or_else(|| "-".to_owned(), format_change),
+            format_percent(m.budget),
+            format!("{}/{}", noise(m.base), noise(m.head)),
+            verdict_cell(m),
+        ]);
+    }
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[&str]| {
+        let mut text = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            let width = widths[i];
+            // Names and verdicts read left to right; figures line up on the right.
+            let cell_text = if i == 0 || i == cells.len() - 1 {
+                format!("{cell:<width$}")
+            } else {
+                format!("{cell:>width$}")
+            };
+            if i > 0 {
+                text.push_str("  ");
+            }
+            text.push_str(&cell_text);
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(&header);
+    for row in &rows {
+        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+        line(&cells);
+    }
+    out
+}
+
+/// One warning per metric whose noise exceeds its budget.
+pub fn noise_warnings(comparison: &Comparison) -> Vec<String> {
+    comparison
+        .noisy()
+        .map(|m| {
+            let noise = [m.base, m.head]
+                .iter()
+                .flatten()
+                .map(|s| s.noise())
+                .fold(0.0, f64::max);
+            format!(
+                "warning: {}: its runs were {} apart, more than its budget of {}; such a verdict means \
+                 little (run on an idle machine, raise --runs, or give the metric more room)",
+                m.name,
+                format_percent(noise),
+                format_percent(m.budget)
+            )
+        })
+        .collect()
+}
+
+/// The JSON document: `{"verdict": .., "runs": N, "metrics": {name: {...}}}`. Infinite changes (from a
+/// base of zero) are `null`, as JSON has no infinity.
+pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
+    let mut metrics = Map::new();
+    for m in &comparison.metrics {
+        let mut entry = Map::new();
+        entry.insert("base".into(), json!(m.base.map(|s| s.min)));
+        entry.insert("head".into(), json!(m.head.map(|s| s.min)));
+        entry.insert("change".into(), finite(m.change()));
+        entry.insert("budget".into(), json!(m.budget));
+        let regressed = match m.outcome {
+            MetricOutcome::Ok => json!(false),
+            MetricOutcome::Regressed => json!(true),
+            MetricOutcome::Undecided(_) => Value::Null,
+        };
+        entry.insert("regressed".into(), regressed);
+        entry.insert("noise_base".into(), finite(m.base.map(|s| s.noise())));
+        entry.insert("noise_head".into(), finite(m.head.map(|s| s.noise())));
+        entry.insert("noisy".into(), json!(m.noisy()));
+        if let MetricOutcome::Undecided(why) = &m.outcome {
+            entry.insert("undecided".into(), json!(why));
+        }
+        metrics.insert(m.name.clone(), Value::Object(entry));
+    }
+    json!({
+        "verdict": comparison.verdict,
+        "runs": runs,
+        "metrics": metrics,
+    })
+}
+
+fn finite(value: Option<f64>) -> Value {
+    match value {
+        Some(v) if v.is_finite() => json!(v),
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::compare;
+    use crate::metrics::{Figure, RunMetrics};
+    use crate::settings::Budgets;
+
+    fn run(pairs: &[(&str, f64)]) -> RunMetrics {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Figure::Value(*v)))
+            .collect()
+    }
+
+    fn sample() -> Comparison {
+        compare(
+            &[
+                run(&[("matmul_ns", 8.0), ("sum_ns", 100.0)]),
+                run(&[("matmul_ns", 8.4), ("sum_ns", 100.0)]),
+            ],
+            &[
+                run(&[("matmul_ns", 16.0), ("sum_ns", 200.0), ("new_ns", 1.0)]),
+                run(&[("matmul_ns", 16.5), ("sum_ns", 101.0), ("new_ns", 1.0)]),
+            ],
+            &Budgets::default(),
+        )
+    }
+
+    #[test]
+    fn the_json_names_every_metric_and_the_verdict() {
+        let doc = to_json(&sample(), 2);
+        assert_eq!(doc["verdict"], "regressed");
+        assert_eq!(doc["runs"], 2);
+        let matmul = &doc["metrics"]["matmul_ns"];
+        assert_eq!(matmul["base"], 8.0);
+        assert_eq!(matmul["head"], 16.0);
+        assert_eq!(matmul["change"], 1.0);
+        assert_eq!(matmul["budget"], 0.3);
+        assert_eq!(matmul["regressed"], true);
+        assert!((matmul["noise_base"].as_f64().unwrap() - 0.05).abs() < 1e-12);
+        let sum = &doc["metrics"]["sum_ns"];
+        assert_eq!(sum["regressed"], false);
+        assert_eq!(sum["noisy"], true);
+        let new = &doc["metrics"]["new_ns"];
+        assert_eq!(new["regressed"], Value::Null);
+        assert_eq!(new["base"], Value::Null);
+        assert_eq!(new["undecided"], "only on head");
+        // One line: the document is the last stdout line.
+        assert!(!doc.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_metric() {
+        let table = render_table(&sample());
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].starts_with("metric"));
+        assert!(lines.iter().any(|l| l.starts_with("matmul_ns")
+            && l.contains("+100.0%")
+            && l.contains("REGRESSED")));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("new_ns") && l.contains("undecided: only on head"))
+        );
+    }
+
+    #[test]
+    fn noise_above_the_budget_is_warned_about() {
+        let warnings = noise_warnings(&sample());
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("sum_ns") && warnings[0].contains("means little"));
+    }
+
+    #[test]
+    fn figures_format_readably() {
+        assert_eq!(format_figure(1234.0), "1234");
+        assert_eq!(format_figure(1234.567), "1234.6");
+        assert_eq!(format_figure(12.3456), "12.346");
+        assert_eq!(format_change(0.25125), "+25.1%");
+        assert_eq!(format_change(-0.1), "-10.0%");
+    }
+}

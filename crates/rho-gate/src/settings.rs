@@ -1,0 +1,243 @@
+//! The gate's settings: how many runs per side, the timeout, and the budget of each metric.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::GateError;
+
+/// Alternating runs per side when nothing says otherwise.
+pub const DEFAULT_RUNS: u32 = 3;
+/// The fewest runs per side: a side's best of one run is just a run.
+pub const MIN_RUNS: u32 = 2;
+/// Seconds each build and each run may take when nothing says otherwise.
+pub const DEFAULT_TIMEOUT_SECONDS: u64 = 120;
+/// The budget of a metric nothing else names: 30% slower is allowed (perf-gate.txt, section 2.3).
+pub const DEFAULT_BUDGET: f64 = 0.30;
+
+/// The largest allowed regression of each metric, as a fraction in (0, 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budgets {
+    default: f64,
+    per_metric: BTreeMap<String, f64>,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets {
+            default: DEFAULT_BUDGET,
+            per_metric: BTreeMap::new(),
+        }
+    }
+}
+
+impl Budgets {
+    /// Budgets with `default` for every metric not named in `per_metric`. Every fraction must lie in (0, 1).
+    pub fn new(default: f64, per_metric: BTreeMap<String, f64>) -> Result<Self, GateError> {
+        check_fraction("default", default)?;
+        for (metric, fraction) in &per_metric {
+            check_fraction(metric, *fraction)?;
+        }
+        Ok(Budgets {
+            default,
+            per_metric,
+        })
+    }
+
+    /// The budget of `metric`: its own if one is set, else the default.
+    pub fn for_metric(&self, metric: &str) -> f64 {
+        self.per_metric.get(metric).copied().unwrap_or(self.default)
+    }
+
+    /// The budget of metrics that have none of their own.
+    pub fn default_budget(&self) -> f64 {
+        self.default
+    }
+
+    /// Set the budget of `metric` (`default` sets the default), replacing what was there.
+    pub fn set(&mut self, metric: &str, fraction: f64) -> Result<(), GateError> {
+        check_fraction(metric, fraction)?;
+        if metric == "default" {
+            self.default = fraction;
+        } else {
+            self.per_metric.insert(metric.to_owned(), fraction);
+        }
+        Ok(())
+    }
+
+    /// The metrics with a budget of their own.
+    pub fn named(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.per_metric.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+}
+
+/// A fraction in (0, 1): 0 would fail on noise alone, 1 or more lets a doubling through (perf-gate.txt, 2.3).
+fn check_fraction(metric: &str, fraction: f64) -> Result<(), GateError> {
+    if fraction > 0.0 && fraction < 1.0 {
+        Ok(())
+    } else {
+        Err(GateError::BadBudget {
+            metric: metric.to_owned(),
+            value: fraction,
+        })
+    }
+}
+
+/// Parse a `--budget` argument, `METRIC=FRACTION` (`default=FRACTION` for the default).
+pub fn parse_budget_override(text: &str) -> Result<(String, f64), GateError> {
+    let bad = || GateError::BadBudgetSyntax(text.to_owned());
+    let (metric, fraction) = text.split_once('=').ok_or_else(bad)?;
+    let metric = metric.trim();
+    if metric.is_empty() {
+        return Err(bad());
+    }
+    let fraction: f64 = fraction.trim().parse().map_err(|_| bad())?;
+    check_fraction(metric, fraction)?;
+    Ok((metric.to_owned(), fraction))
+}
+
+/// Everything the gate needs to know besides the two sides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateSettings {
+    runs: u32,
+    timeout: Duration,
+    budgets: Budgets,
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        GateSettings {
+            runs: DEFAULT_RUNS,
+            timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),
+            budgets: Budgets::default(),
+        }
+    }
+}
+
+impl GateSettings {
+    /// Settings with `runs` per side (at least [`MIN_RUNS`]), `timeout` per build and run (more than zero).
+    pub fn new(runs: u32, timeout: Duration, budgets: Budgets) -> Result<Self, GateError> {
+        check_runs(runs)?;
+        if timeout.is_zero() {
+            return Err(GateError::ZeroTimeout);
+        }
+        Ok(GateSettings {
+            runs,
+            timeout,
+            budgets,
+        })
+    }
+
+    /// Replace the number of runs per side (`--runs`).
+    pub fn set_runs(&mut self, runs: u32) -> Result<(), GateError> {
+        check_runs(runs)?;
+        self.runs = runs;
+        Ok(())
+    }
+
+    /// Replace the timeout per build and per run.
+    pub fn set_timeout(&mut self, timeout: Duration) -> Result<(), GateError> {
+        if timeout.is_zero() {
+            return Err(GateError::ZeroTimeout);
+        }
+        self.timeout = timeout;
+        Ok(())
+    }
+
+    pub fn runs(&self) -> u32 {
+        self.runs
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    pub fn budgets(&self) -> &Budgets {
+        &self.budgets
+    }
+
+    pub fn budgets_mut(&mut self) -> &mut Budgets {
+        &mut self.budgets
+    }
+}
+
+fn check_runs(runs: u32) -> Result<(), GateError> {
+    if runs < MIN_RUNS {
+        Err(GateError::TooFewRuns(runs))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_metric_without_a_budget_gets_the_default() {
+        let mut named = BTreeMap::new();
+        named.insert("count_below_ns".to_owned(), 0.5);
+        let budgets = Budgets::new(0.3, named).unwrap();
+        assert_eq!(budgets.for_metric("count_below_ns"), 0.5);
+        assert_eq!(budgets.for_metric("matmul_ns"), 0.3);
+    }
+
+    #[test]
+    fn fractions_outside_zero_one_are_refused() {
+        for bad in [0.0, 1.0, 1.5, -0.1, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                Budgets::new(bad, BTreeMap::new()),
+                Err(GateError::BadBudget { .. })
+            ));
+            assert!(Budgets::default().set("x", bad).is_err());
+        }
+    }
+
+    #[test]
+    fn budget_overrides_parse() {
+        assert_eq!(
+            parse_budget_override("sum_ns=0.25").unwrap(),
+            ("sum_ns".to_owned(), 0.25)
+        );
+        assert_eq!(
+            parse_budget_override("bench_crc.ns = 0.4").unwrap(),
+            ("bench_crc.ns".to_owned(), 0.4)
+        );
+        assert!(matches!(
+            parse_budget_override("sum_ns"),
+            Err(GateError::BadBudgetSyntax(_))
+        ));
+        assert!(matches!(
+            parse_budget_override("=0.3"),
+            Err(GateError::BadBudgetSyntax(_))
+        ));
+        assert!(matches!(
+            parse_budget_override("sum_ns=lots"),
+            Err(GateError::BadBudgetSyntax(_))
+        ));
+        assert!(matches!(
+            parse_budget_override("sum_ns=1.2"),
+            Err(GateError::BadBudget { .. })
+        ));
+    }
+
+    #[test]
+    fn default_in_an_override_sets_the_default() {
+        let mut budgets = Budgets::default();
+        let (metric, fraction) = parse_budget_override("default=0.2").unwrap();
+        budgets.set(&metric, fraction).unwrap();
+        assert_eq!(budgets.for_metric("anything"), 0.2);
+    }
+
+    #[test]
+    fn runs_below_two_are_refused() {
+        let mut settings = GateSettings::default();
+        assert_eq!(settings.runs(), DEFAULT_RUNS);
+        assert!(matches!(
+            settings.set_runs(1),
+            Err(GateError::TooFewRuns(1))
+        ));
+        assert!(settings.set_runs(2).is_ok());
+        assert!(GateSettings::new(0, Duration::from_secs(1), Budgets::default()).is_err());
+        assert!(GateSettings::new(2, Duration::ZERO, Budgets::default()).is_err());
+    }
+}
