@@ -1,0 +1,26 @@
+/*
+ * Arm semihosting, the few calls this port uses.
+ *
+ * Semihosting is a debugger (or emulator) service: the program executes `bkpt 0xAB` with
+ * an operation number in r0 and an argument in r1, and the host carries out the operation
+ * and resumes the program with a result in r0. QEMU implements it with
+ * `-semihosting-config enable=on`; a debug probe (probe-rs, OpenOCD, a J-Link) implements
+ * it when semihosting is enabled there.
+ *
+ * On a real board WITHOUT a debugger attached, `bkpt` escalates to a HardFault (or
+ * locks the core up): do not ship firmware that calls these. For a board, write the
+ * stream to a UART or an RTT buffer instead (see README.md, "Adapting the port").
+ */
+#ifndef RHO_PORT_SEMIHOST_H
+#define RHO_PORT_SEMIHOST_H
+
+#include <stddef.h>
+
+/* Write len bytes to the host console (QEMU's semihosting console). Returns 0 when all
+ * bytes were written, -1 otherwise. */
+int rho_port_console_write(const char *bytes, size_t len);
+
+/* Stop the program and make the host exit with status `code` (QEMU exits with it). */
+void rho_port_exit(int code) __attribute__((noreturn));
+
+#endif
