@@ -1,14 +1,31 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! Statistics for rho: the one implementation of every figure rho reports (n, min, median, mean, p95, p99,
+//! max, standard deviation and spread), and the summary of a whole parsed run.
+//!
+//! # Definitions
+//!
+//! - **Percentiles** are nearest-rank on the sorted samples: the p-th percentile is the value at 1-based rank
+//!   `ceil(p/100 * n)` (rank 1 for p = 0), computed in integers. It is always an observed sample.
+//! - **Median** is the p50 under the same rule: the middle sample for odd `n`, the lower of the two middle
+//!   samples for even `n` (never an average of two samples).
+//! - **Mean** is the arithmetic mean (summed in 128-bit integers, so it cannot overflow).
+//! - **Standard deviation** is the population standard deviation (divided by `n`); 0 for one sample.
+//! - **Spread** is the standard deviation divided by the median, capped at [`SPREAD_CAP`] (100%) and flagged as
+//!   capped; a non-zero deviation around a zero median is capped too (never NaN).
+//! - **Warm-ups** are discarded: every figure is over `Benchmark::measured(clock)`.
+//! - **Overhead** is the median of the `.overhead` block's measured samples per clock. **Net** figures are the
+//!   raw ones minus the overhead, saturating at 0; the standard deviation is kept, and the spread is recomputed
+//!   against the net median.
+//! - **Derived time**: with no `time` clock and a cycle clock of known `hz`, nanoseconds are
+//!   `round(cycles * 1e9 / hz)`, flagged `derived`.
+//!
+//! `docs/statistics.md` states the same with worked examples.
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+mod best;
+mod error;
+mod run;
+mod summary;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub use best::{best_of, min_of};
+pub use error::StatsError;
+pub use run::{BenchSummary, ClockFigures, ClockInfo, Metric, OverheadFigures, RunSummary};
+pub use summary::{SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile};

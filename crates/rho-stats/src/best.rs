@@ -1,0 +1,156 @@
+//! Best of N repetitions: every source of noise on a shared machine makes a run slower and none makes it faster,
+//! so when a suite is repeated the lowest figure is the one closest to what the code costs.
+
+use crate::error::StatsError;
+use crate::run::{BenchSummary, ClockFigures, OverheadFigures, RunSummary};
+use rho_wire::{HeapFigures, StackMark};
+
+/// The least of `values` under `PartialOrd`; `None` when there are none. Values that do not compare with
+/// themselves (a float NaN) are skipped, so a NaN never wins and never hides a real minimum. On ties the first
+/// is kept.
+pub fn min_of<T: PartialOrd>(values: impl IntoIterator<Item = T>) -> Option<T> {
+    let mut best: Option<T> = None;
+    for value in values {
+        if value.partial_cmp(&value).is_none() {
+            continue;
+        }
+        best = match best {
+            Some(current) if current <= value => Some(current),
+            _ => Some(value),
+        };
+    }
+    best
+}
+
+/// Fold the summaries of N repetitions of the same suite into one, keeping per benchmark and metric the best
+/// (lowest) figure, and counting the runs folded in `repetitions`.
+///
+/// - Clock figures: per benchmark and clock, the whole [`ClockFigures`] of the run with the lowest net median
+///   (first on ties), so every statistic shown together was observed together, with the overhead it was netted
+///   with. Cycles and time are chosen independently: they are two metrics.
+/// - Stack: the lowest measured high-water mark; a run that overran counts as deeper than any number, and a stack
+///   that was off in every run stays off.
+/// - Heap: the lowest peak. Live bytes, allocation and free counts and free errors are the highest seen, because
+///   a leak or a misuse in any repetition is a fact to report, not noise to fold away; `leaked` follows `live`.
+/// - `capped`: any run capped; `iterations`: the fewest done; `ops_per_second` and `ns_per_op` are recomputed from
+///   the chosen time figures.
+/// - Run-level overhead: per entry, the one with the lowest median. `noise_lines` are added, `dropped` is the
+///   highest.
+///
+/// The runs must come from the same target and clocks and hold the same benchmarks in the same order; otherwise
+/// [`StatsError::Mismatch`]. No runs is [`StatsError::NoRuns`].
+pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
+    let (first, rest) = runs.split_first().ok_or(StatsError::NoRuns)?;
+    for (index, other) in rest.iter().enumerate() {
+        check_comparable(first, other, index + 1)?;
+    }
+    let mut best = first.clone();
+    for (index, bench) in best.benchmarks.iter_mut().enumerate() {
+        let all: Vec<&BenchSummary> = runs.iter().map(|r| &r.benchmarks[index]).collect();
+        bench.cycles = best_figures(all.iter().map(|b| b.cycles.as_ref()));
+        bench.time = best_figures(all.iter().map(|b| b.time.as_ref()));
+        bench.stack = best_stack(all.iter().map(|b| b.stack));
+        bench.heap = HeapFigures {
+            peak: min_of(all.iter().map(|b| b.heap.peak)).unwrap_or(0),
+            live: all.iter().map(|b| b.heap.live).max().unwrap_or(0),
+            allocs: all.iter().map(|b| b.heap.allocs).max().unwrap_or(0),
+            frees: all.iter().map(|b| b.heap.frees).max().unwrap_or(0),
+            free_errors: all.iter().map(|b| b.heap.free_errors).max().unwrap_or(0),
+        };
+        bench.leaked = bench.heap.live != 0;
+        bench.capped = all.iter().any(|b| b.capped);
+        bench.iterations = min_of(all.iter().map(|b| b.iterations)).unwrap_or(0);
+        let net_ns = bench.time.as_ref().map(|t| t.net.median);
+        bench.ops_per_second = match net_ns {
+            Some(ns) if ns > 0 => Some(bench.per_iteration as f64 * 1e9 / ns as f64),
+            _ => None,
+        };
+        bench.ns_per_op = match net_ns {
+            Some(ns) if bench.per_iteration > 0 => Some(ns as f64 / bench.per_iteration as f64),
+            _ => None,
+        };
+    }
+    for (index, entry) in best.overhead.iter_mut().enumerate() {
+        let candidates = runs.iter().filter_map(|r| r.overhead.get(index));
+        if let Some(lowest) = min_by_key_first(candidates, |o: &&OverheadFigures| o.median) {
+            *entry = lowest.clone();
+        }
+    }
+    best.noise_lines = runs
+        .iter()
+        .map(|r| r.noise_lines)
+        .fold(0, u64::saturating_add);
+    best.dropped = runs.iter().map(|r| r.dropped).max().unwrap_or(0);
+    best.repetitions = runs
+        .iter()
+        .map(|r| r.repetitions)
+        .fold(0, u32::saturating_add);
+    Ok(best)
+}
+
+/// The first element with the least key.
+fn min_by_key_first<T, K: Ord>(
+    items: impl IntoIterator<Item = T>,
+    key: impl Fn(&T) -> K,
+) -> Option<T> {
+    let mut best: Option<(K, T)> = None;
+    for item in items {
+        let k = key(&item);
+        match &best {
+            Some((current, _)) if *current <= k => {}
+            _ => best = Some((k, item)),
+        }
+    }
+    best.map(|(_, item)| item)
+}
+
+fn best_figures<'a>(
+    figures: impl Iterator<Item = Option<&'a ClockFigures>>,
+) -> Option<ClockFigures> {
+    min_by_key_first(figures.flatten(), |f| f.net.median).cloned()
+}
+
+fn best_stack(marks: impl Iterator<Item = StackMark>) -> StackMark {
+    let mut best = StackMark::Off;
+    for mark in marks {
+        best = match (best, mark) {
+            (StackMark::Bytes(a), StackMark::Bytes(b)) => StackMark::Bytes(a.min(b)),
+            (StackMark::Bytes(a), _) | (_, StackMark::Bytes(a)) => StackMark::Bytes(a),
+            (StackMark::Overrun, _) | (_, StackMark::Overrun) => StackMark::Overrun,
+            (StackMark::Off, StackMark::Off) => StackMark::Off,
+        };
+    }
+    best
+}
+
+fn check_comparable(
+    first: &RunSummary,
+    other: &RunSummary,
+    index: usize,
+) -> Result<(), StatsError> {
+    let mismatch = |what: String| Err(StatsError::Mismatch { run: index, what });
+    if first.target.name != other.target.name || first.target.arch != other.target.arch {
+        return mismatch(format!(
+            "target {} ({}) differs from the first run's {} ({})",
+            other.target.name, other.target.arch, first.target.name, first.target.arch
+        ));
+    }
+    let same_clocks = first.clocks.len() == other.clocks.len()
+        && first
+            .clocks
+            .iter()
+            .zip(&other.clocks)
+            .all(|(a, b)| a.role == b.role && a.name == b.name && a.unit == b.unit);
+    if !same_clocks {
+        return mismatch("its clocks differ from the first run's".to_string());
+    }
+    if first.overhead.len() != other.overhead.len() {
+        return mismatch("its calibration differs from the first run's".to_string());
+    }
+    let first_names = first.benchmarks.iter().map(|b| b.name.as_str());
+    let other_names = other.benchmarks.iter().map(|b| b.name.as_str());
+    if !first_names.eq(other_names) {
+        return mismatch("its benchmarks are not the first run's, in the same order".to_string());
+    }
+    Ok(())
+}

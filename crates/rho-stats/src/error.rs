@@ -1,0 +1,25 @@
+//! Why a run could not be summarised.
+
+/// A run that cannot be summarised. Every variant names what is wrong and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StatsError {
+    /// A benchmark has no measured samples (0 iterations), so it has no median to report.
+    #[error("benchmark {benchmark}: no measured samples to summarise")]
+    NoSamples { benchmark: String },
+    /// The `.overhead` calibration block has no measured samples for a clock.
+    #[error("the .overhead calibration has no measured samples for clock {clock}")]
+    EmptyCalibration { clock: String },
+    /// A benchmark's sample columns do not match the declared clocks.
+    #[error("benchmark {benchmark}: {columns} sample columns for {clocks} declared clocks")]
+    ColumnMismatch {
+        benchmark: String,
+        columns: usize,
+        clocks: usize,
+    },
+    /// `best_of` was given no runs.
+    #[error("best of no runs: at least one run is needed")]
+    NoRuns,
+    /// `best_of` was given runs that are not repetitions of the same suite on the same target.
+    #[error("run {run} cannot be folded with run 0: {what}")]
+    Mismatch { run: usize, what: String },
+}
