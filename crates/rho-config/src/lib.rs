@@ -1,14 +1,70 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
+//! `module.yml` for `rho bench`: loading it, validating every key, and answering the CLI's questions about it
+//! (the budgets of a benchmark, the target to run on, the gate's budget of a metric).
+//!
+//! This is a plain data crate: it reads one file and runs nothing. Every error names the file, the line and
+//! column, and what was expected there (`module.yml:7:5: unknown key 'max_stak_bytes' in bench.budgets; did
+//! you mean 'max_stack_bytes'?`). The keys are documented in `docs/config.md`.
+//!
+//! ```
+//! let config = rho_config::ModuleConfig::from_str(
+//!     "bench:\n  budgets:\n    max_stack_bytes: 4096\n",
+//!     std::path::Path::new("module.yml"),
+//! )
+//! .unwrap();
+//! assert_eq!(config.budgets_for("bench_crc_64").max_stack_bytes, Some(4096));
+//! assert_eq!(config.target(None).unwrap().name(), "host");
+//! ```
+
+mod error;
+mod model;
+mod node;
+mod parse;
+mod suggest;
+
+use std::path::{Path, PathBuf};
+
+pub use error::{ConfigError, SourcePos};
+pub use model::{
+    BUILTIN_TARGETS, BenchmarkConfig, Budgets, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
+    DEFAULT_GATE_RUNS, DEFAULT_GATE_TIMEOUT, GateConfig, ModuleConfig, Suite, TargetEntry,
+    TargetSpec,
+};
+
+/// The config file's name, at the module root.
+pub const MODULE_FILE: &str = "module.yml";
+
+impl ModuleConfig {
+    /// Reads and validates the config at `path` (a `module.yml`). Messages name `path` as given.
+    pub fn load(path: &Path) -> Result<ModuleConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        ModuleConfig::from_str(&text, path)
+    }
+
+    /// Validates config text. `path` names it in messages, and its directory is the module root.
+    pub fn from_str(text: &str, path: &Path) -> Result<ModuleConfig, ConfigError> {
+        parse::parse(text, path)
+    }
+
+    /// Finds the nearest `module.yml` at or above `start_dir` and loads it.
+    pub fn discover(start_dir: &Path) -> Result<ModuleConfig, ConfigError> {
+        let root = find_module_root(start_dir)?;
+        ModuleConfig::load(&root.join(MODULE_FILE))
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
+/// The nearest directory at or above `start_dir` that holds a `module.yml` (a file). `start_dir` is made
+/// absolute first, so `.` walks up from the working directory.
+pub fn find_module_root(start_dir: &Path) -> Result<PathBuf, ConfigError> {
+    let start = std::path::absolute(start_dir).map_err(|source| ConfigError::Read {
+        path: start_dir.to_path_buf(),
+        source,
+    })?;
+    start
+        .ancestors()
+        .find(|dir| dir.join(MODULE_FILE).is_file())
+        .map(Path::to_path_buf)
+        .ok_or(ConfigError::NoModuleFile { start })
 }

@@ -1,0 +1,330 @@
+//! The validated contents of a `module.yml`, and the questions the CLI asks of it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::{ConfigError, SourcePos};
+
+/// Targets the `rho` binary knows how to build and run without a `build:`/`run:` in module.yml.
+pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386"];
+
+/// Where the committed baseline lives when `bench.baseline` is not given, relative to the module root.
+pub const DEFAULT_BASELINE: &str = "bench/baseline.json";
+
+/// `bench.gate.runs` when not given.
+pub const DEFAULT_GATE_RUNS: u32 = 3;
+/// `bench.gate.timeout_seconds` when not given.
+pub const DEFAULT_GATE_TIMEOUT: Duration = Duration::from_secs(120);
+/// `bench.gate.budget.default` when not given: head may be at most 30% worse than base.
+pub const DEFAULT_GATE_BUDGET: f64 = 0.30;
+
+/// A whole module config: the `bench:` section of `module.yml` with every default applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModuleConfig {
+    /// The file it was read from, as given (used in messages).
+    pub file: PathBuf,
+    /// The module root: the directory holding `module.yml`. Relative paths in the config are relative to it.
+    pub root: PathBuf,
+    /// `default_iterations`: measured iterations per benchmark; `None` leaves the harness's own default.
+    pub default_iterations: Option<u64>,
+    /// `warmup_runs`: discarded iterations before measuring; `None` leaves the harness's own default.
+    pub warmup_runs: Option<u64>,
+    /// `stack_watermark`: paint and scan the stack to measure its depth (default `true`).
+    pub stack_watermark: bool,
+    /// `repetitions`: run the suite this many times and keep each figure's best run (default 1).
+    pub repetitions: u32,
+    /// `scale`: multiplies every iteration count; below 1.0 budgets are reported, not enforced (default 1.0).
+    pub scale: f64,
+    /// `time_cap_ms`: measured-time cap per benchmark in milliseconds, 0 for none; `None` leaves the harness's
+    /// own default.
+    pub time_cap_ms: Option<u64>,
+    /// `budgets`: the global budgets as written (0 for a time or cycle ceiling means "report only").
+    pub budgets: Budgets,
+    /// `benchmarks`: per-benchmark settings, in the order written.
+    pub benchmarks: Vec<BenchmarkConfig>,
+    /// `suites`: what to build and run when no files are named on the command line (may be empty).
+    pub suites: Vec<Suite>,
+    /// Where the `suites` key was written, or the `bench` key when it was not (for "no suites" messages).
+    pub suites_at: SourcePos,
+    /// `targets`: as listed, in order. Empty when the key is absent (then `host` is the default).
+    pub targets: Vec<TargetEntry>,
+    /// `baseline`: the committed baseline file, relative to the module root (default `bench/baseline.json`).
+    pub baseline: PathBuf,
+    /// `gate`: settings for `rho bench gate`.
+    pub gate: GateConfig,
+}
+
+/// Ceilings for one benchmark's figures. `None` means "no budget for this figure". Every figure is per
+/// measured iteration (or per op) and lower is better.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Budgets {
+    /// Deepest stack use in bytes.
+    pub max_stack_bytes: Option<u64>,
+    /// Peak heap held in bytes.
+    pub max_heap_bytes: Option<u64>,
+    /// Cycles per measured iteration (net of the harness's overhead). 0 in the file means report only.
+    pub max_cycles_per_iteration: Option<f64>,
+    /// Nanoseconds per measured iteration. 0 in the file means report only.
+    pub max_ns_per_iteration: Option<f64>,
+    /// Nanoseconds per op (an iteration's time divided by its `per_iteration` ops), as in benchutil.h's
+    /// `budget_ns`. 0 in the file means report only.
+    pub max_ns_per_op: Option<f64>,
+    /// Largest allowed growth, in percent, of any figure against the baseline (`5.0` = 5%).
+    pub fail_on_regression_percent: Option<f64>,
+}
+
+impl Budgets {
+    /// `self` with each figure `over` sets replaced by `over`'s.
+    pub fn overridden_by(&self, over: &Budgets) -> Budgets {
+        Budgets {
+            max_stack_bytes: over.max_stack_bytes.or(self.max_stack_bytes),
+            max_heap_bytes: over.max_heap_bytes.or(self.max_heap_bytes),
+            max_cycles_per_iteration: over
+                .max_cycles_per_iteration
+                .or(self.max_cycles_per_iteration),
+            max_ns_per_iteration: over.max_ns_per_iteration.or(self.max_ns_per_iteration),
+            max_ns_per_op: over.max_ns_per_op.or(self.max_ns_per_op),
+            fail_on_regression_percent: over
+                .fail_on_regression_percent
+                .or(self.fail_on_regression_percent),
+        }
+    }
+
+    /// `self` with the "report only" zeros of the time and cycle ceilings turned into `None`, so a consumer
+    /// never has to know that convention: `Some(x)` is always a ceiling to enforce.
+    pub fn without_report_only(&self) -> Budgets {
+        let ceiling = |v: Option<f64>| v.filter(|x| *x > 0.0);
+        Budgets {
+            max_cycles_per_iteration: ceiling(self.max_cycles_per_iteration),
+            max_ns_per_iteration: ceiling(self.max_ns_per_iteration),
+            max_ns_per_op: ceiling(self.max_ns_per_op),
+            ..*self
+        }
+    }
+
+    /// True when no figure has a ceiling (after [`Budgets::without_report_only`]).
+    pub fn is_empty(&self) -> bool {
+        let b = self.without_report_only();
+        b.max_stack_bytes.is_none()
+            && b.max_heap_bytes.is_none()
+            && b.max_cycles_per_iteration.is_none()
+            && b.max_ns_per_iteration.is_none()
+            && b.max_ns_per_op.is_none()
+            && b.fail_on_regression_percent.is_none()
+    }
+}
+
+/// `bench.benchmarks.NAME`: settings for one benchmark, by its name in the wire stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchmarkConfig {
+    pub name: String,
+    /// Measured iterations for this benchmark instead of `default_iterations`.
+    pub iterations: Option<u64>,
+    /// Budgets as written here; each one set replaces the global one.
+    pub budgets: Budgets,
+    /// Where the benchmark's name was written.
+    pub at: SourcePos,
+}
+
+/// One `bench.suites` entry: something that, built and run, prints the wire stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Suite {
+    /// C files compiled together into one suite for the selected target, relative to the module root.
+    CFiles { files: Vec<PathBuf>, at: SourcePos },
+    /// A shell command, run in the module root, whose stdout is the wire stream.
+    Command { command: String, at: SourcePos },
+}
+
+impl Suite {
+    /// Where the entry was written.
+    pub fn at(&self) -> SourcePos {
+        match self {
+            Suite::CFiles { at, .. } | Suite::Command { at, .. } => *at,
+        }
+    }
+}
+
+/// One `bench.targets` entry, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetEntry {
+    pub name: String,
+    /// Shell command that builds the suite for the target. `Some` exactly when `run` is.
+    pub build: Option<String>,
+    /// Shell command that runs it; its stdout is the wire stream.
+    pub run: Option<String>,
+    /// Limit per build and per run.
+    pub timeout: Option<Duration>,
+    /// Where the entry was written.
+    pub at: SourcePos,
+}
+
+/// The selected target, ready for the CLI.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TargetSpec {
+    /// A target the `rho` binary defines itself (one of [`BUILTIN_TARGETS`]); the CLI fills in how to build
+    /// and run it. `timeout` is module.yml's, if it gave one.
+    Builtin {
+        name: String,
+        timeout: Option<Duration>,
+    },
+    /// A target built and run by module.yml's own commands (also a built-in name that module.yml redefines).
+    Commands {
+        name: String,
+        build: String,
+        run: String,
+        timeout: Option<Duration>,
+        at: SourcePos,
+    },
+}
+
+impl TargetSpec {
+    pub fn name(&self) -> &str {
+        match self {
+            TargetSpec::Builtin { name, .. } | TargetSpec::Commands { name, .. } => name,
+        }
+    }
+
+    pub fn timeout(&self) -> Option<Duration> {
+        match self {
+            TargetSpec::Builtin { timeout, .. } | TargetSpec::Commands { timeout, .. } => *timeout,
+        }
+    }
+}
+
+/// `bench.gate`: base against head.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateConfig {
+    /// Alternating runs per side, at least 2.
+    pub runs: u32,
+    /// Limit per build and per run.
+    pub timeout: Duration,
+    /// Fraction in (0, 1) for every metric not named in `budgets`.
+    pub default_budget: f64,
+    /// Fraction in (0, 1) per metric name (e.g. `bench_crc_256.cycles`, `count_below_ns`).
+    pub budgets: BTreeMap<String, f64>,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            runs: DEFAULT_GATE_RUNS,
+            timeout: DEFAULT_GATE_TIMEOUT,
+            default_budget: DEFAULT_GATE_BUDGET,
+            budgets: BTreeMap::new(),
+        }
+    }
+}
+
+impl GateConfig {
+    /// The largest allowed growth of `metric`, as a fraction: its own budget, else the default.
+    pub fn budget_for(&self, metric: &str) -> f64 {
+        self.budgets
+            .get(metric)
+            .copied()
+            .unwrap_or(self.default_budget)
+    }
+}
+
+impl ModuleConfig {
+    /// The global budgets with `bench_name`'s own budgets laid over them, report-only zeros removed: each
+    /// `Some` is a ceiling to enforce, each `None` a figure that is only reported.
+    pub fn budgets_for(&self, bench_name: &str) -> Budgets {
+        let merged = match self.benchmark(bench_name) {
+            Some(bench) => self.budgets.overridden_by(&bench.budgets),
+            None => self.budgets,
+        };
+        merged.without_report_only()
+    }
+
+    /// Measured iterations for `bench_name`: its own setting, else `default_iterations` (`None`: the harness's
+    /// default).
+    pub fn iterations_for(&self, bench_name: &str) -> Option<u64> {
+        self.benchmark(bench_name)
+            .and_then(|b| b.iterations)
+            .or(self.default_iterations)
+    }
+
+    /// The `bench.benchmarks` entry for `bench_name`, if there is one.
+    pub fn benchmark(&self, bench_name: &str) -> Option<&BenchmarkConfig> {
+        self.benchmarks.iter().find(|b| b.name == bench_name)
+    }
+
+    /// The gate budget for `metric` (its own, else `gate.budget.default`, else 0.30).
+    pub fn gate_budget_for(&self, metric: &str) -> f64 {
+        self.gate.budget_for(metric)
+    }
+
+    /// `path` relative to the module root (an absolute path stays as it is).
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        self.root.join(path)
+    }
+
+    /// The committed baseline file, resolved against the module root.
+    pub fn baseline_path(&self) -> PathBuf {
+        self.resolve(&self.baseline)
+    }
+
+    /// The suites to run when none are named on the command line; an error naming the file when there are none.
+    pub fn require_suites(&self) -> Result<&[Suite], ConfigError> {
+        if self.suites.is_empty() {
+            return Err(ConfigError::Invalid {
+                file: self.file.clone(),
+                pos: self.suites_at,
+                message: "no suites to run: add a `suites:` list under `bench:` (C files, or \
+                          `{ command: ... }`), or name C files on the command line"
+                    .to_owned(),
+            });
+        }
+        Ok(&self.suites)
+    }
+
+    /// The target to build and run for: `name`, or by default the first one listed (`host` when none is).
+    ///
+    /// A listed name with no `build:`/`run:` is its built-in definition; when it has none, this is the error
+    /// (the file loads regardless, so a config may list a board that only some machines can reach).
+    pub fn target(&self, name: Option<&str>) -> Result<TargetSpec, ConfigError> {
+        let entry = match name {
+            Some(name) => self.targets.iter().find(|t| t.name == name),
+            None => self.targets.first(),
+        };
+        let Some(entry) = entry else {
+            let name = name.unwrap_or("host");
+            if BUILTIN_TARGETS.contains(&name) {
+                return Ok(TargetSpec::Builtin {
+                    name: name.to_owned(),
+                    timeout: None,
+                });
+            }
+            return Err(ConfigError::UnknownTarget {
+                file: self.file.clone(),
+                name: name.to_owned(),
+                listed: self.targets.iter().map(|t| t.name.clone()).collect(),
+            });
+        };
+        match (&entry.build, &entry.run) {
+            (Some(build), Some(run)) => Ok(TargetSpec::Commands {
+                name: entry.name.clone(),
+                build: build.clone(),
+                run: run.clone(),
+                timeout: entry.timeout,
+                at: entry.at,
+            }),
+            _ if BUILTIN_TARGETS.contains(&entry.name.as_str()) => Ok(TargetSpec::Builtin {
+                name: entry.name.clone(),
+                timeout: entry.timeout,
+            }),
+            _ => Err(ConfigError::Invalid {
+                file: self.file.clone(),
+                pos: entry.at,
+                message: format!(
+                    "target '{0}' has no built-in definition and no `build:` or `run:` command; \
+                     write it as a map: `- {{ name: {0}, build: <shell command>, run: <shell command> }}` \
+                     (built in: {1})",
+                    entry.name,
+                    BUILTIN_TARGETS.join(", ")
+                ),
+            }),
+        }
+    }
+}

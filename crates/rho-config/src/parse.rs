@@ -1,0 +1,757 @@
+//! From YAML text to a validated [`ModuleConfig`]: every check, every message.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
+
+use crate::error::{ConfigError, SourcePos};
+use crate::model::{
+    BenchmarkConfig, Budgets, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET, GateConfig, ModuleConfig,
+    Suite, TargetEntry,
+};
+use crate::node::{Node, pos_of};
+use crate::suggest::closest;
+
+type SNode = Spanned<Node>;
+
+const BENCH_KEYS: &[&str] = &[
+    "default_iterations",
+    "warmup_runs",
+    "stack_watermark",
+    "repetitions",
+    "scale",
+    "time_cap_ms",
+    "budgets",
+    "benchmarks",
+    "suites",
+    "targets",
+    "baseline",
+    "gate",
+];
+const BUDGET_KEYS: &[&str] = &[
+    "max_stack_bytes",
+    "max_heap_bytes",
+    "max_cycles_per_iteration",
+    "max_ns_per_iteration",
+    "max_ns_per_op",
+    "fail_on_regression_percent",
+];
+const BENCHMARK_KEYS: &[&str] = &["iterations", "budgets"];
+const TARGET_KEYS: &[&str] = &["name", "build", "run", "timeout_seconds"];
+const SUITE_KEYS: &[&str] = &["command"];
+const GATE_KEYS: &[&str] = &["runs", "timeout_seconds", "budget"];
+
+/// Where a key that is unknown at one level does belong, so a misplaced key is not met with a bare "unknown".
+fn home_of(key: &str) -> Option<&'static str> {
+    if BUDGET_KEYS.contains(&key) {
+        Some("bench.budgets or bench.benchmarks.<name>.budgets")
+    } else if BENCH_KEYS.contains(&key) {
+        Some("bench")
+    } else if key == "iterations" {
+        Some("bench.benchmarks.<name>")
+    } else if ["name", "build", "run"].contains(&key) {
+        Some("a bench.targets entry")
+    } else if key == "command" {
+        Some("a bench.suites entry")
+    } else if key == "runs" || key == "budget" {
+        Some("bench.gate")
+    } else {
+        None
+    }
+}
+
+/// Names of benchmarks and targets: what the wire format allows for a name.
+fn is_wire_name(name: &str) -> bool {
+    (1..=63).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.:+-".contains(&b))
+}
+
+/// Drops serde-saphyr's own " at line L, column C" suffix: our messages carry the place as `file:line:col:`.
+struct NoLocationSuffix;
+
+impl Localizer for NoLocationSuffix {
+    fn attach_location<'a>(&self, base: Cow<'a, str>, _loc: Location) -> Cow<'a, str> {
+        base
+    }
+}
+
+struct Cx<'a> {
+    file: &'a Path,
+}
+
+impl Cx<'_> {
+    fn err(&self, pos: SourcePos, message: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            file: self.file.to_path_buf(),
+            pos,
+            message: message.into(),
+        }
+    }
+
+    fn err_at(&self, node: &SNode, message: impl Into<String>) -> ConfigError {
+        self.err(pos_of(node), message)
+    }
+}
+
+/// The entries of one mapping, keys checked against what is allowed there.
+struct Fields<'n> {
+    entries: Vec<(&'n str, &'n SNode, &'n SNode)>,
+}
+
+impl<'n> Fields<'n> {
+    /// The key node and value node of `key`, if written.
+    fn get(&self, key: &str) -> Option<(&'n SNode, &'n SNode)> {
+        self.entries
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .map(|(_, k, v)| (*k, *v))
+    }
+
+    fn value(&self, key: &str) -> Option<&'n SNode> {
+        self.get(key).map(|(_, v)| v)
+    }
+}
+
+/// Reads `node` as a mapping whose keys are text. An empty value (`key:` with nothing) is an empty mapping.
+/// With `allowed`, any other key is an error with a suggestion.
+fn fields<'n>(
+    cx: &Cx,
+    node: &'n SNode,
+    path: &str,
+    allowed: Option<&[&str]>,
+) -> Result<Fields<'n>, ConfigError> {
+    let entries = match &node.value {
+        Node::Null => {
+            return Ok(Fields {
+                entries: Vec::new(),
+            });
+        }
+        Node::Map(entries) => entries,
+        other => {
+            return Err(cx.err_at(
+                node,
+                format!("expected a mapping for {path}, found {}", other.describe()),
+            ));
+        }
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (key, value) in entries {
+        let Node::Str(name) = &key.value else {
+            return Err(cx.err_at(
+                key,
+                format!(
+                    "expected a key name (text) in {path}, found {}",
+                    key.value.describe()
+                ),
+            ));
+        };
+        if let Some(allowed) = allowed {
+            if !allowed.contains(&name.as_str()) {
+                return Err(cx.err_at(key, unknown_key_message(name, path, allowed)));
+            }
+        }
+        out.push((name.as_str(), key, value));
+    }
+    Ok(Fields { entries: out })
+}
+
+fn unknown_key_message(key: &str, path: &str, allowed: &[&str]) -> String {
+    if let Some(suggestion) = closest(key, allowed) {
+        return format!("unknown key '{key}' in {path}; did you mean '{suggestion}'?");
+    }
+    if let Some(home) = home_of(key) {
+        return format!("unknown key '{key}' in {path}; it belongs in {home}");
+    }
+    format!(
+        "unknown key '{key}' in {path}; expected one of: {}",
+        allowed.join(", ")
+    )
+}
+
+/// A whole number in `min..=max`. A float with no fractional part (`1e3`) is accepted.
+fn whole(cx: &Cx, node: &SNode, what: &str, min: u64, max: u64) -> Result<u64, ConfigError> {
+    let expected = if max == u64::MAX {
+        format!("expected a whole number >= {min} for {what}")
+    } else {
+        format!("expected a whole number from {min} to {max} for {what}")
+    };
+    let value = match &node.value {
+        Node::Int(i) => u64::try_from(*i).ok(),
+        Node::Float(f) if f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64 => Some(*f as u64),
+        _ => None,
+    };
+    match value {
+        Some(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(cx.err_at(node, format!("{expected}, found {}", node.value.describe()))),
+    }
+}
+
+/// What a real number must satisfy.
+#[derive(Clone, Copy)]
+enum Bound {
+    /// `>= 0`: budgets and limits.
+    NonNegative,
+    /// `> 0`: scale, timeouts.
+    Positive,
+    /// Strictly between 0 and 1: gate budgets.
+    Fraction,
+}
+
+fn number(cx: &Cx, node: &SNode, what: &str, bound: Bound) -> Result<f64, ConfigError> {
+    let value = match &node.value {
+        Node::Int(i) => Some(*i as f64),
+        Node::Float(f) if f.is_finite() => Some(*f),
+        _ => None,
+    };
+    let (ok, expected) = match bound {
+        Bound::NonNegative => (value.is_some_and(|v| v >= 0.0), "expected a number >= 0"),
+        Bound::Positive => (value.is_some_and(|v| v > 0.0), "expected a number > 0"),
+        Bound::Fraction => (
+            value.is_some_and(|v| v > 0.0 && v < 1.0),
+            "expected a fraction between 0 and 1, both excluded (0.30 allows 30% growth)",
+        ),
+    };
+    match value {
+        Some(v) if ok => Ok(v),
+        _ => Err(cx.err_at(
+            node,
+            format!("{expected} for {what}, found {}", node.value.describe()),
+        )),
+    }
+}
+
+fn boolean(cx: &Cx, node: &SNode, what: &str) -> Result<bool, ConfigError> {
+    match node.value {
+        Node::Bool(b) => Ok(b),
+        ref other => Err(cx.err_at(
+            node,
+            format!(
+                "expected true or false for {what}, found {}",
+                other.describe()
+            ),
+        )),
+    }
+}
+
+/// Non-empty text; `expected` says what kind (`a shell command`, `a path`).
+fn text<'n>(cx: &Cx, node: &'n SNode, what: &str, expected: &str) -> Result<&'n str, ConfigError> {
+    match &node.value {
+        Node::Str(s) if !s.trim().is_empty() => Ok(s),
+        other => Err(cx.err_at(
+            node,
+            format!("expected {expected} for {what}, found {}", other.describe()),
+        )),
+    }
+}
+
+fn timeout(cx: &Cx, node: &SNode, what: &str) -> Result<Duration, ConfigError> {
+    let seconds = number(cx, node, what, Bound::Positive)?;
+    Duration::try_from_secs_f64(seconds).map_err(|_| {
+        cx.err_at(
+            node,
+            format!("expected a number of seconds > 0 for {what}, found one too large to wait for"),
+        )
+    })
+}
+
+/// Parses and validates `text`; `file` is used in messages and its directory is the module root.
+pub(crate) fn parse(text: &str, file: &Path) -> Result<ModuleConfig, ConfigError> {
+    let cx = Cx { file };
+    let options = serde_saphyr::options! { with_snippet: false };
+    let doc: SNode = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+        let formatter = UserMessageFormatter.with_localizer(&NoLocationSuffix);
+        let message = format!("invalid YAML: {}", e.render_with_formatter(&formatter));
+        match e.location() {
+            Some(loc) if loc != Location::UNKNOWN => cx.err(
+                SourcePos {
+                    line: loc.line(),
+                    column: loc.column(),
+                },
+                message,
+            ),
+            _ => ConfigError::Yaml {
+                file: file.to_path_buf(),
+                message,
+            },
+        }
+    })?;
+
+    let top = match &doc.value {
+        Node::Map(_) => fields(&cx, &doc, "the top level", None)?,
+        Node::Null => {
+            return Err(cx.err_at(
+                &doc,
+                "expected a mapping with a `bench:` key at the top level, found an empty file",
+            ));
+        }
+        other => {
+            return Err(cx.err_at(
+                &doc,
+                format!(
+                    "expected a mapping with a `bench:` key at the top level, found {}",
+                    other.describe()
+                ),
+            ));
+        }
+    };
+    // Other top-level keys belong to other rho components sharing module.yml; only a near miss of `bench`
+    // is worth a word when `bench` itself is absent.
+    let Some((bench_key, bench)) = top.get("bench") else {
+        if let Some((name, key, _)) = top
+            .entries
+            .iter()
+            .find(|(name, _, _)| closest(name, &["bench"]).is_some())
+        {
+            return Err(cx.err_at(
+                key,
+                format!("missing key 'bench' at the top level; did you mean 'bench' instead of '{name}'?"),
+            ));
+        }
+        return Err(cx.err_at(
+            &doc,
+            "missing key 'bench' at the top level: rho reads its settings from a `bench:` mapping",
+        ));
+    };
+    parse_bench(&cx, bench_key, bench, file)
+}
+
+fn parse_bench(
+    cx: &Cx,
+    bench_key: &SNode,
+    bench: &SNode,
+    file: &Path,
+) -> Result<ModuleConfig, ConfigError> {
+    let f = fields(cx, bench, "bench", Some(BENCH_KEYS))?;
+
+    let stack_watermark = match f.value("stack_watermark") {
+        Some(v) => boolean(cx, v, "bench.stack_watermark")?,
+        None => true,
+    };
+    let default_iterations = f
+        .value("default_iterations")
+        .map(|v| whole(cx, v, "bench.default_iterations", 1, u64::MAX))
+        .transpose()?;
+    let warmup_runs = f
+        .value("warmup_runs")
+        .map(|v| whole(cx, v, "bench.warmup_runs", 0, u64::MAX))
+        .transpose()?;
+    let repetitions = match f.value("repetitions") {
+        Some(v) => whole(cx, v, "bench.repetitions", 1, u64::from(u32::MAX))? as u32,
+        None => 1,
+    };
+    let scale = match f.value("scale") {
+        Some(v) => number(cx, v, "bench.scale", Bound::Positive)?,
+        None => 1.0,
+    };
+    let time_cap_ms = f
+        .value("time_cap_ms")
+        .map(|v| whole(cx, v, "bench.time_cap_ms", 0, u64::MAX))
+        .transpose()?;
+    let budgets = match f.value("budgets") {
+        Some(v) => parse_budgets(cx, v, "bench.budgets", stack_watermark)?,
+        None => Budgets::default(),
+    };
+    let benchmarks = match f.value("benchmarks") {
+        Some(v) => parse_benchmarks(cx, v, stack_watermark)?,
+        None => Vec::new(),
+    };
+    let (suites, suites_at) = match f.get("suites") {
+        Some((key, v)) => (parse_suites(cx, v)?, pos_of(key)),
+        None => (Vec::new(), pos_of(bench_key)),
+    };
+    let targets = match f.value("targets") {
+        Some(v) => parse_targets(cx, v)?,
+        None => Vec::new(),
+    };
+    let baseline = match f.value("baseline") {
+        Some(v) => PathBuf::from(text(cx, v, "bench.baseline", "a file path")?),
+        None => PathBuf::from(DEFAULT_BASELINE),
+    };
+    let gate = match f.value("gate") {
+        Some(v) => parse_gate(cx, v)?,
+        None => GateConfig::default(),
+    };
+
+    let root = match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok(ModuleConfig {
+        file: file.to_path_buf(),
+        root,
+        default_iterations,
+        warmup_runs,
+        stack_watermark,
+        repetitions,
+        scale,
+        time_cap_ms,
+        budgets,
+        benchmarks,
+        suites,
+        suites_at,
+        targets,
+        baseline,
+        gate,
+    })
+}
+
+fn parse_budgets(
+    cx: &Cx,
+    node: &SNode,
+    path: &str,
+    stack_watermark: bool,
+) -> Result<Budgets, ConfigError> {
+    let f = fields(cx, node, path, Some(BUDGET_KEYS))?;
+    let bytes = |key: &str| -> Result<Option<u64>, ConfigError> {
+        let Some(v) = f.value(key) else {
+            return Ok(None);
+        };
+        let what = format!("{path}.{key}");
+        let n = number(cx, v, &what, Bound::NonNegative)?;
+        if n.fract() != 0.0 || n > u64::MAX as f64 {
+            return Err(cx.err_at(
+                v,
+                format!(
+                    "expected a whole number of bytes >= 0 for {what}, found {}",
+                    v.value.describe()
+                ),
+            ));
+        }
+        Ok(Some(n as u64))
+    };
+    let real = |key: &str| -> Result<Option<f64>, ConfigError> {
+        f.value(key)
+            .map(|v| number(cx, v, &format!("{path}.{key}"), Bound::NonNegative))
+            .transpose()
+    };
+    let budgets = Budgets {
+        max_stack_bytes: bytes("max_stack_bytes")?,
+        max_heap_bytes: bytes("max_heap_bytes")?,
+        max_cycles_per_iteration: real("max_cycles_per_iteration")?,
+        max_ns_per_iteration: real("max_ns_per_iteration")?,
+        max_ns_per_op: real("max_ns_per_op")?,
+        fail_on_regression_percent: real("fail_on_regression_percent")?,
+    };
+    if let (false, Some((key, _))) = (stack_watermark, f.get("max_stack_bytes")) {
+        return Err(cx.err_at(
+            key,
+            format!(
+                "{path}.max_stack_bytes needs the stack measured, but bench.stack_watermark is false: \
+                 every check would fail as \"not measured\"; remove the budget or set stack_watermark: true"
+            ),
+        ));
+    }
+    Ok(budgets)
+}
+
+fn parse_benchmarks(
+    cx: &Cx,
+    node: &SNode,
+    stack_watermark: bool,
+) -> Result<Vec<BenchmarkConfig>, ConfigError> {
+    let all = fields(cx, node, "bench.benchmarks", None)?;
+    let mut out = Vec::with_capacity(all.entries.len());
+    for (name, key, value) in all.entries {
+        if !is_wire_name(name) {
+            return Err(cx.err_at(
+                key,
+                format!(
+                    "'{name}' in bench.benchmarks is not a benchmark name: expected 1 to 63 characters \
+                     of A-Z a-z 0-9 _ . : + - (the name the benchmark prints in its stream)"
+                ),
+            ));
+        }
+        let path = format!("bench.benchmarks.{name}");
+        let f = fields(cx, value, &path, Some(BENCHMARK_KEYS))?;
+        let iterations = f
+            .value("iterations")
+            .map(|v| whole(cx, v, &format!("{path}.iterations"), 1, u64::MAX))
+            .transpose()?;
+        let budgets = match f.value("budgets") {
+            Some(v) => parse_budgets(cx, v, &format!("{path}.budgets"), stack_watermark)?,
+            None => Budgets::default(),
+        };
+        out.push(BenchmarkConfig {
+            name: name.to_owned(),
+            iterations,
+            budgets,
+            at: pos_of(key),
+        });
+    }
+    Ok(out)
+}
+
+const SUITE_EXPECTED: &str =
+    "expected a C file path ending in `.c`, a list of C files, or `{ command: \"...\" }`";
+
+fn c_file(cx: &Cx, node: &SNode, what: &str) -> Result<PathBuf, ConfigError> {
+    match &node.value {
+        Node::Str(s) if s.len() > 2 && s.ends_with(".c") => Ok(PathBuf::from(s)),
+        other => Err(cx.err_at(
+            node,
+            format!(
+                "expected a C file path ending in `.c` for {what}, found {}",
+                other.describe()
+            ),
+        )),
+    }
+}
+
+fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
+    let items = match &node.value {
+        Node::Seq(items) if !items.is_empty() => items,
+        Node::Seq(_) | Node::Null => {
+            return Err(cx.err_at(
+                node,
+                format!(
+                    "expected at least one suite in bench.suites ({}); leave the key out to name \
+                     files on the command line instead",
+                    SUITE_EXPECTED.trim_start_matches("expected ")
+                ),
+            ));
+        }
+        other => {
+            return Err(cx.err_at(
+                node,
+                format!(
+                    "expected a list for bench.suites, found {}",
+                    other.describe()
+                ),
+            ));
+        }
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let what = format!("bench.suites[{i}]");
+        let at = pos_of(item);
+        let suite = match &item.value {
+            Node::Str(_) => Suite::CFiles {
+                files: vec![c_file(cx, item, &what)?],
+                at,
+            },
+            Node::Seq(files) if !files.is_empty() => Suite::CFiles {
+                files: files
+                    .iter()
+                    .enumerate()
+                    .map(|(j, f)| c_file(cx, f, &format!("{what}[{j}]")))
+                    .collect::<Result<_, _>>()?,
+                at,
+            },
+            Node::Seq(_) => {
+                return Err(cx.err_at(
+                    item,
+                    format!("expected at least one C file in the list {what}"),
+                ));
+            }
+            Node::Map(_) => {
+                let f = fields(cx, item, &what, Some(SUITE_KEYS))?;
+                let Some(command) = f.value("command") else {
+                    return Err(cx.err_at(item, format!("{what} needs a `command:`")));
+                };
+                Suite::Command {
+                    command: text(cx, command, &format!("{what}.command"), "a shell command")?
+                        .to_owned(),
+                    at,
+                }
+            }
+            other => {
+                return Err(cx.err_at(
+                    item,
+                    format!("{SUITE_EXPECTED} for {what}, found {}", other.describe()),
+                ));
+            }
+        };
+        out.push(suite);
+    }
+    Ok(out)
+}
+
+fn target_name(cx: &Cx, node: &SNode, what: &str) -> Result<String, ConfigError> {
+    let name = text(cx, node, what, "a target name")?;
+    if !is_wire_name(name) {
+        return Err(cx.err_at(
+            node,
+            format!(
+                "'{name}' is not a target name ({what}): expected 1 to 63 characters of \
+                 A-Z a-z 0-9 _ . : + -"
+            ),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+fn parse_targets(cx: &Cx, node: &SNode) -> Result<Vec<TargetEntry>, ConfigError> {
+    let items = match &node.value {
+        Node::Seq(items) if !items.is_empty() => items,
+        Node::Seq(_) | Node::Null => {
+            return Err(cx.err_at(
+                node,
+                "expected at least one target in bench.targets (leave the key out to use host)",
+            ));
+        }
+        other => {
+            return Err(cx.err_at(
+                node,
+                format!(
+                    "expected a list of targets (names or `{{ name, build, run }}` maps) for \
+                     bench.targets, found {}",
+                    other.describe()
+                ),
+            ));
+        }
+    };
+    let mut out: Vec<TargetEntry> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let what = format!("bench.targets[{i}]");
+        let at = pos_of(item);
+        let entry = match &item.value {
+            Node::Str(_) => TargetEntry {
+                name: target_name(cx, item, &what)?,
+                build: None,
+                run: None,
+                timeout: None,
+                at,
+            },
+            Node::Map(_) => {
+                let f = fields(cx, item, &what, Some(TARGET_KEYS))?;
+                let Some(name) = f.value("name") else {
+                    return Err(cx.err_at(
+                        item,
+                        format!(
+                            "{what} needs a `name:` (a target map is `{{ name, build, run, \
+                             timeout_seconds }}`)"
+                        ),
+                    ));
+                };
+                let name = target_name(cx, name, &format!("{what}.name"))?;
+                let command = |key: &str| {
+                    f.value(key)
+                        .map(|v| {
+                            text(cx, v, &format!("{what}.{key}"), "a shell command")
+                                .map(str::to_owned)
+                        })
+                        .transpose()
+                };
+                let build = command("build")?;
+                let run = command("run")?;
+                let missing = match (&build, &run) {
+                    (Some(_), None) => Some(("build", "run")),
+                    (None, Some(_)) => Some(("run", "build")),
+                    _ => None,
+                };
+                if let Some((given, absent)) = missing {
+                    return Err(cx.err_at(
+                        item,
+                        format!(
+                            "target '{name}' has `{given}:` but no `{absent}:`; a target is \
+                             defined by both (a built-in one is replaced as a whole)"
+                        ),
+                    ));
+                }
+                let timeout = f
+                    .value("timeout_seconds")
+                    .map(|v| timeout(cx, v, &format!("{what}.timeout_seconds")))
+                    .transpose()?;
+                TargetEntry {
+                    name,
+                    build,
+                    run,
+                    timeout,
+                    at,
+                }
+            }
+            other => {
+                return Err(cx.err_at(
+                    item,
+                    format!(
+                        "expected a target name or a `{{ name, build, run }}` map for {what}, \
+                         found {}",
+                        other.describe()
+                    ),
+                ));
+            }
+        };
+        if let Some(first) = out.iter().find(|t| t.name == entry.name) {
+            return Err(cx.err(
+                entry.at,
+                format!(
+                    "duplicate target '{}' in bench.targets (first listed at line {}, column {})",
+                    entry.name, first.at.line, first.at.column
+                ),
+            ));
+        }
+        out.push(entry);
+    }
+    Ok(out)
+}
+
+fn parse_gate(cx: &Cx, node: &SNode) -> Result<GateConfig, ConfigError> {
+    let f = fields(cx, node, "bench.gate", Some(GATE_KEYS))?;
+    let mut gate = GateConfig::default();
+    if let Some(v) = f.value("runs") {
+        gate.runs = whole(
+            cx,
+            v,
+            "bench.gate.runs (alternating runs per side)",
+            2,
+            u64::from(u32::MAX),
+        )? as u32;
+    }
+    if let Some(v) = f.value("timeout_seconds") {
+        gate.timeout = timeout(cx, v, "bench.gate.timeout_seconds")?;
+    }
+    if let Some(v) = f.value("budget") {
+        let budget = fields(cx, v, "bench.gate.budget", None)?;
+        let mut per_metric = BTreeMap::new();
+        let mut default = DEFAULT_GATE_BUDGET;
+        for (metric, _, value) in budget.entries {
+            let fraction = number(
+                cx,
+                value,
+                &format!("bench.gate.budget.{metric}"),
+                Bound::Fraction,
+            )?;
+            if metric == "default" {
+                default = fraction;
+            } else {
+                per_metric.insert(metric.to_owned(), fraction);
+            }
+        }
+        gate.default_budget = default;
+        gate.budgets = per_metric;
+    }
+    Ok(gate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names() {
+        assert!(is_wire_name("bench_crc_64"));
+        assert!(is_wire_name("mps2-an386"));
+        assert!(!is_wire_name(""));
+        assert!(!is_wire_name("has space"));
+        assert!(!is_wire_name(&"x".repeat(64)));
+    }
+
+    #[test]
+    fn misplaced_keys_name_their_home() {
+        let message = unknown_key_message("runs", "bench", BENCH_KEYS);
+        assert_eq!(
+            message,
+            "unknown key 'runs' in bench; it belongs in bench.gate"
+        );
+        let message = unknown_key_message("zzz_unrelated", "bench.gate", GATE_KEYS);
+        assert_eq!(
+            message,
+            "unknown key 'zzz_unrelated' in bench.gate; expected one of: runs, timeout_seconds, budget"
+        );
+    }
+}
