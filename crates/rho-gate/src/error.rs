@@ -48,17 +48,19 @@ pub enum GateError {
     },
     #[error("`git {args}` failed: {detail}")]
     Git { args: String, detail: String },
-    #[error("{side}: {path}: {message}")]
+    /// A module.yml that does not load; `context` is `base`, `head` or `gate settings`.
+    #[error("{context}: {source}")]
     Config {
-        side: SideName,
-        path: PathBuf,
-        message: String,
+        context: String,
+        #[source]
+        source: rho_config::ConfigError,
     },
     #[error(
-        "{side}: target `{target}` has no `build:` and `run:` commands in {path}; the gate runs the \
-         target's own commands"
+        "{side}: target `{target}` is built into rho and has no `build:`/`run:` commands in {}; the gate \
+         runs a target's own commands, so give it them (`- {{ name: {target}, build: ..., run: ... }}`)",
+        path.display()
     )]
-    NoRecipe {
+    BuiltinTarget {
         side: SideName,
         target: String,
         path: PathBuf,

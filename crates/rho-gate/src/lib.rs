@@ -6,6 +6,7 @@
 //! runs alternate.
 
 pub mod compare;
+pub mod config;
 mod error;
 pub mod metrics;
 pub mod report;

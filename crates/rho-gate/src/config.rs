@@ -1,0 +1,134 @@
+//! Reading the gate's settings and each side's recipe from module.yml.
+//!
+//! The settings (runs, timeout, budgets) come from the module.yml of the directory `rho` runs in; each
+//! side's build and run commands come from that side's own module.yml, because a recipe may change between
+//! commits.
+
+use std::path::Path;
+
+use rho_config::{GateConfig, MODULE_FILE, ModuleConfig, TargetSpec};
+
+use crate::error::{GateError, SideName};
+use crate::run::{BenchEnv, Recipe};
+use crate::settings::{Budgets, GateSettings};
+
+/// The gate settings a `bench.gate` section describes.
+pub fn settings_from_config(gate: &GateConfig) -> Result<GateSettings, GateError> {
+    let budgets = Budgets::new(gate.default_budget, gate.budgets.clone())?;
+    GateSettings::new(gate.runs, gate.timeout, budgets)
+}
+
+/// The module.yml of `dir`, if it has one: where the gate's settings come from.
+pub fn load_local_config(dir: &Path) -> Result<Option<ModuleConfig>, GateError> {
+    let path = dir.join(MODULE_FILE);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    ModuleConfig::load(&path)
+        .map(Some)
+        .map_err(|source| GateError::Config {
+            context: "gate settings".to_owned(),
+            source,
+        })
+}
+
+/// The harness settings from a module.yml, handed to both sides so that they measure the same amount of work.
+pub fn bench_env_from_config(config: &ModuleConfig) -> BenchEnv {
+    BenchEnv {
+        iterations: config.default_iterations,
+        warmup: config.warmup_runs,
+        // 1.0 is the harness's own default: only pass a scale that changes something.
+        scale: (config.scale != 1.0).then_some(config.scale),
+    }
+}
+
+/// Side `side`'s module.yml (in `module_root`) and its selected target (`target`, else the first listed).
+pub fn side_target(
+    side: SideName,
+    module_root: &Path,
+    target: Option<&str>,
+) -> Result<(ModuleConfig, TargetSpec), GateError> {
+    let config_error = |source| GateError::Config {
+        context: side.to_string(),
+        source,
+    };
+    let config = ModuleConfig::load(&module_root.join(MODULE_FILE)).map_err(config_error)?;
+    let spec = config.target(target).map_err(config_error)?;
+    Ok((config, spec))
+}
+
+/// Side `side`'s recipe: the selected target's `build:` and `run:` from its own module.yml. A built-in target
+/// without commands is [`GateError::BuiltinTarget`].
+pub fn recipe_from_module(
+    side: SideName,
+    module_root: &Path,
+    target: Option<&str>,
+) -> Result<Recipe, GateError> {
+    let (config, spec) = side_target(side, module_root, target)?;
+    match spec {
+        TargetSpec::Commands {
+            name, build, run, ..
+        } => Ok(Recipe {
+            target: name,
+            build: Some(build),
+            run,
+            file: config.file,
+        }),
+        TargetSpec::Builtin { name, .. } => Err(GateError::BuiltinTarget {
+            side,
+            target: name,
+            path: config.file,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, text: &str) {
+        std::fs::write(dir.join(MODULE_FILE), text).unwrap();
+    }
+
+    #[test]
+    fn settings_and_recipes_come_from_module_yml() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "bench:\n  default_iterations: 500\n  targets:\n    - name: kata\n      build: make bench\n      \
+             run: ./bench\n  gate:\n    runs: 4\n    timeout_seconds: 9\n    budget:\n      default: 0.2\n      \
+             count_below_ns: 0.5\n",
+        );
+        let config = load_local_config(dir.path()).unwrap().unwrap();
+        let settings = settings_from_config(&config.gate).unwrap();
+        assert_eq!(settings.runs(), 4);
+        assert_eq!(settings.timeout().as_secs(), 9);
+        assert_eq!(settings.budgets().for_metric("count_below_ns"), 0.5);
+        assert_eq!(settings.budgets().for_metric("matmul_ns"), 0.2);
+        assert_eq!(bench_env_from_config(&config).iterations, Some(500));
+
+        let recipe = recipe_from_module(SideName::Head, dir.path(), None).unwrap();
+        assert_eq!(recipe.target, "kata");
+        assert_eq!(recipe.build.as_deref(), Some("make bench"));
+        assert_eq!(recipe.run, "./bench");
+    }
+
+    #[test]
+    fn no_module_yml_means_default_settings_but_no_recipe() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(load_local_config(dir.path()).unwrap().is_none());
+        let error = recipe_from_module(SideName::Base, dir.path(), None).unwrap_err();
+        assert!(error.to_string().starts_with("base: "), "{error}");
+        assert!(error.to_string().contains("module.yml"), "{error}");
+    }
+
+    #[test]
+    fn a_builtin_target_has_no_recipe() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "bench:\n  targets:\n    - host\n");
+        assert!(matches!(
+            recipe_from_module(SideName::Head, dir.path(), None),
+            Err(GateError::BuiltinTarget { .. })
+        ));
+    }
+}
