@@ -1,0 +1,98 @@
+//! Everything that can go wrong reading, writing or comparing a baseline, each with the message a user sees.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// A baseline could not be read, written or compared. Every variant says where (a path, or a path at a git
+/// ref) and why.
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("{path}: {action}: {source}")]
+    Io {
+        path: PathBuf,
+        /// What was being done (`reading the baseline`, `creating a temporary file`, ...).
+        action: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("{}: no baseline file here (write one with `rho bench --write-baseline`)", path.display())]
+    Missing { path: PathBuf },
+
+    #[error("{source_name}:{line}:{column}: not valid baseline JSON: {message}")]
+    Json {
+        source_name: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+
+    #[error(
+        "{source_name}: baseline schema is \"{found}\", this rho reads \"{}\" only; record the baseline again \
+         with this rho (`rho bench --write-baseline`)",
+        crate::format::SCHEMA
+    )]
+    Schema { source_name: String, found: String },
+
+    #[error("{source_name}: {message}")]
+    Invalid {
+        source_name: String,
+        message: String,
+    },
+
+    #[error("could not write the baseline: {message}")]
+    Serialize { message: String },
+
+    #[error(
+        "target {target}, benchmark {benchmark}: the {what} is {value}, which cannot be recorded (not a finite \
+         number)"
+    )]
+    NotFinite {
+        target: String,
+        benchmark: String,
+        what: String,
+        value: f64,
+    },
+
+    #[error("{}: refusing to overwrite it, it is not a baseline this rho can read and keep: {reason}", path.display())]
+    WontOverwrite { path: PathBuf, reason: Box<Error> },
+
+    #[error(
+        "{source_name} has no baseline for target \"{target}\"{}",
+        if available.is_empty() {
+            " (it has no targets at all)".to_string()
+        } else {
+            format!(" (it has: {}); record one with `rho bench --write-baseline --target {target}`", available.join(", "))
+        }
+    )]
+    NoSection {
+        source_name: String,
+        target: String,
+        available: Vec<String>,
+    },
+
+    #[error("{}: not inside a git repository: {stderr}", dir.display())]
+    NotARepository { dir: PathBuf, stderr: String },
+
+    #[error("git ref \"{git_ref}\" does not exist in {} (is it fetched? `git fetch` the branch first)", repo.display())]
+    RefNotFound { git_ref: String, repo: PathBuf },
+
+    #[error(
+        "{path} does not exist at git ref \"{git_ref}\" ({commit}): that commit has no committed baseline"
+    )]
+    MissingAtRef {
+        git_ref: String,
+        commit: String,
+        path: String,
+    },
+
+    #[error("{}: not inside the git repository at {}", path.display(), repo.display())]
+    OutsideRepository { path: PathBuf, repo: PathBuf },
+
+    #[error("git {args} failed: {message}")]
+    Git { args: String, message: String },
+
+    #[error(transparent)]
+    Refused(#[from] crate::compare::Refusal),
+}

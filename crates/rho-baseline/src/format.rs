@@ -1,0 +1,449 @@
+//! The baseline file: its types, how figures are rounded, and the exact JSON a reviewer reads in a diff.
+//!
+//! Stability is the point of this module. Keys come out in the order the structs declare them (targets in
+//! name order, benchmarks in suite order), figures are rounded to what their clock can resolve, integral
+//! figures are written without a fraction, and the file ends in one newline: the same data always gives the
+//! same bytes, so a diff of the file shows what changed in the code and nothing else.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// The schema this crate reads and writes. A file with any other `schema` is refused, never guessed at.
+pub const SCHEMA: &str = "rho-baseline/1";
+
+/// A whole baseline file: one section per target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineFile {
+    /// Always [`SCHEMA`] in a file this crate accepts.
+    pub schema: String,
+    /// Sections by target name. A `BTreeMap` so the order in the file is the name order, whatever order the
+    /// targets were recorded in.
+    pub targets: BTreeMap<String, TargetBaseline>,
+}
+
+/// One target's baseline: what produced it, and its benchmarks in suite order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetBaseline {
+    pub context: Context,
+    pub benchmarks: Vec<BenchmarkBaseline>,
+}
+
+/// Everything about a run that decides whether its figures can be compared with another's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Context {
+    /// The `@target` name (`host`, `mps2-an386`, ...).
+    pub target: String,
+    /// The CPU architecture the harness reported.
+    pub arch: String,
+    /// Whether the harness was compiled with optimisation.
+    pub optimized: bool,
+    /// The compiler the harness reported, if it did.
+    pub compiler: Option<String>,
+    /// How the suite was built: the compiler flags for a suite `rho` compiled itself, or the target's build
+    /// command. `None` when the caller did not know.
+    pub flags: Option<String>,
+    /// The `rho` that recorded the figures (`rho 0.1.0`).
+    pub tool: String,
+    /// When the figures were recorded, UTC, RFC 3339 (`2026-12-02T13:20:15Z`).
+    pub recorded_at: String,
+    /// Measured iterations asked for per benchmark.
+    pub iterations: u64,
+    /// Warm-up iterations per benchmark (discarded).
+    pub warmup: u64,
+    pub clocks: Clocks,
+    /// Where the `time_ns` figures came from.
+    pub time_source: TimeSource,
+}
+
+/// The run's clocks, by role.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clocks {
+    pub cycles: Option<ClockInfo>,
+    pub time: Option<ClockInfo>,
+}
+
+/// One clock as the harness declared it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockInfo {
+    /// `tsc`, `cntvct`, `dwt`, `clock_gettime`, ...
+    pub name: String,
+    /// `cycle`, `tick`, `ns`.
+    pub unit: String,
+    /// Counts per second; `None` when the harness did not know.
+    pub hz: Option<u64>,
+    /// The smallest step the clock was seen to take, in its own unit.
+    pub resolution: u64,
+}
+
+/// Where a run's nanosecond figures came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeSource {
+    /// Measured by the run's time clock (a real-time clock counting nanoseconds).
+    TimeClock,
+    /// Derived from the cycle clock as `cycles * 1e9 / hz`: nanoseconds only as far as `hz` is right.
+    DerivedFromCycles,
+    /// The run has no nanosecond figures (no time clock, and a cycle clock of unknown frequency).
+    None,
+}
+
+/// One benchmark's figures: the statistic a regression is judged on, plus tails for information.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkBaseline {
+    pub name: String,
+    /// What one op is (`iter`, `byte`, ...).
+    pub unit: String,
+    /// Ops per iteration.
+    pub per_iteration: u64,
+    /// Measured iterations actually done (fewer than asked when the time cap stopped the benchmark).
+    pub iterations: u64,
+    /// Net cycles per iteration (calibrated overhead taken off), in the cycle clock's unit.
+    pub cycles: Option<Figures>,
+    /// Net nanoseconds per iteration, from the source `Context::time_source` names.
+    pub time_ns: Option<Figures>,
+    /// The stack high-water mark.
+    pub stack_bytes: Stack,
+    /// Peak heap bytes held at once through the heap macros.
+    pub heap_peak_bytes: u64,
+}
+
+/// The figures kept for a clocked metric. `median` is the one a regression is judged on; `p95` and `p99`
+/// are there for a reviewer, because a median hides the tail.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Figures {
+    pub median: Figure,
+    pub p95: Figure,
+    pub p99: Figure,
+}
+
+/// A figure as written to the file: an integer when it is integral, otherwise a decimal with at most three
+/// places (see [`Rounding`]). Never NaN or infinite: such a figure cannot be written.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Figure(pub f64);
+
+/// The stack high-water mark as a baseline holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stack {
+    /// Deepest use, in bytes.
+    Bytes(u64),
+    /// The painted region was used to its last byte: no number exists.
+    Overrun,
+    /// Not measured in that run.
+    Off,
+}
+
+/// How a clock's figures are rounded before they are written or compared: to what the clock can resolve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rounding {
+    /// To the nearest multiple of a whole step (a cycle clock's resolution, or a nanosecond clock's).
+    Step(u64),
+    /// To this many decimal places (0 to 3): derived nanoseconds, whose resolution is a fraction.
+    Decimals(u32),
+}
+
+impl Rounding {
+    /// Rounding for figures in a clock's own unit: to its resolution (a resolution of 0, "never seen to
+    /// step", is treated as 1).
+    pub fn for_clock(clock: &ClockInfo) -> Rounding {
+        Rounding::Step(clock.resolution.max(1))
+    }
+
+    /// Rounding for nanoseconds derived from `cycle_clock` at `hz`: one step of the cycle clock is
+    /// `resolution * 1e9 / hz` ns, and figures keep the decimal places that step can show, at most three.
+    pub fn for_derived_ns(cycle_clock: &ClockInfo, hz: u64) -> Rounding {
+        if hz == 0 {
+            return Rounding::Decimals(3);
+        }
+        let step_ns = cycle_clock.resolution.max(1) as f64 * 1e9 / hz as f64;
+        if step_ns >= 1.0 {
+            return Rounding::Decimals(0);
+        }
+        // A step of 0.345 ns resolves tenths: ceil(-log10(0.345)) = 1 decimal place.
+        let places = (-step_ns.log10()).ceil();
+        Rounding::Decimals(places.clamp(0.0, 3.0) as u32)
+    }
+
+    /// `value` rounded (half away from zero).
+    pub fn apply(self, value: f64) -> f64 {
+        let rounded = match self {
+            Rounding::Step(step) => {
+                let step = step.max(1) as f64;
+                (value / step).round() * step
+            }
+            Rounding::Decimals(places) => {
+                let scale = 10f64.powi(places.min(3) as i32);
+                (value * scale).round() / scale
+            }
+        };
+        // -0.0 would print as "-0" in a file a reviewer reads.
+        if rounded == 0.0 { 0.0 } else { rounded }
+    }
+}
+
+impl Figures {
+    /// The figures rounded with `rounding`.
+    pub fn rounded(median: f64, p95: f64, p99: f64, rounding: Rounding) -> Figures {
+        Figures {
+            median: Figure(rounding.apply(median)),
+            p95: Figure(rounding.apply(p95)),
+            p99: Figure(rounding.apply(p99)),
+        }
+    }
+}
+
+impl fmt::Display for Figure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_integral() {
+            write!(f, "{}", self.0 as i64)
+        } else {
+            // Shortest representation that reads back as the same f64: 662.125, not 662.12500000001.
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+impl Figure {
+    /// Largest magnitude written as an integer: beyond 2^53 an f64 no longer holds every integer.
+    const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+
+    fn is_integral(self) -> bool {
+        self.0.is_finite() && self.0.fract() == 0.0 && self.0.abs() <= Self::MAX_EXACT
+    }
+}
+
+impl Serialize for Figure {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.0.is_finite() {
+            return Err(serde::ser::Error::custom(format!(
+                "a figure of {} cannot be written to a baseline (not a finite number)",
+                self.0
+            )));
+        }
+        if self.is_integral() {
+            serializer.serialize_i64(self.0 as i64)
+        } else {
+            serializer.serialize_f64(self.0)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Figure {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = f64::deserialize(deserializer)?;
+        if value.is_finite() {
+            Ok(Figure(value))
+        } else {
+            Err(de::Error::custom("a figure must be a finite number"))
+        }
+    }
+}
+
+impl Serialize for Stack {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Stack::Bytes(bytes) => serializer.serialize_u64(*bytes),
+            Stack::Overrun => serializer.serialize_str("overrun"),
+            Stack::Off => serializer.serialize_str("off"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Stack {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct StackVisitor;
+        impl Visitor<'_> for StackVisitor {
+            type Value = Stack;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number of bytes, \"overrun\" or \"off\"")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Stack, E> {
+                Ok(Stack::Bytes(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Stack, E> {
+                match v {
+                    "overrun" => Ok(Stack::Overrun),
+                    "off" => Ok(Stack::Off),
+                    other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(StackVisitor)
+    }
+}
+
+impl fmt::Display for Stack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stack::Bytes(bytes) => write!(f, "{bytes}"),
+            Stack::Overrun => f.write_str("overrun"),
+            Stack::Off => f.write_str("off"),
+        }
+    }
+}
+
+impl BaselineFile {
+    /// An empty file of the current schema.
+    pub fn new() -> BaselineFile {
+        BaselineFile {
+            schema: SCHEMA.to_string(),
+            targets: BTreeMap::new(),
+        }
+    }
+
+    /// Parses and validates a baseline. `source` names where the text came from (a path, or a path at a git
+    /// ref) and is put in every error.
+    pub fn parse(text: &str, source: &str) -> Result<BaselineFile, Error> {
+        let json_error = |e: serde_json::Error| Error::Json {
+            source_name: source.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: strip_position(&e.to_string()),
+        };
+        // First as plain JSON, so a file of another schema is named as such rather than reported as whatever
+        // field it happens to lack.
+        let value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
+        match value.get("schema") {
+            Some(serde_json::Value::String(schema)) if schema == SCHEMA => {}
+            Some(serde_json::Value::String(schema)) => {
+                return Err(Error::Schema {
+                    source_name: source.to_string(),
+                    found: schema.clone(),
+                });
+            }
+            _ => {
+                return Err(Error::Invalid {
+                    source_name: source.to_string(),
+                    message: format!(
+                        "not a rho baseline: no \"schema\" string at the top (expected \"{SCHEMA}\")"
+                    ),
+                });
+            }
+        }
+        let file: BaselineFile = serde_json::from_str(text).map_err(json_error)?;
+        file.validate(source)?;
+        Ok(file)
+    }
+
+    /// Checks what the types cannot: each section is filed under its own target's name, and benchmark names
+    /// are unique and non-empty within a section.
+    pub fn validate(&self, source: &str) -> Result<(), Error> {
+        let invalid = |message: String| Error::Invalid {
+            source_name: source.to_string(),
+            message,
+        };
+        if self.schema != SCHEMA {
+            return Err(Error::Schema {
+                source_name: source.to_string(),
+                found: self.schema.clone(),
+            });
+        }
+        for (key, section) in &self.targets {
+            if *key != section.context.target {
+                return Err(invalid(format!(
+                    "the section filed under target \"{key}\" says it was recorded for target \"{}\"",
+                    section.context.target
+                )));
+            }
+            let mut seen = BTreeSet::new();
+            for bench in &section.benchmarks {
+                if bench.name.is_empty() {
+                    return Err(invalid(format!(
+                        "target \"{key}\" has a benchmark with an empty name"
+                    )));
+                }
+                if !seen.insert(bench.name.as_str()) {
+                    return Err(invalid(format!(
+                        "target \"{key}\" lists benchmark \"{}\" twice",
+                        bench.name
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The file's exact text: pretty JSON (two-space indent) and a final newline.
+    pub fn to_json(&self) -> Result<String, Error> {
+        let mut bytes = Vec::new();
+        self.write_json(&mut bytes)?;
+        String::from_utf8(bytes).map_err(|e| Error::Serialize {
+            message: e.to_string(),
+        })
+    }
+
+    /// Writes the file's exact text to `out`, as it is produced (so a failure can stop it part-way: callers
+    /// that write a file do so through [`crate::store`], which never lets a part-written file be seen).
+    pub fn write_json<W: std::io::Write>(&self, out: &mut W) -> Result<(), Error> {
+        serde_json::to_writer_pretty(&mut *out, self).map_err(|e| Error::Serialize {
+            message: e.to_string(),
+        })?;
+        out.write_all(b"\n").map_err(|e| Error::Serialize {
+            message: e.to_string(),
+        })
+    }
+
+    /// Puts `section` in, replacing any earlier section of the same target and keeping the others.
+    pub fn insert(&mut self, section: TargetBaseline) {
+        self.targets.insert(section.context.target.clone(), section);
+    }
+}
+
+impl Default for BaselineFile {
+    fn default() -> Self {
+        BaselineFile::new()
+    }
+}
+
+impl TargetBaseline {
+    /// The benchmark called `name`, if the section has one.
+    pub fn benchmark(&self, name: &str) -> Option<&BenchmarkBaseline> {
+        self.benchmarks.iter().find(|b| b.name == name)
+    }
+
+    /// Checks every figure is a finite number, naming the first one that is not, so a write is refused
+    /// with a message that says where rather than failing inside the serialiser.
+    pub fn check_figures(&self) -> Result<(), Error> {
+        for bench in &self.benchmarks {
+            for (metric, figures) in [("cycles", &bench.cycles), ("time_ns", &bench.time_ns)] {
+                if let Some(figures) = figures {
+                    for (statistic, figure) in [
+                        ("median", figures.median),
+                        ("p95", figures.p95),
+                        ("p99", figures.p99),
+                    ] {
+                        if !figure.0.is_finite() {
+                            return Err(Error::NotFinite {
+                                target: self.context.target.clone(),
+                                benchmark: bench.name.clone(),
+                                what: format!("{metric} {statistic}"),
+                                value: figure.0,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// serde_json ends its messages with " at line L column C"; the error carries those as fields instead.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}

@@ -1,0 +1,287 @@
+//! The comparison as a person reads it: a text table for a terminal, Markdown for a pull-request comment.
+
+use std::fmt::Write as _;
+
+use rho_stats::Metric;
+
+use crate::compare::{Comparison, MetricComparison, Presence, Value, Verdict, metric_unit};
+use crate::format::Figure;
+
+/// A value as a report prints it.
+pub fn format_value(value: Value) -> String {
+    match value {
+        Value::Figure(v) => Figure(v).to_string(),
+        Value::Overrun => "overrun".to_string(),
+        Value::Off => "not measured".to_string(),
+        Value::Absent => "-".to_string(),
+    }
+}
+
+/// A change as a report prints it: `+4.2%`, `-12.0%`, `0.0%`; `from 0` when the base was 0 and head is not.
+pub fn format_change(row: &MetricComparison) -> String {
+    match row.change_percent {
+        // A change that rounds to 0.0 prints without a sign, never as "-0.0%".
+        Some(change) if change.abs() < 0.05 => "0.0%".to_string(),
+        Some(change) => format!("{change:+.1}%"),
+        None => match (row.base, row.head) {
+            (Value::Figure(_), Value::Figure(_)) => "from 0".to_string(),
+            _ => "-".to_string(),
+        },
+    }
+}
+
+/// The metric's column label with its unit (`cycles (tsc cycle)`, `time_ns`, `stack_bytes`).
+fn metric_label(comparison: &Comparison, metric: Metric) -> String {
+    match metric {
+        Metric::Cycles => format!("cycles ({})", metric_unit(metric, &comparison.head)),
+        other => other.name().to_string(),
+    }
+}
+
+/// The one-line summary of the verdict counts.
+pub fn summary_line(comparison: &Comparison) -> String {
+    let c = comparison.counts();
+    let mut parts = vec![format!("{} regressed", c.regressed)];
+    if c.not_measured > 0 {
+        parts.push(format!("{} not measured", c.not_measured));
+    }
+    parts.push(format!("{} improved", c.improved));
+    parts.push(format!("{} ok", c.ok));
+    let added = comparison
+        .benchmarks
+        .iter()
+        .filter(|b| b.presence == Presence::Added)
+        .count();
+    let removed = comparison
+        .benchmarks
+        .iter()
+        .filter(|b| b.presence == Presence::Removed)
+        .count();
+    if added > 0 {
+        parts.push(format!("{added} benchmark(s) added"));
+    }
+    if removed > 0 {
+        parts.push(format!("{removed} benchmark(s) removed"));
+    }
+    format!(
+        "{} (metrics judged on their own; limit +{}%)",
+        parts.join(", "),
+        trim_percent(comparison.limit_percent)
+    )
+}
+
+fn trim_percent(value: f64) -> String {
+    let text = format!("{value:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_string()
+}
+
+/// The header lines both renderings share: what was compared with what.
+fn context_lines(comparison: &Comparison, base_name: &str) -> Vec<String> {
+    let head = &comparison.head;
+    let cycles = head
+        .clocks
+        .cycles
+        .as_ref()
+        .map(|c| format!("{} {}s", c.name, c.unit));
+    let time = match head.time_source {
+        crate::format::TimeSource::TimeClock => head
+            .clocks
+            .time
+            .as_ref()
+            .map(|c| format!("ns by {}", c.name)),
+        crate::format::TimeSource::DerivedFromCycles => head
+            .clocks
+            .cycles
+            .as_ref()
+            .map(|c| format!("ns derived from {}", c.name)),
+        crate::format::TimeSource::None => None,
+    };
+    let clocks: Vec<String> = cycles.into_iter().chain(time).collect();
+    vec![
+        format!(
+            "base: {base_name}, recorded {} by {}",
+            comparison.base.recorded_at, comparison.base.tool
+        ),
+        format!(
+            "target {} ({}); {}; figures are net medians per iteration, stack and heap peak exact",
+            comparison.target,
+            head.arch,
+            if clocks.is_empty() {
+                "no clocks".to_string()
+            } else {
+                clocks.join(", ")
+            }
+        ),
+    ]
+}
+
+/// The comparison as a text table, one row per benchmark and metric, in suite order, with a summary line.
+pub fn render_text(comparison: &Comparison, base_name: &str) -> String {
+    let mut rows: Vec<[String; 6]> = vec![[
+        "benchmark".to_string(),
+        "metric".to_string(),
+        "base".to_string(),
+        "head".to_string(),
+        "change".to_string(),
+        "verdict".to_string(),
+    ]];
+    for (name, row) in comparison.rows() {
+        rows.push([
+            name.to_string(),
+            metric_label(comparison, row.metric),
+            format_value(row.base),
+            format_value(row.head),
+            format_change(row),
+            verdict_text(row.verdict),
+        ]);
+    }
+    let mut widths = [0usize; 6];
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row.iter()) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for line in context_lines(comparison, base_name) {
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
+    for row in &rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            // Names and words left-aligned, figures right-aligned.
+            if (2..=4).contains(&i) {
+                let _ = write!(line, "{cell:>width$}  ", width = widths[i]);
+            } else {
+                let _ = write!(line, "{cell:<width$}  ", width = widths[i]);
+            }
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    out.push('\n');
+    let _ = writeln!(out, "{}", summary_line(comparison));
+    out
+}
+
+/// Regressions shout in a terminal; everything else is a plain word.
+fn verdict_text(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Regressed => "REGRESSED".to_string(),
+        Verdict::NotMeasured => "NOT MEASURED".to_string(),
+        other => other.label().to_string(),
+    }
+}
+
+/// The comparison as Markdown for a pull-request comment: failures first (regressions, then metrics that
+/// lost their measurement), then improvements, then added and removed benchmarks; the unchanged metrics
+/// folded into a `<details>` block.
+pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
+    let counts = comparison.counts();
+    let mut out = String::new();
+    let headline = if comparison.failed() {
+        let mut what = Vec::new();
+        if counts.regressed > 0 {
+            what.push(format!("{} regression(s)", counts.regressed));
+        }
+        if counts.not_measured > 0 {
+            what.push(format!("{} metric(s) not measured", counts.not_measured));
+        }
+        format!(":x: {}", what.join(", "))
+    } else {
+        ":white_check_mark: no regression".to_string()
+    };
+    let _ = writeln!(
+        out,
+        "### rho bench: `{}` against the baseline: {headline}\n",
+        escape(&comparison.target)
+    );
+    for line in context_lines(comparison, base_name) {
+        let _ = writeln!(out, "{}  ", escape(&line));
+    }
+    out.push('\n');
+
+    let mut ordered: Vec<(&str, &MetricComparison)> = comparison.rows().collect();
+    // Stable sort: within each verdict, suite order is kept.
+    ordered.sort_by_key(|(_, row)| row.verdict);
+    let (unchanged, shown): (Vec<_>, Vec<_>) = ordered
+        .into_iter()
+        .partition(|(_, row)| row.verdict == Verdict::Ok);
+
+    if shown.is_empty() {
+        let _ = writeln!(out, "No metric moved beyond the limit.\n");
+    } else {
+        table(&mut out, comparison, &shown, true);
+        out.push('\n');
+    }
+    if !unchanged.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} metric(s) within the limit</summary>\n",
+            unchanged.len()
+        );
+        table(&mut out, comparison, &unchanged, false);
+        let _ = writeln!(out, "\n</details>\n");
+    }
+    let _ = writeln!(out, "{}", escape(&summary_line(comparison)));
+    out
+}
+
+fn table(
+    out: &mut String,
+    comparison: &Comparison,
+    rows: &[(&str, &MetricComparison)],
+    with_verdict: bool,
+) {
+    if with_verdict {
+        let _ = writeln!(
+            out,
+            "| verdict | benchmark | metric | base | head | change |"
+        );
+        let _ = writeln!(out, "| --- | --- | --- | ---: | ---: | ---: |");
+    } else {
+        let _ = writeln!(out, "| benchmark | metric | base | head | change |");
+        let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: |");
+    }
+    for (name, row) in rows {
+        let cells = format!(
+            "`{}` | {} | {} | {} | {} |",
+            escape(name),
+            escape(&metric_label(comparison, row.metric)),
+            format_value(row.base),
+            format_value(row.head),
+            format_change(row)
+        );
+        if with_verdict {
+            let _ = writeln!(out, "| {} | {cells}", markdown_verdict(row.verdict));
+        } else {
+            let _ = writeln!(out, "| {cells}");
+        }
+    }
+}
+
+fn markdown_verdict(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Regressed => ":x: **regressed**",
+        Verdict::NotMeasured => ":x: **not measured**",
+        Verdict::Improved => ":rocket: improved",
+        Verdict::Ok => "ok",
+        Verdict::Added => ":heavy_plus_sign: added",
+        Verdict::Removed => ":heavy_minus_sign: removed",
+    }
+}
+
+/// Escapes what would break a table cell or start Markdown formatting.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '`' => out.push('\''),
+            _ => out.push(ch),
+        }
+    }
+    out
+}

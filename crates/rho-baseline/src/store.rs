@@ -1,0 +1,160 @@
+//! Reading the baseline file from the working tree and writing it atomically.
+//!
+//! A write goes to a temporary file in the same directory, is flushed to disk, and is then renamed over the
+//! baseline (a rename within one file system is atomic), after which the directory is flushed so the rename
+//! itself survives a power cut. So at every instant the path holds either the old file or the whole new one:
+//! a run that fails, panics or is killed part-way leaves the old baseline as it was (and at most a stray
+//! `.baseline.json.*.tmp` file beside it, which a later write does not depend on).
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::format::{BaselineFile, TargetBaseline};
+
+/// Reads and validates the baseline at `path`. A file that does not exist is [`Error::Missing`].
+pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(Error::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(e) => {
+            return Err(Error::Io {
+                path: path.to_path_buf(),
+                action: "reading the baseline",
+                source: e,
+            });
+        }
+    };
+    BaselineFile::parse(&text, &path.display().to_string())
+}
+
+/// Records `section` in the baseline at `path`, keeping every other target's section, and writes the file
+/// atomically. Creates the file (and its directory) when there is none. An existing file this rho cannot
+/// read (corrupt, or another schema) is refused rather than replaced, since replacing it would throw away
+/// the other targets' sections.
+pub fn write_target(path: &Path, section: TargetBaseline) -> Result<BaselineFile, Error> {
+    section.check_figures()?;
+    let mut file = match read_file(path) {
+        Ok(file) => file,
+        Err(Error::Missing { .. }) => BaselineFile::new(),
+        Err(reason) => {
+            return Err(Error::WontOverwrite {
+                path: path.to_path_buf(),
+                reason: Box::new(reason),
+            });
+        }
+    };
+    file.insert(section);
+    file.validate(&path.display().to_string())?;
+    write_file(path, &file)?;
+    Ok(file)
+}
+
+/// Writes `file` to `path` atomically, replacing whatever is there.
+pub fn write_file(path: &Path, file: &BaselineFile) -> Result<(), Error> {
+    for section in file.targets.values() {
+        section.check_figures()?;
+    }
+    write_atomic(path, |out| file.write_json(out))
+}
+
+/// Writes `path` atomically with whatever `fill` writes. If `fill` fails, nothing at `path` changes and the
+/// temporary file is removed. Public so tests (here and in other crates) can make a write fail part-way.
+pub fn write_atomic<F>(path: &Path, fill: F) -> Result<(), Error>
+where
+    F: FnOnce(&mut io::BufWriter<&fs::File>) -> Result<(), Error>,
+{
+    let dir = parent_dir(path);
+    fs::create_dir_all(&dir).map_err(|source| Error::Io {
+        path: dir.clone(),
+        action: "creating the baseline's directory",
+        source,
+    })?;
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = tempfile::Builder::new()
+        .prefix(&format!(".{file_name}."))
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|source| Error::Io {
+            path: dir.clone(),
+            action: "creating a temporary file",
+            source,
+        })?;
+    {
+        let mut out = io::BufWriter::new(temp.as_file());
+        fill(&mut out)?;
+        out.flush().map_err(|source| Error::Io {
+            path: temp.path().to_path_buf(),
+            action: "writing the new baseline",
+            source,
+        })?;
+    }
+    temp.as_file().sync_all().map_err(|source| Error::Io {
+        path: temp.path().to_path_buf(),
+        action: "flushing the new baseline to disk",
+        source,
+    })?;
+    keep_permissions(path, temp.as_file());
+    temp.persist(path).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        action: "replacing the baseline with the new one",
+        source: e.error,
+    })?;
+    sync_dir(&dir)
+}
+
+/// The directory a file lives in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A temporary file is created private (0600); a baseline is a committed file and keeps the mode the old one
+/// had, or gets the usual 0644 when it is new. Best effort: a mode that cannot be set is not worth failing a
+/// write over.
+fn keep_permissions(path: &Path, temp: &fs::File) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(path)
+            .map(|m| m.permissions().mode() & 0o777)
+            .unwrap_or(0o644);
+        let _ = temp.set_permissions(fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, temp);
+    }
+}
+
+/// Flushes a directory so a rename in it is durable. Only meaningful (and only possible) on Unix.
+fn sync_dir(dir: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        let handle = fs::File::open(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            action: "opening the directory to flush it",
+            source,
+        })?;
+        handle.sync_all().map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            action: "flushing the directory",
+            source,
+        })?;
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+    }
+    Ok(())
+}
