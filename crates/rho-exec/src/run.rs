@@ -139,7 +139,7 @@ pub struct Runner {
 }
 
 enum Event {
-    Lines(Vec<String>),
+    Lines(Vec<Vec<u8>>),
     StdoutClosed,
     Exited,
 }
@@ -186,9 +186,15 @@ impl Runner {
     /// Run, calling `on_line` with each stdout line (without its `\n`; a trailing `\r` is kept, decoding is
     /// lossy) as it arrives. Returns when the child has exited or been killed, its whole group killed and the
     /// child reaped.
-    pub fn run(
+    pub fn run(self, mut on_line: impl FnMut(&str) -> LineControl) -> Result<Finished, ExecError> {
+        self.run_bytes(|line| on_line(&String::from_utf8_lossy(line)))
+    }
+
+    /// Like [`Runner::run`], with each line's raw bytes (for a parser that wants to see non-UTF-8 bytes as
+    /// they were).
+    pub fn run_bytes(
         mut self,
-        mut on_line: impl FnMut(&str) -> LineControl,
+        mut on_line: impl FnMut(&[u8]) -> LineControl,
     ) -> Result<Finished, ExecError> {
         let program = self.command.get_program().to_string_lossy().into_owned();
         self.command
@@ -394,8 +400,7 @@ fn read_lines(mut source: impl Read, max_line: usize, events: &SyncSender<Event>
         let mut rest = &buffer[..count];
         while let Some(newline) = rest.iter().position(|&b| b == b'\n') {
             append_capped(&mut current, &rest[..newline], max_line);
-            batch.push(String::from_utf8_lossy(&current).into_owned());
-            current.clear();
+            batch.push(std::mem::take(&mut current));
             rest = &rest[newline + 1..];
         }
         append_capped(&mut current, rest, max_line);
@@ -406,9 +411,7 @@ fn read_lines(mut source: impl Read, max_line: usize, events: &SyncSender<Event>
         }
     }
     if !current.is_empty() {
-        let _ = events.send(Event::Lines(vec![
-            String::from_utf8_lossy(&current).into_owned(),
-        ]));
+        let _ = events.send(Event::Lines(vec![current]));
     }
 }
 
@@ -460,14 +463,14 @@ mod tests {
         let (tx, rx) = mpsc::sync_channel(16);
         read_lines(&b"one\ntwo\r\nthree-long\nlast"[..], 5, &tx);
         drop(tx);
-        let lines: Vec<String> = rx
+        let lines: Vec<Vec<u8>> = rx
             .iter()
             .flat_map(|event| match event {
                 Event::Lines(lines) => lines,
                 _ => Vec::new(),
             })
             .collect();
-        assert_eq!(lines, ["one", "two\r", "three", "last"]);
+        assert_eq!(lines, [&b"one"[..], b"two\r", b"three", b"last"]);
     }
 
     #[test]

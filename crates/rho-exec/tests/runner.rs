@@ -168,3 +168,16 @@ fn a_missing_program_is_a_spawn_error() {
         "{message}"
     );
 }
+
+#[test]
+fn raw_lines_keep_bytes_that_are_not_utf8() {
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    let finished = Runner::new(sh("printf 'ok\\n\\377x\\n'"))
+        .run_bytes(|line| {
+            lines.push(line.to_vec());
+            LineControl::Continue
+        })
+        .unwrap();
+    assert!(finished.termination.success());
+    assert_eq!(lines, [b"ok".to_vec(), vec![0xff, b'x']]);
+}
