@@ -1,0 +1,764 @@
+//! module.yml as users write it: the spec's file, the issue's target shape, the example project, and every
+//! refusal with its `file:line:col`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rho_config::{ConfigError, ModuleConfig, SourcePos, Suite, TargetSpec, find_module_root};
+
+/// The spec's module.yml, byte for byte (rho-bench.txt, "Budgets and regressions").
+const SPEC_MODULE_YML: &str = "\
+bench:
+  default_iterations: 20000
+  warmup_runs: 100
+  stack_watermark: true
+  budgets:
+    max_stack_bytes: 4096
+    max_heap_bytes: 8192
+    max_cycles_per_iteration: 5000
+    fail_on_regression_percent: 5.0
+  targets:
+    - host
+    - stm32h743zi
+";
+
+fn load(text: &str) -> ModuleConfig {
+    match ModuleConfig::from_str(text, Path::new("module.yml")) {
+        Ok(config) => config,
+        Err(e) => panic!("expected the config to load, got: {e}"),
+    }
+}
+
+/// Loads `text`, expecting a positioned refusal; returns (line, column, message, full display).
+fn refuse(text: &str) -> (u64, u64, String, String) {
+    match ModuleConfig::from_str(text, Path::new("module.yml")) {
+        Ok(config) => panic!("expected a refusal, loaded: {config:?}"),
+        Err(e @ ConfigError::Invalid { .. }) => {
+            let pos = e.pos().unwrap();
+            (
+                pos.line,
+                pos.column,
+                e.message().unwrap().to_owned(),
+                e.to_string(),
+            )
+        }
+        Err(other) => panic!("expected a positioned error, got: {other}"),
+    }
+}
+
+#[test]
+fn the_spec_module_yml_loads_as_written() {
+    let config = load(SPEC_MODULE_YML);
+    assert_eq!(config.default_iterations, Some(20000));
+    assert_eq!(config.warmup_runs, Some(100));
+    assert!(config.stack_watermark);
+    assert_eq!(config.budgets.max_stack_bytes, Some(4096));
+    assert_eq!(config.budgets.max_heap_bytes, Some(8192));
+    assert_eq!(config.budgets.max_cycles_per_iteration, Some(5000.0));
+    assert_eq!(config.budgets.fail_on_regression_percent, Some(5.0));
+    let names: Vec<&str> = config.targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["host", "stm32h743zi"]);
+    // Defaults for everything the spec does not write.
+    assert_eq!(config.repetitions, 1);
+    assert_eq!(config.scale, 1.0);
+    assert_eq!(config.time_cap_ms, None);
+    assert_eq!(config.baseline, PathBuf::from("bench/baseline.json"));
+    assert_eq!(
+        config.baseline_path(),
+        PathBuf::from("./bench/baseline.json")
+    );
+    assert!(config.suites.is_empty());
+    assert_eq!(config.gate.runs, 3);
+    assert_eq!(config.gate.timeout, Duration::from_secs(120));
+    assert_eq!(config.gate_budget_for("anything.cycles"), 0.30);
+}
+
+#[test]
+fn the_default_target_is_the_first_listed_and_a_bare_board_name_fails_only_when_selected() {
+    let config = load(SPEC_MODULE_YML);
+    assert_eq!(
+        config.target(None).unwrap(),
+        TargetSpec::Builtin {
+            name: "host".into(),
+            timeout: None
+        }
+    );
+    let err = config.target(Some("stm32h743zi")).unwrap_err();
+    assert_eq!(
+        err.pos(),
+        Some(SourcePos {
+            line: 12,
+            column: 7
+        })
+    );
+    let text = err.to_string();
+    assert!(
+        text.starts_with("module.yml:12:7: target 'stm32h743zi' has no built-in definition"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`build:`") && text.contains("`run:`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_target_not_listed_is_built_in_or_unknown() {
+    let config = load(SPEC_MODULE_YML);
+    // A built-in may be picked with --target even when module.yml does not list it.
+    assert_eq!(
+        config.target(Some("mps2-an386")).unwrap().name(),
+        "mps2-an386"
+    );
+    let err = config.target(Some("esp32")).unwrap_err();
+    assert!(matches!(err, ConfigError::UnknownTarget { .. }));
+    assert_eq!(
+        err.to_string(),
+        "module.yml: unknown target 'esp32': bench.targets lists host, stm32h743zi; \
+         built in: host, mps2-an386"
+    );
+    // No targets listed: host.
+    let bare = load("bench:\n  default_iterations: 10\n");
+    assert_eq!(bare.target(None).unwrap().name(), "host");
+}
+
+#[test]
+fn the_issue_target_shape_loads() {
+    let config = load(
+        "\
+bench:
+  targets:
+    - host                      # a bare name: the built-in definition
+    - name: stm32h743zi
+      build: make -C firmware bench
+      run: probe-rs run --chip STM32H743ZITx firmware/build/bench.elf
+",
+    );
+    assert_eq!(config.target(None).unwrap().name(), "host");
+    assert_eq!(
+        config.target(Some("stm32h743zi")).unwrap(),
+        TargetSpec::Commands {
+            name: "stm32h743zi".into(),
+            build: "make -C firmware bench".into(),
+            run: "probe-rs run --chip STM32H743ZITx firmware/build/bench.elf".into(),
+            timeout: None,
+            at: SourcePos { line: 4, column: 7 },
+        }
+    );
+}
+
+#[test]
+fn a_builtin_may_be_redefined_or_given_a_timeout() {
+    let config = load(
+        "\
+bench:
+  targets:
+    - name: host
+      build: cc -O2 -I \"$RHO_BENCH_INCLUDE\" -o \"$RHO_BENCH_OUT/b\" bench.c
+      run: taskset -c 1 \"$RHO_BENCH_OUT/b\"
+    - name: mps2-an386
+      timeout_seconds: 30.5
+",
+    );
+    match config.target(Some("host")).unwrap() {
+        TargetSpec::Commands { run, .. } => assert_eq!(run, "taskset -c 1 \"$RHO_BENCH_OUT/b\""),
+        other => panic!("host should be redefined, got {other:?}"),
+    }
+    assert_eq!(
+        config.target(Some("mps2-an386")).unwrap(),
+        TargetSpec::Builtin {
+            name: "mps2-an386".into(),
+            timeout: Some(Duration::from_secs_f64(30.5))
+        }
+    );
+}
+
+#[test]
+fn the_example_project_loads_and_uses_every_key() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/project/module.yml");
+    let config = ModuleConfig::load(&path).unwrap();
+    assert_eq!(config.root, path.parent().unwrap());
+    assert_eq!(config.repetitions, 3);
+    assert_eq!(config.time_cap_ms, Some(5000));
+    assert_eq!(config.suites.len(), 3);
+    assert!(matches!(&config.suites[0], Suite::CFiles { files, .. } if files.len() == 1));
+    assert!(matches!(&config.suites[1], Suite::CFiles { files, .. } if files.len() == 2));
+    assert!(matches!(&config.suites[2], Suite::Command { .. }));
+    assert_eq!(config.targets.len(), 3);
+    assert!(matches!(
+        config.target(Some("stm32h743zi")).unwrap(),
+        TargetSpec::Commands { .. }
+    ));
+    assert_eq!(config.benchmarks.len(), 3);
+    assert_eq!(config.iterations_for("bench_crc_256"), Some(5000));
+    assert_eq!(config.iterations_for("bench_crc_64"), Some(20000));
+    assert_eq!(config.gate_budget_for("bench_crc_64.ns"), 0.50);
+    assert_eq!(config.gate_budget_for("bench_crc_64.cycles"), 0.30);
+    // Every budget key appears at one level or the other.
+    let b = config.budgets;
+    assert!(b.max_stack_bytes.is_some() && b.max_heap_bytes.is_some());
+    assert!(b.max_cycles_per_iteration.is_some() && b.max_ns_per_iteration.is_some());
+    assert!(b.fail_on_regression_percent.is_some());
+    assert!(
+        config
+            .benchmarks
+            .iter()
+            .any(|x| x.budgets.max_ns_per_op.is_some())
+    );
+}
+
+#[test]
+fn budgets_merge_per_benchmark() {
+    let config = load(
+        "\
+bench:
+  budgets:
+    max_stack_bytes: 4096
+    max_heap_bytes: 8192
+    max_cycles_per_iteration: 5000
+    max_ns_per_op: 50
+    fail_on_regression_percent: 5.0
+  benchmarks:
+    bench_crc_64:
+      iterations: 500
+      budgets:
+        max_cycles_per_iteration: 3000
+        max_ns_per_op: 40.0
+        max_stack_bytes: 512
+    bench_quiet:
+      budgets:
+        max_ns_per_op: 0
+        max_cycles_per_iteration: 0
+        max_heap_bytes: 0
+",
+    );
+    let crc = config.budgets_for("bench_crc_64");
+    assert_eq!(crc.max_cycles_per_iteration, Some(3000.0));
+    assert_eq!(crc.max_ns_per_op, Some(40.0));
+    assert_eq!(crc.max_stack_bytes, Some(512));
+    // Not overridden: the global ones.
+    assert_eq!(crc.max_heap_bytes, Some(8192));
+    assert_eq!(crc.fail_on_regression_percent, Some(5.0));
+    assert_eq!(config.iterations_for("bench_crc_64"), Some(500));
+
+    // 0 for a time or cycle ceiling is "report only", and lifts the global one; 0 bytes is a real ceiling.
+    let quiet = config.budgets_for("bench_quiet");
+    assert_eq!(quiet.max_ns_per_op, None);
+    assert_eq!(quiet.max_cycles_per_iteration, None);
+    assert_eq!(quiet.max_heap_bytes, Some(0));
+    assert_eq!(quiet.max_stack_bytes, Some(4096));
+
+    // A benchmark with no entry gets the global budgets.
+    let other = config.budgets_for("bench_other");
+    assert_eq!(other.max_cycles_per_iteration, Some(5000.0));
+    assert_eq!(other.max_ns_per_op, Some(50.0));
+    assert_eq!(config.iterations_for("bench_other"), None);
+}
+
+#[test]
+fn max_ns_per_iteration_is_accepted_at_both_levels() {
+    let config = load(
+        "bench:\n  budgets:\n    max_ns_per_iteration: 900\n  benchmarks:\n    b:\n      budgets:\n        max_ns_per_iteration: 120.5\n",
+    );
+    assert_eq!(config.budgets_for("b").max_ns_per_iteration, Some(120.5));
+    assert_eq!(config.budgets_for("c").max_ns_per_iteration, Some(900.0));
+}
+
+#[test]
+fn suites_are_files_lists_or_commands() {
+    let config = load(
+        "\
+bench:
+  suites:
+    - examples/crypto_bench.c
+    - [bench/a.c, src/a_impl.c]
+    - { command: \"./run-bench --stream\" }
+",
+    );
+    assert_eq!(
+        config.require_suites().unwrap(),
+        &[
+            Suite::CFiles {
+                files: vec![PathBuf::from("examples/crypto_bench.c")],
+                at: SourcePos { line: 3, column: 7 }
+            },
+            Suite::CFiles {
+                files: vec![PathBuf::from("bench/a.c"), PathBuf::from("src/a_impl.c")],
+                at: SourcePos { line: 4, column: 7 }
+            },
+            Suite::Command {
+                command: "./run-bench --stream".into(),
+                at: SourcePos { line: 5, column: 7 }
+            },
+        ]
+    );
+}
+
+#[test]
+fn no_suites_is_an_error_only_when_suites_are_required() {
+    let config = load(SPEC_MODULE_YML);
+    let err = config.require_suites().unwrap_err();
+    // Points at the `bench:` key, since there is no `suites:` to point at.
+    assert_eq!(err.pos(), Some(SourcePos { line: 1, column: 1 }));
+    assert!(err.to_string().contains("no suites to run"), "{err}");
+}
+
+#[test]
+fn gate_settings() {
+    let config = load(
+        "\
+bench:
+  gate:
+    runs: 5
+    timeout_seconds: 60
+    budget:
+      default: 0.25
+      count_below_ns: 0.50
+",
+    );
+    assert_eq!(config.gate.runs, 5);
+    assert_eq!(config.gate.timeout, Duration::from_secs(60));
+    assert_eq!(config.gate_budget_for("count_below_ns"), 0.50);
+    assert_eq!(config.gate_budget_for("matmul_ns"), 0.25);
+}
+
+#[test]
+fn find_module_root_walks_up_to_the_nearest_module_yml() {
+    let dir = tempfile::tempdir().unwrap();
+    let nested = dir.path().join("src/deep/er");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(dir.path().join("module.yml"), SPEC_MODULE_YML).unwrap();
+    let root = find_module_root(&nested).unwrap();
+    assert_eq!(root, dir.path());
+    let config = ModuleConfig::discover(&nested).unwrap();
+    assert_eq!(config.root, dir.path());
+    assert_eq!(
+        config.baseline_path(),
+        dir.path().join("bench/baseline.json")
+    );
+
+    // A nearer module.yml wins.
+    std::fs::write(
+        dir.path().join("src/module.yml"),
+        "bench:\n  repetitions: 2\n",
+    )
+    .unwrap();
+    assert_eq!(find_module_root(&nested).unwrap(), dir.path().join("src"));
+}
+
+#[test]
+fn no_module_yml_anywhere_up_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // The temporary directory's ancestors (e.g. /tmp, /) have no module.yml on a sane machine; if one does,
+    // the walk finds it, which is also correct, so only assert the error's shape when it happens.
+    match find_module_root(dir.path()) {
+        Err(e @ ConfigError::NoModuleFile { .. }) => {
+            assert!(e.to_string().starts_with("no module.yml in "), "{e}")
+        }
+        Err(other) => panic!("unexpected error: {other}"),
+        Ok(found) => assert!(found.join("module.yml").is_file()),
+    }
+}
+
+#[test]
+fn an_unreadable_file_names_its_path() {
+    let err = ModuleConfig::load(Path::new("/nonexistent/dir/module.yml")).unwrap_err();
+    assert!(matches!(err, ConfigError::Read { .. }));
+    assert!(
+        err.to_string()
+            .starts_with("/nonexistent/dir/module.yml: cannot read: "),
+        "{err}"
+    );
+}
+
+// ---- refusals, each with its place ----
+
+#[test]
+fn unknown_key_gets_a_did_you_mean() {
+    let (line, column, _, display) = refuse(
+        "\
+bench:
+  default_iterations: 20000
+  warmup_runs: 100
+  stack_watermark: true
+  budgets:
+    max_heap_bytes: 8192
+    max_stak_bytes: 4096
+",
+    );
+    assert_eq!((line, column), (7, 5));
+    assert_eq!(
+        display,
+        "module.yml:7:5: unknown key 'max_stak_bytes' in bench.budgets; did you mean 'max_stack_bytes'?"
+    );
+}
+
+#[test]
+fn unknown_keys_at_every_level() {
+    let cases: &[(&str, (u64, u64), &str)] = &[
+        (
+            "bench:\n  defualt_iterations: 5\n",
+            (2, 3),
+            "unknown key 'defualt_iterations' in bench; did you mean 'default_iterations'?",
+        ),
+        (
+            "bench:\n  benchmarks:\n    bench_crc_64:\n      budgets:\n        max_ns_per_opp: 40\n",
+            (5, 9),
+            "unknown key 'max_ns_per_opp' in bench.benchmarks.bench_crc_64.budgets; did you mean 'max_ns_per_op'?",
+        ),
+        (
+            "bench:\n  benchmarks:\n    bench_crc_64:\n      iteration: 5\n",
+            (4, 7),
+            "unknown key 'iteration' in bench.benchmarks.bench_crc_64; did you mean 'iterations'?",
+        ),
+        (
+            "bench:\n  gate:\n    run: 3\n",
+            (3, 5),
+            "unknown key 'run' in bench.gate; did you mean 'runs'?",
+        ),
+        (
+            "bench:\n  targets:\n    - name: board\n      biuld: make\n      run: ./go\n",
+            (4, 7),
+            "unknown key 'biuld' in bench.targets[0]; did you mean 'build'?",
+        ),
+        (
+            "bench:\n  suites:\n    - comand: ./x\n",
+            (3, 7),
+            "unknown key 'comand' in bench.suites[0]; did you mean 'command'?",
+        ),
+        (
+            "bench:\n  max_stack_bytes: 4096\n",
+            (2, 3),
+            "unknown key 'max_stack_bytes' in bench; it belongs in bench.budgets or bench.benchmarks.<name>.budgets",
+        ),
+    ];
+    for (text, (line, column), message) in cases {
+        let got = refuse(text);
+        assert_eq!(
+            (got.0, got.1, got.2.as_str()),
+            (*line, *column, *message),
+            "for {text:?}"
+        );
+    }
+}
+
+#[test]
+fn negative_or_non_numeric_budgets_are_refused() {
+    let (line, column, message, display) =
+        refuse("bench:\n  budgets:\n    max_heap_bytes: -8192\n");
+    assert_eq!((line, column), (3, 21));
+    assert_eq!(
+        message,
+        "expected a number >= 0 for bench.budgets.max_heap_bytes, found `-8192`"
+    );
+    assert!(display.starts_with("module.yml:3:21: expected a number >= 0"));
+
+    let (line, column, message, _) =
+        refuse("bench:\n  budgets:\n    max_cycles_per_iteration: lots\n");
+    assert_eq!((line, column), (3, 31));
+    assert_eq!(
+        message,
+        "expected a number >= 0 for bench.budgets.max_cycles_per_iteration, found the text 'lots'"
+    );
+
+    let (line, column, message, _) =
+        refuse("bench:\n  benchmarks:\n    b:\n      budgets:\n        max_ns_per_op: -0.5\n");
+    assert_eq!((line, column), (5, 24));
+    assert_eq!(
+        message,
+        "expected a number >= 0 for bench.benchmarks.b.budgets.max_ns_per_op, found `-0.5`"
+    );
+
+    let (_, _, message, _) = refuse("bench:\n  budgets:\n    fail_on_regression_percent: -5\n");
+    assert!(message.starts_with("expected a number >= 0"), "{message}");
+
+    // A quoted number is text, as YAML says.
+    let (_, _, message, _) = refuse("bench:\n  budgets:\n    max_stack_bytes: \"4096\"\n");
+    assert!(message.ends_with("found the text '4096'"), "{message}");
+
+    let (line, column, message, _) = refuse("bench:\n  budgets:\n    max_stack_bytes: 10.5\n");
+    assert_eq!((line, column), (3, 22));
+    assert!(
+        message.starts_with("expected a whole number of bytes >= 0"),
+        "{message}"
+    );
+}
+
+#[test]
+fn gate_fractions_must_be_inside_zero_and_one() {
+    for value in ["0", "1", "1.5", "-0.1", "0.0", "nope"] {
+        let text =
+            format!("bench:\n  gate:\n    budget:\n      default: 0.3\n      x.ns: {value}\n");
+        let (line, col, message, _) = refuse(&text);
+        assert_eq!((line, col), (5, 13), "for {value}");
+        assert!(
+            message.starts_with("expected a fraction between 0 and 1, both excluded")
+                && message.contains("bench.gate.budget.x.ns"),
+            "{message}"
+        );
+    }
+    let (line, column, message, _) = refuse("bench:\n  gate:\n    budget:\n      default: 1.0\n");
+    assert_eq!((line, column), (4, 16));
+    assert!(message.contains("bench.gate.budget.default"), "{message}");
+}
+
+#[test]
+fn gate_runs_below_two_and_bad_timeouts_are_refused() {
+    let (line, column, message, _) = refuse("bench:\n  gate:\n    runs: 1\n");
+    assert_eq!((line, column), (3, 11));
+    assert_eq!(
+        message,
+        "expected a whole number from 2 to 4294967295 for bench.gate.runs (alternating runs per side), found `1`"
+    );
+    let (line, column, message, _) = refuse("bench:\n  gate:\n    timeout_seconds: 0\n");
+    assert_eq!((line, column), (3, 22));
+    assert!(
+        message.starts_with("expected a number > 0 for bench.gate.timeout_seconds"),
+        "{message}"
+    );
+}
+
+#[test]
+fn repetitions_scale_and_iterations_are_range_checked() {
+    let cases: &[(&str, (u64, u64), &str)] = &[
+        (
+            "bench:\n  repetitions: 0\n",
+            (2, 16),
+            "expected a whole number from 1 to 4294967295 for bench.repetitions, found `0`",
+        ),
+        (
+            "bench:\n  scale: 0\n",
+            (2, 10),
+            "expected a number > 0 for bench.scale, found `0`",
+        ),
+        (
+            "bench:\n  scale: -1.5\n",
+            (2, 10),
+            "expected a number > 0 for bench.scale, found `-1.5`",
+        ),
+        (
+            "bench:\n  default_iterations: 0\n",
+            (2, 23),
+            "expected a whole number >= 1 for bench.default_iterations, found `0`",
+        ),
+        (
+            "bench:\n  warmup_runs: many\n",
+            (2, 16),
+            "expected a whole number >= 0 for bench.warmup_runs, found the text 'many'",
+        ),
+        (
+            "bench:\n  time_cap_ms: 2.5\n",
+            (2, 16),
+            "expected a whole number >= 0 for bench.time_cap_ms, found `2.5`",
+        ),
+        (
+            "bench:\n  stack_watermark: yes please\n",
+            (2, 20),
+            "expected true or false for bench.stack_watermark, found the text 'yes please'",
+        ),
+        (
+            "bench:\n  benchmarks:\n    b:\n      iterations: 0\n",
+            (4, 19),
+            "expected a whole number >= 1 for bench.benchmarks.b.iterations, found `0`",
+        ),
+    ];
+    for (text, (line, column), message) in cases {
+        let got = refuse(text);
+        assert_eq!(
+            (got.0, got.1, got.2.as_str()),
+            (*line, *column, *message),
+            "for {text:?}"
+        );
+    }
+}
+
+#[test]
+fn target_entries_are_checked() {
+    let (line, column, message, _) =
+        refuse("bench:\n  targets:\n    - host\n    - build: make\n      run: ./go\n");
+    assert_eq!((line, column), (4, 7));
+    assert!(
+        message.starts_with("bench.targets[1] needs a `name:`"),
+        "{message}"
+    );
+
+    let (line, column, message, _) = refuse(
+        "bench:\n  targets:\n    - host\n    - name: board\n      build: make\n      run: ./go\n    - name: host\n",
+    );
+    assert_eq!((line, column), (7, 7));
+    assert_eq!(
+        message,
+        "duplicate target 'host' in bench.targets (first listed at line 3, column 7)"
+    );
+
+    let (line, column, message, _) =
+        refuse("bench:\n  targets:\n    - name: board\n      build: make -C fw\n");
+    assert_eq!((line, column), (3, 7));
+    assert!(
+        message.starts_with("target 'board' has `build:` but no `run:`"),
+        "{message}"
+    );
+
+    let (line, column, message, _) = refuse("bench:\n  targets: []\n");
+    assert_eq!((line, column), (2, 12));
+    assert!(
+        message.starts_with("expected at least one target"),
+        "{message}"
+    );
+
+    let (line, column, message, _) =
+        refuse("bench:\n  targets:\n    - name: my board\n      build: a\n      run: b\n");
+    assert_eq!((line, column), (3, 13));
+    assert!(
+        message.starts_with("'my board' is not a target name"),
+        "{message}"
+    );
+
+    let (_, _, message, _) = refuse("bench:\n  targets: host\n");
+    assert!(
+        message.starts_with("expected a list of targets"),
+        "{message}"
+    );
+
+    let (line, column, message, _) =
+        refuse("bench:\n  targets:\n    - name: b\n      build: make\n      run: ''\n");
+    assert_eq!((line, column), (5, 12));
+    assert!(
+        message.starts_with("expected a shell command for bench.targets[0].run"),
+        "{message}"
+    );
+}
+
+#[test]
+fn suite_entries_are_checked() {
+    let (line, column, message, _) = refuse("bench:\n  suites: []\n");
+    assert_eq!((line, column), (2, 11));
+    assert!(
+        message.starts_with("expected at least one suite in bench.suites"),
+        "{message}"
+    );
+
+    // An empty value is placed just after its key's colon.
+    let (line, column, _, _) = refuse("bench:\n  suites:\n");
+    assert_eq!((line, column), (2, 9));
+
+    let (line, column, message, _) = refuse("bench:\n  suites:\n    - bench/crypto.h\n");
+    assert_eq!((line, column), (3, 7));
+    assert!(
+        message.starts_with("expected a C file path ending in `.c`"),
+        "{message}"
+    );
+
+    let (line, column, message, _) = refuse("bench:\n  suites:\n    - [a.c, b.h]\n");
+    assert_eq!((line, column), (3, 13));
+    assert_eq!(
+        message,
+        "expected a C file path ending in `.c` for bench.suites[0][1], found the text 'b.h'"
+    );
+
+    let (line, column, message, _) = refuse("bench:\n  suites:\n    - { command: \"\" }\n");
+    assert_eq!((line, column), (3, 18));
+    assert!(
+        message.starts_with("expected a shell command for bench.suites[0].command"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_stack_budget_without_the_watermark_is_refused() {
+    let (line, column, message, _) = refuse(
+        "bench:\n  stack_watermark: false\n  benchmarks:\n    b:\n      budgets:\n        max_stack_bytes: 100\n",
+    );
+    assert_eq!((line, column), (6, 9));
+    assert!(
+        message.starts_with("bench.benchmarks.b.budgets.max_stack_bytes needs the stack measured"),
+        "{message}"
+    );
+    // Without a stack budget, turning the watermark off is fine.
+    assert!(
+        !load("bench:\n  stack_watermark: false\n  budgets:\n    max_heap_bytes: 1\n")
+            .stack_watermark
+    );
+}
+
+#[test]
+fn bad_benchmark_names_are_refused() {
+    let (line, column, message, _) =
+        refuse("bench:\n  benchmarks:\n    \"crc 64\":\n      iterations: 5\n");
+    assert_eq!((line, column), (3, 5));
+    assert!(
+        message.starts_with("'crc 64' in bench.benchmarks is not a benchmark name"),
+        "{message}"
+    );
+}
+
+#[test]
+fn missing_bench_key() {
+    let (line, column, message, _) = refuse("other_tool:\n  x: 1\n");
+    assert_eq!((line, column), (1, 1));
+    assert!(
+        message.starts_with("missing key 'bench' at the top level"),
+        "{message}"
+    );
+
+    let (line, column, message, _) = refuse("mem:\n  x: 1\nbnech:\n  repetitions: 2\n");
+    assert_eq!((line, column), (3, 1));
+    assert_eq!(
+        message,
+        "missing key 'bench' at the top level; did you mean 'bench' instead of 'bnech'?"
+    );
+
+    let (line, column, message, _) = refuse("");
+    assert_eq!((line, column), (1, 1));
+    assert!(message.contains("found an empty file"), "{message}");
+
+    let (_, _, message, _) = refuse("- bench\n");
+    assert!(message.ends_with("found a list"), "{message}");
+}
+
+#[test]
+fn other_components_top_level_keys_are_left_alone() {
+    let config = load("mem:\n  anything: [1, 2]\nbench:\n  repetitions: 2\n");
+    assert_eq!(config.repetitions, 2);
+    // An empty `bench:` is all defaults.
+    assert_eq!(load("bench:\n").repetitions, 1);
+}
+
+#[test]
+fn yaml_syntax_errors_have_their_position() {
+    let (line, column, message, display) = refuse("bench:\n  budgets: [1, 2\n  targets: 3\n");
+    assert_eq!((line, column), (3, 10));
+    assert!(message.starts_with("invalid YAML: "), "{message}");
+    assert!(
+        display.starts_with("module.yml:3:10: invalid YAML: "),
+        "{display}"
+    );
+    // No trailing "at line ..": the place is in the prefix, once.
+    assert!(!message.contains("line"), "{message}");
+
+    let (line, column, message, _) = refuse("bench:\n  scale: 1\n  scale: 2\n");
+    assert_eq!((line, column), (3, 3));
+    assert!(
+        message.starts_with("invalid YAML: duplicate mapping key"),
+        "{message}"
+    );
+
+    let (line, _, message, _) = refuse("bench:\n  repetitions: 1\n   scale: 2\n");
+    assert_eq!(line, 3);
+    assert!(message.starts_with("invalid YAML: "), "{message}");
+}
+
+#[test]
+fn an_alias_is_reported_where_it_is_used() {
+    let (line, column, message, _) =
+        refuse("x: &neg -1\nbench:\n  budgets:\n    max_heap_bytes: *neg\n");
+    assert_eq!((line, column), (4, 21));
+    assert!(message.starts_with("expected a number >= 0"), "{message}");
+}
+
+#[test]
+fn messages_name_the_file_as_given() {
+    let err =
+        ModuleConfig::from_str("bench:\n  scale: 0\n", Path::new("fw/module.yml")).unwrap_err();
+    assert!(err.to_string().starts_with("fw/module.yml:2:10: "), "{err}");
+}
