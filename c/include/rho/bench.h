@@ -1,0 +1,1503 @@
+/*
+ * rho/bench.h - the rho benchmark harness. Single header, C99, no allocation.
+ *
+ * It measures and prints; it never sorts or summarises. The output is the rho wire format
+ * (docs/wire-format.md): the host tool `rho bench` parses it and computes every statistic.
+ *
+ * ---- Using it ------------------------------------------------------------------------------
+ *
+ *     #include <rho/bench.h>
+ *
+ *     static void bench_crc_64(rho_bench_t *state)
+ *     {
+ *         RHO_BENCH_UNIT(state, "byte", 64);          // one iteration is 64 bytes of work
+ *         RHO_BENCH_LOOP(state) {
+ *             RHO_BENCH_KEEP(crc32(buffer, 64));      // keep the result alive
+ *         }
+ *     }
+ *
+ *     int main(int argc, char **argv)
+ *     {
+ *         rho_bench_suite_t suite = {0};
+ *         RHO_BENCH_ADD(&suite, bench_crc_64);        // runs, and is reported, in this order
+ *         return rho_bench_main(&suite, argc, argv);
+ *     }
+ *
+ * The header is stb-style: everything it declares is usable in any file, and the rest of the
+ * harness is compiled in exactly ONE translation unit of the program, the one that defines
+ * RHO_BENCH_IMPLEMENTATION before its FIRST #include (the implementation needs POSIX feature
+ * macros, which only work before any system header is read):
+ *
+ *     #define RHO_BENCH_IMPLEMENTATION
+ *     #include <rho/bench.h>
+ *
+ * `rho bench` compiles such a file next to yours, so files given to `rho bench` must NOT define
+ * it. Configuration macros (below) must be the same in every file of a program: pass them on
+ * the command line (-D...), not in one file.
+ *
+ * ---- Public API ----------------------------------------------------------------------------
+ *
+ *   rho_bench_t               a benchmark's state; a benchmark is `void fn(rho_bench_t *state)`.
+ *                             Its fields are the harness's: do not touch them.
+ *   rho_bench_suite_t         the list of benchmarks. `rho_bench_suite_t s = {0};` is empty.
+ *   RHO_BENCH_ADD(&suite, fn) appends fn, named "fn". When the suite is full
+ *                             (RHO_BENCH_MAX_BENCHMARKS) it says so and drops fn; it never
+ *                             overwrites. Drops are counted in `@done dropped=`.
+ *   RHO_BENCH_LOOP(state) { body }
+ *                             the measured loop: warm-ups then measured iterations, each one
+ *                             timed around the body only. One per benchmark.
+ *   RHO_BENCH_KEEP(value)     evaluates a scalar or pointer once and makes the optimiser
+ *                             believe it is used, and that memory may have changed (so work on
+ *                             a buffer is redone every iteration). To make a local input
+ *                             opaque, KEEP its address inside the loop.
+ *   RHO_BENCH_UNIT(state, "byte", 64)
+ *                             one iteration does 64 units of "byte" (default: 1 "iter").
+ *   RHO_BENCH_HEAP_ALLOC(state, ptr, bytes)
+ *   RHO_BENCH_HEAP_FREE(state, ptr, bytes)
+ *                             tell the harness about an allocation/free you made (it wraps
+ *                             your allocator's calls, it does not replace the allocator). A
+ *                             NULL ptr is not counted. A free of more bytes than are live is a
+ *                             misuse: it is counted in `free_errors` and live is left alone.
+ *   int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
+ *                             runs the calibration block `.overhead`, then the suite, printing
+ *                             the stream; returns 0, or 2 on a bad setting or output error.
+ *
+ * Every macro argument is evaluated exactly once.
+ *
+ * ---- Configuration -------------------------------------------------------------------------
+ *
+ * Hosted (Linux, macOS, ...): read from the environment at start-up. A bad value is an error
+ * (message on stderr, rho_bench_main returns 2, nothing is measured).
+ *   RHO_BENCH_ITERATIONS        measured iterations per benchmark (default 20000, at least 1)
+ *   RHO_BENCH_ITERATIONS_<name> the same for one benchmark, e.g. RHO_BENCH_ITERATIONS_bench_crc_64
+ *   RHO_BENCH_WARMUP            warm-up iterations per benchmark (default 100)
+ *   RHO_BENCH_SCALE             multiplies iterations and warm-ups (e.g. 0.01 for a quick run);
+ *                               never below 1 iteration, nor below 1 warm-up when warm-ups > 0
+ *   RHO_BENCH_TIME_CAP_MS       stop a benchmark after this much measured time (default 5000,
+ *                               0 = none); reported as `capped=1` with the iterations done.
+ *                               Time spent in warm-ups counts; if the cap falls in the warm-ups
+ *                               the rest of them are skipped and at least 1 iteration is measured.
+ *   RHO_BENCH_STACK_BYTES       the painted stack region, at most the compiled size (0 = off)
+ * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
+ * RHO_BENCH_SCALE a floating constant; no per-benchmark override. The time cap counts cycles and
+ * needs RHO_BENCH_CPU_HZ.
+ *
+ * Compile-time (both):
+ *   RHO_BENCH_MAX_BENCHMARKS    suite capacity (default 64)
+ *   RHO_BENCH_STACK_BYTES       hosted: size of the static stack region benchmarks run on
+ *                               (default 65536; 0 compiles stack measurement out). Bare metal:
+ *                               bytes painted below the stack pointer (default 2048); they must
+ *                               exist in the board's RAM.
+ *   RHO_BENCH_STACK_SLACK_BYTES hosted: reserved, unpainted bytes below the region (default
+ *                               16384), so a modest overrun lands in the harness's own memory.
+ *   RHO_BENCH_SAMPLE_BUFFER     samples buffered between flushes (hosted 4096, bare metal 8)
+ *   RHO_BENCH_OVERHEAD_ITERATIONS  measured iterations of `.overhead` (default 1000)
+ *   RHO_BENCH_CPU_HZ            bare metal: the core clock in Hz (0 = unknown)
+ *   RHO_BENCH_TARGET            bare metal: the target's name, unquoted (default cortex-m)
+ *   RHO_BENCH_BARE_METAL        1/0 to force the bare-metal/hosted path (default: bare metal
+ *                               on an M-profile Arm core)
+ *   RHO_BENCH_NO_UCONTEXT       hosted POSIX without getcontext/makecontext (e.g. musl): stack
+ *                               measurement is off
+ *
+ * ---- Clocks --------------------------------------------------------------------------------
+ *
+ * Each iteration reads, in order: time start, cycles start, BODY, cycles stop, time stop. The
+ * cycle window is innermost; recording the sample and deciding whether to go on happen between
+ * iterations, outside both windows, and so does writing out the sample buffer.
+ *   x86-64:   cycles `tsc` (lfence;rdtsc;lfence ... rdtscp;lfence), unit cycle, hz calibrated
+ *             against CLOCK_MONOTONIC over ~20 ms. The TSC counts at a constant reference rate,
+ *             not the core's current clock.
+ *   aarch64:  cycles `cntvct` (isb;mrs cntvct_el0), unit tick, hz from cntfrq_el0.
+ *   other hosted architectures: no cycle clock.
+ *   hosted:   time `clock_gettime` (CLOCK_MONOTONIC), unit ns.
+ *   Cortex-M: cycles `dwt` (DWT->CYCCNT, enabled through DEMCR.TRCENA, plus the lock-access key
+ *             on a Cortex-M7). If the counter does not advance (QEMU reads 0, an ARMv6-M part has
+ *             none) it falls back to `systick`, the 24-bit SysTick down-counter: a SysTick already
+ *             running is read with its own reload value, an idle one is started with reload
+ *             0xFFFFFF on the core clock. Wrap is handled, but a body of 2^24 cycles or more
+ *             (one whole period) cannot be told from a shorter one: keep bodies below that.
+ *             No time clock on bare metal; the host derives time from hz.
+ * Every `resolution=` is the smallest non-zero step seen between successive reads.
+ *
+ * ---- Stack ---------------------------------------------------------------------------------
+ *
+ * The region is painted with 0xAA, the benchmark runs (warm-ups included), and the region is
+ * scanned from its low end for the first byte no longer painted: used = top - that byte. If the
+ * lowest byte is no longer painted the region overran: `@stack overrun`, never a number.
+ * Hosted, each benchmark runs on a static region through ucontext; a deeper overrun than the
+ * slack corrupts the harness's other static data: size the region for the suite. Bare metal,
+ * the region is the RHO_BENCH_STACK_BYTES below the stack pointer at the call. The figure
+ * includes the harness's own frames below the benchmark (recording a sample; on bare metal also
+ * writing out the sample buffer); the `.overhead` block's figure shows that part.
+ *
+ * ---- Bare metal ----------------------------------------------------------------------------
+ *
+ * The port supplies `void rho_bench_port_write(const char *bytes, unsigned long len)` (a UART,
+ * semihosting, RTT, ...). No printf, no 64-bit division, 32-bit counters.
+ */
+#ifndef RHO_BENCH_H
+#define RHO_BENCH_H
+
+/* The implementation needs clock_gettime and ucontext, which a strict -std=c99 hides unless a
+ * feature macro is defined before the first system header. */
+#if defined(RHO_BENCH_IMPLEMENTATION) && (defined(__unix__) || defined(__APPLE__))
+#if !defined(_XOPEN_SOURCE) && !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE) && \
+    !defined(_DEFAULT_SOURCE)
+#define _XOPEN_SOURCE 600
+#endif
+#if defined(__APPLE__) && !defined(_DARWIN_C_SOURCE)
+#define _DARWIN_C_SOURCE 1
+#endif
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ==== Target detection ===================================================================== */
+
+#ifndef RHO_BENCH_BARE_METAL
+#if (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M') || defined(__ARM_ARCH_6M__) ||   \
+    defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_BASE__) || \
+    defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+#define RHO_BENCH_BARE_METAL 1
+#else
+#define RHO_BENCH_BARE_METAL 0
+#endif
+#endif
+
+#if RHO_BENCH_BARE_METAL
+#define RHO_BENCH__HAS_CYCLES 1
+#define RHO_BENCH__HAS_TIME 0
+#elif defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+#define RHO_BENCH__HAS_CYCLES 1
+#define RHO_BENCH__HAS_TIME 1
+#else
+#define RHO_BENCH__HAS_CYCLES 0
+#define RHO_BENCH__HAS_TIME 1
+#endif
+
+#if !RHO_BENCH_BARE_METAL && (defined(__unix__) || defined(__APPLE__))
+#define RHO_BENCH__POSIX 1
+#else
+#define RHO_BENCH__POSIX 0
+#endif
+
+/* ==== Configuration defaults =============================================================== */
+
+#ifndef RHO_BENCH_MAX_BENCHMARKS
+#define RHO_BENCH_MAX_BENCHMARKS 64
+#endif
+#ifndef RHO_BENCH_ITERATIONS
+#define RHO_BENCH_ITERATIONS 20000
+#endif
+#ifndef RHO_BENCH_WARMUP
+#define RHO_BENCH_WARMUP 100
+#endif
+#ifndef RHO_BENCH_TIME_CAP_MS
+#define RHO_BENCH_TIME_CAP_MS 5000
+#endif
+#ifndef RHO_BENCH_OVERHEAD_ITERATIONS
+#define RHO_BENCH_OVERHEAD_ITERATIONS 1000
+#endif
+#if RHO_BENCH_BARE_METAL
+#ifndef RHO_BENCH_STACK_BYTES
+#define RHO_BENCH_STACK_BYTES 2048
+#endif
+#ifndef RHO_BENCH_SAMPLE_BUFFER
+#define RHO_BENCH_SAMPLE_BUFFER 8
+#endif
+#ifndef RHO_BENCH_CPU_HZ
+#define RHO_BENCH_CPU_HZ 0
+#endif
+#else
+#ifndef RHO_BENCH_STACK_BYTES
+#define RHO_BENCH_STACK_BYTES 65536
+#endif
+#ifndef RHO_BENCH_SAMPLE_BUFFER
+#define RHO_BENCH_SAMPLE_BUFFER 4096
+#endif
+#endif
+#ifndef RHO_BENCH_STACK_SLACK_BYTES
+#define RHO_BENCH_STACK_SLACK_BYTES 16384
+#endif
+
+#if RHO_BENCH_MAX_BENCHMARKS < 1
+#error "RHO_BENCH_MAX_BENCHMARKS must be at least 1"
+#endif
+#if RHO_BENCH_SAMPLE_BUFFER < 1
+#error "RHO_BENCH_SAMPLE_BUFFER must be at least 1"
+#endif
+#if RHO_BENCH_ITERATIONS < 1
+#error "RHO_BENCH_ITERATIONS must be at least 1"
+#endif
+#if RHO_BENCH_WARMUP < 0 || RHO_BENCH_TIME_CAP_MS < 0 || RHO_BENCH_STACK_BYTES < 0
+#error "RHO_BENCH_WARMUP, RHO_BENCH_TIME_CAP_MS and RHO_BENCH_STACK_BYTES cannot be negative"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== Types ================================================================================ */
+
+/* A clock reading and every printed count: 32 bits on bare metal (the counters are 32-bit and
+ * 64-bit division costs code), 64 bits hosted. */
+#if RHO_BENCH_BARE_METAL
+typedef uint32_t rho_bench__uint;
+#else
+typedef uint64_t rho_bench__uint;
+#endif
+
+/* A benchmark's state. Every field is the harness's. */
+typedef struct rho_bench_state {
+    rho_bench__uint cycles_start; /* start readings of the iteration in progress */
+    rho_bench__uint time_start;
+    rho_bench__uint heap_live; /* RHO_BENCH_HEAP_ALLOC / RHO_BENCH_HEAP_FREE */
+    rho_bench__uint heap_peak;
+    rho_bench__uint heap_allocs;
+    rho_bench__uint heap_frees;
+    rho_bench__uint heap_free_errors;
+    const char *unit; /* RHO_BENCH_UNIT */
+    rho_bench__uint per_iteration;
+    const char *name;
+    rho_bench__uint warmup_target; /* loop control, see rho_bench__step */
+    rho_bench__uint warmup_done;
+    rho_bench__uint measured_target;
+    rho_bench__uint measured_done;
+    rho_bench__uint cap_limit; /* in the unit of the clock that counts the cap; 0 = none */
+    rho_bench__uint cap_used;
+    int in_iteration; /* the start clocks of an iteration were read */
+    int loops;        /* RHO_BENCH_LOOPs entered */
+    int capped;
+    int misuse; /* a reason the run cannot be reported (see rho_bench__misuse_text) */
+} rho_bench_t;
+
+typedef void (*rho_bench_fn)(rho_bench_t *state);
+
+/* The list of benchmarks, in the order added. `= {0}` is a valid empty suite. The entries array
+ * is last, so the harness reads the same prefix whatever capacity a file was compiled with. */
+typedef struct rho_bench_suite {
+    unsigned count;
+    unsigned dropped;
+    struct {
+        const char *name;
+        rho_bench_fn fn;
+    } entries[RHO_BENCH_MAX_BENCHMARKS];
+} rho_bench_suite_t;
+
+/* ==== The harness's functions (defined in the implementation) ============================== */
+
+int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv);
+
+/* Records the sample of the iteration that just ended (if one did), decides whether another
+ * iteration runs (returns 1) or the loop is over (returns 0). Not inline on purpose: it runs
+ * between the stop and start reads, and its body must not be scheduled into the windows. */
+int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop, rho_bench__uint time_stop);
+rho_bench_t *rho_bench__loop_begin(rho_bench_t *state);
+void rho_bench__report_drop(const char *name, unsigned capacity);
+
+#if RHO_BENCH_BARE_METAL
+/* Supplied by the board port: write len bytes of the stream to the host. */
+void rho_bench_port_write(const char *bytes, unsigned long len);
+/* The cycle counter the harness chose (DWT->CYCCNT or SysTick's current value). */
+extern volatile uint32_t *rho_bench__counter;
+#endif
+#if RHO_BENCH__HAS_TIME
+/* CLOCK_MONOTONIC in ns (or the best the platform offers). Not inline: the user's file need not
+ * see the POSIX declarations. */
+rho_bench__uint rho_bench__time_now(void);
+#endif
+
+/* ==== Clock reads: the hot path ============================================================ */
+
+#if RHO_BENCH_BARE_METAL
+
+static inline rho_bench__uint rho_bench__cycles_start(void)
+{
+    rho_bench__uint value = *rho_bench__counter;
+    __asm__ __volatile__("" : : : "memory");
+    return value;
+}
+static inline rho_bench__uint rho_bench__cycles_stop(void)
+{
+    rho_bench__uint value;
+    __asm__ __volatile__("" : : : "memory");
+    value = *rho_bench__counter;
+    return value;
+}
+
+#elif RHO_BENCH__HAS_CYCLES && defined(__x86_64__)
+
+/* lfence before rdtsc: earlier instructions have finished; after: the body has not started. */
+static inline rho_bench__uint rho_bench__cycles_start(void)
+{
+    uint32_t low, high;
+    __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(low), "=d"(high) : : "memory");
+    return ((rho_bench__uint)high << 32) | low;
+}
+/* rdtscp waits for the body to finish; lfence keeps what follows from starting early. */
+static inline rho_bench__uint rho_bench__cycles_stop(void)
+{
+    uint32_t low, high;
+    __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(low), "=d"(high) : : "rcx", "memory");
+    return ((rho_bench__uint)high << 32) | low;
+}
+
+#elif RHO_BENCH__HAS_CYCLES && defined(__aarch64__)
+
+static inline rho_bench__uint rho_bench__cycles_start(void)
+{
+    rho_bench__uint value;
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(value) : : "memory");
+    return value;
+}
+static inline rho_bench__uint rho_bench__cycles_stop(void)
+{
+    rho_bench__uint value;
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(value) : : "memory");
+    return value;
+}
+
+#endif
+
+/* One step of RHO_BENCH_LOOP: stop clocks (cycles innermost), record and decide (not inline),
+ * then the start clocks (time outermost). */
+static inline int rho_bench__next(rho_bench_t *state)
+{
+#if RHO_BENCH__HAS_CYCLES
+    rho_bench__uint cycles_stop = rho_bench__cycles_stop();
+#else
+    rho_bench__uint cycles_stop = 0;
+#endif
+#if RHO_BENCH__HAS_TIME
+    rho_bench__uint time_stop = rho_bench__time_now();
+#else
+    rho_bench__uint time_stop = 0;
+#endif
+    if (!rho_bench__step(state, cycles_stop, time_stop)) {
+        return 0;
+    }
+#if RHO_BENCH__HAS_TIME
+    state->time_start = rho_bench__time_now();
+#endif
+#if RHO_BENCH__HAS_CYCLES
+    state->cycles_start = rho_bench__cycles_start();
+#endif
+    return 1;
+}
+
+/* ==== Public macros ======================================================================== */
+
+#define RHO_BENCH_LOOP(state)                                                     \
+    for (rho_bench_t *const rho_bench__loop_state = rho_bench__loop_begin(state); \
+         rho_bench__next(rho_bench__loop_state);)
+
+#define RHO_BENCH_ADD(suite, fn) rho_bench__add((suite), #fn, (fn))
+
+#define RHO_BENCH_UNIT(state, unit, per_iteration) \
+    rho_bench__set_unit((state), (unit), (per_iteration))
+
+#define RHO_BENCH_HEAP_ALLOC(state, ptr, bytes) \
+    rho_bench__heap_alloc((state), (ptr) != 0, (bytes))
+
+#define RHO_BENCH_HEAP_FREE(state, ptr, bytes) rho_bench__heap_free((state), (ptr) != 0, (bytes))
+
+#if defined(__GNUC__)
+/* The copy gives the asm one operand of the value's own type (a float stays a float); "r,m"
+ * lets the compiler pass it where it already is; "memory" makes the compiler assume any memory
+ * reachable from an escaped pointer changed, so work on a buffer is not hoisted out of the loop. */
+#define RHO_BENCH_KEEP(value)                                                     \
+    do {                                                                          \
+        __typeof__(value) rho_bench__kept = (value);                              \
+        __asm__ __volatile__("" : : "r,m"(rho_bench__kept) : "memory");            \
+    } while (0)
+#else
+/* No portable way to say "used" without GNU asm: the value is evaluated once, nothing more. */
+#define RHO_BENCH_KEEP(value) ((void)(value))
+#endif
+
+static inline void rho_bench__add(rho_bench_suite_t *suite, const char *name, rho_bench_fn fn)
+{
+    if (suite->count < RHO_BENCH_MAX_BENCHMARKS) {
+        suite->entries[suite->count].name = name;
+        suite->entries[suite->count].fn = fn;
+        suite->count++;
+    } else {
+        suite->dropped++;
+        rho_bench__report_drop(name, RHO_BENCH_MAX_BENCHMARKS);
+    }
+}
+
+static inline void rho_bench__set_unit(rho_bench_t *state, const char *unit,
+                                       rho_bench__uint per_iteration)
+{
+    state->unit = unit;
+    state->per_iteration = per_iteration;
+}
+
+static inline void rho_bench__heap_alloc(rho_bench_t *state, int counted, size_t bytes)
+{
+    if (counted) {
+        state->heap_live += (rho_bench__uint)bytes;
+        if (state->heap_live > state->heap_peak) {
+            state->heap_peak = state->heap_live;
+        }
+        state->heap_allocs++;
+    }
+}
+
+static inline void rho_bench__heap_free(rho_bench_t *state, int counted, size_t bytes)
+{
+    if (counted) {
+        if ((rho_bench__uint)bytes > state->heap_live) {
+            state->heap_free_errors++; /* freeing more than is live: report, do not wrap */
+        } else {
+            state->heap_live -= (rho_bench__uint)bytes;
+            state->heap_frees++;
+        }
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RHO_BENCH_H */
+
+/* ========================================================================================== */
+/* ==== Implementation: compiled where RHO_BENCH_IMPLEMENTATION is defined ================== */
+/* ========================================================================================== */
+
+#if defined(RHO_BENCH_IMPLEMENTATION) && !defined(RHO_BENCH__IMPLEMENTED)
+#define RHO_BENCH__IMPLEMENTED
+
+#if !RHO_BENCH_BARE_METAL
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#if RHO_BENCH__POSIX
+#include <time.h>
+#if RHO_BENCH_STACK_BYTES > 0 && !defined(RHO_BENCH_NO_UCONTEXT)
+#include <ucontext.h>
+#define RHO_BENCH__UCONTEXT 1
+#endif
+#else
+#include <time.h>
+#endif
+#endif
+#ifndef RHO_BENCH__UCONTEXT
+#define RHO_BENCH__UCONTEXT 0
+#endif
+
+#if defined(__GNUC__)
+#define RHO_BENCH__NOINLINE __attribute__((noinline))
+#define RHO_BENCH__ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define RHO_BENCH__NOINLINE
+#define RHO_BENCH__ALWAYS_INLINE inline
+#endif
+
+#define RHO_BENCH__STR2(x) #x
+#define RHO_BENCH__STR(x) RHO_BENCH__STR2(x)
+#define RHO_BENCH__NAME_MAX 63
+#define RHO_BENCH__NCLOCKS (RHO_BENCH__HAS_CYCLES + RHO_BENCH__HAS_TIME)
+
+/* ---- What went wrong, when something did -------------------------------------------------- */
+
+enum {
+    RHO_BENCH__MISUSE_NONE = 0,
+    RHO_BENCH__MISUSE_TWO_LOOPS,
+    RHO_BENCH__MISUSE_BAD_UNIT
+};
+
+/* ---- Static state (no allocation anywhere) ----------------------------------------------- */
+
+/* The samples not yet written out: [cycles][time] per sample, in @clock order. */
+static rho_bench__uint rho_bench__samples[RHO_BENCH_SAMPLE_BUFFER][RHO_BENCH__NCLOCKS];
+static unsigned rho_bench__sample_count;
+
+#if RHO_BENCH_BARE_METAL
+volatile uint32_t *rho_bench__counter;
+static uint32_t rho_bench__systick_period; /* 0: the counter is DWT->CYCCNT */
+#else
+static int rho_bench__output_failed;
+#endif
+
+/* ---- Output ------------------------------------------------------------------------------ */
+
+static void rho_bench__emit(const char *bytes, size_t len)
+{
+#if RHO_BENCH_BARE_METAL
+    rho_bench_port_write(bytes, (unsigned long)len);
+#else
+    if (fwrite(bytes, 1, len, stdout) != len) {
+        rho_bench__output_failed = 1;
+    }
+#endif
+}
+
+#if RHO_BENCH_BARE_METAL
+#define RHO_BENCH__WRITER_BYTES 40
+#else
+#define RHO_BENCH__WRITER_BYTES 256
+#endif
+
+/* A small line buffer that writes itself out when full, so a long line needs no long buffer. */
+typedef struct {
+    char bytes[RHO_BENCH__WRITER_BYTES];
+    unsigned len;
+} rho_bench__writer;
+
+static void rho_bench__w_flush(rho_bench__writer *w)
+{
+    if (w->len > 0) {
+        rho_bench__emit(w->bytes, w->len);
+        w->len = 0;
+    }
+}
+
+static void rho_bench__w_char(rho_bench__writer *w, char c)
+{
+    if (w->len == sizeof w->bytes) {
+        rho_bench__w_flush(w);
+    }
+    w->bytes[w->len++] = c;
+}
+
+static void rho_bench__w_str(rho_bench__writer *w, const char *text)
+{
+    while (*text != '\0') {
+        rho_bench__w_char(w, *text++);
+    }
+}
+
+static void rho_bench__w_uint(rho_bench__writer *w, rho_bench__uint value)
+{
+    char digits[20];
+    unsigned n = 0;
+    do {
+        digits[n++] = (char)('0' + (int)(value % 10u));
+        value /= 10u;
+    } while (value != 0);
+    while (n > 0) {
+        rho_bench__w_char(w, digits[--n]);
+    }
+}
+
+/* " key=value" */
+static void rho_bench__w_field(rho_bench__writer *w, const char *key, rho_bench__uint value)
+{
+    rho_bench__w_char(w, ' ');
+    rho_bench__w_str(w, key);
+    rho_bench__w_char(w, '=');
+    rho_bench__w_uint(w, value);
+}
+
+static void rho_bench__w_line(rho_bench__writer *w)
+{
+    rho_bench__w_char(w, '\n');
+    rho_bench__w_flush(w);
+}
+
+static int rho_bench__name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == ':' || c == '+' || c == '-';
+}
+
+/* 1 to 63 bytes of [A-Za-z0-9_.:+-] (the wire format's names). */
+static int rho_bench__valid_name(const char *name)
+{
+    unsigned n = 0;
+    if (name == 0) {
+        return 0;
+    }
+    while (name[n] != '\0') {
+        if (!rho_bench__name_char(name[n]) || n >= RHO_BENCH__NAME_MAX) {
+            return 0;
+        }
+        n++;
+    }
+    return n > 0;
+}
+
+/* Writes text as a name: runs of other characters become one '-', none at either end. */
+static void rho_bench__w_sanitised(rho_bench__writer *w, const char *text, unsigned room)
+{
+    int pending_dash = 0;
+    unsigned written = 0;
+    for (; *text != '\0' && written < room; text++) {
+        if (rho_bench__name_char(*text)) {
+            if (pending_dash && written + 1 < room) {
+                rho_bench__w_char(w, '-');
+                written++;
+            }
+            rho_bench__w_char(w, *text);
+            written++;
+            pending_dash = 0;
+        } else {
+            pending_dash = written > 0;
+        }
+    }
+}
+
+/* Messages about misuse: stderr hosted; on bare metal a noise line in the stream (the only
+ * channel there is), which the host skips and then reports the stream as truncated. */
+static void rho_bench__say(const char *a, const char *b, const char *c)
+{
+#if RHO_BENCH_BARE_METAL
+    rho_bench__writer w;
+    w.len = 0;
+    rho_bench__w_str(&w, "rho: ");
+    rho_bench__w_str(&w, a);
+    rho_bench__w_str(&w, b);
+    rho_bench__w_str(&w, c);
+    rho_bench__w_line(&w);
+#else
+    fprintf(stderr, "rho: %s%s%s\n", a, b, c);
+#endif
+}
+
+void rho_bench__report_drop(const char *name, unsigned capacity)
+{
+#if RHO_BENCH_BARE_METAL
+    rho_bench__writer w;
+    w.len = 0;
+    rho_bench__w_str(&w, "rho: suite full (");
+    rho_bench__w_uint(&w, capacity);
+    rho_bench__w_str(&w, "): dropping ");
+    rho_bench__w_str(&w, name);
+    rho_bench__w_line(&w);
+#else
+    fprintf(stderr, "rho: suite full (%u): dropping %s\n", capacity, name);
+#endif
+}
+
+/* ---- Clocks ------------------------------------------------------------------------------ */
+
+#if RHO_BENCH__HAS_TIME
+#if RHO_BENCH__POSIX
+rho_bench__uint rho_bench__time_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (rho_bench__uint)now.tv_sec * 1000000000u + (rho_bench__uint)now.tv_nsec;
+}
+#define RHO_BENCH__TIME_NAME "clock_gettime"
+#else
+/* Not POSIX: C's clock() (processor time), converted to ns. Coarse, and says so through its
+ * measured resolution. */
+rho_bench__uint rho_bench__time_now(void)
+{
+    return (rho_bench__uint)((double)clock() * (1e9 / (double)CLOCKS_PER_SEC));
+}
+#define RHO_BENCH__TIME_NAME "clock"
+#endif
+#endif
+
+#if RHO_BENCH_BARE_METAL
+
+#define RHO_BENCH__REG(address) (*(volatile uint32_t *)(address))
+#define RHO_BENCH__CPUID RHO_BENCH__REG(0xE000ED00u)
+#define RHO_BENCH__DEMCR RHO_BENCH__REG(0xE000EDFCu)
+#define RHO_BENCH__DWT_CTRL RHO_BENCH__REG(0xE0001000u)
+#define RHO_BENCH__DWT_CYCCNT_ADDRESS 0xE0001004u
+#define RHO_BENCH__DWT_LAR RHO_BENCH__REG(0xE0001FB0u)
+#define RHO_BENCH__SYST_CSR RHO_BENCH__REG(0xE000E010u)
+#define RHO_BENCH__SYST_RVR RHO_BENCH__REG(0xE000E014u)
+#define RHO_BENCH__SYST_CVR_ADDRESS 0xE000E018u
+
+/* Elapsed counts between two readings of the chosen counter. */
+static uint32_t rho_bench__cycles_between(uint32_t start, uint32_t stop)
+{
+    if (rho_bench__systick_period == 0) {
+        return stop - start; /* CYCCNT counts up; unsigned arithmetic handles one wrap */
+    }
+    /* SysTick counts down from its reload value to 0, then reloads. */
+    return start >= stop ? start - stop : start + rho_bench__systick_period - stop;
+}
+
+/* A counter "advances" if it moves across a few hundred instructions. */
+static int rho_bench__counter_advances(void)
+{
+    uint32_t first = *rho_bench__counter;
+    volatile uint32_t spin;
+    for (spin = 0; spin < 100u; spin++) {
+    }
+    return *rho_bench__counter != first;
+}
+
+static void rho_bench__clock_init(void)
+{
+#if !defined(__ARM_ARCH_6M__) && !defined(__ARM_ARCH_8M_BASE__)
+    /* DWT->CYCCNT: trace enable in DEMCR; a Cortex-M7 (part number 0xC27) also locks its DWT
+     * registers behind the CoreSight lock-access key. */
+    RHO_BENCH__DEMCR |= 1u << 24;
+    if (((RHO_BENCH__CPUID >> 4) & 0xFFFu) == 0xC27u) {
+        RHO_BENCH__DWT_LAR = 0xC5ACCE55u;
+    }
+    if ((RHO_BENCH__DWT_CTRL & (1u << 25)) == 0) { /* NOCYCCNT clear: there is a counter */
+        RHO_BENCH__DWT_CTRL |= 1u;
+        rho_bench__counter = (volatile uint32_t *)RHO_BENCH__DWT_CYCCNT_ADDRESS;
+        rho_bench__systick_period = 0;
+        if (rho_bench__counter_advances()) {
+            return;
+        }
+    }
+#endif
+    /* SysTick. A SysTick the firmware already runs is read as it is, with its own period. */
+    if ((RHO_BENCH__SYST_CSR & 1u) == 0) {
+        RHO_BENCH__SYST_RVR = 0xFFFFFFu;
+        RHO_BENCH__REG(RHO_BENCH__SYST_CVR_ADDRESS) = 0; /* any write clears it */
+        RHO_BENCH__SYST_CSR = (1u << 2) | 1u;              /* core clock, enabled, no interrupt */
+    }
+    rho_bench__systick_period = (RHO_BENCH__SYST_RVR & 0xFFFFFFu) + 1u;
+    rho_bench__counter = (volatile uint32_t *)RHO_BENCH__SYST_CVR_ADDRESS;
+}
+
+static rho_bench__uint rho_bench__cycles_resolution(void)
+{
+    uint32_t smallest = 0, previous = rho_bench__cycles_start();
+    unsigned i;
+    for (i = 0; i < 1000u; i++) {
+        uint32_t now = rho_bench__cycles_start();
+        uint32_t step = rho_bench__cycles_between(previous, now);
+        if (step != 0 && (smallest == 0 || step < smallest)) {
+            smallest = step;
+        }
+        previous = now;
+    }
+    return smallest;
+}
+
+#else /* hosted */
+
+#if RHO_BENCH__HAS_CYCLES
+static rho_bench__uint rho_bench__cycles_between(rho_bench__uint start, rho_bench__uint stop)
+{
+    return stop - start;
+}
+
+static rho_bench__uint rho_bench__cycles_resolution(void)
+{
+    rho_bench__uint smallest = 0, previous = rho_bench__cycles_start();
+    unsigned i;
+    for (i = 0; i < 10000u; i++) {
+        rho_bench__uint now = rho_bench__cycles_start();
+        rho_bench__uint step = now - previous;
+        if (step != 0 && (smallest == 0 || step < smallest)) {
+            smallest = step;
+        }
+        previous = now;
+    }
+    return smallest;
+}
+
+static rho_bench__uint rho_bench__cycles_hz;
+
+#if defined(__aarch64__)
+static void rho_bench__clock_init(void)
+{
+    rho_bench__uint hz;
+    __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
+    rho_bench__cycles_hz = hz;
+}
+#else
+/* The TSC's rate, against CLOCK_MONOTONIC over about 20 ms. */
+static void rho_bench__clock_init(void)
+{
+    rho_bench__uint t0 = rho_bench__time_now(), c0 = rho_bench__cycles_start(), t1, c1;
+    do {
+        t1 = rho_bench__time_now();
+    } while (t1 - t0 < 20000000u);
+    c1 = rho_bench__cycles_stop();
+    t1 = rho_bench__time_now();
+    rho_bench__cycles_hz =
+        (rho_bench__uint)((double)(c1 - c0) * 1e9 / (double)(t1 - t0) + 0.5);
+}
+#endif
+#else
+static void rho_bench__clock_init(void)
+{
+}
+#endif /* RHO_BENCH__HAS_CYCLES */
+
+static rho_bench__uint rho_bench__time_resolution(void)
+{
+    rho_bench__uint smallest = 0, previous = rho_bench__time_now();
+    unsigned long i;
+    /* A coarse clock may need many reads to be seen to move at all. */
+    for (i = 0; i < 10000ul || (smallest == 0 && i < 100000000ul); i++) {
+        rho_bench__uint now = rho_bench__time_now();
+        rho_bench__uint step = now - previous;
+        if (step != 0 && (smallest == 0 || step < smallest)) {
+            smallest = step;
+        }
+        previous = now;
+    }
+    return smallest;
+}
+
+#endif /* hosted */
+
+/* ---- Settings ---------------------------------------------------------------------------- */
+
+typedef struct {
+    rho_bench__uint iterations; /* after scaling */
+    rho_bench__uint warmup;
+    rho_bench__uint time_cap_ms;
+    rho_bench__uint stack_bytes;
+#if !RHO_BENCH_BARE_METAL
+    double scale;
+#endif
+} rho_bench__settings;
+
+static rho_bench__settings rho_bench__config;
+
+#if RHO_BENCH_BARE_METAL
+
+#ifndef RHO_BENCH_SCALE
+#define RHO_BENCH_SCALE 1.0
+#endif
+
+/* Constant expressions: folded at compile time, no floating point in the image. */
+#define RHO_BENCH__SCALED(count) ((uint32_t)((double)(count) * (RHO_BENCH_SCALE) + 0.5))
+
+static int rho_bench__read_settings(void)
+{
+    static const uint32_t iterations = RHO_BENCH__SCALED(RHO_BENCH_ITERATIONS);
+    static const uint32_t warmup = RHO_BENCH__SCALED(RHO_BENCH_WARMUP);
+    rho_bench__config.iterations = iterations == 0 ? 1u : iterations;
+    rho_bench__config.warmup = warmup == 0 && RHO_BENCH_WARMUP > 0 ? 1u : warmup;
+    rho_bench__config.time_cap_ms = RHO_BENCH_TIME_CAP_MS;
+    rho_bench__config.stack_bytes = RHO_BENCH_STACK_BYTES;
+    return 0;
+}
+
+#else /* hosted: the environment */
+
+static int rho_bench__bad_setting(const char *variable, const char *expected, const char *got)
+{
+    fprintf(stderr, "rho: %s: expected %s, got \"%s\"\n", variable, expected, got);
+    return -1;
+}
+
+/* A whole number: decimal digits only, fitting a rho_bench__uint. */
+static int rho_bench__parse_uint(const char *text, rho_bench__uint *value)
+{
+    rho_bench__uint result = 0;
+    const char *p = text;
+    if (*p == '\0') {
+        return -1;
+    }
+    for (; *p != '\0'; p++) {
+        unsigned digit;
+        if (*p < '0' || *p > '9') {
+            return -1;
+        }
+        digit = (unsigned)(*p - '0');
+        if (result > ((rho_bench__uint)-1 - digit) / 10u) {
+            return -1;
+        }
+        result = result * 10u + digit;
+    }
+    *value = result;
+    return 0;
+}
+
+/* Unset keeps `*value`; set must be a whole number in [minimum, maximum]. */
+static int rho_bench__env_uint(const char *variable, rho_bench__uint minimum,
+                               rho_bench__uint maximum, rho_bench__uint *value)
+{
+    const char *text = getenv(variable);
+    rho_bench__uint parsed;
+    if (text == 0) {
+        return 0;
+    }
+    if (rho_bench__parse_uint(text, &parsed) != 0) {
+        return rho_bench__bad_setting(variable, "a whole number", text);
+    }
+    if (parsed < minimum) {
+        return rho_bench__bad_setting(variable, "a whole number of at least 1", text);
+    }
+    if (parsed > maximum) {
+        char expected[64];
+        sprintf(expected, "a whole number of at most %llu", (unsigned long long)maximum);
+        return rho_bench__bad_setting(variable, expected, text);
+    }
+    *value = parsed;
+    return 0;
+}
+
+/* A positive decimal such as 0.5, 2 or 10.25 (no exponent, no sign; not locale-dependent). */
+static int rho_bench__env_scale(double *scale)
+{
+    const char *text = getenv("RHO_BENCH_SCALE");
+    const char *p;
+    double value = 0.0, place = 1.0;
+    int digits = 0, point = 0;
+    if (text == 0) {
+        return 0;
+    }
+    for (p = text; *p != '\0'; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (point) {
+                place /= 10.0;
+                value += (*p - '0') * place;
+            } else {
+                value = value * 10.0 + (*p - '0');
+            }
+            digits++;
+        } else if (*p == '.' && !point) {
+            point = 1;
+        } else {
+            digits = 0;
+            break;
+        }
+    }
+    if (digits == 0 || !(value > 0.0) || value > 1e9) {
+        return rho_bench__bad_setting("RHO_BENCH_SCALE", "a positive number such as 0.5", text);
+    }
+    *scale = value;
+    return 0;
+}
+
+static rho_bench__uint rho_bench__scaled(rho_bench__uint count, int at_least_one)
+{
+    double product = (double)count * rho_bench__config.scale + 0.5;
+    rho_bench__uint value = product >= 1.8e19 ? (rho_bench__uint)-1 : (rho_bench__uint)product;
+    return value == 0 && at_least_one ? 1u : value;
+}
+
+static int rho_bench__read_settings(void)
+{
+    rho_bench__uint iterations = RHO_BENCH_ITERATIONS, warmup = RHO_BENCH_WARMUP;
+    rho_bench__uint cap = RHO_BENCH_TIME_CAP_MS, stack = RHO_BENCH_STACK_BYTES;
+    rho_bench__config.scale = 1.0;
+    if (rho_bench__env_uint("RHO_BENCH_ITERATIONS", 1, (rho_bench__uint)-1, &iterations) != 0 ||
+        rho_bench__env_uint("RHO_BENCH_WARMUP", 0, (rho_bench__uint)-1, &warmup) != 0 ||
+        rho_bench__env_scale(&rho_bench__config.scale) != 0 ||
+        rho_bench__env_uint("RHO_BENCH_TIME_CAP_MS", 0, (rho_bench__uint)-1, &cap) != 0 ||
+        rho_bench__env_uint("RHO_BENCH_STACK_BYTES", 0, RHO_BENCH__UCONTEXT ? RHO_BENCH_STACK_BYTES : 0,
+                            &stack) != 0) {
+        return -1;
+    }
+    rho_bench__config.iterations = rho_bench__scaled(iterations, 1);
+    rho_bench__config.warmup = rho_bench__scaled(warmup, warmup > 0);
+    rho_bench__config.time_cap_ms = cap;
+    rho_bench__config.stack_bytes = RHO_BENCH__UCONTEXT ? stack : 0;
+    return 0;
+}
+
+/* RHO_BENCH_ITERATIONS_<name>, scaled like RHO_BENCH_ITERATIONS; -1 on a bad value. */
+static int rho_bench__iterations_for(const char *name, rho_bench__uint *iterations)
+{
+    static char variable[sizeof "RHO_BENCH_ITERATIONS_" + RHO_BENCH__NAME_MAX];
+    const char *text;
+    rho_bench__uint parsed = 0;
+    size_t prefix = sizeof "RHO_BENCH_ITERATIONS_" - 1, n = strlen(name);
+    if (n > RHO_BENCH__NAME_MAX) {
+        n = RHO_BENCH__NAME_MAX;
+    }
+    memcpy(variable, "RHO_BENCH_ITERATIONS_", prefix);
+    memcpy(variable + prefix, name, n);
+    variable[prefix + n] = '\0';
+    text = getenv(variable);
+    if (text == 0) {
+        *iterations = rho_bench__config.iterations;
+        return 0;
+    }
+    if (rho_bench__env_uint(variable, 1, (rho_bench__uint)-1, &parsed) != 0) {
+        return -1;
+    }
+    *iterations = rho_bench__scaled(parsed, 1);
+    return 0;
+}
+
+#endif /* settings */
+
+/* ---- The loop ---------------------------------------------------------------------------- */
+
+/* Writes out the buffered samples as `:A B` lines. */
+static void rho_bench__write_samples(void)
+{
+    rho_bench__writer w;
+    unsigned i, k;
+    w.len = 0;
+    for (i = 0; i < rho_bench__sample_count; i++) {
+        rho_bench__w_char(&w, ':');
+        for (k = 0; k < RHO_BENCH__NCLOCKS; k++) {
+            if (k > 0) {
+                rho_bench__w_char(&w, ' ');
+            }
+            rho_bench__w_uint(&w, rho_bench__samples[i][k]);
+        }
+        rho_bench__w_char(&w, '\n');
+    }
+    rho_bench__w_flush(&w);
+    rho_bench__sample_count = 0;
+}
+
+#if RHO_BENCH__UCONTEXT
+static ucontext_t rho_bench__harness_context;
+static ucontext_t rho_bench__bench_context;
+static int rho_bench__on_bench_stack;
+static int rho_bench__flush_wanted;
+#endif
+
+/* The buffer is full. On the harness's own stack region, go back to the harness's stack to
+ * write it out, so the stdio frames are not counted in the benchmark's stack figure. */
+static void rho_bench__buffer_full(void)
+{
+#if RHO_BENCH__UCONTEXT
+    if (rho_bench__on_bench_stack) {
+        rho_bench__flush_wanted = 1;
+        swapcontext(&rho_bench__bench_context, &rho_bench__harness_context);
+        return;
+    }
+#endif
+    rho_bench__write_samples();
+}
+
+rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
+{
+    state->loops++;
+    if (state->loops > 1 && state->misuse == RHO_BENCH__MISUSE_NONE) {
+        state->misuse = RHO_BENCH__MISUSE_TWO_LOOPS;
+    }
+    state->in_iteration = 0;
+    return state;
+}
+
+int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop, rho_bench__uint time_stop)
+{
+    if (state->misuse != RHO_BENCH__MISUSE_NONE) {
+        state->in_iteration = 0;
+        return 0;
+    }
+    if (state->in_iteration) {
+        rho_bench__uint *sample = rho_bench__samples[rho_bench__sample_count];
+        rho_bench__uint spent;
+#if RHO_BENCH__HAS_CYCLES
+        rho_bench__uint cycles = rho_bench__cycles_between(state->cycles_start, cycles_stop);
+        *sample++ = cycles;
+#else
+        (void)cycles_stop;
+#endif
+#if RHO_BENCH__HAS_TIME
+        *sample = time_stop - state->time_start;
+        spent = time_stop - state->time_start; /* the cap counts in ns */
+#else
+        (void)time_stop;
+        spent = cycles; /* the cap counts in cycles */
+#endif
+        if (state->warmup_done < state->warmup_target) {
+            state->warmup_done++;
+        } else {
+            state->measured_done++;
+        }
+        if (++rho_bench__sample_count == RHO_BENCH_SAMPLE_BUFFER) {
+            rho_bench__buffer_full();
+        }
+        if (state->cap_limit != 0) {
+            state->cap_used = spent > state->cap_limit - state->cap_used ? state->cap_limit
+                                                                         : state->cap_used + spent;
+            if (state->cap_used >= state->cap_limit) {
+                if (state->warmup_done < state->warmup_target) {
+                    state->warmup_target = state->warmup_done; /* skip the other warm-ups */
+                    state->capped = 1;
+                } else if (state->measured_done > 0 &&
+                           state->measured_done < state->measured_target) {
+                    state->measured_target = state->measured_done;
+                    state->capped = 1;
+                }
+            }
+        }
+    }
+    if (state->warmup_done < state->warmup_target ||
+        state->measured_done < state->measured_target) {
+        state->in_iteration = 1;
+        return 1;
+    }
+    state->in_iteration = 0;
+    return 0;
+}
+
+/* ---- Stack ------------------------------------------------------------------------------- */
+
+#define RHO_BENCH__PAINT 0xAAu
+#define RHO_BENCH__OVERRUN ((size_t)-1)
+
+/* Always inlined: on bare metal the region starts at the caller's stack pointer, so painting
+ * and scanning must not push a frame of their own into it. Volatile: no memset call either. */
+static RHO_BENCH__ALWAYS_INLINE void rho_bench__paint(unsigned char *low, size_t bytes)
+{
+    volatile unsigned char *p = low;
+    size_t i;
+    for (i = 0; i < bytes; i++) {
+        p[i] = RHO_BENCH__PAINT;
+    }
+}
+
+/* Bytes used from the top of [low, low + bytes), or RHO_BENCH__OVERRUN when even the lowest
+ * byte was written (the boundary is lost). */
+static RHO_BENCH__ALWAYS_INLINE size_t rho_bench__scan(const unsigned char *low, size_t bytes)
+{
+    const volatile unsigned char *p = low;
+    size_t i = 0;
+    if (bytes == 0 || p[0] != RHO_BENCH__PAINT) {
+        return RHO_BENCH__OVERRUN;
+    }
+    while (i < bytes && p[i] == RHO_BENCH__PAINT) {
+        i++;
+    }
+    return bytes - i;
+}
+
+#define RHO_BENCH__STACK_OFF ((size_t)-2)
+
+#if RHO_BENCH__UCONTEXT
+
+/* The region benchmarks run on: slack, then up to RHO_BENCH_STACK_BYTES painted, top aligned. */
+#define RHO_BENCH__AREA_BYTES (RHO_BENCH_STACK_SLACK_BYTES + RHO_BENCH_STACK_BYTES + 64)
+static union {
+    unsigned char bytes[RHO_BENCH__AREA_BYTES];
+    long double align_long_double;
+    void *align_pointer;
+    uint64_t align_u64;
+} rho_bench__stack_area;
+
+static rho_bench_t *rho_bench__running_state;
+static rho_bench_fn rho_bench__running_fn;
+
+static void rho_bench__entry(void)
+{
+    rho_bench__running_fn(rho_bench__running_state);
+    rho_bench__on_bench_stack = 0;
+    /* returning resumes rho_bench__harness_context (uc_link) */
+}
+
+/* Runs fn on the painted region; returns the bytes used, RHO_BENCH__OVERRUN or _STACK_OFF. */
+static size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state, int *failed)
+{
+    unsigned char *area = rho_bench__stack_area.bytes;
+    uintptr_t top_address = ((uintptr_t)(area + RHO_BENCH__AREA_BYTES)) & ~(uintptr_t)63u;
+    unsigned char *top = area + (top_address - (uintptr_t)area);
+    size_t bytes = (size_t)rho_bench__config.stack_bytes;
+    *failed = 0;
+    if (bytes == 0) {
+        fn(state);
+        return RHO_BENCH__STACK_OFF;
+    }
+    rho_bench__paint(top - bytes, bytes);
+    if (getcontext(&rho_bench__bench_context) != 0) {
+        fprintf(stderr, "rho: getcontext failed: %s\n", strerror(errno));
+        *failed = 1;
+        return RHO_BENCH__STACK_OFF;
+    }
+    rho_bench__bench_context.uc_stack.ss_sp = area;
+    rho_bench__bench_context.uc_stack.ss_size = (size_t)(top - area);
+    rho_bench__bench_context.uc_link = &rho_bench__harness_context;
+    makecontext(&rho_bench__bench_context, rho_bench__entry, 0);
+    rho_bench__running_state = state;
+    rho_bench__running_fn = fn;
+    rho_bench__on_bench_stack = 1;
+    rho_bench__flush_wanted = 0;
+    if (swapcontext(&rho_bench__harness_context, &rho_bench__bench_context) != 0) {
+        fprintf(stderr, "rho: swapcontext failed: %s\n", strerror(errno));
+        *failed = 1;
+        return RHO_BENCH__STACK_OFF;
+    }
+    /* Back here either because the sample buffer is full or because the benchmark returned. */
+    while (rho_bench__flush_wanted) {
+        rho_bench__flush_wanted = 0;
+        rho_bench__write_samples();
+        swapcontext(&rho_bench__harness_context, &rho_bench__bench_context);
+    }
+    rho_bench__on_bench_stack = 0;
+    return rho_bench__scan(top - bytes, bytes);
+}
+
+#elif RHO_BENCH_BARE_METAL && RHO_BENCH_STACK_BYTES > 0
+
+/* The region is the RHO_BENCH_STACK_BYTES below this function's stack pointer: the benchmark's
+ * frames start right there. Not inlined, so that pointer is this frame's, fixed. */
+static RHO_BENCH__NOINLINE size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state,
+                                                          int *failed)
+{
+    unsigned char *sp;
+    __asm__ __volatile__("mov %0, sp" : "=r"(sp));
+    *failed = 0;
+    rho_bench__paint(sp - RHO_BENCH_STACK_BYTES, RHO_BENCH_STACK_BYTES);
+    fn(state);
+    return rho_bench__scan(sp - RHO_BENCH_STACK_BYTES, RHO_BENCH_STACK_BYTES);
+}
+
+#else
+
+static size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state, int *failed)
+{
+    *failed = 0;
+    fn(state);
+    return RHO_BENCH__STACK_OFF;
+}
+
+#endif
+
+/* ---- Running the suite ------------------------------------------------------------------- */
+
+static void rho_bench__overhead(rho_bench_t *state)
+{
+    RHO_BENCH_LOOP(state) {
+    }
+}
+
+/* Runs one benchmark and prints its block. Returns 0, or -1 when the stream cannot go on. */
+static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations)
+{
+    static const rho_bench_t fresh; /* all zero */
+    rho_bench_t state = fresh;
+    rho_bench__writer w;
+    size_t stack;
+    int failed;
+
+    state.name = name;
+    state.unit = "iter";
+    state.per_iteration = 1;
+    state.measured_target = iterations;
+    state.warmup_target = rho_bench__config.warmup;
+#if RHO_BENCH__HAS_TIME
+    /* ns; a cap beyond what fits is no cap at all in practice */
+    state.cap_limit = rho_bench__config.time_cap_ms > (rho_bench__uint)-1 / 1000000u
+                          ? (rho_bench__uint)-1
+                          : rho_bench__config.time_cap_ms * 1000000u;
+#else
+    {
+        /* cycles, folded at compile time: hz/1000 cycles a millisecond, saturating. */
+        static const uint32_t cap_cycles =
+            (unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS > 0xFFFFFFFFull
+                ? 0xFFFFFFFFu
+                : (uint32_t)((unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS);
+        state.cap_limit = cap_cycles;
+    }
+#endif
+
+    w.len = 0;
+    rho_bench__w_str(&w, "@bench ");
+    rho_bench__w_str(&w, name);
+    rho_bench__w_line(&w);
+
+    rho_bench__sample_count = 0;
+    stack = rho_bench__run_measured(fn, &state, &failed);
+    if (failed) {
+        return -1;
+    }
+    rho_bench__write_samples();
+
+    if (state.misuse == RHO_BENCH__MISUSE_NONE && !rho_bench__valid_name(state.unit)) {
+        state.misuse = RHO_BENCH__MISUSE_BAD_UNIT;
+    }
+    if (state.misuse == RHO_BENCH__MISUSE_TWO_LOOPS) {
+        rho_bench__say(name, ": RHO_BENCH_LOOP entered more than once; a benchmark has one loop",
+                       "");
+        return -1;
+    }
+    if (state.misuse == RHO_BENCH__MISUSE_BAD_UNIT) {
+        rho_bench__say(name, ": RHO_BENCH_UNIT name must be 1 to 63 of [A-Za-z0-9_.:+-], got ",
+                       state.unit != 0 ? state.unit : "NULL");
+        return -1;
+    }
+
+    rho_bench__w_str(&w, "@stack ");
+    if (stack == RHO_BENCH__STACK_OFF) {
+        rho_bench__w_str(&w, "off");
+    } else if (stack == RHO_BENCH__OVERRUN) {
+        rho_bench__w_str(&w, "overrun");
+    } else {
+        rho_bench__w_uint(&w, (rho_bench__uint)stack);
+    }
+    rho_bench__w_line(&w);
+
+    rho_bench__w_str(&w, "@heap");
+    rho_bench__w_field(&w, "peak", state.heap_peak);
+    rho_bench__w_field(&w, "live", state.heap_live);
+    rho_bench__w_field(&w, "allocs", state.heap_allocs);
+    rho_bench__w_field(&w, "frees", state.heap_frees);
+    rho_bench__w_field(&w, "free_errors", state.heap_free_errors);
+    rho_bench__w_line(&w);
+
+    rho_bench__w_str(&w, "@end ");
+    rho_bench__w_str(&w, name);
+    rho_bench__w_field(&w, "iterations", state.measured_done);
+    rho_bench__w_field(&w, "warmup", state.warmup_done);
+    rho_bench__w_field(&w, "capped", (rho_bench__uint)state.capped);
+    rho_bench__w_str(&w, " unit=");
+    rho_bench__w_str(&w, state.unit);
+    rho_bench__w_field(&w, "per_iteration", state.per_iteration);
+    rho_bench__w_line(&w);
+    return 0;
+}
+
+static const char *rho_bench__arch(void)
+{
+#if defined(__x86_64__)
+    return "x86_64";
+#elif defined(__aarch64__)
+    return "aarch64";
+#elif defined(__i386__)
+    return "i386";
+#elif defined(__ARM_ARCH_6M__)
+    return "armv6-m";
+#elif defined(__ARM_ARCH_7M__)
+    return "armv7-m";
+#elif defined(__ARM_ARCH_7EM__)
+    return "armv7e-m";
+#elif defined(__ARM_ARCH_8M_BASE__)
+    return "armv8-m.base";
+#elif defined(__ARM_ARCH_8M_MAIN__)
+    return "armv8-m.main";
+#elif defined(__ARM_ARCH_8_1M_MAIN__)
+    return "armv8.1-m.main";
+#elif defined(__arm__)
+    return "arm";
+#elif defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
+    return "riscv64";
+#elif defined(__riscv)
+    return "riscv32";
+#elif defined(__powerpc64__)
+    return "ppc64";
+#elif defined(__s390x__)
+    return "s390x";
+#else
+    return "unknown";
+#endif
+}
+
+static void rho_bench__write_header(void)
+{
+    rho_bench__writer w;
+    w.len = 0;
+    rho_bench__w_str(&w, "@rho-bench 1");
+    rho_bench__w_line(&w);
+
+#if RHO_BENCH_BARE_METAL
+#ifdef RHO_BENCH_TARGET
+    rho_bench__w_str(&w, "@target " RHO_BENCH__STR(RHO_BENCH_TARGET));
+#else
+    rho_bench__w_str(&w, "@target cortex-m");
+#endif
+#else
+    rho_bench__w_str(&w, "@target host");
+#endif
+    rho_bench__w_str(&w, " arch=");
+    rho_bench__w_str(&w, rho_bench__arch());
+#if defined(__OPTIMIZE__)
+    rho_bench__w_str(&w, " optimized=1");
+#else
+    rho_bench__w_str(&w, " optimized=0");
+#endif
+#if defined(__clang__)
+    rho_bench__w_str(&w, " compiler=clang-" RHO_BENCH__STR(__clang_major__) "." RHO_BENCH__STR(
+        __clang_minor__) "." RHO_BENCH__STR(__clang_patchlevel__));
+#elif defined(__GNUC__) && defined(__VERSION__)
+    rho_bench__w_str(&w, " compiler=gcc-");
+    rho_bench__w_sanitised(&w, __VERSION__, RHO_BENCH__NAME_MAX - 4);
+#endif
+    rho_bench__w_line(&w);
+
+#if RHO_BENCH__HAS_CYCLES
+#if RHO_BENCH_BARE_METAL
+    rho_bench__w_str(&w, rho_bench__systick_period != 0 ? "@clock cycles systick unit=cycle"
+                                                        : "@clock cycles dwt unit=cycle");
+    rho_bench__w_field(&w, "hz", (rho_bench__uint)RHO_BENCH_CPU_HZ);
+#elif defined(__aarch64__)
+    rho_bench__w_str(&w, "@clock cycles cntvct unit=tick");
+    rho_bench__w_field(&w, "hz", rho_bench__cycles_hz);
+#else
+    rho_bench__w_str(&w, "@clock cycles tsc unit=cycle");
+    rho_bench__w_field(&w, "hz", rho_bench__cycles_hz);
+#endif
+    rho_bench__w_field(&w, "resolution", rho_bench__cycles_resolution());
+    rho_bench__w_line(&w);
+#endif
+#if RHO_BENCH__HAS_TIME
+    rho_bench__w_str(&w, "@clock time " RHO_BENCH__TIME_NAME " unit=ns hz=1000000000");
+    rho_bench__w_field(&w, "resolution", rho_bench__time_resolution());
+    rho_bench__w_line(&w);
+#endif
+
+    rho_bench__w_str(&w, "@config");
+    rho_bench__w_field(&w, "iterations", rho_bench__config.iterations);
+    rho_bench__w_field(&w, "warmup", rho_bench__config.warmup);
+    rho_bench__w_field(&w, "time_cap_ms", rho_bench__config.time_cap_ms);
+    rho_bench__w_field(&w, "stack_bytes", rho_bench__config.stack_bytes);
+    rho_bench__w_line(&w);
+}
+
+int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
+{
+    unsigned i;
+    int status = 0;
+    rho_bench__writer w;
+    (void)argc;
+    (void)argv;
+
+    if (rho_bench__read_settings() != 0) {
+        return 2;
+    }
+    for (i = 0; i < suite->count; i++) {
+        if (!rho_bench__valid_name(suite->entries[i].name)) {
+            rho_bench__say("benchmark name must be 1 to 63 of [A-Za-z0-9_.:+-]: ",
+                           suite->entries[i].name, "");
+            return 2;
+        }
+#if !RHO_BENCH_BARE_METAL
+        {
+            rho_bench__uint iterations;
+            if (rho_bench__iterations_for(suite->entries[i].name, &iterations) != 0) {
+                return 2;
+            }
+        }
+#endif
+    }
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_TARGET)
+    if (!rho_bench__valid_name(RHO_BENCH__STR(RHO_BENCH_TARGET))) {
+        rho_bench__say("RHO_BENCH_TARGET must be 1 to 63 of [A-Za-z0-9_.:+-]: ",
+                       RHO_BENCH__STR(RHO_BENCH_TARGET), "");
+        return 2;
+    }
+#endif
+
+    rho_bench__clock_init();
+    rho_bench__write_header();
+
+    if (rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS) != 0) {
+        status = 2;
+    }
+    for (i = 0; i < suite->count && status == 0; i++) {
+        rho_bench__uint iterations = rho_bench__config.iterations;
+#if !RHO_BENCH_BARE_METAL
+        (void)rho_bench__iterations_for(suite->entries[i].name, &iterations);
+#endif
+        if (rho_bench__run_one(suite->entries[i].name, suite->entries[i].fn, iterations) != 0) {
+            status = 2;
+        }
+    }
+    if (status == 0) {
+        w.len = 0;
+        rho_bench__w_str(&w, "@done");
+        rho_bench__w_field(&w, "benchmarks", suite->count);
+        rho_bench__w_field(&w, "dropped", suite->dropped);
+        rho_bench__w_line(&w);
+    }
+#if !RHO_BENCH_BARE_METAL
+    if (fflush(stdout) != 0 || rho_bench__output_failed || ferror(stdout)) {
+        fprintf(stderr, "rho: writing the stream to stdout failed\n");
+        status = 2;
+    }
+#endif
+    return status;
+}
+
+#endif /* RHO_BENCH_IMPLEMENTATION */
