@@ -473,3 +473,285 @@ pub fn judge(metric: Metric, base: Value, head: Value, fraction: f64) -> Option<
         verdict,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+    use crate::format::{Figure, Figures};
+
+    fn set_median(section: &mut TargetBaseline, bench: &str, metric: Metric, value: f64) {
+        let b = section
+            .benchmarks
+            .iter_mut()
+            .find(|b| b.name == bench)
+            .unwrap();
+        match metric {
+            Metric::Cycles => b.cycles.as_mut().unwrap().median = Figure(value),
+            Metric::TimeNs => b.time_ns.as_mut().unwrap().median = Figure(value),
+            Metric::StackBytes => b.stack_bytes = Stack::Bytes(value as u64),
+            Metric::HeapPeakBytes => b.heap_peak_bytes = value as u64,
+        }
+    }
+
+    fn row<'a>(c: &'a Comparison, bench: &str, metric: Metric) -> &'a MetricComparison {
+        c.benchmark(bench)
+            .unwrap()
+            .metrics
+            .iter()
+            .find(|m| m.metric == metric)
+            .unwrap()
+    }
+
+    #[test]
+    fn identical_figures_are_all_ok() {
+        let c = compare(&fixture::section("host"), &fixture::section("host"), 5.0).unwrap();
+        assert!(!c.failed());
+        assert_eq!(c.counts().ok, 16);
+        assert!(
+            c.rows()
+                .all(|(_, r)| r.verdict == Verdict::Ok && r.change_percent == Some(0.0))
+        );
+    }
+
+    #[test]
+    fn the_limit_is_inclusive() {
+        let base = fixture::section("host");
+        let mut head = fixture::section("host");
+        // 1870 * 1.05 = 1963.5: exactly on the bound is not a regression, a cycle more is.
+        set_median(&mut head, "bench_crc_64", Metric::Cycles, 1963.5);
+        let c = compare(&base, &head, 5.0).unwrap();
+        assert_eq!(row(&c, "bench_crc_64", Metric::Cycles).verdict, Verdict::Ok);
+        set_median(&mut head, "bench_crc_64", Metric::Cycles, 1964.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        let r = row(&c, "bench_crc_64", Metric::Cycles);
+        assert_eq!(r.verdict, Verdict::Regressed);
+        assert!((r.change_percent.unwrap() - 5.0267).abs() < 1e-3);
+        assert!(c.failed());
+        // Improvement is symmetric: below base * (1 - limit).
+        set_median(&mut head, "bench_crc_64", Metric::Cycles, 1776.5);
+        assert_eq!(
+            row(
+                &compare(&base, &head, 5.0).unwrap(),
+                "bench_crc_64",
+                Metric::Cycles
+            )
+            .verdict,
+            Verdict::Ok
+        );
+        set_median(&mut head, "bench_crc_64", Metric::Cycles, 1776.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_crc_64", Metric::Cycles).verdict,
+            Verdict::Improved
+        );
+        assert!(!c.failed(), "an improvement is not a failure");
+    }
+
+    #[test]
+    fn each_metric_is_judged_on_its_own() {
+        let base = fixture::section("host");
+        let mut head = fixture::section("host");
+        // Cycles cut by half, heap doubled: two facts, not an average.
+        set_median(&mut head, "bench_malloc_free", Metric::Cycles, 53.0);
+        set_median(&mut head, "bench_malloc_free", Metric::HeapPeakBytes, 128.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_malloc_free", Metric::Cycles).verdict,
+            Verdict::Improved
+        );
+        assert_eq!(
+            row(&c, "bench_malloc_free", Metric::HeapPeakBytes).verdict,
+            Verdict::Regressed
+        );
+        assert_eq!(
+            row(&c, "bench_malloc_free", Metric::TimeNs).verdict,
+            Verdict::Ok
+        );
+        assert_eq!(c.counts().regressed, 1);
+        assert!(c.failed());
+    }
+
+    #[test]
+    fn a_figure_from_zero_is_a_regression_without_a_percentage() {
+        let base = fixture::section("host");
+        let mut head = fixture::section("host");
+        set_median(&mut head, "bench_crc_64", Metric::HeapPeakBytes, 16.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        let r = row(&c, "bench_crc_64", Metric::HeapPeakBytes);
+        assert_eq!((r.verdict, r.change_percent), (Verdict::Regressed, None));
+    }
+
+    #[test]
+    fn added_and_removed_benchmarks_are_not_regressions() {
+        let base = fixture::section("host");
+        let mut head = fixture::section("host");
+        // A rename is simply one removed and one added.
+        head.benchmarks[1].name = "bench_crc32_64".to_string();
+        let c = compare(&base, &head, 5.0).unwrap();
+        assert!(!c.failed());
+        let added = c.benchmark("bench_crc32_64").unwrap();
+        assert_eq!(added.presence, Presence::Added);
+        assert!(
+            added
+                .metrics
+                .iter()
+                .all(|m| m.verdict == Verdict::Added && m.base == Value::Absent)
+        );
+        let removed = c.benchmark("bench_crc_64").unwrap();
+        assert_eq!(removed.presence, Presence::Removed);
+        assert!(
+            removed
+                .metrics
+                .iter()
+                .all(|m| m.verdict == Verdict::Removed && m.head == Value::Absent)
+        );
+        // Suite order of this run, then what was removed.
+        let names: Vec<&str> = c.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "bench_empty",
+                "bench_crc32_64",
+                "bench_crc_256",
+                "bench_malloc_free",
+                "bench_crc_64"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stack_no_longer_measured_is_a_failure_not_a_pass() {
+        let base = fixture::section("host");
+        for lost in [Stack::Overrun, Stack::Off] {
+            let mut head = fixture::section("host");
+            head.benchmarks[2].stack_bytes = lost;
+            let c = compare(&base, &head, 5.0).unwrap();
+            let r = row(&c, "bench_crc_256", Metric::StackBytes);
+            assert_eq!(r.verdict, Verdict::NotMeasured, "{lost:?}");
+            assert!(c.failed(), "{lost:?}");
+        }
+        // Off on both sides (stack measurement disabled) is simply not a metric of this comparison.
+        let mut base_off = fixture::section("host");
+        let mut head_off = fixture::section("host");
+        base_off.benchmarks[0].stack_bytes = Stack::Off;
+        head_off.benchmarks[0].stack_bytes = Stack::Off;
+        let c = compare(&base_off, &head_off, 5.0).unwrap();
+        assert!(
+            c.benchmark("bench_empty")
+                .unwrap()
+                .metrics
+                .iter()
+                .all(|m| m.metric != Metric::StackBytes)
+        );
+        assert!(!c.failed());
+        // An overrun in head fails whatever the base had.
+        head_off.benchmarks[0].stack_bytes = Stack::Overrun;
+        assert!(compare(&base_off, &head_off, 5.0).unwrap().failed());
+    }
+
+    #[test]
+    fn another_target_or_architecture_is_refused() {
+        let err = compare(
+            &fixture::section("stm32h743zi"),
+            &fixture::section("host"),
+            5.0,
+        )
+        .unwrap_err();
+        assert!(matches!(err, Refusal::Target { .. }));
+        assert!(
+            err.to_string().contains("\"stm32h743zi\"") && err.to_string().contains("\"host\""),
+            "{err}"
+        );
+
+        let mut arm = fixture::section("host");
+        arm.context.arch = "aarch64".to_string();
+        let err = compare(&fixture::section("host"), &arm, 5.0).unwrap_err();
+        assert!(
+            err.to_string().contains("x86_64") && err.to_string().contains("aarch64"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn cycles_of_another_clock_are_refused() {
+        let mut board = fixture::section("host");
+        let cycles = board.context.clocks.cycles.as_mut().unwrap();
+        cycles.name = "dwt".to_string();
+        cycles.hz = Some(25_000_000);
+        let err = compare(&fixture::section("host"), &board, 5.0).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("tsc cycles and dwt cycles are different units"),
+            "{err}"
+        );
+
+        let mut other_machine = fixture::section("host");
+        other_machine.context.clocks.cycles.as_mut().unwrap().hz = Some(3_500_000_000);
+        let err = compare(&fixture::section("host"), &other_machine, 5.0).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("tsc at 2.900 GHz cycles and tsc at 3.500 GHz cycles"),
+            "{err}"
+        );
+
+        // The harness's own frequency estimate wobbles from run to run; that is the same clock.
+        let mut rerun = fixture::section("host");
+        rerun.context.clocks.cycles.as_mut().unwrap().hz = Some(2_899_907_000);
+        assert!(compare(&fixture::section("host"), &rerun, 5.0).is_ok());
+    }
+
+    #[test]
+    fn measured_and_derived_nanoseconds_are_refused_real_time_from_another_clock_is_not() {
+        let mut derived = fixture::section("host");
+        derived.context.time_source = TimeSource::DerivedFromCycles;
+        derived.context.clocks.time = None;
+        let err = compare(&fixture::section("host"), &derived, 5.0).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.contains("nanoseconds measured by clock_gettime")
+                && message.contains("derived from tsc"),
+            "{message}"
+        );
+
+        let mut other_real_time = fixture::section("host");
+        other_real_time.context.clocks.time.as_mut().unwrap().name =
+            "mach_absolute_time".to_string();
+        assert!(compare(&fixture::section("host"), &other_real_time, 5.0).is_ok());
+    }
+
+    #[test]
+    fn a_nonsense_limit_is_refused() {
+        for limit in [-1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                compare(&fixture::section("host"), &fixture::section("host"), limit),
+                Err(Refusal::Limit(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn a_clock_metric_missing_on_one_benchmark_is_not_measured() {
+        let base = fixture::section("host");
+        let mut head = fixture::section("host");
+        head.benchmarks[1].time_ns = None;
+        let c = compare(&base, &head, 5.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_crc_64", Metric::TimeNs).verdict,
+            Verdict::NotMeasured
+        );
+        let mut head = fixture::section("host");
+        let mut base = base.clone();
+        base.benchmarks[1].time_ns = None;
+        head.benchmarks[1].time_ns = Some(Figures {
+            median: Figure(1.0),
+            p95: Figure(1.0),
+            p99: Figure(1.0),
+        });
+        let c = compare(&base, &head, 5.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_crc_64", Metric::TimeNs).verdict,
+            Verdict::Added
+        );
+    }
+}

@@ -447,3 +447,268 @@ fn strip_position(message: &str) -> String {
         None => message.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+
+    fn file_with(targets: &[&str]) -> BaselineFile {
+        let mut file = BaselineFile::new();
+        for target in targets {
+            file.insert(fixture::section(target));
+        }
+        file
+    }
+
+    #[test]
+    fn the_same_data_gives_the_same_bytes() {
+        let first = file_with(&["host", "mps2-an386"]).to_json().unwrap();
+        let second = file_with(&["host", "mps2-an386"]).to_json().unwrap();
+        assert_eq!(first, second);
+        // Inserting the targets in the other order changes nothing either: sections are in name order.
+        let reversed = file_with(&["mps2-an386", "host"]).to_json().unwrap();
+        assert_eq!(first, reversed);
+        assert!(first.ends_with("}\n") && !first.ends_with("\n\n"));
+    }
+
+    #[test]
+    fn keys_come_out_in_the_declared_order() {
+        let text = file_with(&["host"]).to_json().unwrap();
+        let order = [
+            "\"schema\"",
+            "\"targets\"",
+            "\"host\"",
+            "\"context\"",
+            "\"target\"",
+            "\"arch\"",
+            "\"optimized\"",
+            "\"compiler\"",
+            "\"flags\"",
+            "\"tool\"",
+            "\"recorded_at\"",
+            "\"iterations\"",
+            "\"warmup\"",
+            "\"clocks\"",
+            "\"cycles\"",
+            "\"time\"",
+            "\"time_source\"",
+            "\"benchmarks\"",
+            "\"name\": \"bench_empty\"",
+            "\"name\": \"bench_crc_64\"",
+            "\"name\": \"bench_crc_256\"",
+            "\"name\": \"bench_malloc_free\"",
+        ];
+        let mut from = 0;
+        for key in order {
+            let at = text[from..]
+                .find(key)
+                .unwrap_or_else(|| panic!("{key} missing or out of order in\n{text}"));
+            from += at + key.len();
+        }
+        // Within a benchmark block too.
+        let block = &text[text.find("\"name\": \"bench_crc_64\"").unwrap()..];
+        let mut from = 0;
+        for key in [
+            "\"unit\"",
+            "\"per_iteration\"",
+            "\"iterations\"",
+            "\"cycles\"",
+            "\"median\"",
+            "\"p95\"",
+            "\"p99\"",
+            "\"time_ns\"",
+            "\"stack_bytes\"",
+            "\"heap_peak_bytes\"",
+        ] {
+            let at = block[from..]
+                .find(key)
+                .unwrap_or_else(|| panic!("{key} out of order"));
+            from += at + key.len();
+        }
+    }
+
+    #[test]
+    fn integral_figures_have_no_fraction_and_fractions_are_short() {
+        let text = file_with(&["host"]).to_json().unwrap();
+        assert!(text.contains("\"median\": 1870,"), "{text}");
+        assert!(!text.contains("1870.0"));
+        assert_eq!(Figure(662.125).to_string(), "662.125");
+        assert_eq!(
+            serde_json::to_string(&Figure(0.1 + 0.2)).unwrap(),
+            "0.30000000000000004"
+        );
+        assert_eq!(
+            serde_json::to_string(&Figure(Rounding::Decimals(3).apply(0.1 + 0.2))).unwrap(),
+            "0.3"
+        );
+        assert!(serde_json::to_string(&Figure(f64::NAN)).is_err());
+    }
+
+    #[test]
+    fn rounding_follows_the_clock() {
+        let tsc = ClockInfo {
+            name: "tsc".into(),
+            unit: "cycle".into(),
+            hz: Some(2_900_000_000),
+            resolution: 1,
+        };
+        assert_eq!(Rounding::for_clock(&tsc).apply(1987.4), 1987.0);
+        let coarse = ClockInfo {
+            resolution: 20,
+            ..tsc.clone()
+        };
+        assert_eq!(Rounding::for_clock(&coarse).apply(667.0), 660.0);
+        assert_eq!(Rounding::for_clock(&coarse).apply(671.0), 680.0);
+        let never_stepped = ClockInfo {
+            resolution: 0,
+            ..tsc.clone()
+        };
+        assert_eq!(Rounding::for_clock(&never_stepped).apply(3.4), 3.0);
+        // One tsc step at 2.9 GHz is 0.345 ns: tenths are what it resolves.
+        assert_eq!(
+            Rounding::for_derived_ns(&tsc, 2_900_000_000),
+            Rounding::Decimals(1)
+        );
+        assert_eq!(
+            Rounding::for_derived_ns(&tsc, 2_900_000_000).apply(685.1724),
+            685.2
+        );
+        // A 25 MHz SysTick: 40 ns a step, whole nanoseconds.
+        assert_eq!(
+            Rounding::for_derived_ns(&tsc, 25_000_000),
+            Rounding::Decimals(0)
+        );
+        // Never more than three places, however fast the counter.
+        assert_eq!(
+            Rounding::for_derived_ns(&tsc, 100_000_000_000),
+            Rounding::Decimals(2)
+        );
+        assert_eq!(
+            Rounding::for_derived_ns(&tsc, 10_000_000_000_000),
+            Rounding::Decimals(3)
+        );
+        assert_eq!(Rounding::Step(1).apply(-0.2).to_string(), "0");
+    }
+
+    #[test]
+    fn parse_reads_back_what_was_written() {
+        let file = file_with(&["host", "mps2-an386"]);
+        let text = file.to_json().unwrap();
+        assert_eq!(BaselineFile::parse(&text, "t.json").unwrap(), file);
+    }
+
+    #[test]
+    fn stack_marks_round_trip() {
+        for (stack, text) in [
+            (Stack::Bytes(312), "312"),
+            (Stack::Overrun, "\"overrun\""),
+            (Stack::Off, "\"off\""),
+        ] {
+            assert_eq!(serde_json::to_string(&stack).unwrap(), text);
+            assert_eq!(serde_json::from_str::<Stack>(text).unwrap(), stack);
+        }
+        assert!(serde_json::from_str::<Stack>("\"deep\"").is_err());
+        assert!(serde_json::from_str::<Stack>("-1").is_err());
+    }
+
+    #[test]
+    fn another_schema_is_refused_by_name() {
+        let text = file_with(&["host"])
+            .to_json()
+            .unwrap()
+            .replace(SCHEMA, "rho-baseline/2");
+        let err = BaselineFile::parse(&text, "bench/baseline.json").unwrap_err();
+        assert!(
+            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/2"),
+            "{err}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains("bench/baseline.json") && message.contains("rho-baseline/2"),
+            "{message}"
+        );
+
+        let err = BaselineFile::parse("{\"targets\": {}}", "x.json").unwrap_err();
+        assert!(err.to_string().contains("no \"schema\""), "{err}");
+    }
+
+    #[test]
+    fn corrupt_json_names_line_and_column() {
+        let mut text = file_with(&["host"]).to_json().unwrap();
+        // Cut the file part-way through a benchmark, as a truncated write would.
+        text.truncate(text.find("bench_crc_256").unwrap());
+        let err = BaselineFile::parse(&text, "bench/baseline.json").unwrap_err();
+        let Error::Json { line, column, .. } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(*line, text.lines().count());
+        assert!(*column > 0);
+        assert!(
+            err.to_string()
+                .starts_with(&format!("bench/baseline.json:{line}:{column}: ")),
+            "{err}"
+        );
+
+        let bad_field = file_with(&["host"])
+            .to_json()
+            .unwrap()
+            .replace("\"heap_peak_bytes\": 64", "\"heap_peak_bytes\": \"lots\"");
+        let err = BaselineFile::parse(&bad_field, "b.json").unwrap_err();
+        let line = bad_field
+            .lines()
+            .position(|l| l.contains("\"lots\""))
+            .unwrap()
+            + 1;
+        assert!(
+            err.to_string().starts_with(&format!("b.json:{line}:")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_duplicates_and_misfiled_sections_are_refused() {
+        let text = file_with(&["host"])
+            .to_json()
+            .unwrap()
+            .replace("\"arch\"", "\"archh\"");
+        assert!(
+            BaselineFile::parse(&text, "b.json")
+                .unwrap_err()
+                .to_string()
+                .contains("archh")
+        );
+
+        let mut file = file_with(&["host"]);
+        let copy = file.targets["host"].benchmarks[1].clone();
+        file.targets.get_mut("host").unwrap().benchmarks.push(copy);
+        let err = BaselineFile::parse(&file.to_json().unwrap(), "b.json").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("lists benchmark \"bench_crc_64\" twice"),
+            "{err}"
+        );
+
+        let text =
+            file_with(&["host"])
+                .to_json()
+                .unwrap()
+                .replacen("\"host\": {", "\"board\": {", 1);
+        let err = BaselineFile::parse(&text, "b.json").unwrap_err();
+        assert!(
+            err.to_string().contains("filed under target \"board\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_non_finite_figure_is_named_before_anything_is_written() {
+        let mut section = fixture::section("host");
+        section.benchmarks[2].time_ns.as_mut().unwrap().p99 = Figure(f64::INFINITY);
+        let err = section.check_figures().unwrap_err().to_string();
+        assert!(
+            err.contains("bench_crc_256") && err.contains("time_ns p99"),
+            "{err}"
+        );
+    }
+}

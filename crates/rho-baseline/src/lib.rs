@@ -52,3 +52,76 @@ pub fn diff(
         })?;
     Ok(compare(base, head, limit_percent)?)
 }
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    //! Small hand-written baselines for the unit tests.
+
+    use crate::format::{
+        BenchmarkBaseline, ClockInfo, Clocks, Context, Figure, Figures, Stack, TargetBaseline,
+        TimeSource,
+    };
+
+    pub fn context(target: &str) -> Context {
+        Context {
+            target: target.to_string(),
+            arch: "x86_64".to_string(),
+            optimized: true,
+            compiler: Some("gcc-12.2.0".to_string()),
+            flags: Some("-O2".to_string()),
+            tool: "rho 0.1.0".to_string(),
+            recorded_at: "2026-12-02T13:20:15Z".to_string(),
+            iterations: 20000,
+            warmup: 100,
+            clocks: Clocks {
+                cycles: Some(ClockInfo {
+                    name: "tsc".to_string(),
+                    unit: "cycle".to_string(),
+                    hz: Some(2_899_912_000),
+                    resolution: 1,
+                }),
+                time: Some(ClockInfo {
+                    name: "clock_gettime".to_string(),
+                    unit: "ns".to_string(),
+                    hz: Some(1_000_000_000),
+                    resolution: 1,
+                }),
+            },
+            time_source: TimeSource::TimeClock,
+        }
+    }
+
+    pub fn bench(name: &str, cycles: f64, ns: f64, stack: Stack, heap: u64) -> BenchmarkBaseline {
+        BenchmarkBaseline {
+            name: name.to_string(),
+            unit: "iter".to_string(),
+            per_iteration: 1,
+            iterations: 20000,
+            cycles: Some(Figures {
+                median: Figure(cycles),
+                p95: Figure(cycles * 1.1),
+                p99: Figure(cycles * 1.5),
+            }),
+            time_ns: Some(Figures {
+                median: Figure(ns),
+                p95: Figure(ns * 1.1),
+                p99: Figure(ns * 1.5),
+            }),
+            stack_bytes: stack,
+            heap_peak_bytes: heap,
+        }
+    }
+
+    /// The spec's figures: an empty body, CRC-32 over 64 and 256 bytes, a malloc/free pair.
+    pub fn section(target: &str) -> TargetBaseline {
+        TargetBaseline {
+            context: context(target),
+            benchmarks: vec![
+                bench("bench_empty", 0.0, 0.0, Stack::Bytes(48), 0),
+                bench("bench_crc_64", 1870.0, 645.0, Stack::Bytes(312), 0),
+                bench("bench_crc_256", 7704.0, 2657.0, Stack::Bytes(312), 0),
+                bench("bench_malloc_free", 107.0, 37.0, Stack::Bytes(96), 64),
+            ],
+        }
+    }
+}

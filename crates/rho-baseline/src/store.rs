@@ -158,3 +158,145 @@ fn sync_dir(dir: &Path) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+    use crate::fixture;
+    use crate::format::Figure;
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn writing_one_target_keeps_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bench").join("baseline.json");
+        write_target(&path, fixture::section("host")).unwrap();
+        write_target(&path, fixture::section("mps2-an386")).unwrap();
+
+        let mut newer = fixture::section("host");
+        newer.benchmarks.truncate(1);
+        newer.context.recorded_at = "2026-12-03T09:00:00Z".to_string();
+        write_target(&path, newer.clone()).unwrap();
+
+        let file = read_file(&path).unwrap();
+        assert_eq!(
+            file.targets.keys().collect::<Vec<_>>(),
+            ["host", "mps2-an386"]
+        );
+        assert_eq!(
+            file.targets["host"], newer,
+            "the host section is replaced whole"
+        );
+        assert_eq!(
+            file.targets["mps2-an386"],
+            fixture::section("mps2-an386"),
+            "the board's is kept as it was"
+        );
+        assert_eq!(
+            entries(path.parent().unwrap()),
+            ["baseline.json"],
+            "no temporary file left behind"
+        );
+    }
+
+    #[test]
+    fn rewriting_the_same_section_gives_a_byte_identical_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("baseline.json");
+        write_target(&path, fixture::section("host")).unwrap();
+        let first = fs::read(&path).unwrap();
+        write_target(&path, fixture::section("host")).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), first);
+    }
+
+    #[test]
+    fn a_write_failing_part_way_leaves_the_old_file_intact() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("baseline.json");
+        write_target(&path, fixture::section("host")).unwrap();
+        let before = fs::read(&path).unwrap();
+
+        // Half the new file goes out, then the writer fails (as a full disk or a serialiser error would).
+        let err = write_atomic(&path, |out| {
+            out.write_all(&before[..before.len() / 2]).unwrap();
+            out.flush().unwrap();
+            Err(Error::Serialize {
+                message: "disk full".to_string(),
+            })
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("disk full"));
+        assert_eq!(fs::read(&path).unwrap(), before);
+        assert_eq!(
+            entries(dir.path()),
+            ["baseline.json"],
+            "the temporary file is removed"
+        );
+    }
+
+    #[test]
+    fn a_figure_that_cannot_be_written_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("baseline.json");
+        write_target(&path, fixture::section("host")).unwrap();
+        let before = fs::read(&path).unwrap();
+
+        let mut bad = fixture::section("host");
+        bad.benchmarks[3].cycles.as_mut().unwrap().median = Figure(f64::NAN);
+        let err = write_target(&path, bad.clone()).unwrap_err();
+        assert!(err.to_string().contains("bench_malloc_free"), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), before);
+
+        // Even past the check, the serialiser refuses mid-stream and the old file survives.
+        let mut file = read_file(&path).unwrap();
+        file.insert(bad);
+        let err = write_atomic(&path, |out| file.write_json(out)).unwrap_err();
+        assert!(err.to_string().contains("not a finite number"), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), before);
+        assert_eq!(entries(dir.path()), ["baseline.json"]);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("baseline.json");
+        fs::write(&path, "{ \"schema\": \"rho-baseline/1\", \"targets\": { ").unwrap();
+        let err = write_target(&path, fixture::section("host")).unwrap_err();
+        assert!(err.to_string().contains("refusing to overwrite"), "{err}");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{ \"schema\": \"rho-baseline/1\", \"targets\": { "
+        );
+    }
+
+    #[test]
+    fn a_missing_file_says_how_to_make_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_file(&dir.path().join("nope.json")).unwrap_err();
+        assert!(matches!(err, Error::Missing { .. }));
+        assert!(err.to_string().contains("--write-baseline"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_is_readable_by_everyone_like_any_committed_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("baseline.json");
+        write_target(&path, fixture::section("host")).unwrap();
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
+    }
+}
