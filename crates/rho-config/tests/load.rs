@@ -762,3 +762,80 @@ fn messages_name_the_file_as_given() {
         ModuleConfig::from_str("bench:\n  scale: 0\n", Path::new("fw/module.yml")).unwrap_err();
     assert!(err.to_string().starts_with("fw/module.yml:2:10: "), "{err}");
 }
+
+// ---- docs/config.md stays true ----
+
+fn repo_file(relative: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The fenced blocks of `lang` in a Markdown text, in order.
+fn fenced_blocks(markdown: &str, lang: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        match &mut current {
+            None if line.trim() == format!("```{lang}") => current = Some(String::new()),
+            Some(block) if line.trim() == "```" => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_docs_complete_example_is_the_example_project_and_every_yaml_block_loads() {
+    let docs = repo_file("docs/config.md");
+    let blocks = fenced_blocks(&docs, "yaml");
+    assert!(
+        blocks.len() >= 4,
+        "expected the docs' YAML examples, found {}",
+        blocks.len()
+    );
+    // The example project's file, less its two header comment lines, is the docs' complete example.
+    let example = repo_file("examples/project/module.yml");
+    let body: String = example
+        .lines()
+        .skip_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        blocks[0], body,
+        "docs/config.md's complete example has drifted from examples/project/module.yml"
+    );
+    assert_eq!(blocks[1], SPEC_MODULE_YML);
+    for block in &blocks {
+        load(block);
+    }
+}
+
+#[test]
+fn the_docs_error_examples_are_the_real_messages() {
+    let docs = repo_file("docs/config.md");
+    let shown = &fenced_blocks(&docs, "text")[0];
+    let produced = [
+        refuse(
+            "bench:\n  default_iterations: 20000\n  warmup_runs: 100\n  stack_watermark: true\n  budgets:\n    \
+             max_heap_bytes: 8192\n    max_stak_bytes: 4096\n",
+        )
+        .3,
+        refuse("bench:\n  budgets:\n    max_heap_bytes: -8192\n").3,
+        refuse("bench:\n  gate:\n    runs: 1\n").3,
+        load(SPEC_MODULE_YML)
+            .target(Some("stm32h743zi"))
+            .unwrap_err()
+            .to_string(),
+    ];
+    let shown: Vec<&str> = shown.lines().collect();
+    assert_eq!(shown, produced);
+}
