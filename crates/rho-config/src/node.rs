@@ -30,7 +30,7 @@ impl Node {
             Node::Null => "nothing (an empty value)".to_owned(),
             Node::Bool(b) => format!("`{b}`"),
             Node::Int(i) => format!("`{i}`"),
-            Node::Float(f) => format!("`{f}`"),
+            Node::Float(f) => format!("`{f:?}`"),
             Node::Str(s) => format!("the text '{}'", clip(s)),
             Node::Seq(_) => "a list".to_owned(),
             Node::Map(_) => "a mapping".to_owned(),
