@@ -28,7 +28,7 @@ pub fn load_local_config(dir: &Path) -> Result<Option<ModuleConfig>, GateError> 
         .map(Some)
         .map_err(|source| GateError::Config {
             context: "gate settings".to_owned(),
-            source,
+            source: Box::new(source),
         })
 }
 
@@ -50,7 +50,7 @@ pub fn side_target(
 ) -> Result<(ModuleConfig, TargetSpec), GateError> {
     let config_error = |source| GateError::Config {
         context: side.to_string(),
-        source,
+        source: Box::new(source),
     };
     let config = ModuleConfig::load(&module_root.join(MODULE_FILE)).map_err(config_error)?;
     let spec = config.target(target).map_err(config_error)?;

@@ -20,6 +20,21 @@ impl std::fmt::Display for SideName {
     }
 }
 
+/// A build or run of one side that failed.
+#[derive(Debug, thiserror::Error)]
+#[error("{side}: {what} `{command}` (in {}) {how}{stderr}", dir.display())]
+pub struct CommandFailure {
+    pub side: SideName,
+    /// `build` or `run 2 of 3`.
+    pub what: String,
+    pub command: String,
+    pub dir: PathBuf,
+    /// `exited with status 1`, `crashed (SIGSEGV)`, `timed out after 120 s`, ...
+    pub how: String,
+    /// The last lines of its stderr, already indented under a lead-in, or empty.
+    pub stderr: String,
+}
+
 /// Why the gate could not reach a verdict.
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {
@@ -53,7 +68,7 @@ pub enum GateError {
     Config {
         context: String,
         #[source]
-        source: rho_config::ConfigError,
+        source: Box<rho_config::ConfigError>,
     },
     #[error(
         "{side}: target `{target}` is built into rho and has no `build:`/`run:` commands in {}; the gate \
@@ -65,18 +80,9 @@ pub enum GateError {
         target: String,
         path: PathBuf,
     },
-    #[error("{side}: {what} `{command}` (in {dir}) {how}{stderr}")]
-    Command {
-        side: SideName,
-        /// `build` or `run 2 of 3`.
-        what: String,
-        command: String,
-        dir: PathBuf,
-        /// `exited with status 1`, `was killed by SIGSEGV`, `timed out after 120 s`, ...
-        how: String,
-        /// The last lines of its stderr, already indented, or empty.
-        stderr: String,
-    },
+    /// A build or run that failed: it did not start, exited non-zero, crashed or timed out.
+    #[error(transparent)]
+    Command(Box<CommandFailure>),
     #[error("{side}: run {run} of `{command}`: {source}")]
     Metrics {
         side: SideName,

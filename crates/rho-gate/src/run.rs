@@ -8,7 +8,7 @@ use rho_exec::Runner;
 use rho_exec::interrupt::{self, CleanupGuard};
 
 use crate::compare::{Comparison, compare};
-use crate::error::{GateError, SideName};
+use crate::error::{CommandFailure, GateError, SideName};
 use crate::metrics::{MetricSource, RunMetrics, metrics_from_stdout};
 use crate::settings::GateSettings;
 use crate::side::{PreparedSide, SideSpec};
@@ -330,13 +330,15 @@ fn run_command(
     if let Some(scale) = env.scale {
         command.env("RHO_BENCH_SCALE", scale.to_string());
     }
-    let failure = |how: String, stderr: &str| GateError::Command {
-        side,
-        what: what.to_owned(),
-        command: shell_command.to_owned(),
-        dir: dir.to_owned(),
-        how,
-        stderr: stderr_tail(stderr),
+    let failure = |how: String, stderr: &str| {
+        GateError::Command(Box::new(CommandFailure {
+            side,
+            what: what.to_owned(),
+            command: shell_command.to_owned(),
+            dir: dir.to_owned(),
+            how,
+            stderr: stderr_tail(stderr),
+        }))
     };
     if !dir.is_dir() {
         return Err(failure(

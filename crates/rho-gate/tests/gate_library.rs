@@ -142,13 +142,7 @@ fn a_build_failure_names_the_side_the_command_and_its_stderr() {
     .unwrap_err();
     let text = error.to_string();
     assert!(
-        matches!(
-            error,
-            GateError::Command {
-                side: SideName::Head,
-                ..
-            }
-        ),
+        matches!(&error, GateError::Command(failure) if failure.side == SideName::Head),
         "{text}"
     );
     assert!(text.starts_with("head: build"), "{text}");
