@@ -238,6 +238,17 @@
 extern "C" {
 #endif
 
+/* The hot path is forced inline: at -Os a compiler otherwise keeps one out-of-line copy of a
+ * static inline function used in several places, and its call and return would sit inside the
+ * measured window in the user's file but not in `.overhead`'s. */
+#if defined(__GNUC__)
+#define RHO_BENCH__NOINLINE __attribute__((noinline))
+#define RHO_BENCH__ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define RHO_BENCH__NOINLINE
+#define RHO_BENCH__ALWAYS_INLINE inline
+#endif
+
 /* ==== Types ================================================================================ */
 
 /* A clock reading and every printed count: 32 bits on bare metal (the counters are 32-bit and
@@ -312,13 +323,13 @@ rho_bench__uint rho_bench__time_now(void);
 
 #if RHO_BENCH_BARE_METAL
 
-static inline rho_bench__uint rho_bench__cycles_start(void)
+static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_start(void)
 {
     rho_bench__uint value = *rho_bench__counter;
     __asm__ __volatile__("" : : : "memory");
     return value;
 }
-static inline rho_bench__uint rho_bench__cycles_stop(void)
+static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 {
     rho_bench__uint value;
     __asm__ __volatile__("" : : : "memory");
@@ -329,14 +340,14 @@ static inline rho_bench__uint rho_bench__cycles_stop(void)
 #elif RHO_BENCH__HAS_CYCLES && defined(__x86_64__)
 
 /* lfence before rdtsc: earlier instructions have finished; after: the body has not started. */
-static inline rho_bench__uint rho_bench__cycles_start(void)
+static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_start(void)
 {
     uint32_t low, high;
     __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(low), "=d"(high) : : "memory");
     return ((rho_bench__uint)high << 32) | low;
 }
 /* rdtscp waits for the body to finish; lfence keeps what follows from starting early. */
-static inline rho_bench__uint rho_bench__cycles_stop(void)
+static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 {
     uint32_t low, high;
     __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(low), "=d"(high) : : "rcx", "memory");
@@ -345,13 +356,13 @@ static inline rho_bench__uint rho_bench__cycles_stop(void)
 
 #elif RHO_BENCH__HAS_CYCLES && defined(__aarch64__)
 
-static inline rho_bench__uint rho_bench__cycles_start(void)
+static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_start(void)
 {
     rho_bench__uint value;
     __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(value) : : "memory");
     return value;
 }
-static inline rho_bench__uint rho_bench__cycles_stop(void)
+static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 {
     rho_bench__uint value;
     __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(value) : : "memory");
@@ -362,7 +373,7 @@ static inline rho_bench__uint rho_bench__cycles_stop(void)
 
 /* One step of RHO_BENCH_LOOP: stop clocks (cycles innermost), record and decide (not inline),
  * then the start clocks (time outermost). */
-static inline int rho_bench__next(rho_bench_t *state)
+static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench_t *state)
 {
 #if RHO_BENCH__HAS_CYCLES
     rho_bench__uint cycles_stop = rho_bench__cycles_stop();
@@ -428,14 +439,14 @@ static inline void rho_bench__add(rho_bench_suite_t *suite, const char *name, rh
     }
 }
 
-static inline void rho_bench__set_unit(rho_bench_t *state, const char *unit,
+static RHO_BENCH__ALWAYS_INLINE void rho_bench__set_unit(rho_bench_t *state, const char *unit,
                                        rho_bench__uint per_iteration)
 {
     state->unit = unit;
     state->per_iteration = per_iteration;
 }
 
-static inline void rho_bench__heap_alloc(rho_bench_t *state, int counted, size_t bytes)
+static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_alloc(rho_bench_t *state, int counted, size_t bytes)
 {
     if (counted) {
         state->heap_live += (rho_bench__uint)bytes;
@@ -446,7 +457,7 @@ static inline void rho_bench__heap_alloc(rho_bench_t *state, int counted, size_t
     }
 }
 
-static inline void rho_bench__heap_free(rho_bench_t *state, int counted, size_t bytes)
+static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, int counted, size_t bytes)
 {
     if (counted) {
         if ((rho_bench__uint)bytes > state->heap_live) {
@@ -488,14 +499,6 @@ static inline void rho_bench__heap_free(rho_bench_t *state, int counted, size_t 
 #endif
 #ifndef RHO_BENCH__UCONTEXT
 #define RHO_BENCH__UCONTEXT 0
-#endif
-
-#if defined(__GNUC__)
-#define RHO_BENCH__NOINLINE __attribute__((noinline))
-#define RHO_BENCH__ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define RHO_BENCH__NOINLINE
-#define RHO_BENCH__ALWAYS_INLINE inline
 #endif
 
 #define RHO_BENCH__STR2(x) #x
@@ -644,7 +647,7 @@ static void rho_bench__w_sanitised(rho_bench__writer *w, const char *text, unsig
 
 /* Messages about misuse: stderr hosted; on bare metal a noise line in the stream (the only
  * channel there is), which the host skips and then reports the stream as truncated. */
-static void rho_bench__say(const char *a, const char *b, const char *c)
+static void rho_bench__say(const char *a, const char *b, const char *c, const char *d)
 {
 #if RHO_BENCH_BARE_METAL
     rho_bench__writer w;
@@ -653,9 +656,10 @@ static void rho_bench__say(const char *a, const char *b, const char *c)
     rho_bench__w_str(&w, a);
     rho_bench__w_str(&w, b);
     rho_bench__w_str(&w, c);
+    rho_bench__w_str(&w, d);
     rho_bench__w_line(&w);
 #else
-    fprintf(stderr, "rho: %s%s%s\n", a, b, c);
+    fprintf(stderr, "rho: %s%s%s%s\n", a, b, c, d);
 #endif
 }
 
@@ -1300,12 +1304,12 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     }
     if (state.misuse == RHO_BENCH__MISUSE_TWO_LOOPS) {
         rho_bench__say(name, ": RHO_BENCH_LOOP entered more than once; a benchmark has one loop",
-                       "");
+                       "", "");
         return -1;
     }
     if (state.misuse == RHO_BENCH__MISUSE_BAD_UNIT) {
-        rho_bench__say(name, ": RHO_BENCH_UNIT name must be 1 to 63 of [A-Za-z0-9_.:+-], got ",
-                       state.unit != 0 ? state.unit : "NULL");
+        rho_bench__say(name, ": RHO_BENCH_UNIT name must be 1 to 63 of [A-Za-z0-9_.:+-], got \"",
+                       state.unit != 0 ? state.unit : "(null)", "\"");
         return -1;
     }
 
@@ -1448,8 +1452,9 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     }
     for (i = 0; i < suite->count; i++) {
         if (!rho_bench__valid_name(suite->entries[i].name)) {
-            rho_bench__say("benchmark name must be 1 to 63 of [A-Za-z0-9_.:+-]: ",
-                           suite->entries[i].name, "");
+            rho_bench__say("benchmark name must be 1 to 63 of [A-Za-z0-9_.:+-], got \"",
+                           suite->entries[i].name != 0 ? suite->entries[i].name : "(null)", "\"",
+                           "");
             return 2;
         }
 #if !RHO_BENCH_BARE_METAL
@@ -1463,8 +1468,8 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     }
 #if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_TARGET)
     if (!rho_bench__valid_name(RHO_BENCH__STR(RHO_BENCH_TARGET))) {
-        rho_bench__say("RHO_BENCH_TARGET must be 1 to 63 of [A-Za-z0-9_.:+-]: ",
-                       RHO_BENCH__STR(RHO_BENCH_TARGET), "");
+        rho_bench__say("RHO_BENCH_TARGET must be 1 to 63 of [A-Za-z0-9_.:+-], got \"",
+                       RHO_BENCH__STR(RHO_BENCH_TARGET), "\"", "");
         return 2;
     }
 #endif
