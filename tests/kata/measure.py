@@ -22,6 +22,7 @@ the minimum over runs, as the gate does for wire metrics.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -36,7 +37,6 @@ WIRE_NAMES = {
     "bench_rmsnorm": "rmsnorm_ns",
     "bench_count_below": "count_below_ns",
 }
-CFLAGS = ["-std=c99", "-O2"]
 
 
 def target_metric(name):
@@ -48,26 +48,54 @@ def target_metric(name):
     raise SystemExit("measure: cannot tell which kernel %s slows down" % name)
 
 
-def build(kernels_c, out_dir, source, include):
-    """Build the benchmark against kernels_c, as the module.yml recipes do; return the binary's path."""
-    os.makedirs(out_dir, exist_ok=True)
-    # The candidate is copied next to kernels.h under the name the recipes use, as the gate's sides are.
-    src_dir = os.path.join(out_dir, "src")
-    os.makedirs(src_dir, exist_ok=True)
-    for name in ["kernels.h", "bench_inputs.h", "bench_json.c", "bench_rho.c", "rho_impl.c"]:
-        path = os.path.join(HERE, name)
-        if os.path.exists(path):
-            with open(path) as f, open(os.path.join(src_dir, name), "w") as g:
-                g.write(f.read())
-    with open(kernels_c) as f, open(os.path.join(src_dir, "kernels.c"), "w") as g:
-        g.write(f.read())
-    exe = os.path.join(out_dir, "bench")
-    if source == "json":
-        cmd = ["cc"] + CFLAGS + ["-o", exe, "bench_json.c", "kernels.c", "-lm"]
-    else:
-        cmd = ["cc"] + CFLAGS + ["-I", include, "-o", exe, "bench_rho.c", "rho_impl.c", "kernels.c", "-lm"]
-    subprocess.run(cmd, cwd=src_dir, check=True, timeout=120)
-    return exe
+def recipe(module_yml):
+    """The first target's `build:` and `run:` commands of one of the kata's own module.yml files.
+
+    Not a YAML parser: enough of YAML for these two files (plain, quoted and `>-` folded scalars), so that the
+    commands timed here are the very ones the gate runs, not a copy that could drift."""
+    with open(module_yml) as f:
+        lines = f.read().splitlines()
+    found = {}
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("- "):
+            stripped = stripped[2:]
+        for key in ("build", "run"):
+            if key in found or not stripped.startswith(key + ":"):
+                continue
+            value = stripped[len(key) + 1 :].strip()
+            if value in (">-", ">"):
+                indent = len(line) - len(line.lstrip())
+                parts = []
+                for more in lines[index + 1 :]:
+                    if more.strip() and len(more) - len(more.lstrip()) <= indent:
+                        break
+                    parts.append(more.strip())
+                value = " ".join(p for p in parts if p)
+            elif value[:1] in ("'", '"') and value[-1:] == value[:1]:
+                value = value[1:-1].replace("''", "'") if value[0] == "'" else value[1:-1]
+            found[key] = value
+    if set(found) != {"build", "run"}:
+        raise SystemExit("measure: no build:/run: target found in " + module_yml)
+    return found["build"], found["run"]
+
+
+def build(kernels_c, side_dir, source, include):
+    """A copy of the kata with kernels_c as its kernels.c, built by the module's own `build:` command, as the
+    gate builds a side; returns the (module root, environment) to run it in."""
+    src = os.path.join(side_dir, "kata")
+    out = os.path.join(side_dir, "out")
+    os.makedirs(os.path.join(src, "wire"))
+    os.makedirs(out)
+    for name in ["kernels.h", "bench_inputs.h", "bench_json.c", "bench_rho.c", "rho_impl.c", "module.yml",
+                 os.path.join("wire", "module.yml")]:
+        shutil.copyfile(os.path.join(HERE, name), os.path.join(src, name))
+    shutil.copyfile(kernels_c, os.path.join(src, "kernels.c"))
+    root = src if source == "json" else os.path.join(src, "wire")
+    env = dict(os.environ, RHO_BENCH_INCLUDE=include, RHO_BENCH_OUT=out)
+    build_cmd, _ = recipe(os.path.join(root, "module.yml"))
+    subprocess.run(["sh", "-c", build_cmd], cwd=root, env=env, check=True, timeout=120)
+    return root, env
 
 
 def parse_json_last_line(stdout):
@@ -116,17 +144,21 @@ def parse_wire(stdout):
     return out
 
 
-def run(exe, source, env):
-    proc = subprocess.run([exe], capture_output=True, text=True, timeout=120, env=env, check=True)
+def run(side, source):
+    """One run of a built side through its module's `run:` command; its metrics."""
+    root, env = side
+    _, run_cmd = recipe(os.path.join(root, "module.yml"))
+    proc = subprocess.run(["sh", "-c", run_cmd], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=120, check=True)
     return parse_json_last_line(proc.stdout) if source == "json" else parse_wire(proc.stdout)
 
 
-def gate_once(base_exe, head_exe, runs, source, env):
+def gate_once(base, head, runs, source):
     """Alternate base and head `runs` times; each side's minimum per metric, and each side's spread."""
     base_runs, head_runs = [], []
     for _ in range(runs):
-        base_runs.append(run(base_exe, source, env))
-        head_runs.append(run(head_exe, source, env))
+        base_runs.append(run(base, source))
+        head_runs.append(run(head, source))
     base = {m: min(r[m] for r in base_runs) for m in METRICS}
     head = {m: min(r[m] for r in head_runs) for m in METRICS}
     spread = {
@@ -142,7 +174,6 @@ def main():
     parser.add_argument("--trials", type=int, default=3, help="independent base-vs-head trials per candidate")
     parser.add_argument("--source", choices=["json", "wire"], default="json")
     parser.add_argument("--include", default=os.path.join(REPO, "c", "include"), help="directory with rho/bench.h")
-    parser.add_argument("--iterations", type=int, default=300, help="RHO_BENCH_ITERATIONS for --source wire")
     parser.add_argument("--only", default="", help="comma-separated prefixes, e.g. s01,s09,same")
     args = parser.parse_args()
 
@@ -153,15 +184,12 @@ def main():
         wanted = args.only.split(",")
         candidates = [c for c in candidates if any(c[0].startswith(w) for w in wanted)]
 
-    env = dict(os.environ)
-    env["RHO_BENCH_ITERATIONS"] = str(args.iterations)
-
     with tempfile.TemporaryDirectory(prefix="kata-measure-") as tmp:
-        base_exe = build(os.path.join(HERE, "kernels.c"), os.path.join(tmp, "base"), args.source, args.include)
+        base = build(os.path.join(HERE, "kernels.c"), os.path.join(tmp, "base"), args.source, args.include)
         rows = []
         for name, path in candidates:
-            head_exe = build(path, os.path.join(tmp, name), args.source, args.include)
-            trials = [gate_once(base_exe, head_exe, args.runs, args.source, env) for _ in range(args.trials)]
+            head = build(path, os.path.join(tmp, name), args.source, args.include)
+            trials = [gate_once(base, head, args.runs, args.source) for _ in range(args.trials)]
             if name == "same":
                 worst = max(abs(h[m] / b[m] - 1.0) for b, h, _ in trials for m in METRICS)
                 per_metric = ", ".join(
@@ -186,8 +214,8 @@ def main():
             print("measured %s" % name, file=sys.stderr)
 
     print(
-        "source %s, %d trial(s) of %d alternating run(s) per side, min per side; cc %s"
-        % (args.source, args.trials, args.runs, " ".join(CFLAGS))
+        "source %s (%s), %d trial(s) of %d alternating run(s) per side, minimum per side"
+        % (args.source, "module.yml" if args.source == "json" else "wire/module.yml", args.trials, args.runs)
     )
     print()
     print("| candidate | metric | smallest ratio (head/base) | every trial | largest spread of one side's runs |")
