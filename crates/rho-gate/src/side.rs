@@ -39,7 +39,12 @@ impl SideSpec {
         if spec.is_empty() {
             return Err(bad("it is empty".to_owned()));
         }
-        let path = cwd.join(spec);
+        // Lexically without `.` components, so `.` is shown as the directory itself.
+        let path: PathBuf = cwd
+            .join(spec)
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect();
         if path.is_dir() {
             return Ok(SideSpec::Directory(path));
         }

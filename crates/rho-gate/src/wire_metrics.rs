@@ -1,8 +1,102 @@
-//! Metrics from a rho wire stream.
+//! Metrics from a rho wire stream: what `rho bench` reports per benchmark, named `<bench>.<metric>`.
 
-use crate::metrics::{MetricsError, RunMetrics};
+use rho_stats::RunSummary;
+use rho_wire::StackMark;
 
-pub(crate) fn metrics_from_wire(_stdout: &str) -> Result<RunMetrics, MetricsError> {
-    // Replaced as soon as rho-wire's parser and rho-stats' summary land.
-    Err(MetricsError::Wire("not yet supported".into()))
+use crate::metrics::{Figure, MetricsError, RunMetrics};
+
+/// Per benchmark of the stream: `.cycles` and `.ns`, the per-iteration net median of the run (overhead
+/// taken off, from rho-stats, the same figures the report shows); `.stack` in bytes (an overrun has no figure,
+/// so it cannot be decided; a stack not measured gives no metric); `.heap_peak` in bytes.
+pub(crate) fn metrics_from_wire(stdout: &str) -> Result<RunMetrics, MetricsError> {
+    let run = rho_wire::parse_str(stdout).map_err(|e| MetricsError::Wire(e.to_string()))?;
+    let summary = RunSummary::of(&run).map_err(|e| MetricsError::Wire(e.to_string()))?;
+    if summary.benchmarks.is_empty() {
+        return Err(MetricsError::NoBenchmarks);
+    }
+    let mut metrics = RunMetrics::new();
+    for bench in &summary.benchmarks {
+        let name = &bench.name;
+        if let Some(cycles) = &bench.cycles {
+            metrics.insert(
+                format!("{name}.cycles"),
+                Figure::Value(cycles.net.median as f64),
+            );
+        }
+        if let Some(time) = &bench.time {
+            metrics.insert(format!("{name}.ns"), Figure::Value(time.net.median as f64));
+        }
+        match bench.stack {
+            StackMark::Bytes(bytes) => {
+                metrics.insert(format!("{name}.stack"), Figure::Value(bytes as f64));
+            }
+            StackMark::Overrun => {
+                metrics.insert(
+                    format!("{name}.stack"),
+                    Figure::Unusable(
+                        "stack overrun: the painted region was used to its last byte, so there is no \
+                         figure"
+                            .to_owned(),
+                    ),
+                );
+            }
+            StackMark::Off => {}
+        }
+        metrics.insert(
+            format!("{name}.heap_peak"),
+            Figure::Value(bench.heap.peak as f64),
+        );
+    }
+    Ok(metrics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{MetricSource, metrics_from_stdout};
+
+    const STREAM: &str = "boot banner\n\
+@rho-bench 1\n\
+@target host arch=x86_64 optimized=1\n\
+@clock cycles tsc unit=cycle hz=3000000000 resolution=1\n\
+@clock time clock_gettime unit=ns hz=1000000000 resolution=1\n\
+@config iterations=3 warmup=1 time_cap_ms=0 stack_bytes=65536\n\
+@bench .overhead\n\
+:99 99\n:20 10\n:20 10\n:20 10\n\
+@stack off\n\
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+@end .overhead iterations=3 warmup=1 capped=0 unit=iter per_iteration=1\n\
+@bench crc\n\
+:999 999\n:120 50\n:100 40\n:140 60\n\
+@stack 312\n\
+@heap peak=64 live=0 allocs=1 frees=1 free_errors=0\n\
+@end crc iterations=3 warmup=1 capped=0 unit=byte per_iteration=64\n\
+@bench deep\n\
+:9 9\n:30 20\n:30 20\n:30 20\n\
+@stack overrun\n\
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+@end deep iterations=3 warmup=1 capped=0 unit=iter per_iteration=1\n\
+@done benchmarks=2 dropped=0\n";
+
+    #[test]
+    fn a_wire_stream_gives_net_medians_stack_and_heap() {
+        let (source, metrics) = metrics_from_stdout(STREAM).unwrap();
+        assert_eq!(source, MetricSource::Wire);
+        // Median of the measured samples (120, 100, 140) minus the calibrated overhead (20).
+        assert_eq!(metrics["crc.cycles"], Figure::Value(100.0));
+        assert_eq!(metrics["crc.ns"], Figure::Value(40.0));
+        assert_eq!(metrics["crc.stack"], Figure::Value(312.0));
+        assert_eq!(metrics["crc.heap_peak"], Figure::Value(64.0));
+        assert!(matches!(&metrics["deep.stack"], Figure::Unusable(why) if why.contains("overrun")));
+        assert!(!metrics.keys().any(|k| k.starts_with(".overhead")));
+    }
+
+    #[test]
+    fn a_broken_stream_is_an_error_naming_the_line() {
+        let broken = STREAM.replace("@end crc", "@end crx");
+        let error = metrics_from_stdout(&broken).unwrap_err().to_string();
+        assert!(error.contains("line "), "{error}");
+        let truncated = &STREAM[..STREAM.find("@done").unwrap()];
+        assert!(metrics_from_stdout(truncated).is_err());
+    }
 }
