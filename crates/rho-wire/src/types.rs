@@ -25,6 +25,17 @@ pub struct Run {
     pub noise_lines: u64,
 }
 
+/// The header of a stream: everything up to and including `@config`, known before the first benchmark runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// The `@rho-bench` version.
+    pub version: u32,
+    pub target: Target,
+    /// The clocks, in the order their fields appear in each sample line.
+    pub clocks: Vec<Clock>,
+    pub config: RunConfig,
+}
+
 /// `@target`: where the figures came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
@@ -121,9 +132,14 @@ impl Run {
 
 impl Benchmark {
     /// The measured (non-warm-up) samples of clock column `clock`.
+    /// An index with no column gives an empty slice.
     pub fn measured(&self, clock: usize) -> &[u64] {
-        let column = &self.samples[clock];
-        let skip = usize::try_from(self.warmup).unwrap_or(usize::MAX).min(column.len());
+        let Some(column) = self.samples.get(clock) else {
+            return &[];
+        };
+        let skip = usize::try_from(self.warmup)
+            .unwrap_or(usize::MAX)
+            .min(column.len());
         &column[skip..]
     }
 

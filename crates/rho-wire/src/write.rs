@@ -1,0 +1,238 @@
+//! The writer: a [`Run`] printed in the wire format, exactly as a harness would print it, so that parsing the
+//! output gives the same run back (noise lines aside: there are none to write).
+
+use std::io::{self, Write};
+
+use crate::parse::{CALIBRATION_NAME, is_name};
+use crate::types::{Benchmark, ClockRole, Run, StackMark, WIRE_VERSION};
+
+/// Flush the line buffer to the output once it holds this much.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// Print `run` in the wire format. The calibration block (if any) comes first, then the benchmarks in order,
+/// then `@done`. A run the format cannot express (a bad name, a second clock of one role, sample columns that
+/// do not hold `warmup + iterations` values, ...) is refused with `io::ErrorKind::InvalidInput` before anything
+/// is written.
+pub fn write_run<W: Write>(mut out: W, run: &Run) -> io::Result<()> {
+    validate(run).map_err(|why| io::Error::new(io::ErrorKind::InvalidInput, why))?;
+    let mut buf: Vec<u8> = Vec::with_capacity(FLUSH_AT + 256);
+
+    line(&mut buf, format_args!("@rho-bench {}", run.version));
+    let t = &run.target;
+    buf.extend_from_slice(b"@target ");
+    buf.extend_from_slice(t.name.as_bytes());
+    buf.extend_from_slice(b" arch=");
+    buf.extend_from_slice(t.arch.as_bytes());
+    buf.extend_from_slice(if t.optimized {
+        b" optimized=1"
+    } else {
+        b" optimized=0"
+    });
+    if let Some(compiler) = &t.compiler {
+        buf.extend_from_slice(b" compiler=");
+        buf.extend_from_slice(compiler.as_bytes());
+    }
+    buf.push(b'\n');
+    for clock in &run.clocks {
+        let role = match clock.role {
+            ClockRole::Cycles => "cycles",
+            ClockRole::Time => "time",
+        };
+        line(
+            &mut buf,
+            format_args!(
+                "@clock {role} {} unit={} hz={} resolution={}",
+                clock.name,
+                clock.unit,
+                clock.hz.unwrap_or(0),
+                clock.resolution
+            ),
+        );
+    }
+    let c = &run.config;
+    line(
+        &mut buf,
+        format_args!(
+            "@config iterations={} warmup={} time_cap_ms={} stack_bytes={}",
+            c.iterations,
+            c.warmup,
+            c.time_cap_ms.unwrap_or(0),
+            c.stack_bytes.unwrap_or(0)
+        ),
+    );
+    for bench in run.calibration.iter().chain(&run.benchmarks) {
+        write_bench(&mut out, &mut buf, bench)?;
+    }
+    line(
+        &mut buf,
+        format_args!(
+            "@done benchmarks={} dropped={}",
+            run.benchmarks.len(),
+            run.dropped
+        ),
+    );
+    out.write_all(&buf)?;
+    out.flush()
+}
+
+/// [`write_run`] into a `String`.
+pub fn run_to_string(run: &Run) -> io::Result<String> {
+    let mut bytes = Vec::new();
+    write_run(&mut bytes, run)?;
+    // The writer only emits ASCII (names are validated, numbers are digits).
+    String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+fn line(buf: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
+    // Writing into a Vec cannot fail.
+    let _ = buf.write_fmt(args);
+    buf.push(b'\n');
+}
+
+fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> io::Result<()> {
+    line(buf, format_args!("@bench {}", bench.name));
+    let rows = bench.samples.first().map_or(0, Vec::len);
+    for row in 0..rows {
+        buf.push(b':');
+        for (index, column) in bench.samples.iter().enumerate() {
+            if index > 0 {
+                buf.push(b' ');
+            }
+            push_u64(buf, column.get(row).copied().unwrap_or(0));
+        }
+        buf.push(b'\n');
+        if buf.len() >= FLUSH_AT {
+            out.write_all(buf)?;
+            buf.clear();
+        }
+    }
+    match bench.stack {
+        StackMark::Bytes(bytes) => line(buf, format_args!("@stack {bytes}")),
+        StackMark::Overrun => line(buf, format_args!("@stack overrun")),
+        StackMark::Off => line(buf, format_args!("@stack off")),
+    }
+    let h = &bench.heap;
+    line(
+        buf,
+        format_args!(
+            "@heap peak={} live={} allocs={} frees={} free_errors={}",
+            h.peak, h.live, h.allocs, h.frees, h.free_errors
+        ),
+    );
+    line(
+        buf,
+        format_args!(
+            "@end {} iterations={} warmup={} capped={} unit={} per_iteration={}",
+            bench.name,
+            bench.iterations,
+            bench.warmup,
+            u8::from(bench.capped),
+            bench.unit,
+            bench.per_iteration
+        ),
+    );
+    Ok(())
+}
+
+/// Decimal digits of `value`, without allocating.
+fn push_u64(buf: &mut Vec<u8>, mut value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
+/// Why `run` cannot be written so that it parses back to itself.
+fn validate(run: &Run) -> Result<(), String> {
+    if run.version != WIRE_VERSION {
+        return Err(format!(
+            "version {} (this writer writes version {WIRE_VERSION})",
+            run.version
+        ));
+    }
+    let names = [
+        ("target name", &run.target.name),
+        ("target arch", &run.target.arch),
+    ];
+    for (what, name) in names {
+        if !is_name(name.as_bytes()) {
+            return Err(format!("{what} {name:?} is not a wire name"));
+        }
+    }
+    if let Some(compiler) = &run.target.compiler
+        && (compiler.is_empty() || !compiler.bytes().all(|b| b.is_ascii_graphic()))
+    {
+        return Err(format!(
+            "compiler {compiler:?} must be non-empty printable ASCII without spaces"
+        ));
+    }
+    if run.clocks.is_empty() || run.clocks.len() > 2 {
+        return Err(format!("{} clocks (a stream has 1 or 2)", run.clocks.len()));
+    }
+    if run.clocks.len() == 2 && run.clocks[0].role == run.clocks[1].role {
+        return Err("two clocks of the same role".to_string());
+    }
+    for clock in &run.clocks {
+        if !is_name(clock.name.as_bytes()) || !is_name(clock.unit.as_bytes()) {
+            return Err(format!(
+                "clock {:?} unit {:?}: not wire names",
+                clock.name, clock.unit
+            ));
+        }
+    }
+    if let Some(calibration) = &run.calibration
+        && calibration.name != CALIBRATION_NAME
+    {
+        return Err(format!(
+            "the calibration block is named {:?}, not {CALIBRATION_NAME}",
+            calibration.name
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for bench in &run.benchmarks {
+        if bench.name.starts_with('.') {
+            return Err(format!(
+                "benchmark {:?}: names starting with '.' are the harness's own",
+                bench.name
+            ));
+        }
+        if !seen.insert(bench.name.as_str()) {
+            return Err(format!("benchmark {:?} appears twice", bench.name));
+        }
+    }
+    for bench in run.calibration.iter().chain(&run.benchmarks) {
+        if !is_name(bench.name.as_bytes()) || !is_name(bench.unit.as_bytes()) {
+            return Err(format!(
+                "benchmark {:?} unit {:?}: not wire names",
+                bench.name, bench.unit
+            ));
+        }
+        if bench.samples.len() != run.clocks.len() {
+            return Err(format!(
+                "benchmark {}: {} sample columns for {} clocks",
+                bench.name,
+                bench.samples.len(),
+                run.clocks.len()
+            ));
+        }
+        let expected = bench.warmup.checked_add(bench.iterations);
+        if bench
+            .samples
+            .iter()
+            .any(|c| Some(c.len() as u64) != expected)
+        {
+            return Err(format!(
+                "benchmark {}: sample columns must each hold warmup + iterations = {} + {} values",
+                bench.name, bench.warmup, bench.iterations
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,611 @@
+//! The parser on valid streams and on every kind of malformed one: each error names its line and says what
+//! was expected and what was found.
+
+use rho_wire::{
+    ClockRole, ErrorKind, Event, StackMark, StreamParser, WireError, parse_run, parse_str,
+    run_to_string,
+};
+
+/// A small but complete stream in the shape `docs/wire-format.md` shows, with noise around it.
+const VALID: &str = "\
+boot: rho demo v1.0\r
+@rho-bench 1
+@target host arch=x86_64 optimized=1 compiler=gcc-12.2.0
+@clock cycles tsc unit=cycle hz=2899912000 resolution=1
+@clock time clock_gettime unit=ns hz=1000000000 resolution=1
+@config iterations=3 warmup=1 time_cap_ms=5000 stack_bytes=65536 future_key=7
+@bench .overhead
+:30 40
+:24 31
+:25 30
+:24 31
+@stack off
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
+@end .overhead iterations=3 warmup=1 capped=0 unit=iter per_iteration=1
+[log] a line the board printed in the middle
+@bench bench_crc_64
+:2500 900
+:2011 700
+:1987 662\r
+:1990 680
+@stack 312
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
+@end bench_crc_64 iterations=3 warmup=1 capped=0 unit=byte per_iteration=64
+@bench bench_malloc_free
+:150 60
+:107 40
+:108 41
+:  110   42  
+@heap peak=64 live=64 allocs=3 frees=2 free_errors=1
+@stack overrun
+@end bench_malloc_free iterations=3 warmup=1 capped=1 unit=pair per_iteration=1
+@done benchmarks=2 dropped=1
+anything after @done is not read
+";
+
+fn err(text: &str) -> WireError {
+    match parse_str(text) {
+        Ok(run) => panic!("expected an error, parsed {run:?}"),
+        Err(e) => e,
+    }
+}
+
+/// The valid stream with `from` replaced by `to` (exactly once).
+fn mutate(from: &str, to: &str) -> String {
+    assert_eq!(VALID.matches(from).count(), 1, "{from:?} must occur once");
+    VALID.replace(from, to)
+}
+
+fn assert_error(text: &str, line: u64, kind: ErrorKind, message: &str) {
+    let e = err(text);
+    assert_eq!(e.to_string(), message);
+    assert_eq!(e.line(), line, "{e}");
+    assert_eq!(e.kind(), Some(kind), "{e}");
+}
+
+#[test]
+fn parses_the_valid_stream() {
+    let run = parse_str(VALID).unwrap();
+    assert_eq!(run.version, 1);
+    assert_eq!(run.target.name, "host");
+    assert_eq!(run.target.arch, "x86_64");
+    assert!(run.target.optimized);
+    assert_eq!(run.target.compiler.as_deref(), Some("gcc-12.2.0"));
+    assert_eq!(run.clocks.len(), 2);
+    assert_eq!(run.clocks[0].role, ClockRole::Cycles);
+    assert_eq!(run.clocks[0].name, "tsc");
+    assert_eq!(run.clocks[0].hz, Some(2_899_912_000));
+    assert_eq!(run.clocks[1].role, ClockRole::Time);
+    assert_eq!(run.clocks[1].unit, "ns");
+    assert_eq!(run.clock_index(ClockRole::Time), Some(1));
+    assert_eq!(run.config.iterations, 3);
+    assert_eq!(run.config.time_cap_ms, Some(5000));
+    assert_eq!(run.config.stack_bytes, Some(65536));
+    assert_eq!(run.dropped, 1);
+    // The banner and the log line; the line after @done is never read.
+    assert_eq!(run.noise_lines, 2);
+
+    let calibration = run.calibration.as_ref().unwrap();
+    assert_eq!(calibration.name, ".overhead");
+    assert_eq!(calibration.measured(0), &[24, 25, 24]);
+    assert_eq!(calibration.measured(1), &[31, 30, 31]);
+
+    assert_eq!(run.benchmarks.len(), 2);
+    let crc = &run.benchmarks[0];
+    assert_eq!(crc.name, "bench_crc_64");
+    assert_eq!(crc.unit, "byte");
+    assert_eq!(crc.per_iteration, 64);
+    assert_eq!(crc.samples[0], vec![2500, 2011, 1987, 1990]);
+    assert_eq!(crc.measured(0), &[2011, 1987, 1990]);
+    assert_eq!(crc.measured(1), &[700, 662, 680]);
+    assert_eq!(crc.measured(7), &[] as &[u64]);
+    assert_eq!(crc.stack, StackMark::Bytes(312));
+    assert!(!crc.capped);
+    assert!(!crc.leaked());
+
+    let pair = &run.benchmarks[1];
+    assert_eq!(pair.measured(0), &[107, 108, 110]);
+    assert_eq!(pair.stack, StackMark::Overrun);
+    assert_eq!(pair.heap.peak, 64);
+    assert_eq!(pair.heap.free_errors, 1);
+    assert!(pair.capped);
+    assert!(pair.leaked());
+}
+
+#[test]
+fn one_clock_stack_off_and_no_calibration() {
+    let text = "@rho-bench 1\n@target mps2-an386 arch=armv7e-m optimized=0\n\
+                @clock cycles dwt unit=cycle hz=0 resolution=1\n\
+                @config iterations=2 warmup=0 time_cap_ms=0 stack_bytes=0\n\
+                @bench b\n:5\n:6\n@stack off\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+                @end b iterations=2 warmup=0 capped=0 unit=iter per_iteration=1\n@done benchmarks=1 dropped=0";
+    let run = parse_str(text).unwrap();
+    assert_eq!(run.clocks[0].hz, None);
+    assert_eq!(run.config.time_cap_ms, None);
+    assert_eq!(run.config.stack_bytes, None);
+    assert_eq!(run.target.compiler, None);
+    assert!(!run.target.optimized);
+    assert!(run.calibration.is_none());
+    assert_eq!(run.benchmarks[0].measured(0), &[5, 6]);
+}
+
+#[test]
+fn not_utf8_noise_is_skipped() {
+    let mut bytes = b"\xff\xfe garbage \x00\n".to_vec();
+    bytes.extend_from_slice(VALID.as_bytes());
+    let run = parse_run(&bytes[..]).unwrap();
+    assert_eq!(run.noise_lines, 3);
+}
+
+#[test]
+fn stops_reading_at_done() {
+    // A reader that fails if read past @done: parse_run must not touch it.
+    struct ThenFail<'a>(&'a [u8]);
+    impl std::io::Read for ThenFail<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(std::io::Error::other("read past @done"));
+            }
+            let n = out.len().min(self.0.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let end = VALID.find("anything after").unwrap();
+    let reader = std::io::BufReader::with_capacity(16, ThenFail(VALID[..end].as_bytes()));
+    let run = parse_run(reader).unwrap();
+    assert_eq!(run.benchmarks.len(), 2);
+}
+
+#[test]
+fn small_buffers_give_the_same_run() {
+    let whole = parse_str(VALID).unwrap();
+    for capacity in [1, 2, 3, 7, 64] {
+        let reader = std::io::BufReader::with_capacity(capacity, VALID.as_bytes());
+        assert_eq!(parse_run(reader).unwrap(), whole, "buffer of {capacity}");
+    }
+}
+
+#[test]
+fn io_errors_name_the_line() {
+    struct Broken;
+    impl std::io::Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("cable pulled"))
+        }
+    }
+    let reader = std::io::Read::chain(b"@rho-bench 1\n".as_slice(), Broken);
+    let e = parse_run(std::io::BufReader::new(reader)).unwrap_err();
+    assert!(matches!(e, WireError::Io { line: 2, .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "line 2: reading the stream failed: cable pulled"
+    );
+    assert_eq!(e.kind(), None);
+}
+
+#[test]
+fn events_arrive_in_order() {
+    let mut parser = StreamParser::new();
+    let mut seen = Vec::new();
+    for line in VALID.split_inclusive('\n') {
+        let event = parser.feed_line(line.as_bytes()).unwrap();
+        let label = match event {
+            None => continue,
+            Some(Event::Noise(_)) => "noise".to_string(),
+            Some(Event::HeaderComplete(h)) => format!("header {} clocks", h.clocks.len()),
+            Some(Event::BenchStarted { name }) => format!("start {name}"),
+            Some(Event::CalibrationFinished(b)) => format!("calibrated {}", b.iterations),
+            Some(Event::BenchFinished(b)) => format!("finished {}", b.name),
+            Some(Event::Done) => "done".to_string(),
+        };
+        seen.push(label);
+        if let Some(("bench_crc_64", n)) = parser.in_progress() {
+            assert_eq!(n, 0, "just started");
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "noise",
+            "header 2 clocks",
+            "start .overhead",
+            "calibrated 3",
+            "noise",
+            "start bench_crc_64",
+            "finished bench_crc_64",
+            "start bench_malloc_free",
+            "finished bench_malloc_free",
+            "done",
+        ]
+    );
+    assert!(parser.is_done());
+    assert_eq!(parser.benchmarks().len(), 2);
+    assert_eq!(parser.finish().unwrap(), parse_str(VALID).unwrap());
+}
+
+#[test]
+fn round_trips_through_the_writer() {
+    let run = parse_str(VALID).unwrap();
+    let text = run_to_string(&run).unwrap();
+    let again = parse_str(&text).unwrap();
+    assert_eq!(again.noise_lines, 0);
+    assert_eq!(
+        again,
+        rho_wire::Run {
+            noise_lines: 0,
+            ..run
+        }
+    );
+    // A harness's exact line shapes.
+    assert!(
+        text.starts_with(
+            "@rho-bench 1\n@target host arch=x86_64 optimized=1 compiler=gcc-12.2.0\n"
+        )
+    );
+    assert!(text.contains("\n@bench bench_crc_64\n:2500 900\n:2011 700\n"));
+    assert!(text.contains(
+        "\n@end bench_malloc_free iterations=3 warmup=1 capped=1 unit=pair per_iteration=1\n"
+    ));
+    assert!(text.ends_with("\n@done benchmarks=2 dropped=1\n"));
+}
+
+#[test]
+fn the_writer_refuses_what_the_format_cannot_say() {
+    let mut run = parse_str(VALID).unwrap();
+    run.benchmarks[0].name = "has space".to_string();
+    let e = run_to_string(&run).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    let mut run = parse_str(VALID).unwrap();
+    run.benchmarks[1].samples[1].pop();
+    assert!(run_to_string(&run).is_err());
+}
+
+// ---- errors ----
+
+#[test]
+fn sample_with_too_few_fields() {
+    assert_error(
+        &mutate(":2011 700\n", ":12\n"),
+        18,
+        ErrorKind::Syntax,
+        "line 18: expected a sample of 2 fields (one per @clock) or @stack, found \":12\"",
+    );
+}
+
+#[test]
+fn sample_with_too_many_fields_or_junk() {
+    for bad in [
+        ":2011 700 5\n",
+        ":2011 7x0\n",
+        ":2011 -700\n",
+        ":\n",
+        ":2011,700\n",
+    ] {
+        let e = err(&mutate(":2011 700\n", bad));
+        assert_eq!(e.line(), 18, "{bad:?}: {e}");
+        assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{bad:?}: {e}");
+    }
+}
+
+#[test]
+fn one_clock_sample_message_is_singular() {
+    let text = "@rho-bench 1\n@target t arch=a optimized=1\n@clock cycles c unit=cycle hz=0 resolution=1\n\
+                @config iterations=1 warmup=0 time_cap_ms=0 stack_bytes=0\n@bench b\n:1 2\n";
+    assert_error(
+        text,
+        6,
+        ErrorKind::Syntax,
+        "line 6: expected a sample of 1 field (one per @clock) or @stack, found \":1 2\"",
+    );
+}
+
+#[test]
+fn overflowing_numbers() {
+    assert_error(
+        &mutate(":2011 700\n", ":18446744073709551616 700\n"),
+        18,
+        ErrorKind::BadNumber,
+        "line 18: expected a sample of 2 fields (one per @clock) or @stack, found \
+         \":18446744073709551616 700\" (field 1 does not fit in 64 bits)",
+    );
+    // The largest u64 is fine.
+    let run = parse_str(&mutate(":2011 700\n", ":18446744073709551615 0000700\n")).unwrap();
+    assert_eq!(run.benchmarks[0].samples[0][1], u64::MAX);
+    assert_eq!(run.benchmarks[0].samples[1][1], 700);
+    assert_error(
+        &mutate("@stack 312", "@stack 99999999999999999999"),
+        21,
+        ErrorKind::BadNumber,
+        "line 21: expected a stack depth in bytes, overrun or off, found \"@stack 99999999999999999999\"",
+    );
+    assert_error(
+        &mutate("hz=2899912000", "hz=2.9e9"),
+        4,
+        ErrorKind::BadNumber,
+        "line 4: expected hz= an unsigned integer that fits in 64 bits, found \
+         \"@clock cycles tsc unit=cycle hz=2.9e9 resolution=1\"",
+    );
+}
+
+#[test]
+fn truncated_streams() {
+    let cut = VALID.find("@done").unwrap();
+    assert_error(
+        &VALID[..cut],
+        32,
+        ErrorKind::Truncated,
+        "line 32: expected @bench or @done, found end of input",
+    );
+    let cut = VALID.find(":1987").unwrap();
+    assert_error(
+        &VALID[..cut],
+        19,
+        ErrorKind::Truncated,
+        "line 19: expected a sample of 2 fields (one per @clock) or @stack, found end of input",
+    );
+    assert_error(
+        "",
+        1,
+        ErrorKind::Truncated,
+        "line 1: expected @rho-bench, found end of input",
+    );
+    assert_error(
+        "just a board talking\n",
+        2,
+        ErrorKind::Truncated,
+        "line 2: expected @rho-bench, found end of input",
+    );
+}
+
+#[test]
+fn end_name_mismatch() {
+    assert_error(
+        &mutate("@end bench_crc_64", "@end bench_crc_256"),
+        23,
+        ErrorKind::NameMismatch,
+        "line 23: expected @end bench_crc_64 (the benchmark started on line 16), found \
+         \"@end bench_crc_256 iterations=3 warmup=1 capped=0 unit=byte per_iteration=64\"",
+    );
+}
+
+#[test]
+fn sample_count_must_be_warmup_plus_iterations() {
+    assert_error(
+        &mutate(":1987 662\r\n", ""),
+        22,
+        ErrorKind::CountMismatch,
+        "line 22: expected warmup + iterations = 1 + 3 samples since @bench bench_crc_64 on line 16, \
+         found 3 samples",
+    );
+    let e = err(&mutate(
+        "@end bench_crc_64 iterations=3 warmup=1",
+        "@end bench_crc_64 iterations=18446744073709551615 warmup=1",
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::CountMismatch), "{e}");
+}
+
+#[test]
+fn done_must_count_the_benchmarks() {
+    assert_error(
+        &mutate("@done benchmarks=2", "@done benchmarks=3"),
+        32,
+        ErrorKind::CountMismatch,
+        "line 32: expected @done benchmarks=2 (the benchmarks of the suite in this stream, not counting \
+         .overhead), found \"@done benchmarks=3 dropped=1\"",
+    );
+}
+
+#[test]
+fn unknown_record_keyword() {
+    assert_error(
+        &mutate("@stack 312\n", "@stak 312\n"),
+        21,
+        ErrorKind::UnknownRecord,
+        "line 21: expected a sample of 2 fields (one per @clock) or @stack (a record keyword of wire format \
+         version 1), found \"@stak 312\"",
+    );
+}
+
+#[test]
+fn duplicate_records() {
+    assert_error(
+        &mutate("@config", "@target host arch=x86_64 optimized=1\n@config"),
+        6,
+        ErrorKind::Duplicate,
+        "line 6: expected @clock or @config (only one @target, already on line 3), found \
+         \"@target host arch=x86_64 optimized=1\"",
+    );
+    assert_error(
+        &mutate("@clock time clock_gettime", "@clock cycles clock_gettime"),
+        5,
+        ErrorKind::Duplicate,
+        "line 5: expected @clock or @config (only one @clock cycles, already on line 4), found \
+         \"@clock cycles clock_gettime unit=ns hz=1000000000 resolution=1\"",
+    );
+    let e = err(&mutate(
+        "@bench bench_crc_64\n",
+        "@clock time x unit=ns hz=0 resolution=1\n",
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::Duplicate), "{e}");
+    let e = err(&mutate("@stack 312\n", "@stack 312\n@stack 313\n"));
+    assert_eq!(e.kind(), Some(ErrorKind::Duplicate), "{e}");
+    assert_eq!(e.line(), 22);
+    let e = err(&mutate(
+        "@stack overrun\n",
+        "@stack overrun\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n",
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::Duplicate), "{e}");
+    let e = err(&mutate("@bench bench_malloc_free", "@bench bench_crc_64"));
+    assert_eq!(e.kind(), Some(ErrorKind::Duplicate), "{e}");
+    assert!(
+        e.to_string().contains("bench_crc_64 started on line 16"),
+        "{e}"
+    );
+    let e = err(&mutate(
+        "@rho-bench 1\n@target",
+        "@rho-bench 1\n@rho-bench 1\n@target",
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::Duplicate), "{e}");
+    let e = err(&mutate(
+        "stack_bytes=65536 future_key=7",
+        "stack_bytes=65536 stack_bytes=1",
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::Duplicate), "{e}");
+    let doubled = VALID.replacen("@bench bench_crc_64", "@bench .overhead", 1);
+    let e = err(&doubled);
+    assert_eq!(e.kind(), Some(ErrorKind::Duplicate), "{e}");
+}
+
+#[test]
+fn missing_header() {
+    assert_error(
+        "banner\n@target host arch=x86_64 optimized=1\n",
+        2,
+        ErrorKind::MissingHeader,
+        "line 2: expected @rho-bench before any record, found \"@target host arch=x86_64 optimized=1\"",
+    );
+    assert_error(
+        ":12 34\n",
+        1,
+        ErrorKind::MissingHeader,
+        "line 1: expected @rho-bench, found \":12 34\"",
+    );
+    // An `@` line that is no record of the format is a board's banner before the stream starts.
+    let run = parse_str(&format!("@@@ boot @@@\n{VALID}")).unwrap();
+    assert_eq!(run.noise_lines, 3);
+}
+
+#[test]
+fn unsupported_version() {
+    assert_error(
+        &mutate("@rho-bench 1", "@rho-bench 2"),
+        2,
+        ErrorKind::UnsupportedVersion,
+        "line 2: expected wire format version 1 (the only version this rho reads), found \"@rho-bench 2\"",
+    );
+    let e = err(&mutate("@rho-bench 1", "@rho-bench"));
+    assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{e}");
+}
+
+#[test]
+fn records_out_of_order() {
+    let cases = [
+        // header order
+        (
+            mutate(
+                "@target host arch=x86_64 optimized=1 compiler=gcc-12.2.0\n",
+                "",
+            ),
+            3,
+            "@target",
+        ),
+        // a sample outside a benchmark
+        (
+            mutate("[log] a line", ":5 5\n[log] a line"),
+            15,
+            "@bench or @done",
+        ),
+        // @end before @heap
+        (
+            mutate(
+                "@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n@end bench_crc_64",
+                "@end bench_crc_64",
+            ),
+            22,
+            "@heap",
+        ),
+        // a sample after @stack
+        (mutate("@stack 312\n", "@stack 312\n:1 1\n"), 22, "@heap"),
+        // @done inside a benchmark
+        (
+            mutate(
+                "@end bench_malloc_free iterations=3 warmup=1 capped=1 unit=pair per_iteration=1\n",
+                "",
+            ),
+            31,
+            "@end bench_malloc_free",
+        ),
+        // @bench before @config
+        (
+            mutate(
+                "@config iterations=3 warmup=1 time_cap_ms=5000 stack_bytes=65536 future_key=7\n",
+                "",
+            ),
+            6,
+            "@clock or @config",
+        ),
+    ];
+    for (text, line, expected) in cases {
+        let e = err(&text);
+        assert_eq!(e.kind(), Some(ErrorKind::OutOfOrder), "{e}");
+        assert_eq!(e.line(), line, "{e}");
+        assert!(
+            e.to_string()
+                .contains(&format!("expected {expected}, found")),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn bad_fields() {
+    let cases = [
+        ("unit=byte per_iteration=64", "per_iteration=64", "unit="),
+        (
+            "@bench bench_crc_64",
+            "@bench .secret",
+            "names starting with '.'",
+        ),
+        ("@bench bench_crc_64", "@bench bad/name", "a benchmark name"),
+        ("optimized=1", "optimized=yes", "optimized=0 or optimized=1"),
+        (
+            "@clock time clock_gettime",
+            "@clock wall clock_gettime",
+            "a clock role, cycles or time",
+        ),
+        (
+            "@stack 312",
+            "@stack 312 bytes",
+            "a stack depth in bytes, overrun or off",
+        ),
+        (
+            "@done benchmarks=2 dropped=1",
+            "@done benchmarks=2 dropped=1 extra",
+            "only key=value fields",
+        ),
+        (
+            "stack_bytes=65536",
+            "stack_bytes=65536 =3",
+            "key=value fields with a key",
+        ),
+        ("compiler=gcc-12.2.0", "compiler=", "a non-empty compiler="),
+    ];
+    for (from, to, expected) in cases {
+        let e = err(&mutate(from, to));
+        assert!(e.to_string().contains(expected), "{to:?}: {e}");
+        assert!(e.to_string().contains("found \"@"), "{to:?}: {e}");
+    }
+    let long_name = "x".repeat(64);
+    let e = err(&mutate(
+        "@bench bench_crc_64",
+        &format!("@bench {long_name}"),
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{e}");
+}
+
+#[test]
+fn long_lines() {
+    // A long noise line is skipped; a long record is an error that quotes nothing huge.
+    let noise = "n".repeat(rho_wire::MAX_LINE_BYTES * 3);
+    let run = parse_str(&format!("{noise}\n{VALID}")).unwrap();
+    assert_eq!(run.noise_lines, 3);
+    let record = format!("@{noise}\n");
+    let e = err(&mutate(
+        "[log] a line the board printed in the middle\n",
+        &record,
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::LineTooLong), "{e}");
+    assert!(e.to_string().len() < 200);
+}
