@@ -153,7 +153,7 @@ fn stops_reading_at_done() {
         }
     }
     let end = VALID.find("anything after").unwrap();
-    let reader = std::io::BufReader::with_capacity(16, ThenFail(VALID[..end].as_bytes()));
+    let reader = std::io::BufReader::with_capacity(16, ThenFail(&VALID.as_bytes()[..end]));
     let run = parse_run(reader).unwrap();
     assert_eq!(run.benchmarks.len(), 2);
 }
