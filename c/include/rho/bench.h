@@ -482,6 +482,8 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 #if defined(RHO_BENCH_IMPLEMENTATION) && !defined(RHO_BENCH__IMPLEMENTED)
 #define RHO_BENCH__IMPLEMENTED
 
+#include <stdarg.h>
+
 #if !RHO_BENCH_BARE_METAL
 #include <stdio.h>
 #include <stdlib.h>
@@ -510,8 +512,7 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 
 enum {
     RHO_BENCH__MISUSE_NONE = 0,
-    RHO_BENCH__MISUSE_TWO_LOOPS,
-    RHO_BENCH__MISUSE_BAD_UNIT
+    RHO_BENCH__MISUSE_TWO_LOOPS
 };
 
 /* ---- Static state (no allocation anywhere) ----------------------------------------------- */
@@ -529,12 +530,21 @@ static int rho_bench__output_failed;
 
 /* ---- Output ------------------------------------------------------------------------------ */
 
-static void rho_bench__emit(const char *bytes, size_t len)
+/* Where a line goes: the stream, or a diagnostic for a person. Hosted, stdout and stderr. On bare
+ * metal there is one channel: a diagnostic is a noise line in the stream (the host skips it, and
+ * then reports the stream as truncated, because after a diagnostic the harness stops). */
+#define RHO_BENCH__STREAM 0
+#define RHO_BENCH__DIAGNOSTIC 1
+
+static void rho_bench__emit(int channel, const char *bytes, size_t len)
 {
 #if RHO_BENCH_BARE_METAL
+    (void)channel;
     rho_bench_port_write(bytes, (unsigned long)len);
 #else
-    if (fwrite(bytes, 1, len, stdout) != len) {
+    if (channel == RHO_BENCH__DIAGNOSTIC) {
+        (void)fwrite(bytes, 1, len, stderr);
+    } else if (fwrite(bytes, 1, len, stdout) != len) {
         rho_bench__output_failed = 1;
     }
 #endif
@@ -546,16 +556,17 @@ static void rho_bench__emit(const char *bytes, size_t len)
 #define RHO_BENCH__WRITER_BYTES 256
 #endif
 
-/* A small line buffer that writes itself out when full, so a long line needs no long buffer. */
+/* A small buffer that writes itself out when full, so a long line needs no long buffer. */
 typedef struct {
     char bytes[RHO_BENCH__WRITER_BYTES];
     unsigned len;
+    int channel;
 } rho_bench__writer;
 
 static void rho_bench__w_flush(rho_bench__writer *w)
 {
     if (w->len > 0) {
-        rho_bench__emit(w->bytes, w->len);
+        rho_bench__emit(w->channel, w->bytes, w->len);
         w->len = 0;
     }
 }
@@ -566,13 +577,6 @@ static void rho_bench__w_char(rho_bench__writer *w, char c)
         rho_bench__w_flush(w);
     }
     w->bytes[w->len++] = c;
-}
-
-static void rho_bench__w_str(rho_bench__writer *w, const char *text)
-{
-    while (*text != '\0') {
-        rho_bench__w_char(w, *text++);
-    }
 }
 
 static void rho_bench__w_uint(rho_bench__writer *w, rho_bench__uint value)
@@ -588,25 +592,10 @@ static void rho_bench__w_uint(rho_bench__writer *w, rho_bench__uint value)
     }
 }
 
-/* " key=value" */
-static void rho_bench__w_field(rho_bench__writer *w, const char *key, rho_bench__uint value)
-{
-    rho_bench__w_char(w, ' ');
-    rho_bench__w_str(w, key);
-    rho_bench__w_char(w, '=');
-    rho_bench__w_uint(w, value);
-}
-
-static void rho_bench__w_line(rho_bench__writer *w)
-{
-    rho_bench__w_char(w, '\n');
-    rho_bench__w_flush(w);
-}
-
 static int rho_bench__name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == ':' || c == '+' || c == '-';
+    return (unsigned)((c | 0x20) - 'a') < 26u || (unsigned)(c - '0') < 10u || c == '_' ||
+           c == '.' || c == ':' || c == '+' || c == '-';
 }
 
 /* 1 to 63 bytes of [A-Za-z0-9_.:+-] (the wire format's names). */
@@ -625,57 +614,64 @@ static int rho_bench__valid_name(const char *name)
     return n > 0;
 }
 
-/* Writes text as a name: runs of other characters become one '-', none at either end. */
-static void rho_bench__w_sanitised(rho_bench__writer *w, const char *text, unsigned room)
+/* One whole write: the format's text, with `%u` replaced by the next argument, which must be a
+ * rho_bench__uint (use RHO_BENCH__U), `%s` by a string, and `%n` by a string written as a name
+ * (runs of other characters become one '-', none at either end, at most 59 bytes). Not printf:
+ * no printf on a board, and records are few enough to cost a call each. */
+#define RHO_BENCH__U(value) ((rho_bench__uint)(value))
+
+static void rho_bench__print(int channel, const char *format, ...)
 {
-    int pending_dash = 0;
-    unsigned written = 0;
-    for (; *text != '\0' && written < room; text++) {
-        if (rho_bench__name_char(*text)) {
-            if (pending_dash && written + 1 < room) {
-                rho_bench__w_char(w, '-');
-                written++;
-            }
-            rho_bench__w_char(w, *text);
-            written++;
-            pending_dash = 0;
+    rho_bench__writer w;
+    va_list args;
+    w.len = 0;
+    w.channel = channel;
+    va_start(args, format);
+    for (; *format != '\0'; format++) {
+        if (*format != '%') {
+            rho_bench__w_char(&w, *format);
+            continue;
+        }
+        format++;
+        if (*format == 'u') {
+            rho_bench__w_uint(&w, va_arg(args, rho_bench__uint));
         } else {
-            pending_dash = written > 0;
+            const char *text = va_arg(args, const char *);
+            int dash = 0;
+            unsigned written = 0;
+            for (; *text != '\0'; text++) {
+                if (*format == 's') {
+                    rho_bench__w_char(&w, *text);
+                } else if (!rho_bench__name_char(*text)) {
+                    dash = written > 0;
+                } else if (written + (unsigned)dash < RHO_BENCH__NAME_MAX - 4) {
+                    if (dash) {
+                        rho_bench__w_char(&w, '-');
+                        written++;
+                    }
+                    rho_bench__w_char(&w, *text);
+                    written++;
+                    dash = 0;
+                }
+            }
         }
     }
-}
-
-/* Messages about misuse: stderr hosted; on bare metal a noise line in the stream (the only
- * channel there is), which the host skips and then reports the stream as truncated. */
-static void rho_bench__say(const char *a, const char *b, const char *c, const char *d)
-{
-#if RHO_BENCH_BARE_METAL
-    rho_bench__writer w;
-    w.len = 0;
-    rho_bench__w_str(&w, "rho: ");
-    rho_bench__w_str(&w, a);
-    rho_bench__w_str(&w, b);
-    rho_bench__w_str(&w, c);
-    rho_bench__w_str(&w, d);
-    rho_bench__w_line(&w);
-#else
-    fprintf(stderr, "rho: %s%s%s%s\n", a, b, c, d);
-#endif
+    va_end(args);
+    rho_bench__w_flush(&w);
 }
 
 void rho_bench__report_drop(const char *name, unsigned capacity)
 {
-#if RHO_BENCH_BARE_METAL
-    rho_bench__writer w;
-    w.len = 0;
-    rho_bench__w_str(&w, "rho: suite full (");
-    rho_bench__w_uint(&w, capacity);
-    rho_bench__w_str(&w, "): dropping ");
-    rho_bench__w_str(&w, name);
-    rho_bench__w_line(&w);
-#else
-    fprintf(stderr, "rho: suite full (%u): dropping %s\n", capacity, name);
-#endif
+    rho_bench__print(RHO_BENCH__DIAGNOSTIC, "rho: suite full (%u): dropping %s\n",
+                     RHO_BENCH__U(capacity), name);
+}
+
+/* "rho: <who><what> "<value>" is not a name (1 to 63 of [A-Za-z0-9_.:+-])" */
+static void rho_bench__bad_name(const char *who, const char *what, const char *value)
+{
+    rho_bench__print(RHO_BENCH__DIAGNOSTIC,
+                     "rho: %s%s \"%s\" is not a name (1 to 63 of [A-Za-z0-9_.:+-])\n", who, what,
+                     value != 0 ? value : "(null)");
 }
 
 /* ---- Clocks ------------------------------------------------------------------------------ */
@@ -1029,6 +1025,7 @@ static void rho_bench__write_samples(void)
     rho_bench__writer w;
     unsigned i, k;
     w.len = 0;
+    w.channel = RHO_BENCH__STREAM;
     for (i = 0; i < rho_bench__sample_count; i++) {
         rho_bench__w_char(&w, ':');
         for (k = 0; k < RHO_BENCH__NCLOCKS; k++) {
@@ -1260,9 +1257,7 @@ static void rho_bench__overhead(rho_bench_t *state)
 /* Runs one benchmark and prints its block. Returns 0, or -1 when the stream cannot go on. */
 static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations)
 {
-    static const rho_bench_t fresh; /* all zero */
-    rho_bench_t state = fresh;
-    rho_bench__writer w;
+    rho_bench_t state = {0};
     size_t stack;
     int failed;
 
@@ -1277,21 +1272,14 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
                           ? (rho_bench__uint)-1
                           : rho_bench__config.time_cap_ms * 1000000u;
 #else
-    {
-        /* cycles, folded at compile time: hz/1000 cycles a millisecond, saturating. */
-        static const uint32_t cap_cycles =
-            (unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS > 0xFFFFFFFFull
-                ? 0xFFFFFFFFu
-                : (uint32_t)((unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS);
-        state.cap_limit = cap_cycles;
-    }
+    /* cycles, folded at compile time: hz/1000 cycles a millisecond, saturating. */
+    state.cap_limit =
+        (unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS > 0xFFFFFFFFull
+            ? 0xFFFFFFFFu
+            : (uint32_t)((unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS);
 #endif
 
-    w.len = 0;
-    rho_bench__w_str(&w, "@bench ");
-    rho_bench__w_str(&w, name);
-    rho_bench__w_line(&w);
-
+    rho_bench__print(RHO_BENCH__STREAM, "@bench %s\n", name);
     rho_bench__sample_count = 0;
     stack = rho_bench__run_measured(fn, &state, &failed);
     if (failed) {
@@ -1299,151 +1287,124 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     }
     rho_bench__write_samples();
 
-    if (state.misuse == RHO_BENCH__MISUSE_NONE && !rho_bench__valid_name(state.unit)) {
-        state.misuse = RHO_BENCH__MISUSE_BAD_UNIT;
-    }
     if (state.misuse == RHO_BENCH__MISUSE_TWO_LOOPS) {
-        rho_bench__say(name, ": RHO_BENCH_LOOP entered more than once; a benchmark has one loop",
-                       "", "");
+        rho_bench__print(RHO_BENCH__DIAGNOSTIC,
+                         "rho: %s: RHO_BENCH_LOOP entered more than once; one loop a benchmark\n",
+                         name);
         return -1;
     }
-    if (state.misuse == RHO_BENCH__MISUSE_BAD_UNIT) {
-        rho_bench__say(name, ": RHO_BENCH_UNIT name must be 1 to 63 of [A-Za-z0-9_.:+-], got \"",
-                       state.unit != 0 ? state.unit : "(null)", "\"");
+    if (!rho_bench__valid_name(state.unit)) {
+        rho_bench__bad_name(name, ": RHO_BENCH_UNIT", state.unit);
         return -1;
     }
 
-    rho_bench__w_str(&w, "@stack ");
-    if (stack == RHO_BENCH__STACK_OFF) {
-        rho_bench__w_str(&w, "off");
-    } else if (stack == RHO_BENCH__OVERRUN) {
-        rho_bench__w_str(&w, "overrun");
+    if (stack == RHO_BENCH__STACK_OFF || stack == RHO_BENCH__OVERRUN) {
+        rho_bench__print(RHO_BENCH__STREAM, "@stack %s\n",
+                         stack == RHO_BENCH__STACK_OFF ? "off" : "overrun");
     } else {
-        rho_bench__w_uint(&w, (rho_bench__uint)stack);
+        rho_bench__print(RHO_BENCH__STREAM, "@stack %u\n", RHO_BENCH__U(stack));
     }
-    rho_bench__w_line(&w);
-
-    rho_bench__w_str(&w, "@heap");
-    rho_bench__w_field(&w, "peak", state.heap_peak);
-    rho_bench__w_field(&w, "live", state.heap_live);
-    rho_bench__w_field(&w, "allocs", state.heap_allocs);
-    rho_bench__w_field(&w, "frees", state.heap_frees);
-    rho_bench__w_field(&w, "free_errors", state.heap_free_errors);
-    rho_bench__w_line(&w);
-
-    rho_bench__w_str(&w, "@end ");
-    rho_bench__w_str(&w, name);
-    rho_bench__w_field(&w, "iterations", state.measured_done);
-    rho_bench__w_field(&w, "warmup", state.warmup_done);
-    rho_bench__w_field(&w, "capped", (rho_bench__uint)state.capped);
-    rho_bench__w_str(&w, " unit=");
-    rho_bench__w_str(&w, state.unit);
-    rho_bench__w_field(&w, "per_iteration", state.per_iteration);
-    rho_bench__w_line(&w);
+    rho_bench__print(RHO_BENCH__STREAM,
+                     "@heap peak=%u live=%u allocs=%u frees=%u free_errors=%u\n"
+                     "@end %s iterations=%u warmup=%u capped=%u unit=%s per_iteration=%u\n",
+                     state.heap_peak, state.heap_live, state.heap_allocs, state.heap_frees,
+                     state.heap_free_errors, name, state.measured_done, state.warmup_done,
+                     RHO_BENCH__U(state.capped), state.unit, state.per_iteration);
     return 0;
 }
 
-static const char *rho_bench__arch(void)
-{
 #if defined(__x86_64__)
-    return "x86_64";
+#define RHO_BENCH__ARCH "x86_64"
 #elif defined(__aarch64__)
-    return "aarch64";
+#define RHO_BENCH__ARCH "aarch64"
 #elif defined(__i386__)
-    return "i386";
+#define RHO_BENCH__ARCH "i386"
 #elif defined(__ARM_ARCH_6M__)
-    return "armv6-m";
+#define RHO_BENCH__ARCH "armv6-m"
 #elif defined(__ARM_ARCH_7M__)
-    return "armv7-m";
+#define RHO_BENCH__ARCH "armv7-m"
 #elif defined(__ARM_ARCH_7EM__)
-    return "armv7e-m";
+#define RHO_BENCH__ARCH "armv7e-m"
 #elif defined(__ARM_ARCH_8M_BASE__)
-    return "armv8-m.base";
+#define RHO_BENCH__ARCH "armv8-m.base"
 #elif defined(__ARM_ARCH_8M_MAIN__)
-    return "armv8-m.main";
+#define RHO_BENCH__ARCH "armv8-m.main"
 #elif defined(__ARM_ARCH_8_1M_MAIN__)
-    return "armv8.1-m.main";
+#define RHO_BENCH__ARCH "armv8.1-m.main"
 #elif defined(__arm__)
-    return "arm";
+#define RHO_BENCH__ARCH "arm"
 #elif defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
-    return "riscv64";
+#define RHO_BENCH__ARCH "riscv64"
 #elif defined(__riscv)
-    return "riscv32";
+#define RHO_BENCH__ARCH "riscv32"
 #elif defined(__powerpc64__)
-    return "ppc64";
+#define RHO_BENCH__ARCH "ppc64"
 #elif defined(__s390x__)
-    return "s390x";
+#define RHO_BENCH__ARCH "s390x"
 #else
-    return "unknown";
+#define RHO_BENCH__ARCH "unknown"
 #endif
-}
 
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_TARGET)
+#define RHO_BENCH__TARGET RHO_BENCH__STR(RHO_BENCH_TARGET)
+#elif RHO_BENCH_BARE_METAL
+#define RHO_BENCH__TARGET "cortex-m"
+#else
+#define RHO_BENCH__TARGET "host"
+#endif
+
+#if defined(__OPTIMIZE__)
+#define RHO_BENCH__OPTIMIZED "1"
+#else
+#define RHO_BENCH__OPTIMIZED "0"
+#endif
+
+/* The header records. Everything known at compile time is one literal (it is code size on a
+ * board); the compiler's version is sanitised into a name at run time. */
 static void rho_bench__write_header(void)
 {
-    rho_bench__writer w;
-    w.len = 0;
-    rho_bench__w_str(&w, "@rho-bench 1");
-    rho_bench__w_line(&w);
-
-#if RHO_BENCH_BARE_METAL
-#ifdef RHO_BENCH_TARGET
-    rho_bench__w_str(&w, "@target " RHO_BENCH__STR(RHO_BENCH_TARGET));
-#else
-    rho_bench__w_str(&w, "@target cortex-m");
-#endif
-#else
-    rho_bench__w_str(&w, "@target host");
-#endif
-    rho_bench__w_str(&w, " arch=");
-    rho_bench__w_str(&w, rho_bench__arch());
-#if defined(__OPTIMIZE__)
-    rho_bench__w_str(&w, " optimized=1");
-#else
-    rho_bench__w_str(&w, " optimized=0");
-#endif
 #if defined(__clang__)
-    rho_bench__w_str(&w, " compiler=clang-" RHO_BENCH__STR(__clang_major__) "." RHO_BENCH__STR(
-        __clang_minor__) "." RHO_BENCH__STR(__clang_patchlevel__));
+#define RHO_BENCH__COMPILER " compiler=clang-%n"
+#define RHO_BENCH__COMPILER_VERSION \
+    RHO_BENCH__STR(__clang_major__) "." RHO_BENCH__STR(__clang_minor__) "." RHO_BENCH__STR(__clang_patchlevel__)
 #elif defined(__GNUC__) && defined(__VERSION__)
-    rho_bench__w_str(&w, " compiler=gcc-");
-    rho_bench__w_sanitised(&w, __VERSION__, RHO_BENCH__NAME_MAX - 4);
-#endif
-    rho_bench__w_line(&w);
-
-#if RHO_BENCH__HAS_CYCLES
-#if RHO_BENCH_BARE_METAL
-    rho_bench__w_str(&w, rho_bench__systick_period != 0 ? "@clock cycles systick unit=cycle"
-                                                        : "@clock cycles dwt unit=cycle");
-    rho_bench__w_field(&w, "hz", (rho_bench__uint)RHO_BENCH_CPU_HZ);
-#elif defined(__aarch64__)
-    rho_bench__w_str(&w, "@clock cycles cntvct unit=tick");
-    rho_bench__w_field(&w, "hz", rho_bench__cycles_hz);
+#define RHO_BENCH__COMPILER " compiler=gcc-%n"
+#define RHO_BENCH__COMPILER_VERSION __VERSION__
 #else
-    rho_bench__w_str(&w, "@clock cycles tsc unit=cycle");
-    rho_bench__w_field(&w, "hz", rho_bench__cycles_hz);
+#define RHO_BENCH__COMPILER "%s"
+#define RHO_BENCH__COMPILER_VERSION ""
 #endif
-    rho_bench__w_field(&w, "resolution", rho_bench__cycles_resolution());
-    rho_bench__w_line(&w);
+    rho_bench__print(RHO_BENCH__STREAM,
+                     "@rho-bench 1\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH
+                     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n",
+                     RHO_BENCH__COMPILER_VERSION);
+#if RHO_BENCH__HAS_CYCLES
+    rho_bench__print(RHO_BENCH__STREAM, "@clock cycles %s hz=%u resolution=%u\n",
+#if RHO_BENCH_BARE_METAL
+                     rho_bench__systick_period != 0 ? "systick unit=cycle" : "dwt unit=cycle",
+                     RHO_BENCH__U(RHO_BENCH_CPU_HZ),
+#elif defined(__aarch64__)
+                     "cntvct unit=tick", rho_bench__cycles_hz,
+#else
+                     "tsc unit=cycle", rho_bench__cycles_hz,
+#endif
+                     rho_bench__cycles_resolution());
 #endif
 #if RHO_BENCH__HAS_TIME
-    rho_bench__w_str(&w, "@clock time " RHO_BENCH__TIME_NAME " unit=ns hz=1000000000");
-    rho_bench__w_field(&w, "resolution", rho_bench__time_resolution());
-    rho_bench__w_line(&w);
+    rho_bench__print(RHO_BENCH__STREAM,
+                     "@clock time " RHO_BENCH__TIME_NAME " unit=ns hz=1000000000 resolution=%u\n",
+                     rho_bench__time_resolution());
 #endif
-
-    rho_bench__w_str(&w, "@config");
-    rho_bench__w_field(&w, "iterations", rho_bench__config.iterations);
-    rho_bench__w_field(&w, "warmup", rho_bench__config.warmup);
-    rho_bench__w_field(&w, "time_cap_ms", rho_bench__config.time_cap_ms);
-    rho_bench__w_field(&w, "stack_bytes", rho_bench__config.stack_bytes);
-    rho_bench__w_line(&w);
+    rho_bench__print(RHO_BENCH__STREAM,
+                     "@config iterations=%u warmup=%u time_cap_ms=%u stack_bytes=%u\n",
+                     rho_bench__config.iterations, rho_bench__config.warmup,
+                     rho_bench__config.time_cap_ms, rho_bench__config.stack_bytes);
 }
 
 int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 {
     unsigned i;
     int status = 0;
-    rho_bench__writer w;
     (void)argc;
     (void)argv;
 
@@ -1452,9 +1413,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     }
     for (i = 0; i < suite->count; i++) {
         if (!rho_bench__valid_name(suite->entries[i].name)) {
-            rho_bench__say("benchmark name must be 1 to 63 of [A-Za-z0-9_.:+-], got \"",
-                           suite->entries[i].name != 0 ? suite->entries[i].name : "(null)", "\"",
-                           "");
+            rho_bench__bad_name("", "benchmark name", suite->entries[i].name);
             return 2;
         }
 #if !RHO_BENCH_BARE_METAL
@@ -1467,9 +1426,8 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #endif
     }
 #if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_TARGET)
-    if (!rho_bench__valid_name(RHO_BENCH__STR(RHO_BENCH_TARGET))) {
-        rho_bench__say("RHO_BENCH_TARGET must be 1 to 63 of [A-Za-z0-9_.:+-], got \"",
-                       RHO_BENCH__STR(RHO_BENCH_TARGET), "\"", "");
+    if (!rho_bench__valid_name(RHO_BENCH__TARGET)) {
+        rho_bench__bad_name("", "RHO_BENCH_TARGET", RHO_BENCH__TARGET);
         return 2;
     }
 #endif
@@ -1490,11 +1448,8 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
         }
     }
     if (status == 0) {
-        w.len = 0;
-        rho_bench__w_str(&w, "@done");
-        rho_bench__w_field(&w, "benchmarks", suite->count);
-        rho_bench__w_field(&w, "dropped", suite->dropped);
-        rho_bench__w_line(&w);
+        rho_bench__print(RHO_BENCH__STREAM, "@done benchmarks=%u dropped=%u\n",
+                         RHO_BENCH__U(suite->count), RHO_BENCH__U(suite->dropped));
     }
 #if !RHO_BENCH_BARE_METAL
     if (fflush(stdout) != 0 || rho_bench__output_failed || ferror(stdout)) {
