@@ -1,6 +1,7 @@
 //! Judgement: whether a measured figure is acceptable. Every metric has one direction, lower is better, and
 //! is judged on its own; this crate turns figures and budgets into verdicts.
 
+pub mod budget;
 pub mod regression;
 
 pub use regression::regressed;

@@ -1,0 +1,772 @@
+//! Budgets: a run's figures held against module.yml's ceilings, one verdict per benchmark and metric.
+//!
+//! Every metric is judged on its own and lower is better; nothing is averaged. The figures judged are the NET
+//! medians (the calibrated cost of an empty measured iteration taken off), per measured iteration or per op:
+//!
+//! | metric | figure | budget key |
+//! | --- | --- | --- |
+//! | [`BudgetMetric::Cycles`] | net median cycles (or ticks) per iteration | `max_cycles_per_iteration` |
+//! | [`BudgetMetric::NsPerIteration`] | net median ns per iteration | `max_ns_per_iteration` |
+//! | [`BudgetMetric::NsPerOp`] | net median ns per iteration / `per_iteration` | `max_ns_per_op` |
+//! | [`BudgetMetric::StackBytes`] | stack high-water mark | `max_stack_bytes` |
+//! | [`BudgetMetric::HeapPeakBytes`] | heap peak | `max_heap_bytes` |
+//!
+//! The bound is inclusive: a figure equal to its budget holds. Unmeasured is not zero: a stack that overran its
+//! painted region fails its budget ("stack not measured (overrun)"), and a metric the run did not measure at all
+//! (no such clock, stack measurement off) cannot be judged, which is its own outcome rather than a pass.
+//!
+//! Budgets are enforced only when the figures can be trusted: at a scale of at least 1.0 and from a harness
+//! built with optimisation. Otherwise each broken budget is reported (`over`) and nothing fails.
+
+use std::fmt;
+
+use rho_config::Budgets;
+use rho_stats::{BenchSummary, RunSummary};
+use rho_wire::StackMark;
+
+/// A figure a budget can hold. Every one has the same direction: lower is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BudgetMetric {
+    /// Net median cycles (or ticks) per measured iteration.
+    Cycles,
+    /// Net median nanoseconds per measured iteration.
+    NsPerIteration,
+    /// Net median nanoseconds per iteration divided by the ops one iteration does.
+    NsPerOp,
+    /// Stack high-water mark in bytes.
+    StackBytes,
+    /// Heap peak in bytes.
+    HeapPeakBytes,
+}
+
+impl BudgetMetric {
+    /// In report order.
+    pub const ALL: [BudgetMetric; 5] = [
+        BudgetMetric::Cycles,
+        BudgetMetric::NsPerIteration,
+        BudgetMetric::NsPerOp,
+        BudgetMetric::StackBytes,
+        BudgetMetric::HeapPeakBytes,
+    ];
+
+    /// A short label for reports: `cycles/iter`, `ns/iter`, `ns/op`, `stack B`, `heap peak B`.
+    pub fn label(self) -> &'static str {
+        match self {
+            BudgetMetric::Cycles => "cycles/iter",
+            BudgetMetric::NsPerIteration => "ns/iter",
+            BudgetMetric::NsPerOp => "ns/op",
+            BudgetMetric::StackBytes => "stack B",
+            BudgetMetric::HeapPeakBytes => "heap peak B",
+        }
+    }
+
+    /// The module.yml key that sets this metric's ceiling.
+    pub fn budget_key(self) -> &'static str {
+        match self {
+            BudgetMetric::Cycles => "max_cycles_per_iteration",
+            BudgetMetric::NsPerIteration => "max_ns_per_iteration",
+            BudgetMetric::NsPerOp => "max_ns_per_op",
+            BudgetMetric::StackBytes => "max_stack_bytes",
+            BudgetMetric::HeapPeakBytes => "max_heap_bytes",
+        }
+    }
+
+    /// The ceiling `budgets` sets for this metric. `budgets` must already have its report-only zeros removed
+    /// (as `ModuleConfig::budgets_for` returns them): every `Some` is a ceiling.
+    pub fn budget(self, budgets: &Budgets) -> Option<f64> {
+        match self {
+            BudgetMetric::Cycles => budgets.max_cycles_per_iteration,
+            BudgetMetric::NsPerIteration => budgets.max_ns_per_iteration,
+            BudgetMetric::NsPerOp => budgets.max_ns_per_op,
+            BudgetMetric::StackBytes => budgets.max_stack_bytes.map(|b| b as f64),
+            BudgetMetric::HeapPeakBytes => budgets.max_heap_bytes.map(|b| b as f64),
+        }
+    }
+
+    /// This metric's figure for `bench`, or why there is none.
+    pub fn figure(self, bench: &BenchSummary) -> Figure {
+        match self {
+            BudgetMetric::Cycles => match &bench.cycles {
+                Some(f) => Figure::Value(f.net.median as f64),
+                None => Figure::Unmeasured(Unmeasured::NoCycleClock),
+            },
+            BudgetMetric::NsPerIteration => match &bench.time {
+                Some(f) => Figure::Value(f.net.median as f64),
+                None => Figure::Unmeasured(Unmeasured::NoTime),
+            },
+            BudgetMetric::NsPerOp => match (&bench.time, bench.ns_per_op) {
+                (_, Some(ns)) => Figure::Value(ns),
+                (None, None) => Figure::Unmeasured(Unmeasured::NoTime),
+                (Some(_), None) => Figure::Unmeasured(Unmeasured::NoOps),
+            },
+            BudgetMetric::StackBytes => match bench.stack {
+                StackMark::Bytes(bytes) => Figure::Value(bytes as f64),
+                StackMark::Overrun => Figure::Unmeasured(Unmeasured::StackOverrun),
+                StackMark::Off => Figure::Unmeasured(Unmeasured::StackOff),
+            },
+            BudgetMetric::HeapPeakBytes => Figure::Value(bench.heap.peak as f64),
+        }
+    }
+
+    /// Whether figures of this metric are whole numbers (bytes, counts) rather than fractions.
+    fn whole(self) -> bool {
+        !matches!(self, BudgetMetric::NsPerOp)
+    }
+
+    /// `value` as this metric prints it.
+    pub fn format(self, value: f64) -> String {
+        if self.whole() && value.fract() == 0.0 {
+            format!("{value:.0}")
+        } else if value >= 100.0 {
+            format!("{value:.0}")
+        } else {
+            format!("{value:.2}")
+        }
+    }
+}
+
+impl fmt::Display for BudgetMetric {
+    /// In words, for messages: `cycles per iteration`, `ns per op`, `stack bytes`, ...
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BudgetMetric::Cycles => "cycles per iteration",
+            BudgetMetric::NsPerIteration => "ns per iteration",
+            BudgetMetric::NsPerOp => "ns per op",
+            BudgetMetric::StackBytes => "stack bytes",
+            BudgetMetric::HeapPeakBytes => "heap peak bytes",
+        })
+    }
+}
+
+/// Why a metric has no figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unmeasured {
+    /// The painted stack region was used to its last byte: the stack went at least that deep, and how much
+    /// deeper is unknown. With a budget this is a failure, never a pass.
+    StackOverrun,
+    /// The run did not measure the stack.
+    StackOff,
+    /// The stream had no cycle clock.
+    NoCycleClock,
+    /// The stream had no time clock and no cycle clock of known frequency to derive time from.
+    NoTime,
+    /// The benchmark does 0 ops per iteration, so it has no time per op.
+    NoOps,
+}
+
+impl Unmeasured {
+    /// True when the figure is known to be beyond any budget the run could have measured (an overrun):
+    /// a failure. Otherwise the budget cannot be judged at all.
+    pub fn is_failure(self) -> bool {
+        matches!(self, Unmeasured::StackOverrun)
+    }
+}
+
+impl fmt::Display for Unmeasured {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Unmeasured::StackOverrun => "stack not measured (overrun)",
+            Unmeasured::StackOff => "stack not measured (measurement off)",
+            Unmeasured::NoCycleClock => "cycles not measured (the target has no cycle clock)",
+            Unmeasured::NoTime => {
+                "time not measured (no time clock, and no cycle clock of known frequency)"
+            }
+            Unmeasured::NoOps => "no time per op (the benchmark does 0 ops per iteration)",
+        })
+    }
+}
+
+/// A metric's figure, or why there is none. Unmeasured is never zero.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Figure {
+    Value(f64),
+    Unmeasured(Unmeasured),
+}
+
+/// The verdict on one figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within its budget (the bound is inclusive).
+    Ok,
+    /// Over its budget, or unmeasured in a way that is a failure (an overrun), and budgets are enforced.
+    Over,
+    /// Over its budget, but budgets are reported only in this run.
+    OverReported,
+    /// A budget that cannot be judged because the figure was not measured, and budgets are enforced.
+    Unmeasured,
+    /// The same, reported only.
+    UnmeasuredReported,
+    /// No budget for this figure.
+    NoBudget,
+}
+
+impl Verdict {
+    /// `ok`, `OVER`, `over`, `UNMEASURED`, `unmeasured`, `-`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Over => "OVER",
+            Verdict::OverReported => "over",
+            Verdict::Unmeasured => "UNMEASURED",
+            Verdict::UnmeasuredReported => "unmeasured",
+            Verdict::NoBudget => "-",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Why budgets are reported but not enforced.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ReportOnlyReason {
+    /// The run was scaled below 1.0: a short run is a noisy one.
+    Scale(f64),
+    /// The harness was built without optimisation: the figures describe a debug build.
+    Unoptimized,
+}
+
+impl fmt::Display for ReportOnlyReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReportOnlyReason::Scale(scale) => write!(f, "scale {scale} < 1.0"),
+            ReportOnlyReason::Unoptimized => f.write_str("harness built without optimisation"),
+        }
+    }
+}
+
+/// Whether budgets are enforced in a run, and if not, why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Enforcement {
+    /// Empty when budgets are enforced.
+    pub reasons: Vec<ReportOnlyReason>,
+}
+
+impl Enforcement {
+    /// Enforced exactly when `scale >= 1.0` and the harness was `optimized`.
+    pub fn decide(scale: f64, optimized: bool) -> Enforcement {
+        let mut reasons = Vec::new();
+        // `!(scale >= 1.0)` so that a NaN scale is not trusted either.
+        if !(scale >= 1.0) {
+            reasons.push(ReportOnlyReason::Scale(scale));
+        }
+        if !optimized {
+            reasons.push(ReportOnlyReason::Unoptimized);
+        }
+        Enforcement { reasons }
+    }
+
+    pub fn enforced(&self) -> bool {
+        self.reasons.is_empty()
+    }
+
+    /// The report's header line: `budgets enforced` or `budgets reported only: scale 0.5 < 1.0; harness built
+    /// without optimisation`.
+    pub fn describe(&self) -> String {
+        if self.enforced() {
+            "budgets enforced".to_string()
+        } else {
+            let reasons: Vec<String> = self.reasons.iter().map(ToString::to_string).collect();
+            format!("budgets reported only: {}", reasons.join("; "))
+        }
+    }
+}
+
+/// One figure against its budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    pub metric: BudgetMetric,
+    pub figure: Figure,
+    /// The ceiling, `None` when the figure has none.
+    pub budget: Option<f64>,
+    pub verdict: Verdict,
+}
+
+impl Check {
+    /// The figure as printed: a number, or `not measured`.
+    pub fn figure_text(&self) -> String {
+        match self.figure {
+            Figure::Value(value) => self.metric.format(value),
+            Figure::Unmeasured(_) => "not measured".to_string(),
+        }
+    }
+
+    /// The budget as printed, `-` without one.
+    pub fn budget_text(&self) -> String {
+        match self.budget {
+            Some(budget) => self.metric.format(budget),
+            None => "-".to_string(),
+        }
+    }
+}
+
+/// Every metric of one benchmark, in [`BudgetMetric::ALL`] order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchJudgement {
+    pub name: String,
+    pub checks: Vec<Check>,
+}
+
+/// A run judged against its budgets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    pub enforcement: Enforcement,
+    pub benchmarks: Vec<BenchJudgement>,
+}
+
+/// One budget that did not hold (or could not be judged), for `rho bench check`'s list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub benchmark: String,
+    pub metric: BudgetMetric,
+    pub figure: Figure,
+    pub budget: f64,
+}
+
+impl Failure {
+    /// True when the figure could not be judged at all (rather than being over).
+    pub fn undecided(&self) -> bool {
+        matches!(self.figure, Figure::Unmeasured(why) if !why.is_failure())
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let budget = self.metric.format(self.budget);
+        match self.figure {
+            Figure::Value(value) => write!(
+                f,
+                "{}: {} {} over its budget of {budget} ({})",
+                self.benchmark,
+                self.metric,
+                self.metric.format(value),
+                self.metric.budget_key()
+            ),
+            Figure::Unmeasured(why) => write!(
+                f,
+                "{}: {why}, so its budget of {budget} {} ({}) {}",
+                self.benchmark,
+                self.metric,
+                self.metric.budget_key(),
+                if why.is_failure() {
+                    "fails"
+                } else {
+                    "cannot be judged"
+                }
+            ),
+        }
+    }
+}
+
+/// What `rho bench check` concludes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Every enforced budget holds (or budgets are reported only).
+    Holds,
+    /// At least one budget is broken, and every budget could be judged.
+    Broken(Vec<Failure>),
+    /// At least one budget could not be judged (its metric was not measured); the list also holds any broken
+    /// ones.
+    Undecided(Vec<Failure>),
+}
+
+impl Judgement {
+    /// Judge every benchmark of `summary`. `budgets_for` gives a benchmark's ceilings with report-only zeros
+    /// removed (`ModuleConfig::budgets_for`); `scale` is the scale the run was made at.
+    pub fn of(
+        summary: &RunSummary,
+        budgets_for: impl Fn(&str) -> Budgets,
+        scale: f64,
+    ) -> Judgement {
+        let enforcement = Enforcement::decide(scale, summary.target.optimized);
+        let enforced = enforcement.enforced();
+        let benchmarks = summary
+            .benchmarks
+            .iter()
+            .map(|bench| {
+                let budgets = budgets_for(&bench.name);
+                let checks = BudgetMetric::ALL
+                    .iter()
+                    .map(|&metric| {
+                        let figure = metric.figure(bench);
+                        let budget = metric.budget(&budgets);
+                        Check {
+                            metric,
+                            figure,
+                            budget,
+                            verdict: verdict(figure, budget, enforced),
+                        }
+                    })
+                    .collect();
+                BenchJudgement {
+                    name: bench.name.clone(),
+                    checks,
+                }
+            })
+            .collect();
+        Judgement {
+            enforcement,
+            benchmarks,
+        }
+    }
+
+    /// Every budget that is over or could not be judged, whether or not enforced, in suite order.
+    pub fn failures(&self) -> Vec<Failure> {
+        let mut failures = Vec::new();
+        for bench in &self.benchmarks {
+            for check in &bench.checks {
+                let Some(budget) = check.budget else { continue };
+                let failed = match check.figure {
+                    Figure::Value(value) => exceeds(value, budget),
+                    Figure::Unmeasured(_) => true,
+                };
+                if failed {
+                    failures.push(Failure {
+                        benchmark: bench.name.clone(),
+                        metric: check.metric,
+                        figure: check.figure,
+                        budget,
+                    });
+                }
+            }
+        }
+        failures
+    }
+
+    /// The outcome `rho bench check` enforces: [`Outcome::Holds`] whenever budgets are reported only.
+    pub fn outcome(&self) -> Outcome {
+        if !self.enforcement.enforced() {
+            return Outcome::Holds;
+        }
+        let failures = self.failures();
+        if failures.is_empty() {
+            Outcome::Holds
+        } else if failures.iter().any(Failure::undecided) {
+            Outcome::Undecided(failures)
+        } else {
+            Outcome::Broken(failures)
+        }
+    }
+
+    /// The metrics that have a budget in at least one benchmark (the columns a report needs), in order.
+    pub fn budgeted_metrics(&self) -> Vec<BudgetMetric> {
+        BudgetMetric::ALL
+            .iter()
+            .copied()
+            .filter(|metric| {
+                self.benchmarks
+                    .iter()
+                    .flat_map(|b| &b.checks)
+                    .any(|c| c.metric == *metric && c.budget.is_some())
+            })
+            .collect()
+    }
+}
+
+/// Over the budget: `!(value <= budget)`, so a NaN is never a pass; the bound is inclusive.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+fn exceeds(value: f64, budget: f64) -> bool {
+    !(value <= budget)
+}
+
+fn verdict(figure: Figure, budget: Option<f64>, enforced: bool) -> Verdict {
+    let Some(budget) = budget else {
+        return Verdict::NoBudget;
+    };
+    let over = |enforced| {
+        if enforced {
+            Verdict::Over
+        } else {
+            Verdict::OverReported
+        }
+    };
+    match figure {
+        Figure::Value(value) if exceeds(value, budget) => over(enforced),
+        Figure::Value(_) => Verdict::Ok,
+        Figure::Unmeasured(why) if why.is_failure() => over(enforced),
+        Figure::Unmeasured(_) if enforced => Verdict::Unmeasured,
+        Figure::Unmeasured(_) => Verdict::UnmeasuredReported,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rho_stats::{ClockFigures, ClockInfo, Summary};
+    use rho_wire::{ClockRole, HeapFigures, RunConfig, Target};
+
+    fn figures(role: ClockRole, raw_median: u64, overhead: u64) -> ClockFigures {
+        let raw = Summary::of(&[raw_median]).unwrap();
+        ClockFigures {
+            clock: ClockInfo {
+                role,
+                name: "test".into(),
+                unit: if role == ClockRole::Cycles {
+                    "cycle"
+                } else {
+                    "ns"
+                }
+                .into(),
+                hz: Some(1_000_000_000),
+                resolution: 1,
+            },
+            derived: false,
+            raw,
+            net: raw.minus(overhead),
+            overhead,
+        }
+    }
+
+    fn bench(
+        name: &str,
+        cycles: u64,
+        ns: u64,
+        per_iteration: u64,
+        stack: StackMark,
+        heap: u64,
+    ) -> BenchSummary {
+        BenchSummary {
+            name: name.into(),
+            unit: "byte".into(),
+            per_iteration,
+            iterations: 1,
+            warmup: 0,
+            capped: false,
+            // 10 of overhead on each clock: the judged figure is the net one.
+            cycles: Some(figures(ClockRole::Cycles, cycles + 10, 10)),
+            time: Some(figures(ClockRole::Time, ns + 10, 10)),
+            stack,
+            heap: HeapFigures {
+                peak: heap,
+                ..HeapFigures::default()
+            },
+            leaked: false,
+            ops_per_second: None,
+            ns_per_op: (per_iteration > 0).then(|| ns as f64 / per_iteration as f64),
+        }
+    }
+
+    fn run(optimized: bool, benchmarks: Vec<BenchSummary>) -> RunSummary {
+        RunSummary {
+            version: 1,
+            target: Target {
+                name: "host".into(),
+                arch: "x86_64".into(),
+                optimized,
+                compiler: None,
+            },
+            config: RunConfig {
+                iterations: 1,
+                warmup: 0,
+                time_cap_ms: None,
+                stack_bytes: Some(65536),
+            },
+            clocks: Vec::new(),
+            calibrated: true,
+            overhead: Vec::new(),
+            benchmarks,
+            dropped: 0,
+            noise_lines: 0,
+            repetitions: 1,
+        }
+    }
+
+    fn budgets(cycles: f64, ns: f64, ns_op: f64, stack: u64, heap: u64) -> Budgets {
+        Budgets {
+            max_cycles_per_iteration: Some(cycles),
+            max_ns_per_iteration: Some(ns),
+            max_ns_per_op: Some(ns_op),
+            max_stack_bytes: Some(stack),
+            max_heap_bytes: Some(heap),
+            fail_on_regression_percent: None,
+        }
+    }
+
+    fn verdicts(judgement: &Judgement) -> Vec<Verdict> {
+        judgement.benchmarks[0]
+            .checks
+            .iter()
+            .map(|c| c.verdict)
+            .collect()
+    }
+
+    #[test]
+    fn each_metric_is_judged_on_its_own_against_the_net_median() {
+        // cycles 100 (raw 110), ns 640 over 64 ops = 10 ns/op, stack 300, heap 64.
+        let summary = run(
+            true,
+            vec![bench("b", 100, 640, 64, StackMark::Bytes(300), 64)],
+        );
+        // cycles exactly at budget (inclusive), ns over, ns/op under, stack over, heap at budget.
+        let judgement = Judgement::of(&summary, |_| budgets(100.0, 639.0, 10.5, 299, 64), 1.0);
+        assert_eq!(
+            verdicts(&judgement),
+            [
+                Verdict::Ok,
+                Verdict::Over,
+                Verdict::Ok,
+                Verdict::Over,
+                Verdict::Ok
+            ]
+        );
+        let failures = judgement.failures();
+        assert_eq!(failures.len(), 2);
+        assert_eq!(failures[0].metric, BudgetMetric::NsPerIteration);
+        assert_eq!(failures[0].figure, Figure::Value(640.0));
+        assert_eq!(failures[1].metric, BudgetMetric::StackBytes);
+        assert!(matches!(judgement.outcome(), Outcome::Broken(f) if f.len() == 2));
+        assert_eq!(
+            failures[0].to_string(),
+            "b: ns per iteration 640 over its budget of 639 (max_ns_per_iteration)"
+        );
+    }
+
+    #[test]
+    fn a_figure_without_a_budget_has_no_verdict() {
+        let summary = run(
+            true,
+            vec![bench("b", 100, 640, 64, StackMark::Bytes(300), 64)],
+        );
+        let judgement = Judgement::of(&summary, |_| Budgets::default(), 1.0);
+        assert!(verdicts(&judgement).iter().all(|v| *v == Verdict::NoBudget));
+        assert_eq!(judgement.outcome(), Outcome::Holds);
+        assert!(judgement.budgeted_metrics().is_empty());
+    }
+
+    #[test]
+    fn budgets_are_looked_up_per_benchmark() {
+        let summary = run(
+            true,
+            vec![
+                bench("small", 100, 100, 1, StackMark::Bytes(10), 0),
+                bench("large", 100, 100, 1, StackMark::Bytes(10), 0),
+            ],
+        );
+        let judgement = Judgement::of(
+            &summary,
+            |name| Budgets {
+                max_cycles_per_iteration: Some(if name == "small" { 50.0 } else { 500.0 }),
+                ..Budgets::default()
+            },
+            1.0,
+        );
+        assert_eq!(judgement.benchmarks[0].checks[0].verdict, Verdict::Over);
+        assert_eq!(judgement.benchmarks[1].checks[0].verdict, Verdict::Ok);
+        assert_eq!(judgement.budgeted_metrics(), [BudgetMetric::Cycles]);
+    }
+
+    #[test]
+    fn below_full_scale_or_unoptimized_a_broken_budget_is_reported_only() {
+        let over = |_: &str| budgets(1.0, 1.0, 0.001, 1, 1);
+        let fast = run(
+            true,
+            vec![bench("b", 100, 640, 64, StackMark::Bytes(300), 64)],
+        );
+        let scaled = Judgement::of(&fast, over, 0.5);
+        assert!(
+            verdicts(&scaled)
+                .iter()
+                .all(|v| *v == Verdict::OverReported)
+        );
+        assert_eq!(scaled.outcome(), Outcome::Holds);
+        assert_eq!(scaled.failures().len(), 5, "still listed, for the report");
+        assert_eq!(
+            scaled.enforcement.describe(),
+            "budgets reported only: scale 0.5 < 1.0"
+        );
+
+        let debug = run(
+            false,
+            vec![bench("b", 100, 640, 64, StackMark::Bytes(300), 64)],
+        );
+        let unoptimized = Judgement::of(&debug, over, 2.0);
+        assert_eq!(unoptimized.outcome(), Outcome::Holds);
+        assert_eq!(
+            unoptimized.enforcement.describe(),
+            "budgets reported only: harness built without optimisation"
+        );
+        let both = Judgement::of(&debug, over, 0.1);
+        assert_eq!(both.enforcement.reasons.len(), 2);
+
+        assert_eq!(
+            Judgement::of(&fast, over, 1.0).enforcement.describe(),
+            "budgets enforced"
+        );
+        assert!(!Enforcement::decide(f64::NAN, true).enforced());
+    }
+
+    #[test]
+    fn a_stack_overrun_fails_its_budget_and_is_never_zero() {
+        let summary = run(
+            true,
+            vec![bench("deep", 100, 100, 1, StackMark::Overrun, 0)],
+        );
+        let judgement = Judgement::of(
+            &summary,
+            |_| Budgets {
+                max_stack_bytes: Some(1_000_000),
+                ..Budgets::default()
+            },
+            1.0,
+        );
+        let stack = &judgement.benchmarks[0].checks[3];
+        assert_eq!(stack.metric, BudgetMetric::StackBytes);
+        assert_eq!(stack.verdict, Verdict::Over);
+        assert_eq!(stack.figure_text(), "not measured");
+        let Outcome::Broken(failures) = judgement.outcome() else {
+            panic!("an overrun is a failure: {:?}", judgement.outcome());
+        };
+        assert_eq!(
+            failures[0].to_string(),
+            "deep: stack not measured (overrun), so its budget of 1000000 stack bytes (max_stack_bytes) fails"
+        );
+    }
+
+    #[test]
+    fn a_missing_metric_cannot_be_judged() {
+        let mut unmeasured = bench("b", 100, 100, 0, StackMark::Off, 0);
+        unmeasured.cycles = None;
+        let summary = run(true, vec![unmeasured]);
+        let judgement = Judgement::of(&summary, |_| budgets(1e9, 1e9, 1e9, 1 << 20, 1 << 20), 1.0);
+        assert_eq!(
+            verdicts(&judgement),
+            [
+                Verdict::Unmeasured,
+                Verdict::Ok,
+                Verdict::Unmeasured,
+                Verdict::Unmeasured,
+                Verdict::Ok
+            ]
+        );
+        let Outcome::Undecided(failures) = judgement.outcome() else {
+            panic!("{:?}", judgement.outcome());
+        };
+        assert_eq!(failures.len(), 3);
+        assert!(failures.iter().all(Failure::undecided));
+        assert!(failures[1].to_string().contains("0 ops per iteration"));
+        // Reported only, it is listed but decides nothing.
+        let scaled = Judgement::of(&summary, |_| budgets(1e9, 1e9, 1e9, 1 << 20, 1 << 20), 0.5);
+        assert_eq!(
+            scaled.benchmarks[0].checks[0].verdict,
+            Verdict::UnmeasuredReported
+        );
+        assert_eq!(scaled.outcome(), Outcome::Holds);
+    }
+
+    #[test]
+    fn a_nan_figure_is_not_a_pass() {
+        assert!(exceeds(f64::NAN, 1.0));
+        assert!(!exceeds(1.0, 1.0));
+    }
+
+    #[test]
+    fn figures_print_as_their_metric_reads() {
+        assert_eq!(BudgetMetric::Cycles.format(1987.0), "1987");
+        assert_eq!(BudgetMetric::NsPerOp.format(3.14159), "3.14");
+        assert_eq!(BudgetMetric::NsPerOp.format(250.4), "250");
+        assert_eq!(BudgetMetric::NsPerIteration.format(12.5), "12.50");
+    }
+}
