@@ -115,9 +115,7 @@ impl BudgetMetric {
 
     /// `value` as this metric prints it.
     pub fn format(self, value: f64) -> String {
-        if self.whole() && value.fract() == 0.0 {
-            format!("{value:.0}")
-        } else if value >= 100.0 {
+        if (self.whole() && value.fract() == 0.0) || value >= 100.0 {
             format!("{value:.0}")
         } else {
             format!("{value:.2}")
@@ -249,8 +247,8 @@ impl Enforcement {
     /// Enforced exactly when `scale >= 1.0` and the harness was `optimized`.
     pub fn decide(scale: f64, optimized: bool) -> Enforcement {
         let mut reasons = Vec::new();
-        // `!(scale >= 1.0)` so that a NaN scale is not trusted either.
-        if !(scale >= 1.0) {
+        // A NaN scale is not trusted either.
+        if scale.is_nan() || scale < 1.0 {
             reasons.push(ReportOnlyReason::Scale(scale));
         }
         if !optimized {
@@ -765,7 +763,7 @@ mod tests {
     #[test]
     fn figures_print_as_their_metric_reads() {
         assert_eq!(BudgetMetric::Cycles.format(1987.0), "1987");
-        assert_eq!(BudgetMetric::NsPerOp.format(3.14159), "3.14");
+        assert_eq!(BudgetMetric::NsPerOp.format(4.567), "4.57");
         assert_eq!(BudgetMetric::NsPerOp.format(250.4), "250");
         assert_eq!(BudgetMetric::NsPerIteration.format(12.5), "12.50");
     }
