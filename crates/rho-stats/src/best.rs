@@ -154,3 +154,32 @@ fn check_comparable(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_of_values() {
+        assert_eq!(min_of([3u64, 1, 2]), Some(1));
+        assert_eq!(min_of(Vec::<u64>::new()), None);
+        assert_eq!(min_of([f64::NAN, 2.0, 1.5, f64::NAN]), Some(1.5));
+        assert_eq!(min_of([f64::NAN]), None);
+        // Ties keep the first.
+        let pairs = [(1, 'a'), (1, 'b')];
+        assert_eq!(min_of(pairs.iter().map(|p| p.0)), Some(1));
+    }
+
+    #[test]
+    fn stack_folding() {
+        use StackMark::*;
+        assert_eq!(
+            best_stack([Bytes(300), Bytes(200), Bytes(250)].into_iter()),
+            Bytes(200)
+        );
+        assert_eq!(best_stack([Overrun, Bytes(200)].into_iter()), Bytes(200));
+        assert_eq!(best_stack([Off, Overrun].into_iter()), Overrun);
+        assert_eq!(best_stack([Off, Off].into_iter()), Off);
+        assert_eq!(best_stack([Off, Bytes(8)].into_iter()), Bytes(8));
+    }
+}

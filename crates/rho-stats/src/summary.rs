@@ -209,3 +209,204 @@ fn stddev_around(values: &[u64], mean: f64) -> f64 {
         .sum();
     (squares / values.len() as f64).sqrt()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn empty_is_none() {
+        assert_eq!(Summary::of(&[]), None);
+        assert_eq!(Summary::of_sorted(&[]), None);
+        assert_eq!(percentile(&[], 50), None);
+        assert_eq!(nearest_rank(0, 50), 0);
+    }
+
+    #[test]
+    fn one_sample() {
+        let s = Summary::of(&[7]).unwrap();
+        assert_eq!(
+            (s.n, s.min, s.median, s.p95, s.p99, s.max),
+            (1, 7, 7, 7, 7, 7)
+        );
+        assert_eq!(s.mean, 7.0);
+        assert_eq!(s.stddev, 0.0);
+        assert_eq!(
+            s.spread,
+            Spread {
+                ratio: 0.0,
+                capped: false
+            }
+        );
+    }
+
+    #[test]
+    fn odd_count() {
+        // Sorted [1, 3, 5]: median rank ceil(1.5) = 2, p95 rank ceil(2.85) = 3.
+        let s = Summary::of(&[5, 1, 3]).unwrap();
+        assert_eq!((s.min, s.median, s.p95, s.p99, s.max), (1, 3, 5, 5, 5));
+        assert_eq!(s.mean, 3.0);
+        // Population deviation: sqrt((4 + 0 + 4) / 3).
+        assert!(close(s.stddev, (8.0f64 / 3.0).sqrt()));
+        assert!(close(s.spread.ratio, (8.0f64 / 3.0).sqrt() / 3.0));
+        assert!(!s.spread.capped);
+    }
+
+    #[test]
+    fn even_count_takes_the_lower_middle() {
+        // Sorted [1, 2, 3, 4]: median rank ceil(2.0) = 2 -> 2, not 2.5; p95 rank ceil(3.8) = 4.
+        let s = Summary::of(&[4, 1, 3, 2]).unwrap();
+        assert_eq!((s.min, s.median, s.p95, s.p99, s.max), (1, 2, 4, 4, 4));
+        assert_eq!(s.mean, 2.5);
+        assert!(close(s.stddev, 1.25f64.sqrt()));
+        assert_eq!(Summary::of(&[10, 20]).unwrap().median, 10);
+    }
+
+    #[test]
+    fn ranks_are_exact_integers() {
+        let twenty: Vec<u64> = (1..=20).collect();
+        // 95% of 20 is exactly rank 19 (a float product could round to 19.000000000000004 -> 20).
+        assert_eq!(percentile(&twenty, 95), Some(19));
+        assert_eq!(percentile(&twenty, 99), Some(20));
+        assert_eq!(percentile(&twenty, 50), Some(10));
+        let hundred: Vec<u64> = (1..=100).collect();
+        let s = Summary::of(&hundred).unwrap();
+        assert_eq!((s.median, s.p95, s.p99, s.max), (50, 95, 99, 100));
+        assert_eq!(percentile(&hundred, 0), Some(1));
+        assert_eq!(percentile(&hundred, 100), Some(100));
+        assert_eq!(percentile(&hundred, 250), Some(100));
+        assert_eq!(nearest_rank(1000, 99), 990);
+        assert_eq!(nearest_rank(1001, 99), 991);
+    }
+
+    #[test]
+    fn ties() {
+        // Sorted [2, 2, 2, 2, 9]: median 2, p95 rank ceil(4.75) = 5 -> 9. Mean 3.4; deviations 1.4 (x4) and 5.6:
+        // (4 * 1.96 + 31.36) / 5 = 7.84, sqrt = 2.8; 2.8 / 2 = 140% -> capped.
+        let s = Summary::of(&[2, 2, 9, 2, 2]).unwrap();
+        assert_eq!((s.min, s.median, s.p95, s.p99, s.max), (2, 2, 9, 9, 9));
+        assert!(close(s.mean, 3.4));
+        assert!(close(s.stddev, 2.8));
+        assert_eq!(
+            s.spread,
+            Spread {
+                ratio: SPREAD_CAP,
+                capped: true
+            }
+        );
+        let flat = Summary::of(&[5; 9]).unwrap();
+        assert_eq!(flat.stddev, 0.0);
+        assert_eq!(
+            flat.spread,
+            Spread {
+                ratio: 0.0,
+                capped: false
+            }
+        );
+    }
+
+    #[test]
+    fn the_outlier_moves_the_mean_and_not_the_median() {
+        // The spec's demo: one iteration in a thousand an order of magnitude slower.
+        let mut samples = vec![100u64; 1000];
+        samples[500] = 1000;
+        let s = Summary::of(&samples).unwrap();
+        assert_eq!((s.median, s.p95, s.p99, s.max), (100, 100, 100, 1000));
+        // (999 * 100 + 1000) / 1000
+        assert!(close(s.mean, 100.9));
+        // Deviations: 0.9 (x999) and 899.1: (999 * 0.81 + 808380.81) / 1000 = 809.19.
+        assert!(close(s.stddev, 809.19f64.sqrt()));
+        assert!(close(s.spread.ratio, 809.19f64.sqrt() / 100.0));
+        assert!(!s.spread.capped);
+        // Made a hundred times slower instead, it breaks the deviation, which the cap says.
+        samples[500] = 100 * 100;
+        let s = Summary::of(&samples).unwrap();
+        assert_eq!(s.median, 100);
+        assert!(close(s.mean, 109.9));
+        assert_eq!(
+            s.spread,
+            Spread {
+                ratio: SPREAD_CAP,
+                capped: true
+            }
+        );
+    }
+
+    #[test]
+    fn zero_median_never_gives_nan() {
+        let s = Summary::of(&[0, 0, 0, 5]).unwrap();
+        assert_eq!(s.median, 0);
+        assert!(s.stddev > 0.0);
+        assert_eq!(
+            s.spread,
+            Spread {
+                ratio: SPREAD_CAP,
+                capped: true
+            }
+        );
+        let zeros = Summary::of(&[0, 0, 0]).unwrap();
+        assert_eq!(
+            zeros.spread,
+            Spread {
+                ratio: 0.0,
+                capped: false
+            }
+        );
+        assert_eq!(
+            Spread::of(f64::NAN, 10),
+            Spread {
+                ratio: 0.0,
+                capped: false
+            }
+        );
+    }
+
+    #[test]
+    fn huge_values_do_not_overflow() {
+        let s = Summary::of(&[u64::MAX, u64::MAX, u64::MAX]).unwrap();
+        assert_eq!(s.median, u64::MAX);
+        assert!(close(s.mean, u64::MAX as f64));
+        assert!(s.stddev.is_finite());
+        assert!(!s.spread.ratio.is_nan());
+    }
+
+    #[test]
+    fn minus_overhead() {
+        // Sorted [110, 120, 130, 200]: median 120.
+        let raw = Summary::of(&[130, 110, 200, 120]).unwrap();
+        let net = raw.minus(115);
+        assert_eq!(
+            (net.min, net.median, net.p95, net.p99, net.max),
+            (0, 5, 85, 85, 85)
+        );
+        assert!(close(net.mean, 140.0 - 115.0));
+        assert_eq!(net.stddev, raw.stddev);
+        assert_eq!(net.n, raw.n);
+        // The same deviation around a median of 5 instead of 120.
+        assert_eq!(net.spread, Spread::of(raw.stddev, 5));
+        let all = raw.minus(1000);
+        assert_eq!((all.min, all.median, all.max), (0, 0, 0));
+        assert_eq!(all.mean, 0.0);
+        assert_eq!(raw.minus(0), raw);
+    }
+
+    #[test]
+    fn scaling_to_nanoseconds() {
+        assert_eq!(counts_to_ns(1000, 2_000_000_000), Some(500));
+        assert_eq!(counts_to_ns(1, 3), Some(333_333_333));
+        assert_eq!(counts_to_ns(2, 3), Some(666_666_667));
+        assert_eq!(counts_to_ns(u64::MAX, 1), Some(u64::MAX));
+        assert_eq!(counts_to_ns(5, 0), None);
+        let cycles = Summary::of(&[2000, 4000, 6000]).unwrap();
+        let ns = cycles.scaled_to_ns(2_000_000_000).unwrap();
+        assert_eq!((ns.min, ns.median, ns.max), (1000, 2000, 3000));
+        assert!(close(ns.mean, 2000.0));
+        assert!(close(ns.stddev, cycles.stddev / 2.0));
+        assert!(close(ns.spread.ratio, cycles.spread.ratio));
+        assert_eq!(cycles.scaled_to_ns(0), None);
+    }
+}
