@@ -2,7 +2,13 @@
 # Checks the MPS2 AN386 port itself under QEMU, without the rho host tool:
 #   1. main's return value becomes QEMU's exit status, and the semihosting console reaches
 #      QEMU's stdout (with malloc and the FPU working on the way);
-#   2. a fault is reported on the console and exits with status 134, not a hang.
+#   2. a fault is reported on the console and exits with status 134, not a hang;
+#   3. the harness on the board: examples/crypto_bench.c builds clean (-Werror -pedantic),
+#      its stream names the systick clock, two runs under -icount are byte-identical, the
+#      malloc/free pair's heap peak is one slot with nothing live;
+#   4. the stack mark: a recursion of known depth reports at least that depth, an overrun
+#      reports `overrun`.
+# Figures that need a statistic (the CRC-256/CRC-64 median ratio) are the host tool's to check.
 # Usage: tests/cortex-m/check-port.sh   (needs arm-none-eabi-gcc, newlib, qemu-system-arm)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -22,9 +28,16 @@ run_elf() {
   return "$status"
 }
 
-build() { # out-dir, extra cflags
-  make -s -f "$port/Makefile" SUITE="$repo/tests/cortex-m/hello.c" RHO_BENCH_OUT="$1" \
-    EXTRA_CFLAGS="$2" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "build of $1"; }
+build() { # out-dir, extra cflags [, suite, more make variables...]
+  local out="$1" cflags="$2" suite="${3:-$repo/tests/cortex-m/hello.c}"
+  shift 3 2>/dev/null || shift $#
+  make -s -f "$port/Makefile" SUITE="$suite" RHO_BENCH_OUT="$out" EXTRA_CFLAGS="$cflags" "$@" \
+    >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "build of $out"; }
+}
+
+# The `@stack` value of benchmark $2 in stream $1.
+stack_of() {
+  awk -v name="$2" '$1 == "@bench" { current = $2 } $1 == "@stack" && current == name { print $2 }' "$1"
 }
 
 # 1. exit status and console
@@ -45,4 +58,31 @@ status=0; run_elf "$work/fault" "$work/fault.out" || status=$?
 grep -q '^rho-port: fault exception=0x00000003 ' "$work/fault.out" \
   || fail "no fault report: $(cat "$work/fault.out")"
 
-echo "check-port: ok (exit status, console, malloc, FPU, fault report)"
+# 3. the harness on the board
+build "$work/crypto" "" "$repo/examples/crypto_bench.c"
+for run in 1 2; do
+  status=0; run_elf "$work/crypto" "$work/crypto.$run" || status=$?
+  [ "$status" -eq 0 ] || fail "crypto_bench run $run exited $status: $(tail -n 3 "$work/crypto.$run.err")"
+done
+cmp -s "$work/crypto.1" "$work/crypto.2" || fail "two runs under -icount differ"
+grep -q '^@clock cycles systick unit=cycle hz=25000000 ' "$work/crypto.1" \
+  || fail "no systick clock line: $(grep '^@clock' "$work/crypto.1")"
+grep -q '^@done benchmarks=6 dropped=0$' "$work/crypto.1" || fail "no @done line for 6 benchmarks"
+heap="$(awk '$1 == "@bench" { current = $2 } $1 == "@heap" && current == "bench_malloc_free"' "$work/crypto.1")"
+# One 64-byte slot at a time (SLOT_BYTES in the example), every allocation freed.
+echo "$heap" | grep -Eq '^@heap peak=64 live=0 allocs=([1-9][0-9]*) frees=\1 free_errors=0$' \
+  || fail "malloc/free heap line: $heap"
+
+# 4. the stack mark, with a painted region larger than the known depth (8192 bytes)
+build "$work/stack" "" "$repo/tests/c/stack_suite.c" RHO_BENCH_STACK_BYTES=16384 \
+  RHO_BENCH_ITERATIONS=100 RHO_BENCH_WARMUP=10
+status=0; run_elf "$work/stack" "$work/stack.out" || status=$?
+[ "$status" -eq 0 ] || fail "stack_suite exited $status"
+known="$(stack_of "$work/stack.out" bench_recurse_known)"
+[ -n "$known" ] && [ "$known" != overrun ] && [ "$known" -ge 8192 ] \
+  || fail "bench_recurse_known @stack '$known', expected a number of at least 8192"
+[ "$(stack_of "$work/stack.out" bench_stack_overrun)" = overrun ] \
+  || fail "bench_stack_overrun @stack '$(stack_of "$work/stack.out" bench_stack_overrun)', expected overrun"
+
+echo "check-port: ok (exit status, console, malloc, FPU, fault report; harness: systick clock," \
+  "identical runs, $heap; stack: known depth $known >= 8192, overrun reported)"
