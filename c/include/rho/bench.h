@@ -560,6 +560,18 @@ static void rho_bench__emit(int channel, const char *bytes, size_t len)
 #endif
 }
 
+/* Hosted: hand the stream to the host at each benchmark's start and end. stdio would otherwise
+ * hold back up to a buffer of it, so a host reading the pipe could not tell which benchmark
+ * crashed or hung, nor show progress. Called outside every measured window. */
+static void rho_bench__emit_flush(void)
+{
+#if !RHO_BENCH_BARE_METAL
+    if (fflush(stdout) != 0) {
+        rho_bench__output_failed = 1;
+    }
+#endif
+}
+
 #if RHO_BENCH_BARE_METAL
 #define RHO_BENCH__WRITER_BYTES 40
 #else
@@ -589,16 +601,27 @@ static void rho_bench__w_char(rho_bench__writer *w, char c)
     w->bytes[w->len++] = c;
 }
 
+/* Writes value in decimal at out (room for 20 characters); returns how many it wrote. */
+static unsigned rho_bench__decimal(char *out, rho_bench__uint value)
+{
+    char reversed[20];
+    unsigned n = 0, i;
+    do {
+        reversed[n++] = (char)('0' + (int)(value % 10u));
+        value /= 10u;
+    } while (value != 0);
+    for (i = 0; i < n; i++) {
+        out[i] = reversed[n - 1 - i];
+    }
+    return n;
+}
+
 static void rho_bench__w_uint(rho_bench__writer *w, rho_bench__uint value)
 {
     char digits[20];
-    unsigned n = 0;
-    do {
-        digits[n++] = (char)('0' + (int)(value % 10u));
-        value /= 10u;
-    } while (value != 0);
-    while (n > 0) {
-        rho_bench__w_char(w, digits[--n]);
+    unsigned n = rho_bench__decimal(digits, value), i;
+    for (i = 0; i < n; i++) {
+        rho_bench__w_char(w, digits[i]);
     }
 }
 
@@ -1032,21 +1055,30 @@ static int rho_bench__iterations_for(const char *name, rho_bench__uint *iteratio
 /* ---- The loop ---------------------------------------------------------------------------- */
 
 /* Writes out the buffered samples as `:A B` lines. */
+/* Writes out the buffered samples as `:A B` lines. Each line is formatted whole, then copied into
+ * the writer, which is written out only from here: on bare metal this runs inside the painted
+ * stack, and a flush from a deeper call (in the middle of a number) would make the harness's
+ * own share of the stack figure depend on the figures being printed. */
 static void rho_bench__write_samples(void)
 {
     rho_bench__writer w;
-    unsigned i, k;
+    char line[1 + RHO_BENCH__NCLOCKS * 21];
+    unsigned i, k, n;
     w.len = 0;
     w.channel = RHO_BENCH__STREAM;
     for (i = 0; i < rho_bench__sample_count; i++) {
-        rho_bench__w_char(&w, ':');
+        n = 0;
         for (k = 0; k < RHO_BENCH__NCLOCKS; k++) {
-            if (k > 0) {
-                rho_bench__w_char(&w, ' ');
-            }
-            rho_bench__w_uint(&w, rho_bench__samples[i][k]);
+            line[n++] = k == 0 ? ':' : ' ';
+            n += rho_bench__decimal(line + n, rho_bench__samples[i][k]);
         }
-        rho_bench__w_char(&w, '\n');
+        line[n++] = '\n';
+        if (w.len + n > sizeof w.bytes) {
+            rho_bench__w_flush(&w);
+        }
+        for (k = 0; k < n; k++) {
+            w.bytes[w.len++] = line[k];
+        }
     }
     rho_bench__w_flush(&w);
     rho_bench__sample_count = 0;
@@ -1292,6 +1324,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #endif
 
     rho_bench__print(RHO_BENCH__STREAM, "@bench %s\n", name);
+    rho_bench__emit_flush();
     rho_bench__sample_count = 0;
     stack = rho_bench__run_measured(fn, &state, &failed);
     if (failed) {
@@ -1322,6 +1355,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
                      state.heap_peak, state.heap_live, state.heap_allocs, state.heap_frees,
                      state.heap_free_errors, name, state.measured_done, state.warmup_done,
                      RHO_BENCH__U(state.capped), state.unit, state.per_iteration);
+    rho_bench__emit_flush();
     return 0;
 }
 
