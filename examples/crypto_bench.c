@@ -113,7 +113,11 @@ static uint32_t work(uint32_t seed, uint32_t rounds)
 
 /* slow_factor 1: every iteration alike. Otherwise one in OUTLIER_EVERY iterations (counted, so
  * the same ones on every run) does slow_factor times the work: the mean moves by about
- * slow_factor / OUTLIER_EVERY + 1 (an order of magnitude), the median does not move at all. */
+ * slow_factor / OUTLIER_EVERY + 1 (an order of magnitude), the median does not move at all.
+ * Not inlined: both benchmarks run the same machine code, and differ only in slow_factor. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static void steady_or_outlier(rho_bench_t *state, uint32_t slow_factor)
 {
     uint32_t iteration = 0;
