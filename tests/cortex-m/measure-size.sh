@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The harness's own cost on the Cortex-M4 at -Os (issue 6 part 5), with arm-none-eabi-size.
+#
+# Two programs built by the MPS2 AN386 port with the same flags:
+#   no_harness.c   the port alone (start-up, semihosting, newlib's exit), main returns 0;
+#   empty_suite.c  the same with the harness linked and a suite of no benchmarks (the
+#                  `.overhead` calibration still runs the whole measurement path).
+# Their difference is what the harness adds to a firmware. It is split into code (the
+# instructions) and read-only data (the stream's record text and the misuse messages) from
+# the harness's object, and static RAM (.data + .bss) less the suite's list.
+# Usage: tests/cortex-m/measure-size.sh
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+port="$repo/c/ports/mps2-an386"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+make -s -f "$port/Makefile" SUITE="$repo/tests/cortex-m/no_harness.c" HARNESS_IMPL= \
+  RHO_BENCH_OUT="$work/none" EXTRA_CFLAGS=-save-temps=obj
+make -s -f "$port/Makefile" SUITE="$repo/tests/cortex-m/empty_suite.c" \
+  RHO_BENCH_OUT="$work/empty" EXTRA_CFLAGS=-save-temps=obj
+
+# Berkeley totals: text (code + read-only data), data, bss.
+read -r none_text none_data none_bss _ < <(arm-none-eabi-size "$work/none/bench.elf" | tail -n 1)
+read -r empty_text empty_data empty_bss _ < <(arm-none-eabi-size "$work/empty/bench.elf" | tail -n 1)
+# The heap section is NOLOAD and fills the rest of RAM, so take .bss itself, not Berkeley bss.
+section() { arm-none-eabi-size -A "$1" | awk -v name="$2" '$1 == name { print $2 }'; }
+none_bss="$(section "$work/none/bench.elf" .bss)"
+empty_bss="$(section "$work/empty/bench.elf" .bss)"
+suite_bytes="$(arm-none-eabi-nm -S -t d "$work/empty/bench.elf" | awk '$4 ~ /^suite/ { print $2 + 0 }')"
+
+# The harness's object, from -save-temps (rho_bench_impl.o in the build directory).
+impl_obj="$(ls "$work"/empty/*rho_bench_impl*.o)"
+read -r impl_code impl_rodata impl_ram < <(arm-none-eabi-size -A "$impl_obj" | awk '
+  $1 ~ /^\.text/ { code += $2 } $1 ~ /^\.rodata/ { ro += $2 } $1 ~ /^\.(data|bss)/ { ram += $2 }
+  END { print code + 0, ro + 0, ram + 0 }')
+
+echo "flags: -std=c99 -Os -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffunction-sections -Wl,--gc-sections ($(arm-none-eabi-gcc -dumpversion))"
+echo "port alone (no_harness.c):        text $none_text  data $none_data  .bss $none_bss"
+echo "port + harness (empty_suite.c):   text $empty_text  data $empty_data  .bss $empty_bss"
+echo "harness, total flash:             $((empty_text - none_text)) bytes (code + read-only data + the suite's main)"
+echo "harness object rho_bench_impl.o:  code $impl_code bytes, read-only data $impl_rodata bytes, static RAM $impl_ram bytes"
+echo "static RAM added:                 $((empty_data + empty_bss - none_data - none_bss)) bytes, of which the suite's list $suite_bytes bytes -> harness $((empty_data + empty_bss - none_data - none_bss - suite_bytes)) bytes"
+echo "stack: RHO_BENCH_STACK_BYTES painted below the stack pointer (default 2048), not static"
