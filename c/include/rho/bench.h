@@ -112,11 +112,14 @@
  *   hosted:   time `clock_gettime` (CLOCK_MONOTONIC), unit ns.
  *   Cortex-M: cycles `dwt` (DWT->CYCCNT, enabled through DEMCR.TRCENA, plus the lock-access key
  *             on a Cortex-M7). If the counter does not advance (QEMU reads 0, an ARMv6-M part has
- *             none) it falls back to `systick`, the 24-bit SysTick down-counter: a SysTick already
- *             running is read with its own reload value, an idle one is started with reload
- *             0xFFFFFF on the core clock. Wrap is handled, but a body of 2^24 cycles or more
- *             (one whole period) cannot be told from a shorter one: keep bodies below that.
- *             No time clock on bare metal; the host derives time from hz.
+ *             none) it falls back to `systick`, the 24-bit SysTick down-counter: an idle SysTick
+ *             is started with reload 0xFFFFFF on the core clock and no interrupt; one the
+ *             firmware already runs is left alone and read with its own reload value (on its
+ *             external reference clock it is reported as unit=tick hz=0). Wrap is handled, but
+ *             a body of one whole period or more (2^24 cycles for the harness's own set-up)
+ *             cannot be told from a shorter one: keep bodies below that.
+ *             No time clock on bare metal; the host derives time from hz. Bare metal needs GNU C
+ *             (gcc or clang) for its inline assembly.
  * Every `resolution=` is the smallest non-zero step seen between successive reads.
  *
  * ---- Stack ---------------------------------------------------------------------------------
@@ -280,7 +283,7 @@ typedef struct rho_bench_state {
     int in_iteration; /* the start clocks of an iteration were read */
     int loops;        /* RHO_BENCH_LOOPs entered */
     int capped;
-    int misuse; /* a reason the run cannot be reported (see rho_bench__misuse_text) */
+    int misuse; /* why the benchmark cannot be reported (RHO_BENCH__MISUSE_...), 0 if it can */
 } rho_bench_t;
 
 typedef void (*rho_bench_fn)(rho_bench_t *state);
@@ -1014,14 +1017,15 @@ static int rho_bench__read_settings(void)
         rho_bench__env_uint("RHO_BENCH_WARMUP", 0, (rho_bench__uint)-1, &warmup) != 0 ||
         rho_bench__env_scale(&rho_bench__config.scale) != 0 ||
         rho_bench__env_uint("RHO_BENCH_TIME_CAP_MS", 0, (rho_bench__uint)-1, &cap) != 0 ||
-        rho_bench__env_uint("RHO_BENCH_STACK_BYTES", 0, RHO_BENCH__UCONTEXT ? RHO_BENCH_STACK_BYTES : 0,
+        rho_bench__env_uint("RHO_BENCH_STACK_BYTES", 0,
+                            RHO_BENCH__UCONTEXT ? RHO_BENCH_STACK_BYTES : (rho_bench__uint)-1,
                             &stack) != 0) {
         return -1;
     }
     rho_bench__config.iterations = rho_bench__scaled(iterations, 1);
     rho_bench__config.warmup = rho_bench__scaled(warmup, warmup > 0);
     rho_bench__config.time_cap_ms = cap;
-    rho_bench__config.stack_bytes = RHO_BENCH__UCONTEXT ? stack : 0;
+    rho_bench__config.stack_bytes = RHO_BENCH__UCONTEXT ? stack : 0; /* compiled out: off */
     return 0;
 }
 
@@ -1427,8 +1431,15 @@ static void rho_bench__write_header(void)
 #if RHO_BENCH__HAS_CYCLES
     rho_bench__print(RHO_BENCH__STREAM, "@clock cycles %s hz=%u resolution=%u\n",
 #if RHO_BENCH_BARE_METAL
-                     rho_bench__systick_period != 0 ? "systick unit=cycle" : "dwt unit=cycle",
-                     RHO_BENCH__U(RHO_BENCH_CPU_HZ),
+                     /* A SysTick the firmware runs from its external reference clock (CLKSOURCE
+                      * clear) counts at a rate only the board knows: ticks, hz unknown. */
+                     rho_bench__systick_period == 0      ? "dwt unit=cycle"
+                     : (RHO_BENCH__SYST_CSR & (1u << 2)) ? "systick unit=cycle"
+                                                         : "systick unit=tick",
+                     RHO_BENCH__U(rho_bench__systick_period != 0 &&
+                                          (RHO_BENCH__SYST_CSR & (1u << 2)) == 0
+                                      ? 0
+                                      : RHO_BENCH_CPU_HZ),
 #elif defined(__aarch64__)
                      "cntvct unit=tick", rho_bench__cycles_hz,
 #else
