@@ -65,6 +65,8 @@ for run in 1 2; do
   [ "$status" -eq 0 ] || fail "crypto_bench run $run exited $status: $(tail -n 3 "$work/crypto.$run.err")"
 done
 cmp -s "$work/crypto.1" "$work/crypto.2" || fail "two runs under -icount differ"
+grep -q '^@target mps2-an386 arch=armv7e-m optimized=1' "$work/crypto.1" \
+  || fail "target line: $(grep '^@target' "$work/crypto.1")"
 grep -q '^@clock cycles systick unit=cycle hz=25000000 ' "$work/crypto.1" \
   || fail "no systick clock line: $(grep '^@clock' "$work/crypto.1")"
 grep -q '^@done benchmarks=6 dropped=0$' "$work/crypto.1" || fail "no @done line for 6 benchmarks"
