@@ -1058,7 +1058,6 @@ static int rho_bench__iterations_for(const char *name, rho_bench__uint *iteratio
 
 /* ---- The loop ---------------------------------------------------------------------------- */
 
-/* Writes out the buffered samples as `:A B` lines. */
 /* Writes out the buffered samples as `:A B` lines. Each line is formatted whole, then copied into
  * the writer, which is written out only from here: on bare metal this runs inside the painted
  * stack, and a flush from a deeper call (in the middle of a number) would make the harness's
