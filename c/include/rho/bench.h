@@ -576,7 +576,7 @@ static void rho_bench__emit_flush(void)
 }
 
 #if RHO_BENCH_BARE_METAL
-#define RHO_BENCH__WRITER_BYTES 40
+#define RHO_BENCH__WRITER_BYTES 48
 #else
 #define RHO_BENCH__WRITER_BYTES 256
 #endif
@@ -891,29 +891,30 @@ typedef struct {
 #endif
 } rho_bench__settings;
 
-static rho_bench__settings rho_bench__config;
-
 #if RHO_BENCH_BARE_METAL
 
 #ifndef RHO_BENCH_SCALE
 #define RHO_BENCH_SCALE 1.0
 #endif
 
-/* Constant expressions: folded at compile time, no floating point in the image. */
+/* All compile-time constants: the compiler folds every use, no RAM, no floating point in the
+ * image (a floating constant scaled and cast in a static initialiser is folded by the compiler). */
 #define RHO_BENCH__SCALED(count) ((uint32_t)((double)(count) * (RHO_BENCH_SCALE) + 0.5))
+static const rho_bench__settings rho_bench__config = {
+    RHO_BENCH__SCALED(RHO_BENCH_ITERATIONS) == 0 ? 1u : RHO_BENCH__SCALED(RHO_BENCH_ITERATIONS),
+    RHO_BENCH__SCALED(RHO_BENCH_WARMUP) == 0 && RHO_BENCH_WARMUP > 0
+        ? 1u
+        : RHO_BENCH__SCALED(RHO_BENCH_WARMUP),
+    RHO_BENCH_TIME_CAP_MS, RHO_BENCH_STACK_BYTES};
 
 static int rho_bench__read_settings(void)
 {
-    static const uint32_t iterations = RHO_BENCH__SCALED(RHO_BENCH_ITERATIONS);
-    static const uint32_t warmup = RHO_BENCH__SCALED(RHO_BENCH_WARMUP);
-    rho_bench__config.iterations = iterations == 0 ? 1u : iterations;
-    rho_bench__config.warmup = warmup == 0 && RHO_BENCH_WARMUP > 0 ? 1u : warmup;
-    rho_bench__config.time_cap_ms = RHO_BENCH_TIME_CAP_MS;
-    rho_bench__config.stack_bytes = RHO_BENCH_STACK_BYTES;
     return 0;
 }
 
 #else /* hosted: the environment */
+
+static rho_bench__settings rho_bench__config;
 
 static int rho_bench__bad_setting(const char *variable, const char *expected, const char *got)
 {
@@ -1058,30 +1059,27 @@ static int rho_bench__iterations_for(const char *name, rho_bench__uint *iteratio
 
 /* ---- The loop ---------------------------------------------------------------------------- */
 
-/* Writes out the buffered samples as `:A B` lines. Each line is formatted whole, then copied into
- * the writer, which is written out only from here: on bare metal this runs inside the painted
- * stack, and a flush from a deeper call (in the middle of a number) would make the harness's
- * own share of the stack figure depend on the figures being printed. */
+/* Writes out the buffered samples as `:A B` lines, each formatted straight into the writer once
+ * there is room for a whole line, so the writer is written out only from here: on bare metal
+ * this runs inside the painted stack, and a write from a deeper call (in the middle of a number)
+ * would make the harness's own share of the stack figure depend on the figures printed. */
+#define RHO_BENCH__LINE_MAX (RHO_BENCH__NCLOCKS * 21 + 1) /* ':' or ' ', 20 digits each, '\n' */
+
 static void rho_bench__write_samples(void)
 {
     rho_bench__writer w;
-    char line[1 + RHO_BENCH__NCLOCKS * 21];
-    unsigned i, k, n;
+    unsigned i, k;
     w.len = 0;
     w.channel = RHO_BENCH__STREAM;
     for (i = 0; i < rho_bench__sample_count; i++) {
-        n = 0;
-        for (k = 0; k < RHO_BENCH__NCLOCKS; k++) {
-            line[n++] = k == 0 ? ':' : ' ';
-            n += rho_bench__decimal(line + n, rho_bench__samples[i][k]);
-        }
-        line[n++] = '\n';
-        if (w.len + n > sizeof w.bytes) {
+        if (sizeof w.bytes - w.len < RHO_BENCH__LINE_MAX) {
             rho_bench__w_flush(&w);
         }
-        for (k = 0; k < n; k++) {
-            w.bytes[w.len++] = line[k];
+        for (k = 0; k < RHO_BENCH__NCLOCKS; k++) {
+            w.bytes[w.len++] = k == 0 ? ':' : ' ';
+            w.len += rho_bench__decimal(w.bytes + w.len, rho_bench__samples[i][k]);
         }
+        w.bytes[w.len++] = '\n';
     }
     rho_bench__w_flush(&w);
     rho_bench__sample_count = 0;
@@ -1148,18 +1146,16 @@ int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop, rho_bench__
         if (++rho_bench__sample_count == RHO_BENCH_SAMPLE_BUFFER) {
             rho_bench__buffer_full();
         }
-        if (state->cap_limit != 0) {
-            state->cap_used = spent > state->cap_limit - state->cap_used ? state->cap_limit
-                                                                         : state->cap_used + spent;
-            if (state->cap_used >= state->cap_limit) {
-                if (state->warmup_done < state->warmup_target) {
-                    state->warmup_target = state->warmup_done; /* skip the other warm-ups */
-                    state->capped = 1;
-                } else if (state->measured_done > 0 &&
-                           state->measured_done < state->measured_target) {
-                    state->measured_target = state->measured_done;
-                    state->capped = 1;
-                }
+        state->cap_used += spent;
+        if (state->cap_limit != 0 &&
+            (state->cap_used >= state->cap_limit || state->cap_used < spent /* wrapped */)) {
+            /* Once over, it stays over: every later sum is either still >= the limit or wraps. */
+            if (state->warmup_done < state->warmup_target) {
+                state->warmup_target = state->warmup_done; /* skip the other warm-ups */
+                state->capped = 1;
+            } else if (state->measured_done > 0 && state->measured_done < state->measured_target) {
+                state->measured_target = state->measured_done;
+                state->capped = 1;
             }
         }
     }
