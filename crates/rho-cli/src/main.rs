@@ -1,3 +1,38 @@
-fn main() {
-    println!("Hello, world!");
+//! `rho`, the benchmarking tool: builds C benchmark suites against the bundled harness, runs them with a
+//! timeout in their own process group, parses the wire stream they print, summarises it and reports.
+//!
+//! Exit status: 0 when the run succeeded, 2 when it could not run or decide (a usage error, a build failure, a
+//! crash, a timeout, a malformed stream), 130 on Ctrl-C. 1 is reserved for budgets that do not hold.
+
+mod bench;
+mod cli;
+mod export;
+mod report;
+mod run;
+mod suite;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+/// The run could not be done or decided.
+const EXIT_CANNOT_DECIDE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    if let Err(error) = rho_exec::interrupt::install_handler() {
+        eprintln!("rho: warning: {error}; Ctrl-C may leave child processes behind");
+    }
+    let outcome = match cli.command {
+        cli::Command::Bench(args) => bench::bench(&args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            // An error caused by a Ctrl-C is not reported: the interrupt handler exits with 130.
+            rho_exec::interrupt::wait_if_exiting();
+            eprintln!("rho: error: {error:#}");
+            ExitCode::from(EXIT_CANNOT_DECIDE)
+        }
+    }
 }

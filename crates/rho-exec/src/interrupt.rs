@@ -42,6 +42,8 @@ fn registry() -> MutexGuard<'static, Registry> {
 
 /// Set once an interrupt has begun, so a child spawned while the handler runs is killed at once.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Set when the handler has begun and will end the process: nothing else may exit first.
+static EXITING: AtomicBool = AtomicBool::new(false);
 static NEXT_CLEANUP_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Error from installing the handler (another handler was installed by other means).
@@ -71,9 +73,23 @@ pub fn install_handler() -> Result<(), InstallError> {
 }
 
 fn handle_interrupt() {
+    EXITING.store(true, Ordering::SeqCst);
     eprintln!("rho: interrupted; stopping child processes and cleaning up");
     run_interrupt_actions();
     std::process::exit(INTERRUPTED_EXIT_STATUS);
+}
+
+/// When the handler is ending the process, block the calling thread until it has (never returns then);
+/// otherwise return at once.
+///
+/// The handler runs on a thread of its own. Killing the children makes the main thread's run fail, and
+/// without this the main thread could report that failure and exit with its own status (or drop a temporary
+/// directory the handler is removing) before the handler's cleanups finish and it exits with 130. The runner
+/// calls this after every run; call it too before exiting on an error.
+pub fn wait_if_exiting() {
+    while EXITING.load(Ordering::SeqCst) {
+        std::thread::park_timeout(std::time::Duration::from_millis(100));
+    }
 }
 
 /// What the handler does before it exits: kill every registered child group (SIGKILL) and run every

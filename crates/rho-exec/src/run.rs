@@ -42,7 +42,8 @@ pub enum Termination {
     Signaled(i32),
     /// It was still running after this long, so its group was killed.
     TimedOut(Duration),
-    /// The caller's line callback asked to stop, so its group was killed.
+    /// The caller's line callback asked to stop while the child was running, and the kill ended it. (A child
+    /// that had already exited, or died by itself before the kill landed, is reported as it ended.)
     Stopped,
 }
 
@@ -232,6 +233,7 @@ impl Runner {
         let deadline = self.timeout.map(|t| start + t);
         let mut stdout_lines = 0u64;
         let mut stopped = false;
+        let mut exited_before_stop = false;
         let mut timed_out = false;
         let mut exited = false;
         let mut stdout_open = true;
@@ -260,6 +262,7 @@ impl Runner {
                         stdout_lines += 1;
                         if on_line(line) == LineControl::Stop {
                             stopped = true;
+                            exited_before_stop = exited;
                             interrupt::kill_group(pgid);
                             break;
                         }
@@ -288,22 +291,27 @@ impl Runner {
             interrupt::kill_group(pgid);
         }
         let status = finish(&mut child, pgid);
+        // A Ctrl-C killed this child: the process is about to exit with 130, so report nothing.
+        interrupt::wait_if_exiting();
         let (stderr_bytes, stderr_truncated) =
             stderr_rx.recv_timeout(DRAIN_GRACE).unwrap_or_default();
 
+        let ended = match status {
+            Some(status) => match (status.code(), status.signal()) {
+                (Some(code), _) => Termination::Exited(code),
+                (None, Some(signal)) => Termination::Signaled(signal),
+                (None, None) => Termination::Signaled(0),
+            },
+            None => Termination::Signaled(libc::SIGKILL),
+        };
+        // A child that ended by itself (it had exited before the stop, or it crashed before the kill landed)
+        // is reported as it ended: its crash is the news, not the stop.
         let termination = if timed_out {
             Termination::TimedOut(self.timeout.unwrap_or_default())
-        } else if stopped {
+        } else if stopped && !exited_before_stop && ended == Termination::Signaled(libc::SIGKILL) {
             Termination::Stopped
         } else {
-            match status {
-                Some(status) => match (status.code(), status.signal()) {
-                    (Some(code), _) => Termination::Exited(code),
-                    (None, Some(signal)) => Termination::Signaled(signal),
-                    (None, None) => Termination::Signaled(0),
-                },
-                None => Termination::Signaled(libc::SIGKILL),
-            }
+            ended
         };
         Ok(Finished {
             termination,

@@ -181,3 +181,13 @@ fn raw_lines_keep_bytes_that_are_not_utf8() {
     assert!(finished.termination.success());
     assert_eq!(lines, [b"ok".to_vec(), vec![0xff, b'x']]);
 }
+
+#[test]
+fn a_child_that_crashed_is_reported_as_crashed_even_if_the_caller_stops_on_its_last_line() {
+    // The last line (cut off by the crash, no newline) arrives after the child died; a caller that stops on
+    // it must still learn of the crash.
+    let finished = Runner::new(sh("printf 'partial'; kill -SEGV $$"))
+        .run(|_| LineControl::Stop)
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Signaled(libc::SIGSEGV));
+}

@@ -1,0 +1,72 @@
+//! `rho bench FILE.c...`: build, run, summarise, report, export.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use rho_stats::RunSummary;
+
+use crate::cli::BenchArgs;
+use crate::export::{RunDocument, SuiteInfo, write_json_atomically};
+use crate::run::{HarnessSettings, run_suite};
+use crate::suite::{BuildOptions, build, compiler_words, split_cflags};
+
+pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let timeout = Duration::from_secs_f64(args.run.timeout);
+    let cflags = match &args.run.cflags {
+        Some(text) => split_cflags(text)?,
+        None => Vec::new(),
+    };
+    let built = build(
+        &args.files,
+        &BuildOptions {
+            cflags: cflags.clone(),
+            timeout,
+        },
+    )?;
+    let what = args
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let settings = HarnessSettings {
+        iterations: args.run.iterations,
+        warmup: args.run.warmup,
+        scale: args.run.scale,
+    };
+    let run = run_suite(&built.executable, &what, &settings, timeout)?;
+    drop(built);
+
+    let summary =
+        RunSummary::of(&run).with_context(|| format!("cannot summarise the run of {what}"))?;
+    for warning in crate::report::warnings(&summary) {
+        eprintln!("rho: warning: {warning}");
+    }
+    let text = crate::report::render(&summary, &what);
+    let mut stdout = std::io::stdout().lock();
+    // A closed stdout (`rho bench ... | head`) is not worth a panic.
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+
+    if let Some(path) = &args.json {
+        let mut flags: Vec<String> = crate::suite::BASE_FLAGS
+            .iter()
+            .map(|f| f.to_string())
+            .collect();
+        flags.extend(cflags);
+        let suite = SuiteInfo {
+            sources: args.files.clone(),
+            compiler: compiler_words()?,
+            cflags: flags,
+            iterations: args.run.iterations,
+            warmup: args.run.warmup,
+            scale: args.run.scale,
+            timeout_seconds: args.run.timeout,
+        };
+        write_json_atomically(path, &RunDocument::new(suite, &summary))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

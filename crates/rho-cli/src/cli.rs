@@ -1,0 +1,128 @@
+//! The command line, as clap reads it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// rho: benchmarks for C code on a host or a board — cycles, time, stack and heap per iteration.
+#[derive(Debug, Parser)]
+#[command(name = "rho", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build C benchmark suites against the bundled harness, run them and report per benchmark.
+    Bench(BenchArgs),
+}
+
+/// `rho bench FILE.c...`
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The suite's C files (one of them defines `main`, calling `rho_bench_main`); compiled together at -O2.
+    #[arg(value_name = "FILE.c")]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Also write the run as a JSON document (schema `rho-bench-run/1`, see docs/json-output.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// How a suite is built and run.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Measured iterations per benchmark (passed as RHO_BENCH_ITERATIONS; the harness's default is 20000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: Option<u64>,
+
+    /// Warm-up iterations per benchmark, discarded (RHO_BENCH_WARMUP; default 100).
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u64>,
+
+    /// Multiply every iteration count (RHO_BENCH_SCALE), e.g. 0.1 for a quick look; never below 1 iteration.
+    #[arg(long, value_name = "FACTOR", value_parser = parse_scale)]
+    pub scale: Option<f64>,
+
+    /// Give up on a build or a run after this many seconds, killing its whole process group.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = parse_seconds)]
+    pub timeout: f64,
+
+    /// Extra compiler flags, split as a shell would, e.g. --cflags "-DRHO_BENCH_STACK_BYTES=8192 -march=native".
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub cflags: Option<String>,
+}
+
+fn parse_scale(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(format!("`{text}`: the scale must be a number above 0"))
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if value.is_finite() && value > 0.0 && value <= 1.0e7 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "`{text}`: the timeout must be a number of seconds above 0"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn bench_reads_its_flags() {
+        let cli = Cli::try_parse_from([
+            "rho",
+            "bench",
+            "a.c",
+            "b.c",
+            "--iterations",
+            "2000",
+            "--scale",
+            "0.5",
+            "--cflags",
+            "-DX=1 -O3",
+            "--json",
+            "out.json",
+            "--timeout",
+            "12",
+        ])
+        .unwrap();
+        let Command::Bench(args) = cli.command;
+        assert_eq!(args.files, [PathBuf::from("a.c"), PathBuf::from("b.c")]);
+        assert_eq!(args.run.iterations, Some(2000));
+        assert_eq!(args.run.scale, Some(0.5));
+        assert_eq!(args.run.cflags.as_deref(), Some("-DX=1 -O3"));
+        assert_eq!(args.run.timeout, 12.0);
+        assert_eq!(args.json, Some(PathBuf::from("out.json")));
+    }
+
+    #[test]
+    fn bad_numbers_are_refused() {
+        assert!(Cli::try_parse_from(["rho", "bench", "a.c", "--scale", "0"]).is_err());
+        assert!(Cli::try_parse_from(["rho", "bench", "a.c", "--timeout", "-1"]).is_err());
+        assert!(Cli::try_parse_from(["rho", "bench", "a.c", "--iterations", "0"]).is_err());
+    }
+}

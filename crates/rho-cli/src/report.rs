@@ -1,0 +1,497 @@
+//! The text report of one run: a header saying where the figures came from and how they were measured, then
+//! one block of two lines per benchmark (cycles, then nanoseconds), in suite order.
+
+use std::fmt::Write as _;
+
+use rho_stats::{BenchSummary, ClockFigures, ClockInfo, OverheadFigures, RunSummary, Summary};
+use rho_wire::{ClockRole, StackMark};
+
+/// Render the report. `source` names what ran (the suite's files).
+pub fn render(summary: &RunSummary, source: &str) -> String {
+    let mut out = String::new();
+    header(&mut out, summary, source);
+    out.push('\n');
+    table(&mut out, summary);
+    out
+}
+
+/// Warnings a run deserves on stderr (not part of the report itself).
+pub fn warnings(summary: &RunSummary) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if summary.dropped > 0 {
+        warnings.push(format!(
+            "the suite had no room for {} benchmark{}; {} dropped (see the suite's capacity in rho/bench.h)",
+            summary.dropped,
+            plural(summary.dropped),
+            if summary.dropped == 1 { "it was" } else { "they were" },
+        ));
+    }
+    if summary.noise_lines > 0 {
+        warnings.push(format!(
+            "skipped {} line{} of the suite's output that {} not part of the wire stream",
+            summary.noise_lines,
+            plural(summary.noise_lines),
+            if summary.noise_lines == 1 {
+                "was"
+            } else {
+                "were"
+            },
+        ));
+    }
+    for bench in &summary.benchmarks {
+        if bench.heap.free_errors > 0 {
+            warnings.push(format!(
+                "{}: {} free{} of more bytes than were live: RHO_BENCH_HEAP_FREE does not match the allocations \
+                 (a harness-use error; the heap figures of this benchmark cannot be trusted)",
+                bench.name,
+                bench.heap.free_errors,
+                plural(bench.heap.free_errors),
+            ));
+        }
+        if bench.leaked {
+            warnings.push(format!(
+                "{}: LEAK: {} byte{} still live at the end ({} allocation{}, {} free{})",
+                bench.name,
+                bench.heap.live,
+                plural(bench.heap.live),
+                bench.heap.allocs,
+                plural(bench.heap.allocs),
+                bench.heap.frees,
+                plural(bench.heap.frees),
+            ));
+        }
+    }
+    if !summary.target.optimized {
+        warnings.push(
+            "the harness was built without optimisation: these figures describe a debug build"
+                .to_string(),
+        );
+    }
+    warnings
+}
+
+fn plural(count: u64) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+fn header(out: &mut String, summary: &RunSummary, source: &str) {
+    let target = &summary.target;
+    let _ = writeln!(
+        out,
+        "rho bench  {source}  target {} ({}), {}{}",
+        target.name,
+        target.arch,
+        if target.optimized {
+            "optimized"
+        } else {
+            "NOT optimized"
+        },
+        target
+            .compiler
+            .as_deref()
+            .map(|c| format!(", {c}"))
+            .unwrap_or_default(),
+    );
+
+    let mut clock_lines: Vec<String> = summary.clocks.iter().map(describe_clock).collect();
+    if let Some(derived) = summary
+        .benchmarks
+        .iter()
+        .find_map(|b| b.time.as_ref().filter(|t| t.derived))
+    {
+        clock_lines.push(format!(
+            "time: ns derived from {} (cycles * 1e9 / hz; the stream has no time clock), resolution {} ns",
+            derived.clock.name, derived.clock.resolution
+        ));
+    }
+    for (index, line) in clock_lines.iter().enumerate() {
+        let label = if index == 0 { "clocks" } else { "" };
+        let _ = writeln!(out, "{label:<10}{line}");
+    }
+
+    if summary.calibrated && !summary.overhead.is_empty() {
+        let parts: Vec<String> = summary.overhead.iter().map(describe_overhead).collect();
+        let _ = writeln!(
+            out,
+            "{:<10}{} per empty measured iteration; the figures below are net of it (the JSON keeps raw and net)",
+            "overhead",
+            parts.join(", ")
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{:<10}not calibrated (the stream has no .overhead block): the figures below are raw",
+            "overhead"
+        );
+    }
+
+    let config = &summary.config;
+    let mut run_line = format!(
+        "{} iterations and {} warm-ups per benchmark asked for",
+        config.iterations, config.warmup
+    );
+    match config.time_cap_ms {
+        Some(ms) => {
+            let _ = write!(run_line, ", time cap {} of measured time", format_ms(ms));
+        }
+        None => run_line.push_str(", no time cap"),
+    }
+    match config.stack_bytes {
+        Some(bytes) => {
+            let _ = write!(run_line, ", stack region {bytes} bytes");
+        }
+        None => run_line.push_str(", stack not measured"),
+    }
+    if summary.repetitions > 1 {
+        let _ = write!(run_line, ", best of {} runs", summary.repetitions);
+    }
+    let _ = writeln!(out, "{:<10}{run_line}", "run");
+}
+
+fn describe_clock(clock: &ClockInfo) -> String {
+    let role = match clock.role {
+        ClockRole::Cycles => "cycles",
+        ClockRole::Time => "time",
+    };
+    let hz = match clock.hz {
+        Some(hz) => format_hz(hz),
+        None => "frequency unknown".to_string(),
+    };
+    format!(
+        "{role}: {} counting {}, {hz}, resolution {}{}",
+        clock.name,
+        plural_unit(&clock.unit),
+        amount(clock.resolution, &clock.unit),
+        if clock.resolution > 1 {
+            " (a body shorter than that reads 0)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// `cycle` -> `cycles`; `ns` stays `ns`.
+fn plural_unit(unit: &str) -> String {
+    match unit {
+        "cycle" | "tick" => format!("{unit}s"),
+        other => other.to_string(),
+    }
+}
+
+/// `52 cycles`, `1 cycle`, `20 ns`.
+fn amount(value: u64, unit: &str) -> String {
+    if value == 1 {
+        format!("{value} {unit}")
+    } else {
+        format!("{value} {}", plural_unit(unit))
+    }
+}
+
+fn describe_overhead(overhead: &OverheadFigures) -> String {
+    format!(
+        "{} {}",
+        overhead.median,
+        column_label(&overhead.clock, overhead.derived)
+    )
+}
+
+/// The label that names a figure's unit and clock: `cycles (tsc)`, `ns (clock_gettime)`, `ns (derived, dwt)`.
+fn column_label(clock: &ClockInfo, derived: bool) -> String {
+    let unit = match (clock.role, clock.unit.as_str()) {
+        (_, "cycle") => "cycles".to_string(),
+        (_, "tick") => "ticks".to_string(),
+        (_, unit) => unit.to_string(),
+    };
+    if derived {
+        format!("{unit} (derived, {})", clock.name)
+    } else {
+        format!("{unit} ({})", clock.name)
+    }
+}
+
+fn format_hz(hz: u64) -> String {
+    let hz_f = hz as f64;
+    if hz >= 1_000_000_000 {
+        format!("{:.3} GHz", hz_f / 1e9)
+    } else if hz >= 1_000_000 {
+        format!("{:.3} MHz", hz_f / 1e6)
+    } else if hz >= 1_000 {
+        format!("{:.3} kHz", hz_f / 1e3)
+    } else {
+        format!("{hz} Hz")
+    }
+}
+
+fn format_ms(ms: u64) -> String {
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// One cell per column; the table pads them.
+struct Row {
+    cells: Vec<String>,
+}
+
+const COLUMNS: [&str; 14] = [
+    "benchmark",
+    "iterations",
+    "per iteration (net)",
+    "median",
+    "mean",
+    "p95",
+    "p99",
+    "max",
+    "spread",
+    "stack B",
+    "heap peak",
+    "heap live",
+    "ops/s",
+    "ops/iter",
+];
+
+/// Columns aligned left (text); the others are numbers, aligned right.
+const LEFT: [bool; 14] = [
+    true, false, true, false, false, false, false, false, false, false, false, false, false, true,
+];
+
+fn table(out: &mut String, summary: &RunSummary) {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut footnotes: Vec<String> = Vec::new();
+    let mut any_capped = false;
+    let mut any_spread_capped = false;
+
+    for bench in &summary.benchmarks {
+        let figures: Vec<&ClockFigures> = [bench.cycles.as_ref(), bench.time.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        any_capped |= bench.capped;
+        let iterations = if bench.capped {
+            format!("{}*", bench.iterations)
+        } else {
+            bench.iterations.to_string()
+        };
+        let first_stats = figures.first().copied();
+        let mut first = vec![bench.name.clone(), iterations];
+        match first_stats {
+            Some(f) => {
+                any_spread_capped |= f.net.spread.capped;
+                first.push(column_label(&f.clock, f.derived));
+                first.extend(stat_cells(&f.net));
+            }
+            None => {
+                first.push("no clock".to_string());
+                first.extend(std::iter::repeat_n(String::from("-"), 6));
+            }
+        }
+        first.push(stack_cell(bench));
+        first.push(bench.heap.peak.to_string());
+        first.push(if bench.leaked {
+            format!("{} LEAK", bench.heap.live)
+        } else {
+            bench.heap.live.to_string()
+        });
+        first.push(match bench.ops_per_second {
+            Some(rate) => format!("{} {}/s", format_rate(rate), bench.unit),
+            None => "-".to_string(),
+        });
+        first.push(format!("{} {}", bench.per_iteration, bench.unit));
+        rows.push(Row { cells: first });
+
+        for f in figures.iter().skip(1) {
+            any_spread_capped |= f.net.spread.capped;
+            let mut cells = vec![
+                String::new(),
+                String::new(),
+                column_label(&f.clock, f.derived),
+            ];
+            cells.extend(stat_cells(&f.net));
+            cells.extend(std::iter::repeat_n(String::new(), 5));
+            rows.push(Row { cells });
+        }
+        if bench.heap.free_errors > 0 {
+            footnotes.push(format!(
+                "{}: {} free{} of more than was live: a harness-use error, its heap figures cannot be trusted",
+                bench.name,
+                bench.heap.free_errors,
+                plural(bench.heap.free_errors)
+            ));
+        }
+    }
+
+    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.len()).collect();
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(&row.cells) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let header = Row {
+        cells: COLUMNS.iter().map(|c| c.to_string()).collect(),
+    };
+    write_row(out, &header, &widths);
+    let total: usize = widths.iter().sum::<usize>() + 2 * (widths.len() - 1);
+    let _ = writeln!(out, "{}", "-".repeat(total));
+    for row in &rows {
+        write_row(out, row, &widths);
+    }
+
+    if summary.benchmarks.is_empty() {
+        out.push_str("(the suite ran no benchmarks)\n");
+    }
+    if any_capped {
+        let cap = summary
+            .config
+            .time_cap_ms
+            .map(format_ms)
+            .unwrap_or_else(|| "the time cap".to_string());
+        footnotes.insert(
+            0,
+            format!("* stopped early by the time cap ({cap} of measured time); the figures are over the iterations done"),
+        );
+    }
+    if any_spread_capped {
+        footnotes.push(
+            ">100%: the standard deviation is more than the median (capped); read the p99 and the max beside it"
+                .to_string(),
+        );
+    }
+    for clock in &summary.clocks {
+        if clock.resolution > 1 {
+            let label = column_label(clock, false);
+            let coarse = summary.benchmarks.iter().any(|b| {
+                [b.cycles.as_ref(), b.time.as_ref()]
+                    .into_iter()
+                    .flatten()
+                    .any(|f| {
+                        !f.derived && f.clock.name == clock.name && f.raw.median < clock.resolution
+                    })
+            });
+            if coarse {
+                footnotes.push(format!(
+                    "{label}: this clock steps by {}; a body shorter than one step reads 0",
+                    amount(clock.resolution, &clock.unit)
+                ));
+            }
+        }
+    }
+    if !footnotes.is_empty() {
+        out.push('\n');
+        for note in footnotes {
+            let _ = writeln!(out, "{note}");
+        }
+    }
+}
+
+fn stat_cells(summary: &Summary) -> [String; 6] {
+    [
+        summary.median.to_string(),
+        format_mean(summary.mean),
+        summary.p95.to_string(),
+        summary.p99.to_string(),
+        summary.max.to_string(),
+        format_spread(summary),
+    ]
+}
+
+fn format_mean(mean: f64) -> String {
+    if mean >= 1000.0 {
+        format!("{mean:.0}")
+    } else {
+        format!("{mean:.1}")
+    }
+}
+
+fn format_spread(summary: &Summary) -> String {
+    if summary.spread.capped {
+        ">100%".to_string()
+    } else {
+        format!("{:.1}%", summary.spread.percent())
+    }
+}
+
+fn stack_cell(bench: &BenchSummary) -> String {
+    match bench.stack {
+        StackMark::Bytes(bytes) => bytes.to_string(),
+        StackMark::Overrun => "not measured".to_string(),
+        StackMark::Off => "-".to_string(),
+    }
+}
+
+/// A rate with an SI prefix: `95.3 M`, `512 k`, `7.00`.
+fn format_rate(rate: f64) -> String {
+    let (value, prefix) = if rate >= 1e9 {
+        (rate / 1e9, " G")
+    } else if rate >= 1e6 {
+        (rate / 1e6, " M")
+    } else if rate >= 1e3 {
+        (rate / 1e3, " k")
+    } else {
+        (rate, " ")
+    };
+    let digits = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.digits$}{prefix}").trim_end().to_string()
+}
+
+fn write_row(out: &mut String, row: &Row, widths: &[usize]) {
+    let mut line = String::new();
+    for (index, (cell, width)) in row.cells.iter().zip(widths).enumerate() {
+        if index > 0 {
+            line.push_str("  ");
+        }
+        if LEFT[index] {
+            let _ = write!(line, "{cell:<width$}");
+        } else {
+            let _ = write!(line, "{cell:>width$}");
+        }
+    }
+    let _ = writeln!(out, "{}", line.trim_end());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_get_si_prefixes() {
+        assert_eq!(format_rate(95_312_000.0), "95.3 M");
+        assert_eq!(format_rate(512_000.0), "512 k");
+        assert_eq!(format_rate(7.0), "7.00");
+        assert_eq!(format_rate(2.5e9), "2.50 G");
+    }
+
+    #[test]
+    fn hz_reads_in_its_unit() {
+        assert_eq!(format_hz(2_899_912_000), "2.900 GHz");
+        assert_eq!(format_hz(25_000_000), "25.000 MHz");
+        assert_eq!(format_hz(500), "500 Hz");
+    }
+
+    #[test]
+    fn labels_name_unit_and_clock() {
+        let tsc = ClockInfo {
+            role: ClockRole::Cycles,
+            name: "tsc".into(),
+            unit: "cycle".into(),
+            hz: Some(1),
+            resolution: 1,
+        };
+        assert_eq!(column_label(&tsc, false), "cycles (tsc)");
+        let derived = ClockInfo {
+            role: ClockRole::Time,
+            name: "dwt".into(),
+            unit: "ns".into(),
+            hz: Some(1_000_000_000),
+            resolution: 40,
+        };
+        assert_eq!(column_label(&derived, true), "ns (derived, dwt)");
+    }
+}

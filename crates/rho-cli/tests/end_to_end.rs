@@ -1,0 +1,238 @@
+//! `rho bench` end to end through the real binary: the example suite and the test suites, with the figures
+//! read from the `--json` document and the text report checked for what a reader must see.
+
+mod common;
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(600);
+
+/// A modest iteration count keeps CI quick; the statistics below are medians, robust at this size.
+const ITERATIONS: &str = "2000";
+
+/// One run of a suite: its report, its stderr and its JSON document.
+struct SuiteRun {
+    report: String,
+    stderr: String,
+    document: Value,
+}
+
+fn run_suite(relative: &str, extra: &[&str]) -> SuiteRun {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let mut args = vec![
+        "bench",
+        relative,
+        "--iterations",
+        ITERATIONS,
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let outcome = rho_in(tmp.path(), &args, LIMIT);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // Nothing left in the temporary directory but the document: the build directory was removed.
+    assert_eq!(entries(tmp.path()), ["run.json"]);
+    SuiteRun {
+        report: outcome.stdout,
+        stderr: outcome.stderr,
+        document,
+    }
+}
+
+/// The example suite, run once and shared by the tests that read it.
+fn crypto() -> &'static SuiteRun {
+    static RUN: OnceLock<SuiteRun> = OnceLock::new();
+    RUN.get_or_init(|| run_suite("examples/crypto_bench.c", &[]))
+}
+
+fn net_cycles(bench: &Value, statistic: &str) -> f64 {
+    f64_at(bench, &format!("/cycles/net/{statistic}"))
+}
+
+#[test]
+fn the_document_is_versioned_and_keeps_raw_and_net() {
+    let document = &crypto().document;
+    assert_eq!(document["schema"], "rho-bench-run/1");
+    assert_eq!(document["target"]["name"], "host");
+    assert_eq!(u64_at(document, "/config/iterations"), 2000);
+    let crc = bench(document, "bench_crc_64");
+    let raw = u64_at(crc, "/cycles/raw/median");
+    let net = u64_at(crc, "/cycles/net/median");
+    let overhead = u64_at(crc, "/cycles/overhead");
+    assert_eq!(net, raw.saturating_sub(overhead));
+    assert!(document["calibrated"].as_bool().unwrap());
+}
+
+#[test]
+fn the_report_lists_every_benchmark_in_suite_order_with_its_clocks() {
+    let run = crypto();
+    let names: Vec<&str> = run.document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert!(names.len() >= 5, "{names:?}");
+    let mut from = 0;
+    for name in &names {
+        let at = run.report[from..]
+            .find(&format!("\n{name} "))
+            .unwrap_or_else(|| panic!("{name} missing or out of order in:\n{}", run.report));
+        from += at + 1;
+    }
+    assert!(
+        run.report.contains("cycles (tsc)") || run.report.contains("ticks (cntvct)"),
+        "{}",
+        run.report
+    );
+    assert!(run.report.contains("ns (clock_gettime)"), "{}", run.report);
+    assert!(run.report.contains("net of it"), "{}", run.report);
+    assert!(
+        !run.report.contains(".overhead\n"),
+        "the calibration block is not a benchmark of the suite"
+    );
+}
+
+#[test]
+fn crc_256_costs_between_3_and_5_times_crc_64() {
+    let document = &crypto().document;
+    let crc_64 = net_cycles(bench(document, "bench_crc_64"), "median");
+    let crc_256 = net_cycles(bench(document, "bench_crc_256"), "median");
+    let ratio = crc_256 / crc_64;
+    assert!(
+        (3.0..=5.0).contains(&ratio),
+        "crc_256 {crc_256} / crc_64 {crc_64} = {ratio}"
+    );
+}
+
+#[test]
+fn the_malloc_free_pair_peaks_at_one_slot_and_leaks_nothing() {
+    let document = &crypto().document;
+    let slot = c_define(&repo_file("examples/crypto_bench.c"), "SLOT_BYTES");
+    let pair = bench(document, "bench_malloc_free");
+    assert_eq!(u64_at(pair, "/heap/peak"), slot);
+    assert_eq!(u64_at(pair, "/heap/live"), 0);
+    assert_eq!(u64_at(pair, "/heap/free_errors"), 0);
+    assert!(u64_at(pair, "/heap/allocs") > 0);
+    assert_eq!(pair["leaked"], false);
+}
+
+#[test]
+fn the_outlier_moves_the_mean_and_not_the_median() {
+    let document = &crypto().document;
+    let typical = net_cycles(bench(document, "bench_steady"), "median");
+    let outlier = bench(document, "bench_outlier");
+    let median = net_cycles(outlier, "median");
+    let mean = net_cycles(outlier, "mean");
+    assert!(
+        (median - typical).abs() <= 0.2 * typical,
+        "outlier median {median} is not within 20% of the typical iteration {typical}"
+    );
+    assert!(
+        (mean - typical).abs() > 0.2 * typical,
+        "outlier mean {mean} should have moved away from the typical iteration {typical}"
+    );
+}
+
+#[test]
+fn the_stack_suite_measures_a_known_depth_and_reports_an_overrun_as_not_measured() {
+    let source = repo_file("tests/c/stack_suite.c");
+    // The suite's own figures: the known depth is STACK_KNOWN_DEPTH frames of STACK_FRAME_BYTES.
+    let known = c_define(&source, "STACK_KNOWN_DEPTH") * c_define(&source, "STACK_FRAME_BYTES");
+    assert!(
+        known >= 8192,
+        "the known depth {known} is meant to be at least 8192 bytes"
+    );
+    let run = run_suite("tests/c/stack_suite.c", &[]);
+    let recurse = bench(&run.document, "bench_recurse_known");
+    let mark = u64_at(recurse, "/stack/bytes");
+    assert!(
+        mark >= known,
+        "stack mark {mark} below the known depth {known}"
+    );
+    let overrun = bench(&run.document, "bench_stack_overrun");
+    assert_eq!(overrun["stack"], "overrun", "{overrun}");
+    let line = run
+        .report
+        .lines()
+        .find(|l| l.starts_with("bench_stack_overrun "))
+        .unwrap_or_else(|| panic!("no row for bench_stack_overrun in:\n{}", run.report));
+    assert!(line.contains("not measured"), "{line}");
+}
+
+#[test]
+fn a_leaking_benchmark_is_flagged() {
+    let run = run_suite("tests/c/leak_suite.c", &[]);
+    let leaks: Vec<&Value> = run.document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["leaked"] == true)
+        .collect();
+    assert!(!leaks.is_empty(), "no leak flagged in {}", run.document);
+    for leak in &leaks {
+        let name = leak["name"].as_str().unwrap();
+        assert!(u64_at(leak, "/heap/live") > 0);
+        let line = run
+            .report
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap();
+        assert!(line.contains("LEAK"), "{line}");
+        assert!(
+            run.stderr.contains(&format!("{name}: LEAK")),
+            "{}",
+            run.stderr
+        );
+    }
+    // A free of more than was live is a harness-use error, reported rather than hidden.
+    let misuse = bench(&run.document, "bench_free_too_much");
+    assert!(u64_at(misuse, "/heap/free_errors") > 0, "{misuse}");
+    assert_eq!(misuse["leaked"], false);
+    assert!(
+        run.stderr.contains("bench_free_too_much: "),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("harness-use error"), "{}", run.stderr);
+    assert!(run.report.contains("harness-use error"), "{}", run.report);
+    let clean: Vec<&Value> = run.document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["leaked"] == false)
+        .collect();
+    for bench in clean {
+        let name = bench["name"].as_str().unwrap();
+        let line = run
+            .report
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap();
+        assert!(!line.contains("LEAK"), "{line}");
+    }
+}
+
+#[test]
+fn benchmarks_a_full_suite_dropped_are_warned_about_and_the_rest_run_in_order() {
+    let run = run_suite("tests/c/overflow_suite.c", &[]);
+    let names: Vec<&str> = run.document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["bench_first", "bench_second"]);
+    assert_eq!(u64_at(&run.document, "/dropped"), 2);
+    assert!(
+        run.stderr.contains("no room for 2 benchmarks"),
+        "{}",
+        run.stderr
+    );
+}

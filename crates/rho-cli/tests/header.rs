@@ -1,0 +1,114 @@
+//! The embedded header compiles clean as strict C99, on the host and (when the cross compiler is installed)
+//! for a Cortex-M4.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+
+const STRICT: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
+
+/// A file using every public name, as a suite would.
+const USER_FILE: &str = r#"
+#include <stdint.h>
+#include <stdlib.h>
+#include <rho/bench.h>
+
+static void bench_everything(rho_bench_t *state)
+{
+    void *held = 0;
+    float ratio = 1.5f;
+    RHO_BENCH_UNIT(state, "byte", 64);
+    RHO_BENCH_LOOP(state) {
+        held = malloc(16);
+        RHO_BENCH_HEAP_ALLOC(state, held, 16);
+        RHO_BENCH_KEEP(held);
+        RHO_BENCH_KEEP(ratio * 2.0f);
+        RHO_BENCH_HEAP_FREE(state, held, 16);
+        free(held);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_everything);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+const IMPLEMENTATION_FILE: &str = "#define RHO_BENCH_IMPLEMENTATION\n#include <rho/bench.h>\n";
+
+fn compile(
+    compiler: &str,
+    flags: &[&str],
+    include: &Path,
+    file: &Path,
+    out: &Path,
+) -> std::process::Output {
+    Command::new(compiler)
+        .args(flags)
+        .arg(format!("-I{}", include.display()))
+        .arg("-c")
+        .arg(file)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run {compiler}: {error}"))
+}
+
+fn assert_compiles_clean(compiler: &str, flags: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let include = repo_file("c/include");
+    for (name, text) in [
+        ("user.c", USER_FILE),
+        ("implementation.c", IMPLEMENTATION_FILE),
+    ] {
+        let file = write_c(dir.path(), name, text);
+        let object = dir.path().join(format!("{name}.o"));
+        let output = compile(compiler, flags, &include, &file, &object);
+        assert!(
+            output.status.success() && output.stderr.is_empty(),
+            "{compiler} {flags:?} {name}: {}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+fn host_compiler() -> String {
+    std::env::var("CC")
+        .ok()
+        .filter(|cc| !cc.trim().is_empty())
+        .unwrap_or_else(|| "cc".to_string())
+}
+
+#[test]
+fn the_header_is_clean_strict_c99_on_the_host() {
+    let mut flags = STRICT.to_vec();
+    flags.push("-O2");
+    assert_compiles_clean(&host_compiler(), &flags);
+}
+
+#[test]
+fn the_header_is_clean_strict_c99_for_a_cortex_m4() {
+    let cross = "arm-none-eabi-gcc";
+    let available = Command::new(cross)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        if std::env::var_os("RHO_REQUIRE_CROSS").is_some() {
+            panic!("{cross} is not installed, and RHO_REQUIRE_CROSS says this test must run");
+        }
+        println!(
+            "note: {cross} is not installed; skipping the Cortex-M4 compile (.ci/run installs it)"
+        );
+        return;
+    }
+    let mut flags = STRICT.to_vec();
+    flags.extend(["-mcpu=cortex-m4", "-mthumb", "-Os", "-ffunction-sections"]);
+    assert_compiles_clean(cross, &flags);
+}
