@@ -80,6 +80,9 @@ pub enum GateError {
         target: String,
         path: PathBuf,
     },
+    /// A side's recipe could not be made (by a caller's own recipe loader, e.g. a built-in target's build).
+    #[error("{side}: {message}")]
+    Recipe { side: SideName, message: String },
     /// A build or run that failed: it did not start, exited non-zero, crashed or timed out.
     #[error(transparent)]
     Command(Box<CommandFailure>),

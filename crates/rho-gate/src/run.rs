@@ -124,6 +124,12 @@ pub struct GateOutcome {
     /// Where each side's metrics came from (from its first run).
     pub base_source: MetricSource,
     pub head_source: MetricSource,
+    /// Each side as the user named it, resolved (`main (3f2a...)`, a path).
+    pub base_described: String,
+    pub head_described: String,
+    /// The recipe each side was built and run with.
+    pub base_recipe: Recipe,
+    pub head_recipe: Recipe,
     /// Wall time from the start to the verdict, builds included.
     pub elapsed: Duration,
 }
@@ -181,6 +187,7 @@ impl Scratch {
 
 /// One side during the gate.
 struct Contender {
+    described: String,
     prepared: PreparedSide,
     recipe: Recipe,
     runs: Vec<RunMetrics>,
@@ -205,15 +212,16 @@ pub fn run_gate(
     let head_spec = SideSpec::resolve(SideName::Head, &request.head, &request.cwd)?;
 
     let prepare = |name: SideName, spec: SideSpec, progress: &mut dyn FnMut(&Progress)| {
-        let describe = spec.describe();
+        let described = spec.describe();
         let prepared = PreparedSide::prepare(name, spec, &request.cwd)?;
         progress(&Progress::Prepared {
             side: name,
-            describe,
+            describe: described.clone(),
             module_root: prepared.module_root.clone(),
         });
         let recipe = load_recipe(name, &prepared.module_root)?;
         Ok::<_, GateError>(Contender {
+            described,
             prepared,
             recipe,
             runs: Vec::new(),
@@ -299,6 +307,10 @@ pub fn run_gate(
         head_runs: head.runs,
         base_source,
         head_source,
+        base_described: base.described,
+        head_described: head.described,
+        base_recipe: base.recipe,
+        head_recipe: head.recipe,
         elapsed: start.elapsed(),
     })
 }
