@@ -714,7 +714,7 @@ static void rho_bench__bad_name(const char *who, const char *what, const char *v
 
 #if RHO_BENCH__HAS_TIME
 #if RHO_BENCH__POSIX
-rho_bench__uint rho_bench__time_now(void)
+RHO_BENCH__NOINLINE rho_bench__uint rho_bench__time_now(void)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -724,7 +724,7 @@ rho_bench__uint rho_bench__time_now(void)
 #else
 /* Not POSIX: C's clock() (processor time), converted to ns. Coarse, and says so through its
  * measured resolution. */
-rho_bench__uint rho_bench__time_now(void)
+RHO_BENCH__NOINLINE rho_bench__uint rho_bench__time_now(void)
 {
     return (rho_bench__uint)((double)clock() * (1e9 / (double)CLOCKS_PER_SEC));
 }
@@ -1106,7 +1106,7 @@ static void rho_bench__buffer_full(void)
     rho_bench__write_samples();
 }
 
-rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
+RHO_BENCH__NOINLINE rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
 {
     state->loops++;
     if (state->loops > 1 && state->misuse == RHO_BENCH__MISUSE_NONE) {
@@ -1116,7 +1116,10 @@ rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
     return state;
 }
 
-int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop, rho_bench__uint time_stop)
+/* noinline also under -flto: link-time inlining would put this into the user's loop, next to
+ * the clock reads. */
+RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop,
+                                        rho_bench__uint time_stop)
 {
     if (state->misuse != RHO_BENCH__MISUSE_NONE) {
         state->in_iteration = 0;
@@ -1460,6 +1463,10 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     (void)argc;
     (void)argv;
 
+    if (suite == 0) {
+        rho_bench__print(RHO_BENCH__DIAGNOSTIC, "rho: rho_bench_main: the suite is NULL\n");
+        return 2;
+    }
     if (rho_bench__read_settings() != 0) {
         return 2;
     }
