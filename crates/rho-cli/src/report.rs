@@ -495,3 +495,125 @@ mod tests {
         assert_eq!(column_label(&derived, true), "ns (derived, dwt)");
     }
 }
+
+#[cfg(test)]
+mod render_tests {
+    use super::*;
+
+    /// A board-like stream: one cycle clock at a known frequency (so time is derived), a capped benchmark
+    /// with a stack overrun and a leak, and one with a noisy sample.
+    const BOARD_STREAM: &str = "\
+@rho-bench 1
+@target mps2-an386 arch=armv7e-m optimized=1
+@clock cycles dwt unit=cycle hz=25000000 resolution=1
+@config iterations=4 warmup=1 time_cap_ms=5000 stack_bytes=2048
+@bench .overhead
+:9
+:10
+:10
+:10
+:11
+@stack 40
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
+@end .overhead iterations=4 warmup=1 capped=0 unit=iter per_iteration=1
+@bench bench_deep
+:500
+:110
+:110
+@stack overrun
+@heap peak=32 live=32 allocs=1 frees=0 free_errors=0
+@end bench_deep iterations=2 warmup=1 capped=1 unit=byte per_iteration=64
+@bench bench_spiky
+:20
+:20
+:20
+:20
+:2000
+@stack 96
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
+@end bench_spiky iterations=4 warmup=1 capped=0 unit=iter per_iteration=1
+@done benchmarks=2 dropped=0
+";
+
+    fn render_board() -> (String, Vec<String>) {
+        let run = rho_wire::parse_str(BOARD_STREAM).unwrap();
+        let summary = RunSummary::of(&run).unwrap();
+        (render(&summary, "board.c"), warnings(&summary))
+    }
+
+    fn row<'a>(report: &'a str, name: &str) -> &'a str {
+        report
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row {name} in\n{report}"))
+    }
+
+    #[test]
+    fn the_header_names_target_clocks_overhead_and_settings() {
+        let (report, _) = render_board();
+        assert!(
+            report.contains("target mps2-an386 (armv7e-m), optimized"),
+            "{report}"
+        );
+        assert!(
+            report.contains("cycles: dwt counting cycles, 25.000 MHz, resolution 1 cycle"),
+            "{report}"
+        );
+        assert!(report.contains("time: ns derived from dwt"), "{report}");
+        assert!(
+            report.contains("10 cycles (dwt)"),
+            "overhead per clock: {report}"
+        );
+        assert!(report.contains("net of it"), "{report}");
+        assert!(report.contains("4 iterations and 1 warm-ups"), "{report}");
+    }
+
+    #[test]
+    fn a_row_shows_capped_iterations_overrun_leak_and_derived_time() {
+        let (report, warnings) = render_board();
+        let deep = row(&report, "bench_deep");
+        // 2 iterations done, stopped by the cap.
+        assert!(deep.contains(" 2* "), "{deep}");
+        assert!(deep.contains("cycles (dwt)"), "{deep}");
+        assert!(deep.contains("not measured"), "{deep}");
+        assert!(deep.contains("32 LEAK"), "{deep}");
+        // Net median 110 - 10 = 100 cycles = 4000 ns at 25 MHz; 64 bytes per 4 us = 16 M byte/s.
+        assert!(deep.contains("16.0 M byte/s"), "{deep}");
+        let derived = report
+            .lines()
+            .skip_while(|l| !l.starts_with("bench_deep "))
+            .nth(1)
+            .unwrap();
+        assert!(derived.contains("ns (derived, dwt)"), "{derived}");
+        assert!(derived.contains("4000"), "{derived}");
+        assert!(
+            report.contains("* stopped early by the time cap (5 s"),
+            "{report}"
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("bench_deep: LEAK: 32 bytes")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn an_outlier_moves_the_mean_and_caps_the_spread() {
+        let (report, _) = render_board();
+        let spiky = row(&report, "bench_spiky");
+        let cells: Vec<&str> = spiky.split_whitespace().collect();
+        // name, iterations, "cycles", "(dwt)", median, mean, p95, p99, max, spread
+        assert_eq!(cells[4], "10", "median net of the overhead: {spiky}");
+        assert_eq!(
+            cells[5], "505.0",
+            "mean (20 + 20 + 20 + 2000) / 4 less 10: {spiky}"
+        );
+        assert_eq!(cells[8], "1990", "max: {spiky}");
+        assert_eq!(cells[9], ">100%", "{spiky}");
+        assert!(
+            report.contains(">100%: the standard deviation is more than the median"),
+            "{report}"
+        );
+    }
+}
