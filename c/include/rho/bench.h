@@ -39,7 +39,8 @@
  *
  *   rho_bench_t               a benchmark's state; a benchmark is `void fn(rho_bench_t *state)`.
  *                             Its fields are the harness's: do not touch them.
- *   rho_bench_suite_t         the list of benchmarks. `rho_bench_suite_t s = {0};` is empty.
+ *   rho_bench_suite_t         the list of benchmarks. `rho_bench_suite_t s = {0};` is empty
+ *                             (in C++, `= {}`).
  *   RHO_BENCH_ADD(&suite, fn) appends fn, named "fn". When the suite is full
  *                             (RHO_BENCH_MAX_BENCHMARKS) it says so and drops fn; it never
  *                             overwrites. Drops are counted in `@done dropped=`.
@@ -70,6 +71,7 @@
  * (message on stderr, rho_bench_main returns 2, nothing is measured).
  *   RHO_BENCH_ITERATIONS        measured iterations per benchmark (default 20000, at least 1)
  *   RHO_BENCH_ITERATIONS_<name> the same for one benchmark, e.g. RHO_BENCH_ITERATIONS_bench_crc_64
+ *                               (scaled by RHO_BENCH_SCALE too)
  *   RHO_BENCH_WARMUP            warm-up iterations per benchmark (default 100)
  *   RHO_BENCH_SCALE             multiplies iterations and warm-ups (e.g. 0.01 for a quick run);
  *                               never below 1 iteration, nor below 1 warm-up when warm-ups > 0
@@ -77,7 +79,8 @@
  *                               0 = none); reported as `capped=1` with the iterations done.
  *                               Time spent in warm-ups counts; if the cap falls in the warm-ups
  *                               the rest of them are skipped and at least 1 iteration is measured.
- *   RHO_BENCH_STACK_BYTES       the painted stack region, at most the compiled size (0 = off)
+ *   RHO_BENCH_STACK_BYTES       the painted stack region, at most the compiled size (0 = off;
+ *                               when stack measurement is compiled out, accepted and reported off)
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
  * RHO_BENCH_SCALE a floating constant; no per-benchmark override. The time cap counts cycles and
  * needs RHO_BENCH_CPU_HZ.
@@ -132,6 +135,16 @@
  * the region is the RHO_BENCH_STACK_BYTES below the stack pointer at the call. The figure
  * includes the harness's own frames below the benchmark (recording a sample; on bare metal also
  * writing out the sample buffer); the `.overhead` block's figure shows that part.
+ *
+ * On bare metal, writing out the sample buffer runs below the benchmark too, so a benchmark
+ * shallower than that reports the harness's own depth, the same as `.overhead`'s.
+ *
+ * ---- Output --------------------------------------------------------------------------------
+ *
+ * Hosted: the stream on stdout, handed on (fflush) at each benchmark's start and end, outside
+ * the windows, so a host reading the pipe sees progress and knows which benchmark crashed;
+ * diagnostics on stderr. Bare metal: everything through the port's hook (below); a diagnostic
+ * is a `rho: ...` noise line, after which the stream stops without `@done`. Neither uses printf.
  *
  * ---- Bare metal ----------------------------------------------------------------------------
  *
