@@ -236,3 +236,41 @@ fn benchmarks_a_full_suite_dropped_are_warned_about_and_the_rest_run_in_order() 
         run.stderr
     );
 }
+
+/// Every key path of a JSON value (array elements merged), for comparing shapes.
+fn key_paths(value: &Value, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let path = format!("{prefix}/{key}");
+                out.insert(path.clone());
+                key_paths(child, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                key_paths(item, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn the_documented_example_has_the_shape_of_a_real_document() {
+    let doc = std::fs::read_to_string(repo_file("docs/json-output.md")).unwrap();
+    let start = doc
+        .find("```json\n")
+        .expect("docs/json-output.md has a ```json example")
+        + "```json\n".len();
+    let end = start + doc[start..].find("```").unwrap();
+    let example: Value = serde_json::from_str(&doc[start..end]).unwrap();
+    assert_eq!(example["schema"], "rho-bench-run/1");
+    let (mut documented, mut real) = (Default::default(), Default::default());
+    key_paths(&example, "", &mut documented);
+    key_paths(&crypto().document, "", &mut real);
+    assert_eq!(
+        documented, real,
+        "docs/json-output.md's example no longer matches what rho writes"
+    );
+}
