@@ -1,0 +1,221 @@
+//! `rho bench gate --base REV|DIR --head REV|DIR`: base against head, alternately, on this machine.
+//!
+//! The work is rho-gate's; this is the command line around it: settings from the module.yml here and the
+//! flags, progress on stderr, the table and the verdict on stdout, and as the last stdout line one JSON object.
+//! Exit 0 when nothing regressed, 1 when something did, 2 when the gate cannot decide (125 with `--bisect`, so
+//! that `git bisect run` skips a commit it cannot judge).
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use rho_gate::config::{
+    bench_env_from_config, load_local_config, recipe_from_module, settings_from_config,
+};
+use rho_gate::report::{noise_warnings, render_table, to_json};
+use rho_gate::{
+    GateError, GateOutcome, GateRequest, GateSettings, MetricOutcome, Progress, SideName, Verdict,
+    parse_budget_override, run_gate,
+};
+
+/// Exit status for "cannot decide" under `--bisect`: `git bisect run` skips the commit.
+const EXIT_BISECT_SKIP: u8 = 125;
+
+/// `rho bench gate`
+#[derive(Debug, Clone, Args)]
+pub struct GateArgs {
+    /// The side to compare against: a directory (used in place), or a git revision of the repository here
+    /// (checked out into a temporary worktree, removed afterwards).
+    #[arg(long, value_name = "REV|DIR")]
+    pub base: String,
+
+    /// The side under test, as --base; `.` (the default) is this directory as it is, uncommitted changes
+    /// included.
+    #[arg(long, value_name = "REV|DIR", default_value = ".")]
+    pub head: String,
+
+    /// The bench.targets entry whose build: and run: commands each side uses (default: the first listed).
+    #[arg(long, value_name = "NAME")]
+    pub target: Option<String>,
+
+    /// Alternating runs per side, at least 2 (default: bench.gate.runs, else 3).
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u32>,
+
+    /// A metric's budget, a fraction in (0, 1): head may be at most this much worse than base. `default=F`
+    /// sets the default. Repeatable; overrides bench.gate.budget.
+    #[arg(long = "budget", value_name = "METRIC=FRACTION")]
+    pub budgets: Vec<String>,
+
+    /// Give up on a build or a run after this many seconds, killing its process group (default:
+    /// bench.gate.timeout_seconds, else 120).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// Measured iterations per benchmark, for both sides (RHO_BENCH_ITERATIONS).
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u64>,
+
+    /// Warm-up iterations per benchmark, for both sides (RHO_BENCH_WARMUP).
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u64>,
+
+    /// Multiply every iteration count, for both sides (RHO_BENCH_SCALE).
+    #[arg(long, value_name = "FACTOR")]
+    pub scale: Option<f64>,
+
+    /// For `git bisect run`: exit 125 (skip this commit) instead of 2 when the gate cannot decide.
+    #[arg(long)]
+    pub bisect: bool,
+}
+
+/// Run the gate; the exit status is the verdict. Errors are reported here (stderr, and an `undecided` JSON
+/// line on stdout), so this returns the exit code rather than an error.
+pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
+    let undecided = if args.bisect {
+        EXIT_BISECT_SKIP
+    } else {
+        Verdict::Undecided.exit_code()
+    };
+    match gate(args) {
+        Ok(outcome) => {
+            print_outcome(&outcome);
+            let code = match outcome.comparison.verdict {
+                Verdict::Undecided => undecided,
+                verdict => verdict.exit_code(),
+            };
+            Ok(ExitCode::from(code))
+        }
+        Err(error) => {
+            eprintln!("rho: error: {error:#}");
+            eprintln!("rho: the gate cannot decide");
+            let document = serde_json::json!({
+                "verdict": "undecided",
+                "error": format!("{error:#}"),
+                "metrics": {},
+            });
+            print_stdout(&format!("{document}\n"));
+            Ok(ExitCode::from(undecided))
+        }
+    }
+}
+
+fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?;
+    let config = load_local_config(&cwd)?;
+    let (mut settings, mut env) = match &config {
+        Some(config) => (settings_from_config(&config.gate)?, bench_env_from_config(config)),
+        None => (GateSettings::default(), Default::default()),
+    };
+    if let Some(runs) = args.runs {
+        settings.set_runs(runs)?;
+    }
+    for text in &args.budgets {
+        let (metric, fraction) = parse_budget_override(text)?;
+        settings.budgets_mut().set(&metric, fraction)?;
+    }
+    if let Some(seconds) = args.timeout {
+        if !(seconds.is_finite() && seconds > 0.0 && seconds <= 1.0e7) {
+            anyhow::bail!("--timeout {seconds}: the timeout must be a number of seconds above 0");
+        }
+        settings.set_timeout(Duration::from_secs_f64(seconds))?;
+    }
+    if let Some(scale) = args.scale {
+        if !(scale.is_finite() && scale > 0.0) {
+            anyhow::bail!("--scale {scale}: the scale must be a number above 0");
+        }
+        env.scale = Some(scale);
+    }
+    env.iterations = args.iterations.or(env.iterations);
+    env.warmup = args.warmup.or(env.warmup);
+
+    eprintln!(
+        "rho: gate: base {} against head {}, {} alternating runs each, timeout {} s per build and run",
+        args.base,
+        args.head,
+        settings.runs(),
+        settings.timeout().as_secs_f64()
+    );
+    let request = GateRequest {
+        base: args.base.clone(),
+        head: args.head.clone(),
+        cwd,
+        settings,
+        env,
+        bench_header: crate::suite::BENCH_HEADER.to_owned(),
+    };
+    let target = args.target.as_deref();
+    let load_recipe =
+        |side: SideName, root: &Path| -> Result<_, GateError> { recipe_from_module(side, root, target) };
+    let outcome = run_gate(&request, &load_recipe, &mut |progress: &Progress| {
+        eprintln!("rho: gate: {progress}");
+    })?;
+    Ok(outcome)
+}
+
+fn print_outcome(outcome: &GateOutcome) {
+    let comparison = &outcome.comparison;
+    let mut text = format!(
+        "base: {} ({})\nhead: {} ({})\nruns: {} per side, alternating; each side's best run per metric\n\n",
+        outcome.base_described,
+        outcome.base_source,
+        outcome.head_described,
+        outcome.head_source,
+        outcome.base_runs.len(),
+    );
+    text.push_str(&render_table(comparison));
+    text.push('\n');
+    for warning in noise_warnings(comparison) {
+        text.push_str(&warning);
+        text.push('\n');
+    }
+    let regressed: Vec<String> = comparison
+        .metrics
+        .iter()
+        .filter(|m| m.outcome == MetricOutcome::Regressed)
+        .map(|m| {
+            let change = m.change().map_or_else(String::new, |c| {
+                format!(" {}", rho_gate::report::format_change(c))
+            });
+            format!("{}{change}", m.name)
+        })
+        .collect();
+    let undecided = comparison
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.outcome, MetricOutcome::Undecided(_)))
+        .count();
+    let summary = match comparison.verdict {
+        Verdict::Ok => format!("ok: all {} metrics within budget", comparison.metrics.len()),
+        Verdict::Regressed => format!(
+            "REGRESSED: {} of {} metrics over budget ({})",
+            regressed.len(),
+            comparison.metrics.len(),
+            regressed.join(", ")
+        ),
+        Verdict::Undecided if comparison.metrics.is_empty() => {
+            "undecided: neither side reported any metric".to_owned()
+        }
+        Verdict::Undecided => format!(
+            "undecided: {undecided} of {} metrics could not be compared (see the table)",
+            comparison.metrics.len()
+        ),
+    };
+    text.push_str(&format!(
+        "verdict: {summary}; {:.1} s to verdict\n",
+        outcome.elapsed.as_secs_f64()
+    ));
+    let runs = u32::try_from(outcome.base_runs.len()).unwrap_or(u32::MAX);
+    text.push_str(&to_json(comparison, runs).to_string());
+    text.push('\n');
+    print_stdout(&text);
+}
+
+fn print_stdout(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    // A closed stdout (`rho bench gate ... | head`) is not worth a panic; the exit status still tells.
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+}
