@@ -53,7 +53,7 @@ fn whereabouts(parser: &StreamParser) -> String {
     }
 }
 
-/// Run `executable`, parsing its stdout as the wire stream as it arrives. `what` names the suite in messages.
+/// Run the built suite `executable` with `settings` in its environment; see [`run_stream`].
 pub fn run_suite(
     executable: &Path,
     what: &str,
@@ -62,6 +62,13 @@ pub fn run_suite(
 ) -> anyhow::Result<Run> {
     let mut command = Command::new(executable);
     command.envs(settings.environment());
+    run_stream(command, what, timeout)
+}
+
+/// Run `command` (any program that prints the wire stream: a built suite, a board's flash-and-run command),
+/// parsing its stdout as the stream as it arrives, with `timeout` and its process group killed on any failure.
+/// `what` names the suite in messages.
+pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Result<Run> {
     let show_progress = std::io::stderr().is_terminal();
 
     let mut parser = StreamParser::new();
