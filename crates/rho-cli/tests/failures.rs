@@ -345,3 +345,38 @@ fn ctrl_c_during_the_compile_leaves_nothing_behind() {
         entries(tmp.path())
     );
 }
+
+#[test]
+fn a_missing_compiler_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut command = rho_command(tmp.path(), &["bench", "examples/crypto_bench.c"]);
+    command.env("CC", "rho-test-no-such-compiler");
+    let (finished, _) = rho_exec::Runner::new(command)
+        .timeout(LIMIT)
+        .run_collect()
+        .unwrap();
+    assert_eq!(
+        finished.termination,
+        rho_exec::Termination::Exited(2),
+        "{}",
+        finished.stderr
+    );
+    assert!(
+        finished
+            .stderr
+            .contains("cannot run the C compiler `rho-test-no-such-compiler` (set CC"),
+        "{}",
+        finished.stderr
+    );
+    assert_eq!(
+        finished.stderr.matches("No such file").count(),
+        1,
+        "{}",
+        finished.stderr
+    );
+    assert!(
+        entries(tmp.path()).is_empty(),
+        "left behind: {:?}",
+        entries(tmp.path())
+    );
+}

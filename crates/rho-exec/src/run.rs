@@ -109,21 +109,14 @@ pub struct Finished {
     pub elapsed: Duration,
 }
 
-/// A child process could not be run at all.
+/// A child process could not be run at all. The message carries the operating system's reason, so the I/O
+/// error is not also chained as a source (an `anyhow` chain would print it twice).
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
-    #[error("cannot start `{program}`: {source}")]
-    Spawn {
-        program: String,
-        #[source]
-        source: io::Error,
-    },
-    #[error("cannot start a thread to watch `{program}`: {source}")]
-    Thread {
-        program: String,
-        #[source]
-        source: io::Error,
-    },
+    #[error("cannot start `{program}`: {error}")]
+    Spawn { program: String, error: io::Error },
+    #[error("cannot start a thread to watch `{program}`: {error}")]
+    Thread { program: String, error: io::Error },
 }
 
 /// Runs one command. Build it with [`Runner::new`], set the options, then [`Runner::run`] (stdout by line) or
@@ -205,9 +198,9 @@ impl Runner {
             .process_group(0);
 
         let start = Instant::now();
-        let mut child = self.command.spawn().map_err(|source| ExecError::Spawn {
+        let mut child = self.command.spawn().map_err(|error| ExecError::Spawn {
             program: program.clone(),
-            source,
+            error,
         })?;
         let Some(pgid) = libc::pid_t::try_from(child.id()).ok() else {
             // A pid that does not fit pid_t cannot happen on Unix; reap and report rather than panic.
@@ -215,7 +208,7 @@ impl Runner {
             let _ = child.wait();
             return Err(ExecError::Thread {
                 program,
-                source: io::Error::other("child pid out of range"),
+                error: io::Error::other("child pid out of range"),
             });
         };
         interrupt::register_group(pgid);
@@ -224,10 +217,10 @@ impl Runner {
         let (events, event_rx) = mpsc::sync_channel::<Event>(64);
         let (stderr_tx, stderr_rx) = mpsc::channel::<(Vec<u8>, bool)>();
         let started = self.start_watchers(&mut child, pgid, events, stderr_tx);
-        if let Err(source) = started {
+        if let Err(error) = started {
             interrupt::kill_group(pgid);
             finish(&mut child, pgid);
-            return Err(ExecError::Thread { program, source });
+            return Err(ExecError::Thread { program, error });
         }
 
         let deadline = self.timeout.map(|t| start + t);
