@@ -274,3 +274,43 @@ fn the_documented_example_has_the_shape_of_a_real_document() {
         "docs/json-output.md's example no longer matches what rho writes"
     );
 }
+
+#[test]
+fn noise_in_the_output_is_shown_and_counted_not_fatal() {
+    let src = tempfile::tempdir().unwrap();
+    let file = write_c(
+        src.path(),
+        "noisy.c",
+        r#"
+#include <stdio.h>
+#include <rho/bench.h>
+
+static void bench_add(rho_bench_t *state)
+{
+    unsigned sum = 0;
+    RHO_BENCH_LOOP(state) {
+        sum += 7u;
+    }
+    RHO_BENCH_KEEP(sum);
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    puts("booting the noisy board");
+    RHO_BENCH_ADD(&suite, bench_add);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#,
+    );
+    let run = run_suite(file.to_str().unwrap(), &[]);
+    assert!(
+        run.stderr
+            .contains("rho: suite output: booting the noisy board"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("skipped 1 line"), "{}", run.stderr);
+    assert_eq!(u64_at(&run.document, "/noise_lines"), 1);
+    assert!(run.report.contains("\nbench_add "), "{}", run.report);
+}
