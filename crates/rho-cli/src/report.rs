@@ -127,8 +127,11 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
 
     let config = &summary.config;
     let mut run_line = format!(
-        "{} iterations and {} warm-ups per benchmark asked for",
-        config.iterations, config.warmup
+        "{} iteration{} and {} warm-up{} per benchmark asked for",
+        config.iterations,
+        plural(config.iterations),
+        config.warmup,
+        plural(config.warmup)
     );
     match config.time_cap_ms {
         Some(ms) => {
@@ -565,7 +568,10 @@ mod render_tests {
             "overhead per clock: {report}"
         );
         assert!(report.contains("net of it"), "{report}");
-        assert!(report.contains("4 iterations and 1 warm-ups"), "{report}");
+        assert!(
+            report.contains("4 iterations and 1 warm-up per benchmark"),
+            "{report}"
+        );
     }
 
     #[test]

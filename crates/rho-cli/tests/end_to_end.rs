@@ -314,3 +314,49 @@ int main(int argc, char **argv)
     assert_eq!(u64_at(&run.document, "/noise_lines"), 1);
     assert!(run.report.contains("\nbench_add "), "{}", run.report);
 }
+
+#[test]
+fn a_benchmark_stopped_by_the_time_cap_is_marked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let mut command = rho_command(
+        tmp.path(),
+        &[
+            "bench",
+            "tests/c/cap_suite.c",
+            "--warmup",
+            "1",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    // A small cap, as the suite's own comment suggests; the harness reads it from the environment.
+    command.env("RHO_BENCH_TIME_CAP_MS", "50");
+    let (finished, report) = rho_exec::Runner::new(command)
+        .timeout(LIMIT)
+        .run_collect()
+        .unwrap();
+    assert_eq!(
+        finished.termination,
+        rho_exec::Termination::Exited(0),
+        "{}",
+        finished.stderr
+    );
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let slow = bench(&document, "bench_slow");
+    assert_eq!(slow["capped"], true);
+    let done = u64_at(slow, "/iterations");
+    assert!(
+        done >= 1 && done < u64_at(&document, "/config/iterations"),
+        "{slow}"
+    );
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("bench_slow "))
+        .unwrap();
+    assert!(line.contains(&format!(" {done}* ")), "{line}");
+    assert!(
+        report.contains("* stopped early by the time cap (50 ms"),
+        "{report}"
+    );
+}

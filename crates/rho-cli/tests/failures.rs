@@ -380,3 +380,31 @@ fn a_missing_compiler_is_named() {
         entries(tmp.path())
     );
 }
+
+#[test]
+fn a_harness_misuse_exits_2_with_the_harness_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outcome = rho_in(
+        tmp.path(),
+        &["bench", "tests/c/misuse_suite.c", "--iterations", "100"],
+        LIMIT,
+    );
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("exited with status 2"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome.stderr.contains("bench_two_loops"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome
+            .stderr
+            .contains("RHO_BENCH_LOOP entered more than once"),
+        "{}",
+        outcome.describe()
+    );
+}
