@@ -223,7 +223,8 @@ impl Runner {
             return Err(ExecError::Thread { program, error });
         }
 
-        let deadline = self.timeout.map(|t| start + t);
+        // A timeout too large to add to the clock is no deadline at all.
+        let deadline = self.timeout.and_then(|t| start.checked_add(t));
         let mut stdout_lines = 0u64;
         let mut stopped = false;
         let mut exited_before_stop = false;

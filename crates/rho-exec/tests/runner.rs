@@ -191,3 +191,12 @@ fn a_child_that_crashed_is_reported_as_crashed_even_if_the_caller_stops_on_its_l
         .unwrap();
     assert_eq!(finished.termination, Termination::Signaled(libc::SIGSEGV));
 }
+
+#[test]
+fn an_enormous_timeout_is_no_timeout() {
+    let finished = Runner::new(sh("exit 0"))
+        .timeout(Duration::MAX)
+        .run(|_| LineControl::Continue)
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(0));
+}
