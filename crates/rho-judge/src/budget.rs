@@ -261,14 +261,14 @@ impl Enforcement {
         self.reasons.is_empty()
     }
 
-    /// The report's header line: `budgets enforced` or `budgets reported only: scale 0.5 < 1.0; harness built
+    /// For the report's `budgets` header line: `enforced`, or `reported only: scale 0.5 < 1.0; harness built
     /// without optimisation`.
     pub fn describe(&self) -> String {
         if self.enforced() {
-            "budgets enforced".to_string()
+            "enforced".to_string()
         } else {
             let reasons: Vec<String> = self.reasons.iter().map(ToString::to_string).collect();
-            format!("budgets reported only: {}", reasons.join("; "))
+            format!("reported only: {}", reasons.join("; "))
         }
     }
 }
@@ -673,7 +673,7 @@ mod tests {
         assert_eq!(scaled.failures().len(), 5, "still listed, for the report");
         assert_eq!(
             scaled.enforcement.describe(),
-            "budgets reported only: scale 0.5 < 1.0"
+            "reported only: scale 0.5 < 1.0"
         );
 
         let debug = run(
@@ -684,7 +684,7 @@ mod tests {
         assert_eq!(unoptimized.outcome(), Outcome::Holds);
         assert_eq!(
             unoptimized.enforcement.describe(),
-            "budgets reported only: harness built without optimisation"
+            "reported only: harness built without optimisation"
         );
         let both = Judgement::of(&debug, over, 0.1);
         assert_eq!(both.enforcement.reasons.len(), 2);
