@@ -691,7 +691,7 @@ mod tests {
 
         assert_eq!(
             Judgement::of(&fast, over, 1.0).enforcement.describe(),
-            "budgets enforced"
+            "enforced"
         );
         assert!(!Enforcement::decide(f64::NAN, true).enforced());
     }
