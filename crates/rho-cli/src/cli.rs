@@ -18,9 +18,16 @@ pub enum Command {
     Bench(BenchArgs),
 }
 
-/// `rho bench FILE.c...`
+/// `rho bench FILE.c...`, or `rho bench` (the suites of the nearest module.yml), or `rho bench check`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct BenchArgs {
+    #[command(subcommand)]
+    pub action: Option<BenchAction>,
+
+    #[command(flatten)]
+    pub project: ProjectArgs,
+
     /// The suite's C files (one of them defines `main`, calling `rho_bench_main`); compiled together at -O2.
     #[arg(value_name = "FILE.c")]
     pub files: Vec<PathBuf>,
@@ -31,6 +38,37 @@ pub struct BenchArgs {
     /// Also write the run as a JSON document (schema `rho-bench-run/1`, see docs/json-output.md).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+/// What `rho bench` does besides building, running and reporting.
+#[derive(Debug, Subcommand)]
+pub enum BenchAction {
+    /// The same analysis with module.yml's budgets enforced: exit 0 when every budget holds, 1 when any is
+    /// broken, 2 when it cannot decide (a build or run failure, a metric not measured, a bad config).
+    Check(CheckArgs),
+}
+
+/// `rho bench check`: module.yml's suites, judged.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// module.yml mode: which target, how many runs.
+#[derive(Debug, Clone, Args)]
+pub struct ProjectArgs {
+    /// The module.yml target to build and run for (default: the first listed, `host` when none is).
+    #[arg(long, value_name = "NAME")]
+    pub target: Option<String>,
+
+    /// Best of N: run each suite N times and keep, per benchmark and metric, the best run's figures
+    /// (default: module.yml's `repetitions`, else 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub repetitions: Option<u32>,
 }
 
 /// How a suite is built and run.

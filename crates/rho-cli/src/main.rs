@@ -7,9 +7,11 @@
 mod bench;
 mod cli;
 mod export;
+mod project;
 mod report;
 mod run;
 mod suite;
+mod verdicts;
 
 use std::process::ExitCode;
 
@@ -24,7 +26,15 @@ fn main() -> ExitCode {
         eprintln!("rho: warning: {error}; Ctrl-C may leave child processes behind");
     }
     let outcome = match cli.command {
-        cli::Command::Bench(args) => bench::bench(&args),
+        cli::Command::Bench(args) => match &args.action {
+            Some(cli::BenchAction::Check(check)) => {
+                project::bench_project(&check.project, &check.run, project::Mode::Check)
+            }
+            None if args.files.is_empty() => {
+                project::bench_project(&args.project, &args.run, project::Mode::Report)
+            }
+            None => bench::bench(&args),
+        },
     };
     match outcome {
         Ok(code) => code,

@@ -1,0 +1,578 @@
+//! `rho bench` with no file arguments, and `rho bench check`: the nearest `module.yml` says what to build and
+//! run (its suites), for which target, with which settings, and what each figure may cost (its budgets).
+//!
+//! For each suite: build it for the selected target, run it `repetitions` times, fold the runs into their best
+//! figures (`rho_stats::best_of`), judge them against the budgets (`rho_judge::budget`), report. `check` is the
+//! same with the outcome as the exit status: 0 every budget holds, 1 one is broken, 2 it cannot decide.
+//!
+//! Targets:
+//! - `host` (built in): a C-file suite is compiled with the system compiler exactly as `rho bench FILE.c` does
+//!   (`suite::build`) and its executable run in the module root.
+//! - `mps2-an386` (built in): the port in `c/ports/mps2-an386` (embedded in the binary) builds the suite with
+//!   `arm-none-eabi-gcc` and QEMU runs it; see [`builtin_commands`].
+//! - a target with `build:` and `run:`: the two shell commands, run in the module root once per C-file suite,
+//!   with the suite's files in `RHO_BENCH_SOURCES`. With no `suites:` they run once: the commands are the suite.
+//!
+//! A `{ command: ... }` suite is its own build and run on every target: `sh -c COMMAND` in the module root.
+//! Every command gets the harness settings in its environment (`RHO_BENCH_ITERATIONS`, `_WARMUP`, `_SCALE`,
+//! `_TIME_CAP_MS`, `_STACK_BYTES`, `RHO_BENCH_ITERATIONS_<name>`) plus `RHO_BENCH_INCLUDE` and `RHO_BENCH_OUT`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+use anyhow::{Context, anyhow, bail};
+use rho_config::{MODULE_FILE, ModuleConfig, Suite, TargetSpec};
+use rho_exec::interrupt::{self, CleanupGuard};
+use rho_exec::{Runner, Termination};
+use rho_judge::budget::Judgement;
+use rho_stats::RunSummary;
+
+use crate::cli::{ProjectArgs, RunArgs};
+use crate::suite::{BENCH_HEADER, BuildOptions, split_cflags};
+
+/// `rho bench` reports; `rho bench check` also enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Report,
+    Check,
+}
+
+/// Run the module's suites and report (and, for [`Mode::Check`], enforce) their budgets.
+pub fn bench_project(project: &ProjectArgs, run: &RunArgs, mode: Mode) -> anyhow::Result<ExitCode> {
+    let config = load_config()?;
+    let target = config.target(project.target.as_deref())?;
+    let settings = Settings::resolve(&config, run)?;
+    let repetitions = project.repetitions.unwrap_or(config.repetitions).max(1);
+    let timeout = target
+        .timeout()
+        .unwrap_or_else(|| Duration::from_secs_f64(run.timeout));
+    let cflags = match &run.cflags {
+        Some(text) => split_cflags(text)?,
+        None => Vec::new(),
+    };
+    let jobs = jobs(&config, &target)?;
+    let workspace = Workspace::new()?;
+    let mut environment = settings.environment();
+    environment.push((
+        "RHO_BENCH_INCLUDE".to_string(),
+        workspace.include_dir().display().to_string(),
+    ));
+
+    let mut judgements = Vec::new();
+    let mut stdout = std::io::stdout().lock();
+    for (index, job) in jobs.iter().enumerate() {
+        let out_dir = workspace.out_dir(index)?;
+        let mut env = environment.clone();
+        env.push(("RHO_BENCH_OUT".to_string(), out_dir.display().to_string()));
+        if !job.sources.is_empty() {
+            let sources: Vec<String> = job
+                .sources
+                .iter()
+                .map(|s| s.display().to_string())
+                .collect();
+            env.push(("RHO_BENCH_SOURCES".to_string(), sources.join(" ")));
+        }
+        let runs = run_job(
+            &config,
+            job,
+            &target,
+            &workspace,
+            &env,
+            &cflags,
+            repetitions,
+            timeout,
+        )?;
+        let summary = fold(&runs, &job.what)?;
+        for warning in crate::report::warnings(&summary) {
+            eprintln!("rho: warning: {}: {warning}", job.what);
+        }
+        let judgement = Judgement::of(&summary, |name| config.budgets_for(name), settings.scale);
+        let what = format!("{}  [{}]", job.what, target.name());
+        let mut text = crate::verdicts::with_header_line(
+            &crate::report::render(&summary, &what),
+            &crate::verdicts::header_line(&judgement),
+        );
+        let budgets = crate::verdicts::table(&judgement);
+        if !budgets.is_empty() {
+            text.push('\n');
+            text.push_str(&budgets);
+        }
+        if index + 1 < jobs.len() {
+            text.push('\n');
+        }
+        // A closed stdout (`rho bench | head`) is not worth a panic.
+        let _ = stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush());
+        judgements.push((job.what.clone(), judgement));
+    }
+    drop(workspace);
+
+    match mode {
+        Mode::Report => Ok(ExitCode::SUCCESS),
+        Mode::Check => {
+            let (text, code) = crate::verdicts::check_summary(&judgements);
+            let _ = stdout
+                .write_all(format!("\n{text}").as_bytes())
+                .and_then(|()| stdout.flush());
+            Ok(ExitCode::from(code))
+        }
+    }
+}
+
+/// The nearest module.yml at or above the current directory, named `module.yml` in messages when it is in the
+/// current directory itself.
+fn load_config() -> anyhow::Result<ModuleConfig> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let root = rho_config::find_module_root(&cwd)?;
+    let file = if root == cwd {
+        PathBuf::from(MODULE_FILE)
+    } else {
+        root.join(MODULE_FILE)
+    };
+    Ok(ModuleConfig::load(&file)?)
+}
+
+/// What the harness is told, from the command line over the environment over module.yml.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub iterations: Option<u64>,
+    pub warmup: Option<u64>,
+    /// Multiplies every iteration count; below 1.0 budgets are reported only.
+    pub scale: f64,
+    pub time_cap_ms: Option<u64>,
+    /// `stack_watermark: false`.
+    pub stack_off: bool,
+    /// `RHO_BENCH_ITERATIONS_<name>` per benchmark with its own `iterations`.
+    pub per_benchmark: Vec<(String, u64)>,
+}
+
+impl Settings {
+    pub fn resolve(config: &ModuleConfig, run: &RunArgs) -> anyhow::Result<Settings> {
+        Ok(Settings {
+            iterations: run.iterations.or(config.default_iterations),
+            warmup: run.warmup.or(config.warmup_runs),
+            scale: resolve_scale(run.scale, std::env::var_os("RHO_BENCH_SCALE"), config.scale)?,
+            time_cap_ms: config.time_cap_ms,
+            stack_off: !config.stack_watermark,
+            per_benchmark: config
+                .benchmarks
+                .iter()
+                .filter_map(|b| b.iterations.map(|n| (b.name.clone(), n)))
+                .collect(),
+        })
+    }
+
+    /// The environment every build and run gets.
+    pub fn environment(&self) -> Vec<(String, String)> {
+        let mut env = Vec::new();
+        if let Some(n) = self.iterations {
+            env.push(("RHO_BENCH_ITERATIONS".to_string(), n.to_string()));
+        }
+        for (name, n) in &self.per_benchmark {
+            env.push((format!("RHO_BENCH_ITERATIONS_{name}"), n.to_string()));
+        }
+        if let Some(n) = self.warmup {
+            env.push(("RHO_BENCH_WARMUP".to_string(), n.to_string()));
+        }
+        // Always passed, so a `RHO_BENCH_SCALE` in rho's own environment reaches the harness as rho read it.
+        // `f64`'s Display never uses an exponent, which the harness does not read.
+        env.push(("RHO_BENCH_SCALE".to_string(), self.scale.to_string()));
+        if let Some(ms) = self.time_cap_ms {
+            env.push(("RHO_BENCH_TIME_CAP_MS".to_string(), ms.to_string()));
+        }
+        if self.stack_off {
+            env.push(("RHO_BENCH_STACK_BYTES".to_string(), "0".to_string()));
+        }
+        env
+    }
+}
+
+/// `--scale`, else `RHO_BENCH_SCALE` from the environment, else module.yml's `scale`.
+fn resolve_scale(
+    cli: Option<f64>,
+    env: Option<std::ffi::OsString>,
+    config: f64,
+) -> anyhow::Result<f64> {
+    if let Some(scale) = cli {
+        return Ok(scale);
+    }
+    let Some(text) = env else {
+        return Ok(config);
+    };
+    let text = text.to_string_lossy();
+    match text.trim().parse::<f64>() {
+        Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
+        _ => bail!(
+            "RHO_BENCH_SCALE={text:?} in the environment: expected a number above 0, e.g. 0.5"
+        ),
+    }
+}
+
+/// One suite to build and run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// How the suite is named in reports: its files, or its command.
+    pub what: String,
+    /// The C files, resolved against the module root (empty for a command).
+    pub sources: Vec<PathBuf>,
+    pub kind: JobKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobKind {
+    /// C files compiled for the target.
+    CFiles,
+    /// `sh -c COMMAND` in the module root, whatever the target.
+    Command(String),
+    /// A `build:`/`run:` target with no `suites:`: its commands are the suite.
+    TargetOnly,
+}
+
+/// The suites to run, in module.yml's order.
+fn jobs(config: &ModuleConfig, target: &TargetSpec) -> anyhow::Result<Vec<Job>> {
+    if config.suites.is_empty() && matches!(target, TargetSpec::Commands { .. }) {
+        return Ok(vec![Job {
+            what: format!("target {}", target.name()),
+            sources: Vec::new(),
+            kind: JobKind::TargetOnly,
+        }]);
+    }
+    let suites = config.require_suites()?;
+    Ok(suites
+        .iter()
+        .map(|suite| match suite {
+            Suite::CFiles { files, .. } => Job {
+                what: files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                sources: files.iter().map(|f| config.resolve(f)).collect(),
+                kind: JobKind::CFiles,
+            },
+            Suite::Command { command, .. } => Job {
+                what: command.clone(),
+                sources: Vec::new(),
+                kind: JobKind::Command(command.clone()),
+            },
+        })
+        .collect())
+}
+
+/// How a built-in target other than `host` builds and runs a C suite: two shell commands, run like a
+/// module.yml target's `build:` and `run:` (in the module root, with `RHO_BENCH_SOURCES`, `RHO_BENCH_OUT`,
+/// `RHO_BENCH_INCLUDE` and the settings in the environment). `None` for `host`, which rho builds itself, and
+/// for a name that is not built in. The port's files are written under `ports` first.
+pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(String, String)>> {
+    match name {
+        "mps2-an386" => {
+            let port = ports.join("mps2-an386");
+            std::fs::create_dir_all(&port)
+                .with_context(|| format!("cannot create {}", port.display()))?;
+            for (file, text) in MPS2_AN386_PORT {
+                let path = port.join(file);
+                std::fs::write(&path, text)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            let makefile = shell_quote(&port.join("Makefile").display().to_string());
+            // The suite's settings reach the Makefile through the environment (make reads it), and it compiles
+            // them in as defines: a board has no environment at run time.
+            let build = format!(
+                "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
+                 RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" all"
+            );
+            // QEMU run directly (not `make run`, which would turn the suite's exit status into make's own 2);
+            // the same command as the Makefile's `print-run-command`. Stdin is closed by the runner.
+            let run = "qemu-system-arm -M mps2-an386 -display none -serial none -monitor none \
+                       -icount shift=5 -chardev stdio,id=rho-console \
+                       -semihosting-config enable=on,target=native,chardev=rho-console \
+                       -kernel \"$RHO_BENCH_OUT/bench.elf\""
+                .to_string();
+            Ok(Some((build, run)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The mps2-an386 port, embedded so an installed `rho` needs no checkout.
+const MPS2_AN386_PORT: [(&str, &str); 5] = [
+    (
+        "Makefile",
+        include_str!("../../../c/ports/mps2-an386/Makefile"),
+    ),
+    (
+        "startup.c",
+        include_str!("../../../c/ports/mps2-an386/startup.c"),
+    ),
+    (
+        "semihost.c",
+        include_str!("../../../c/ports/mps2-an386/semihost.c"),
+    ),
+    (
+        "semihost.h",
+        include_str!("../../../c/ports/mps2-an386/semihost.h"),
+    ),
+    (
+        "mps2-an386.ld",
+        include_str!("../../../c/ports/mps2-an386/mps2-an386.ld"),
+    ),
+];
+
+/// `text` quoted for `sh`.
+fn shell_quote(text: &str) -> String {
+    shlex::try_quote(text)
+        .map(|q| q.into_owned())
+        .unwrap_or_else(|_| format!("'{}'", text.replace('\'', "'\\''")))
+}
+
+/// Build `job` for `target` and run it `repetitions` times; the parsed run of each.
+#[allow(clippy::too_many_arguments)]
+fn run_job(
+    config: &ModuleConfig,
+    job: &Job,
+    target: &TargetSpec,
+    workspace: &Workspace,
+    env: &[(String, String)],
+    cflags: &[String],
+    repetitions: u32,
+    timeout: Duration,
+) -> anyhow::Result<Vec<rho_wire::Run>> {
+    let what = format!("{} for target {}", job.what, target.name());
+    let mut runs = Vec::new();
+    match (&job.kind, target) {
+        (JobKind::Command(command), _) => {
+            for _ in 0..repetitions {
+                runs.push(crate::run::run_stream(
+                    shell(command, &config.root, env),
+                    &job.what,
+                    timeout,
+                )?);
+            }
+        }
+        (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {
+            let built = crate::suite::build(
+                &job.sources,
+                &BuildOptions {
+                    cflags: cflags.to_vec(),
+                    timeout,
+                },
+            )?;
+            for _ in 0..repetitions {
+                let mut command = Command::new(&built.executable);
+                command.current_dir(&config.root);
+                command.envs(env.iter().map(|(k, v)| (k, v)));
+                runs.push(crate::run::run_stream(command, &job.what, timeout)?);
+            }
+        }
+        (JobKind::CFiles | JobKind::TargetOnly, _) => {
+            let (build, run) = match target {
+                TargetSpec::Commands { build, run, .. } => (build.clone(), run.clone()),
+                TargetSpec::Builtin { name, .. } => builtin_commands(name, &workspace.ports_dir())?
+                    .ok_or_else(|| {
+                        anyhow!("target '{name}' is built in but rho has no definition of it")
+                    })?,
+            };
+            let mut env = env.to_vec();
+            env.push(("RHO_BENCH_CFLAGS".to_string(), cflags.join(" ")));
+            shell_build(&build, &config.root, &env, timeout, &what)?;
+            for _ in 0..repetitions {
+                runs.push(crate::run::run_stream(
+                    shell(&run, &config.root, &env),
+                    &what,
+                    timeout,
+                )?);
+            }
+        }
+    }
+    Ok(runs)
+}
+
+/// `sh -c COMMAND` in `dir` with `env` added.
+fn shell(command: &str, dir: &Path, env: &[(String, String)]) -> Command {
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg(command).current_dir(dir);
+    sh.envs(env.iter().map(|(k, v)| (k, v)));
+    sh
+}
+
+/// Run a target's `build:` command to completion; its output is shown only when it fails.
+fn shell_build(
+    command: &str,
+    dir: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    what: &str,
+) -> anyhow::Result<()> {
+    let (finished, stdout) = Runner::new(shell(command, dir, env))
+        .timeout(timeout)
+        .run_collect()
+        .with_context(|| format!("cannot run the build command of {what}: `{command}`"))?;
+    if finished.termination == Termination::Exited(0) {
+        return Ok(());
+    }
+    let mut message = format!("cannot build {what}: `{command}` {}", finished.termination);
+    let output = format!("{stdout}{}", finished.stderr);
+    let output = output.trim_end();
+    if !output.is_empty() {
+        message.push_str(":\n");
+        message.push_str(output);
+    }
+    bail!(message)
+}
+
+/// Summarise each run and keep, per benchmark and metric, the best.
+fn fold(runs: &[rho_wire::Run], what: &str) -> anyhow::Result<RunSummary> {
+    let summaries = runs
+        .iter()
+        .map(RunSummary::of)
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("cannot summarise the run of {what}"))?;
+    rho_stats::best_of(&summaries).with_context(|| format!("cannot fold the runs of {what}"))
+}
+
+/// The temporary directory of one `rho bench` in module mode: `include/rho/bench.h`, a build directory per
+/// suite, the built-in ports. Removed when dropped, and on Ctrl-C.
+struct Workspace {
+    // Declared before `dir`: unregister the Ctrl-C cleanup, then remove the directory.
+    _cleanup: CleanupGuard,
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    fn new() -> anyhow::Result<Workspace> {
+        let dir = tempfile::Builder::new()
+            .prefix("rho-project-")
+            .tempdir()
+            .context("cannot create a temporary directory")?;
+        let cleanup = {
+            let path = dir.path().to_path_buf();
+            interrupt::on_interrupt(move || {
+                let _ = std::fs::remove_dir_all(&path);
+            })
+        };
+        let header_dir = dir.path().join("include").join("rho");
+        std::fs::create_dir_all(&header_dir)
+            .with_context(|| format!("cannot create {}", header_dir.display()))?;
+        let header = header_dir.join("bench.h");
+        std::fs::write(&header, BENCH_HEADER)
+            .with_context(|| format!("cannot write {}", header.display()))?;
+        Ok(Workspace {
+            _cleanup: cleanup,
+            dir,
+        })
+    }
+
+    fn include_dir(&self) -> PathBuf {
+        self.dir.path().join("include")
+    }
+
+    fn ports_dir(&self) -> PathBuf {
+        self.dir.path().join("ports")
+    }
+
+    /// A fresh build directory for suite number `index`.
+    fn out_dir(&self, index: usize) -> anyhow::Result<PathBuf> {
+        let path = self.dir.path().join(format!("out-{index}"));
+        std::fs::create_dir_all(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> ModuleConfig {
+        ModuleConfig::from_str(text, Path::new("module.yml")).unwrap()
+    }
+
+    fn run_args() -> RunArgs {
+        RunArgs {
+            iterations: None,
+            warmup: None,
+            scale: None,
+            timeout: 300.0,
+            cflags: None,
+        }
+    }
+
+    #[test]
+    fn the_scale_comes_from_the_command_line_then_the_environment_then_module_yml() {
+        assert_eq!(
+            resolve_scale(Some(0.5), Some("2".into()), 3.0).unwrap(),
+            0.5
+        );
+        assert_eq!(resolve_scale(None, Some("2".into()), 3.0).unwrap(), 2.0);
+        assert_eq!(resolve_scale(None, None, 3.0).unwrap(), 3.0);
+        for bad in ["0", "-1", "x", "inf", ""] {
+            let error = resolve_scale(None, Some(bad.into()), 1.0).unwrap_err();
+            assert!(error.to_string().contains("RHO_BENCH_SCALE"), "{error}");
+        }
+    }
+
+    #[test]
+    fn module_yml_settings_become_the_harness_environment() {
+        let config = config(
+            "bench:\n  default_iterations: 500\n  warmup_runs: 7\n  stack_watermark: false\n  time_cap_ms: 250\n  \
+             scale: 2.0\n  benchmarks:\n    bench_a:\n      iterations: 40\n",
+        );
+        let settings = Settings {
+            scale: 2.0,
+            ..Settings::resolve(&config, &run_args()).unwrap()
+        };
+        let env = settings.environment();
+        let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        assert_eq!(get("RHO_BENCH_ITERATIONS"), Some("500"));
+        assert_eq!(get("RHO_BENCH_ITERATIONS_bench_a"), Some("40"));
+        assert_eq!(get("RHO_BENCH_WARMUP"), Some("7"));
+        assert_eq!(get("RHO_BENCH_SCALE"), Some("2"));
+        assert_eq!(get("RHO_BENCH_TIME_CAP_MS"), Some("250"));
+        assert_eq!(get("RHO_BENCH_STACK_BYTES"), Some("0"));
+
+        let mut cli = run_args();
+        cli.iterations = Some(9);
+        cli.scale = Some(0.25);
+        let settings = Settings::resolve(&config, &cli).unwrap();
+        assert_eq!(settings.iterations, Some(9), "the command line wins");
+        assert_eq!(settings.scale, 0.25);
+    }
+
+    #[test]
+    fn suites_become_jobs_in_order_and_a_commands_target_alone_is_one() {
+        let config =
+            config("bench:\n  suites:\n    - a.c\n    - [b.c, src/c.c]\n    - command: sh x.sh\n");
+        let host = config.target(None).unwrap();
+        let jobs = jobs(&config, &host).unwrap();
+        assert_eq!(jobs.len(), 3);
+        assert_eq!(jobs[1].what, "b.c src/c.c");
+        assert_eq!(
+            jobs[1].sources,
+            [PathBuf::from("./b.c"), PathBuf::from("./src/c.c")]
+        );
+        assert_eq!(jobs[2].kind, JobKind::Command("sh x.sh".into()));
+
+        let board = config_with_board();
+        let target = board.target(None).unwrap();
+        let alone = super::jobs(&board, &target).unwrap();
+        assert_eq!(alone.len(), 1);
+        assert_eq!(alone[0].kind, JobKind::TargetOnly);
+    }
+
+    fn config_with_board() -> ModuleConfig {
+        config("bench:\n  targets:\n    - name: board\n      build: make\n      run: ./flash\n")
+    }
+
+    #[test]
+    fn the_mps2_an386_hook_writes_its_port_and_names_its_commands() {
+        let dir = tempfile::tempdir().unwrap();
+        let (build, run) = builtin_commands("mps2-an386", dir.path()).unwrap().unwrap();
+        assert!(dir.path().join("mps2-an386/Makefile").is_file());
+        assert!(build.contains("SUITE=\"$RHO_BENCH_SOURCES\""), "{build}");
+        assert!(run.starts_with("qemu-system-arm -M mps2-an386"), "{run}");
+        assert!(builtin_commands("host", dir.path()).unwrap().is_none());
+    }
+}

@@ -1,0 +1,200 @@
+//! The budget part of a report: the header line saying whether budgets are enforced (and if not, why), and a
+//! table with, per benchmark, each budgeted metric's figure, its ceiling and the verdict.
+
+use std::fmt::Write as _;
+
+use rho_judge::budget::{Figure, Judgement, Outcome};
+
+/// The header line: `budgets   enforced; judged on net medians (...)` or `budgets   reported only: scale 0.5 <
+/// 1.0`.
+pub fn header_line(judgement: &Judgement) -> String {
+    let mut line = format!("{:<10}{}", "budgets", judgement.enforcement.describe());
+    if judgement.budgeted_metrics().is_empty() {
+        line.push_str(" (none set for these benchmarks)");
+    } else {
+        line.push_str("; judged on net medians (the calibrated overhead taken off)");
+    }
+    line
+}
+
+/// Insert `line` as the last line of the report's header (the header is everything before the first blank
+/// line; a report without one gets the line first).
+pub fn with_header_line(report: &str, line: &str) -> String {
+    match report.find("\n\n") {
+        Some(end) => format!("{}\n{line}{}", &report[..end], &report[end..]),
+        None => format!("{line}\n{report}"),
+    }
+}
+
+/// The table of budgeted figures: one row per benchmark, three columns (figure, ceiling, verdict) per metric
+/// that has a budget in at least one benchmark. Empty when no figure has a budget.
+pub fn table(judgement: &Judgement) -> String {
+    let metrics = judgement.budgeted_metrics();
+    if metrics.is_empty() {
+        return String::new();
+    }
+    let mut header = vec!["budgets".to_string()];
+    for metric in &metrics {
+        header.push(metric.label().to_string());
+        header.push("max".to_string());
+        header.push("verdict".to_string());
+    }
+    let mut rows = vec![header];
+    let mut notes: Vec<String> = Vec::new();
+    for bench in &judgement.benchmarks {
+        let mut row = vec![bench.name.clone()];
+        for metric in &metrics {
+            match bench.checks.iter().find(|c| c.metric == *metric) {
+                Some(check) => {
+                    row.push(check.figure_text());
+                    row.push(check.budget_text());
+                    row.push(check.verdict.label().to_string());
+                    if let (Figure::Unmeasured(why), Some(_)) = (check.figure, check.budget) {
+                        notes.push(format!("{}: {why}", bench.name));
+                    }
+                }
+                None => row.extend(["-".to_string(), "-".to_string(), "-".to_string()]),
+            }
+        }
+        rows.push(row);
+    }
+
+    let columns = rows[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (index, row) in rows.iter().enumerate() {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let width = widths[c];
+            // Text columns (the name, the verdicts) are aligned left, figures right.
+            let left = c == 0 || c % 3 == 0;
+            if c > 0 {
+                line.push_str("  ");
+            }
+            if left {
+                let _ = write!(line, "{cell:<width$}");
+            } else {
+                let _ = write!(line, "{cell:>width$}");
+            }
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+        if index == 0 {
+            let total = widths.iter().sum::<usize>() + 2 * (columns - 1);
+            let _ = writeln!(out, "{}", "-".repeat(total));
+        }
+    }
+    if !judgement.enforcement.enforced() && judgement.failures().iter().any(|f| !f.undecided()) {
+        let _ = writeln!(
+            out,
+            "over: broken, but not enforced in this run ({})",
+            judgement
+                .enforcement
+                .reasons
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    for note in notes {
+        let _ = writeln!(out, "{note}");
+    }
+    out
+}
+
+/// What `rho bench check` prints at the end, and its exit status: 0 every budget holds (or budgets are
+/// reported only), 1 a budget is broken, 2 a budget could not be judged.
+pub fn check_summary(judgements: &[(String, Judgement)]) -> (String, u8) {
+    let mut broken = Vec::new();
+    let mut undecided = Vec::new();
+    let mut judged = 0usize;
+    let mut reported_only = Vec::new();
+    for (what, judgement) in judgements {
+        let count = judgement
+            .benchmarks
+            .iter()
+            .flat_map(|b| &b.checks)
+            .filter(|c| c.budget.is_some())
+            .count();
+        judged += count;
+        if !judgement.enforcement.enforced() && count > 0 {
+            let over = judgement.failures().len();
+            reported_only.push(format!(
+                "{what}: {} ({over} over, not enforced)",
+                judgement.enforcement.describe()
+            ));
+        }
+        match judgement.outcome() {
+            Outcome::Holds => {}
+            Outcome::Broken(failures) => broken.extend(failures),
+            Outcome::Undecided(failures) => {
+                for failure in failures {
+                    if failure.undecided() {
+                        undecided.push(failure);
+                    } else {
+                        broken.push(failure);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    for line in &reported_only {
+        let _ = writeln!(out, "check: {line}");
+    }
+    if !undecided.is_empty() {
+        let _ = writeln!(
+            out,
+            "check: cannot decide: {} budget{} could not be judged",
+            undecided.len(),
+            plural(undecided.len())
+        );
+        for failure in &undecided {
+            let _ = writeln!(out, "  {failure}");
+        }
+    }
+    if !broken.is_empty() {
+        let _ = writeln!(
+            out,
+            "check: FAILED: {} budget{} broken",
+            broken.len(),
+            plural(broken.len())
+        );
+        for failure in &broken {
+            let _ = writeln!(out, "  {failure}");
+        }
+    }
+    let code = if !undecided.is_empty() {
+        2
+    } else if !broken.is_empty() {
+        1
+    } else {
+        if judged == 0 {
+            out.push_str("check: ok: no budget is set for these benchmarks (nothing to enforce)\n");
+        } else if reported_only.is_empty() {
+            let _ = writeln!(out, "check: ok: every budget holds ({judged} judged)");
+        } else {
+            out.push_str("check: ok: nothing enforced\n");
+        }
+        0
+    };
+    (out, code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_header_line_goes_before_the_first_blank_line() {
+        let report = "rho bench  x\nrun       y\n\nbenchmark ...\n";
+        assert_eq!(
+            with_header_line(report, "budgets   enforced"),
+            "rho bench  x\nrun       y\nbudgets   enforced\n\nbenchmark ...\n"
+        );
+        assert_eq!(with_header_line("table\n", "b"), "b\ntable\n");
+    }
+}
