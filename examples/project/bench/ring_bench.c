@@ -9,7 +9,7 @@
 
 #include "../src/ring.h"
 
-#define RING_BYTES 1024
+#define RING_BYTES 256
 #define CHUNK_BYTES 32
 
 static uint8_t storage[RING_BYTES];
