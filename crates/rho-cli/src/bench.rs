@@ -4,9 +4,6 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context;
-use rho_stats::RunSummary;
-
 use crate::cli::BenchArgs;
 use crate::export::{RunDocument, SuiteInfo, write_json_atomically};
 use crate::run::{HarnessSettings, run_suite};
@@ -36,11 +33,14 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         warmup: args.run.warmup,
         scale: args.run.scale,
     };
-    let run = run_suite(&built.executable, &what, &settings, timeout)?;
+    // Best of N (`--repetitions`): the runs are folded into each figure's best.
+    let mut runs = Vec::new();
+    for _ in 0..args.project.repetitions.unwrap_or(1) {
+        runs.push(run_suite(&built.executable, &what, &settings, timeout)?);
+    }
     drop(built);
 
-    let summary =
-        RunSummary::of(&run).with_context(|| format!("cannot summarise the run of {what}"))?;
+    let summary = crate::project::fold(&runs, &what)?;
     for warning in crate::report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");
     }

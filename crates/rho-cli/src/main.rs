@@ -33,6 +33,9 @@ fn main() -> ExitCode {
             None if args.files.is_empty() => {
                 project::bench_project(&args.project, &args.run, project::Mode::Report)
             }
+            None if args.project.target.is_some() => Err(anyhow::anyhow!(
+                "--target selects a module.yml target: run `rho bench --target NAME` without FILE.c arguments"
+            )),
             None => bench::bench(&args),
         },
     };

@@ -424,7 +424,7 @@ fn shell_build(
 }
 
 /// Summarise each run and keep, per benchmark and metric, the best.
-fn fold(runs: &[rho_wire::Run], what: &str) -> anyhow::Result<RunSummary> {
+pub fn fold(runs: &[rho_wire::Run], what: &str) -> anyhow::Result<RunSummary> {
     let summaries = runs
         .iter()
         .map(RunSummary::of)
