@@ -89,9 +89,9 @@ pub fn bench_project(project: &ProjectArgs, run: &RunArgs, mode: Mode) -> anyhow
             eprintln!("rho: warning: {}: {warning}", job.what);
         }
         let judgement = Judgement::of(&summary, |name| config.budgets_for(name), settings.scale);
-        let what = format!("{}  [{}]", job.what, target.name());
+        // The stream names the target it ran on (a command suite runs on the host whatever the target).
         let mut text = crate::verdicts::with_header_line(
-            &crate::report::render(&summary, &what),
+            &crate::report::render(&summary, &job.what),
             &crate::verdicts::header_line(&judgement),
         );
         let budgets = crate::verdicts::table(&judgement);
@@ -298,7 +298,7 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
 }
 
 /// The mps2-an386 port, embedded so an installed `rho` needs no checkout.
-const MPS2_AN386_PORT: [(&str, &str); 5] = [
+const MPS2_AN386_PORT: [(&str, &str); 6] = [
     (
         "Makefile",
         include_str!("../../../c/ports/mps2-an386/Makefile"),
@@ -310,6 +310,10 @@ const MPS2_AN386_PORT: [(&str, &str); 5] = [
     (
         "semihost.c",
         include_str!("../../../c/ports/mps2-an386/semihost.c"),
+    ),
+    (
+        "rho_bench_impl.c",
+        include_str!("../../../c/ports/mps2-an386/rho_bench_impl.c"),
     ),
     (
         "semihost.h",
