@@ -24,6 +24,18 @@ fn values() -> impl Strategy<Value = Vec<u64>> {
         proptest::collection::vec(0u64..50, 1..60),
         proptest::collection::vec(1900u64..2200, 1..300),
         proptest::collection::vec(any::<u64>(), 1..60),
+        // A realistic column: a tight bulk past the histogram window's 1024 values, and a few slow outliers.
+        (
+            proptest::collection::vec(1900u64..4000, 1..3000),
+            proptest::collection::vec(prop_oneof![4000u64..100_000, any::<u64>()], 0..8),
+        )
+            .prop_map(|(mut bulk, outliers)| {
+                for (i, o) in outliers.into_iter().enumerate() {
+                    let at = (i * 7919) % (bulk.len() + 1);
+                    bulk.insert(at, o);
+                }
+                bulk
+            }),
     ]
 }
 
@@ -55,6 +67,19 @@ proptest! {
         prop_assert!((s.mean - mean).abs() <= 1e-9 * mean.abs().max(1.0));
         let var = values.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / values.len() as f64;
         prop_assert!((s.stddev - var.sqrt()).abs() <= 1e-6 * var.sqrt().max(1.0));
+    }
+
+    #[test]
+    fn histogram_and_sorted_paths_agree(values in values()) {
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let a = Summary::of(&values).unwrap();
+        let b = Summary::of_sorted(&sorted).unwrap();
+        prop_assert_eq!((a.n, a.min, a.median, a.p95, a.p99, a.max), (b.n, b.min, b.median, b.p95, b.p99, b.max));
+        prop_assert_eq!(a.mean, b.mean);
+        prop_assert!((a.stddev - b.stddev).abs() <= 1e-9 * b.stddev.max(1.0));
+        let mut scratch = vec![7; 5];
+        prop_assert_eq!(Summary::of_with_scratch(&values, &mut scratch).unwrap(), a);
     }
 
     #[test]

@@ -198,6 +198,27 @@ impl StreamParser {
         }
     }
 
+    /// The fast path for the bulk of a stream: consume as many complete, plainly written sample lines
+    /// (`:A B\n`, single spaces, at most 19 digits a field) from the start of `buf` as the open benchmark takes,
+    /// and return how many bytes that was. Stops (returning what it consumed so far) at anything else, which the
+    /// caller then feeds through [`feed_line`](StreamParser::feed_line) for the full rules and errors. Only
+    /// accepts what `feed_line` would accept, with the same values.
+    pub fn feed_samples(&mut self, buf: &[u8]) -> usize {
+        if self.phase != Phase::Samples {
+            return 0;
+        }
+        let Some(open) = self.open.as_mut() else {
+            return 0;
+        };
+        let (used, lines) = match open.samples.as_mut_slice() {
+            [a] => plain_samples(buf, [a]),
+            [a, b] => plain_samples(buf, [a, b]),
+            _ => (0, 0),
+        };
+        self.line = self.line.saturating_add(lines);
+        used
+    }
+
     /// The run, once `@done` has been read; otherwise the stream was truncated.
     pub fn finish(self) -> Result<Run, WireError> {
         if self.phase != Phase::Done {
@@ -717,6 +738,55 @@ enum SampleError {
     Overflow(usize),
 }
 
+/// Plain sample lines from the start of `buf` into `columns`: `:` then `N` runs of 1 to 18 digits separated by
+/// one space, then `\n` (or `\r\n`). Returns the bytes and lines consumed; stops before the first line that is
+/// anything else or is not complete in `buf`. 18 digits always fit in a u64, so no overflow check is needed.
+#[inline(always)]
+fn plain_samples<const N: usize>(buf: &[u8], mut columns: [&mut Vec<u64>; N]) -> (usize, u64) {
+    let mut at = 0;
+    let mut lines = 0;
+    'lines: while buf.get(at) == Some(&b':') {
+        let mut i = at + 1;
+        let mut values = [0u64; N];
+        for (k, value) in values.iter_mut().enumerate() {
+            if k > 0 {
+                if buf.get(i) != Some(&b' ') {
+                    break 'lines;
+                }
+                i += 1;
+            }
+            let start = i;
+            let mut v: u64 = 0;
+            while let Some(&byte) = buf.get(i) {
+                let digit = byte.wrapping_sub(b'0');
+                if digit > 9 {
+                    break;
+                }
+                v = v * 10 + u64::from(digit);
+                i += 1;
+                if i - start > 18 {
+                    break 'lines;
+                }
+            }
+            if i == start {
+                break 'lines;
+            }
+            *value = v;
+        }
+        match buf.get(i) {
+            Some(b'\n') => i += 1,
+            Some(b'\r') if buf.get(i + 1) == Some(&b'\n') => i += 2,
+            _ => break,
+        }
+        for (column, value) in columns.iter_mut().zip(values) {
+            column.push(value);
+        }
+        at = i;
+        lines += 1;
+    }
+    (at, lines)
+}
+
 /// Parse the fields of a sample line (after the `:`) into `values`: exactly `values.len()` unsigned decimal
 /// integers separated by spaces. A hand-written loop over bytes: this runs once per sample.
 #[inline]
@@ -967,6 +1037,18 @@ impl<R: BufRead> LineReader<R> {
         reader.fill_buf()
     }
 
+    /// The unread part of the reader's buffer (filling it if empty); empty at end of input.
+    fn buffer(&mut self) -> io::Result<&[u8]> {
+        self.reader.consume(self.pending);
+        self.pending = 0;
+        Self::fill(&mut self.reader)
+    }
+
+    /// Mark `n` bytes of [`buffer`](LineReader::buffer) as read.
+    fn consume(&mut self, n: usize) {
+        self.reader.consume(n);
+    }
+
     /// The next line without its `\n`, and whether it was cut at [`MAX_LINE_BYTES`]; `None` at end of input.
     fn next_line(&mut self) -> io::Result<Option<(&[u8], bool)>> {
         self.reader.consume(self.pending);
@@ -1023,6 +1105,14 @@ pub fn parse_run_with<R: BufRead>(
     let mut parser = StreamParser::new();
     let mut lines = LineReader::new(reader);
     loop {
+        if parser.phase == Phase::Samples {
+            let line = parser.line().saturating_add(1);
+            let buf = lines
+                .buffer()
+                .map_err(|source| WireError::Io { line, source })?;
+            let used = parser.feed_samples(buf);
+            lines.consume(used);
+        }
         let next = lines.next_line().map_err(|source| WireError::Io {
             line: parser.line().saturating_add(1),
             source,

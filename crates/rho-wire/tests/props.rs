@@ -239,7 +239,46 @@ proptest! {
         let text = run_to_string(&run).unwrap();
         let parsed = parse_bytes(text.as_bytes());
         prop_assert!(parsed.is_ok(), "{:?}\n{}", parsed, text);
-        prop_assert_eq!(parsed.unwrap(), run);
+        prop_assert_eq!(parsed.unwrap(), run.clone());
+        // Line by line (no fast path for sample runs) gives the same run.
+        let mut parser = StreamParser::new();
+        for line in text.split_inclusive('\n') {
+            parser.feed_line(line.as_bytes()).unwrap();
+        }
+        prop_assert_eq!(parser.finish().unwrap(), run);
+    }
+
+    #[test]
+    fn fast_and_line_by_line_paths_agree(
+        run in run(),
+        mutations in proptest::collection::vec(mutation(), 0..3),
+    ) {
+        let mut bytes = run_to_string(&run).unwrap().into_bytes();
+        for m in &mutations {
+            apply(&mut bytes, m);
+        }
+        let whole = parse_bytes(&bytes);
+        let mut parser = StreamParser::new();
+        let mut failed = None;
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            match parser.feed_line(line) {
+                Ok(Some(rho_wire::Event::Done)) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let by_line = match failed {
+            Some(e) => Err(e),
+            None => parser.finish(),
+        };
+        match (whole, by_line) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "{:?} vs {:?}", a, b),
+        }
     }
 
     #[test]
