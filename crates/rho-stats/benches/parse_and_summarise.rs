@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use rho_stats::{RunSummary, Summary};
 use rho_wire::{
-    Benchmark, Clock, ClockRole, HeapFigures, Run, RunConfig, StackMark, Target, parse_bytes,
-    write_run,
+    Benchmark, Clock, ClockRole, HeapFigures, Run, RunConfig, StackMark, StreamParser, Target,
+    parse_bytes, write_run,
 };
 
 const ITERATIONS: u64 = 20_000;
@@ -199,6 +199,21 @@ fn main() {
         samples,
         stream.len(),
         time(|| parse_bytes(&stream).map(|r| RunSummary::of(&r))),
+    );
+    report(
+        "parse line by line",
+        samples,
+        stream.len(),
+        time(|| {
+            // What a caller that reads lines itself does (e.g. from a child's pipe): feed_line per line.
+            let mut parser = StreamParser::new();
+            for line in stream.split_inclusive(|&b| b == b'\n') {
+                if parser.feed_line(line).is_err() {
+                    break;
+                }
+            }
+            parser.finish()
+        }),
     );
     report(
         "RunSummary alone",

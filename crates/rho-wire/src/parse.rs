@@ -98,7 +98,6 @@ pub struct StreamParser {
     bench_lines: HashMap<String, u64>,
     open: Option<OpenBench>,
     dropped: u64,
-    done_line: u64,
 }
 
 impl Default for StreamParser {
@@ -127,7 +126,6 @@ impl StreamParser {
             bench_lines: HashMap::new(),
             open: None,
             dropped: 0,
-            done_line: 0,
         }
     }
 
@@ -723,7 +721,6 @@ impl StreamParser {
             ));
         }
         self.dropped = dropped;
-        self.done_line = self.line;
         self.phase = Phase::Done;
         Ok(())
     }
