@@ -1,0 +1,326 @@
+//! `rho bench` with no file arguments, through the real binary: module.yml found from the current directory,
+//! its suites built and run for the selected target, its settings passed, its errors named by file, line and
+//! column.
+
+mod common;
+mod project_support;
+
+use project_support::{
+    HELD_BYTES, Project, SUITE, budget_row, canned_script, line_with, module_yml,
+};
+
+/// The spec's module.yml, exactly as rho-bench.txt writes it.
+const SPEC_MODULE_YML: &str = "\
+bench:
+  default_iterations: 20000
+  warmup_runs: 100
+  stack_watermark: true
+  budgets:
+    max_stack_bytes: 4096
+    max_heap_bytes: 8192
+    max_cycles_per_iteration: 5000
+    fail_on_regression_percent: 5.0
+  targets:
+    - host
+    - stm32h743zi
+";
+
+#[test]
+fn the_example_project_runs_every_suite_and_holds_its_budgets() {
+    let project = Project::new();
+    let example = common::repo_file("examples/project");
+    for relative in [
+        "module.yml",
+        "bench/crypto_bench.c",
+        "bench/ring_bench.c",
+        "bench/sort_bench.c",
+        "bench/sort_bench.sh",
+        "src/ring.c",
+        "src/ring.h",
+    ] {
+        project.write(
+            relative,
+            &std::fs::read_to_string(example.join(relative)).unwrap(),
+        );
+    }
+    // From a directory below the root: module.yml is found by walking up.
+    let below = project.path().join("src");
+    let out = project.rho_in(&below, &["bench", "check"], &[]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    for bench in [
+        "bench_crc_64",
+        "bench_crc_256",
+        "bench_malloc_free",
+        "bench_ring_write_read_32",
+        "bench_ring_fill_drain",
+        "bench_sort_32",
+    ] {
+        assert!(
+            out.stdout.contains(bench),
+            "{bench} missing:\n{}",
+            out.describe()
+        );
+    }
+    // module.yml's `repetitions: 3`, folded per suite.
+    assert_eq!(
+        out.stdout.matches("best of 3 runs").count(),
+        3,
+        "{}",
+        out.describe()
+    );
+    assert_eq!(
+        out.stdout.matches("budgets   enforced").count(),
+        3,
+        "{}",
+        out.describe()
+    );
+    // bench_malloc_free's own heap budget (64) replaces the global one (8192).
+    let row = budget_row(&out.stdout, "bench_malloc_free");
+    assert!(row.windows(3).any(|w| w == ["64", "64", "ok"]), "{row:?}");
+    assert!(
+        out.stdout.contains("check: ok: every budget holds"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
+fn the_specs_module_yml_runs_its_first_target_on_the_host() {
+    let project = Project::new();
+    project.write(
+        "module.yml",
+        &format!("{SPEC_MODULE_YML}  suites:\n    - bench.c\n"),
+    );
+    project.write("bench.c", SUITE);
+    let out = project.rho(&["bench", "--iterations", "500"]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    assert!(line_with(&out.stdout, "rho bench  bench.c").contains("target host"));
+    assert!(out.stdout.contains("500 iterations"), "{}", out.describe());
+    // The global budgets apply to every benchmark: a heap figure of 64 against 8192.
+    let row = budget_row(&out.stdout, "bench_hold_64");
+    assert!(
+        row.windows(3)
+            .any(|w| w == [HELD_BYTES.to_string().as_str(), "8192", "ok"]),
+        "{row:?}"
+    );
+
+    // `stm32h743zi` is a name only: selecting it is an error at its place in the file.
+    let out = project.rho(&["bench", "--target", "stm32h743zi"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr.contains(
+            "module.yml:12:7: target 'stm32h743zi' has no built-in definition and no `build:` or `run:` command"
+        ),
+        "{}",
+        out.describe()
+    );
+    let out = project.rho(&["bench", "--target", "nowhere"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr.contains("unknown target 'nowhere'"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
+fn each_bad_config_is_named_by_file_line_and_column_with_exit_2() {
+    let cases: [(&str, &str); 6] = [
+        (
+            "bench:\n  budgets:\n    max_stak_bytes: 4096\n  suites:\n    - bench.c\n",
+            "module.yml:3:5: unknown key 'max_stak_bytes' in bench.budgets; did you mean 'max_stack_bytes'?",
+        ),
+        (
+            "bench:\n  budgets:\n    max_heap_bytes: -8192\n  suites:\n    - bench.c\n",
+            "module.yml:3:21: expected a number >= 0 for bench.budgets.max_heap_bytes, found `-8192`",
+        ),
+        (
+            "bench:\n  budgets:\n    max_cycles_per_iteration: lots\n  suites:\n    - bench.c\n",
+            "module.yml:3:31: expected a number >= 0 for bench.budgets.max_cycles_per_iteration",
+        ),
+        (
+            "bench:\n  suites:\n    - bench.c\n  targets:\n    - name: board\n      build: make\n",
+            "module.yml:5:7: target 'board' has `build:` but no `run:`",
+        ),
+        (
+            "bench:\n  default_iterations: 100\n",
+            "module.yml:1:1: no suites to run",
+        ),
+        (
+            "bench: [1, 2]\n",
+            "module.yml:1:8: expected a mapping for bench",
+        ),
+    ];
+    let project = Project::new();
+    project.write("bench.c", SUITE);
+    for (yaml, expected) in cases {
+        project.write("module.yml", yaml);
+        for args in [&["bench"][..], &["bench", "check"][..]] {
+            let out = project.rho(args);
+            assert_eq!(out.status, Some(2), "{yaml}\n{}", out.describe());
+            assert!(
+                out.stderr.contains(expected),
+                "{yaml}\nexpected {expected:?}\n{}",
+                out.describe()
+            );
+        }
+    }
+}
+
+#[test]
+fn without_a_module_yml_rho_bench_says_so() {
+    let project = Project::new();
+    let out = project.rho(&["bench"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr.contains("no module.yml in"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
+fn a_commands_target_builds_and_runs_in_the_module_root_with_the_settings_in_its_environment() {
+    let project = Project::new();
+    project.write("bench.c", SUITE);
+    // The build is rho's contract spelled out: the header from RHO_BENCH_INCLUDE, the output in RHO_BENCH_OUT,
+    // the suite's files in RHO_BENCH_SOURCES. It also records what it was given.
+    project.write(
+        "build.sh",
+        r#"env | grep '^RHO_BENCH_' | sort >build-env.txt
+printf '#define RHO_BENCH_IMPLEMENTATION\n#include <rho/bench.h>\n' >"$RHO_BENCH_OUT/impl.c"
+cc -O2 -I"$RHO_BENCH_INCLUDE" $RHO_BENCH_SOURCES "$RHO_BENCH_OUT/impl.c" -o "$RHO_BENCH_OUT/suite"
+"#,
+    );
+    project.write(
+        "module.yml",
+        &format!(
+            "{}  time_cap_ms: 4000\n  stack_watermark: false\n  benchmarks:\n    bench_hold_64:\n      iterations: 30\n  \
+             targets:\n    - name: local\n      build: sh build.sh\n      run: '\"$RHO_BENCH_OUT/suite\"'\n",
+            module_yml("")
+        ),
+    );
+    let out = project.rho(&["bench", "--scale", "2"]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    let env = project.read("build-env.txt");
+    for expected in [
+        "RHO_BENCH_ITERATIONS=2000",
+        "RHO_BENCH_ITERATIONS_bench_hold_64=30",
+        "RHO_BENCH_WARMUP=50",
+        "RHO_BENCH_SCALE=2",
+        "RHO_BENCH_TIME_CAP_MS=4000",
+        "RHO_BENCH_STACK_BYTES=0",
+        "RHO_BENCH_SOURCES=./bench.c",
+    ] {
+        assert!(
+            env.lines().any(|l| l == expected),
+            "{expected} not in:\n{env}"
+        );
+    }
+    for prefix in ["RHO_BENCH_INCLUDE=", "RHO_BENCH_OUT="] {
+        assert!(
+            env.lines().any(|l| l.starts_with(prefix)),
+            "{prefix} not in:\n{env}"
+        );
+    }
+    // The harness saw them: the scale doubled every count, per-benchmark counts included; the stack is off.
+    assert!(out.stdout.contains("4000 iterations"), "{}", out.describe());
+    assert!(
+        line_with(&out.stdout, "bench_hold_64").contains(" 60 "),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stdout.contains("stack not measured"),
+        "{}",
+        out.describe()
+    );
+    // Its build directory was rho's temporary one, and is gone.
+    assert!(common::entries(&project.path().join("tmp")).is_empty());
+}
+
+#[test]
+fn a_failing_build_command_is_exit_2_with_its_output() {
+    let project = Project::new();
+    project.write("bench.c", SUITE);
+    project.write(
+        "module.yml",
+        &format!(
+            "{}  targets:\n    - name: broken\n      build: echo no compiler here >&2; exit 3\n      run: 'true'\n",
+            module_yml("")
+        ),
+    );
+    let out = project.rho(&["bench", "check"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr.contains("exited with status 3"),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr.contains("no compiler here"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
+fn repetitions_fold_the_best_run_of_each_figure() {
+    let project = Project::new();
+    // Three runs whose cycles are 300, 100 and 200: best of 3 keeps 100.
+    project.write("canned.sh", &canned_script(&[300, 100, 200]));
+    project.write(
+        "module.yml",
+        "bench:\n  budgets:\n    max_cycles_per_iteration: 150\n  suites:\n    - command: sh canned.sh\n",
+    );
+    let out = project.rho(&["bench", "check", "--repetitions", "3"]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    assert_eq!(
+        project.read("runs.log").lines().count(),
+        3,
+        "three runs, no more"
+    );
+    assert!(out.stdout.contains("best of 3 runs"), "{}", out.describe());
+    let row = budget_row(&out.stdout, "bench_canned");
+    assert_eq!(&row[1..4], ["100", "150", "ok"], "{}", out.describe());
+
+    // One run (the default) is the first: 300, over the budget.
+    std::fs::remove_file(project.path().join("runs.log")).unwrap();
+    let out = project.rho(&["bench", "check"]);
+    assert_eq!(out.status, Some(1), "{}", out.describe());
+    assert!(!out.stdout.contains("best of"), "{}", out.describe());
+    assert_eq!(project.read("runs.log").lines().count(), 1);
+
+    // module.yml's `repetitions:` does the same as the flag.
+    std::fs::remove_file(project.path().join("runs.log")).unwrap();
+    project.write(
+        "module.yml",
+        "bench:\n  repetitions: 3\n  budgets:\n    max_cycles_per_iteration: 150\n  suites:\n    - command: sh canned.sh\n",
+    );
+    let out = project.rho(&["bench", "check"]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    assert_eq!(project.read("runs.log").lines().count(), 3);
+}
+
+#[test]
+fn rho_bench_file_c_folds_repetitions_too() {
+    let project = Project::new();
+    let suite = project.write("bench.c", SUITE);
+    let out = project.rho(&[
+        "bench",
+        suite.to_str().unwrap(),
+        "--iterations",
+        "200",
+        "--repetitions",
+        "2",
+    ]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    assert!(out.stdout.contains("best of 2 runs"), "{}", out.describe());
+    let out = project.rho(&["bench", suite.to_str().unwrap(), "--target", "host"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr.contains("--target selects a module.yml target"),
+        "{}",
+        out.describe()
+    );
+}
