@@ -46,6 +46,9 @@ pub enum BenchAction {
     /// The same analysis with module.yml's budgets enforced: exit 0 when every budget holds, 1 when any is
     /// broken, 2 when it cannot decide (a build or run failure, a metric not measured, a bad config).
     Check(CheckArgs),
+    /// Base against head, alternately on this machine: exit 0 when no metric regressed beyond its budget, 1
+    /// when one did, 2 when it cannot decide (see docs/gate.md).
+    Gate(crate::gate::GateArgs),
 }
 
 /// `rho bench check`: module.yml's suites, judged.

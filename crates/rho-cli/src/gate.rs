@@ -107,7 +107,10 @@ fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
         .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?;
     let config = load_local_config(&cwd)?;
     let (mut settings, mut env) = match &config {
-        Some(config) => (settings_from_config(&config.gate)?, bench_env_from_config(config)),
+        Some(config) => (
+            settings_from_config(&config.gate)?,
+            bench_env_from_config(config),
+        ),
         None => (GateSettings::default(), Default::default()),
     };
     if let Some(runs) = args.runs {
@@ -148,8 +151,9 @@ fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
         bench_header: crate::suite::BENCH_HEADER.to_owned(),
     };
     let target = args.target.as_deref();
-    let load_recipe =
-        |side: SideName, root: &Path| -> Result<_, GateError> { recipe_from_module(side, root, target) };
+    let load_recipe = |side: SideName, root: &Path| -> Result<_, GateError> {
+        recipe_from_module(side, root, target)
+    };
     let outcome = run_gate(&request, &load_recipe, &mut |progress: &Progress| {
         eprintln!("rho: gate: {progress}");
     })?;
@@ -217,5 +221,7 @@ fn print_outcome(outcome: &GateOutcome) {
 fn print_stdout(text: &str) {
     let mut stdout = std::io::stdout().lock();
     // A closed stdout (`rho bench gate ... | head`) is not worth a panic; the exit status still tells.
-    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
 }

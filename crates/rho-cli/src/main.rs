@@ -7,6 +7,7 @@
 mod bench;
 mod cli;
 mod export;
+mod gate;
 mod project;
 mod report;
 mod run;
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
             Some(cli::BenchAction::Check(check)) => {
                 project::bench_project(&check.project, &check.run, project::Mode::Check)
             }
+            Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
             None if args.files.is_empty() => {
                 project::bench_project(&args.project, &args.run, project::Mode::Report)
             }

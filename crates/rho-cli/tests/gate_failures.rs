@@ -1,0 +1,336 @@
+//! `rho bench gate` through the real binary when it cannot decide, or is asked something it refuses: a head
+//! that does not build, a head that hangs, bad budgets and run counts; and git revisions as sides.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use rho_exec::{Runner, Termination};
+
+struct Gate {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+impl Gate {
+    fn document(&self) -> serde_json::Value {
+        let last = self.stdout.lines().last().unwrap_or_default();
+        serde_json::from_str(last)
+            .unwrap_or_else(|e| panic!("last line is not JSON ({e}):\n{}", self.describe()))
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "status {:?} after {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.status, self.elapsed, self.stdout, self.stderr
+        )
+    }
+}
+
+fn gate(cwd: &Path, args: &[&str]) -> Gate {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.arg("bench").arg("gate").args(args).current_dir(cwd);
+    let start = Instant::now();
+    let (finished, stdout) = Runner::new(command)
+        .timeout(Duration::from_secs(300))
+        .stderr_limit(1 << 20)
+        .run_collect()
+        .unwrap();
+    let status = match finished.termination {
+        Termination::Exited(code) => Some(code),
+        other => panic!("rho bench gate {args:?}: {other}"),
+    };
+    Gate {
+        status,
+        stdout,
+        stderr: finished.stderr,
+        elapsed: start.elapsed(),
+    }
+}
+
+/// A module root whose `fake` target runs `build` and then `run`.
+fn module(dir: &Path, build: &str, run: &str, gate_yaml: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    let yml = format!(
+        "bench:\n  targets:\n    - name: fake\n      build: {}\n      run: {}\n{gate_yaml}",
+        quote(build),
+        quote(run)
+    );
+    std::fs::write(dir.join("module.yml"), yml).unwrap();
+}
+
+fn json_module(dir: &Path, json: &str) {
+    module(dir, "true", &format!("echo '{json}'"), "");
+}
+
+#[test]
+fn a_head_that_does_not_build_cannot_be_decided() {
+    let tmp = tempfile::tempdir().unwrap();
+    json_module(&tmp.path().join("base"), r#"{"a_ns": 100}"#);
+    let head = tmp.path().join("head");
+    module(
+        &head,
+        "echo 'kernels.c:12:5: error: expected ; before }' >&2; exit 1",
+        "echo '{}'",
+        "",
+    );
+    let outcome = gate(&head, &["--base", "../base"]);
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("head: build"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome.stderr.contains("exited with status 1"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome.stderr.contains("kernels.c:12:5: error"),
+        "{}",
+        outcome.describe()
+    );
+    let doc = outcome.document();
+    assert_eq!(doc["verdict"], "undecided");
+    assert!(doc["error"].as_str().unwrap().contains("head: build"));
+
+    // Under --bisect, "cannot decide" is 125: `git bisect run` skips the commit.
+    let bisect = gate(&head, &["--base", "../base", "--bisect"]);
+    assert_eq!(bisect.status, Some(125), "{}", bisect.describe());
+}
+
+/// Live (not zombie) processes of group `pgid`, from /proc.
+fn live_members(pgid: i32) -> Vec<String> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
+            members.push(stat);
+        }
+    }
+    members
+}
+
+#[test]
+fn a_head_that_hangs_is_stopped_at_the_timeout_and_leaves_nothing_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    json_module(&tmp.path().join("base"), r#"{"a_ns": 100}"#);
+    let head = tmp.path().join("head");
+    // The run's shell leads its process group: its pid is the group id. It starts a second sleeper too.
+    module(
+        &head,
+        "true",
+        "echo $$ > pgid; sleep 600 & sleep 600",
+        "  gate:\n    timeout_seconds: 3\n",
+    );
+    let outcome = gate(&head, &["--base", "../base"]);
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("timed out after 3 s"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome.elapsed < Duration::from_secs(60),
+        "{}",
+        outcome.describe()
+    );
+    let pgid: i32 = std::fs::read_to_string(head.join("pgid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // A SIGKILLed orphan may take a moment to be reaped by init; a zombie runs nothing.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !live_members(pgid).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        live_members(pgid),
+        Vec::<String>::new(),
+        "the hung run's group is still alive"
+    );
+}
+
+#[test]
+fn budgets_outside_zero_one_and_fewer_than_two_runs_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    json_module(&tmp.path().join("base"), r#"{"a_ns": 100}"#);
+    json_module(&tmp.path().join("head"), r#"{"a_ns": 100}"#);
+    let head = tmp.path().join("head");
+    for (args, expected) in [
+        (vec!["--budget", "a_ns=1.5"], "strictly between 0 and 1"),
+        (vec!["--budget", "a_ns=0"], "strictly between 0 and 1"),
+        (vec!["--budget", "default=-0.1"], "strictly between 0 and 1"),
+        (vec!["--budget", "a_ns"], "METRIC=FRACTION"),
+        (vec!["--runs", "1"], "at least 2"),
+    ] {
+        let mut all = vec!["--base", "../base"];
+        all.extend(&args);
+        let outcome = gate(&head, &all);
+        assert_eq!(outcome.status, Some(2), "{args:?}: {}", outcome.describe());
+        assert!(
+            outcome.stderr.contains(expected),
+            "{args:?}: {}",
+            outcome.describe()
+        );
+        assert_eq!(outcome.document()["verdict"], "undecided");
+    }
+    // A budget in module.yml is checked the same way, with its place in the file.
+    module(
+        &head,
+        "true",
+        "echo '{}'",
+        "  gate:\n    budget:\n      a_ns: 2.0\n",
+    );
+    let outcome = gate(&head, &["--base", "../base"]);
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("module.yml:"),
+        "{}",
+        outcome.describe()
+    );
+
+    // And a good override changes the verdict: 100 -> 140 is over 0.30 but within 0.50.
+    json_module(&head, r#"{"a_ns": 140}"#);
+    assert_eq!(gate(&head, &["--base", "../base"]).status, Some(1));
+    let lenient = gate(&head, &["--base", "../base", "--budget", "a_ns=0.5"]);
+    assert_eq!(lenient.status, Some(0), "{}", lenient.describe());
+    assert_eq!(lenient.document()["metrics"]["a_ns"]["budget"], 0.5);
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "rho test")
+        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
+        .env("GIT_COMMITTER_NAME", "rho test")
+        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn git_revisions_as_sides_leave_no_worktree_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    let sub = repo.join("perf");
+    json_module(&sub, r#"{"a_ns": 100}"#);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "fast"]);
+    json_module(&sub, r#"{"a_ns": 300}"#);
+    git(&repo, &["commit", "--quiet", "-am", "slow"]);
+    // A third commit whose recipe does not build: bisect must skip it.
+    module(&sub, "exit 3", "echo '{}'", "");
+    git(&repo, &["commit", "--quiet", "-am", "broken"]);
+
+    let ok = gate(&sub, &["--base", "HEAD~2", "--head", "HEAD~2"]);
+    assert_eq!(ok.status, Some(0), "{}", ok.describe());
+    let slow = gate(&sub, &["--base", "HEAD~2", "--head", "HEAD~1"]);
+    assert_eq!(slow.status, Some(1), "{}", slow.describe());
+    assert_eq!(slow.document()["metrics"]["a_ns"]["head"], 300.0);
+    let broken = gate(&sub, &["--base", "HEAD~2", "--head", "HEAD", "--bisect"]);
+    assert_eq!(broken.status, Some(125), "{}", broken.describe());
+    let unknown = gate(&sub, &["--base", "no-such-rev", "--head", "HEAD"]);
+    assert_eq!(unknown.status, Some(2), "{}", unknown.describe());
+    assert!(
+        unknown.stderr.contains("no-such-rev"),
+        "{}",
+        unknown.describe()
+    );
+
+    let listed = git(&repo, &["worktree", "list", "--porcelain"]);
+    let worktrees: Vec<PathBuf> = listed
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .map(PathBuf::from)
+        .collect();
+    assert_eq!(worktrees, vec![repo.canonicalize().unwrap()], "{listed}");
+    assert_eq!(git(&repo, &["status", "--porcelain"]).trim(), "");
+}
+
+#[test]
+fn git_bisect_run_finds_the_commit_that_made_it_slow() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    // Five commits: fast, fast, unbuildable, slow (the culprit), slow.
+    let steps: [(&str, Option<&str>); 5] = [
+        ("c1 fast", Some(r#"{"a_ns": 100}"#)),
+        ("c2 fast", Some(r#"{"a_ns": 101}"#)),
+        ("c3 broken", None),
+        ("c4 slow", Some(r#"{"a_ns": 250}"#)),
+        ("c5 slow", Some(r#"{"a_ns": 251}"#)),
+    ];
+    for (message, json) in steps {
+        match json {
+            Some(json) => json_module(&repo, json),
+            None => module(&repo, "exit 1", "echo '{}'", ""),
+        }
+        git(&repo, &["add", "."]);
+        git(&repo, &["commit", "--quiet", "-m", message]);
+    }
+    let good = git(&repo, &["rev-list", "--max-parents=0", "HEAD"]);
+    let good = good.trim();
+    git(&repo, &["bisect", "start", "HEAD", good]);
+    let rho = env!("CARGO_BIN_EXE_rho");
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args([
+            "bisect", "run", rho, "bench", "gate", "--bisect", "--base", good, "--head", "HEAD",
+        ])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    git(&repo, &["bisect", "reset"]);
+    let hash_of = |subject: &str| {
+        git(&repo, &["log", "--format=%H", "--grep", subject])
+            .trim()
+            .to_owned()
+    };
+    let (c3, c4) = (hash_of("c3 broken"), hash_of("c4 slow"));
+    if text.contains("is the first bad commit") {
+        assert!(
+            text.contains(&format!("{c4} is the first bad commit")),
+            "blamed the wrong commit:\n{text}"
+        );
+    } else {
+        // c3 cannot be built and is skipped, so bisect may only narrow it down to c3 or c4.
+        let (_, listed) = text
+            .split_once("could be any of:")
+            .unwrap_or_else(|| panic!("bisect found nothing:\n{text}"));
+        let mut suspects: Vec<&str> = listed
+            .lines()
+            .map(str::trim)
+            .skip_while(|l| l.is_empty())
+            .take_while(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_hexdigit()))
+            .collect();
+        suspects.sort();
+        let mut expected = vec![c3.as_str(), c4.as_str()];
+        expected.sort();
+        assert_eq!(suspects, expected, "{text}");
+    }
+}

@@ -1,0 +1,241 @@
+//! `rho bench gate` through the real binary on the project's kata (tests/kata): the reference against itself
+//! passes twice in a row, the planted slowdowns fail it, through both metric sources.
+//!
+//! Every test here times code, so they run one at a time (two gates on the same two cores would measure each
+//! other) and print what the gate saw, for the record.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rho_exec::{Runner, Termination};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn kata_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kata")
+}
+
+/// Copy a directory tree (the kata is a few small files), skipping Python caches.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name().to_string_lossy().starts_with("__") {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+struct Gate {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+impl Gate {
+    /// The last stdout line, which must be the JSON document.
+    fn document(&self) -> serde_json::Value {
+        let last = self.stdout.lines().last().unwrap_or_default();
+        serde_json::from_str(last)
+            .unwrap_or_else(|e| panic!("last line is not JSON ({e}):\n{}", self.describe()))
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "status {:?} after {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.status, self.elapsed, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Run `rho bench gate ARGS` in `cwd` (at most 10 minutes: a test fails rather than hangs).
+fn gate(cwd: &Path, args: &[&str]) -> Gate {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.arg("bench").arg("gate").args(args).current_dir(cwd);
+    let start = Instant::now();
+    let (finished, stdout) = Runner::new(command)
+        .timeout(Duration::from_secs(600))
+        .stderr_limit(1 << 20)
+        .run_collect()
+        .unwrap();
+    let status = match finished.termination {
+        Termination::Exited(code) => Some(code),
+        other => panic!("rho bench gate {args:?}: {other}"),
+    };
+    Gate {
+        status,
+        stdout,
+        stderr: finished.stderr,
+        elapsed: start.elapsed(),
+    }
+}
+
+/// `tmp/base` and `tmp/head`, each a copy of the kata; head's kernels.c replaced by `head_kernels` if given.
+fn kata_pair(tmp: &Path, head_kernels: Option<&Path>) -> (PathBuf, PathBuf) {
+    let base = tmp.join("base");
+    let head = tmp.join("head");
+    copy_tree(&kata_dir(), &base);
+    copy_tree(&kata_dir(), &head);
+    if let Some(kernels) = head_kernels {
+        std::fs::copy(kernels, head.join("kernels.c")).unwrap();
+    }
+    (base, head)
+}
+
+#[test]
+fn the_kata_against_itself_passes_twice_in_a_row() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let (_base, head) = kata_pair(tmp.path(), None);
+    for attempt in 1..=2 {
+        let outcome = gate(&head, &["--base", "../base", "--head", "."]);
+        eprintln!("attempt {attempt}:\n{}", outcome.describe());
+        assert_eq!(
+            outcome.status,
+            Some(0),
+            "attempt {attempt}:\n{}",
+            outcome.describe()
+        );
+        let doc = outcome.document();
+        assert_eq!(doc["verdict"], "ok");
+        assert_eq!(doc["runs"], 3, "the kata's module.yml asks for 3 runs");
+        let metrics = doc["metrics"].as_object().unwrap();
+        let names: Vec<&str> = metrics.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            ["count_below_ns", "matmul_ns", "rmsnorm_ns", "sum_ns"]
+        );
+        assert_eq!(metrics["count_below_ns"]["budget"], 0.5);
+        assert_eq!(metrics["matmul_ns"]["budget"], 0.3);
+        for (name, m) in metrics {
+            assert_eq!(m["regressed"], false, "{name}");
+            assert!(m["base"].as_f64().unwrap() > 0.0, "{name}");
+            assert!(m["noise_base"].as_f64().is_some(), "{name}");
+        }
+        assert!(outcome.stdout.contains("metric") && outcome.stdout.contains("verdict: ok"));
+    }
+}
+
+/// The metric each planted slowdown makes slower (its file name says which kernel).
+fn target_metric(file_name: &str) -> &'static str {
+    for (kernel, metric) in [
+        ("matmul", "matmul_ns"),
+        ("rmsnorm", "rmsnorm_ns"),
+        ("count_below", "count_below_ns"),
+        ("sum", "sum_ns"),
+    ] {
+        if file_name.contains(kernel) {
+            return metric;
+        }
+    }
+    panic!("{file_name}: no kernel named in the file name");
+}
+
+#[test]
+fn the_planted_slowdowns_fail_the_gate() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let mut slowdowns: Vec<PathBuf> = std::fs::read_dir(kata_dir().join("slowdowns"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    slowdowns.sort();
+    assert!(
+        slowdowns.len() >= 8,
+        "the kata carries at least eight slowdowns"
+    );
+
+    let mut caught = Vec::new();
+    let mut missed = Vec::new();
+    let mut record = String::from(
+        "slowdown                                   metric            head/base  exit\n",
+    );
+    for slowdown in &slowdowns {
+        let name = slowdown.file_stem().unwrap().to_string_lossy().into_owned();
+        let tmp = tempfile::tempdir().unwrap();
+        let (_base, head) = kata_pair(tmp.path(), Some(slowdown));
+        let outcome = gate(&head, &["--base", "../base", "--head", ".", "--runs", "3"]);
+        let doc = outcome.document();
+        let metric = target_metric(&name);
+        let ratio = doc["metrics"][metric]["change"].as_f64().map(|c| c + 1.0);
+        record.push_str(&format!(
+            "{name:<42} {metric:<16} {:>10}  {:?}\n",
+            ratio.map_or("-".to_owned(), |r| format!("{r:.2}x")),
+            outcome.status
+        ));
+        match outcome.status {
+            Some(1) => {
+                assert_eq!(doc["verdict"], "regressed");
+                caught.push(name);
+            }
+            _ => {
+                eprintln!("{name} was not caught:\n{}", outcome.describe());
+                missed.push(name);
+            }
+        }
+    }
+    eprintln!("{record}");
+    assert!(
+        caught.len() + 1 >= slowdowns.len(),
+        "the gate must fail all slowdowns but at most one; missed {missed:?}\n{record}"
+    );
+    // perf-gate.txt: always s01, s02, s04 and s09, each many times slower.
+    for required in ["s01", "s02", "s04", "s09"] {
+        assert!(
+            caught.iter().any(|c| c.starts_with(required)),
+            "{required} must always be caught\n{record}"
+        );
+    }
+}
+
+#[test]
+fn the_kata_through_the_wire_stream() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let (_base, head) = kata_pair(tmp.path(), None);
+    // A wire metric is each run's median over its iterations; 5 runs per side give each side a fair chance
+    // of a quiet run on a shared machine, which is all the minimum needs.
+    let same = gate(
+        &head.join("wire"),
+        &["--base", "../../base/wire", "--runs", "5"],
+    );
+    eprintln!("{}", same.describe());
+    assert_eq!(same.status, Some(0), "{}", same.describe());
+    let doc = same.document();
+    let metrics = doc["metrics"].as_object().unwrap();
+    for name in [
+        "bench_matmul.ns",
+        "bench_matmul.cycles",
+        "bench_sum.stack",
+        "bench_sum.heap_peak",
+    ] {
+        assert!(
+            metrics.contains_key(name),
+            "{name} missing:\n{}",
+            same.describe()
+        );
+    }
+    assert!(same.stdout.contains("rho wire stream"));
+
+    let tmp = tempfile::tempdir().unwrap();
+    let one_accumulator = kata_dir().join("slowdowns/s04_sum_one_accumulator.c");
+    let (_base, head) = kata_pair(tmp.path(), Some(&one_accumulator));
+    let slow = gate(
+        &head.join("wire"),
+        &["--base", "../../base/wire", "--runs", "3"],
+    );
+    eprintln!("{}", slow.describe());
+    assert_eq!(slow.status, Some(1), "{}", slow.describe());
+    let doc = slow.document();
+    assert_eq!(doc["metrics"]["bench_sum.ns"]["regressed"], true);
+    assert_eq!(doc["metrics"]["bench_sum.stack"]["regressed"], false);
+}
