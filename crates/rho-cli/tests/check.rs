@@ -195,12 +195,15 @@ cc -O0 -I"$RHO_BENCH_INCLUDE" $RHO_BENCH_SOURCES "$RHO_BENCH_OUT/impl.c" -o "$RH
     );
 }
 
+/// Arguments of `rho` and environment added.
+type Invocation<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+
 #[test]
 fn below_full_scale_budgets_are_reported_not_enforced() {
     let project = Project::new();
     project.write("bench.c", SUITE);
     project.write("module.yml", &broken_heap_budget());
-    let ways: [(&[&str], &[(&str, &str)]); 2] = [
+    let ways: [Invocation; 2] = [
         (&["bench", "check", "--scale", "0.5"], &[]),
         (&["bench", "check"], &[("RHO_BENCH_SCALE", "0.5")]),
     ];
