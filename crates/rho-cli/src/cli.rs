@@ -89,7 +89,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FACTOR", value_parser = parse_scale)]
     pub scale: Option<f64>,
 
-    /// Give up on a build or a run after this many seconds, killing its whole process group.
+    /// Give up on a run after this many seconds, killing its whole process group (a compile gets at least
+    /// 10 minutes).
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = parse_seconds)]
     pub timeout: f64,
 
