@@ -124,6 +124,9 @@ pub struct MetricComparison {
     pub head: Value,
     /// `(head - base) / base * 100`; `None` without two figures, or when base is 0 and head is not.
     pub change_percent: Option<f64>,
+    /// The two figures differ by no more than the metric's floor ([`Floors`]): judged `ok` whatever the
+    /// percentage, because the clock cannot tell them apart.
+    pub within_resolution: bool,
     pub verdict: Verdict,
 }
 
@@ -142,6 +145,8 @@ pub enum Presence {
 pub struct BenchmarkComparison {
     pub name: String,
     pub presence: Presence,
+    /// The regression limit this benchmark was judged with, in percent.
+    pub limit_percent: f64,
     /// One entry per metric either side has, in [`Metric::ALL`] order. A metric neither side measured (a
     /// stack that is off in both) has no entry.
     pub metrics: Vec<MetricComparison>,
@@ -338,37 +343,57 @@ pub fn compare(
     head: &TargetBaseline,
     limit_percent: f64,
 ) -> Result<Comparison, Refusal> {
-    if !limit_percent.is_finite() || limit_percent < 0.0 {
-        return Err(Refusal::Limit(limit_percent));
-    }
+    compare_with(base, head, limit_percent, &|_| limit_percent)
+}
+
+/// [`compare`] with a limit per benchmark: `limit_for(name)` is that benchmark's
+/// `fail_on_regression_percent` (module.yml lets a benchmark override the global one), `limit_percent` the
+/// global one, shown in reports.
+pub fn compare_with(
+    base: &TargetBaseline,
+    head: &TargetBaseline,
+    limit_percent: f64,
+    limit_for: &dyn Fn(&str) -> f64,
+) -> Result<Comparison, Refusal> {
+    check_limit(limit_percent)?;
     check_comparable(&base.context, &head.context)?;
-    let fraction = limit_percent / 100.0;
+    let floors = Floors::between(&base.context, &head.context);
 
     let mut benchmarks = Vec::new();
     for head_bench in &head.benchmarks {
         let comparison = match base.benchmark(&head_bench.name) {
-            Some(base_bench) => BenchmarkComparison {
-                name: head_bench.name.clone(),
-                presence: Presence::Both,
-                metrics: Metric::ALL
-                    .iter()
-                    .filter_map(|&m| {
-                        judge(
-                            m,
-                            value_of(base_bench, m),
-                            value_of(head_bench, m),
-                            fraction,
-                        )
-                    })
-                    .collect(),
-            },
-            None => one_sided(head_bench, Presence::Added),
+            Some(base_bench) => {
+                let limit = limit_for(&head_bench.name);
+                check_limit(limit)?;
+                BenchmarkComparison {
+                    name: head_bench.name.clone(),
+                    presence: Presence::Both,
+                    limit_percent: limit,
+                    metrics: Metric::ALL
+                        .iter()
+                        .filter_map(|&m| {
+                            judge(
+                                m,
+                                value_of(base_bench, m),
+                                value_of(head_bench, m),
+                                limit / 100.0,
+                                floors.of(m),
+                            )
+                        })
+                        .collect(),
+                }
+            }
+            None => one_sided(head_bench, Presence::Added, limit_for(&head_bench.name)),
         };
         benchmarks.push(comparison);
     }
     for base_bench in &base.benchmarks {
         if head.benchmark(&base_bench.name).is_none() {
-            benchmarks.push(one_sided(base_bench, Presence::Removed));
+            benchmarks.push(one_sided(
+                base_bench,
+                Presence::Removed,
+                limit_for(&base_bench.name),
+            ));
         }
     }
     Ok(Comparison {
@@ -380,8 +405,79 @@ pub fn compare(
     })
 }
 
+fn check_limit(limit_percent: f64) -> Result<(), Refusal> {
+    if limit_percent.is_finite() && limit_percent >= 0.0 {
+        Ok(())
+    } else {
+        Err(Refusal::Limit(limit_percent))
+    }
+}
+
+/// How many steps of its clock a net figure may move and still be no measurable change.
+///
+/// A net figure is the difference of two medians (the benchmark's and the calibrated overhead's), each read
+/// off a clock that counts in steps of its resolution, so each is uncertain by up to one step and their
+/// difference by up to two. On the machine this was developed on (tsc steps of 52 cycles, clock_gettime steps
+/// of 20 ns) a 20 ns body read 9 ns in one run and 30 ns in the next with nothing changed: +233%, two steps.
+pub const RESOLUTION_STEPS: f64 = 2.0;
+
+/// The smallest difference, per clocked metric, that counts as a change: [`RESOLUTION_STEPS`] steps of the
+/// coarser side's clock. Stack and heap figures are exact: any difference counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Floors {
+    pub cycles: f64,
+    pub time_ns: f64,
+}
+
+impl Floors {
+    pub fn between(base: &Context, head: &Context) -> Floors {
+        let steps = |context: &Context| -> (f64, f64) {
+            let cycles = context
+                .clocks
+                .cycles
+                .as_ref()
+                .map_or(0.0, |c| c.resolution.max(1) as f64);
+            let time = match context.time_source {
+                TimeSource::TimeClock => context
+                    .clocks
+                    .time
+                    .as_ref()
+                    .map_or(0.0, |c| c.resolution.max(1) as f64),
+                TimeSource::DerivedFromCycles => match &context.clocks.cycles {
+                    Some(c) => match c.hz {
+                        Some(hz) if hz > 0 => c.resolution.max(1) as f64 * 1e9 / hz as f64,
+                        _ => 0.0,
+                    },
+                    None => 0.0,
+                },
+                TimeSource::None => 0.0,
+            };
+            (cycles, time)
+        };
+        let (base_cycles, base_time) = steps(base);
+        let (head_cycles, head_time) = steps(head);
+        Floors {
+            cycles: RESOLUTION_STEPS * base_cycles.max(head_cycles),
+            time_ns: RESOLUTION_STEPS * base_time.max(head_time),
+        }
+    }
+
+    /// The floor of `metric` (0 for the exact ones).
+    pub fn of(&self, metric: Metric) -> f64 {
+        match metric {
+            Metric::Cycles => self.cycles,
+            Metric::TimeNs => self.time_ns,
+            Metric::StackBytes | Metric::HeapPeakBytes => 0.0,
+        }
+    }
+}
+
 /// A benchmark on one side only: each metric it has, marked added or removed, never judged.
-fn one_sided(bench: &BenchmarkBaseline, presence: Presence) -> BenchmarkComparison {
+fn one_sided(
+    bench: &BenchmarkBaseline,
+    presence: Presence,
+    limit_percent: f64,
+) -> BenchmarkComparison {
     let metrics = Metric::ALL
         .iter()
         .filter_map(|&metric| {
@@ -395,6 +491,7 @@ fn one_sided(bench: &BenchmarkBaseline, presence: Presence) -> BenchmarkComparis
                     base: value,
                     head: Value::Absent,
                     change_percent: None,
+                    within_resolution: false,
                     verdict: Verdict::Removed,
                 },
                 Presence::Added | Presence::Both => MetricComparison {
@@ -402,6 +499,7 @@ fn one_sided(bench: &BenchmarkBaseline, presence: Presence) -> BenchmarkComparis
                     base: Value::Absent,
                     head: value,
                     change_percent: None,
+                    within_resolution: false,
                     verdict: Verdict::Added,
                 },
             })
@@ -410,6 +508,7 @@ fn one_sided(bench: &BenchmarkBaseline, presence: Presence) -> BenchmarkComparis
     BenchmarkComparison {
         name: bench.name.clone(),
         presence,
+        limit_percent,
         metrics,
     }
 }
@@ -433,8 +532,17 @@ pub fn value_of(bench: &BenchmarkBaseline, metric: Metric) -> Value {
     }
 }
 
-/// Judges one metric present in both benchmarks. `None` when neither side measured it.
-pub fn judge(metric: Metric, base: Value, head: Value, fraction: f64) -> Option<MetricComparison> {
+/// Judges one metric of a benchmark present on both sides, with `fraction` the regression limit (0.05 = 5%)
+/// and `floor` the difference below which two figures are the same reading ([`Floors`]). `None` when neither
+/// side measured the metric.
+pub fn judge(
+    metric: Metric,
+    base: Value,
+    head: Value,
+    fraction: f64,
+    floor: f64,
+) -> Option<MetricComparison> {
+    let mut within_resolution = false;
     let (change_percent, verdict) = match (base, head) {
         (Value::Figure(b), Value::Figure(h)) => {
             let change = if b != 0.0 {
@@ -451,7 +559,13 @@ pub fn judge(metric: Metric, base: Value, head: Value, fraction: f64) -> Option<
             } else {
                 Verdict::Ok
             };
-            (change, verdict)
+            // The rule decides; the floor only says when there is no measured change to apply it to.
+            if verdict != Verdict::Ok && (h - b).abs() <= floor {
+                within_resolution = true;
+                (change, Verdict::Ok)
+            } else {
+                (change, verdict)
+            }
         }
         // An overrun in this run has no number, whatever the base had: the stack went at least as deep as the
         // whole painted region, which may well be a regression and cannot be shown not to be.
@@ -470,6 +584,7 @@ pub fn judge(metric: Metric, base: Value, head: Value, fraction: f64) -> Option<
         base,
         head,
         change_percent,
+        within_resolution,
         verdict,
     })
 }
@@ -753,5 +868,74 @@ mod tests {
             row(&c, "bench_crc_64", Metric::TimeNs).verdict,
             Verdict::Added
         );
+    }
+
+    #[test]
+    fn a_difference_within_two_clock_steps_is_no_change() {
+        let mut base = fixture::section("host");
+        base.context.clocks.time.as_mut().unwrap().resolution = 20;
+        let mut head = base.clone();
+        // A 20 ns body on a clock stepping in 20 ns: 0 -> 40 is two steps, the same reading.
+        set_median(&mut base, "bench_malloc_free", Metric::TimeNs, 0.0);
+        set_median(&mut head, "bench_malloc_free", Metric::TimeNs, 40.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        let r = row(&c, "bench_malloc_free", Metric::TimeNs);
+        assert_eq!((r.verdict, r.within_resolution), (Verdict::Ok, true));
+        assert!(!c.failed());
+        // A step more is a change, and the rule judges it.
+        set_median(&mut head, "bench_malloc_free", Metric::TimeNs, 60.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_malloc_free", Metric::TimeNs).verdict,
+            Verdict::Regressed
+        );
+        // The floor is the time clock's: cycles on a 1-cycle clock are still judged to the cycle.
+        set_median(&mut head, "bench_malloc_free", Metric::Cycles, 113.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_malloc_free", Metric::Cycles).verdict,
+            Verdict::Regressed
+        );
+        // Exact figures have no floor: one byte more heap is a regression from 64 at 0%.
+        set_median(&mut head, "bench_malloc_free", Metric::HeapPeakBytes, 65.0);
+        let c = compare(&base, &head, 0.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_malloc_free", Metric::HeapPeakBytes).verdict,
+            Verdict::Regressed
+        );
+    }
+
+    #[test]
+    fn derived_nanoseconds_have_the_cycle_clocks_floor() {
+        let mut ctx = fixture::context("board");
+        ctx.clocks.time = None;
+        ctx.time_source = TimeSource::DerivedFromCycles;
+        let cycles = ctx.clocks.cycles.as_mut().unwrap();
+        cycles.hz = Some(25_000_000);
+        cycles.resolution = 1;
+        let floors = Floors::between(&ctx, &ctx);
+        assert_eq!(floors.cycles, 2.0);
+        assert_eq!(floors.time_ns, 80.0, "one cycle at 25 MHz is 40 ns");
+    }
+
+    #[test]
+    fn a_benchmark_may_have_its_own_limit() {
+        let base = fixture::section("host");
+        let mut head = fixture::section("host");
+        set_median(&mut head, "bench_crc_64", Metric::Cycles, 1870.0 * 1.2);
+        set_median(&mut head, "bench_crc_256", Metric::Cycles, 7704.0 * 1.2);
+        let limit_for = |name: &str| if name == "bench_crc_64" { 25.0 } else { 5.0 };
+        let c = compare_with(&base, &head, 5.0, &limit_for).unwrap();
+        assert_eq!(row(&c, "bench_crc_64", Metric::Cycles).verdict, Verdict::Ok);
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::Cycles).verdict,
+            Verdict::Regressed
+        );
+        assert_eq!(c.benchmark("bench_crc_64").unwrap().limit_percent, 25.0);
+        let bad = |_: &str| -3.0;
+        assert!(matches!(
+            compare_with(&base, &head, 5.0, &bad),
+            Err(Refusal::Limit(_))
+        ));
     }
 }

@@ -93,6 +93,9 @@ pub enum Error {
     #[error("git {args} failed: {message}")]
     Git { args: String, message: String },
 
+    #[error("cannot record the baseline: {message}")]
+    Merge { message: String },
+
     #[error(transparent)]
     Refused(#[from] crate::compare::Refusal),
 }

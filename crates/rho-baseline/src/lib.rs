@@ -23,11 +23,11 @@ pub mod record;
 pub mod render;
 pub mod store;
 
-pub use compare::{Comparison, Refusal, Verdict, compare};
+pub use compare::{Comparison, Refusal, Verdict, compare, compare_with};
 pub use error::Error;
 pub use format::{BaselineFile, SCHEMA, TargetBaseline};
 pub use git::{RefSource, read_at_ref};
-pub use record::{Recording, section_from_summary, utc_now_rfc3339};
+pub use record::{Recording, section_from_summaries, section_from_summary, utc_now_rfc3339};
 pub use render::{render_markdown, render_text};
 pub use store::{read_file, write_target};
 
@@ -41,6 +41,20 @@ pub fn diff(
     head: &TargetBaseline,
     limit_percent: f64,
 ) -> Result<Comparison, Error> {
+    diff_with(base_file, base_name, head, limit_percent, &|_| {
+        limit_percent
+    })
+}
+
+/// [`diff`] with a limit per benchmark (`limit_for(name)`, in percent), for module.yml's per-benchmark
+/// `fail_on_regression_percent`.
+pub fn diff_with(
+    base_file: &BaselineFile,
+    base_name: &str,
+    head: &TargetBaseline,
+    limit_percent: f64,
+    limit_for: &dyn Fn(&str) -> f64,
+) -> Result<Comparison, Error> {
     let target = &head.context.target;
     let base = base_file
         .targets
@@ -50,7 +64,7 @@ pub fn diff(
             target: target.clone(),
             available: base_file.targets.keys().cloned().collect(),
         })?;
-    Ok(compare(base, head, limit_percent)?)
+    Ok(compare::compare_with(base, head, limit_percent, limit_for)?)
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! Turning a run's summary into a baseline section: which statistic is kept, and how it is rounded.
 
+use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rho_stats::{ClockFigures, RunSummary};
 use rho_wire::{ClockRole, StackMark};
 
+use crate::error::Error;
 use crate::format::{
     BenchmarkBaseline, ClockInfo, Clocks, Context, Figures, Rounding, Stack, TargetBaseline,
     TimeSource,
@@ -105,6 +107,53 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
     }
 }
 
+/// One section for a project of several suites, each run separately for the same target: their benchmarks in
+/// suite order, one after the other. Refuses suites that ran on different targets or clocks (their figures
+/// would not share a context) and a benchmark name used by two suites (a baseline is keyed by name).
+pub fn section_from_summaries(
+    summaries: &[(&str, &RunSummary)],
+    recording: &Recording,
+) -> Result<TargetBaseline, Error> {
+    let mut section: Option<TargetBaseline> = None;
+    let mut first_what = "";
+    let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    for (what, summary) in summaries {
+        let part = section_from_summary(summary, recording);
+        for bench in &part.benchmarks {
+            if let Some(other) = owner.insert(bench.name.clone(), what.to_string()) {
+                return Err(Error::Merge {
+                    message: format!(
+                        "benchmark \"{}\" is in two suites ({other} and {what}); a baseline keys benchmarks by \
+                         name, so rename one",
+                        bench.name
+                    ),
+                });
+            }
+        }
+        match &mut section {
+            None => {
+                first_what = what;
+                section = Some(part);
+            }
+            Some(whole) => {
+                if let Err(refusal) =
+                    crate::compare::check_comparable(&whole.context, &part.context)
+                {
+                    return Err(Error::Merge {
+                        message: format!(
+                            "suites {first_what} and {what} cannot share a baseline section: {refusal}"
+                        ),
+                    });
+                }
+                whole.benchmarks.extend(part.benchmarks);
+            }
+        }
+    }
+    section.ok_or_else(|| Error::Merge {
+        message: "no suite ran: there is nothing to record".to_string(),
+    })
+}
+
 fn clock_info(clock: &rho_stats::ClockInfo) -> ClockInfo {
     ClockInfo {
         name: clock.name.clone(),
@@ -163,7 +212,167 @@ pub fn rfc3339_utc(seconds: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::rfc3339_utc;
+    use super::*;
+    use crate::format::{Figure, Rounding};
+
+    /// A stream with a calibration block and two benchmarks; `clocks` are the `@clock` lines and each sample
+    /// line has one field per clock.
+    fn stream(
+        target: &str,
+        clocks: &str,
+        overhead: &str,
+        first: &[&str],
+        second: &[&str],
+    ) -> String {
+        let mut text = format!(
+            "@rho-bench 1\n@target {target} arch=x86_64 optimized=1 compiler=gcc-12.2.0\n{clocks}\
+             @config iterations=4 warmup=1 time_cap_ms=5000 stack_bytes=65536\n@bench .overhead\n"
+        );
+        for _ in 0..5 {
+            text.push_str(&format!(":{overhead}\n"));
+        }
+        text.push_str("@stack off\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n");
+        text.push_str("@end .overhead iterations=4 warmup=1 capped=0 unit=iter per_iteration=1\n");
+        for (name, samples, stack, heap) in [
+            (
+                "bench_a",
+                first,
+                "@stack 312",
+                "peak=64 live=0 allocs=1 frees=1",
+            ),
+            (
+                "bench_b",
+                second,
+                "@stack overrun",
+                "peak=0 live=0 allocs=0 frees=0",
+            ),
+        ] {
+            text.push_str(&format!("@bench {name}\n"));
+            for sample in samples {
+                text.push_str(&format!(":{sample}\n"));
+            }
+            text.push_str(&format!("{stack}\n@heap {heap} free_errors=0\n"));
+            text.push_str(&format!(
+                "@end {name} iterations=4 warmup=1 capped=0 unit=byte per_iteration=64\n"
+            ));
+        }
+        text.push_str("@done benchmarks=2 dropped=0\n");
+        text
+    }
+
+    const TWO_CLOCKS: &str = "@clock cycles tsc unit=cycle hz=2596000000 resolution=52\n\
+                              @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n";
+
+    fn summary(text: &str) -> RunSummary {
+        RunSummary::of(&rho_wire::parse_str(text).unwrap()).unwrap()
+    }
+
+    fn recording() -> Recording {
+        Recording {
+            tool_version: "0.1.0".to_string(),
+            flags: Some("-O2".to_string()),
+            recorded_at: "2026-12-02T13:20:15Z".to_string(),
+        }
+    }
+
+    #[test]
+    fn a_section_keeps_net_medians_rounded_to_the_clock_and_exact_stack_and_heap() {
+        // Warm-up first (discarded), then four measured samples; overhead 78 cycles, 90 ns.
+        let text = stream(
+            "host",
+            TWO_CLOCKS,
+            "78 90",
+            &["9000 9000", "1664 700", "1690 712", "1742 731", "1768 741"],
+            &["100 100", "130 110", "130 110", "156 120", "200 150"],
+        );
+        let run = summary(&text);
+        let section = section_from_summary(&run, &recording());
+        assert_eq!(section.context.target, "host");
+        assert_eq!(section.context.tool, "rho 0.1.0");
+        assert_eq!(section.context.time_source, TimeSource::TimeClock);
+        assert_eq!(
+            section.context.clocks.cycles.as_ref().unwrap().resolution,
+            52
+        );
+
+        let a = &section.benchmarks[0];
+        let net = &run.benchmarks[0].cycles.as_ref().unwrap().net;
+        // rho-stats' net median, rounded to the tsc's 52-cycle steps.
+        assert_eq!(
+            a.cycles.unwrap().median,
+            Figure(Rounding::Step(52).apply(net.median as f64))
+        );
+        assert_eq!(a.cycles.unwrap().median.0 % 52.0, 0.0);
+        let net_ns = &run.benchmarks[0].time.as_ref().unwrap().net;
+        assert_eq!(
+            a.time_ns.unwrap().median,
+            Figure(Rounding::Step(20).apply(net_ns.median as f64))
+        );
+        assert_eq!(
+            a.time_ns.unwrap().p99,
+            Figure(Rounding::Step(20).apply(net_ns.p99 as f64))
+        );
+        assert_eq!(
+            (a.stack_bytes, a.heap_peak_bytes, a.iterations),
+            (Stack::Bytes(312), 64, 4)
+        );
+        assert_eq!(section.benchmarks[1].stack_bytes, Stack::Overrun);
+    }
+
+    #[test]
+    fn a_board_without_a_time_clock_records_derived_nanoseconds() {
+        let text = stream(
+            "mps2-an386",
+            "@clock cycles systick unit=cycle hz=25000000 resolution=1\n",
+            "12",
+            &["500", "112", "112", "113", "112"],
+            &["40", "30", "30", "31", "30"],
+        );
+        let section = section_from_summary(&summary(&text), &recording());
+        assert_eq!(section.context.time_source, TimeSource::DerivedFromCycles);
+        assert!(section.context.clocks.time.is_none());
+        // 100 net cycles at 25 MHz: 4000 ns.
+        assert_eq!(section.benchmarks[0].cycles.unwrap().median, Figure(100.0));
+        assert_eq!(
+            section.benchmarks[0].time_ns.unwrap().median,
+            Figure(4000.0)
+        );
+    }
+
+    #[test]
+    fn suites_merge_into_one_section_and_duplicates_are_refused() {
+        let first = summary(&stream(
+            "host",
+            TWO_CLOCKS,
+            "78 90",
+            &["1 1"; 5],
+            &["1 1"; 5],
+        ));
+        let renamed = stream("host", TWO_CLOCKS, "78 90", &["1 1"; 5], &["1 1"; 5])
+            .replace("bench_a", "bench_c")
+            .replace("bench_b", "bench_d");
+        let second = summary(&renamed);
+        let section =
+            section_from_summaries(&[("a.c", &first), ("b.c", &second)], &recording()).unwrap();
+        let names: Vec<&str> = section.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["bench_a", "bench_b", "bench_c", "bench_d"]);
+
+        let err = section_from_summaries(&[("a.c", &first), ("again.c", &first)], &recording())
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("\"bench_a\" is in two suites (a.c and again.c)"),
+            "{err}"
+        );
+
+        let board = summary(&renamed.replace("@target host", "@target board"));
+        let err =
+            section_from_summaries(&[("a.c", &first), ("b.c", &board)], &recording()).unwrap_err();
+        assert!(
+            err.to_string().contains("cannot share a baseline section"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn dates_match_known_instants() {

@@ -133,7 +133,7 @@ pub fn render_text(comparison: &Comparison, base_name: &str) -> String {
             format_value(row.base),
             format_value(row.head),
             format_change(row),
-            verdict_text(row.verdict),
+            verdict_text(row),
         ]);
     }
     let mut widths = [0usize; 6];
@@ -165,12 +165,18 @@ pub fn render_text(comparison: &Comparison, base_name: &str) -> String {
 }
 
 /// Regressions shout in a terminal; everything else is a plain word.
-fn verdict_text(verdict: Verdict) -> String {
-    match verdict {
+fn verdict_text(row: &MetricComparison) -> String {
+    match row.verdict {
         Verdict::Regressed => "REGRESSED".to_string(),
         Verdict::NotMeasured => "NOT MEASURED".to_string(),
+        Verdict::Ok if row.within_resolution => format!("ok ({})", within_resolution_note()),
         other => other.label().to_string(),
     }
+}
+
+/// What a change no bigger than the clock can tell from no change is called (see `compare::Floors`).
+fn within_resolution_note() -> String {
+    format!("within {} clock steps", crate::compare::RESOLUTION_STEPS)
 }
 
 /// The comparison as Markdown for a pull-request comment: failures first (regressions, then metrics that
@@ -250,7 +256,11 @@ fn table(
             escape(&metric_label(comparison, row.metric)),
             format_value(row.base),
             format_value(row.head),
-            format_change(row)
+            if row.within_resolution {
+                format!("{} ({})", format_change(row), within_resolution_note())
+            } else {
+                format_change(row)
+            }
         );
         if with_verdict {
             let _ = writeln!(out, "| {} | {cells}", markdown_verdict(row.verdict));
