@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use rho_config::{GateConfig, MODULE_FILE, ModuleConfig, TargetSpec};
+use rho_config::{GateConfig, MODULE_FILE, ModuleConfig, Suite, TargetSpec};
 
 use crate::error::{GateError, SideName};
-use crate::run::{BenchEnv, Recipe};
+use crate::run::{BenchEnv, Job, Recipe};
 use crate::settings::{Budgets, GateSettings};
 
 /// The gate settings a `bench.gate` section describes.
@@ -32,14 +32,65 @@ pub fn load_local_config(dir: &Path) -> Result<Option<ModuleConfig>, GateError> 
         })
 }
 
-/// The harness settings from a module.yml, handed to both sides so that they measure the same amount of work.
+/// The harness settings from a module.yml (as `rho bench` passes them), handed to both sides so that they
+/// measure the same amount of work.
 pub fn bench_env_from_config(config: &ModuleConfig) -> BenchEnv {
     BenchEnv {
         iterations: config.default_iterations,
+        per_benchmark: config
+            .benchmarks
+            .iter()
+            .filter_map(|b| b.iterations.map(|n| (b.name.clone(), n)))
+            .collect(),
         warmup: config.warmup_runs,
         // 1.0 is the harness's own default: only pass a scale that changes something.
         scale: (config.scale != 1.0).then_some(config.scale),
+        time_cap_ms: config.time_cap_ms,
+        stack_off: !config.stack_watermark,
     }
+}
+
+/// The jobs of a target built and run by shell commands, as `rho bench` runs them: with no `suites:`, the
+/// commands are the suite (one job); otherwise one job per suite, a C-file suite through the target's
+/// commands with its files in `RHO_BENCH_SOURCES`, a command suite as its own command.
+pub fn command_jobs(config: &ModuleConfig, target: &str, build: &str, run: &str) -> Vec<Job> {
+    if config.suites.is_empty() {
+        return vec![Job {
+            what: format!("target {target}"),
+            build: Some(build.to_owned()),
+            run: run.to_owned(),
+            env: Vec::new(),
+        }];
+    }
+    config
+        .suites
+        .iter()
+        .map(|suite| match suite {
+            Suite::CFiles { files, .. } => Job {
+                what: files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                build: Some(build.to_owned()),
+                run: run.to_owned(),
+                env: vec![(
+                    "RHO_BENCH_SOURCES".to_owned(),
+                    files
+                        .iter()
+                        .map(|f| config.resolve(f).display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )],
+            },
+            Suite::Command { command, .. } => Job {
+                what: command.clone(),
+                build: None,
+                run: command.clone(),
+                env: Vec::new(),
+            },
+        })
+        .collect()
 }
 
 /// Side `side`'s module.yml (in `module_root`) and its selected target (`target`, else the first listed).
@@ -69,9 +120,8 @@ pub fn recipe_from_module(
         TargetSpec::Commands {
             name, build, run, ..
         } => Ok(Recipe {
+            jobs: command_jobs(&config, &name, &build, &run),
             target: name,
-            build: Some(build),
-            run,
             file: config.file,
         }),
         TargetSpec::Builtin { name, .. } => Err(GateError::BuiltinTarget {
@@ -109,8 +159,29 @@ mod tests {
 
         let recipe = recipe_from_module(SideName::Head, dir.path(), None).unwrap();
         assert_eq!(recipe.target, "kata");
-        assert_eq!(recipe.build.as_deref(), Some("make bench"));
-        assert_eq!(recipe.run, "./bench");
+        assert_eq!(recipe.jobs.len(), 1);
+        assert_eq!(recipe.jobs[0].build.as_deref(), Some("make bench"));
+        assert_eq!(recipe.jobs[0].run, "./bench");
+    }
+
+    #[test]
+    fn each_suite_is_a_job() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "bench:\n  suites:\n    - [a.c, b.c]\n    - command: ./other.sh\n  targets:\n    - name: kata\n      \
+             build: make\n      run: ./bench\n",
+        );
+        let recipe = recipe_from_module(SideName::Head, dir.path(), Some("kata")).unwrap();
+        assert_eq!(recipe.jobs.len(), 2, "{recipe:?}");
+        let sources = &recipe.jobs[0].env[0];
+        assert_eq!(sources.0, "RHO_BENCH_SOURCES");
+        assert!(
+            sources.1.ends_with("b.c") && sources.1.contains("a.c "),
+            "{sources:?}"
+        );
+        assert_eq!(recipe.jobs[1].build, None);
+        assert_eq!(recipe.jobs[1].run, "./other.sh");
     }
 
     #[test]

@@ -9,36 +9,82 @@ use rho_exec::interrupt::{self, CleanupGuard};
 
 use crate::compare::{Comparison, compare};
 use crate::error::{CommandFailure, GateError, SideName};
-use crate::metrics::{MetricSource, RunMetrics, metrics_from_stdout};
+use crate::metrics::{Figure, MetricSource, RunMetrics, metrics_from_stdout};
 use crate::settings::GateSettings;
 use crate::side::{PreparedSide, SideSpec};
 
 /// How many trailing stderr lines a failure message quotes.
 const STDERR_TAIL_LINES: usize = 12;
 
-/// How one side is built and run: shell commands run with `sh -c` in the side's module root.
+/// How one side is built and run: one or more jobs (one per suite), each shell commands run with `sh -c` in
+/// the side's module root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recipe {
     /// The target's name, for messages.
     pub target: String,
-    /// Run once before the runs; `None` when the target needs no build.
-    pub build: Option<String>,
-    /// Run `runs` times; its stdout carries the metrics.
-    pub run: String,
     /// The module.yml the recipe came from, for messages.
     pub file: PathBuf,
+    /// Built in order before the runs; every run of the side runs each job once, in order, and the metrics of
+    /// all of them make the run's metrics.
+    pub jobs: Vec<Job>,
 }
 
-/// The harness settings handed to every build and run through the environment. `None` leaves the variable
-/// as `rho`'s own environment has it.
+/// One suite of a side: how it is built and run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// How the suite is named in messages (its files, its command, or the target).
+    pub what: String,
+    /// Run once before the runs; `None` when the job needs no build (a command suite, a suite rho built).
+    pub build: Option<String>,
+    /// Run once per run; its stdout carries the metrics.
+    pub run: String,
+    /// Added to the environment of its build and runs (e.g. `RHO_BENCH_SOURCES`).
+    pub env: Vec<(String, String)>,
+}
+
+/// The harness settings handed to every build and run through the environment, the same for both sides so
+/// that they measure the same amount of work. `None` leaves the variable as `rho`'s own environment has it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BenchEnv {
     /// `RHO_BENCH_ITERATIONS`.
     pub iterations: Option<u64>,
+    /// `RHO_BENCH_ITERATIONS_<name>`, per benchmark.
+    pub per_benchmark: Vec<(String, u64)>,
     /// `RHO_BENCH_WARMUP`.
     pub warmup: Option<u64>,
     /// `RHO_BENCH_SCALE`.
     pub scale: Option<f64>,
+    /// `RHO_BENCH_TIME_CAP_MS`.
+    pub time_cap_ms: Option<u64>,
+    /// `RHO_BENCH_STACK_BYTES=0` when true: the stack is not measured.
+    pub stack_off: bool,
+}
+
+impl BenchEnv {
+    /// The variables, in a fixed order.
+    pub fn environment(&self) -> Vec<(String, String)> {
+        let mut env = Vec::new();
+        if let Some(n) = self.iterations {
+            env.push(("RHO_BENCH_ITERATIONS".to_owned(), n.to_string()));
+        }
+        for (name, n) in &self.per_benchmark {
+            env.push((format!("RHO_BENCH_ITERATIONS_{name}"), n.to_string()));
+        }
+        if let Some(n) = self.warmup {
+            env.push(("RHO_BENCH_WARMUP".to_owned(), n.to_string()));
+        }
+        if let Some(scale) = self.scale {
+            // `f64`'s Display never uses an exponent, which the harness does not read.
+            env.push(("RHO_BENCH_SCALE".to_owned(), scale.to_string()));
+        }
+        if let Some(ms) = self.time_cap_ms {
+            env.push(("RHO_BENCH_TIME_CAP_MS".to_owned(), ms.to_string()));
+        }
+        if self.stack_off {
+            env.push(("RHO_BENCH_STACK_BYTES".to_owned(), "0".to_owned()));
+        }
+        env
+    }
 }
 
 /// Everything one gate needs.
@@ -177,11 +223,16 @@ impl Scratch {
         })
     }
 
-    fn out(&self, side: SideName) -> &Path {
-        match side {
+    /// A fresh build directory for job `job` of `side`.
+    fn out(&self, side: SideName, job: usize) -> Result<PathBuf, GateError> {
+        let dir = match side {
             SideName::Base => &self.out_base,
             SideName::Head => &self.out_head,
         }
+        .join(format!("job{job}"));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| GateError::io(format!("cannot create {}", dir.display()), e))?;
+        Ok(dir)
     }
 }
 
@@ -235,28 +286,43 @@ pub fn run_gate(
     let scratch = Scratch::create(&request.bench_header)?;
     let timeout = request.settings.timeout();
 
+    let environment = request.env.environment();
     for side in &sides {
-        let Some(build) = &side.recipe.build else {
-            continue;
-        };
         let name = side.prepared.name;
-        progress(&Progress::Building {
-            side: name,
-            command: build.clone(),
-        });
-        let (elapsed, _stdout) = run_command(
-            name,
-            "build",
-            build,
-            &side.prepared.module_root,
-            &request.env,
-            &scratch,
-            timeout,
-        )?;
-        progress(&Progress::Built {
-            side: name,
-            elapsed,
-        });
+        if side.recipe.jobs.is_empty() {
+            return Err(GateError::Recipe {
+                side: name,
+                message: format!(
+                    "target `{}` of {} has nothing to build or run",
+                    side.recipe.target,
+                    side.recipe.file.display()
+                ),
+            });
+        }
+        for (index, job) in side.recipe.jobs.iter().enumerate() {
+            let Some(build) = &job.build else {
+                continue;
+            };
+            progress(&Progress::Building {
+                side: name,
+                command: build.clone(),
+            });
+            let shell = Shell {
+                side: name,
+                command: build,
+                dir: &side.prepared.module_root,
+                env: &environment,
+                job_env: &job.env,
+                include: &scratch.include,
+                out: &scratch.out(name, index)?,
+                timeout,
+            };
+            let (elapsed, _stdout) = shell.run("build")?;
+            progress(&Progress::Built {
+                side: name,
+                elapsed,
+            });
+        }
     }
 
     let runs = request.settings.runs();
@@ -265,30 +331,38 @@ pub fn run_gate(
         for side in &mut sides {
             let name = side.prepared.name;
             let what = format!("run {run} of {runs}");
-            let (elapsed, stdout) = run_command(
-                name,
-                &what,
-                &side.recipe.run,
-                &side.prepared.module_root,
-                &request.env,
-                &scratch,
-                timeout,
-            )?;
-            let (source, metrics) =
-                metrics_from_stdout(&stdout).map_err(|source| GateError::Metrics {
+            let mut metrics = RunMetrics::new();
+            let mut elapsed = Duration::ZERO;
+            for (index, job) in side.recipe.jobs.iter().enumerate() {
+                let shell = Shell {
                     side: name,
-                    run,
-                    command: side.recipe.run.clone(),
-                    source,
-                })?;
+                    command: &job.run,
+                    dir: &side.prepared.module_root,
+                    env: &environment,
+                    job_env: &job.env,
+                    include: &scratch.include,
+                    out: &scratch.out(name, index)?,
+                    timeout,
+                };
+                let (took, stdout) = shell.run(&what)?;
+                elapsed += took;
+                let (source, job_metrics) =
+                    metrics_from_stdout(&stdout).map_err(|source| GateError::Metrics {
+                        side: name,
+                        run,
+                        command: job.run.clone(),
+                        source,
+                    })?;
+                side.source.get_or_insert(source);
+                merge_metrics(&mut metrics, job_metrics, &job.what);
+            }
             progress(&Progress::Ran {
                 side: name,
                 run,
                 of: runs,
                 elapsed,
-                source,
+                source: side.source.unwrap_or(MetricSource::JsonLine),
             });
-            side.source.get_or_insert(source);
             side.runs.push(metrics);
         }
     }
@@ -315,57 +389,72 @@ pub fn run_gate(
     })
 }
 
-/// Run one build or run of `side`; its wall time and stdout, or an error that says what failed and quotes
-/// the end of its stderr.
-fn run_command(
+/// Add one job's metrics to a run's. A metric two suites both report cannot be told apart, so it becomes
+/// unusable rather than silently one or the other.
+fn merge_metrics(into: &mut RunMetrics, job_metrics: RunMetrics, what: &str) {
+    for (name, figure) in job_metrics {
+        match into.entry(name) {
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(figure);
+            }
+            std::collections::btree_map::Entry::Occupied(mut slot) => {
+                let why = format!("reported by more than one suite (also by {what})");
+                slot.insert(Figure::Unusable(why));
+            }
+        }
+    }
+}
+
+/// One build or run of one job of one side.
+struct Shell<'a> {
     side: SideName,
-    what: &str,
-    shell_command: &str,
-    dir: &Path,
-    env: &BenchEnv,
-    scratch: &Scratch,
+    command: &'a str,
+    dir: &'a Path,
+    env: &'a [(String, String)],
+    job_env: &'a [(String, String)],
+    include: &'a Path,
+    out: &'a Path,
     timeout: Duration,
-) -> Result<(Duration, String), GateError> {
-    let mut command = Command::new("sh");
-    command
-        .arg("-c")
-        .arg(shell_command)
-        .current_dir(dir)
-        .env("RHO_BENCH_INCLUDE", &scratch.include)
-        .env("RHO_BENCH_OUT", scratch.out(side));
-    if let Some(iterations) = env.iterations {
-        command.env("RHO_BENCH_ITERATIONS", iterations.to_string());
+}
+
+impl Shell<'_> {
+    /// Run it; its wall time and stdout, or an error that says what failed and quotes the end of its stderr.
+    /// `what` is `build` or `run 2 of 3`.
+    fn run(&self, what: &str) -> Result<(Duration, String), GateError> {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(self.command)
+            .current_dir(self.dir)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .envs(self.job_env.iter().map(|(k, v)| (k, v)))
+            .env("RHO_BENCH_INCLUDE", self.include)
+            .env("RHO_BENCH_OUT", self.out);
+        let failure = |how: String, stderr: &str| {
+            GateError::Command(Box::new(CommandFailure {
+                side: self.side,
+                what: what.to_owned(),
+                command: self.command.to_owned(),
+                dir: self.dir.to_owned(),
+                how,
+                stderr: stderr_tail(stderr),
+            }))
+        };
+        if !self.dir.is_dir() {
+            return Err(failure(
+                "cannot run: the module root does not exist on this side".to_owned(),
+                "",
+            ));
+        }
+        let (finished, stdout) = Runner::new(command)
+            .timeout(self.timeout)
+            .run_collect()
+            .map_err(|error| failure(format!("could not start: {error}"), ""))?;
+        if !finished.termination.success() {
+            return Err(failure(finished.termination.to_string(), &finished.stderr));
+        }
+        Ok((finished.elapsed, stdout))
     }
-    if let Some(warmup) = env.warmup {
-        command.env("RHO_BENCH_WARMUP", warmup.to_string());
-    }
-    if let Some(scale) = env.scale {
-        command.env("RHO_BENCH_SCALE", scale.to_string());
-    }
-    let failure = |how: String, stderr: &str| {
-        GateError::Command(Box::new(CommandFailure {
-            side,
-            what: what.to_owned(),
-            command: shell_command.to_owned(),
-            dir: dir.to_owned(),
-            how,
-            stderr: stderr_tail(stderr),
-        }))
-    };
-    if !dir.is_dir() {
-        return Err(failure(
-            "cannot run: the module root does not exist on this side".to_owned(),
-            "",
-        ));
-    }
-    let (finished, stdout) = Runner::new(command)
-        .timeout(timeout)
-        .run_collect()
-        .map_err(|error| failure(format!("could not start: {error}"), ""))?;
-    if !finished.termination.success() {
-        return Err(failure(finished.termination.to_string(), &finished.stderr));
-    }
-    Ok((finished.elapsed, stdout))
 }
 
 /// The last lines of `stderr`, indented under the error message; empty when there was none.
@@ -394,5 +483,23 @@ mod tests {
         assert!(tail.contains("line 30") && tail.contains("line 19"));
         assert!(!tail.contains("line 18\n"));
         assert_eq!(stderr_tail("\n\n"), "");
+    }
+
+    #[test]
+    fn a_metric_two_suites_report_is_unusable() {
+        let mut run = RunMetrics::new();
+        let one: RunMetrics = [("a.ns".to_owned(), Figure::Value(1.0))]
+            .into_iter()
+            .collect();
+        let two: RunMetrics = [
+            ("a.ns".to_owned(), Figure::Value(2.0)),
+            ("b.ns".to_owned(), Figure::Value(3.0)),
+        ]
+        .into_iter()
+        .collect();
+        merge_metrics(&mut run, one, "one.c");
+        merge_metrics(&mut run, two, "two.c");
+        assert!(matches!(&run["a.ns"], Figure::Unusable(why) if why.contains("two.c")));
+        assert_eq!(run["b.ns"], Figure::Value(3.0));
     }
 }
