@@ -59,6 +59,10 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub run: RunArgs,
+
+    /// Also write the runs, budgets and verdicts as a JSON document (schema `rho-bench-project/1`).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 /// module.yml mode: which target, how many runs.

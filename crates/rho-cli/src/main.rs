@@ -28,13 +28,19 @@ fn main() -> ExitCode {
     }
     let outcome = match cli.command {
         cli::Command::Bench(args) => match &args.action {
-            Some(cli::BenchAction::Check(check)) => {
-                project::bench_project(&check.project, &check.run, project::Mode::Check)
-            }
+            Some(cli::BenchAction::Check(check)) => project::bench_project(
+                &check.project,
+                &check.run,
+                check.json.as_deref(),
+                project::Mode::Check,
+            ),
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
-            None if args.files.is_empty() => {
-                project::bench_project(&args.project, &args.run, project::Mode::Report)
-            }
+            None if args.files.is_empty() => project::bench_project(
+                &args.project,
+                &args.run,
+                args.json.as_deref(),
+                project::Mode::Report,
+            ),
             None if args.project.target.is_some() => Err(anyhow::anyhow!(
                 "--target selects a module.yml target: run `rho bench --target NAME` without FILE.c arguments"
             )),

@@ -28,6 +28,7 @@ use rho_exec::interrupt::{self, CleanupGuard};
 use rho_exec::{Runner, Termination};
 use rho_judge::budget::Judgement;
 use rho_stats::RunSummary;
+use serde::Serialize;
 
 use crate::cli::{ProjectArgs, RunArgs};
 use crate::suite::{BENCH_HEADER, BuildOptions, split_cflags};
@@ -40,7 +41,12 @@ pub enum Mode {
 }
 
 /// Run the module's suites and report (and, for [`Mode::Check`], enforce) their budgets.
-pub fn bench_project(project: &ProjectArgs, run: &RunArgs, mode: Mode) -> anyhow::Result<ExitCode> {
+pub fn bench_project(
+    project: &ProjectArgs,
+    run: &RunArgs,
+    json: Option<&Path>,
+    mode: Mode,
+) -> anyhow::Result<ExitCode> {
     let config = load_config()?;
     let target = config.target(project.target.as_deref())?;
     let settings = Settings::resolve(&config, run)?;
@@ -61,6 +67,7 @@ pub fn bench_project(project: &ProjectArgs, run: &RunArgs, mode: Mode) -> anyhow
     ));
 
     let mut judgements = Vec::new();
+    let mut records = Vec::new();
     let mut stdout = std::io::stdout().lock();
     for (index, job) in jobs.iter().enumerate() {
         let out_dir = workspace.out_dir(index)?;
@@ -106,9 +113,29 @@ pub fn bench_project(project: &ProjectArgs, run: &RunArgs, mode: Mode) -> anyhow
         let _ = stdout
             .write_all(text.as_bytes())
             .and_then(|()| stdout.flush());
+        if json.is_some() {
+            records.push(SuiteRecord {
+                suite: job.what.clone(),
+                budgets: crate::verdicts::BudgetsRecord::of(&judgement),
+                summary,
+            });
+        }
         judgements.push((job.what.clone(), judgement));
     }
     drop(workspace);
+
+    if let Some(path) = json {
+        let document = ProjectDocument {
+            schema: PROJECT_SCHEMA,
+            rho_version: env!("CARGO_PKG_VERSION"),
+            module: config.file.clone(),
+            target: target.name().to_string(),
+            scale: settings.scale,
+            repetitions,
+            suites: records,
+        };
+        crate::export::write_json_atomically(path, &document)?;
+    }
 
     match mode {
         Mode::Report => Ok(ExitCode::SUCCESS),
@@ -120,6 +147,34 @@ pub fn bench_project(project: &ProjectArgs, run: &RunArgs, mode: Mode) -> anyhow
             Ok(ExitCode::from(code))
         }
     }
+}
+
+/// The schema of `--json`'s document in module.yml mode. A change that alters the meaning of a field bumps it.
+pub const PROJECT_SCHEMA: &str = "rho-bench-project/1";
+
+/// `rho bench --json FILE` in module.yml mode: every suite's run (as `rho-bench-run/1` holds it: the summary,
+/// raw and net) with its budgets and verdicts.
+#[derive(Debug, Serialize)]
+struct ProjectDocument {
+    schema: &'static str,
+    rho_version: &'static str,
+    /// The module.yml read, as named in messages.
+    module: PathBuf,
+    target: String,
+    scale: f64,
+    /// Runs folded into each suite's figures (best of N).
+    repetitions: u32,
+    suites: Vec<SuiteRecord>,
+}
+
+#[derive(Debug, Serialize)]
+struct SuiteRecord {
+    /// The suite's files or command, as module.yml names it.
+    suite: String,
+    budgets: crate::verdicts::BudgetsRecord,
+    /// The run's summary, its fields at this level (as in `rho-bench-run/1`).
+    #[serde(flatten)]
+    summary: RunSummary,
 }
 
 /// The nearest module.yml at or above the current directory, named `module.yml` in messages when it is in the

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use rho_judge::budget::{Figure, Judgement, Outcome};
+use serde::Serialize;
 
 /// The header line: `budgets   enforced; judged on net medians (...)` or `budgets   reported only: scale 0.5 <
 /// 1.0`.
@@ -182,6 +183,63 @@ pub fn check_summary(judgements: &[(String, Judgement)]) -> (String, u8) {
         0
     };
     (out, code)
+}
+
+/// The budget part of a suite in `--json`'s document: whether budgets were enforced (and if not, why), and one
+/// entry per budgeted figure.
+#[derive(Debug, Serialize)]
+pub struct BudgetsRecord {
+    pub enforced: bool,
+    /// Why budgets were reported only (`scale 0.5 < 1.0`, `harness built without optimisation`).
+    pub reported_only_because: Vec<String>,
+    pub checks: Vec<CheckRecord>,
+}
+
+/// One budgeted figure.
+#[derive(Debug, Serialize)]
+pub struct CheckRecord {
+    pub benchmark: String,
+    /// The module.yml key of the budget (`max_cycles_per_iteration`, ...).
+    pub budget_key: &'static str,
+    /// The net figure judged; `null` when it was not measured (then `unmeasured` says why).
+    pub figure: Option<f64>,
+    pub unmeasured: Option<String>,
+    pub budget: f64,
+    /// `ok`, `OVER`, `over`, `UNMEASURED`, `unmeasured`.
+    pub verdict: &'static str,
+}
+
+impl BudgetsRecord {
+    pub fn of(judgement: &Judgement) -> BudgetsRecord {
+        let mut checks = Vec::new();
+        for bench in &judgement.benchmarks {
+            for check in &bench.checks {
+                let Some(budget) = check.budget else { continue };
+                let (figure, unmeasured) = match check.figure {
+                    Figure::Value(value) => (Some(value), None),
+                    Figure::Unmeasured(why) => (None, Some(why.to_string())),
+                };
+                checks.push(CheckRecord {
+                    benchmark: bench.name.clone(),
+                    budget_key: check.metric.budget_key(),
+                    figure,
+                    unmeasured,
+                    budget,
+                    verdict: check.verdict.label(),
+                });
+            }
+        }
+        BudgetsRecord {
+            enforced: judgement.enforcement.enforced(),
+            reported_only_because: judgement
+                .enforcement
+                .reasons
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            checks,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -324,3 +324,41 @@ fn rho_bench_file_c_folds_repetitions_too() {
         out.describe()
     );
 }
+
+#[test]
+fn json_holds_every_suite_with_its_budgets_and_verdicts() {
+    let project = Project::new();
+    project.write("canned.sh", &canned_script(&[300, 100]));
+    project.write(
+        "module.yml",
+        "bench:\n  budgets:\n    max_cycles_per_iteration: 150\n    max_heap_bytes: 0\n  suites:\n    - command: sh canned.sh\n",
+    );
+    let out = project.rho(&["bench", "check", "--repetitions", "2", "--json", "run.json"]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    let document: serde_json::Value = serde_json::from_str(&project.read("run.json")).unwrap();
+    assert_eq!(document["schema"], "rho-bench-project/1");
+    assert_eq!(document["target"], "host");
+    assert_eq!(document["repetitions"], 2);
+    let suite = &document["suites"][0];
+    assert_eq!(suite["suite"], "sh canned.sh");
+    assert_eq!(
+        suite["repetitions"], 2,
+        "the summary's own count of folded runs"
+    );
+    assert_eq!(
+        common::bench(suite, "bench_canned")["cycles"]["net"]["median"],
+        100
+    );
+    assert_eq!(suite["budgets"]["enforced"], true);
+    let checks = suite["budgets"]["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2, "{checks:?}");
+    assert_eq!(checks[0]["budget_key"], "max_cycles_per_iteration");
+    assert_eq!(checks[0]["figure"], 100.0);
+    assert_eq!(checks[0]["budget"], 150.0);
+    assert_eq!(checks[0]["verdict"], "ok");
+    assert_eq!(checks[1]["budget_key"], "max_heap_bytes");
+    assert_eq!(
+        checks[1]["verdict"], "ok",
+        "0 bytes against a ceiling of 0 holds"
+    );
+}
