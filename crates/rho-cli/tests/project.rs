@@ -362,3 +362,51 @@ fn json_holds_every_suite_with_its_budgets_and_verdicts() {
         "0 bytes against a ceiling of 0 holds"
     );
 }
+
+/// Whether a program is on PATH.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+#[test]
+fn the_built_in_mps2_an386_target_builds_with_the_embedded_port_and_runs_on_qemu() {
+    if !(on_path("arm-none-eabi-gcc") && on_path("qemu-system-arm") && on_path("make")) {
+        // .ci/run installs them; a machine without them cannot run a Cortex-M suite at all.
+        eprintln!("skipped: arm-none-eabi-gcc, qemu-system-arm or make is not installed");
+        return;
+    }
+    let project = Project::new();
+    project.write("bench.c", SUITE);
+    project.write(
+        "module.yml",
+        &module_yml(
+            "  targets:\n    - host\n    - mps2-an386\n  budgets:\n    max_heap_bytes: 64\n",
+        ),
+    );
+    let out = project.rho(&[
+        "bench",
+        "check",
+        "--target",
+        "mps2-an386",
+        "--iterations",
+        "50",
+        "--warmup",
+        "5",
+    ]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    let header = line_with(&out.stdout, "rho bench  bench.c");
+    assert!(header.contains("target mps2-an386"), "{header}");
+    // The settings were compiled in: a board has no environment.
+    assert!(
+        out.stdout.contains("50 iterations and 5 warm-ups"),
+        "{}",
+        out.describe()
+    );
+    let row = budget_row(&out.stdout, "bench_hold_64");
+    assert!(
+        row.windows(3)
+            .any(|w| w == [HELD_BYTES.to_string().as_str(), "64", "ok"]),
+        "{row:?}"
+    );
+}
