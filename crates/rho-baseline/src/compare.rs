@@ -12,6 +12,19 @@ use thiserror::Error;
 
 use crate::format::{BenchmarkBaseline, ClockInfo, Context, Stack, TargetBaseline, TimeSource};
 
+/// The regression limit, in percent, when module.yml sets no `fail_on_regression_percent`.
+///
+/// Measured on the 2-core shared VM this was developed on, running the example suites again and again with
+/// nothing changed (while other builds ran): the net median of one run differed from another's by up to 13%;
+/// the best of 3 runs (what `--write-baseline` and `--diff` use by default, see [`MIN_REPETITIONS`]) by up
+/// to 7.5%. A limit must sit above the noise or it fails on nothing; doing a benchmark's work twice is +100%.
+pub const DEFAULT_LIMIT_PERCENT: f64 = 10.0;
+
+/// The fewest runs a baseline or a diff folds (best of N, per benchmark and metric) unless told otherwise:
+/// one run carries the noise of whatever else the machine was doing at that moment, and the best of three
+/// has little of it left (see [`DEFAULT_LIMIT_PERCENT`]).
+pub const MIN_REPETITIONS: u32 = 3;
+
 /// How far two frequencies of the same clock may differ and still count the same unit. A harness that
 /// measures its counter's frequency at start-up reads a slightly different figure each run (2899912000,
 /// 2899907000, ...); a real difference of clock (another machine, another core clock setting) is far more.
@@ -34,6 +47,17 @@ pub enum Refusal {
         target: String,
         base: String,
         head: String,
+    },
+
+    #[error(
+        "target \"{target}\": the baseline was measured {} and this run {}: an unoptimized build measures \
+         another program",
+        if *base_optimized { "with optimisation" } else { "without optimisation" },
+        if *base_optimized { "without" } else { "with" }
+    )]
+    Optimized {
+        target: String,
+        base_optimized: bool,
     },
 
     #[error("{base_name} cycles and {head_name} cycles are different units: {detail}")]
@@ -235,6 +259,12 @@ pub fn check_comparable(base: &Context, head: &Context) -> Result<(), Refusal> {
             target: base.target.clone(),
             base: base.arch.clone(),
             head: head.arch.clone(),
+        });
+    }
+    if base.optimized != head.optimized {
+        return Err(Refusal::Optimized {
+            target: base.target.clone(),
+            base_optimized: base.optimized,
         });
     }
     check_cycle_clocks(base.clocks.cycles.as_ref(), head.clocks.cycles.as_ref())?;

@@ -59,6 +59,8 @@ pub struct Context {
     pub iterations: u64,
     /// Warm-up iterations per benchmark (discarded).
     pub warmup: u64,
+    /// How many runs were folded into the figures (best of N, per benchmark and metric).
+    pub repetitions: u32,
     pub clocks: Clocks,
     /// Where the `time_ns` figures came from.
     pub time_source: TimeSource,
@@ -489,6 +491,7 @@ mod tests {
             "\"recorded_at\"",
             "\"iterations\"",
             "\"warmup\"",
+            "\"repetitions\"",
             "\"clocks\"",
             "\"cycles\"",
             "\"time\"",

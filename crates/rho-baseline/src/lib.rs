@@ -23,7 +23,9 @@ pub mod record;
 pub mod render;
 pub mod store;
 
-pub use compare::{Comparison, Refusal, Verdict, compare, compare_with};
+pub use compare::{
+    Comparison, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS, Refusal, Verdict, compare, compare_with,
+};
 pub use error::Error;
 pub use format::{BaselineFile, SCHEMA, TargetBaseline};
 pub use git::{RefSource, read_at_ref};
@@ -87,6 +89,7 @@ pub(crate) mod fixture {
             recorded_at: "2026-12-02T13:20:15Z".to_string(),
             iterations: 20000,
             warmup: 100,
+            repetitions: 3,
             clocks: Clocks {
                 cycles: Some(ClockInfo {
                     name: "tsc".to_string(),

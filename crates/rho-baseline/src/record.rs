@@ -97,6 +97,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
             recorded_at: recording.recorded_at.clone(),
             iterations: summary.config.iterations,
             warmup: summary.config.warmup,
+            repetitions: summary.repetitions,
             clocks: Clocks {
                 cycles: cycles_clock,
                 time: time_clock,

@@ -76,6 +76,9 @@ pub struct ProjectArgs {
     /// (default: module.yml's `repetitions`, else 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub repetitions: Option<u32>,
+
+    #[command(flatten)]
+    pub baseline: crate::baseline::BaselineArgs,
 }
 
 /// How a suite is built and run.

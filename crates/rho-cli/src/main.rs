@@ -4,6 +4,7 @@
 //! Exit status: 0 when the run succeeded, 2 when it could not run or decide (a usage error, a build failure, a
 //! crash, a timeout, a malformed stream), 130 on Ctrl-C. 1 is reserved for budgets that do not hold.
 
+mod baseline;
 mod bench;
 mod cli;
 mod export;

@@ -49,8 +49,11 @@ pub fn bench_project(
 ) -> anyhow::Result<ExitCode> {
     let config = load_config()?;
     let target = config.target(project.target.as_deref())?;
+    // Before any suite runs: a bad `--diff REF` stops here, not after minutes of runs.
+    let baseline = crate::baseline::prepare(&project.baseline, &config.root, Some(&config))?;
     let settings = Settings::resolve(&config, run)?;
-    let repetitions = project.repetitions.unwrap_or(config.repetitions).max(1);
+    let repetitions =
+        crate::baseline::repetitions(&project.baseline, project.repetitions, config.repetitions);
     let timeout = target
         .timeout()
         .unwrap_or_else(|| Duration::from_secs_f64(run.timeout));
@@ -68,6 +71,7 @@ pub fn bench_project(
 
     let mut judgements = Vec::new();
     let mut records = Vec::new();
+    let mut summaries = Vec::new();
     let mut stdout = std::io::stdout().lock();
     for (index, job) in jobs.iter().enumerate() {
         let out_dir = workspace.out_dir(index)?;
@@ -113,6 +117,9 @@ pub fn bench_project(
         let _ = stdout
             .write_all(text.as_bytes())
             .and_then(|()| stdout.flush());
+        if baseline.active() {
+            summaries.push((job.what.clone(), summary.clone()));
+        }
         if json.is_some() {
             records.push(SuiteRecord {
                 suite: job.what.clone(),
@@ -136,6 +143,9 @@ pub fn bench_project(
         };
         crate::export::write_json_atomically(path, &document)?;
     }
+    let flags = crate::baseline::build_description(&target, &cflags);
+    let baseline =
+        crate::baseline::finish(&baseline, Some(&config), &summaries, flags, &mut stdout)?;
 
     match mode {
         Mode::Report => Ok(ExitCode::SUCCESS),
@@ -144,6 +154,8 @@ pub fn bench_project(
             let _ = stdout
                 .write_all(format!("\n{text}").as_bytes())
                 .and_then(|()| stdout.flush());
+            // A regression against the baseline breaks the check like a budget does; "cannot decide" stays 2.
+            let code = crate::baseline::check_code(code, &baseline, &mut stdout);
             Ok(ExitCode::from(code))
         }
     }

@@ -12,6 +12,7 @@ pub fn section(target: &str, benchmarks: usize, base_cycles: u64) -> TargetBasel
   "context": {{
     "target": "{target}", "arch": "x86_64", "optimized": true, "compiler": "gcc-12.2.0", "flags": "-O2",
     "tool": "rho 0.1.0", "recorded_at": "2026-12-02T13:20:15Z", "iterations": 20000, "warmup": 100,
+    "repetitions": 3,
     "clocks": {{
       "cycles": {{ "name": "tsc", "unit": "cycle", "hz": 2899912000, "resolution": 1 }},
       "time": {{ "name": "clock_gettime", "unit": "ns", "hz": 1000000000, "resolution": 1 }}

@@ -1,0 +1,237 @@
+//! `rho bench --write-baseline`, `rho bench --diff REF`, `rho bench check --diff REF` and `--markdown FILE`:
+//! the committed baseline, through `rho-baseline`.
+//!
+//! [`prepare`] runs before any suite is built: it reads the baseline at the git ref first, so a ref that does
+//! not exist, a baseline missing there, another schema or corrupt JSON stop the command (exit 2) before
+//! minutes are spent running suites. [`finish`] runs after: it records this run's section, or compares it
+//! with the baseline and prints the comparison (and writes it as Markdown).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::Args;
+use rho_baseline::{BaselineFile, Comparison, Recording, RefSource};
+use rho_config::ModuleConfig;
+use rho_stats::RunSummary;
+
+/// The baseline flags of `rho bench` and `rho bench check`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct BaselineArgs {
+    /// Record this run as its target's section of the committed baseline (module.yml's `bench.baseline`,
+    /// default bench/baseline.json), keeping the other targets' sections. Commit the file.
+    #[arg(long)]
+    pub write_baseline: bool,
+
+    /// Compare this run with the baseline as committed at git REF (a branch, tag or commit, e.g. origin/main),
+    /// per benchmark and metric. `rho bench` reports; `rho bench check` exits 1 on a regression beyond
+    /// `fail_on_regression_percent`.
+    #[arg(long, value_name = "REF")]
+    pub diff: Option<String>,
+
+    /// With --diff: also write the comparison as a Markdown table for a pull-request comment.
+    #[arg(long, value_name = "FILE", requires = "diff")]
+    pub markdown: Option<PathBuf>,
+}
+
+impl BaselineArgs {
+    /// Whether any baseline work was asked for.
+    pub fn any(&self) -> bool {
+        self.write_baseline || self.diff.is_some()
+    }
+}
+
+/// What to do after the run, with the baseline already read.
+#[derive(Debug)]
+pub struct Plan {
+    /// The baseline file in the working tree (for `--write-baseline`).
+    path: PathBuf,
+    write: bool,
+    /// The baseline at the ref (for `--diff`) and where it came from.
+    base: Option<(BaselineFile, RefSource)>,
+    markdown: Option<PathBuf>,
+}
+
+impl Plan {
+    /// Whether there is anything to do after the run.
+    pub fn active(&self) -> bool {
+        self.write || self.base.is_some()
+    }
+}
+
+/// The least number of runs to fold when a baseline is written or compared and neither `--repetitions` nor
+/// module.yml asked for more: the best of [`rho_baseline::MIN_REPETITIONS`] (see there for why).
+pub fn repetitions(args: &BaselineArgs, asked: Option<u32>, configured: u32) -> u32 {
+    match asked {
+        Some(n) => n.max(1),
+        None if args.any() => configured.max(rho_baseline::MIN_REPETITIONS),
+        None => configured.max(1),
+    }
+}
+
+/// Reads the baseline at `--diff REF` (through git, never touching the working tree). `root` is the module
+/// root (the baseline path is relative to it), `config` the module's configuration when there is one.
+pub fn prepare(
+    args: &BaselineArgs,
+    root: &Path,
+    config: Option<&ModuleConfig>,
+) -> anyhow::Result<Plan> {
+    let path = match config {
+        Some(config) => config.baseline_path(),
+        None => root.join(rho_config::DEFAULT_BASELINE),
+    };
+    let base = match &args.diff {
+        Some(git_ref) => Some(rho_baseline::read_at_ref(root, git_ref, &path)?),
+        None => None,
+    };
+    Ok(Plan {
+        path,
+        write: args.write_baseline,
+        base,
+        markdown: args.markdown.clone(),
+    })
+}
+
+/// The outcome of the baseline work after a run.
+#[derive(Debug, Default)]
+pub struct Finished {
+    /// The comparison, when `--diff` was given.
+    pub comparison: Option<Comparison>,
+}
+
+impl Finished {
+    /// Whether a metric regressed or lost its measurement (`check` exits 1).
+    pub fn failed(&self) -> bool {
+        self.comparison.as_ref().is_some_and(Comparison::failed)
+    }
+}
+
+/// After the run: compare `summaries` (each suite's, in order) with the baseline and print the comparison to
+/// `out`, and/or record them as the target's section. `flags` says how the suites were built (compiler flags,
+/// or the target's build command), for the baseline's context.
+pub fn finish(
+    plan: &Plan,
+    config: Option<&ModuleConfig>,
+    summaries: &[(String, RunSummary)],
+    flags: Option<String>,
+    out: &mut dyn Write,
+) -> anyhow::Result<Finished> {
+    if !plan.active() {
+        return Ok(Finished::default());
+    }
+    let recording = Recording::now(env!("CARGO_PKG_VERSION"), flags);
+    let parts: Vec<(&str, &RunSummary)> = summaries
+        .iter()
+        .map(|(what, s)| (what.as_str(), s))
+        .collect();
+    let section = rho_baseline::section_from_summaries(&parts, &recording)?;
+
+    let mut finished = Finished::default();
+    if let Some((base, source)) = &plan.base {
+        let global = config
+            .and_then(|c| c.budgets.fail_on_regression_percent)
+            .unwrap_or(rho_baseline::DEFAULT_LIMIT_PERCENT);
+        let limit_for = |name: &str| -> f64 {
+            config
+                .and_then(|c| c.budgets_for(name).fail_on_regression_percent)
+                .unwrap_or(global)
+        };
+        let base_name = source.describe();
+        let comparison = rho_baseline::diff_with(base, &base_name, &section, global, &limit_for)?;
+        let text = rho_baseline::render_text(&comparison, &base_name);
+        // A closed stdout (`rho bench | head`) is not worth failing over.
+        let _ = out
+            .write_all(format!("\n{text}").as_bytes())
+            .and_then(|()| out.flush());
+        if let Some(path) = &plan.markdown {
+            let markdown = rho_baseline::render_markdown(&comparison, &base_name);
+            rho_baseline::store::write_atomic(path, |w| {
+                w.write_all(markdown.as_bytes())
+                    .map_err(|e| rho_baseline::Error::Io {
+                        path: path.clone(),
+                        action: "writing the Markdown comparison",
+                        source: e,
+                    })
+            })
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        finished.comparison = Some(comparison);
+    }
+    if plan.write {
+        let target = section.context.target.clone();
+        let count = section.benchmarks.len();
+        rho_baseline::write_target(&plan.path, section)?;
+        let _ = writeln!(
+            out,
+            "\nbaseline: recorded {count} benchmark(s) of target {target} in {} (other targets kept); commit it",
+            plan.path.display()
+        )
+        .and_then(|()| out.flush());
+    }
+    Ok(finished)
+}
+
+/// How the suites were built, for the baseline's context: the compiler and flags for a suite rho compiles
+/// itself on the host, the port and extra flags for another built-in target, the build command for a target
+/// module.yml defines.
+pub fn build_description(target: &rho_config::TargetSpec, cflags: &[String]) -> Option<String> {
+    use rho_config::TargetSpec;
+    let extra = if cflags.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", cflags.join(" "))
+    };
+    match target {
+        TargetSpec::Builtin { name, .. } if name == "host" => {
+            let compiler = crate::suite::compiler_words().ok()?.join(" ");
+            Some(format!(
+                "{compiler} {}{extra}",
+                crate::suite::BASE_FLAGS.join(" ")
+            ))
+        }
+        TargetSpec::Builtin { name, .. } => Some(format!("built-in port {name}{extra}")),
+        TargetSpec::Commands { build, .. } => Some(build.clone()),
+    }
+}
+
+/// `rho bench check`'s exit status with the baseline comparison taken in: a regression (or a metric that lost
+/// its measurement) makes 0 into 1, and says so on `out`; "cannot decide" (2) stays 2.
+pub fn check_code(budgets_code: u8, finished: &Finished, out: &mut dyn Write) -> u8 {
+    let Some(comparison) = finished.comparison.as_ref().filter(|_| finished.failed()) else {
+        return budgets_code;
+    };
+    let counts = comparison.counts();
+    let _ = writeln!(
+        out,
+        "check: {} metric(s) regressed and {} not measured against the baseline: fails",
+        counts.regressed, counts.not_measured
+    )
+    .and_then(|()| out.flush());
+    if budgets_code == 0 { 1 } else { budgets_code }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_work_folds_at_least_three_runs_unless_told() {
+        let diff = BaselineArgs {
+            diff: Some("HEAD".into()),
+            ..BaselineArgs::default()
+        };
+        let write = BaselineArgs {
+            write_baseline: true,
+            ..BaselineArgs::default()
+        };
+        let none = BaselineArgs::default();
+        assert_eq!(repetitions(&diff, None, 1), 3);
+        assert_eq!(repetitions(&write, None, 5), 5);
+        assert_eq!(repetitions(&diff, Some(1), 1), 1, "--repetitions wins");
+        assert_eq!(
+            repetitions(&none, None, 1),
+            1,
+            "no baseline work: as configured"
+        );
+    }
+}
