@@ -15,13 +15,6 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         Some(text) => split_cflags(text)?,
         None => Vec::new(),
     };
-    let built = build(
-        &args.files,
-        &BuildOptions {
-            cflags: cflags.clone(),
-            timeout,
-        },
-    )?;
     let what = args
         .files
         .iter()
@@ -34,11 +27,41 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         scale: args.run.scale,
     };
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
-    let mut runs = Vec::new();
-    for _ in 0..args.project.repetitions.unwrap_or(1) {
-        runs.push(run_suite(&built.executable, &what, &settings, timeout)?);
-    }
-    drop(built);
+    let repetitions = args.project.repetitions.unwrap_or(1);
+    // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
+    let (runs, compiler, flags) =
+        match crate::board::Board::for_target(args.project.target.as_deref())? {
+            Some(board) => {
+                let built = board.build_and_run(
+                    &args.files,
+                    &what,
+                    &settings,
+                    &cflags,
+                    repetitions,
+                    timeout,
+                )?;
+                (built.runs, built.compiler, built.cflags)
+            }
+            None => {
+                let built = build(
+                    &args.files,
+                    &BuildOptions {
+                        cflags: cflags.clone(),
+                        timeout,
+                    },
+                )?;
+                let mut runs = Vec::new();
+                for _ in 0..repetitions {
+                    runs.push(run_suite(&built.executable, &what, &settings, timeout)?);
+                }
+                let mut flags: Vec<String> = crate::suite::BASE_FLAGS
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect();
+                flags.extend(cflags);
+                (runs, compiler_words()?, flags)
+            }
+        };
 
     let summary = crate::project::fold(&runs, &what)?;
     for warning in crate::report::warnings(&summary) {
@@ -52,14 +75,9 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         .and_then(|()| stdout.flush());
 
     if let Some(path) = &args.json {
-        let mut flags: Vec<String> = crate::suite::BASE_FLAGS
-            .iter()
-            .map(|f| f.to_string())
-            .collect();
-        flags.extend(cflags);
         let suite = SuiteInfo {
             sources: args.files.clone(),
-            compiler: compiler_words()?,
+            compiler,
             cflags: flags,
             iterations: args.run.iterations,
             warmup: args.run.warmup,

@@ -68,7 +68,8 @@ pub struct CheckArgs {
 /// module.yml mode: which target, how many runs.
 #[derive(Debug, Clone, Args)]
 pub struct ProjectArgs {
-    /// The module.yml target to build and run for (default: the first listed, `host` when none is).
+    /// The module.yml target to build and run for (default: the first listed, `host` when none is). With FILE.c
+    /// arguments, a built-in target: `host`, or `mps2-an386` (a Cortex-M4 board under QEMU).
     #[arg(long, value_name = "NAME")]
     pub target: Option<String>,
 

@@ -6,6 +6,7 @@
 
 mod baseline;
 mod bench;
+mod board;
 mod cli;
 mod export;
 mod gate;
@@ -42,9 +43,6 @@ fn main() -> ExitCode {
                 args.json.as_deref(),
                 project::Mode::Report,
             ),
-            None if args.project.target.is_some() => Err(anyhow::anyhow!(
-                "--target selects a module.yml target: run `rho bench --target NAME` without FILE.c arguments"
-            )),
             None => bench::bench(&args),
         },
     };

@@ -1,0 +1,331 @@
+//! `rho bench --target NAME FILE.c...`: a suite built for a built-in board target and run on it, reported like
+//! a host run.
+//!
+//! The target's definition is the one module.yml mode uses ([`crate::project::builtin_commands`]: for
+//! `mps2-an386`, the embedded port's Makefile and the QEMU command line), so `targets: [mps2-an386]` in a
+//! module.yml and `--target mps2-an386` on the command line build and run a suite the same way. Here the two
+//! commands run in the current directory, with the embedded header, the port and the build directory in one
+//! temporary directory (removed afterwards, and on Ctrl-C), and the settings (`--iterations`, `--warmup`,
+//! `--scale`, `--cflags`) in their environment: the port compiles them in as `-D` defines, since a board has
+//! no environment at run time. Every command goes through `rho-exec` (own process group, `--timeout`, the
+//! group killed on timeout or Ctrl-C), so a hung emulator never outlives `rho`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rho_exec::interrupt::{self, CleanupGuard};
+use rho_exec::{Runner, Termination};
+
+use crate::run::HarnessSettings;
+use crate::suite::{BENCH_HEADER, MIN_BUILD_TIMEOUT};
+
+/// The targets `--target` accepts with FILE.c arguments (`host` is the plain `rho bench FILE.c`).
+pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386"];
+
+/// What a built-in board needs on the PATH, and where Debian gets it.
+fn tools_of(target: &str) -> &'static [(&'static str, &'static str)] {
+    match target {
+        "mps2-an386" => &[
+            ("make", "make"),
+            (
+                "arm-none-eabi-gcc",
+                "gcc-arm-none-eabi and libnewlib-arm-none-eabi",
+            ),
+            ("qemu-system-arm", "qemu-system-arm"),
+        ],
+        _ => &[],
+    }
+}
+
+/// A board target ready to build suites: its commands and the temporary directory they work in.
+#[derive(Debug)]
+pub struct Board {
+    name: String,
+    build: String,
+    run: String,
+    // Declared before `dir`: unregister the Ctrl-C cleanup, then remove the directory (on drop).
+    _cleanup: CleanupGuard,
+    dir: tempfile::TempDir,
+}
+
+/// A suite built for a board and run on it.
+#[derive(Debug)]
+pub struct BoardRuns {
+    pub runs: Vec<rho_wire::Run>,
+    /// The compiler the port ran, and its flags, as its recorded build command says (without the words that
+    /// name rho's temporary directory or the suite's files): what `--json` reports.
+    pub compiler: Vec<String>,
+    pub cflags: Vec<String>,
+}
+
+impl Board {
+    /// The board `--target` names, or `None` for the host (no `--target`, or `--target host`).
+    pub fn for_target(target: Option<&str>) -> anyhow::Result<Option<Board>> {
+        let name = match target {
+            None | Some("host") => return Ok(None),
+            Some(name) => name,
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("rho-board-")
+            .tempdir()
+            .context("cannot create a temporary directory")?;
+        let cleanup = {
+            let path = dir.path().to_path_buf();
+            interrupt::on_interrupt(move || {
+                let _ = std::fs::remove_dir_all(&path);
+            })
+        };
+        let Some((build, run)) = crate::project::builtin_commands(name, &dir.path().join("ports"))?
+        else {
+            bail!(
+                "--target {name}: not a built-in target (built in: {}); a board of your own is a target in \
+                 module.yml (`targets:` with `build:` and `run:`), run with `rho bench --target {name}` and no \
+                 FILE.c arguments",
+                BUILTIN_TARGETS.join(", ")
+            );
+        };
+        for (program, package) in tools_of(name) {
+            if find_on_path(program).is_none() {
+                bail!(
+                    "--target {name} needs `{program}`, which is not on the PATH (Debian package: {package})"
+                );
+            }
+        }
+        let header_dir = dir.path().join("include").join("rho");
+        std::fs::create_dir_all(&header_dir)
+            .with_context(|| format!("cannot create {}", header_dir.display()))?;
+        let header = header_dir.join("bench.h");
+        std::fs::write(&header, BENCH_HEADER)
+            .with_context(|| format!("cannot write {}", header.display()))?;
+        Ok(Some(Board {
+            name: name.to_string(),
+            build,
+            run,
+            _cleanup: cleanup,
+            dir,
+        }))
+    }
+
+    /// Build `sources` for the board with `settings` and `cflags` compiled in, then run the result
+    /// `repetitions` times, each run's stream parsed as it arrives. `what` names the suite in messages.
+    pub fn build_and_run(
+        &self,
+        sources: &[PathBuf],
+        what: &str,
+        settings: &HarnessSettings,
+        cflags: &[String],
+        repetitions: u32,
+        timeout: Duration,
+    ) -> anyhow::Result<BoardRuns> {
+        if sources.is_empty() {
+            bail!(
+                "no suite given: name one or more C files, e.g. `rho bench --target {} examples/crypto_bench.c`",
+                self.name
+            );
+        }
+        for source in sources {
+            if !source.is_file() {
+                bail!("{}: no such file", source.display());
+            }
+            // make splits its SUITE variable on blanks, whatever the quoting.
+            if source
+                .as_os_str()
+                .to_string_lossy()
+                .contains(char::is_whitespace)
+            {
+                bail!(
+                    "{}: --target {} builds with make, which cannot take a file name with a blank in it",
+                    source.display(),
+                    self.name
+                );
+            }
+        }
+        let out = self.dir.path().join("out");
+        std::fs::create_dir_all(&out)
+            .with_context(|| format!("cannot create {}", out.display()))?;
+        let mut env: Vec<(String, String)> = settings
+            .environment()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        env.push((
+            "RHO_BENCH_SOURCES".to_string(),
+            sources
+                .iter()
+                .map(|s| s.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ));
+        env.push(("RHO_BENCH_OUT".to_string(), out.display().to_string()));
+        env.push((
+            "RHO_BENCH_INCLUDE".to_string(),
+            self.dir.path().join("include").display().to_string(),
+        ));
+        // The port's recipe hands EXTRA_CFLAGS to the shell: quoted, each flag stays one word.
+        let quoted = shlex::try_join(cflags.iter().map(String::as_str))
+            .context("--cflags: a flag holds a NUL byte")?;
+        env.push(("RHO_BENCH_CFLAGS".to_string(), quoted));
+        // The compiler's temporaries go inside the temporary directory, removed even after a killed build.
+        let compiler_tmp = self.dir.path().join("tmp");
+        std::fs::create_dir_all(&compiler_tmp)
+            .with_context(|| format!("cannot create {}", compiler_tmp.display()))?;
+        env.push(("TMPDIR".to_string(), compiler_tmp.display().to_string()));
+
+        let what = format!("{what} for target {}", self.name);
+        let (finished, stdout) = Runner::new(shell(&self.build, &env))
+            .timeout(timeout.max(MIN_BUILD_TIMEOUT))
+            .run_collect()
+            .with_context(|| format!("cannot run the build command of {what}: `{}`", self.build))?;
+        if finished.termination != Termination::Exited(0) {
+            let mut message = format!(
+                "cannot build {what}: `{}` {}",
+                self.build, finished.termination
+            );
+            let output = format!("{stdout}{}", finished.stderr);
+            let output = output.trim_end();
+            if !output.is_empty() {
+                message.push_str(":\n");
+                message.push_str(output);
+            }
+            bail!(message);
+        }
+        let warnings = format!("{stdout}{}", finished.stderr);
+        if !warnings.trim().is_empty() {
+            eprint!("{warnings}");
+        }
+        let (compiler, flags) = recorded_build(&out.join("build-command"), self.dir.path())?;
+
+        let mut runs = Vec::new();
+        for _ in 0..repetitions.max(1) {
+            runs.push(crate::run::run_stream(
+                shell(&self.run, &env),
+                &what,
+                timeout,
+            )?);
+        }
+        Ok(BoardRuns {
+            runs,
+            compiler,
+            cflags: flags,
+        })
+    }
+}
+
+/// `sh -c COMMAND` in the current directory with `env` added (the built-in commands read their inputs there).
+fn shell(command: &str, env: &[(String, String)]) -> Command {
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg(command);
+    sh.envs(env.iter().map(|(k, v)| (k, v)));
+    sh
+}
+
+/// The compiler and flags of the build command the port recorded (`$RHO_BENCH_OUT/build-command`, one shell
+/// line), without the words that name files: the sources, the output, and anything under `scratch`.
+fn recorded_build(record: &Path, scratch: &Path) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let text = std::fs::read_to_string(record).with_context(|| {
+        format!(
+            "cannot read the port's record of its build command, {}",
+            record.display()
+        )
+    })?;
+    let words = shlex::split(text.trim()).with_context(|| {
+        format!(
+            "{}: the recorded build command is not a shell line",
+            record.display()
+        )
+    })?;
+    let Some((compiler, rest)) = words.split_first() else {
+        bail!("{}: the recorded build command is empty", record.display());
+    };
+    let scratch = scratch.display().to_string();
+    let flags = rest
+        .iter()
+        .filter(|word| word.starts_with('-') && word.as_str() != "-o" && word.as_str() != "-T")
+        .filter(|word| !word.contains(&scratch))
+        .cloned()
+        .collect();
+    Ok((vec![compiler.clone()], flags))
+}
+
+/// `program` as the shell would find it on the PATH.
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_is_no_board_and_an_unknown_target_is_refused_with_the_choices() {
+        assert!(Board::for_target(None).unwrap().is_none());
+        assert!(Board::for_target(Some("host")).unwrap().is_none());
+        let error = Board::for_target(Some("stm32h743zi"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("--target stm32h743zi: not a built-in target"),
+            "{error}"
+        );
+        assert!(error.contains("host, mps2-an386"), "{error}");
+        assert!(error.contains("module.yml"), "{error}");
+    }
+
+    #[test]
+    fn the_recorded_build_command_gives_the_compiler_and_its_flags_without_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = dir.path().join("scratch");
+        let record = dir.path().join("build-command");
+        std::fs::write(
+            &record,
+            format!(
+                "arm-none-eabi-gcc -std=c99 -Os -mcpu=cortex-m4 -I{s}/include -DRHO_BENCH_ITERATIONS=50 \
+                 '-DNAME=a b' -T {s}/ports/x.ld -Wl,-Map={s}/out/bench.map -o {s}/out/bench.elf suite.c \
+                 {s}/ports/startup.c\n",
+                s = scratch.display()
+            ),
+        )
+        .unwrap();
+        let (compiler, flags) = recorded_build(&record, &scratch).unwrap();
+        assert_eq!(compiler, ["arm-none-eabi-gcc"]);
+        assert_eq!(
+            flags,
+            [
+                "-std=c99",
+                "-Os",
+                "-mcpu=cortex-m4",
+                "-DRHO_BENCH_ITERATIONS=50",
+                "-DNAME=a b"
+            ]
+        );
+        let missing = recorded_build(&dir.path().join("none"), &scratch).unwrap_err();
+        assert!(
+            format!("{missing:#}").contains("build command"),
+            "{missing:#}"
+        );
+    }
+
+    #[test]
+    fn every_builtin_target_but_the_host_has_a_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in BUILTIN_TARGETS.iter().filter(|t| **t != "host") {
+            assert!(
+                crate::project::builtin_commands(name, dir.path())
+                    .unwrap()
+                    .is_some(),
+                "{name}"
+            );
+            assert!(!tools_of(name).is_empty(), "{name}");
+        }
+    }
+}
