@@ -5,20 +5,24 @@
 //! Exit 0 when nothing regressed, 1 when something did, 2 when the gate cannot decide (125 with `--bisect`, so
 //! that `git bisect run` skips a commit it cannot judge).
 
+use std::cell::RefCell;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+use rho_config::{ModuleConfig, Suite, TargetSpec};
 use rho_gate::config::{
-    bench_env_from_config, load_local_config, recipe_from_module, settings_from_config,
+    bench_env_from_config, command_jobs, load_local_config, settings_from_config, side_target,
 };
 use rho_gate::report::{noise_warnings, render_table, to_json};
 use rho_gate::{
-    GateError, GateOutcome, GateRequest, GateSettings, MetricOutcome, Progress, SideName, Verdict,
-    parse_budget_override, run_gate,
+    GateError, GateOutcome, GateRequest, GateSettings, Job, MetricOutcome, Progress, Recipe,
+    SideName, Verdict, parse_budget_override, run_gate,
 };
+
+use crate::suite::{BuildOptions, BuiltSuite};
 
 /// Exit status for "cannot decide" under `--bisect`: `git bisect run` skips the commit.
 const EXIT_BISECT_SKIP: u8 = 125;
@@ -151,13 +155,102 @@ fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
         bench_header: crate::suite::BENCH_HEADER.to_owned(),
     };
     let target = args.target.as_deref();
-    let load_recipe = |side: SideName, root: &Path| -> Result<_, GateError> {
-        recipe_from_module(side, root, target)
+    let timeout = request.settings.timeout();
+    // Suites rho builds itself (the built-in `host` target), kept until the gate is over; and where the
+    // built-in board ports are written.
+    let built: RefCell<Vec<BuiltSuite>> = RefCell::new(Vec::new());
+    let ports = tempfile::Builder::new()
+        .prefix("rho-gate-ports-")
+        .tempdir()
+        .map_err(|e| anyhow::anyhow!("cannot create a temporary directory: {e}"))?;
+    let load_recipe = |side: SideName, root: &Path| -> Result<Recipe, GateError> {
+        let (config, spec) = side_target(side, root, target)?;
+        let recipe_error = |error: anyhow::Error| GateError::Recipe {
+            side,
+            message: format!("{error:#}"),
+        };
+        let jobs = match &spec {
+            TargetSpec::Commands {
+                name, build, run, ..
+            } => command_jobs(&config, name, build, run),
+            TargetSpec::Builtin { name, .. } if name == "host" => {
+                host_jobs(side, &config, timeout, &built).map_err(recipe_error)?
+            }
+            TargetSpec::Builtin { name, .. } => {
+                match crate::project::builtin_commands(name, ports.path()).map_err(recipe_error)? {
+                    Some((build, run)) => command_jobs(&config, name, &build, &run),
+                    None => {
+                        return Err(GateError::BuiltinTarget {
+                            side,
+                            target: name.clone(),
+                            path: config.file.clone(),
+                        });
+                    }
+                }
+            }
+        };
+        Ok(Recipe {
+            target: spec.name().to_owned(),
+            file: config.file.clone(),
+            jobs,
+        })
     };
     let outcome = run_gate(&request, &load_recipe, &mut |progress: &Progress| {
         eprintln!("rho: gate: {progress}");
     })?;
+    drop(built);
     Ok(outcome)
+}
+
+/// The jobs of the built-in `host` target: each C-file suite of the side's module.yml compiled by rho
+/// exactly as `rho bench` compiles it (the executable is run in the module root), each command suite as its
+/// command.
+fn host_jobs(
+    side: SideName,
+    config: &ModuleConfig,
+    timeout: Duration,
+    built: &RefCell<Vec<BuiltSuite>>,
+) -> anyhow::Result<Vec<Job>> {
+    let mut jobs = Vec::new();
+    for suite in config.require_suites()? {
+        match suite {
+            Suite::CFiles { files, .. } => {
+                let what = files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                eprintln!("rho: gate: {side}: building {what} for host");
+                let sources: Vec<_> = files.iter().map(|f| config.resolve(f)).collect();
+                let suite = crate::suite::build(
+                    &sources,
+                    &BuildOptions {
+                        cflags: Vec::new(),
+                        timeout,
+                    },
+                )
+                .map_err(|e| e.context(format!("cannot build {what} for host")))?;
+                let executable = suite.executable.display().to_string();
+                let run = shlex::try_quote(&executable)
+                    .map(|q| q.into_owned())
+                    .map_err(|e| anyhow::anyhow!("{executable}: {e}"))?;
+                built.borrow_mut().push(suite);
+                jobs.push(Job {
+                    what,
+                    build: None,
+                    run,
+                    env: Vec::new(),
+                });
+            }
+            Suite::Command { command, .. } => jobs.push(Job {
+                what: command.clone(),
+                build: None,
+                run: command.clone(),
+                env: Vec::new(),
+            }),
+        }
+    }
+    Ok(jobs)
 }
 
 fn print_outcome(outcome: &GateOutcome) {

@@ -239,3 +239,46 @@ fn the_kata_through_the_wire_stream() {
     assert_eq!(doc["metrics"]["bench_sum.ns"]["regressed"], true);
     assert_eq!(doc["metrics"]["bench_sum.stack"]["regressed"], false);
 }
+
+/// The built-in `host` target: rho compiles the suite itself, exactly as `rho bench` does, on each side.
+#[test]
+fn the_kata_as_a_host_suite_that_rho_builds() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let linear_search = kata_dir().join("slowdowns/s09_count_below_linear_search.c");
+    let (base, head) = kata_pair(tmp.path(), Some(&linear_search));
+    let module = "bench:\n  warmup_runs: 50\n  time_cap_ms: 1000\n  benchmarks:\n    bench_matmul:\n      \
+                  iterations: 100\n    bench_sum:\n      iterations: 5000\n    bench_rmsnorm:\n      \
+                  iterations: 5000\n    bench_count_below:\n      iterations: 5000\n  suites:\n    - \
+                  [bench_rho.c, kernels.c]\n  targets:\n    - host\n";
+    for side in [&base, &head] {
+        let dir = side.join("host");
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in ["bench_rho.c", "kernels.c", "kernels.h", "bench_inputs.h"] {
+            std::fs::copy(side.join(file), dir.join(file)).unwrap();
+        }
+        std::fs::write(dir.join("module.yml"), module).unwrap();
+    }
+    let outcome = gate(
+        &head.join("host"),
+        &["--base", "../../base/host", "--runs", "2"],
+    );
+    eprintln!("{}", outcome.describe());
+    assert_eq!(outcome.status, Some(1), "{}", outcome.describe());
+    let doc = outcome.document();
+    assert_eq!(doc["metrics"]["bench_count_below.ns"]["regressed"], true);
+    assert!(
+        doc["metrics"]["bench_count_below.ns"]["change"]
+            .as_f64()
+            .unwrap()
+            > 10.0
+    );
+    assert_eq!(doc["metrics"]["bench_matmul.stack"]["regressed"], false);
+    assert!(
+        outcome
+            .stderr
+            .contains("building bench_rho.c kernels.c for host"),
+        "{}",
+        outcome.describe()
+    );
+}

@@ -86,6 +86,11 @@ pub enum MetricOutcome {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricComparison {
     pub name: String,
+    /// The smallest difference that is a measured change: two steps of the coarser clock for a metric read
+    /// off a clock, 0 for exact figures (stack, heap, a JSON metric).
+    pub floor: f64,
+    /// Over the budget by the ratio, but by no more than `floor`: the same reading, so not a regression.
+    pub within_resolution: bool,
     /// `None` when the base gave no usable figures for it (see `outcome`).
     pub base: Option<SideFigures>,
     pub head: Option<SideFigures>,
@@ -99,12 +104,13 @@ impl MetricComparison {
         Some(relative_to(self.head?.min, self.base?.min))
     }
 
-    /// Whether either side's noise exceeds the budget, so that the verdict means little.
+    /// Whether either side's noise exceeds the budget (by more than the clock's floor), so that the verdict
+    /// means little.
     pub fn noisy(&self) -> bool {
         [self.base, self.head]
             .iter()
             .flatten()
-            .any(|side| side.noise() > self.budget)
+            .any(|side| side.noise() > self.budget && side.max - side.min > self.floor)
     }
 }
 
@@ -178,14 +184,24 @@ pub fn compare(
     let mut metrics = Vec::with_capacity(names.len());
     for name in names {
         let budget = budgets.for_metric(name);
+        let floor = base_runs
+            .iter()
+            .chain(head_runs)
+            .map(|run| run.floor(name))
+            .fold(0.0, f64::max);
         let base = side_figures(base_runs, name, "base");
         let head = side_figures(head_runs, name, "head");
+        let mut within_resolution = false;
         let outcome = match (&base, &head) {
             (Ok(b), Ok(h)) => {
-                if regressed(b.min, h.min, budget) {
-                    MetricOutcome::Regressed
-                } else {
+                if !regressed(b.min, h.min, budget) {
                     MetricOutcome::Ok
+                } else if h.min - b.min <= floor {
+                    // The rule decides; the floor only says when there is no measured change to apply it to.
+                    within_resolution = true;
+                    MetricOutcome::Ok
+                } else {
+                    MetricOutcome::Regressed
                 }
             }
             (Err(why), Ok(_)) | (Ok(_), Err(why)) => MetricOutcome::Undecided(why.clone()),
@@ -193,6 +209,8 @@ pub fn compare(
         };
         metrics.push(MetricComparison {
             name: name.to_owned(),
+            floor,
+            within_resolution,
             base: base.ok(),
             head: head.ok(),
             budget,
@@ -325,6 +343,32 @@ mod tests {
             &budgets(0.3),
         );
         assert_eq!(c.verdict, Verdict::Regressed);
+    }
+
+    #[test]
+    fn a_change_within_two_clock_steps_is_no_change() {
+        let stepped = |value: f64| {
+            let mut r = run(&[("tiny.ns", value)]);
+            r.set_floor("tiny.ns", 40.0);
+            r
+        };
+        // 20 ns -> 60 ns is +200%, but two steps of a 20 ns clock: the same reading.
+        let c = compare(
+            &[stepped(20.0), stepped(20.0)],
+            &[stepped(60.0), stepped(60.0)],
+            &budgets(0.3),
+        );
+        assert_eq!(c.verdict, Verdict::Ok);
+        assert!(c.metrics[0].within_resolution);
+        assert!(!c.metrics[0].noisy());
+        // 20 ns -> 61 ns is more than two steps.
+        let c = compare(
+            &[stepped(20.0), stepped(20.0)],
+            &[stepped(61.0), stepped(61.0)],
+            &budgets(0.3),
+        );
+        assert_eq!(c.verdict, Verdict::Regressed);
+        assert!(!c.metrics[0].within_resolution);
     }
 
     #[test]

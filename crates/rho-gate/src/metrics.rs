@@ -19,8 +19,87 @@ pub enum Figure {
     Unusable(String),
 }
 
-/// Every metric of one run, by name.
-pub type RunMetrics = BTreeMap<String, Figure>;
+/// Every metric of one run, by name, and for the metrics read off a clock the smallest difference that is a
+/// measured change (see [`RESOLUTION_STEPS`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunMetrics {
+    figures: BTreeMap<String, Figure>,
+    floors: BTreeMap<String, f64>,
+}
+
+/// How many steps of its clock a net figure may move and still be no measurable change: a net figure is the
+/// difference of two medians (the benchmark's and the calibrated overhead's), each uncertain by one step of
+/// the clock, so their difference is uncertain by two. The same rule as rho-baseline's comparison.
+pub const RESOLUTION_STEPS: f64 = 2.0;
+
+impl RunMetrics {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Figure> {
+        self.figures.get(name)
+    }
+
+    /// Set `name`'s figure, returning the one it replaces.
+    pub fn insert(&mut self, name: String, figure: Figure) -> Option<Figure> {
+        self.figures.insert(name, figure)
+    }
+
+    /// The metric names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.figures.keys()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Figure)> {
+        self.figures.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.figures.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.figures.is_empty()
+    }
+
+    /// The smallest difference of `name` that is a measured change (0: any difference is).
+    pub fn floor(&self, name: &str) -> f64 {
+        self.floors.get(name).copied().unwrap_or(0.0)
+    }
+
+    /// Set the floor of `name` (see [`RunMetrics::floor`]).
+    pub fn set_floor(&mut self, name: &str, floor: f64) {
+        self.floors.insert(name.to_owned(), floor);
+    }
+}
+
+impl FromIterator<(String, Figure)> for RunMetrics {
+    fn from_iter<I: IntoIterator<Item = (String, Figure)>>(iter: I) -> Self {
+        RunMetrics {
+            figures: iter.into_iter().collect(),
+            floors: BTreeMap::new(),
+        }
+    }
+}
+
+impl IntoIterator for RunMetrics {
+    type Item = (String, Figure);
+    type IntoIter = std::collections::btree_map::IntoIter<String, Figure>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.figures.into_iter()
+    }
+}
+
+impl std::ops::Index<&str> for RunMetrics {
+    type Output = Figure;
+
+    /// The figure of `name`; panics when there is none, like a map's index (tests use it).
+    fn index(&self, name: &str) -> &Figure {
+        &self.figures[name]
+    }
+}
 
 /// Where a run's metrics came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

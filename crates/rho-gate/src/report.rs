@@ -40,6 +40,7 @@ fn format_percent(fraction: f64) -> String {
 
 fn verdict_cell(metric: &MetricComparison) -> String {
     match &metric.outcome {
+        MetricOutcome::Ok if metric.within_resolution => "ok (within 2 clock steps)".to_owned(),
         MetricOutcome::Ok => "ok".to_owned(),
         MetricOutcome::Regressed => "REGRESSED".to_owned(),
         MetricOutcome::Undecided(why) => format!("undecided: {why}"),
@@ -149,6 +150,7 @@ pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
         entry.insert("noise_base".into(), finite(m.base.map(|s| s.noise())));
         entry.insert("noise_head".into(), finite(m.head.map(|s| s.noise())));
         entry.insert("noisy".into(), json!(m.noisy()));
+        entry.insert("within_resolution".into(), json!(m.within_resolution));
         if let MetricOutcome::Undecided(why) = &m.outcome {
             entry.insert("undecided".into(), json!(why));
         }

@@ -392,15 +392,20 @@ pub fn run_gate(
 /// Add one job's metrics to a run's. A metric two suites both report cannot be told apart, so it becomes
 /// unusable rather than silently one or the other.
 fn merge_metrics(into: &mut RunMetrics, job_metrics: RunMetrics, what: &str) {
+    let floors: Vec<(String, f64)> = job_metrics
+        .keys()
+        .map(|name| (name.clone(), job_metrics.floor(name)))
+        .filter(|(_, floor)| *floor > 0.0)
+        .collect();
+    for (name, floor) in floors {
+        into.set_floor(&name, floor);
+    }
     for (name, figure) in job_metrics {
-        match into.entry(name) {
-            std::collections::btree_map::Entry::Vacant(slot) => {
-                slot.insert(figure);
-            }
-            std::collections::btree_map::Entry::Occupied(mut slot) => {
-                let why = format!("reported by more than one suite (also by {what})");
-                slot.insert(Figure::Unusable(why));
-            }
+        if into.get(&name).is_some() {
+            let why = format!("reported by more than one suite (also by {what})");
+            into.insert(name, Figure::Unusable(why));
+        } else {
+            into.insert(name, figure);
         }
     }
 }

@@ -3,7 +3,13 @@
 use rho_stats::RunSummary;
 use rho_wire::StackMark;
 
-use crate::metrics::{Figure, MetricsError, RunMetrics};
+use crate::metrics::{Figure, MetricsError, RESOLUTION_STEPS, RunMetrics};
+
+/// One step of a clock, in its unit: its resolution, at least 1 (a clock never seen to step still counts in
+/// whole units). For time derived from a cycle clock rho-stats gives the step in nanoseconds already.
+fn step_of(clock: &rho_stats::ClockInfo) -> f64 {
+    clock.resolution.max(1) as f64
+}
 
 /// Per benchmark of the stream: `.cycles` and `.ns`, the per-iteration net median of the run (overhead
 /// taken off, from rho-stats, the same figures the report shows); `.stack` in bytes (an overrun has no figure,
@@ -18,13 +24,14 @@ pub(crate) fn metrics_from_wire(stdout: &str) -> Result<RunMetrics, MetricsError
     for bench in &summary.benchmarks {
         let name = &bench.name;
         if let Some(cycles) = &bench.cycles {
-            metrics.insert(
-                format!("{name}.cycles"),
-                Figure::Value(cycles.net.median as f64),
-            );
+            let metric = format!("{name}.cycles");
+            metrics.insert(metric.clone(), Figure::Value(cycles.net.median as f64));
+            metrics.set_floor(&metric, RESOLUTION_STEPS * step_of(&cycles.clock));
         }
         if let Some(time) = &bench.time {
-            metrics.insert(format!("{name}.ns"), Figure::Value(time.net.median as f64));
+            let metric = format!("{name}.ns");
+            metrics.insert(metric.clone(), Figure::Value(time.net.median as f64));
+            metrics.set_floor(&metric, RESOLUTION_STEPS * step_of(&time.clock));
         }
         match bench.stack {
             StackMark::Bytes(bytes) => {
@@ -89,6 +96,9 @@ mod tests {
         assert_eq!(metrics["crc.heap_peak"], Figure::Value(64.0));
         assert!(matches!(&metrics["deep.stack"], Figure::Unusable(why) if why.contains("overrun")));
         assert!(!metrics.keys().any(|k| k.starts_with(".overhead")));
+        // Both clocks step by 1: two steps is a difference of 2.
+        assert_eq!(metrics.floor("crc.cycles"), 2.0);
+        assert_eq!(metrics.floor("crc.stack"), 0.0);
     }
 
     #[test]
