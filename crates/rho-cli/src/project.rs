@@ -62,6 +62,22 @@ pub fn bench_project(
         None => Vec::new(),
     };
     let jobs = jobs(&config, &target)?;
+    if let TargetSpec::Builtin { name, .. } = &target
+        && name != "host"
+        && !settings.per_benchmark.is_empty()
+    {
+        // A board has no environment at run time: the port compiles one count in for every benchmark.
+        let names: Vec<&str> = settings
+            .per_benchmark
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
+        eprintln!(
+            "rho: warning: target {name} runs every benchmark for the same number of iterations: the \
+             per-benchmark `iterations` of {} do not apply there",
+            names.join(", ")
+        );
+    }
     let workspace = Workspace::new()?;
     let mut environment = settings.environment();
     environment.push((
