@@ -15,8 +15,8 @@ the one that matters to a gate. For "same" it gives the largest |head / base - 1
 
 `--source json` times bench_json.c (last stdout line: one JSON object of ns per call). `--source wire` times
 bench_rho.c through rho/bench.h (needs `--include DIR` holding rho/bench.h, default c/include of this
-repository) and takes, per benchmark, the median of the per-iteration time samples of the wire stream, then
-the minimum over runs, as the gate does for wire metrics.
+repository) and takes, per benchmark, the median of the per-iteration time samples of the wire stream less the
+median of the harness's `.overhead` block (the net figure), then the minimum over runs, as the gate does.
 """
 
 import argparse
@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -80,6 +81,32 @@ def recipe(module_yml):
     return found["build"], found["run"]
 
 
+def budgets(module_yml):
+    """`bench.gate.budget` of one of the kata's module.yml files: {metric: fraction}, `default` included."""
+    out = {}
+    inside = None
+    with open(module_yml) as f:
+        for line in f:
+            text = line.split("#", 1)[0].rstrip()
+            if not text.strip():
+                continue
+            indent = len(text) - len(text.lstrip())
+            if text.strip() == "budget:":
+                inside = indent
+            elif inside is not None and indent > inside and ":" in text:
+                key, value = text.strip().rsplit(":", 1)
+                out[key.strip()] = float(value)
+            elif inside is not None:
+                inside = None
+    return out
+
+
+def budget_of(metric, source, table):
+    """The budget the gate applies to a metric (per-iteration ns for wire metrics)."""
+    name = metric if source == "json" else "bench_%s.ns" % metric[: -len("_ns")]
+    return table.get(name, table.get("default"))
+
+
 def build(kernels_c, side_dir, source, include):
     """A copy of the kata with kernels_c as its kernels.c, built by the module's own `build:` command, as the
     gate builds a side; returns the (module root, environment) to run it in."""
@@ -107,13 +134,13 @@ def parse_json_last_line(stdout):
 
 
 def parse_wire(stdout):
-    """Median of the per-iteration time samples of each kata benchmark in a rho wire stream (raw, that is with
-    the harness's own overhead in it, as the samples are printed).
+    """Per-iteration net time of each kata benchmark in a rho wire stream, as the gate takes it: the median of
+    its measured time samples less the median of the `.overhead` block's (the cost of an empty iteration).
 
     Only what this script needs of docs/wire-format.md: `@clock ROLE NAME` lines give the order of the fields
     in each `:A [B]` sample line, a benchmark's block runs from `@bench NAME` to `@end NAME ... warmup=W ...`,
     and its first W samples are warm-ups."""
-    out = {}
+    medians = {}
     clocks = []
     current = None
     samples = []
@@ -132,16 +159,16 @@ def parse_wire(stdout):
         elif fields[0] == "@end" and len(fields) > 1 and fields[1] == current:
             attrs = dict(f.split("=", 1) for f in fields[2:] if "=" in f)
             warmup = int(attrs.get("warmup", "0"))
-            if current in WIRE_NAMES:
+            if current in WIRE_NAMES or current == ".overhead":
                 measured = samples[warmup:]
                 if not measured:
                     raise RuntimeError("no measured time samples for " + current)
-                out[WIRE_NAMES[current]] = statistics.median(measured)
+                medians[current] = statistics.median(measured)
             current = None
-    missing = [m for m in METRICS if m not in out]
+    missing = [name for name in [".overhead"] + list(WIRE_NAMES) if name not in medians]
     if missing:
         raise RuntimeError("wire stream lacks " + ", ".join(missing))
-    return out
+    return {metric: max(0.0, medians[name] - medians[".overhead"]) for name, metric in WIRE_NAMES.items()}
 
 
 def run(side, source):
@@ -174,6 +201,8 @@ def main():
     parser.add_argument("--trials", type=int, default=3, help="independent base-vs-head trials per candidate")
     parser.add_argument("--source", choices=["json", "wire"], default="json")
     parser.add_argument("--include", default=os.path.join(REPO, "c", "include"), help="directory with rho/bench.h")
+    parser.add_argument("--same-trials", type=int, default=0,
+                        help="trials of identical builds (default: --trials); the noise needs more of them")
     parser.add_argument("--only", default="", help="comma-separated prefixes, e.g. s01,s09,same")
     args = parser.parse_args()
 
@@ -184,31 +213,39 @@ def main():
         wanted = args.only.split(",")
         candidates = [c for c in candidates if any(c[0].startswith(w) for w in wanted)]
 
+    table = budgets(os.path.join(HERE, "module.yml" if args.source == "json" else os.path.join("wire", "module.yml")))
     with tempfile.TemporaryDirectory(prefix="kata-measure-") as tmp:
+        started = time.monotonic()
         base = build(os.path.join(HERE, "kernels.c"), os.path.join(tmp, "base"), args.source, args.include)
+        base_build_s = time.monotonic() - started
         rows = []
+        noise = None
+        noise_gate_s = 0.0
         for name, path in candidates:
+            started = time.monotonic()
             head = build(path, os.path.join(tmp, name), args.source, args.include)
-            trials = [gate_once(base, head, args.runs, args.source) for _ in range(args.trials)]
+            count = (args.same_trials or args.trials) if name == "same" else args.trials
+            trials = [gate_once(base, head, args.runs, args.source) for _ in range(count)]
+            # One gate's time: both builds and one trial's alternating runs (the mean trial).
+            gate_s = base_build_s + (time.monotonic() - started) / count
             if name == "same":
-                worst = max(abs(h[m] / b[m] - 1.0) for b, h, _ in trials for m in METRICS)
-                per_metric = ", ".join(
-                    "%s %s" % (m, "/".join("%+.1f%%" % (100.0 * (h[m] / b[m] - 1.0)) for b, h, _ in trials))
-                    for m in METRICS
-                )
-                spread = max(s[m] for _, _, s in trials for m in METRICS)
-                rows.append((name, "all", "largest |change| %.1f%%" % (100 * worst), per_metric, spread))
+                noise = trials
+                noise_gate_s = gate_s
             else:
                 metric = target_metric(name)
                 ratios = [h[metric] / b[metric] for b, h, _ in trials]
                 spread = max(s[metric] for _, _, s in trials)
+                budget = budget_of(metric, args.source, table)
+                caught = sum(1 for r in ratios if r > 1 + budget)
                 rows.append(
                     (
                         name,
                         metric,
                         "%.2fx" % min(ratios),
                         " / ".join("%.2f" % r for r in ratios),
+                        "%d of %d" % (caught, len(ratios)),
                         spread,
+                        gate_s,
                     )
                 )
             print("measured %s" % name, file=sys.stderr)
@@ -218,10 +255,42 @@ def main():
         % (args.source, "module.yml" if args.source == "json" else "wire/module.yml", args.trials, args.runs)
     )
     print()
-    print("| candidate | metric | smallest ratio (head/base) | every trial | largest spread of one side's runs |")
-    print("|---|---|---|---|---|")
-    for name, metric, headline, detail, spread in rows:
-        print("| %s | %s | %s | %s | %.0f%% |" % (name, metric, headline, detail, 100 * spread))
+    if rows:
+        print(
+            "| slowdown | metric | smallest ratio (head/base) | every trial | trials over budget "
+            "| largest spread of one side's runs | one gate's time |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for name, metric, headline, detail, caught, spread, gate_s in rows:
+            print(
+                "| %s | %s | %s | %s | %s | %.0f%% | %.1f s |"
+                % (name, metric, headline, detail, caught, 100 * spread, gate_s)
+            )
+        print()
+    if noise is not None:
+        print(
+            "Identical builds (reference as base and head), %d trial(s); one gate's time %.1f s:"
+            % (len(noise), noise_gate_s)
+        )
+        print()
+        print("| metric | budget | largest \\|change\\| | median \\|change\\| | trials over budget "
+              "| largest spread of one side's runs |")
+        print("|---|---|---|---|---|---|")
+        for m in METRICS:
+            changes = [abs(h[m] / b[m] - 1.0) for b, h, _ in noise]
+            budget = budget_of(m, args.source, table)
+            print(
+                "| %s | %.2f | %.1f%% | %.1f%% | %d of %d | %.0f%% |"
+                % (
+                    m,
+                    budget,
+                    100 * max(changes),
+                    100 * statistics.median(changes),
+                    sum(1 for b, h, _ in noise if h[m] > b[m] * (1 + budget)),
+                    len(noise),
+                    100 * max(sp[m] for _, _, sp in noise),
+                )
+            )
     return 0
 
 
