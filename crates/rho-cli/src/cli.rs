@@ -35,7 +35,8 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub run: RunArgs,
 
-    /// Also write the run as a JSON document (schema `rho-bench-run/1`, see docs/json-output.md).
+    /// Also write the run as a JSON document (schema `rho-bench-run/1`, see docs/json-output.md; without FILE.c,
+    /// module.yml mode writes `rho-bench-project/1`: every suite with its budgets and verdicts).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 }
