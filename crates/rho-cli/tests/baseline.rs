@@ -1,0 +1,470 @@
+//! `rho bench --write-baseline` and `rho bench check --diff REF` through the real binary, in a temporary git
+//! repository: a baseline is written and committed; with nothing changed `check --diff HEAD` exits 0 run after
+//! run; with one benchmark's work done twice (a real code change) it exits 1 naming that benchmark and metric
+//! while the others pass; a baseline of another target, of another clock, of another schema, corrupt, or
+//! missing at the ref is refused with exit 2.
+//!
+//! No figure is hard-coded: the test compares the binary with itself. The limit is rho's default (module.yml
+//! sets none), so this also checks that the default sits above this machine's noise.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// The tests here measure: run one at a time, so they do not slow each other down.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+fn measuring() -> std::sync::MutexGuard<'static, ()> {
+    MEASURING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Three benchmarks: a CRC-32 over 128 bytes (the one the slowdown doubles), a multiply-add hash and a copy.
+/// `TWICE` (0 or 1) is replaced to make the CRC benchmark do its work twice per iteration.
+const SUITE: &str = r#"#include <rho/bench.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#define TWICE 0
+
+static uint32_t crc32(const uint8_t *data, size_t len)
+{
+    uint32_t crc = 0xFFFFFFFFu;
+    size_t i;
+    for (i = 0; i < len; i++) {
+        int bit;
+        crc ^= data[i];
+        for (bit = 0; bit < 8; bit++) {
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+        }
+    }
+    return ~crc;
+}
+
+static uint8_t message[128];
+static uint8_t copy[128];
+
+static void bench_checksum(rho_bench_t *state)
+{
+    RHO_BENCH_UNIT(state, "byte", 128);
+    RHO_BENCH_LOOP(state) {
+        RHO_BENCH_KEEP(crc32(message, sizeof message));
+        if (TWICE) {
+            RHO_BENCH_KEEP(crc32(message, sizeof message));
+        }
+    }
+}
+
+static void bench_hash(rho_bench_t *state)
+{
+    RHO_BENCH_UNIT(state, "byte", 128);
+    RHO_BENCH_LOOP(state) {
+        uint32_t sum = 0;
+        size_t i;
+        for (i = 0; i < sizeof message; i++) {
+            sum = sum * 31u + message[i];
+        }
+        RHO_BENCH_KEEP(sum);
+    }
+}
+
+static void bench_copy(rho_bench_t *state)
+{
+    RHO_BENCH_UNIT(state, "byte", 128);
+    RHO_BENCH_LOOP(state) {
+        memcpy(copy, message, sizeof message);
+        RHO_BENCH_KEEP(copy[17]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    size_t i;
+    for (i = 0; i < sizeof message; i++) {
+        message[i] = (uint8_t)(i * 7u + 3u);
+    }
+    RHO_BENCH_ADD(&suite, bench_checksum);
+    RHO_BENCH_ADD(&suite, bench_hash);
+    RHO_BENCH_ADD(&suite, bench_copy);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+const MODULE_YML: &str =
+    "bench:\n  default_iterations: 5000\n  warmup_runs: 100\n  suites:\n    - bench/suite.c\n";
+
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+impl Repo {
+    /// A git repository holding module.yml and the suite, committed.
+    fn new() -> Repo {
+        let repo = Repo {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.write("module.yml", MODULE_YML);
+        repo.write("bench/suite.c", SUITE);
+        repo.commit("the suite", &["module.yml", "bench/suite.c"]);
+        repo
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, relative: &str, text: &str) {
+        let path = self.path().join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn read(&self, relative: &str) -> String {
+        fs::read_to_string(self.path().join(relative)).unwrap()
+    }
+
+    fn git(&self, args: &[&str]) {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(self.path())
+            .args([
+                "-c",
+                "user.name=rho test",
+                "-c",
+                "user.email=test@rho.invalid",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn commit(&self, message: &str, paths: &[&str]) {
+        let mut add = vec!["add"];
+        add.extend_from_slice(paths);
+        self.git(&add);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    fn rho(&self, args: &[&str]) -> Run {
+        let output = Command::new(env!("CARGO_BIN_EXE_rho"))
+            .args(args)
+            .current_dir(self.path())
+            .output()
+            .unwrap();
+        Run {
+            args: args.join(" "),
+            output,
+        }
+    }
+
+    /// `rho bench --write-baseline`, committed.
+    fn record_baseline(&self) -> serde_json::Value {
+        let run = self.rho(&["bench", "--write-baseline"]);
+        assert_eq!(run.code(), 0, "{run}");
+        assert!(
+            run.stdout()
+                .contains("baseline: recorded 3 benchmark(s) of target host"),
+            "{run}"
+        );
+        self.commit("baseline", &["bench/baseline.json"]);
+        serde_json::from_str(&self.read("bench/baseline.json")).unwrap()
+    }
+}
+
+struct Run {
+    args: String,
+    output: Output,
+}
+
+impl Run {
+    fn code(&self) -> i32 {
+        self.output.status.code().unwrap_or(-1)
+    }
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+    /// The comparison's rows for `bench` (lines of the text table starting with its name).
+    fn rows(&self, bench: &str) -> Vec<String> {
+        self.stdout()
+            .lines()
+            .filter(|l| l.starts_with(&format!("{bench} ")))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "rho {} exited {}\n--- stdout\n{}--- stderr\n{}",
+            self.args,
+            self.code(),
+            self.stdout(),
+            self.stderr()
+        )
+    }
+}
+
+/// The clocked metric the slowdown must show on: cycles where the host has a cycle clock, else time.
+fn clocked_metric(baseline: &serde_json::Value) -> &'static str {
+    if baseline["targets"]["host"]["context"]["clocks"]["cycles"].is_object() {
+        "cycles"
+    } else {
+        "time_ns"
+    }
+}
+
+#[test]
+fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
+    let _guard = measuring();
+    let repo = Repo::new();
+    let baseline = repo.record_baseline();
+    let host = &baseline["targets"]["host"];
+    assert_eq!(
+        host["context"]["repetitions"], 3,
+        "a baseline is the best of 3 runs by default"
+    );
+    let names: Vec<&str> = host["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["bench_checksum", "bench_hash", "bench_copy"]);
+
+    // Nothing changed: several runs on a noisy machine, every one within the default limit.
+    for attempt in 1..=4 {
+        let run = repo.rho(&["bench", "check", "--diff", "HEAD"]);
+        assert_eq!(run.code(), 0, "attempt {attempt}: {run}");
+        assert!(
+            !run.stdout().contains("REGRESSED"),
+            "attempt {attempt}: {run}"
+        );
+        assert!(
+            run.stdout().contains("0 regressed"),
+            "attempt {attempt}: {run}"
+        );
+    }
+
+    // The CRC's work done twice per iteration: a real code change, uncommitted, against the committed baseline.
+    repo.write(
+        "bench/suite.c",
+        &SUITE.replace("#define TWICE 0", "#define TWICE 1"),
+    );
+    let markdown = repo.path().join("comparison.md");
+    let run = repo.rho(&[
+        "bench",
+        "check",
+        "--diff",
+        "HEAD",
+        "--markdown",
+        markdown.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code(), 1, "{run}");
+    let metric = clocked_metric(&baseline);
+    let slowed = run.rows("bench_checksum");
+    assert!(
+        slowed
+            .iter()
+            .any(|row| row.contains(metric) && row.ends_with("REGRESSED")),
+        "bench_checksum's {metric} is named as regressed: {run}"
+    );
+    for untouched in ["bench_hash", "bench_copy"] {
+        let rows = run.rows(untouched);
+        assert!(
+            rows.len() >= 3,
+            "{untouched} is compared metric by metric: {run}"
+        );
+        assert!(
+            rows.iter().all(|row| !row.contains("REGRESSED")),
+            "{untouched} passes: {run}"
+        );
+    }
+    assert!(
+        run.stdout().contains("against the baseline: fails"),
+        "{run}"
+    );
+
+    // The Markdown puts the regression first, marked, and folds the rest away.
+    let text = fs::read_to_string(&markdown).unwrap();
+    let first_row = text
+        .lines()
+        .find(|l| l.starts_with("| :"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        first_row.contains("**regressed**") && first_row.contains("`bench_checksum`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<details>") && text.contains("</details>"),
+        "{text}"
+    );
+
+    // `rho bench --diff` reports the same and does not enforce it.
+    let run = repo.rho(&["bench", "--diff", "HEAD"]);
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(
+        run.rows("bench_checksum")
+            .iter()
+            .any(|row| row.ends_with("REGRESSED")),
+        "{run}"
+    );
+}
+
+#[test]
+fn writing_one_target_keeps_the_others_and_the_working_tree_is_what_is_written() {
+    let _guard = measuring();
+    let repo = Repo::new();
+    let first = repo.record_baseline();
+
+    // Another target's section, as a board's run would have added it.
+    let mut with_board = first.clone();
+    let mut board = first["targets"]["host"].clone();
+    board["context"]["target"] = "mps2-an386".into();
+    board["context"]["arch"] = "armv7e-m".into();
+    with_board["targets"]["mps2-an386"] = board.clone();
+    repo.write(
+        "bench/baseline.json",
+        &serde_json::to_string_pretty(&with_board).unwrap(),
+    );
+
+    let run = repo.rho(&["bench", "--write-baseline"]);
+    assert_eq!(run.code(), 0, "{run}");
+    let after: serde_json::Value = serde_json::from_str(&repo.read("bench/baseline.json")).unwrap();
+    assert_eq!(
+        after["targets"]["mps2-an386"], board,
+        "the board's section is kept as it was"
+    );
+    assert_eq!(after["targets"].as_object().unwrap().len(), 2);
+    let keys: Vec<&String> = after["targets"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["host", "mps2-an386"]);
+    let leftovers: Vec<PathBuf> = fs::read_dir(repo.path().join("bench"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "no temporary file left: {leftovers:?}"
+    );
+}
+
+/// Commits `text` as the baseline and runs `check --diff HEAD`, which must exit 2 with `expected` in stderr.
+fn refused(repo: &Repo, text: &str, expected: &[&str]) {
+    repo.write("bench/baseline.json", text);
+    repo.commit("a baseline rho must refuse", &["bench/baseline.json"]);
+    let run = repo.rho(&["bench", "check", "--diff", "HEAD"]);
+    assert_eq!(run.code(), 2, "{run}");
+    for part in expected {
+        assert!(run.stderr().contains(part), "stderr names {part:?}: {run}");
+    }
+    assert!(
+        !run.stdout().contains("bench_checksum"),
+        "refused before any suite ran: {run}"
+    );
+}
+
+#[test]
+fn a_baseline_that_cannot_be_compared_is_refused_with_exit_2() {
+    let _guard = measuring();
+    let repo = Repo::new();
+    let baseline = repo.record_baseline();
+    let host = &baseline["targets"]["host"];
+
+    // Recorded for another target only.
+    let mut board = host.clone();
+    board["context"]["target"] = "stm32h743zi".into();
+    let other_target =
+        serde_json::json!({ "schema": "rho-baseline/1", "targets": { "stm32h743zi": board } });
+    repo.write(
+        "bench/baseline.json",
+        &serde_json::to_string_pretty(&other_target).unwrap(),
+    );
+    repo.commit("a board's baseline", &["bench/baseline.json"]);
+    let run = repo.rho(&["bench", "check", "--diff", "HEAD"]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(
+        run.stderr()
+            .contains("has no baseline for target \"host\" (it has: stm32h743zi)"),
+        "{run}"
+    );
+
+    // The same target, cycles counted by another clock.
+    if host["context"]["clocks"]["cycles"].is_object() {
+        let mut other_clock = baseline.clone();
+        let ours = host["context"]["clocks"]["cycles"]["name"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        other_clock["targets"]["host"]["context"]["clocks"]["cycles"]["name"] = "dwt".into();
+        repo.write(
+            "bench/baseline.json",
+            &serde_json::to_string_pretty(&other_clock).unwrap(),
+        );
+        repo.commit("another clock", &["bench/baseline.json"]);
+        let run = repo.rho(&["bench", "check", "--diff", "HEAD"]);
+        assert_eq!(run.code(), 2, "{run}");
+        assert!(
+            run.stderr()
+                .contains(&format!("dwt cycles and {ours} cycles are different units")),
+            "{run}"
+        );
+    }
+
+    let text = serde_json::to_string_pretty(&baseline).unwrap();
+    refused(
+        &repo,
+        &text.replace("rho-baseline/1", "rho-baseline/2"),
+        &["at HEAD (", "\"rho-baseline/2\""],
+    );
+    let truncated = &text[..text.len() / 2];
+    let line = truncated.lines().count();
+    refused(
+        &repo,
+        truncated,
+        &[
+            "bench/baseline.json at HEAD (",
+            &format!("):{line}:"),
+            "not valid baseline JSON",
+        ],
+    );
+}
+
+#[test]
+fn a_missing_ref_or_a_ref_without_a_baseline_exits_2_before_running() {
+    let _guard = measuring();
+    let repo = Repo::new();
+    let run = repo.rho(&["bench", "check", "--diff", "origin/nowhere"]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(
+        run.stderr()
+            .contains("git ref \"origin/nowhere\" does not exist"),
+        "{run}"
+    );
+
+    let run = repo.rho(&["bench", "--diff", "HEAD"]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(
+        run.stderr()
+            .contains("bench/baseline.json does not exist at git ref \"HEAD\""),
+        "{run}"
+    );
+    assert!(run.stdout().is_empty(), "nothing ran: {run}");
+}
