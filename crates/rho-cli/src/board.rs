@@ -163,9 +163,13 @@ impl Board {
             "RHO_BENCH_INCLUDE".to_string(),
             self.dir.path().join("include").display().to_string(),
         ));
-        // The port's recipe hands EXTRA_CFLAGS to the shell: quoted, each flag stays one word.
-        let quoted = shlex::try_join(cflags.iter().map(String::as_str))
-            .context("--cflags: a flag holds a NUL byte")?;
+        // The port's recipe hands EXTRA_CFLAGS to the shell: quoted, each flag stays one word (and a plain one
+        // stays as it is, so the Makefile can read -DRHO_BENCH_STACK_BYTES=N out of it).
+        let quoted = cflags
+            .iter()
+            .map(|flag| shell_word(flag))
+            .collect::<Vec<_>>()
+            .join(" ");
         env.push(("RHO_BENCH_CFLAGS".to_string(), quoted));
         // The compiler's temporaries go inside the temporary directory, removed even after a killed build.
         let compiler_tmp = self.dir.path().join("tmp");
@@ -249,6 +253,16 @@ fn recorded_build(record: &Path, scratch: &Path) -> anyhow::Result<(Vec<String>,
     Ok((vec![compiler.clone()], flags))
 }
 
+/// `word` as one shell word: as it is when it holds nothing the shell treats specially, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_=+.,:/@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 /// `program` as the shell would find it on the PATH.
 fn find_on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -313,6 +327,17 @@ mod tests {
             format!("{missing:#}").contains("build command"),
             "{missing:#}"
         );
+    }
+
+    #[test]
+    fn flags_are_quoted_for_the_shell_only_when_they_need_it() {
+        assert_eq!(
+            shell_word("-DRHO_BENCH_STACK_BYTES=16384"),
+            "-DRHO_BENCH_STACK_BYTES=16384"
+        );
+        assert_eq!(shell_word("-DNAME=a b"), "'-DNAME=a b'");
+        assert_eq!(shell_word("-DQ='x'"), r"'-DQ='\''x'\'''");
+        assert_eq!(shell_word(""), "''");
     }
 
     #[test]
