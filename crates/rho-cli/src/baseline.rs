@@ -107,11 +107,13 @@ impl Finished {
 }
 
 /// After the run: compare `summaries` (each suite's, in order) with the baseline and print the comparison to
-/// `out`, and/or record them as the target's section. `flags` says how the suites were built (compiler flags,
-/// or the target's build command), for the baseline's context.
+/// `out`, and/or record them as the target's section. `selected` is the target asked for (module.yml's name);
+/// `flags` says how the suites were built (compiler flags, or the target's build command), for the baseline's
+/// context.
 pub fn finish(
     plan: &Plan,
     config: Option<&ModuleConfig>,
+    selected: &str,
     summaries: &[(String, RunSummary)],
     flags: Option<String>,
     out: &mut dyn Write,
@@ -120,10 +122,21 @@ pub fn finish(
         return Ok(Finished::default());
     }
     let recording = Recording::now(env!("CARGO_PKG_VERSION"), flags);
-    let parts: Vec<(&str, &RunSummary)> = summaries
-        .iter()
-        .map(|(what, s)| (what.as_str(), s))
-        .collect();
+    let primary = primary_target(selected, summaries);
+    let mut parts: Vec<(&str, &RunSummary)> = Vec::new();
+    for (what, summary) in summaries {
+        if summary.target.name == primary {
+            parts.push((what.as_str(), summary));
+        } else {
+            // A command suite runs on the host whatever the target: its figures belong to the host's section,
+            // which `--target host` records and compares; mixing them into this one would be a lie.
+            eprintln!(
+                "rho: warning: {what} ran on target {} rather than {primary}: left out of the baseline {}",
+                summary.target.name,
+                if plan.write { "written" } else { "comparison" }
+            );
+        }
+    }
     let section = rho_baseline::section_from_summaries(&parts, &recording)?;
 
     let mut finished = Finished::default();
@@ -169,6 +182,27 @@ pub fn finish(
         .and_then(|()| out.flush());
     }
     Ok(finished)
+}
+
+/// The target whose section this run records or compares: the one asked for when a suite's stream names it
+/// (the harness's `@target` may differ from module.yml's name for a board of one's own), else the one most
+/// suites ran on, the first of equals.
+fn primary_target<'a>(selected: &'a str, summaries: &'a [(String, RunSummary)]) -> &'a str {
+    if summaries.iter().any(|(_, s)| s.target.name == selected) {
+        return selected;
+    }
+    let mut best: Option<(&str, usize)> = None;
+    for (_, summary) in summaries {
+        let name = summary.target.name.as_str();
+        let count = summaries
+            .iter()
+            .filter(|(_, s)| s.target.name == name)
+            .count();
+        if best.is_none_or(|(_, most)| count > most) {
+            best = Some((name, count));
+        }
+    }
+    best.map_or(selected, |(name, _)| name)
 }
 
 /// How the suites were built, for the baseline's context: the compiler and flags for a suite rho compiles

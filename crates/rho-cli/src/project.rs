@@ -160,8 +160,14 @@ pub fn bench_project(
         crate::export::write_json_atomically(path, &document)?;
     }
     let flags = crate::baseline::build_description(&target, &cflags);
-    let baseline =
-        crate::baseline::finish(&baseline, Some(&config), &summaries, flags, &mut stdout)?;
+    let baseline = crate::baseline::finish(
+        &baseline,
+        Some(&config),
+        target.name(),
+        &summaries,
+        flags,
+        &mut stdout,
+    )?;
 
     match mode {
         Mode::Report => Ok(ExitCode::SUCCESS),
