@@ -46,7 +46,8 @@ impl SideSpec {
             .filter(|c| *c != std::path::Component::CurDir)
             .collect();
         if path.is_dir() {
-            return Ok(SideSpec::Directory(path));
+            // Shown without `..` where the file system can say what it is.
+            return Ok(SideSpec::Directory(path.canonicalize().unwrap_or(path)));
         }
         if path.exists() {
             return Err(bad("it is a file, not a directory".to_owned()));
