@@ -1,0 +1,513 @@
+//! The Cortex-M target end to end through the real binary: `rho bench --target mps2-an386` builds a suite with
+//! arm-none-eabi-gcc and the embedded MPS2 AN386 port and runs it under qemu-system-arm (`-icount`, so the
+//! figures are deterministic). Checked from the `--json` document: the CRC-256/CRC-64 ratio, the stack mark of
+//! a known-depth recursion and an overrun reported as not measured, the malloc/free pair's heap figures,
+//! identical cycle figures on two runs, the settings reaching the board as `-D` defines, a hung board killed by
+//! the timeout, the target in module.yml, and a board baseline refused against a host one and the reverse.
+//!
+//! Without arm-none-eabi-gcc or qemu-system-arm each test prints a note and passes, unless `RHO_REQUIRE_CROSS`
+//! is set (`.ci/run` sets it and installs both): in CI these tests really run.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(600);
+const TARGET: &str = "mps2-an386";
+
+/// Modest counts keep the emulated runs to about a second; under -icount every sample of a benchmark is
+/// within a tick or two of the others, so a few hundred are plenty.
+const ITERATIONS: &str = "300";
+const WARMUP: &str = "10";
+
+/// Whether the cross toolchain and the emulator are here; when they are not, the test is skipped with a note,
+/// or fails when `RHO_REQUIRE_CROSS` says it must run.
+fn cross_tools_present(test: &str) -> bool {
+    let missing: Vec<&str> = ["arm-none-eabi-gcc", "qemu-system-arm", "make"]
+        .into_iter()
+        .filter(|tool| {
+            !Command::new(tool)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    if std::env::var_os("RHO_REQUIRE_CROSS").is_some() {
+        panic!(
+            "{test}: {} not installed, and RHO_REQUIRE_CROSS says this test must run",
+            missing.join(", ")
+        );
+    }
+    println!(
+        "note: {test} skipped: {} not installed (.ci/run installs gcc-arm-none-eabi, libnewlib-arm-none-eabi, \
+         qemu-system-arm)",
+        missing.join(", ")
+    );
+    false
+}
+
+/// One run of `rho bench --target mps2-an386 SUITE ...`: its report and its JSON document.
+struct BoardRun {
+    report: String,
+    document: Value,
+}
+
+fn run_on_board(relative: &str, extra: &[&str]) -> BoardRun {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let mut args = vec![
+        "bench",
+        "--target",
+        TARGET,
+        relative,
+        "--iterations",
+        ITERATIONS,
+        "--warmup",
+        WARMUP,
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let outcome = rho_in(tmp.path(), &args, LIMIT);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // Nothing left behind but the document: the port, the header and the build were removed.
+    assert_eq!(entries(tmp.path()), ["run.json"]);
+    BoardRun {
+        report: outcome.stdout,
+        document,
+    }
+}
+
+/// The example suite on the board, run twice (each its own build and emulator run) and shared by the tests.
+fn crypto_runs() -> &'static [BoardRun; 2] {
+    static RUNS: OnceLock<[BoardRun; 2]> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        [
+            run_on_board("examples/crypto_bench.c", &[]),
+            run_on_board("examples/crypto_bench.c", &[]),
+        ]
+    })
+}
+
+fn median_cycles(document: &Value, name: &str) -> f64 {
+    f64_at(bench(document, name), "/cycles/net/median")
+}
+
+#[test]
+fn the_example_runs_on_the_board_with_its_clock_named_and_the_settings_compiled_in() {
+    if !cross_tools_present("the_example_runs_on_the_board") {
+        return;
+    }
+    let run = &crypto_runs()[0];
+    let document = &run.document;
+    assert_eq!(document["schema"], "rho-bench-run/1");
+    assert_eq!(document["target"]["name"], TARGET);
+    assert_eq!(document["target"]["arch"], "armv7e-m");
+    assert_eq!(document["target"]["optimized"], true);
+    // QEMU has no DWT cycle counter: the harness fell back to SysTick and says so.
+    let clock = &bench(document, "bench_crc_64")["cycles"]["clock"];
+    assert_eq!(clock["name"], "systick", "{clock}");
+    assert_eq!(clock["unit"], "cycle", "{clock}");
+    // --iterations and --warmup reached the board (it has no environment: they were compiled in).
+    assert_eq!(
+        u64_at(document, "/config/iterations").to_string(),
+        ITERATIONS
+    );
+    assert_eq!(u64_at(document, "/config/warmup").to_string(), WARMUP);
+    assert_eq!(document["suite"]["compiler"][0], "arm-none-eabi-gcc");
+    let flags = document["suite"]["cflags"].as_array().unwrap();
+    for flag in [
+        "-mcpu=cortex-m4",
+        "-Os",
+        &format!("-DRHO_BENCH_ITERATIONS={ITERATIONS}"),
+    ] {
+        assert!(flags.iter().any(|f| f == flag), "{flag} not in {flags:?}");
+    }
+    // The same report as on the host, its cycle figures labelled with their clock.
+    assert!(
+        run.report
+            .contains(&format!("target {TARGET} (armv7e-m), optimized")),
+        "{}",
+        run.report
+    );
+    assert!(run.report.contains("cycles (systick)"), "{}", run.report);
+    assert!(run.report.contains("bench_crc_256"), "{}", run.report);
+}
+
+#[test]
+fn crc_256_costs_between_3_and_5_times_crc_64_on_the_board() {
+    if !cross_tools_present("crc_256_costs_between_3_and_5_times_crc_64_on_the_board") {
+        return;
+    }
+    let document = &crypto_runs()[0].document;
+    let crc_64 = median_cycles(document, "bench_crc_64");
+    let crc_256 = median_cycles(document, "bench_crc_256");
+    let ratio = crc_256 / crc_64;
+    assert!(
+        (3.0..=5.0).contains(&ratio),
+        "crc_256 {crc_256} / crc_64 {crc_64} = {ratio}"
+    );
+}
+
+#[test]
+fn the_malloc_free_pair_peaks_at_one_slot_on_the_board_with_newlib() {
+    if !cross_tools_present("the_malloc_free_pair_peaks_at_one_slot_on_the_board_with_newlib") {
+        return;
+    }
+    let slot = c_define(&repo_file("examples/crypto_bench.c"), "SLOT_BYTES");
+    let pair = bench(&crypto_runs()[0].document, "bench_malloc_free");
+    assert_eq!(u64_at(pair, "/heap/peak"), slot, "{pair}");
+    assert_eq!(u64_at(pair, "/heap/live"), 0, "{pair}");
+    assert_eq!(u64_at(pair, "/heap/free_errors"), 0, "{pair}");
+    assert_eq!(
+        u64_at(pair, "/heap/allocs"),
+        u64_at(pair, "/heap/frees"),
+        "{pair}"
+    );
+    assert!(u64_at(pair, "/heap/allocs") > 0, "{pair}");
+    assert_eq!(pair["leaked"], false);
+}
+
+#[test]
+fn two_runs_under_icount_give_identical_figures() {
+    if !cross_tools_present("two_runs_under_icount_give_identical_figures") {
+        return;
+    }
+    let [first, second] = crypto_runs();
+    let benchmarks = first.document["benchmarks"].as_array().unwrap();
+    assert_eq!(benchmarks.len(), 6, "{}", first.document);
+    for one in benchmarks {
+        let name = one["name"].as_str().unwrap();
+        let other = bench(&second.document, name);
+        // Every statistic of every sample, raw and net, the overhead, the stack mark and the heap counts.
+        for key in ["cycles", "stack", "heap", "iterations", "capped"] {
+            assert_eq!(
+                one[key], other[key],
+                "{name}: {key} differs between two runs"
+            );
+        }
+        assert!(u64_at(one, "/cycles/raw/n") > 0, "{name}");
+    }
+    assert_eq!(first.document["overhead"], second.document["overhead"]);
+}
+
+#[test]
+fn the_stack_mark_covers_a_known_depth_and_an_overrun_is_not_measured_on_the_board() {
+    if !cross_tools_present("the_stack_mark_on_the_board") {
+        return;
+    }
+    let source = repo_file("tests/c/stack_suite.c");
+    let known = c_define(&source, "STACK_KNOWN_DEPTH") * c_define(&source, "STACK_FRAME_BYTES");
+    // The default painted region (2048 bytes) is smaller than the known depth: paint twice the depth.
+    let region = format!("-DRHO_BENCH_STACK_BYTES={}", 2 * known);
+    let run = run_on_board("tests/c/stack_suite.c", &["--cflags", &region]);
+    assert_eq!(
+        u64_at(&run.document, "/config/stack_bytes"),
+        2 * known,
+        "the region reached the board"
+    );
+    let recurse = bench(&run.document, "bench_recurse_known");
+    let mark = u64_at(recurse, "/stack/bytes");
+    assert!(
+        mark >= known && mark < 2 * known,
+        "stack mark {mark}: expected at least the known depth {known}, within the region"
+    );
+    let overrun = bench(&run.document, "bench_stack_overrun");
+    assert_eq!(overrun["stack"], "overrun", "{overrun}");
+    let row = run
+        .report
+        .lines()
+        .find(|line| line.starts_with("bench_stack_overrun"))
+        .unwrap();
+    assert!(row.contains("not measured"), "{row}");
+}
+
+#[test]
+fn a_board_that_never_finishes_is_killed_at_the_timeout_with_its_emulator() {
+    if !cross_tools_present("a_board_that_never_finishes_is_killed_at_the_timeout") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_c(
+        tmp.path(),
+        "hang.c",
+        "#include <rho/bench.h>\n\
+         static volatile int forever = 1;\n\
+         static void bench_hang(rho_bench_t *state)\n\
+         {\n    RHO_BENCH_LOOP(state) {\n        while (forever) {\n        }\n    }\n}\n\
+         int main(int argc, char **argv)\n\
+         {\n    rho_bench_suite_t suite = {0};\n    RHO_BENCH_ADD(&suite, bench_hang);\n    \
+         return rho_bench_main(&suite, argc, argv);\n}\n",
+    );
+    let outcome = rho_in(
+        tmp.path(),
+        &[
+            "bench",
+            "--target",
+            TARGET,
+            suite.to_str().unwrap(),
+            "--iterations",
+            "10",
+            "--timeout",
+            "4",
+        ],
+        LIMIT,
+    );
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome
+            .stderr
+            .contains("timed out after 4 s while running bench_hang"),
+        "{}",
+        outcome.describe()
+    );
+    // The emulator ran from rho's temporary directory (its -kernel path): nothing mentioning it is left.
+    let dir = tmp.path().to_str().unwrap();
+    let left = wait_for_no_process(dir, Duration::from_secs(5));
+    assert!(left.is_empty(), "left running: {left:?}");
+    assert_eq!(entries(tmp.path()), ["hang.c"]);
+}
+
+#[test]
+fn an_unknown_target_is_refused_naming_the_built_in_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outcome = rho_in(
+        tmp.path(),
+        &[
+            "bench",
+            "--target",
+            "stm32h743zi",
+            "examples/crypto_bench.c",
+        ],
+        LIMIT,
+    );
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome
+            .stderr
+            .contains("--target stm32h743zi: not a built-in target (built in: host, mps2-an386)"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(outcome.stdout.is_empty(), "{}", outcome.describe());
+}
+
+/// A module with the example suite and both built-in targets, in a git repository of its own.
+fn module_with_both_targets(dir: &Path) {
+    std::fs::create_dir_all(dir.join("bench")).unwrap();
+    std::fs::copy(
+        repo_file("examples/crypto_bench.c"),
+        dir.join("bench/crypto_bench.c"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  targets: [host, mps2-an386]\n  suites:\n    - bench/crypto_bench.c\n  \
+         default_iterations: 300\n  warmup_runs: 10\n",
+    )
+    .unwrap();
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "module.yml", "bench/crypto_bench.c"]);
+    git(dir, &["commit", "-q", "-m", "module"]);
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "rho test")
+        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
+        .env("GIT_COMMITTER_NAME", "rho test")
+        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// `rho ARGS` run in `dir` (module.yml mode reads the module there).
+fn rho_in_module(dir: &Path, tmp: &Path, args: &[&str]) -> Outcome {
+    let start = std::time::Instant::now();
+    let mut command = rho_command(tmp, args);
+    command.current_dir(dir);
+    let (finished, stdout) = rho_exec::Runner::new(command)
+        .timeout(LIMIT)
+        .run_collect()
+        .unwrap();
+    let status = match finished.termination {
+        rho_exec::Termination::Exited(code) => Some(code),
+        other => panic!("rho {args:?}: {other}"),
+    };
+    Outcome {
+        status,
+        stdout,
+        stderr: finished.stderr,
+        elapsed: start.elapsed(),
+    }
+}
+
+#[test]
+fn module_yml_runs_the_board_target_and_a_board_baseline_is_refused_against_a_host_one_and_back() {
+    if !cross_tools_present("module_yml_board_target_and_baselines") {
+        return;
+    }
+    let module = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = module.path();
+    module_with_both_targets(root);
+
+    // The board target from module.yml: the suite's stream names the board and its clock.
+    let board = rho_in_module(
+        root,
+        tmp.path(),
+        &[
+            "bench",
+            "--target",
+            TARGET,
+            "--repetitions",
+            "1",
+            "--write-baseline",
+        ],
+    );
+    assert_eq!(board.status, Some(0), "{}", board.describe());
+    assert!(
+        board
+            .stdout
+            .contains(&format!("target {TARGET} (armv7e-m)")),
+        "{}",
+        board.describe()
+    );
+    assert!(
+        board.stdout.contains("cycles (systick)"),
+        "{}",
+        board.describe()
+    );
+    let baseline: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("bench/baseline.json")).unwrap())
+            .unwrap();
+    let sections: Vec<&String> = baseline["targets"].as_object().unwrap().keys().collect();
+    assert_eq!(sections, [TARGET], "{baseline}");
+    git(root, &["add", "bench/baseline.json"]);
+    git(root, &["commit", "-q", "-m", "board baseline"]);
+
+    // A host run against the board's baseline: refused (exit 2), nothing compared.
+    let host = rho_in_module(
+        root,
+        tmp.path(),
+        &[
+            "bench",
+            "--target",
+            "host",
+            "--repetitions",
+            "1",
+            "--diff",
+            "HEAD",
+        ],
+    );
+    assert_eq!(host.status, Some(2), "{}", host.describe());
+    assert!(
+        host.stderr.contains(&format!(
+            "has no baseline for target \"host\" (it has: {TARGET})"
+        )),
+        "{}",
+        host.describe()
+    );
+
+    // The reverse: a baseline with only the host's section, and a board run against it.
+    let mut host_only = baseline.clone();
+    let mut section = host_only["targets"][TARGET].take();
+    section["context"]["target"] = "host".into();
+    host_only["targets"] = serde_json::json!({ "host": section });
+    std::fs::write(
+        root.join("bench/baseline.json"),
+        serde_json::to_string_pretty(&host_only).unwrap(),
+    )
+    .unwrap();
+    git(root, &["commit", "-q", "-am", "host baseline only"]);
+    let board_diff = rho_in_module(
+        root,
+        tmp.path(),
+        &[
+            "bench",
+            "--target",
+            TARGET,
+            "--repetitions",
+            "1",
+            "--diff",
+            "HEAD",
+        ],
+    );
+    assert_eq!(board_diff.status, Some(2), "{}", board_diff.describe());
+    assert!(
+        board_diff.stderr.contains(&format!(
+            "has no baseline for target \"{TARGET}\" (it has: host)"
+        )),
+        "{}",
+        board_diff.describe()
+    );
+}
+
+/// The same refusal one level down, on real figures: rho-baseline's comparison of a section recorded from a
+/// board run with one recorded from a host run of the same suite, each way.
+#[test]
+fn rho_baseline_refuses_to_compare_a_board_run_with_a_host_run() {
+    if !cross_tools_present("rho_baseline_refuses_to_compare_a_board_run_with_a_host_run") {
+        return;
+    }
+    let summary_of = |document: &Value| -> rho_stats::RunSummary {
+        // The document is the run's summary with the suite's description beside it.
+        serde_json::from_value(document.clone()).unwrap()
+    };
+    let board = summary_of(&crypto_runs()[0].document);
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("host.json");
+    let outcome = rho_in(
+        tmp.path(),
+        &[
+            "bench",
+            "examples/crypto_bench.c",
+            "--iterations",
+            ITERATIONS,
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        LIMIT,
+    );
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    let host = summary_of(&serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap());
+    assert_eq!(board.target.name, TARGET);
+    assert_eq!(host.target.name, "host");
+
+    let recording = rho_baseline::Recording::now("test", None);
+    let board_section = rho_baseline::section_from_summary(&board, &recording);
+    let host_section = rho_baseline::section_from_summary(&host, &recording);
+    for (base, head) in [
+        (&host_section, &board_section),
+        (&board_section, &host_section),
+    ] {
+        let refusal = rho_baseline::compare(base, head, 10.0).unwrap_err();
+        let message = refusal.to_string();
+        assert!(
+            message.contains(&format!(
+                "the baseline was recorded for target \"{}\" and this run is target \"{}\"",
+                base.context.target, head.context.target
+            )),
+            "{message}"
+        );
+    }
+    // Each side compares with itself: the refusal is about the target, not the figures.
+    assert!(rho_baseline::compare(&board_section, &board_section, 10.0).is_ok());
+}
