@@ -163,6 +163,13 @@ fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
         .prefix("rho-gate-ports-")
         .tempdir()
         .map_err(|e| anyhow::anyhow!("cannot create a temporary directory: {e}"))?;
+    // Declared after `ports`, so dropped before it: unregistered, then the directory removed.
+    let _ports_cleanup = {
+        let path = ports.path().to_owned();
+        rho_exec::interrupt::on_interrupt(move || {
+            let _ = std::fs::remove_dir_all(&path);
+        })
+    };
     let load_recipe = |side: SideName, root: &Path| -> Result<Recipe, GateError> {
         let (config, spec) = side_target(side, root, target)?;
         let recipe_error = |error: anyhow::Error| GateError::Recipe {

@@ -29,9 +29,17 @@ impl Gate {
     }
 }
 
+/// Run `rho bench gate ARGS` in `cwd`, with its temporary directory a fresh one that must be empty again when
+/// it has finished, whatever the outcome: nothing is left behind.
 fn gate(cwd: &Path, args: &[&str]) -> Gate {
+    let scratch = tempfile::tempdir().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
-    command.arg("bench").arg("gate").args(args).current_dir(cwd);
+    command
+        .arg("bench")
+        .arg("gate")
+        .args(args)
+        .current_dir(cwd)
+        .env("TMPDIR", scratch.path());
     let start = Instant::now();
     let (finished, stdout) = Runner::new(command)
         .timeout(Duration::from_secs(300))
@@ -42,12 +50,23 @@ fn gate(cwd: &Path, args: &[&str]) -> Gate {
         Termination::Exited(code) => Some(code),
         other => panic!("rho bench gate {args:?}: {other}"),
     };
-    Gate {
+    let outcome = Gate {
         status,
         stdout,
         stderr: finished.stderr,
         elapsed: start.elapsed(),
-    }
+    };
+    let left: Vec<_> = std::fs::read_dir(scratch.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "left behind: {left:?}\n{}",
+        outcome.describe()
+    );
+    outcome
 }
 
 /// A module root whose `fake` target runs `build` and then `run`.
@@ -333,4 +352,86 @@ fn git_bisect_run_finds_the_commit_that_made_it_slow() {
         expected.sort();
         assert_eq!(suspects, expected, "{text}");
     }
+}
+
+#[test]
+fn ctrl_c_removes_the_worktrees_and_stops_the_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    json_module(&repo, r#"{"a_ns": 100}"#);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "fast"]);
+    // Head hangs in its first run, after saying where it is and which process group it leads.
+    let marker = tmp.path().join("running");
+    module(
+        &repo,
+        "true",
+        &format!("echo $$ > {}; sleep 600", marker.display()),
+        "",
+    );
+    git(&repo, &["commit", "--quiet", "-am", "hangs"]);
+
+    // rho's temporary directories (worktrees, build directories) go here, to be found afterwards.
+    let scratch = tmp.path().join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
+        .args(["bench", "gate", "--base", "HEAD~1", "--head", "HEAD"])
+        .current_dir(&repo)
+        .env("TMPDIR", &scratch)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !marker.exists() || std::fs::read_to_string(&marker).unwrap().trim().is_empty() {
+        assert!(Instant::now() < deadline, "the hung run never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pgid: i32 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        git(&repo, &["worktree", "list", "--porcelain"])
+            .matches("worktree ")
+            .count(),
+        3
+    );
+    // SAFETY: signalling the child we started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !live_members(pgid).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        live_members(pgid),
+        Vec::<String>::new(),
+        "the hung run survived Ctrl-C"
+    );
+    let listed = git(&repo, &["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        listed.matches("worktree ").count(),
+        1,
+        "worktrees left behind:\n{listed}"
+    );
+    assert_eq!(git(&repo, &["status", "--porcelain"]).trim(), "");
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "temporary directories left behind: {left:?}"
+    );
 }
