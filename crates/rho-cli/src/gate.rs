@@ -325,3 +325,54 @@ fn print_stdout(text: &str) {
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use crate::cli::{BenchAction, Cli, Command};
+
+    fn parse(args: &[&str]) -> Result<super::GateArgs, clap::Error> {
+        let cli = Cli::try_parse_from(["rho", "bench", "gate"].iter().chain(args))?;
+        let Command::Bench(bench) = cli.command;
+        match bench.action {
+            Some(BenchAction::Gate(gate)) => Ok(gate),
+            other => panic!("not a gate: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn gate_reads_its_flags() {
+        let args = parse(&[
+            "--base",
+            "origin/main",
+            "--head",
+            "HEAD",
+            "--runs",
+            "5",
+            "--budget",
+            "sum_ns=0.2",
+            "--budget",
+            "default=0.25",
+            "--timeout",
+            "30",
+            "--target",
+            "kata",
+            "--bisect",
+        ])
+        .unwrap();
+        assert_eq!(args.base, "origin/main");
+        assert_eq!(args.head, "HEAD");
+        assert_eq!(args.runs, Some(5));
+        assert_eq!(args.budgets, ["sum_ns=0.2", "default=0.25"]);
+        assert_eq!(args.timeout, Some(30.0));
+        assert_eq!(args.target.as_deref(), Some("kata"));
+        assert!(args.bisect);
+    }
+
+    #[test]
+    fn head_defaults_to_this_directory_and_base_is_required() {
+        assert_eq!(parse(&["--base", "main"]).unwrap().head, ".");
+        assert!(parse(&[]).is_err());
+    }
+}
