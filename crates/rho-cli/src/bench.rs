@@ -26,8 +26,12 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         warmup: args.run.warmup,
         scale: args.run.scale,
     };
+    // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
+    let cwd = std::env::current_dir()?;
+    let baseline = crate::baseline::prepare(&args.project.baseline, &cwd, None)?;
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
-    let repetitions = args.project.repetitions.unwrap_or(1);
+    let repetitions =
+        crate::baseline::repetitions(&args.project.baseline, args.project.repetitions, 1);
     // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
     let (runs, compiler, flags) =
         match crate::board::Board::for_target(args.project.target.as_deref())? {
@@ -74,6 +78,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
 
+    let built_with = Some(format!("{} {}", compiler.join(" "), flags.join(" ")));
     if let Some(path) = &args.json {
         let suite = SuiteInfo {
             sources: args.files.clone(),
@@ -86,5 +91,15 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         };
         write_json_atomically(path, &RunDocument::new(suite, &summary))?;
     }
+    let target = summary.target.name.clone();
+    // Report only: `rho bench FILE.c --diff REF` prints the comparison; enforcing it is `rho bench check`'s.
+    crate::baseline::finish(
+        &baseline,
+        None,
+        &target,
+        &[(what, summary)],
+        built_with,
+        &mut stdout,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
