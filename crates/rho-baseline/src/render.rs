@@ -295,3 +295,103 @@ fn escape(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::compare;
+    use crate::fixture;
+    use crate::format::{Figure, Stack};
+
+    /// crc_64 twice as slow, crc_256 a third faster, malloc_free's stack lost, a benchmark renamed.
+    fn mixed() -> Comparison {
+        let base = fixture::section("host");
+        let mut head = fixture::section("host");
+        head.benchmarks[1].cycles.as_mut().unwrap().median = Figure(3740.0);
+        head.benchmarks[2].cycles.as_mut().unwrap().median = Figure(5136.0);
+        head.benchmarks[3].stack_bytes = Stack::Overrun;
+        head.benchmarks[0].name = "bench_nothing".to_string();
+        compare(&base, &head, 5.0).unwrap()
+    }
+
+    #[test]
+    fn markdown_puts_failures_first_and_folds_what_is_within_the_limit() {
+        let text = render_markdown(&mixed(), "bench/baseline.json at HEAD (0123456789)");
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| :")).collect();
+        let verdicts: Vec<&str> = rows
+            .iter()
+            .map(|r| r.split(" | ").next().unwrap())
+            .collect();
+        let first_added = verdicts.iter().position(|v| v.contains("added")).unwrap();
+        assert!(
+            verdicts[0].contains("**regressed**") && rows[0].contains("`bench_crc_64`"),
+            "{text}"
+        );
+        assert!(
+            verdicts[1].contains("**not measured**") && rows[1].contains("`bench_malloc_free`"),
+            "{text}"
+        );
+        assert!(
+            verdicts[2].contains("improved") && rows[2].contains("`bench_crc_256`"),
+            "{text}"
+        );
+        assert!(
+            verdicts[first_added..]
+                .iter()
+                .all(|v| v.contains("added") || v.contains("removed"))
+        );
+        assert!(
+            text.contains(":x: 1 regression(s), 1 metric(s) not measured"),
+            "{text}"
+        );
+        let (shown, folded) = text.split_once("<details>").unwrap();
+        assert!(
+            !shown.contains("| `bench_crc_64` | time_ns"),
+            "an ok metric is not in the main table"
+        );
+        assert!(folded.contains("| `bench_crc_64` | time_ns"), "{text}");
+        assert!(folded.contains("</details>"));
+    }
+
+    #[test]
+    fn the_text_table_names_every_metric_with_its_verdict() {
+        let text = render_text(&mixed(), "bench/baseline.json at HEAD (0123456789)");
+        let row = |bench: &str, metric: &str| {
+            text.lines()
+                .find(|l| l.starts_with(bench) && l.contains(metric))
+                .unwrap_or_else(|| panic!("no {bench} {metric} row in\n{text}"))
+                .to_string()
+        };
+        assert!(
+            row("bench_crc_64 ", "cycles (tsc cycle)").ends_with("+100.0%  REGRESSED"),
+            "{text}"
+        );
+        assert!(
+            row("bench_crc_256", "cycles").ends_with("-33.3%  improved"),
+            "{text}"
+        );
+        assert!(
+            row("bench_malloc_free", "stack_bytes").contains("overrun"),
+            "{text}"
+        );
+        assert!(
+            row("bench_malloc_free", "stack_bytes").ends_with("NOT MEASURED"),
+            "{text}"
+        );
+        assert!(row("bench_nothing", "cycles").ends_with("added"), "{text}");
+        assert!(row("bench_empty", "cycles").ends_with("removed"), "{text}");
+        assert!(
+            text.contains("1 regressed, 1 not measured, 1 improved"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1 benchmark(s) added, 1 benchmark(s) removed"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn markdown_cells_cannot_break_the_table() {
+        assert_eq!(escape("a|b<c>`d`"), "a\\|b&lt;c&gt;'d'");
+    }
+}
