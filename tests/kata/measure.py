@@ -237,6 +237,8 @@ def main():
                 spread = max(s[metric] for _, _, s in trials)
                 budget = budget_of(metric, args.source, table)
                 caught = sum(1 for r in ratios if r > 1 + budget)
+                # Cross-talk: how far the metrics this slowdown does not touch moved (largest over trials).
+                others = max(abs(h[m] / b[m] - 1.0) for b, h, _ in trials for m in METRICS if m != metric)
                 rows.append(
                     (
                         name,
@@ -245,6 +247,7 @@ def main():
                         " / ".join("%.2f" % r for r in ratios),
                         "%d of %d" % (caught, len(ratios)),
                         spread,
+                        others,
                         gate_s,
                     )
                 )
@@ -258,13 +261,13 @@ def main():
     if rows:
         print(
             "| slowdown | metric | smallest ratio (head/base) | every trial | trials over budget "
-            "| largest spread of one side's runs | one gate's time |"
+            "| largest spread of one side's runs | other metrics, largest \\|change\\| | one gate's time |"
         )
-        print("|---|---|---|---|---|---|---|")
-        for name, metric, headline, detail, caught, spread, gate_s in rows:
+        print("|---|---|---|---|---|---|---|---|")
+        for name, metric, headline, detail, caught, spread, others, gate_s in rows:
             print(
-                "| %s | %s | %s | %s | %s | %.0f%% | %.1f s |"
-                % (name, metric, headline, detail, caught, 100 * spread, gate_s)
+                "| %s | %s | %s | %s | %s | %.0f%% | %.1f%% | %.1f s |"
+                % (name, metric, headline, detail, caught, 100 * spread, 100 * others, gate_s)
             )
         print()
     if noise is not None:
