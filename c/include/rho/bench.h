@@ -562,19 +562,21 @@ static int rho_bench__output_failed;
 #define RHO_BENCH__STREAM 0
 #define RHO_BENCH__DIAGNOSTIC 1
 
+#if RHO_BENCH_BARE_METAL
+/* One channel, so the channel is dropped at compile time: an argument less in every call is code
+ * size on a board. */
+#define RHO_BENCH__EMIT(channel, bytes, len) rho_bench_port_write((bytes), (unsigned long)(len))
+#else
+#define RHO_BENCH__EMIT(channel, bytes, len) rho_bench__emit((channel), (bytes), (len))
 static void rho_bench__emit(int channel, const char *bytes, size_t len)
 {
-#if RHO_BENCH_BARE_METAL
-    (void)channel;
-    rho_bench_port_write(bytes, (unsigned long)len);
-#else
     if (channel == RHO_BENCH__DIAGNOSTIC) {
         (void)fwrite(bytes, 1, len, stderr);
     } else if (fwrite(bytes, 1, len, stdout) != len) {
         rho_bench__output_failed = 1;
     }
-#endif
 }
+#endif
 
 /* Hosted: hand the stream to the host at each benchmark's start and end. stdio would otherwise
  * hold back up to a buffer of it, so a host reading the pipe could not tell which benchmark
@@ -598,13 +600,15 @@ static void rho_bench__emit_flush(void)
 typedef struct {
     char bytes[RHO_BENCH__WRITER_BYTES];
     unsigned len;
+#if !RHO_BENCH_BARE_METAL
     int channel;
+#endif
 } rho_bench__writer;
 
 static void rho_bench__w_flush(rho_bench__writer *w)
 {
     if (w->len > 0) {
-        rho_bench__emit(w->channel, w->bytes, w->len);
+        RHO_BENCH__EMIT(w->channel, w->bytes, w->len);
         w->len = 0;
     }
 }
@@ -617,28 +621,20 @@ static void rho_bench__w_char(rho_bench__writer *w, char c)
     w->bytes[w->len++] = c;
 }
 
-/* Writes value in decimal at out (room for 20 characters); returns how many it wrote. */
+/* Writes value in decimal at out (room for 20 characters); returns how many it wrote. Counts the
+ * digits first, then writes them from the last: no scratch buffer to reverse. */
 static unsigned rho_bench__decimal(char *out, rho_bench__uint value)
 {
-    char reversed[20];
     unsigned n = 0, i;
+    rho_bench__uint rest = value;
     do {
-        reversed[n++] = (char)('0' + (int)(value % 10u));
-        value /= 10u;
-    } while (value != 0);
-    for (i = 0; i < n; i++) {
-        out[i] = reversed[n - 1 - i];
+        n++;
+        rest /= 10u;
+    } while (rest != 0);
+    for (i = n; i-- > 0; value /= 10u) {
+        out[i] = (char)('0' + (int)(value % 10u));
     }
     return n;
-}
-
-static void rho_bench__w_uint(rho_bench__writer *w, rho_bench__uint value)
-{
-    char digits[20];
-    unsigned n = rho_bench__decimal(digits, value), i;
-    for (i = 0; i < n; i++) {
-        rho_bench__w_char(w, digits[i]);
-    }
 }
 
 static int rho_bench__name_char(char c)
@@ -669,12 +665,20 @@ static int rho_bench__valid_name(const char *name)
  * no printf on a board, and records are few enough to cost a call each. */
 #define RHO_BENCH__U(value) ((rho_bench__uint)(value))
 
+#if RHO_BENCH_BARE_METAL
+#define RHO_BENCH__PRINT(channel, ...) rho_bench__print(__VA_ARGS__)
+static void rho_bench__print(const char *format, ...)
+#else
+#define RHO_BENCH__PRINT(channel, ...) rho_bench__print((channel), __VA_ARGS__)
 static void rho_bench__print(int channel, const char *format, ...)
+#endif
 {
     rho_bench__writer w;
     va_list args;
     w.len = 0;
+#if !RHO_BENCH_BARE_METAL
     w.channel = channel;
+#endif
     va_start(args, format);
     for (; *format != '\0'; format++) {
         if (*format != '%') {
@@ -682,14 +686,19 @@ static void rho_bench__print(int channel, const char *format, ...)
             continue;
         }
         format++;
-        if (*format == 'u') {
-            rho_bench__w_uint(&w, va_arg(args, rho_bench__uint));
-        } else {
-            const char *text = va_arg(args, const char *);
+        {
+            /* A number is written as its digits' text: one copying loop for every conversion. */
+            char digits[21];
+            const char *text = digits;
             int dash = 0;
             unsigned written = 0;
+            if (*format == 'u') {
+                digits[rho_bench__decimal(digits, va_arg(args, rho_bench__uint))] = '\0';
+            } else {
+                text = va_arg(args, const char *);
+            }
             for (; *text != '\0'; text++) {
-                if (*format == 's') {
+                if (*format != 'n') {
                     rho_bench__w_char(&w, *text);
                 } else if (!rho_bench__name_char(*text)) {
                     dash = written > 0;
@@ -711,14 +720,14 @@ static void rho_bench__print(int channel, const char *format, ...)
 
 void rho_bench__report_drop(const char *name, unsigned capacity)
 {
-    rho_bench__print(RHO_BENCH__DIAGNOSTIC, "rho: suite full (%u): dropping %s\n",
+    RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC, "rho: suite full (%u): dropping %s\n",
                      RHO_BENCH__U(capacity), name);
 }
 
 /* "rho: <who><what> "<value>" is not a name (1 to 63 of [A-Za-z0-9_.:+-])" */
 static void rho_bench__bad_name(const char *who, const char *what, const char *value)
 {
-    rho_bench__print(RHO_BENCH__DIAGNOSTIC,
+    RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
                      "rho: %s%s \"%s\" is not a name (1 to 63 of [A-Za-z0-9_.:+-])\n", who, what,
                      value != 0 ? value : "(null)");
 }
@@ -767,17 +776,24 @@ static uint32_t rho_bench__cycles_between(uint32_t start, uint32_t stop)
     return start >= stop ? start - stop : start + rho_bench__systick_period - stop;
 }
 
-#if !defined(__ARM_ARCH_6M__) && !defined(__ARM_ARCH_8M_BASE__)
-/* A counter "advances" if it moves across a few hundred instructions. */
-static int rho_bench__counter_advances(void)
+/* The smallest non-zero step between successive reads of the chosen counter; 0 if it never moved
+ * in 1000 reads. Not inlined: the clock's set-up asks it whether DWT->CYCCNT advances at all. */
+static RHO_BENCH__NOINLINE rho_bench__uint rho_bench__cycles_resolution(void)
 {
-    uint32_t first = *rho_bench__counter;
-    volatile uint32_t spin;
-    for (spin = 0; spin < 100u; spin++) {
+    /* The counter read directly, without the hot path's compiler barrier: back-to-back reads. */
+    volatile uint32_t *counter = rho_bench__counter;
+    uint32_t smallest = 0, previous = *counter;
+    unsigned i;
+    for (i = 0; i < 1000u; i++) {
+        uint32_t now = *counter;
+        uint32_t step = rho_bench__cycles_between(previous, now);
+        if (step != 0 && (smallest == 0 || step < smallest)) {
+            smallest = step;
+        }
+        previous = now;
     }
-    return *rho_bench__counter != first;
+    return smallest;
 }
-#endif
 
 static void rho_bench__clock_init(void)
 {
@@ -792,7 +808,7 @@ static void rho_bench__clock_init(void)
         RHO_BENCH__DWT_CTRL |= 1u;
         rho_bench__counter = (volatile uint32_t *)RHO_BENCH__DWT_CYCCNT_ADDRESS;
         rho_bench__systick_period = 0;
-        if (rho_bench__counter_advances()) {
+        if (rho_bench__cycles_resolution() != 0) { /* QEMU's reads 0 and never moves */
             return;
         }
     }
@@ -805,21 +821,6 @@ static void rho_bench__clock_init(void)
     }
     rho_bench__systick_period = (RHO_BENCH__SYST_RVR & 0xFFFFFFu) + 1u;
     rho_bench__counter = (volatile uint32_t *)RHO_BENCH__SYST_CVR_ADDRESS;
-}
-
-static rho_bench__uint rho_bench__cycles_resolution(void)
-{
-    uint32_t smallest = 0, previous = rho_bench__cycles_start();
-    unsigned i;
-    for (i = 0; i < 1000u; i++) {
-        uint32_t now = rho_bench__cycles_start();
-        uint32_t step = rho_bench__cycles_between(previous, now);
-        if (step != 0 && (smallest == 0 || step < smallest)) {
-            smallest = step;
-        }
-        previous = now;
-    }
-    return smallest;
 }
 
 #else /* hosted */
@@ -1083,7 +1084,9 @@ static void rho_bench__write_samples(void)
     rho_bench__writer w;
     unsigned i, k;
     w.len = 0;
+#if !RHO_BENCH_BARE_METAL
     w.channel = RHO_BENCH__STREAM;
+#endif
     for (i = 0; i < rho_bench__sample_count; i++) {
         if (sizeof w.bytes - w.len < RHO_BENCH__LINE_MAX) {
             rho_bench__w_flush(&w);
@@ -1313,7 +1316,8 @@ static void rho_bench__overhead(rho_bench_t *state)
     }
 }
 
-/* Runs one benchmark and prints its block. Returns 0, or -1 when the stream cannot go on. */
+/* Runs one benchmark and prints its block. Returns 0, or 2 (rho_bench_main's status) when the
+ * stream cannot go on. */
 static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations)
 {
     rho_bench_t state = {0};
@@ -1338,33 +1342,33 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
             : (uint32_t)((unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS);
 #endif
 
-    rho_bench__print(RHO_BENCH__STREAM, "@bench %s\n", name);
+    RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@bench %s\n", name);
     rho_bench__emit_flush();
-    rho_bench__sample_count = 0;
+    /* The sample buffer is empty here: every block's samples were written out at its end. */
     stack = rho_bench__run_measured(fn, &state, &failed);
     if (failed) {
-        return -1;
+        return 2;
     }
     rho_bench__write_samples();
 
     if (state.misuse == RHO_BENCH__MISUSE_TWO_LOOPS) {
-        rho_bench__print(RHO_BENCH__DIAGNOSTIC,
+        RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
                          "rho: %s: RHO_BENCH_LOOP entered more than once; one loop a benchmark\n",
                          name);
-        return -1;
+        return 2;
     }
     if (!rho_bench__valid_name(state.unit)) {
         rho_bench__bad_name(name, ": RHO_BENCH_UNIT", state.unit);
-        return -1;
+        return 2;
     }
 
     if (stack == RHO_BENCH__STACK_OFF || stack == RHO_BENCH__OVERRUN) {
-        rho_bench__print(RHO_BENCH__STREAM, "@stack %s\n",
+        RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@stack %s\n",
                          stack == RHO_BENCH__STACK_OFF ? "off" : "overrun");
     } else {
-        rho_bench__print(RHO_BENCH__STREAM, "@stack %u\n", RHO_BENCH__U(stack));
+        RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@stack %u\n", RHO_BENCH__U(stack));
     }
-    rho_bench__print(RHO_BENCH__STREAM,
+    RHO_BENCH__PRINT(RHO_BENCH__STREAM,
                      "@heap peak=%u live=%u allocs=%u frees=%u free_errors=%u\n"
                      "@end %s iterations=%u warmup=%u capped=%u unit=%s per_iteration=%u\n",
                      state.heap_peak, state.heap_live, state.heap_allocs, state.heap_frees,
@@ -1420,10 +1424,8 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #define RHO_BENCH__OPTIMIZED "0"
 #endif
 
-/* The header records. Everything known at compile time is one literal (it is code size on a
- * board); the compiler's version is sanitised into a name at run time. */
-static void rho_bench__write_header(void)
-{
+/* The header records, in one write. Everything known at compile time is one literal (it is code
+ * size on a board); the compiler's version is sanitised into a name at run time. */
 #if defined(__clang__)
 #define RHO_BENCH__COMPILER " compiler=clang-%n"
 #define RHO_BENCH__COMPILER_VERSION \
@@ -1435,36 +1437,47 @@ static void rho_bench__write_header(void)
 #define RHO_BENCH__COMPILER "%s"
 #define RHO_BENCH__COMPILER_VERSION ""
 #endif
-    rho_bench__print(RHO_BENCH__STREAM,
-                     "@rho-bench 1\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH
-                     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n",
-                     RHO_BENCH__COMPILER_VERSION);
-#if RHO_BENCH__HAS_CYCLES
-    rho_bench__print(RHO_BENCH__STREAM, "@clock cycles %s hz=%u resolution=%u\n",
+
+/* The `@clock` lines and their arguments (each argument list ends with a comma). */
 #if RHO_BENCH_BARE_METAL
-                     /* A SysTick the firmware runs from its external reference clock (CLKSOURCE
-                      * clear) counts at a rate only the board knows: ticks, hz unknown. */
-                     rho_bench__systick_period == 0      ? "dwt unit=cycle"
-                     : (RHO_BENCH__SYST_CSR & (1u << 2)) ? "systick unit=cycle"
-                                                         : "systick unit=tick",
-                     RHO_BENCH__U(rho_bench__systick_period != 0 &&
-                                          (RHO_BENCH__SYST_CSR & (1u << 2)) == 0
-                                      ? 0
-                                      : RHO_BENCH_CPU_HZ),
+/* A SysTick the firmware runs from its external reference clock (CLKSOURCE clear) counts at a
+ * rate only the board knows: ticks, hz unknown. */
+#define RHO_BENCH__CYCLES_ARGS                                                      \
+    rho_bench__systick_period == 0 ? "dwt unit=cycle"                               \
+    : ticks                        ? "systick unit=tick"                            \
+                                   : "systick unit=cycle",                          \
+        RHO_BENCH__U(ticks ? 0 : RHO_BENCH_CPU_HZ), rho_bench__cycles_resolution(),
 #elif defined(__aarch64__)
-                     "cntvct unit=tick", rho_bench__cycles_hz,
-#else
-                     "tsc unit=cycle", rho_bench__cycles_hz,
+#define RHO_BENCH__CYCLES_ARGS "cntvct unit=tick", rho_bench__cycles_hz, rho_bench__cycles_resolution(),
+#elif RHO_BENCH__HAS_CYCLES
+#define RHO_BENCH__CYCLES_ARGS "tsc unit=cycle", rho_bench__cycles_hz, rho_bench__cycles_resolution(),
 #endif
-                     rho_bench__cycles_resolution());
+#if RHO_BENCH__HAS_CYCLES
+#define RHO_BENCH__CYCLES_LINE "@clock cycles %s hz=%u resolution=%u\n"
+#else
+#define RHO_BENCH__CYCLES_LINE ""
+#define RHO_BENCH__CYCLES_ARGS
 #endif
 #if RHO_BENCH__HAS_TIME
-    rho_bench__print(RHO_BENCH__STREAM,
-                     "@clock time " RHO_BENCH__TIME_NAME " unit=ns hz=1000000000 resolution=%u\n",
-                     rho_bench__time_resolution());
+#define RHO_BENCH__TIME_LINE \
+    "@clock time " RHO_BENCH__TIME_NAME " unit=ns hz=1000000000 resolution=%u\n"
+#define RHO_BENCH__TIME_ARGS rho_bench__time_resolution(),
+#else
+#define RHO_BENCH__TIME_LINE ""
+#define RHO_BENCH__TIME_ARGS
 #endif
-    rho_bench__print(RHO_BENCH__STREAM,
+
+static void rho_bench__write_header(void)
+{
+#if RHO_BENCH_BARE_METAL
+    int ticks = rho_bench__systick_period != 0 && (RHO_BENCH__SYST_CSR & (1u << 2)) == 0;
+#endif
+    RHO_BENCH__PRINT(RHO_BENCH__STREAM,
+                     "@rho-bench 1\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH
+                     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER
+                     "\n" RHO_BENCH__CYCLES_LINE RHO_BENCH__TIME_LINE
                      "@config iterations=%u warmup=%u time_cap_ms=%u stack_bytes=%u\n",
+                     RHO_BENCH__COMPILER_VERSION, RHO_BENCH__CYCLES_ARGS RHO_BENCH__TIME_ARGS
                      rho_bench__config.iterations, rho_bench__config.warmup,
                      rho_bench__config.time_cap_ms, rho_bench__config.stack_bytes);
 }
@@ -1477,7 +1490,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     (void)argv;
 
     if (suite == 0) {
-        rho_bench__print(RHO_BENCH__DIAGNOSTIC, "rho: rho_bench_main: the suite is NULL\n");
+        RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC, "rho: rho_bench_main: the suite is NULL\n");
         return 2;
     }
     if (rho_bench__read_settings() != 0) {
@@ -1507,20 +1520,16 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     rho_bench__clock_init();
     rho_bench__write_header();
 
-    if (rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS) != 0) {
-        status = 2;
-    }
+    status = rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS);
     for (i = 0; i < suite->count && status == 0; i++) {
         rho_bench__uint iterations = rho_bench__config.iterations;
 #if !RHO_BENCH_BARE_METAL
         (void)rho_bench__iterations_for(suite->entries[i].name, &iterations);
 #endif
-        if (rho_bench__run_one(suite->entries[i].name, suite->entries[i].fn, iterations) != 0) {
-            status = 2;
-        }
+        status = rho_bench__run_one(suite->entries[i].name, suite->entries[i].fn, iterations);
     }
     if (status == 0) {
-        rho_bench__print(RHO_BENCH__STREAM, "@done benchmarks=%u dropped=%u\n",
+        RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@done benchmarks=%u dropped=%u\n",
                          RHO_BENCH__U(suite->count), RHO_BENCH__U(suite->dropped));
     }
 #if !RHO_BENCH_BARE_METAL
