@@ -3,7 +3,8 @@
 //! figures are deterministic). Checked from the `--json` document: the CRC-256/CRC-64 ratio, the stack mark of
 //! a known-depth recursion and an overrun reported as not measured, the malloc/free pair's heap figures,
 //! identical cycle figures on two runs, the settings reaching the board as `-D` defines, a hung board killed by
-//! the timeout, the target in module.yml, and a board baseline refused against a host one and the reverse.
+//! the timeout, the target in module.yml, a board baseline refused against a host one and the reverse, and the
+//! harness's own code size on the Cortex-M4.
 //!
 //! Without arm-none-eabi-gcc or qemu-system-arm each test prints a note and passes, unless `RHO_REQUIRE_CROSS`
 //! is set (`.ci/run` sets it and installs both): in CI these tests really run.
@@ -510,4 +511,47 @@ fn rho_baseline_refuses_to_compare_a_board_run_with_a_host_run() {
     }
     // Each side compares with itself: the refusal is about the target, not the figures.
     assert!(rho_baseline::compare(&board_section, &board_section, 10.0).is_ok());
+}
+
+/// The harness's own cost on the Cortex-M4 at -Os, as `tests/cortex-m/measure-size.sh` measures it with
+/// arm-none-eabi-size: within the aim of 1.5 kB of code and 64 bytes of static RAM (beyond the painted
+/// stack region and the suite's list).
+#[test]
+fn the_harness_fits_in_one_and_a_half_kilobytes_of_code_on_a_cortex_m4() {
+    if !cross_tools_present("the_harness_fits_in_one_and_a_half_kilobytes_of_code_on_a_cortex_m4") {
+        return;
+    }
+    let output = Command::new("bash")
+        .arg(repo_file("tests/cortex-m/measure-size.sh"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "measure-size.sh: {}\n{text}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // harness object rho_bench_impl.o:  code N bytes, read-only data N bytes, static RAM N bytes
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("harness object"))
+        .unwrap_or_else(|| panic!("no harness object line in:\n{text}"));
+    let figure = |label: &str| -> u64 {
+        let rest = &line[line
+            .find(label)
+            .unwrap_or_else(|| panic!("{label} in {line}"))
+            + label.len()..];
+        rest.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let code = figure(" code ");
+    let static_ram = figure("static RAM ");
+    assert!(
+        code > 0 && code <= 1536,
+        "harness code {code} bytes, aim at most 1536: {line}"
+    );
+    assert!(
+        static_ram <= 64,
+        "harness static RAM {static_ram} bytes, aim at most 64: {line}"
+    );
 }
