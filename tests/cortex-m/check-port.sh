@@ -8,7 +8,8 @@
 #      malloc/free pair's heap peak is one slot with nothing live;
 #   4. the stack mark: a recursion of known depth reports at least that depth, an overrun
 #      reports `overrun`.
-# Figures that need a statistic (the CRC-256/CRC-64 median ratio) are the host tool's to check.
+# Figures that need a statistic (the CRC-256/CRC-64 median ratio) are the host tool's to check:
+# crates/rho-cli/tests/cortex_m.rs runs `rho bench --target mps2-an386` and checks them.
 # Usage: tests/cortex-m/check-port.sh   (needs arm-none-eabi-gcc, newlib, qemu-system-arm)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
