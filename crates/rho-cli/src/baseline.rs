@@ -80,8 +80,12 @@ pub fn prepare(
         Some(config) => config.baseline_path(),
         None => root.join(rho_config::DEFAULT_BASELINE),
     };
+    // `path` is relative to the current directory (module.yml's root resolved), not to `root`: absolute, so
+    // git, run in `root`, finds the same file.
+    let in_repo =
+        std::path::absolute(&path).with_context(|| format!("cannot resolve {}", path.display()))?;
     let base = match &args.diff {
-        Some(git_ref) => Some(rho_baseline::read_at_ref(root, git_ref, &path)?),
+        Some(git_ref) => Some(rho_baseline::read_at_ref(root, git_ref, &in_repo)?),
         None => None,
     };
     Ok(Plan {
