@@ -2,8 +2,9 @@
 //!
 //! The work is rho-gate's; this is the command line around it: settings from the module.yml here and the
 //! flags, progress on stderr, the table and the verdict on stdout, and as the last stdout line one JSON object.
-//! Exit 0 when nothing regressed, 1 when something did, 2 when the gate cannot decide (125 with `--bisect`, so
-//! that `git bisect run` skips a commit it cannot judge).
+//! Exit 0 when nothing regressed, 1 when something did, 2 when the gate cannot decide. With `--bisect`, "cannot
+//! decide" is 125 when head's code is to blame (`git bisect run` skips the commit) and 128 otherwise (a refused
+//! setting, a side named wrongly, a base that fails: `git bisect run` stops, since every commit would fail alike).
 
 use std::cell::RefCell;
 use std::io::Write as _;
@@ -24,8 +25,53 @@ use rho_gate::{
 
 use crate::suite::{BuildOptions, BuiltSuite};
 
-/// Exit status for "cannot decide" under `--bisect`: `git bisect run` skips the commit.
+/// Exit status for "cannot decide because of head's code" under `--bisect`: `git bisect run` skips the commit.
 const EXIT_BISECT_SKIP: u8 = 125;
+
+/// Exit status for "cannot decide, and not because of head's code" under `--bisect`: `git bisect run` stops
+/// on any status above 127 (git's own fatal errors exit 128), rather than skipping every commit in turn.
+const EXIT_BISECT_ABORT: u8 = 128;
+
+/// The exit status of an undecided gate: 2, or under `--bisect` 125 when head's code is to blame (skip the
+/// commit) and 128 otherwise (stop the bisect).
+fn undecided_exit(bisect: bool, head_to_blame: bool) -> u8 {
+    match (bisect, head_to_blame) {
+        (false, _) => Verdict::Undecided.exit_code(),
+        (true, true) => EXIT_BISECT_SKIP,
+        (true, false) => EXIT_BISECT_ABORT,
+    }
+}
+
+/// A gate error from the module.yml of the directory the gate runs in (its settings). Under `git bisect run`
+/// that directory is the commit being tested, so a module.yml that does not load or holds a refused setting
+/// there is that commit's own fault: it is skipped like a head that does not build. Shown as the error itself.
+#[derive(Debug)]
+struct HereModuleError(GateError);
+
+impl std::fmt::Display for HereModuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for HereModuleError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0)
+    }
+}
+
+/// What the user is told about who is to blame for "cannot decide".
+fn blame_text(side: Option<SideName>, bisect: bool, head_to_blame: bool) -> String {
+    let who = match side {
+        Some(side) => format!("the {side} side failed"),
+        None => "the gate could not run".to_owned(),
+    };
+    match (bisect, head_to_blame) {
+        (false, _) => who,
+        (true, true) => format!("{who}; --bisect: exit {EXIT_BISECT_SKIP}, skip this commit"),
+        (true, false) => format!("{who}; --bisect: exit {EXIT_BISECT_ABORT}, stop the bisect"),
+    }
+}
 
 /// `rho bench gate`
 #[derive(Debug, Clone, Args)]
@@ -70,7 +116,9 @@ pub struct GateArgs {
     #[arg(long, value_name = "FACTOR")]
     pub scale: Option<f64>,
 
-    /// For `git bisect run`: exit 125 (skip this commit) instead of 2 when the gate cannot decide.
+    /// For `git bisect run`: when the gate cannot decide, exit 125 (skip this commit) if head's code is to
+    /// blame (its build, run or metrics), else 128 (stop the bisect: a bad setting, a side named wrongly, a
+    /// base that fails) instead of 2.
     #[arg(long)]
     pub bisect: bool,
 }
@@ -78,30 +126,47 @@ pub struct GateArgs {
 /// Run the gate; the exit status is the verdict. Errors are reported here (stderr, and an `undecided` JSON
 /// line on stdout), so this returns the exit code rather than an error.
 pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
-    let undecided = if args.bisect {
-        EXIT_BISECT_SKIP
-    } else {
-        Verdict::Undecided.exit_code()
-    };
     match gate(args) {
         Ok(outcome) => {
             print_outcome(&outcome);
             let code = match outcome.comparison.verdict {
-                Verdict::Undecided => undecided,
+                Verdict::Undecided => {
+                    let side = outcome.comparison.undecided_side();
+                    let head_to_blame = side == Some(SideName::Head);
+                    eprintln!(
+                        "rho: the gate cannot decide: {}",
+                        blame_text(side, args.bisect, head_to_blame)
+                    );
+                    undecided_exit(args.bisect, head_to_blame)
+                }
                 verdict => verdict.exit_code(),
             };
             Ok(ExitCode::from(code))
         }
         Err(error) => {
+            let here = error.downcast_ref::<HereModuleError>();
+            let gate_error = error.downcast_ref::<GateError>();
+            let (side, head_to_blame) = if here.is_some() {
+                (Some(SideName::Head), true)
+            } else {
+                (
+                    gate_error.and_then(GateError::side),
+                    gate_error.is_some_and(GateError::is_head_failure),
+                )
+            };
             eprintln!("rho: error: {error:#}");
-            eprintln!("rho: the gate cannot decide");
+            eprintln!(
+                "rho: the gate cannot decide: {}",
+                blame_text(side, args.bisect, head_to_blame)
+            );
             let document = serde_json::json!({
                 "verdict": "undecided",
                 "error": format!("{error:#}"),
+                "side": side.map(SideName::label),
                 "metrics": {},
             });
             print_stdout(&format!("{document}\n"));
-            Ok(ExitCode::from(undecided))
+            Ok(ExitCode::from(undecided_exit(args.bisect, head_to_blame)))
         }
     }
 }
@@ -109,10 +174,10 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
 fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
     let cwd = std::env::current_dir()
         .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?;
-    let config = load_local_config(&cwd)?;
+    let config = load_local_config(&cwd).map_err(HereModuleError)?;
     let (mut settings, mut env) = match &config {
         Some(config) => (
-            settings_from_config(&config.gate)?,
+            settings_from_config(&config.gate).map_err(HereModuleError)?,
             bench_env_from_config(config),
         ),
         None => (GateSettings::default(), Default::default()),

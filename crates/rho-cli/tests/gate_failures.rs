@@ -122,6 +122,123 @@ fn a_head_that_does_not_build_cannot_be_decided() {
     assert_eq!(bisect.status, Some(125), "{}", bisect.describe());
 }
 
+/// Under `--bisect` only head's code failing is "skip this commit" (125); a user's mistake or a base that
+/// fails would fail the same way at every commit, so it stops `git bisect run` (128, as git's own fatal
+/// errors), and the message and the JSON say which side failed.
+#[test]
+fn under_bisect_only_heads_failure_skips_the_rest_stops_the_bisect() {
+    let tmp = tempfile::tempdir().unwrap();
+    json_module(&tmp.path().join("base"), r#"{"a_ns": 100}"#);
+    let head = tmp.path().join("head");
+    json_module(&head, r#"{"a_ns": 100}"#);
+    let broken_base = tmp.path().join("broken_base");
+    module(
+        &broken_base,
+        "echo 'base does not build' >&2; exit 1",
+        "echo '{}'",
+        "",
+    );
+    let crashing_base = tmp.path().join("crashing_base");
+    module(&crashing_base, "true", "kill -SEGV $$", "");
+
+    let stops: [(&[&str], Option<&str>, &str); 6] = [
+        (&["--base", "../base", "--runs", "1"], None, "at least 2"),
+        (
+            &["--base", "../base", "--budget", "a_ns=2"],
+            None,
+            "strictly between",
+        ),
+        (&["--base", "../nonexist"], Some("base"), "../nonexist"),
+        (
+            &["--base", "../base", "--head", "../nonexist"],
+            Some("head"),
+            "../nonexist",
+        ),
+        (
+            &["--base", "../broken_base"],
+            Some("base"),
+            "base does not build",
+        ),
+        (
+            &["--base", "../crashing_base"],
+            Some("base"),
+            "base: run 1 of 3",
+        ),
+    ];
+    for (args, side, expected) in stops {
+        let mut all = args.to_vec();
+        all.push("--bisect");
+        let outcome = gate(&head, &all);
+        assert_eq!(
+            outcome.status,
+            Some(128),
+            "{args:?}: {}",
+            outcome.describe()
+        );
+        assert!(
+            outcome.stderr.contains(expected),
+            "{args:?}: {}",
+            outcome.describe()
+        );
+        assert!(
+            outcome.stderr.contains("stop the bisect"),
+            "{args:?}: {}",
+            outcome.describe()
+        );
+        let doc = outcome.document();
+        assert_eq!(doc["verdict"], "undecided");
+        assert_eq!(
+            doc["side"].as_str(),
+            side,
+            "{args:?}: {}",
+            outcome.describe()
+        );
+        // Without --bisect the same is plain "cannot decide".
+        assert_eq!(gate(&head, args).status, Some(2), "{args:?}");
+    }
+
+    // Head's own failures skip the commit: a build that fails, a run that crashes, no metrics, and a
+    // module.yml that does not load.
+    let heads: [(&str, &str, &str); 3] = [
+        ("exit 1", "echo '{}'", "head: build"),
+        ("true", "kill -SEGV $$", "head: run 1 of 3"),
+        ("true", "echo 'no metrics here'", "head: run 1 of"),
+    ];
+    for (build, run, expected) in heads {
+        module(&head, build, run, "");
+        let outcome = gate(&head, &["--base", "../base", "--bisect"]);
+        assert_eq!(
+            outcome.status,
+            Some(125),
+            "{build} / {run}: {}",
+            outcome.describe()
+        );
+        assert!(outcome.stderr.contains(expected), "{}", outcome.describe());
+        assert!(
+            outcome.stderr.contains("skip this commit"),
+            "{}",
+            outcome.describe()
+        );
+        assert_eq!(outcome.document()["side"], "head");
+    }
+    // The module.yml of the directory the gate runs in (where its settings come from) is, under
+    // `git bisect run`, the commit being tested: one that does not load, or holds a refused setting, is that
+    // commit's fault.
+    for text in [
+        "bench:\n  targets: [\n",
+        "bench:\n  targets: [fake]\n  gate:\n    runs: 1\n",
+    ] {
+        std::fs::write(head.join("module.yml"), text).unwrap();
+        let unreadable = gate(&head, &["--base", "../base", "--bisect"]);
+        assert_eq!(unreadable.status, Some(125), "{}", unreadable.describe());
+        assert!(
+            unreadable.stderr.contains("module.yml:"),
+            "{}",
+            unreadable.describe()
+        );
+    }
+}
+
 /// Live (not zombie) processes of group `pgid`, from /proc.
 fn live_members(pgid: i32) -> Vec<String> {
     let mut members = Vec::new();

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use rho_judge::regressed;
 
+use crate::error::SideName;
 use crate::metrics::{Figure, RunMetrics};
 use crate::settings::Budgets;
 
@@ -96,6 +97,10 @@ pub struct MetricComparison {
     pub head: Option<SideFigures>,
     pub budget: f64,
     pub outcome: MetricOutcome,
+    /// When undecided, the side whose figures made it so: base when base's own runs lack it or gave no usable
+    /// figure, head otherwise (head's runs lack it or gave none, or head reports a metric base does not,
+    /// or no longer reports one base does).
+    pub undecided_side: Option<SideName>,
 }
 
 impl MetricComparison {
@@ -127,29 +132,54 @@ impl Comparison {
     pub fn noisy(&self) -> impl Iterator<Item = &MetricComparison> {
         self.metrics.iter().filter(|m| m.noisy())
     }
+
+    /// When the verdict is undecided, the side to blame: base if any metric is undecided because of base,
+    /// else head if any is because of head; `None` otherwise (including no metrics at all).
+    pub fn undecided_side(&self) -> Option<SideName> {
+        let blamed = |side| self.metrics.iter().any(|m| m.undecided_side == Some(side));
+        if blamed(SideName::Base) {
+            Some(SideName::Base)
+        } else if blamed(SideName::Head) {
+            Some(SideName::Head)
+        } else {
+            None
+        }
+    }
+}
+
+/// Why a side has no figures to compare for a metric.
+struct NoFigures {
+    why: String,
+    /// The side's own runs are at fault (some lack the metric, or gave no usable figure), rather than the
+    /// metric being reported by the other side only.
+    own: bool,
 }
 
 /// Gather one side's figures for `metric` over its runs, or say why there are none to use.
-fn side_figures(runs: &[RunMetrics], metric: &str, side: &str) -> Result<SideFigures, String> {
+fn side_figures(runs: &[RunMetrics], metric: &str, side: &str) -> Result<SideFigures, NoFigures> {
+    let own = |why: String| NoFigures { why, own: true };
     let mut values = Vec::with_capacity(runs.len());
     for (index, run) in runs.iter().enumerate() {
         match run.get(metric) {
             Some(Figure::Value(value)) => values.push(*value),
             Some(Figure::Unusable(why)) => {
-                return Err(format!("{side} run {}: {why}", index + 1));
+                return Err(own(format!("{side} run {}: {why}", index + 1)));
             }
             None => {}
         }
     }
     if values.is_empty() {
-        return Err(format!("only on {}", other(side)));
+        return Err(NoFigures {
+            why: format!("only on {}", other(side)),
+            own: false,
+        });
     }
     if values.len() != runs.len() {
-        return Err(format!(
+        return Err(own(format!(
             "{side} reported it in {} of its {} runs",
             values.len(),
             runs.len()
-        ));
+        )));
     }
     let min = values.iter().copied().fold(f64::INFINITY, f64::min);
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -192,6 +222,7 @@ pub fn compare(
         let base = side_figures(base_runs, name, "base");
         let head = side_figures(head_runs, name, "head");
         let mut within_resolution = false;
+        let mut undecided_side = None;
         let outcome = match (&base, &head) {
             (Ok(b), Ok(h)) => {
                 if !regressed(b.min, h.min, budget) {
@@ -204,8 +235,28 @@ pub fn compare(
                     MetricOutcome::Regressed
                 }
             }
-            (Err(why), Ok(_)) | (Ok(_), Err(why)) => MetricOutcome::Undecided(why.clone()),
-            (Err(b), Err(h)) => MetricOutcome::Undecided(format!("{b}; {h}")),
+            (Err(b), Ok(_)) => {
+                // Base's own runs at fault, or a metric only head reports (head added it).
+                undecided_side = Some(if b.own {
+                    SideName::Base
+                } else {
+                    SideName::Head
+                });
+                MetricOutcome::Undecided(b.why.clone())
+            }
+            (Ok(_), Err(h)) => {
+                // Head's runs at fault, or a metric head no longer reports.
+                undecided_side = Some(SideName::Head);
+                MetricOutcome::Undecided(h.why.clone())
+            }
+            (Err(b), Err(h)) => {
+                undecided_side = Some(if b.own {
+                    SideName::Base
+                } else {
+                    SideName::Head
+                });
+                MetricOutcome::Undecided(format!("{}; {}", b.why, h.why))
+            }
         };
         metrics.push(MetricComparison {
             name: name.to_owned(),
@@ -215,6 +266,7 @@ pub fn compare(
             head: head.ok(),
             budget,
             outcome,
+            undecided_side,
         });
     }
     let verdict = if metrics
@@ -302,6 +354,9 @@ mod tests {
         assert_eq!(c.verdict, Verdict::Undecided);
         let b = c.metrics.iter().find(|m| m.name == "b").unwrap();
         assert_eq!(b.outcome, MetricOutcome::Undecided("only on head".into()));
+        // Head added a metric base cannot have: head's doing.
+        assert_eq!(b.undecided_side, Some(SideName::Head));
+        assert_eq!(c.undecided_side(), Some(SideName::Head));
         assert!(b.base.is_none() && b.head.is_some() && b.change().is_none());
     }
 
@@ -315,6 +370,8 @@ mod tests {
         assert!(
             matches!(&c.metrics[0].outcome, MetricOutcome::Undecided(why) if why.contains("1 of its 2"))
         );
+        // Base's own runs are at fault.
+        assert_eq!(c.undecided_side(), Some(SideName::Base));
     }
 
     #[test]
@@ -330,6 +387,7 @@ mod tests {
         assert!(
             matches!(&c.metrics[0].outcome, MetricOutcome::Undecided(why) if why.contains("head run 2: stack overrun"))
         );
+        assert_eq!(c.undecided_side(), Some(SideName::Head));
     }
 
     #[test]

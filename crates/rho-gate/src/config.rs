@@ -27,7 +27,7 @@ pub fn load_local_config(dir: &Path) -> Result<Option<ModuleConfig>, GateError> 
     ModuleConfig::load(&path)
         .map(Some)
         .map_err(|source| GateError::Config {
-            context: "gate settings".to_owned(),
+            side: None,
             source: Box::new(source),
         })
 }
@@ -100,7 +100,7 @@ pub fn side_target(
     target: Option<&str>,
 ) -> Result<(ModuleConfig, TargetSpec), GateError> {
     let config_error = |source| GateError::Config {
-        context: side.to_string(),
+        side: Some(side),
         source: Box::new(source),
     };
     let config = ModuleConfig::load(&module_root.join(MODULE_FILE)).map_err(config_error)?;

@@ -11,12 +11,19 @@ pub enum SideName {
     Head,
 }
 
-impl std::fmt::Display for SideName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+impl SideName {
+    /// `base` or `head`.
+    pub fn label(self) -> &'static str {
+        match self {
             SideName::Base => "base",
             SideName::Head => "head",
-        })
+        }
+    }
+}
+
+impl std::fmt::Display for SideName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
     }
 }
 
@@ -63,10 +70,11 @@ pub enum GateError {
     },
     #[error("`git {args}` failed: {detail}")]
     Git { args: String, detail: String },
-    /// A module.yml that does not load; `context` is `base`, `head` or `gate settings`.
-    #[error("{context}: {source}")]
+    /// A module.yml that does not load: a side's own (`side`), or the one the gate's settings come from
+    /// (`side` is `None`).
+    #[error("{}: {source}", side.map_or("gate settings", SideName::label))]
     Config {
-        context: String,
+        side: Option<SideName>,
         #[source]
         source: Box<rho_config::ConfigError>,
     },
@@ -103,6 +111,36 @@ pub enum GateError {
 }
 
 impl GateError {
+    /// The side this error is about, when it is about one: the side whose name, module.yml, recipe, build,
+    /// run or metrics failed. `None` for a refused setting, the gate settings' module.yml, git or the file
+    /// system.
+    pub fn side(&self) -> Option<SideName> {
+        match self {
+            GateError::BadSide { side, .. }
+            | GateError::BuiltinTarget { side, .. }
+            | GateError::Recipe { side, .. }
+            | GateError::Metrics { side, .. } => Some(*side),
+            GateError::Config { side, .. } => *side,
+            GateError::Command(failure) => Some(failure.side),
+            GateError::TooFewRuns(_)
+            | GateError::ZeroTimeout
+            | GateError::BadBudget { .. }
+            | GateError::BadBudgetSyntax(_)
+            | GateError::Git { .. }
+            | GateError::Io { .. } => None,
+        }
+    }
+
+    /// Whether the error is head's code failing: its module.yml, recipe, build, run or metrics (what
+    /// `git bisect run` should skip). Not a side named wrongly (`--head nosuch` is the user's mistake) and
+    /// nothing about base or the settings (those would fail the same way at every commit).
+    pub fn is_head_failure(&self) -> bool {
+        match self {
+            GateError::BadSide { .. } => false,
+            other => other.side() == Some(SideName::Head),
+        }
+    }
+
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         GateError::Io {
             context: context.into(),
