@@ -1,5 +1,7 @@
 //! Best of N repetitions: every source of noise on a shared machine makes a run slower and none makes it faster,
-//! so when a suite is repeated the lowest figure is the one closest to what the code costs.
+//! so when a suite is repeated the lowest time or cycle figure is the one closest to what the code costs.
+//! Noise does not make a stack deeper or a heap peak higher, though: those are properties of the code path, and
+//! their worst case (the highest seen) is the one kept, so an overrun in any run stays an overrun.
 
 use crate::error::StatsError;
 use crate::run::{BenchSummary, ClockFigures, OverheadFigures, RunSummary};
@@ -22,16 +24,19 @@ pub fn min_of<T: PartialOrd>(values: impl IntoIterator<Item = T>) -> Option<T> {
     best
 }
 
-/// Fold the summaries of N repetitions of the same suite into one, keeping per benchmark and metric the best
-/// (lowest) figure, and counting the runs folded in `repetitions`.
+/// Fold the summaries of N repetitions of the same suite into one, keeping per benchmark the lowest time and
+/// cycle figures and the highest (worst-case) stack and heap figures, and counting the runs folded in
+/// `repetitions`.
 ///
 /// - Clock figures: per benchmark and clock, the whole [`ClockFigures`] of the run with the lowest net median
 ///   (first on ties), so every statistic shown together was observed together, with the overhead it was netted
 ///   with. Cycles and time are chosen independently: they are two metrics.
-/// - Stack: the lowest measured high-water mark; a run that overran counts as deeper than any number, and a stack
-///   that was off in every run stays off.
-/// - Heap: the lowest peak. Live bytes, allocation and free counts and free errors are the highest seen, because
-///   a leak or a misuse in any repetition is a fact to report, not noise to fold away; `leaked` follows `live`.
+/// - Stack: the deepest measured high-water mark (the worst case: noise does not deepen a stack, a different
+///   path through the code does); a run that overran counts as deeper than any number, so an overrun in any run
+///   stays an overrun, and a stack that was off in every run stays off.
+/// - Heap: the highest peak, and the highest live bytes, allocation and free counts and free errors, because
+///   noise does not allocate: a larger peak, a leak or a misuse in any repetition is a fact to report, not noise
+///   to fold away; `leaked` follows `live`.
 /// - `capped`: any run capped; `iterations`: the fewest done; `ops_per_second` and `ns_per_op` are recomputed from
 ///   the chosen time figures.
 /// - Run-level overhead: per entry, the one with the lowest median. `noise_lines` are added, `dropped` is the
@@ -49,9 +54,9 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
         let all: Vec<&BenchSummary> = runs.iter().map(|r| &r.benchmarks[index]).collect();
         bench.cycles = best_figures(all.iter().map(|b| b.cycles.as_ref()));
         bench.time = best_figures(all.iter().map(|b| b.time.as_ref()));
-        bench.stack = best_stack(all.iter().map(|b| b.stack));
+        bench.stack = worst_stack(all.iter().map(|b| b.stack));
         bench.heap = HeapFigures {
-            peak: min_of(all.iter().map(|b| b.heap.peak)).unwrap_or(0),
+            peak: all.iter().map(|b| b.heap.peak).max().unwrap_or(0),
             live: all.iter().map(|b| b.heap.live).max().unwrap_or(0),
             allocs: all.iter().map(|b| b.heap.allocs).max().unwrap_or(0),
             frees: all.iter().map(|b| b.heap.frees).max().unwrap_or(0),
@@ -110,17 +115,21 @@ fn best_figures<'a>(
     min_by_key_first(figures.flatten(), |f| f.net.median).cloned()
 }
 
-fn best_stack(marks: impl Iterator<Item = StackMark>) -> StackMark {
-    let mut best = StackMark::Off;
+/// The deepest of the marks: an overrun is deeper than any number of bytes, a measured depth beats "off" (a run
+/// that did not measure says nothing about the others), and all off stays off.
+fn worst_stack(marks: impl Iterator<Item = StackMark>) -> StackMark {
+    let mut worst = StackMark::Off;
     for mark in marks {
-        best = match (best, mark) {
-            (StackMark::Bytes(a), StackMark::Bytes(b)) => StackMark::Bytes(a.min(b)),
-            (StackMark::Bytes(a), _) | (_, StackMark::Bytes(a)) => StackMark::Bytes(a),
+        worst = match (worst, mark) {
             (StackMark::Overrun, _) | (_, StackMark::Overrun) => StackMark::Overrun,
+            (StackMark::Bytes(a), StackMark::Bytes(b)) => StackMark::Bytes(a.max(b)),
+            (StackMark::Bytes(a), StackMark::Off) | (StackMark::Off, StackMark::Bytes(a)) => {
+                StackMark::Bytes(a)
+            }
             (StackMark::Off, StackMark::Off) => StackMark::Off,
         };
     }
-    best
+    worst
 }
 
 fn check_comparable(
@@ -171,15 +180,18 @@ mod tests {
     }
 
     #[test]
-    fn stack_folding() {
+    fn stack_folding_keeps_the_deepest() {
         use StackMark::*;
         assert_eq!(
-            best_stack([Bytes(300), Bytes(200), Bytes(250)].into_iter()),
-            Bytes(200)
+            worst_stack([Bytes(200), Bytes(300), Bytes(250)].into_iter()),
+            Bytes(300)
         );
-        assert_eq!(best_stack([Overrun, Bytes(200)].into_iter()), Bytes(200));
-        assert_eq!(best_stack([Off, Overrun].into_iter()), Overrun);
-        assert_eq!(best_stack([Off, Off].into_iter()), Off);
-        assert_eq!(best_stack([Off, Bytes(8)].into_iter()), Bytes(8));
+        // An overrun in any run stays an overrun, whatever the order.
+        assert_eq!(worst_stack([Overrun, Bytes(200)].into_iter()), Overrun);
+        assert_eq!(worst_stack([Bytes(200), Overrun].into_iter()), Overrun);
+        assert_eq!(worst_stack([Off, Overrun].into_iter()), Overrun);
+        assert_eq!(worst_stack([Off, Off].into_iter()), Off);
+        assert_eq!(worst_stack([Off, Bytes(8)].into_iter()), Bytes(8));
+        assert_eq!(worst_stack([Bytes(8), Off].into_iter()), Bytes(8));
     }
 }

@@ -299,7 +299,7 @@ fn best_of_keeps_the_lowest_figures_per_metric() {
 }
 
 #[test]
-fn best_of_keeps_warnings_from_any_run() {
+fn best_of_keeps_warnings_and_the_worst_stack_and_heap_from_any_run() {
     let a =
         RunSummary::of(&parse_str(&two_clock_run(&["1 1", "2 2", "3 3", "4 4", "5 5"])).unwrap())
             .unwrap();
@@ -308,15 +308,20 @@ fn best_of_keeps_warnings_from_any_run() {
     b.benchmarks[0].heap.peak = 0;
     b.benchmarks[0].capped = true;
     b.benchmarks[0].stack = StackMark::Bytes(100);
+    // The second benchmark overran in `a` only.
+    b.benchmarks[1].stack = StackMark::Bytes(64);
     let mut a2 = a.clone();
     a2.benchmarks[0].heap.peak = 16;
     let best = best_of(&[a2, b]).unwrap();
     let crc = &best.benchmarks[0];
-    assert_eq!(crc.heap.peak, 0);
+    // Noise does not allocate or deepen a stack: the highest peak and the deepest stack are kept.
+    assert_eq!(crc.heap.peak, 16);
     assert_eq!(crc.heap.live, 8);
     assert!(crc.leaked);
     assert!(crc.capped);
-    assert_eq!(crc.stack, StackMark::Bytes(100));
+    assert_eq!(crc.stack, StackMark::Bytes(312));
+    // An overrun in any run stays an overrun.
+    assert_eq!(best.benchmarks[1].stack, StackMark::Overrun);
 }
 
 #[test]
