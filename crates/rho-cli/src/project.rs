@@ -86,6 +86,7 @@ pub fn bench_project(
     ));
 
     let mut judgements = Vec::new();
+    let mut failed: Vec<FailedSuite> = Vec::new();
     let mut records = Vec::new();
     let mut summaries = Vec::new();
     let mut stdout = std::io::stdout().lock();
@@ -101,7 +102,7 @@ pub fn bench_project(
                 .collect();
             env.push(("RHO_BENCH_SOURCES".to_string(), sources.join(" ")));
         }
-        let runs = run_job(
+        let outcome = run_job(
             &config,
             job,
             &target,
@@ -110,8 +111,24 @@ pub fn bench_project(
             &cflags,
             repetitions,
             timeout,
-        )?;
-        let summary = fold(&runs, &job.what)?;
+        )
+        .and_then(|runs| fold(&runs, &job.what));
+        // One suite that cannot be built or run does not stop the others: its error is printed now, the
+        // suites that finished are reported, and the run ends with exit 2 (cannot decide).
+        let summary = match outcome {
+            Ok(summary) => summary,
+            Err(error) => {
+                // A failure caused by a Ctrl-C is not reported: the interrupt handler exits with 130.
+                rho_exec::interrupt::wait_if_exiting();
+                let message = suite_error(&job.what, &error);
+                eprintln!("rho: error: {message}");
+                failed.push(FailedSuite {
+                    suite: job.what.clone(),
+                    error: message,
+                });
+                continue;
+            }
+        };
         for warning in crate::report::warnings(&summary) {
             eprintln!("rho: warning: {}: {warning}", job.what);
         }
@@ -156,31 +173,103 @@ pub fn bench_project(
             scale: settings.scale,
             repetitions,
             suites: records,
+            failed: &failed,
         };
         crate::export::write_json_atomically(path, &document)?;
     }
     let flags = crate::baseline::build_description(&target, &cflags);
-    let baseline = crate::baseline::finish(
-        &baseline,
-        Some(&config),
-        target.name(),
-        &summaries,
-        flags,
-        &mut stdout,
-    )?;
+    let baseline = if !failed.is_empty() && project.baseline.write_baseline {
+        // A baseline without the failed suites would silently drop their figures from every later comparison.
+        eprintln!(
+            "rho: error: the baseline was not written: {} of {} suites failed",
+            failed.len(),
+            jobs.len()
+        );
+        crate::baseline::Finished::default()
+    } else {
+        crate::baseline::finish(
+            &baseline,
+            Some(&config),
+            target.name(),
+            &summaries,
+            flags,
+            &mut stdout,
+        )?
+    };
 
     match mode {
-        Mode::Report => Ok(ExitCode::SUCCESS),
+        Mode::Report => {
+            if failed.is_empty() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                let _ = stdout.flush();
+                eprint!("{}", failure_summary("rho: error:", &failed, jobs.len()));
+                Ok(ExitCode::from(EXIT_CANNOT_DECIDE))
+            }
+        }
         Mode::Check => {
-            let (text, code) = crate::verdicts::check_summary(&judgements);
+            let (mut text, code) = crate::verdicts::check_summary(&judgements);
+            if !failed.is_empty() {
+                // "every budget holds" is about the suites that ran; with one missing, the check is undecided.
+                text = text
+                    .lines()
+                    .filter(|line| !line.starts_with("check: ok"))
+                    .map(|line| format!("{line}\n"))
+                    .collect();
+            }
+            let failures = failure_summary("check: cannot decide:", &failed, jobs.len());
             let _ = stdout
-                .write_all(format!("\n{text}").as_bytes())
+                .write_all(format!("\n{text}{failures}").as_bytes())
                 .and_then(|()| stdout.flush());
             // A regression against the baseline breaks the check like a budget does; "cannot decide" stays 2.
             let code = crate::baseline::check_code(code, &baseline, &mut stdout);
+            let code = if failed.is_empty() {
+                code
+            } else {
+                EXIT_CANNOT_DECIDE
+            };
             Ok(ExitCode::from(code))
         }
     }
+}
+
+/// The exit status when a suite could not be built or run: the check cannot decide.
+const EXIT_CANNOT_DECIDE: u8 = 2;
+
+/// A suite that could not be built, run or summarised, in the report and in `--json`'s `failed`.
+#[derive(Debug, Serialize)]
+struct FailedSuite {
+    /// The suite's files or command, as module.yml names it.
+    suite: String,
+    /// What went wrong, as printed.
+    error: String,
+}
+
+/// `error` as one message that names the suite `what` (a build error does not name it by itself).
+fn suite_error(what: &str, error: &anyhow::Error) -> String {
+    let text = format!("{error:#}");
+    if text.contains(what) {
+        text
+    } else {
+        format!("suite {what}: {text}")
+    }
+}
+
+/// The closing lines about failed suites (empty when none failed).
+fn failure_summary(prefix: &str, failed: &[FailedSuite], total: usize) -> String {
+    if failed.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "{prefix} {} of {total} suite{} failed to build or run\n",
+        failed.len(),
+        if total == 1 { "" } else { "s" }
+    );
+    for failure in failed {
+        let first = failure.error.lines().next().unwrap_or_default();
+        out.push_str(&format!("  {}: {first}\n", failure.suite));
+    }
+    out
 }
 
 /// The schema of `--json`'s document in module.yml mode. A change that alters the meaning of a field bumps it.
@@ -189,7 +278,7 @@ pub const PROJECT_SCHEMA: &str = "rho-bench-project/1";
 /// `rho bench --json FILE` in module.yml mode: every suite's run (as `rho-bench-run/1` holds it: the summary,
 /// raw and net) with its budgets and verdicts.
 #[derive(Debug, Serialize)]
-struct ProjectDocument {
+struct ProjectDocument<'a> {
     schema: &'static str,
     rho_version: &'static str,
     /// The module.yml read, as named in messages.
@@ -199,6 +288,8 @@ struct ProjectDocument {
     /// Runs folded into each suite's figures (best of N).
     repetitions: u32,
     suites: Vec<SuiteRecord>,
+    /// The suites that could not be built, run or summarised (their figures are missing from `suites`).
+    failed: &'a [FailedSuite],
 }
 
 #[derive(Debug, Serialize)]

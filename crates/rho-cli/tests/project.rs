@@ -265,6 +265,52 @@ fn a_failing_build_command_is_exit_2_with_its_output() {
 }
 
 #[test]
+fn a_failing_suite_does_not_stop_the_others_and_the_run_ends_with_exit_2() {
+    let project = Project::new();
+    project.write("canned.sh", &canned_script(&[100]));
+    // The first suite crashes (a shell killing itself with SIGSEGV), the second finishes within its budget.
+    project.write(
+        "module.yml",
+        "bench:\n  budgets:\n    max_cycles_per_iteration: 150\n  suites:\n    - command: kill -SEGV $$\n    \
+         - command: sh canned.sh\n",
+    );
+    let out = project.rho(&["bench", "check", "--json", "run.json"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    // The failure is printed clearly, naming the suite and how it ended.
+    assert!(
+        out.stderr
+            .contains("rho: error: the benchmark suite kill -SEGV $$")
+            && out.stderr.contains("SIGSEGV"),
+        "{}",
+        out.describe()
+    );
+    // The later suite ran and was reported and judged.
+    let row = budget_row(&out.stdout, "bench_canned");
+    assert_eq!(&row[1..4], ["100", "150", "ok"], "{}", out.describe());
+    assert!(
+        out.stdout
+            .contains("check: cannot decide: 1 of 2 suites failed to build or run"),
+        "{}",
+        out.describe()
+    );
+    assert!(!out.stdout.contains("check: ok"), "{}", out.describe());
+    let document: serde_json::Value = serde_json::from_str(&project.read("run.json")).unwrap();
+    assert_eq!(document["suites"].as_array().unwrap().len(), 1);
+    assert_eq!(document["failed"][0]["suite"], "kill -SEGV $$");
+
+    // `rho bench` (report only) also runs both and ends with exit 2.
+    let out = project.rho(&["bench"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    assert!(out.stdout.contains("bench_canned"), "{}", out.describe());
+    assert!(
+        out.stderr
+            .contains("rho: error: 1 of 2 suites failed to build or run"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
 fn repetitions_fold_the_best_run_of_each_figure() {
     let project = Project::new();
     // Three runs whose cycles are 300, 100 and 200: best of 3 keeps 100.
