@@ -132,7 +132,16 @@ pub fn bench_project(
         for warning in crate::report::warnings(&summary) {
             eprintln!("rho: warning: {}: {warning}", job.what);
         }
-        let judgement = Judgement::of(&summary, |name| config.budgets_for(name), settings.scale);
+        // A target's own budgets apply to what ran on it; a command suite runs on the host whatever the target.
+        let budget_target = match job.kind {
+            JobKind::Command(_) => summary.target.name.as_str(),
+            _ => target.name(),
+        };
+        let judgement = Judgement::of(
+            &summary,
+            |name| config.budgets_for_target(budget_target, name),
+            settings.scale,
+        );
         // The stream names the target it ran on (a command suite runs on the host whatever the target).
         let mut text = crate::verdicts::with_header_line(
             &crate::report::render(&summary, &job.what),

@@ -155,8 +155,20 @@ pub struct TargetEntry {
     pub run: Option<String>,
     /// Limit per build and per run.
     pub timeout: Option<Duration>,
+    /// `budgets:` of this target: laid over the global budgets when this target is selected (cycles on a host
+    /// and on a board are different units, so one set of ceilings rarely fits both).
+    pub budgets: Budgets,
+    /// `benchmarks:` of this target: per-benchmark budgets on this target, laid over everything else.
+    pub benchmarks: Vec<BenchmarkConfig>,
     /// Where the entry was written.
     pub at: SourcePos,
+}
+
+impl TargetEntry {
+    /// This target's own `benchmarks.NAME` entry, if it has one.
+    pub fn benchmark(&self, bench_name: &str) -> Option<&BenchmarkConfig> {
+        self.benchmarks.iter().find(|b| b.name == bench_name)
+    }
 }
 
 /// The selected target, ready for the CLI.
@@ -228,12 +240,32 @@ impl GateConfig {
 
 impl ModuleConfig {
     /// The global budgets with `bench_name`'s own budgets laid over them, report-only zeros removed: each
-    /// `Some` is a ceiling to enforce, each `None` a figure that is only reported.
+    /// `Some` is a ceiling to enforce, each `None` a figure that is only reported. These ignore any target's
+    /// own budgets; a run on a target is judged with [`ModuleConfig::budgets_for_target`].
     pub fn budgets_for(&self, bench_name: &str) -> Budgets {
         let merged = match self.benchmark(bench_name) {
             Some(bench) => self.budgets.overridden_by(&bench.budgets),
             None => self.budgets,
         };
+        merged.without_report_only()
+    }
+
+    /// The budgets of `bench_name` on `target`, report-only zeros removed, laid key by key in this order, each
+    /// replacing what came before: `bench.budgets`, the target's `budgets`, `bench.benchmarks.NAME.budgets`,
+    /// the target's `benchmarks.NAME.budgets`. A target not listed in `bench.targets` (a built-in selected with
+    /// `--target`) has no budgets of its own: the result is [`ModuleConfig::budgets_for`].
+    pub fn budgets_for_target(&self, target: &str, bench_name: &str) -> Budgets {
+        let entry = self.targets.iter().find(|t| t.name == target);
+        let mut merged = self.budgets;
+        if let Some(entry) = entry {
+            merged = merged.overridden_by(&entry.budgets);
+        }
+        if let Some(bench) = self.benchmark(bench_name) {
+            merged = merged.overridden_by(&bench.budgets);
+        }
+        if let Some(bench) = entry.and_then(|e| e.benchmark(bench_name)) {
+            merged = merged.overridden_by(&bench.budgets);
+        }
         merged.without_report_only()
     }
 

@@ -40,7 +40,16 @@ const BUDGET_KEYS: &[&str] = &[
     "fail_on_regression_percent",
 ];
 const BENCHMARK_KEYS: &[&str] = &["iterations", "budgets"];
-const TARGET_KEYS: &[&str] = &["name", "build", "run", "timeout_seconds"];
+const TARGET_KEYS: &[&str] = &[
+    "name",
+    "build",
+    "run",
+    "timeout_seconds",
+    "budgets",
+    "benchmarks",
+];
+/// A target's own `benchmarks.NAME`: budgets only (iteration counts are the module's, whatever the target).
+const TARGET_BENCHMARK_KEYS: &[&str] = &["budgets"];
 const SUITE_KEYS: &[&str] = &["command"];
 const GATE_KEYS: &[&str] = &["runs", "timeout_seconds", "budget"];
 
@@ -365,7 +374,7 @@ fn parse_bench(
         None => (Vec::new(), pos_of(bench_key)),
     };
     let targets = match f.value("targets") {
-        Some(v) => parse_targets(cx, v)?,
+        Some(v) => parse_targets(cx, v, stack_watermark)?,
         None => Vec::new(),
     };
     let baseline = match f.value("baseline") {
@@ -454,20 +463,38 @@ fn parse_benchmarks(
     node: &SNode,
     stack_watermark: bool,
 ) -> Result<Vec<BenchmarkConfig>, ConfigError> {
-    let all = fields(cx, node, "bench.benchmarks", None)?;
+    parse_benchmarks_at(
+        cx,
+        node,
+        "bench.benchmarks",
+        BENCHMARK_KEYS,
+        stack_watermark,
+    )
+}
+
+/// A mapping of benchmark name to settings at `base` (`bench.benchmarks`, or a target's `benchmarks`), each
+/// entry's keys among `allowed`.
+fn parse_benchmarks_at(
+    cx: &Cx,
+    node: &SNode,
+    base: &str,
+    allowed: &[&str],
+    stack_watermark: bool,
+) -> Result<Vec<BenchmarkConfig>, ConfigError> {
+    let all = fields(cx, node, base, None)?;
     let mut out = Vec::with_capacity(all.entries.len());
     for (name, key, value) in all.entries {
         if !is_wire_name(name) {
             return Err(cx.err_at(
                 key,
                 format!(
-                    "'{name}' in bench.benchmarks is not a benchmark name: expected 1 to 63 characters \
+                    "'{name}' in {base} is not a benchmark name: expected 1 to 63 characters \
                      of A-Z a-z 0-9 _ . : + - (the name the benchmark prints in its stream)"
                 ),
             ));
         }
-        let path = format!("bench.benchmarks.{name}");
-        let f = fields(cx, value, &path, Some(BENCHMARK_KEYS))?;
+        let path = format!("{base}.{name}");
+        let f = fields(cx, value, &path, Some(allowed))?;
         let iterations = f
             .value("iterations")
             .map(|v| whole(cx, v, &format!("{path}.iterations"), 1, u64::MAX))
@@ -585,7 +612,11 @@ fn target_name(cx: &Cx, node: &SNode, what: &str) -> Result<String, ConfigError>
     Ok(name.to_owned())
 }
 
-fn parse_targets(cx: &Cx, node: &SNode) -> Result<Vec<TargetEntry>, ConfigError> {
+fn parse_targets(
+    cx: &Cx,
+    node: &SNode,
+    stack_watermark: bool,
+) -> Result<Vec<TargetEntry>, ConfigError> {
     let items = match &node.value {
         Node::Seq(items) if !items.is_empty() => items,
         Node::Seq(_) | Node::Null => {
@@ -615,6 +646,8 @@ fn parse_targets(cx: &Cx, node: &SNode) -> Result<Vec<TargetEntry>, ConfigError>
                 build: None,
                 run: None,
                 timeout: None,
+                budgets: Budgets::default(),
+                benchmarks: Vec::new(),
                 at,
             },
             Node::Map(_) => {
@@ -657,11 +690,27 @@ fn parse_targets(cx: &Cx, node: &SNode) -> Result<Vec<TargetEntry>, ConfigError>
                     .value("timeout_seconds")
                     .map(|v| timeout(cx, v, &format!("{what}.timeout_seconds")))
                     .transpose()?;
+                let budgets = match f.value("budgets") {
+                    Some(v) => parse_budgets(cx, v, &format!("{what}.budgets"), stack_watermark)?,
+                    None => Budgets::default(),
+                };
+                let benchmarks = match f.value("benchmarks") {
+                    Some(v) => parse_benchmarks_at(
+                        cx,
+                        v,
+                        &format!("{what}.benchmarks"),
+                        TARGET_BENCHMARK_KEYS,
+                        stack_watermark,
+                    )?,
+                    None => Vec::new(),
+                };
                 TargetEntry {
                     name,
                     build,
                     run,
                     timeout,
+                    budgets,
+                    benchmarks,
                     at,
                 }
             }

@@ -189,6 +189,15 @@ fn the_example_project_loads_and_uses_every_key() {
         config.target(Some("stm32h743zi")).unwrap(),
         TargetSpec::Commands { .. }
     ));
+    // The board is the built-in with budgets of its own: its cycles are not the host's.
+    assert!(matches!(
+        config.target(Some("mps2-an386")).unwrap(),
+        TargetSpec::Builtin { .. }
+    ));
+    assert_ne!(
+        config.budgets_for_target("mps2-an386", "bench_crc_64"),
+        config.budgets_for_target("host", "bench_crc_64")
+    );
     assert_eq!(config.benchmarks.len(), 3);
     assert_eq!(config.iterations_for("bench_crc_256"), Some(5000));
     assert_eq!(config.iterations_for("bench_crc_64"), Some(20000));
@@ -253,6 +262,121 @@ bench:
     assert_eq!(other.max_cycles_per_iteration, Some(5000.0));
     assert_eq!(other.max_ns_per_op, Some(50.0));
     assert_eq!(config.iterations_for("bench_other"), None);
+}
+
+#[test]
+fn budgets_merge_global_then_target_then_benchmark_then_the_targets_benchmark() {
+    let config = load(
+        "\
+bench:
+  budgets:
+    max_stack_bytes: 4096
+    max_cycles_per_iteration: 5000
+    max_ns_per_iteration: 900
+  benchmarks:
+    bench_crc_64:
+      iterations: 500
+      budgets:
+        max_cycles_per_iteration: 3000
+        max_stack_bytes: 512
+  targets:
+    - host
+    - name: mps2-an386            # the built-in, with its own budgets
+      budgets:
+        max_cycles_per_iteration: 20000
+        max_ns_per_iteration: 0   # report only on this target
+        max_heap_bytes: 256
+      benchmarks:
+        bench_crc_64:
+          budgets:
+            max_cycles_per_iteration: 9000
+        bench_crc_256:
+          budgets:
+            max_stack_bytes: 1024
+    - name: board
+      build: make
+      run: ./flash
+      budgets:
+        max_stack_bytes: 2048
+",
+    );
+    // The map with only a name and budgets is still the built-in definition.
+    assert_eq!(
+        config.target(Some("mps2-an386")).unwrap(),
+        TargetSpec::Builtin {
+            name: "mps2-an386".into(),
+            timeout: None
+        }
+    );
+    // On host (listed bare): global, then the benchmark's own.
+    let host = config.budgets_for_target("host", "bench_crc_64");
+    assert_eq!(host, config.budgets_for("bench_crc_64"));
+    assert_eq!(host.max_cycles_per_iteration, Some(3000.0));
+    assert_eq!(host.max_ns_per_iteration, Some(900.0));
+    assert_eq!(host.max_heap_bytes, None);
+
+    // On the board: the target's benchmark entry wins over everything.
+    let crc = config.budgets_for_target("mps2-an386", "bench_crc_64");
+    assert_eq!(crc.max_cycles_per_iteration, Some(9000.0));
+    // The module's benchmark entry still beats the target's global budgets.
+    assert_eq!(crc.max_stack_bytes, Some(512));
+    // The target's global budgets beat the module's: a 0 lifts the ceiling on this target only.
+    assert_eq!(crc.max_ns_per_iteration, None);
+    assert_eq!(crc.max_heap_bytes, Some(256));
+
+    // A benchmark with no entry anywhere gets the target's budgets over the global ones.
+    let other = config.budgets_for_target("mps2-an386", "bench_other");
+    assert_eq!(other.max_cycles_per_iteration, Some(20000.0));
+    assert_eq!(other.max_stack_bytes, Some(4096));
+    let crc256 = config.budgets_for_target("mps2-an386", "bench_crc_256");
+    assert_eq!(crc256.max_stack_bytes, Some(1024));
+    assert_eq!(crc256.max_cycles_per_iteration, Some(20000.0));
+
+    // A target with commands may carry budgets too; an unlisted one has none of its own.
+    assert_eq!(
+        config
+            .budgets_for_target("board", "bench_other")
+            .max_stack_bytes,
+        Some(2048)
+    );
+    assert_eq!(
+        config.budgets_for_target("unlisted", "bench_crc_64"),
+        config.budgets_for("bench_crc_64")
+    );
+}
+
+#[test]
+fn a_targets_budgets_are_checked_like_the_global_ones() {
+    let (line, column, message, _) = refuse(
+        "bench:\n  targets:\n    - name: mps2-an386\n      budgets:\n        max_cycles_per_iteration: -1\n",
+    );
+    assert_eq!((line, column), (5, 35));
+    assert_eq!(
+        message,
+        "expected a number >= 0 for bench.targets[0].budgets.max_cycles_per_iteration, found `-1`"
+    );
+    let (line, column, message, _) = refuse(
+        "bench:\n  targets:\n    - name: mps2-an386\n      benchmarks:\n        b:\n          iterations: 5\n",
+    );
+    assert_eq!((line, column), (6, 11));
+    assert_eq!(
+        message,
+        "unknown key 'iterations' in bench.targets[0].benchmarks.b; it belongs in bench.benchmarks.<name>"
+    );
+    let (_, _, message, _) = refuse(
+        "bench:\n  targets:\n    - name: mps2-an386\n      budget:\n        max_stack_bytes: 1\n",
+    );
+    assert_eq!(
+        message,
+        "unknown key 'budget' in bench.targets[0]; did you mean 'budgets'?"
+    );
+    let (_, _, message, _) = refuse(
+        "bench:\n  stack_watermark: false\n  targets:\n    - name: host\n      budgets:\n        max_stack_bytes: 1\n",
+    );
+    assert!(
+        message.starts_with("bench.targets[0].budgets.max_stack_bytes needs the stack measured"),
+        "{message}"
+    );
 }
 
 #[test]
