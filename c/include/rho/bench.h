@@ -101,6 +101,7 @@
  *                               on an M-profile Arm core)
  *   RHO_BENCH_NO_UCONTEXT       hosted POSIX without getcontext/makecontext (e.g. musl): stack
  *                               measurement is off
+ *   RHO_BENCH_SYSTICK_EXTERNAL  bare metal: the firmware owns SysTick and its handler (see Clocks)
  *
  * ---- Clocks --------------------------------------------------------------------------------
  *
@@ -115,12 +116,25 @@
  *   hosted:   time `clock_gettime` (CLOCK_MONOTONIC), unit ns.
  *   Cortex-M: cycles `dwt` (DWT->CYCCNT, enabled through DEMCR.TRCENA, plus the lock-access key
  *             on a Cortex-M7). If the counter does not advance (QEMU reads 0, an ARMv6-M part has
- *             none) it falls back to `systick`, the 24-bit SysTick down-counter: an idle SysTick
- *             is started with reload 0xFFFFFF on the core clock and no interrupt; one the
- *             firmware already runs is left alone and read with its own reload value (on its
- *             external reference clock it is reported as unit=tick hz=0). Wrap is handled, but
- *             a body of one whole period or more (2^24 cycles for the harness's own set-up)
- *             cannot be told from a shorter one: keep bodies below that.
+ *             none) it falls back to `systick`, the 24-bit SysTick down-counter, which the
+ *             harness takes: reload 0xFFFFFF on the core clock, its exception enabled, and the
+ *             exception's handler `rho_bench_systick_handler` (defined here) counting the wraps,
+ *             so a body of any length below 2^32 cycles is measured whole. The port's vector
+ *             table must point SysTick (entry 15) at rho_bench_systick_handler, SysTick must be
+ *             idle, and interrupts enabled (PRIMASK clear) outside the bodies; otherwise the
+ *             harness says so (`rho: ...`) and rho_bench_main returns 2.
+ *             RHO_BENCH_SYSTICK_EXTERNAL (define it when the firmware runs SysTick and owns its
+ *             handler): the harness leaves SysTick as it is (an idle one is started with reload
+ *             0xFFFFFF and no exception) and reads it with its reload value (on its external
+ *             reference clock: unit=tick hz=0). It cannot count wraps, so it detects them
+ *             (SysTick's COUNTFLAG): one wrap in an iteration is computed right if the body is
+ *             shorter than a period, but the harness cannot know that, so every iteration that
+ *             spanned a wrap is counted in `@end ... wrapped=N`, and the host reports the
+ *             benchmark's cycle figures as not measured when N > 0. Keep bodies well below the
+ *             period.
+ *             The read is a call (rho_bench__cycles_now), part of the overhead `.overhead`
+ *             measures; 32-bit counts, so a single body of 2^32 cycles or more (DWT or SysTick)
+ *             is reported modulo 2^32.
  *             No time clock on bare metal; the host derives time from hz. Bare metal needs GNU C
  *             (gcc or clang) for its inline assembly.
  * Every `resolution=` is the smallest non-zero step seen between successive reads.
@@ -128,8 +142,10 @@
  * ---- Stack ---------------------------------------------------------------------------------
  *
  * The region is painted with 0xAA, the benchmark runs (warm-ups included), and the region is
- * scanned from its low end for the first byte no longer painted: used = top - that byte. If the
- * lowest byte is no longer painted the region overran: `@stack overrun`, never a number.
+ * scanned from its low end for the first byte no longer painted: used = top - that byte. If that
+ * byte is one of the lowest 16 (a guard: a frame's padding is never written, so a stack that ran
+ * past the region can leave a few of its lowest bytes painted) the region overran:
+ * `@stack overrun`, never a number. So the largest figure is RHO_BENCH_STACK_BYTES - 16.
  * Hosted, each benchmark runs on a static region through ucontext; a deeper overrun than the
  * slack corrupts the harness's other static data: size the region for the suite. Bare metal,
  * the region is the RHO_BENCH_STACK_BYTES below the stack pointer at the call. The figure
@@ -296,6 +312,7 @@ typedef struct rho_bench_state {
     int in_iteration; /* the start clocks of an iteration were read */
     int loops;        /* RHO_BENCH_LOOPs entered */
     int capped;
+    rho_bench__uint wrapped; /* RHO_BENCH_SYSTICK_EXTERNAL: iterations SysTick wrapped during */
     int misuse; /* why the benchmark cannot be reported (RHO_BENCH__MISUSE_...), 0 if it can */
 } rho_bench_t;
 
@@ -326,8 +343,13 @@ void rho_bench__report_drop(const char *name, unsigned capacity);
 #if RHO_BENCH_BARE_METAL
 /* Supplied by the board port: write len bytes of the stream to the host. */
 void rho_bench_port_write(const char *bytes, unsigned long len);
-/* The cycle counter the harness chose (DWT->CYCCNT or SysTick's current value). */
-extern volatile uint32_t *rho_bench__counter;
+/* The chosen cycle counter, read (DWT->CYCCNT, or SysTick made to count up with its wraps). Not
+ * inline: one short call in every benchmark's loop instead of the wrap-safe read inlined. */
+uint32_t rho_bench__cycles_now(void);
+#if !defined(RHO_BENCH_SYSTICK_EXTERNAL)
+/* The SysTick exception handler the port's vector table must point at (see "Clocks"). */
+void rho_bench_systick_handler(void);
+#endif
 #endif
 #if RHO_BENCH__HAS_TIME
 /* CLOCK_MONOTONIC in ns (or the best the platform offers). Not inline: the user's file need not
@@ -341,16 +363,14 @@ rho_bench__uint rho_bench__time_now(void);
 
 static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_start(void)
 {
-    rho_bench__uint value = *rho_bench__counter;
+    rho_bench__uint value = rho_bench__cycles_now();
     __asm__ __volatile__("" : : : "memory");
     return value;
 }
 static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 {
-    rho_bench__uint value;
     __asm__ __volatile__("" : : : "memory");
-    value = *rho_bench__counter;
-    return value;
+    return rho_bench__cycles_now();
 }
 
 #elif RHO_BENCH__HAS_CYCLES && defined(__x86_64__)
@@ -548,8 +568,12 @@ static rho_bench__uint rho_bench__samples[RHO_BENCH_SAMPLE_BUFFER][RHO_BENCH__NC
 static unsigned rho_bench__sample_count;
 
 #if RHO_BENCH_BARE_METAL
-volatile uint32_t *rho_bench__counter;
 static uint32_t rho_bench__systick_period; /* 0: the counter is DWT->CYCCNT */
+#if defined(RHO_BENCH_SYSTICK_EXTERNAL)
+static int rho_bench__systick_wrapped; /* a read saw COUNTFLAG: the counter wrapped */
+#else
+static volatile uint32_t rho_bench__systick_wraps; /* SysTick exceptions: wraps of the counter */
+#endif
 #else
 static int rho_bench__output_failed;
 #endif
@@ -764,28 +788,73 @@ RHO_BENCH__NOINLINE rho_bench__uint rho_bench__time_now(void)
 #define RHO_BENCH__DWT_LAR RHO_BENCH__REG(0xE0001FB0u)
 #define RHO_BENCH__SYST_CSR RHO_BENCH__REG(0xE000E010u)
 #define RHO_BENCH__SYST_RVR RHO_BENCH__REG(0xE000E014u)
-#define RHO_BENCH__SYST_CVR_ADDRESS 0xE000E018u
+#define RHO_BENCH__SYST_CVR RHO_BENCH__REG(0xE000E018u)
+#define RHO_BENCH__ICSR RHO_BENCH__REG(0xE000ED04u)
+#define RHO_BENCH__VTOR RHO_BENCH__REG(0xE000ED08u)
+
+#if !defined(RHO_BENCH_SYSTICK_EXTERNAL)
+/* SysTick's exception: the counter went through 0 and reloaded. The port's vector table points
+ * here (entry 15); the harness enables the exception only when it owns SysTick. */
+void rho_bench_systick_handler(void)
+{
+    rho_bench__systick_wraps++;
+}
+#endif
+
+/* The cycle counter, counting up. DWT->CYCCNT as it is. A SysTick the harness owns (reload
+ * 0xFFFFFF, its exception counting wraps) is read as wraps * 2^24 + (0xFFFFFF - value), less a
+ * constant: exact for any body below 2^32 cycles. The read is race-free: the wrap count is read
+ * before and after the value, and a wrap the core has pended but not yet taken (ICSR.PENDSTSET)
+ * means the value may already have reloaded while the count has not moved: read again. That
+ * needs the exception enabled (PRIMASK clear) outside the benchmark's body, as it is on the port.
+ * RHO_BENCH_SYSTICK_EXTERNAL: the firmware's SysTick, read as its own down-counter; a read that
+ * sees COUNTFLAG (the counter passed 0 since the last read of SYST_CSR) marks the iteration as
+ * wrapped, since the number of wraps is not known. */
+RHO_BENCH__NOINLINE uint32_t rho_bench__cycles_now(void)
+{
+    uint32_t value;
+#if !defined(RHO_BENCH_SYSTICK_EXTERNAL)
+    uint32_t wraps;
+#endif
+    if (rho_bench__systick_period == 0) {
+        return RHO_BENCH__REG(RHO_BENCH__DWT_CYCCNT_ADDRESS);
+    }
+#if defined(RHO_BENCH_SYSTICK_EXTERNAL)
+    value = RHO_BENCH__SYST_CVR;
+    if (RHO_BENCH__SYST_CSR & (1u << 16)) {
+        rho_bench__systick_wrapped = 1;
+    }
+    return value;
+#else
+    do {
+        wraps = rho_bench__systick_wraps;
+        value = RHO_BENCH__SYST_CVR;
+    } while ((RHO_BENCH__ICSR & (1u << 26)) != 0 || wraps != rho_bench__systick_wraps);
+    return (wraps << 24) - value;
+#endif
+}
 
 /* Elapsed counts between two readings of the chosen counter. */
 static uint32_t rho_bench__cycles_between(uint32_t start, uint32_t stop)
 {
-    if (rho_bench__systick_period == 0) {
-        return stop - start; /* CYCCNT counts up; unsigned arithmetic handles one wrap */
+#if defined(RHO_BENCH_SYSTICK_EXTERNAL)
+    if (rho_bench__systick_period != 0) {
+        /* The firmware's SysTick counts down from its reload value to 0, then reloads: one wrap
+         * is handled here; more are flagged by COUNTFLAG (see rho_bench__cycles_now). */
+        return start >= stop ? start - stop : start + rho_bench__systick_period - stop;
     }
-    /* SysTick counts down from its reload value to 0, then reloads. */
-    return start >= stop ? start - stop : start + rho_bench__systick_period - stop;
+#endif
+    return stop - start; /* counting up; unsigned arithmetic handles one 2^32 wrap */
 }
 
 /* The smallest non-zero step between successive reads of the chosen counter; 0 if it never moved
  * in 1000 reads. Not inlined: the clock's set-up asks it whether DWT->CYCCNT advances at all. */
 static RHO_BENCH__NOINLINE rho_bench__uint rho_bench__cycles_resolution(void)
 {
-    /* The counter read directly, without the hot path's compiler barrier: back-to-back reads. */
-    volatile uint32_t *counter = rho_bench__counter;
-    uint32_t smallest = 0, previous = *counter;
+    uint32_t smallest = 0, previous = rho_bench__cycles_now();
     unsigned i;
     for (i = 0; i < 1000u; i++) {
-        uint32_t now = *counter;
+        uint32_t now = rho_bench__cycles_now();
         uint32_t step = rho_bench__cycles_between(previous, now);
         if (step != 0 && (smallest == 0 || step < smallest)) {
             smallest = step;
@@ -795,7 +864,8 @@ static RHO_BENCH__NOINLINE rho_bench__uint rho_bench__cycles_resolution(void)
     return smallest;
 }
 
-static void rho_bench__clock_init(void)
+/* Chooses the counter; returns 0, or 2 (rho_bench_main's status) when it cannot measure. */
+static int rho_bench__clock_init(void)
 {
 #if !defined(__ARM_ARCH_6M__) && !defined(__ARM_ARCH_8M_BASE__)
     /* DWT->CYCCNT: trace enable in DEMCR; a Cortex-M7 (part number 0xC27) also locks its DWT
@@ -806,21 +876,36 @@ static void rho_bench__clock_init(void)
     }
     if ((RHO_BENCH__DWT_CTRL & (1u << 25)) == 0) { /* NOCYCCNT clear: there is a counter */
         RHO_BENCH__DWT_CTRL |= 1u;
-        rho_bench__counter = (volatile uint32_t *)RHO_BENCH__DWT_CYCCNT_ADDRESS;
-        rho_bench__systick_period = 0;
         if (rho_bench__cycles_resolution() != 0) { /* QEMU's reads 0 and never moves */
-            return;
+            return 0;
         }
     }
 #endif
-    /* SysTick. A SysTick the firmware already runs is read as it is, with its own period. */
+#if defined(RHO_BENCH_SYSTICK_EXTERNAL)
+    /* The firmware's SysTick is read as it runs, with its own period; an idle one is started
+     * with reload 0xFFFFFF on the core clock and no exception. */
     if ((RHO_BENCH__SYST_CSR & 1u) == 0) {
         RHO_BENCH__SYST_RVR = 0xFFFFFFu;
-        RHO_BENCH__REG(RHO_BENCH__SYST_CVR_ADDRESS) = 0; /* any write clears it */
-        RHO_BENCH__SYST_CSR = (1u << 2) | 1u;              /* core clock, enabled, no interrupt */
+        RHO_BENCH__SYST_CVR = 0;              /* any write clears it */
+        RHO_BENCH__SYST_CSR = (1u << 2) | 1u; /* core clock, enabled, no exception */
     }
     rho_bench__systick_period = (RHO_BENCH__SYST_RVR & 0xFFFFFFu) + 1u;
-    rho_bench__counter = (volatile uint32_t *)RHO_BENCH__SYST_CVR_ADDRESS;
+#else
+    /* The harness takes SysTick and counts its wraps, which needs it idle and its exception
+     * vector (entry 15 of the table VTOR points at) to be rho_bench_systick_handler. */
+    if ((RHO_BENCH__SYST_CSR & 1u) != 0 ||
+        ((volatile uint32_t *)RHO_BENCH__VTOR)[15] != (uint32_t)rho_bench_systick_handler) {
+        RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
+                         "rho: no DWT; SysTick busy or not vectored to rho_bench_systick_handler "
+                         "(see RHO_BENCH_SYSTICK_EXTERNAL)\n");
+        return 2;
+    }
+    RHO_BENCH__SYST_RVR = 0xFFFFFFu;
+    RHO_BENCH__SYST_CVR = 0;                         /* any write clears it */
+    rho_bench__systick_period = 1;                   /* not DWT */
+    RHO_BENCH__SYST_CSR = (1u << 2) | (1u << 1) | 1u; /* core clock, exception on wrap, enabled */
+#endif
+    return 0;
 }
 
 #else /* hosted */
@@ -1162,6 +1247,9 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
         } else {
             state->measured_done++;
         }
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
+        state->wrapped += (rho_bench__uint)rho_bench__systick_wrapped;
+#endif
         if (++rho_bench__sample_count == RHO_BENCH_SAMPLE_BUFFER) {
             rho_bench__buffer_full();
         }
@@ -1180,6 +1268,12 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
     }
     if (state->warmup_done < state->warmup_target ||
         state->measured_done < state->measured_target) {
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
+        /* The next iteration starts with no wrap seen: clear both flags (reading SYST_CSR
+         * clears COUNTFLAG). */
+        (void)RHO_BENCH__SYST_CSR;
+        rho_bench__systick_wrapped = 0;
+#endif
         state->in_iteration = 1;
         return 1;
     }
@@ -1203,19 +1297,22 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__paint(unsigned char *low, size_t
     }
 }
 
-/* Bytes used from the top of [low, low + bytes), or RHO_BENCH__OVERRUN when even the lowest
- * byte was written (the boundary is lost). */
+/* The lowest bytes of the region that must all still be painted for a figure to be reported.
+ * One byte is not enough: a frame's alignment padding and unwritten slots are never written,
+ * so a recursion that ran past the region can leave its lowest bytes painted (seen on the
+ * Cortex-M4 port: 4 bytes), which would read as a depth of bytes - 4 instead of an overrun. */
+#define RHO_BENCH__GUARD_BYTES 16u
+
+/* Bytes used from the top of [low, low + bytes), or RHO_BENCH__OVERRUN when a byte of the
+ * lowest RHO_BENCH__GUARD_BYTES was written (the boundary is lost). */
 static RHO_BENCH__ALWAYS_INLINE size_t rho_bench__scan(const unsigned char *low, size_t bytes)
 {
     const volatile unsigned char *p = low;
     size_t i = 0;
-    if (bytes == 0 || p[0] != RHO_BENCH__PAINT) {
-        return RHO_BENCH__OVERRUN;
-    }
     while (i < bytes && p[i] == RHO_BENCH__PAINT) {
         i++;
     }
-    return bytes - i;
+    return i < RHO_BENCH__GUARD_BYTES ? RHO_BENCH__OVERRUN : bytes - i;
 }
 
 #define RHO_BENCH__STACK_OFF ((size_t)-2)
@@ -1316,6 +1413,15 @@ static void rho_bench__overhead(rho_bench_t *state)
     }
 }
 
+/* `wrapped=` on `@end`: only a firmware's SysTick can wrap uncounted. */
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
+#define RHO_BENCH__WRAPPED_FIELD " wrapped=%u"
+#define RHO_BENCH__WRAPPED_ARG , state.wrapped
+#else
+#define RHO_BENCH__WRAPPED_FIELD ""
+#define RHO_BENCH__WRAPPED_ARG
+#endif
+
 /* Runs one benchmark and prints its block. Returns 0, or 2 (rho_bench_main's status) when the
  * stream cannot go on. */
 static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations)
@@ -1370,10 +1476,12 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     }
     RHO_BENCH__PRINT(RHO_BENCH__STREAM,
                      "@heap peak=%u live=%u allocs=%u frees=%u free_errors=%u\n"
-                     "@end %s iterations=%u warmup=%u capped=%u unit=%s per_iteration=%u\n",
+                     "@end %s iterations=%u warmup=%u capped=%u unit=%s "
+                     "per_iteration=%u" RHO_BENCH__WRAPPED_FIELD "\n",
                      state.heap_peak, state.heap_live, state.heap_allocs, state.heap_frees,
                      state.heap_free_errors, name, state.measured_done, state.warmup_done,
-                     RHO_BENCH__U(state.capped), state.unit, state.per_iteration);
+                     RHO_BENCH__U(state.capped), state.unit,
+                     state.per_iteration RHO_BENCH__WRAPPED_ARG);
     rho_bench__emit_flush();
     return 0;
 }
@@ -1439,7 +1547,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #endif
 
 /* The `@clock` lines and their arguments (each argument list ends with a comma). */
-#if RHO_BENCH_BARE_METAL
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
 /* A SysTick the firmware runs from its external reference clock (CLKSOURCE clear) counts at a
  * rate only the board knows: ticks, hz unknown. */
 #define RHO_BENCH__CYCLES_ARGS                                                      \
@@ -1447,12 +1555,19 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     : ticks                        ? "systick unit=tick"                            \
                                    : "systick unit=cycle",                          \
         RHO_BENCH__U(ticks ? 0 : RHO_BENCH_CPU_HZ), rho_bench__cycles_resolution(),
+#elif RHO_BENCH_BARE_METAL
+/* The harness's own SysTick runs on the core clock. */
+#define RHO_BENCH__CYCLES_ARGS                                                         \
+    rho_bench__systick_period == 0 ? "dwt" : "systick", RHO_BENCH__U(RHO_BENCH_CPU_HZ), \
+        rho_bench__cycles_resolution(),
 #elif defined(__aarch64__)
 #define RHO_BENCH__CYCLES_ARGS "cntvct unit=tick", rho_bench__cycles_hz, rho_bench__cycles_resolution(),
 #elif RHO_BENCH__HAS_CYCLES
 #define RHO_BENCH__CYCLES_ARGS "tsc unit=cycle", rho_bench__cycles_hz, rho_bench__cycles_resolution(),
 #endif
-#if RHO_BENCH__HAS_CYCLES
+#if RHO_BENCH_BARE_METAL && !defined(RHO_BENCH_SYSTICK_EXTERNAL)
+#define RHO_BENCH__CYCLES_LINE "@clock cycles %s unit=cycle hz=%u resolution=%u\n"
+#elif RHO_BENCH__HAS_CYCLES
 #define RHO_BENCH__CYCLES_LINE "@clock cycles %s hz=%u resolution=%u\n"
 #else
 #define RHO_BENCH__CYCLES_LINE ""
@@ -1469,7 +1584,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 
 static void rho_bench__write_header(void)
 {
-#if RHO_BENCH_BARE_METAL
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
     int ticks = rho_bench__systick_period != 0 && (RHO_BENCH__SYST_CSR & (1u << 2)) == 0;
 #endif
     RHO_BENCH__PRINT(RHO_BENCH__STREAM,
@@ -1517,7 +1632,13 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     }
 #endif
 
+#if RHO_BENCH_BARE_METAL
+    if (rho_bench__clock_init() != 0) {
+        return 2;
+    }
+#else
     rho_bench__clock_init();
+#endif
     rho_bench__write_header();
 
     status = rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS);

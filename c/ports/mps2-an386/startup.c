@@ -64,9 +64,14 @@ void UsageFault_Handler(void) WEAK_FAULT;
 void SVC_Handler(void) WEAK_FAULT;
 void DebugMon_Handler(void) WEAK_FAULT;
 void PendSV_Handler(void) WEAK_FAULT;
-/* The harness reads SysTick's counter but never enables its interrupt: a SysTick
- * exception here means something else did, and is reported like a fault. */
-void SysTick_Handler(void) WEAK_FAULT;
+/* SysTick: when the core has no working DWT cycle counter (QEMU's reads 0), the harness
+ * counts cycles with SysTick and its exception counts the counter's wraps, so a body longer
+ * than SysTick's 2^24-cycle period is measured right. Its handler is the harness's
+ * rho_bench_systick_handler (rho/bench.h checks that this entry points at it before enabling
+ * the exception). Without the harness linked, the weak alias reports it like a fault. A
+ * firmware that runs SysTick itself keeps its own handler here and builds the harness with
+ * -DRHO_BENCH_SYSTICK_EXTERNAL. */
+void rho_bench_systick_handler(void) WEAK_FAULT;
 void Irq_Handler(void) WEAK_FAULT;
 
 /* The vector table (ARMv7-M ARM, B1.5.3): the initial stack pointer, then the handlers'
@@ -95,7 +100,7 @@ __attribute__((section(".vectors"), used)) static const struct vector_table vect
         DebugMon_Handler,
         0, /* reserved */
         PendSV_Handler,
-        SysTick_Handler,
+        rho_bench_systick_handler,
     },
     /* UARTs, timers, ethernet...: none is enabled by this port. */
     {IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8},

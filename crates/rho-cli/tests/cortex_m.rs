@@ -63,6 +63,10 @@ struct BoardRun {
 }
 
 fn run_on_board(relative: &str, extra: &[&str]) -> BoardRun {
+    run_on_board_with(relative, ITERATIONS, WARMUP, extra)
+}
+
+fn run_on_board_with(relative: &str, iterations: &str, warmup: &str, extra: &[&str]) -> BoardRun {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("run.json");
     let mut args = vec![
@@ -71,9 +75,9 @@ fn run_on_board(relative: &str, extra: &[&str]) -> BoardRun {
         TARGET,
         relative,
         "--iterations",
-        ITERATIONS,
+        iterations,
         "--warmup",
-        WARMUP,
+        warmup,
         "--json",
         json.to_str().unwrap(),
     ];
@@ -231,6 +235,95 @@ fn the_stack_mark_covers_a_known_depth_and_an_overrun_is_not_measured_on_the_boa
         .find(|line| line.starts_with("bench_stack_overrun"))
         .unwrap();
     assert!(row.contains("not measured"), "{row}");
+}
+
+/// SysTick is a 24-bit counter: a body of more than 2^24 cycles wraps it. The harness counts the wraps (its
+/// SysTick exception), so a body ten times as long measures ten times as many cycles, not the remainder
+/// modulo 2^24.
+#[test]
+fn a_body_longer_than_the_systick_period_is_measured_whole_on_the_board() {
+    if !cross_tools_present("a_body_longer_than_the_systick_period_is_measured_whole_on_the_board")
+    {
+        return;
+    }
+    let source = repo_file("tests/c/long_body_suite.c");
+    let factor = c_define(&source, "LONG_BODY_FACTOR") as f64;
+    let run = run_on_board_with("tests/c/long_body_suite.c", "3", "0", &[]);
+    let short = median_cycles(&run.document, "bench_short_body");
+    let long = median_cycles(&run.document, "bench_long_body");
+    assert!(
+        long > f64::from(1u32 << 24),
+        "the long body ({long} cycles) must span more than one SysTick period (2^24)"
+    );
+    let ratio = long / short;
+    assert!(
+        (factor * 0.95..=factor * 1.05).contains(&ratio),
+        "long {long} / short {short} = {ratio}, expected about {factor}"
+    );
+}
+
+/// A firmware that owns SysTick (`RHO_BENCH_SYSTICK_EXTERNAL`): the harness cannot count its wraps, so it
+/// detects them (COUNTFLAG) and says on `@end` how many iterations spanned one (`wrapped=`), which the parser
+/// exposes so those figures are not reported as measured. Built and run with the port's Makefile and QEMU
+/// directly: the stream itself is what is checked.
+#[test]
+fn with_a_firmware_owned_systick_a_wrapped_iteration_is_flagged_not_measured() {
+    if !cross_tools_present("with_a_firmware_owned_systick_a_wrapped_iteration_is_flagged") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("build");
+    let makefile = repo_file("c/ports/mps2-an386/Makefile");
+    let make = |target: &str| {
+        Command::new("make")
+            .arg("-s")
+            .arg("-f")
+            .arg(&makefile)
+            .arg(format!(
+                "SUITE={}",
+                repo_file("tests/c/long_body_suite.c").display()
+            ))
+            .arg(format!("RHO_BENCH_OUT={}", out.display()))
+            .args([
+                "RHO_BENCH_ITERATIONS=3",
+                "RHO_BENCH_WARMUP=0",
+                "EXTRA_CFLAGS=-DRHO_BENCH_SYSTICK_EXTERNAL",
+                target,
+            ])
+            .output()
+            .unwrap()
+    };
+    let built = make("all");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let command = String::from_utf8(make("print-run-command").stdout).unwrap();
+    let mut words = command.split_whitespace();
+    let program = words.next().unwrap();
+    let ran = Command::new(program)
+        .args(words)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        ran.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let run = rho_wire::parse_bytes(&ran.stdout).unwrap();
+    let long = run
+        .benchmarks
+        .iter()
+        .find(|b| b.name == "bench_long_body")
+        .unwrap();
+    // Every iteration of the long body spans at least one wrap of the 2^24 period.
+    assert_eq!(long.wrapped, 3, "{long:?}");
+    assert!(!long.cycles_measured());
+    let calibration = run.calibration.unwrap();
+    assert_eq!(calibration.wrapped, 0, "an empty body does not span a wrap");
 }
 
 #[test]

@@ -68,6 +68,7 @@ fn benchmark(
         capped: false,
         stack: StackMark::Bytes(312),
         heap: HeapFigures::default(),
+        wrapped: 0,
     }
 }
 

@@ -652,6 +652,9 @@ impl StreamParser {
         let capped = fields.required_bool(self.line, line, "capped")?;
         let unit = fields.required_name(self.line, line, "unit")?;
         let per_iteration = fields.required_u64(self.line, line, "per_iteration")?;
+        let wrapped = fields
+            .optional_u64(self.line, line, "wrapped")?
+            .unwrap_or(0);
         let Some(open) = self.open.take() else {
             return Err(self.unexpected(ErrorKind::OutOfOrder, line));
         };
@@ -679,6 +682,17 @@ impl StreamParser {
                 format!("{count} samples"),
             ));
         }
+        if wrapped > count {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::CountMismatch,
+                format!(
+                    "wrapped= at most the {count} samples since @bench {} on line {}",
+                    open.name, open.line
+                ),
+                quote(line),
+            ));
+        }
         let benchmark = Benchmark {
             name: open.name,
             unit,
@@ -689,6 +703,7 @@ impl StreamParser {
             capped,
             stack: open.stack.unwrap_or(StackMark::Off),
             heap: open.heap.unwrap_or_default(),
+            wrapped,
         };
         self.phase = Phase::Suite;
         if benchmark.name == CALIBRATION_NAME {
@@ -962,6 +977,14 @@ impl<'a> Fields<'a> {
                 quote(line),
             )
         })
+    }
+
+    /// A `key=` the format allows to be absent: `None` when it is, an error when it is not a u64.
+    fn optional_u64(&self, line_no: u64, line: &[u8], key: &str) -> Result<Option<u64>, WireError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(_) => self.required_u64(line_no, line, key).map(Some),
+        }
     }
 
     fn required_bool(&self, line_no: u64, line: &[u8], key: &str) -> Result<bool, WireError> {

@@ -121,6 +121,12 @@ pub struct Benchmark {
     pub capped: bool,
     pub stack: StackMark,
     pub heap: HeapFigures,
+    /// How many of the samples (warm-ups included) spanned a wrap of a cycle counter the harness could not
+    /// count (`@end wrapped=`, a Cortex-M built with `RHO_BENCH_SYSTICK_EXTERNAL`): their cycle figures may be
+    /// short by whole counter periods, so when this is not 0 the benchmark's cycle figures are not measured.
+    /// 0 when the stream does not say.
+    #[serde(default)]
+    pub wrapped: u64,
 }
 
 impl Run {
@@ -141,6 +147,12 @@ impl Benchmark {
             .unwrap_or(usize::MAX)
             .min(column.len());
         &column[skip..]
+    }
+
+    /// Whether the cycle figures can be trusted: no sample spanned an uncounted counter wrap
+    /// ([`Benchmark::wrapped`] is 0).
+    pub fn cycles_measured(&self) -> bool {
+        self.wrapped == 0
     }
 
     /// Whether the benchmark ended holding heap memory it had allocated.

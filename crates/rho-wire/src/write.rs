@@ -131,6 +131,11 @@ fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> i
             bench.per_iteration
         ),
     );
+    if bench.wrapped != 0 {
+        // `wrapped=` is optional (absent means 0): the line grows only when there is something to say.
+        buf.pop();
+        line(buf, format_args!(" wrapped={}", bench.wrapped));
+    }
     Ok(())
 }
 
@@ -223,6 +228,12 @@ fn validate(run: &Run) -> Result<(), String> {
             ));
         }
         let expected = bench.warmup.checked_add(bench.iterations);
+        if expected.is_some_and(|samples| bench.wrapped > samples) {
+            return Err(format!(
+                "benchmark {}: wrapped={} is more than its samples",
+                bench.name, bench.wrapped
+            ));
+        }
         if bench
             .samples
             .iter()

@@ -609,3 +609,42 @@ fn long_lines() {
     assert_eq!(e.kind(), Some(ErrorKind::LineTooLong), "{e}");
     assert!(e.to_string().len() < 200);
 }
+
+#[test]
+fn wrapped_samples_are_read_from_end_and_absent_means_none() {
+    let run = parse_str(VALID).unwrap();
+    assert!(run.benchmarks.iter().all(|b| b.wrapped == 0 && b.cycles_measured()));
+    let run = parse_str(&mutate(
+        "unit=byte per_iteration=64",
+        "unit=byte per_iteration=64 wrapped=2",
+    ))
+    .unwrap();
+    let crc = &run.benchmarks[0];
+    assert_eq!(crc.wrapped, 2);
+    assert!(!crc.cycles_measured());
+    // The writer keeps it, and only where it is not 0.
+    let written = run_to_string(&run).unwrap();
+    assert_eq!(written.matches(" wrapped=").count(), 1, "{written}");
+    let reread = parse_str(&written).unwrap();
+    assert_eq!(reread.benchmarks, run.benchmarks);
+}
+
+#[test]
+fn wrapped_must_be_a_count_of_the_samples() {
+    assert_error(
+        &mutate(
+            "unit=byte per_iteration=64",
+            "unit=byte per_iteration=64 wrapped=5",
+        ),
+        23,
+        ErrorKind::CountMismatch,
+        "line 23: expected wrapped= at most the 4 samples since @bench bench_crc_64 on line 16, found \
+         \"@end bench_crc_64 iterations=3 warmup=1 capped=0 unit=byte per_iteration=64 wrap\"...",
+    );
+    let e = err(&mutate(
+        "unit=byte per_iteration=64",
+        "unit=byte per_iteration=64 wrapped=x",
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::BadNumber), "{e}");
+    assert_eq!(e.line(), 23);
+}

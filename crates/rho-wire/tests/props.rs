@@ -44,9 +44,10 @@ fn benchmark(name: String, columns: usize) -> impl Strategy<Value = Benchmark> {
             Just(StackMark::Off)
         ],
         any::<[u64; 5]>(),
+        any::<u64>(),
     )
         .prop_flat_map(
-            move |(warmup, iterations, unit, per_iteration, capped, stack, heap)| {
+            move |(warmup, iterations, unit, per_iteration, capped, stack, heap, wrap_seed)| {
                 let rows = (warmup + iterations) as usize;
                 let name = name.clone();
                 proptest::collection::vec(
@@ -69,6 +70,7 @@ fn benchmark(name: String, columns: usize) -> impl Strategy<Value = Benchmark> {
                         frees: heap[3],
                         free_errors: heap[4],
                     },
+                    wrapped: wrap_seed % (warmup + iterations + 1),
                 })
             },
         )
