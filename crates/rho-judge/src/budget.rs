@@ -15,6 +15,10 @@
 //! painted region fails its budget ("stack not measured (overrun)"), and a metric the run did not measure at all
 //! (no such clock, stack measurement off) cannot be judged, which is its own outcome rather than a pass.
 //!
+//! The heap is judged on more than its peak. A benchmark with free errors (frees of more bytes than were live)
+//! has heap figures that cannot be trusted, so a heap budget on it cannot be judged; a benchmark that ends
+//! holding heap memory (a leak) fails its heap budget whatever its peak ("leaked N bytes").
+//!
 //! Budgets are enforced only when the figures can be trusted: at a scale of at least 1.0 and from a harness
 //! built with optimisation. Otherwise each broken budget is reported (`over`) and nothing fails.
 
@@ -104,7 +108,24 @@ impl BudgetMetric {
                 StackMark::Overrun => Figure::Unmeasured(Unmeasured::StackOverrun),
                 StackMark::Off => Figure::Unmeasured(Unmeasured::StackOff),
             },
+            BudgetMetric::HeapPeakBytes if bench.heap.free_errors > 0 => {
+                Figure::Unmeasured(Unmeasured::HeapMisuse {
+                    free_errors: bench.heap.free_errors,
+                })
+            }
             BudgetMetric::HeapPeakBytes => Figure::Value(bench.heap.peak as f64),
+        }
+    }
+
+    /// What, besides the figure, decides this metric's verdict for `bench`: a leak for the heap.
+    pub fn caveat(self, bench: &BenchSummary) -> Option<Caveat> {
+        match self {
+            BudgetMetric::HeapPeakBytes if bench.heap.free_errors == 0 && bench.heap.live != 0 => {
+                Some(Caveat::Leaked {
+                    bytes: bench.heap.live,
+                })
+            }
+            _ => None,
         }
     }
 
@@ -150,6 +171,8 @@ pub enum Unmeasured {
     NoTime,
     /// The benchmark does 0 ops per iteration, so it has no time per op.
     NoOps,
+    /// The benchmark freed more bytes than were live (`free_errors` times): its heap figures cannot be trusted.
+    HeapMisuse { free_errors: u64 },
 }
 
 impl Unmeasured {
@@ -170,7 +193,38 @@ impl fmt::Display for Unmeasured {
                 "time not measured (no time clock, and no cycle clock of known frequency)"
             }
             Unmeasured::NoOps => "no time per op (the benchmark does 0 ops per iteration)",
+            Unmeasured::HeapMisuse { free_errors } => {
+                return write!(
+                    f,
+                    "heap figures cannot be trusted ({free_errors} free error{}: frees of more bytes \
+                     than were live)",
+                    if *free_errors == 1 { "" } else { "s" }
+                );
+            }
         })
+    }
+}
+
+/// Something besides the figure that decides a verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Caveat {
+    /// The benchmark ended holding `bytes` of heap memory. With a heap budget this is a failure whatever the
+    /// peak: memory that is never given back is a cost the peak of one benchmark does not show.
+    Leaked { bytes: u64 },
+}
+
+impl Caveat {
+    /// True when the caveat breaks the budget on its own.
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Caveat::Leaked { .. })
+    }
+}
+
+impl fmt::Display for Caveat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Caveat::Leaked { bytes } => write!(f, "leaked {bytes} bytes"),
+        }
     }
 }
 
@@ -280,6 +334,8 @@ pub struct Check {
     pub figure: Figure,
     /// The ceiling, `None` when the figure has none.
     pub budget: Option<f64>,
+    /// What besides the figure decided the verdict (a leak), when anything did.
+    pub caveat: Option<Caveat>,
     pub verdict: Verdict,
 }
 
@@ -322,6 +378,8 @@ pub struct Failure {
     pub metric: BudgetMetric,
     pub figure: Figure,
     pub budget: f64,
+    /// Set when the caveat, not the figure, is what failed (a leak).
+    pub caveat: Option<Caveat>,
 }
 
 impl Failure {
@@ -334,6 +392,15 @@ impl Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let budget = self.metric.format(self.budget);
+        if let Some(caveat) = &self.caveat {
+            return write!(
+                f,
+                "{}: {caveat}, so its budget of {budget} {} ({}) fails",
+                self.benchmark,
+                self.metric,
+                self.metric.budget_key()
+            );
+        }
         match self.figure {
             Figure::Value(value) => write!(
                 f,
@@ -391,11 +458,13 @@ impl Judgement {
                     .map(|&metric| {
                         let figure = metric.figure(bench);
                         let budget = metric.budget(&budgets);
+                        let caveat = metric.caveat(bench);
                         Check {
                             metric,
                             figure,
                             budget,
-                            verdict: verdict(figure, budget, enforced),
+                            verdict: verdict(figure, budget, caveat.as_ref(), enforced),
+                            caveat,
                         }
                     })
                     .collect();
@@ -417,16 +486,19 @@ impl Judgement {
         for bench in &self.benchmarks {
             for check in &bench.checks {
                 let Some(budget) = check.budget else { continue };
-                let failed = match check.figure {
-                    Figure::Value(value) => exceeds(value, budget),
-                    Figure::Unmeasured(_) => true,
-                };
+                let failing_caveat = check.caveat.clone().filter(Caveat::is_failure);
+                let failed = failing_caveat.is_some()
+                    || match check.figure {
+                        Figure::Value(value) => exceeds(value, budget),
+                        Figure::Unmeasured(_) => true,
+                    };
                 if failed {
                     failures.push(Failure {
                         benchmark: bench.name.clone(),
                         metric: check.metric,
                         figure: check.figure,
                         budget,
+                        caveat: failing_caveat,
                     });
                 }
             }
@@ -470,7 +542,12 @@ fn exceeds(value: f64, budget: f64) -> bool {
     !(value <= budget)
 }
 
-fn verdict(figure: Figure, budget: Option<f64>, enforced: bool) -> Verdict {
+fn verdict(
+    figure: Figure,
+    budget: Option<f64>,
+    caveat: Option<&Caveat>,
+    enforced: bool,
+) -> Verdict {
     let Some(budget) = budget else {
         return Verdict::NoBudget;
     };
@@ -481,6 +558,9 @@ fn verdict(figure: Figure, budget: Option<f64>, enforced: bool) -> Verdict {
             Verdict::OverReported
         }
     };
+    if caveat.is_some_and(Caveat::is_failure) {
+        return over(enforced);
+    }
     match figure {
         Figure::Value(value) if exceeds(value, budget) => over(enforced),
         Figure::Value(_) => Verdict::Ok,
@@ -752,6 +832,88 @@ mod tests {
             Verdict::UnmeasuredReported
         );
         assert_eq!(scaled.outcome(), Outcome::Holds);
+    }
+
+    fn heap_budget(bytes: u64) -> impl Fn(&str) -> Budgets {
+        move |_| Budgets {
+            max_heap_bytes: Some(bytes),
+            ..Budgets::default()
+        }
+    }
+
+    #[test]
+    fn heap_misuse_makes_a_heap_budget_undecidable() {
+        let mut misused = bench("b", 100, 100, 1, StackMark::Bytes(10), 32);
+        misused.heap.free_errors = 2;
+        misused.heap.live = 8;
+        let summary = run(true, vec![misused]);
+        // Well within its budget by the figures, but the figures cannot be trusted.
+        let judgement = Judgement::of(&summary, heap_budget(1024), 1.0);
+        let heap = &judgement.benchmarks[0].checks[4];
+        assert_eq!(heap.metric, BudgetMetric::HeapPeakBytes);
+        assert_eq!(heap.verdict, Verdict::Unmeasured);
+        assert_eq!(heap.figure_text(), "not measured");
+        let Outcome::Undecided(failures) = judgement.outcome() else {
+            panic!("{:?}", judgement.outcome());
+        };
+        assert!(failures[0].undecided());
+        assert_eq!(
+            failures[0].to_string(),
+            "b: heap figures cannot be trusted (2 free errors: frees of more bytes than were live), so its \
+             budget of 1024 heap peak bytes (max_heap_bytes) cannot be judged"
+        );
+        // Without a heap budget, nothing is judged.
+        let unbudgeted = Judgement::of(&summary, |_| Budgets::default(), 1.0);
+        assert_eq!(unbudgeted.outcome(), Outcome::Holds);
+    }
+
+    #[test]
+    fn a_leak_fails_a_heap_budget_whatever_the_peak() {
+        let mut leaky = bench("leaky", 100, 100, 1, StackMark::Bytes(10), 64);
+        leaky.heap.live = 16;
+        leaky.leaked = true;
+        let summary = run(true, vec![leaky]);
+        let judgement = Judgement::of(&summary, heap_budget(64), 1.0);
+        let heap = &judgement.benchmarks[0].checks[4];
+        // The peak is still shown: it was measured.
+        assert_eq!(heap.figure, Figure::Value(64.0));
+        assert_eq!(heap.caveat, Some(Caveat::Leaked { bytes: 16 }));
+        assert_eq!(heap.verdict, Verdict::Over);
+        let Outcome::Broken(failures) = judgement.outcome() else {
+            panic!("a leak breaks a heap budget: {:?}", judgement.outcome());
+        };
+        assert_eq!(failures.len(), 1);
+        assert!(!failures[0].undecided());
+        assert_eq!(
+            failures[0].to_string(),
+            "leaky: leaked 16 bytes, so its budget of 64 heap peak bytes (max_heap_bytes) fails"
+        );
+        // Reported only, the leak is listed and decides nothing.
+        let scaled = Judgement::of(&summary, heap_budget(64), 0.5);
+        assert_eq!(
+            scaled.benchmarks[0].checks[4].verdict,
+            Verdict::OverReported
+        );
+        assert_eq!(scaled.outcome(), Outcome::Holds);
+        // Without a heap budget a leak is not a budget failure (the report warns of it on its own).
+        let unbudgeted = Judgement::of(
+            &summary,
+            |_| Budgets {
+                max_stack_bytes: Some(100),
+                ..Budgets::default()
+            },
+            1.0,
+        );
+        assert_eq!(unbudgeted.outcome(), Outcome::Holds);
+        // No leak, the same peak: the budget holds.
+        let clean = run(
+            true,
+            vec![bench("clean", 100, 100, 1, StackMark::Bytes(10), 64)],
+        );
+        assert_eq!(
+            Judgement::of(&clean, heap_budget(64), 1.0).outcome(),
+            Outcome::Holds
+        );
     }
 
     #[test]
