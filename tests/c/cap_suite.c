@@ -1,10 +1,11 @@
 /*
  * The time cap (issue 2 part 2): a body of about a millisecond, so that with a small cap, e.g.
  * RHO_BENCH_WARMUP=1 RHO_BENCH_TIME_CAP_MS=50, the benchmark stops early with `capped=1` and
- * `iterations=` the number actually measured (fewer than asked for, at least 1). Warm-up time
- * counts toward the cap too (or 100 slow warm-ups could run for minutes): with
- * RHO_BENCH_WARMUP far above what fits, the remaining warm-ups are skipped and exactly 1
- * iteration is measured. With RHO_BENCH_TIME_CAP_MS=0 there is no cap.
+ * `iterations=` the number actually measured (fewer than asked for, at least 1). The cap is on
+ * measured time; warm-ups have a cap of the same length of their own (or 100 slow warm-ups
+ * could run for minutes): with RHO_BENCH_WARMUP far above what fits, the remaining warm-ups are
+ * skipped (`warmup=` says how many ran) and the measured iterations still get the whole cap.
+ * With RHO_BENCH_TIME_CAP_MS=0 there is no cap.
  */
 #include <rho/bench.h>
 

@@ -76,9 +76,11 @@
  *   RHO_BENCH_SCALE             multiplies iterations and warm-ups (e.g. 0.01 for a quick run);
  *                               never below 1 iteration, nor below 1 warm-up when warm-ups > 0
  *   RHO_BENCH_TIME_CAP_MS       stop a benchmark after this much measured time (default 5000,
- *                               0 = none); reported as `capped=1` with the iterations done.
- *                               Time spent in warm-ups counts; if the cap falls in the warm-ups
- *                               the rest of them are skipped and at least 1 iteration is measured.
+ *                               0 = none); reported as `capped=1` with the iterations done (at
+ *                               least 1). Warm-ups do not count toward it, but have a cap of the
+ *                               same length of their own: once their time reaches it, the rest of
+ *                               them are skipped (`@end warmup=` says how many ran). So a slow
+ *                               body runs for at most about twice the cap plus one iteration.
  *   RHO_BENCH_STACK_BYTES       the painted stack region, at most the compiled size (0 = off;
  *                               when stack measurement is compiled out, accepted and reported off)
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
@@ -94,7 +96,8 @@
  *   RHO_BENCH_STACK_SLACK_BYTES hosted: reserved, unpainted bytes below the region (default
  *                               16384), so a modest overrun lands in the harness's own memory.
  *   RHO_BENCH_SAMPLE_BUFFER     samples buffered between flushes (hosted 4096, bare metal 8)
- *   RHO_BENCH_OVERHEAD_ITERATIONS  measured iterations of `.overhead` (default 1000)
+ *   RHO_BENCH_OVERHEAD_ITERATIONS  measured iterations of `.overhead` (default 1000, whatever
+ *                               RHO_BENCH_ITERATIONS says; its warm-ups are RHO_BENCH_WARMUP's)
  *   RHO_BENCH_CPU_HZ            bare metal: the core clock in Hz (0 = unknown)
  *   RHO_BENCH_TARGET            bare metal: the target's name, unquoted (default cortex-m)
  *   RHO_BENCH_BARE_METAL        1/0 to force the bare-metal/hosted path (default: bare metal
@@ -1256,14 +1259,17 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
         state->cap_used += spent;
         if (state->cap_limit != 0 &&
             (state->cap_used >= state->cap_limit || state->cap_used < spent /* wrapped */)) {
-            /* Once over, it stays over: every later sum is either still >= the limit or wraps. */
             if (state->warmup_done < state->warmup_target) {
                 state->warmup_target = state->warmup_done; /* skip the other warm-ups */
-                state->capped = 1;
             } else if (state->measured_done > 0 && state->measured_done < state->measured_target) {
                 state->measured_target = state->measured_done;
                 state->capped = 1;
             }
+        }
+        /* The warm-ups are over: they had a cap of their own, and the measured iterations get
+         * the whole cap, counted from here (the cap is on measured time). */
+        if (state->measured_done == 0 && state->warmup_done == state->warmup_target) {
+            state->cap_used = 0;
         }
     }
     if (state->warmup_done < state->warmup_target ||

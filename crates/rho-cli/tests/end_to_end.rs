@@ -360,3 +360,50 @@ fn a_benchmark_stopped_by_the_time_cap_is_marked() {
         "{report}"
     );
 }
+
+/// The time cap is on measured time: warm-ups far beyond what fits are cut at a cap of their own (and say how
+/// many ran), and the measured iterations still get the whole cap, so their time adds up to at least the cap
+/// when it stops them.
+#[test]
+fn the_time_cap_counts_measured_time_and_warm_ups_are_cut_at_a_cap_of_their_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let asked_warmup = 100_000u64;
+    let mut command = rho_command(
+        tmp.path(),
+        &[
+            "bench",
+            "tests/c/cap_suite.c",
+            "--warmup",
+            &asked_warmup.to_string(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    let cap_ms = 50.0;
+    command.env("RHO_BENCH_TIME_CAP_MS", "50");
+    let (finished, _report) = rho_exec::Runner::new(command)
+        .timeout(LIMIT)
+        .run_collect()
+        .unwrap();
+    assert_eq!(
+        finished.termination,
+        rho_exec::Termination::Exited(0),
+        "{}",
+        finished.stderr
+    );
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let slow = bench(&document, "bench_slow");
+    let warmups = u64_at(slow, "/warmup");
+    assert!(
+        warmups >= 1 && warmups < asked_warmup,
+        "warm-ups cut at their cap: {slow}"
+    );
+    assert_eq!(slow["capped"], true, "{slow}");
+    let measured = u64_at(slow, "/time/raw/n") as f64;
+    let measured_ns = f64_at(slow, "/time/raw/mean") * measured;
+    assert!(
+        measured_ns >= cap_ms * 1e6 * 0.999,
+        "the measured iterations ran until the cap: {measured} of them, {measured_ns} ns: {slow}"
+    );
+}

@@ -613,7 +613,11 @@ fn long_lines() {
 #[test]
 fn wrapped_samples_are_read_from_end_and_absent_means_none() {
     let run = parse_str(VALID).unwrap();
-    assert!(run.benchmarks.iter().all(|b| b.wrapped == 0 && b.cycles_measured()));
+    assert!(
+        run.benchmarks
+            .iter()
+            .all(|b| b.wrapped == 0 && b.cycles_measured())
+    );
     let run = parse_str(&mutate(
         "unit=byte per_iteration=64",
         "unit=byte per_iteration=64 wrapped=2",
