@@ -475,3 +475,67 @@ fn a_missing_ref_or_a_ref_without_a_baseline_exits_2_before_running() {
     );
     assert!(run.stdout().is_empty(), "nothing ran: {run}");
 }
+
+/// Copy `from` into `to`, recursively (the example project into a temporary repository).
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The example project as shipped (`examples/project`, its module.yml limits untouched), copied into a
+/// temporary git repository: a baseline recorded and committed, then `check --diff HEAD` with nothing changed
+/// must pass run after run on this noisy machine. If it does not, the example's benchmarks or limits (or
+/// rho's statistic) are wrong, not this test.
+#[test]
+fn the_example_project_passes_a_no_change_diff_run_after_run() {
+    let _guard = measuring();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/project");
+    let repo = tempfile::tempdir().unwrap();
+    copy_tree(&example, repo.path());
+    // A baseline committed with the example (if one ever is) is another machine's: record this one's.
+    let _ = fs::remove_file(repo.path().join("bench/baseline.json"));
+    let repo = Repo { dir: repo };
+    repo.git(&["init", "-q", "-b", "main"]);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-q", "-m", "the example project"]);
+    let run = repo.rho(&["bench", "--write-baseline"]);
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(
+        run.stdout()
+            .contains("baseline: recorded 6 benchmark(s) of target host"),
+        "{run}"
+    );
+    repo.commit("baseline", &["bench/baseline.json"]);
+
+    for attempt in 1..=3 {
+        let run = repo.rho(&["bench", "check", "--diff", "HEAD"]);
+        assert_eq!(run.code(), 0, "no-change diff {attempt} of 3:\n{run}");
+        for bench in [
+            "bench_crc_64",
+            "bench_crc_256",
+            "bench_malloc_free",
+            "bench_ring_write_read_32",
+            "bench_ring_fill_drain",
+            "bench_sort_32",
+        ] {
+            assert!(
+                !repo_rows_regressed(&run, bench),
+                "{bench} regressed with nothing changed (attempt {attempt}):\n{run}"
+            );
+            assert!(!run.rows(bench).is_empty(), "{bench} not compared:\n{run}");
+        }
+    }
+}
+
+/// Whether any comparison row of `bench` says REGRESSED.
+fn repo_rows_regressed(run: &Run, bench: &str) -> bool {
+    run.rows(bench).iter().any(|row| row.contains("REGRESSED"))
+}

@@ -198,7 +198,8 @@ fn the_example_project_loads_and_uses_every_key() {
         config.budgets_for_target("mps2-an386", "bench_crc_64"),
         config.budgets_for_target("host", "bench_crc_64")
     );
-    assert_eq!(config.benchmarks.len(), 3);
+    // Three with budgets and iterations, three with a regression limit of their own.
+    assert_eq!(config.benchmarks.len(), 6);
     assert_eq!(config.iterations_for("bench_crc_256"), Some(5000));
     assert_eq!(config.iterations_for("bench_crc_64"), Some(20000));
     assert_eq!(config.gate_budget_for("bench_crc_64.ns"), 0.50);
