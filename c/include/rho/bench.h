@@ -52,7 +52,9 @@
  *                             a buffer is redone every iteration). To make a local input
  *                             opaque, KEEP its address inside the loop.
  *   RHO_BENCH_UNIT(state, "byte", 64)
- *                             one iteration does 64 units of "byte" (default: 1 "iter").
+ *                             one iteration does 64 units of "byte" (default: 1 "iter"). A unit
+ *                             that is not a wire name, or 0 units, is a misuse: the benchmark is
+ *                             not reported and rho_bench_main returns 2.
  *   RHO_BENCH_HEAP_ALLOC(state, ptr, bytes)
  *   RHO_BENCH_HEAP_FREE(state, ptr, bytes)
  *                             tell the harness about an allocation/free you made (it wraps
@@ -1471,6 +1473,11 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     }
     if (!rho_bench__valid_name(state.unit)) {
         rho_bench__bad_name(name, ": RHO_BENCH_UNIT", state.unit);
+        return 2;
+    }
+    if (state.per_iteration == 0) {
+        RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
+                         "rho: %s: RHO_BENCH_UNIT: 0 units an iteration; at least 1\n", name);
         return 2;
     }
 

@@ -407,3 +407,36 @@ fn the_time_cap_counts_measured_time_and_warm_ups_are_cut_at_a_cap_of_their_own(
         "the measured iterations ran until the cap: {measured} of them, {measured_ns} ns: {slow}"
     );
 }
+
+/// `RHO_BENCH_UNIT(state, "byte", 0)` is a misuse like the others: the harness names the benchmark and the
+/// problem, reports nothing for it and exits 2, rather than print a per-iteration count of 0 the host would
+/// divide by.
+#[test]
+fn a_unit_of_zero_per_iteration_is_refused_by_the_harness() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outcome = rho_in(
+        tmp.path(),
+        &[
+            "bench",
+            "tests/c/misuse_suite.c",
+            "--iterations",
+            "100",
+            "--cflags",
+            "-DMISUSE=3",
+        ],
+        LIMIT,
+    );
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("exited with status 2"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome.stderr.contains(
+            "rho: bench_zero_per_iteration: RHO_BENCH_UNIT: 0 units an iteration; at least 1"
+        ),
+        "{}",
+        outcome.describe()
+    );
+}

@@ -27,6 +27,9 @@ pub enum ErrorKind {
     Duplicate,
     /// A record or sample before `@rho-bench`.
     MissingHeader,
+    /// Figures that contradict each other or the header: `per_iteration=0`, a `@stack` depth beyond
+    /// `@config stack_bytes=`, heap `live=` above `peak=`.
+    Inconsistent,
     /// A `@rho-bench` version this parser does not read.
     UnsupportedVersion,
     /// A line longer than [`crate::MAX_LINE_BYTES`] that is not noise.

@@ -598,6 +598,37 @@ impl StreamParser {
                 WireError::new(self.line, ErrorKind::BadNumber, what, quote(line))
             })?),
         };
+        // The mark lies inside the painted region: a deeper one, or one with no region, is not a figure this
+        // harness could have measured.
+        let region = self
+            .header
+            .as_ref()
+            .and_then(|h| h.config.stack_bytes)
+            .unwrap_or(0);
+        match mark {
+            StackMark::Bytes(bytes) if bytes > region => {
+                let expected = if region == 0 {
+                    "@stack off (@config stack_bytes=0: the stack is not measured)".to_string()
+                } else {
+                    format!("a stack depth of at most @config stack_bytes={region}, overrun or off")
+                };
+                return Err(WireError::new(
+                    self.line,
+                    ErrorKind::Inconsistent,
+                    expected,
+                    quote(line),
+                ));
+            }
+            StackMark::Overrun if region == 0 => {
+                return Err(WireError::new(
+                    self.line,
+                    ErrorKind::Inconsistent,
+                    "@stack off (@config stack_bytes=0: the stack is not measured)",
+                    quote(line),
+                ));
+            }
+            _ => {}
+        }
         let line_no = self.line;
         if let Some(open) = self.open.as_mut() {
             open.stack = Some(mark);
@@ -624,6 +655,17 @@ impl StreamParser {
             frees: fields.required_u64(self.line, line, "frees")?,
             free_errors: fields.required_u64(self.line, line, "free_errors")?,
         };
+        if figures.live > figures.peak {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                format!(
+                    "live= at most peak= (the bytes held at the end were held at the peak too): peak={}",
+                    figures.peak
+                ),
+                quote(line),
+            ));
+        }
         let line_no = self.line;
         if let Some(open) = self.open.as_mut() {
             open.heap = Some(figures);
@@ -655,6 +697,14 @@ impl StreamParser {
         let wrapped = fields
             .optional_u64(self.line, line, "wrapped")?
             .unwrap_or(0);
+        if per_iteration == 0 {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                "per_iteration= at least 1 (ops in one iteration)",
+                quote(line),
+            ));
+        }
         let Some(open) = self.open.take() else {
             return Err(self.unexpected(ErrorKind::OutOfOrder, line));
         };

@@ -227,6 +227,31 @@ fn validate(run: &Run) -> Result<(), String> {
                 run.clocks.len()
             ));
         }
+        if bench.per_iteration == 0 {
+            return Err(format!("benchmark {}: per_iteration 0", bench.name));
+        }
+        if bench.heap.live > bench.heap.peak {
+            return Err(format!(
+                "benchmark {}: heap live {} above its peak {}",
+                bench.name, bench.heap.live, bench.heap.peak
+            ));
+        }
+        let region = run.config.stack_bytes.unwrap_or(0);
+        match bench.stack {
+            StackMark::Bytes(bytes) if bytes > region => {
+                return Err(format!(
+                    "benchmark {}: stack mark {bytes} beyond the painted region ({region} bytes)",
+                    bench.name
+                ));
+            }
+            StackMark::Overrun if region == 0 => {
+                return Err(format!(
+                    "benchmark {}: stack overrun with no painted region",
+                    bench.name
+                ));
+            }
+            _ => {}
+        }
         let expected = bench.warmup.checked_add(bench.iterations);
         if expected.is_some_and(|samples| bench.wrapped > samples) {
             return Err(format!(

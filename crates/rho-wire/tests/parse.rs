@@ -652,3 +652,65 @@ fn wrapped_must_be_a_count_of_the_samples() {
     assert_eq!(e.kind(), Some(ErrorKind::BadNumber), "{e}");
     assert_eq!(e.line(), 23);
 }
+
+#[test]
+fn zero_ops_per_iteration_is_refused() {
+    assert_error(
+        &mutate("unit=byte per_iteration=64", "unit=byte per_iteration=0"),
+        23,
+        ErrorKind::Inconsistent,
+        "line 23: expected per_iteration= at least 1 (ops in one iteration), found \
+         \"@end bench_crc_64 iterations=3 warmup=1 capped=0 unit=byte per_iteration=0\"",
+    );
+}
+
+#[test]
+fn a_stack_mark_beyond_the_painted_region_is_refused() {
+    assert_error(
+        &mutate("@stack 312\n", "@stack 65537\n"),
+        21,
+        ErrorKind::Inconsistent,
+        "line 21: expected a stack depth of at most @config stack_bytes=65536, overrun or off, found \
+         \"@stack 65537\"",
+    );
+    // The whole region is a possible figure (a harness with no guard bytes could print it).
+    assert!(parse_str(&mutate("@stack 312\n", "@stack 65536\n")).is_ok());
+    // With no painted region, a number or an overrun cannot have been measured.
+    let unpainted = VALID.replace("stack_bytes=65536", "stack_bytes=0");
+    let e = err(&unpainted);
+    assert_eq!(
+        e.to_string(),
+        "line 21: expected @stack off (@config stack_bytes=0: the stack is not measured), found \
+         \"@stack 312\""
+    );
+    assert_eq!(e.kind(), Some(ErrorKind::Inconsistent));
+    let e = err(&unpainted.replace("@stack 312\n", "@stack off\n"));
+    assert_eq!(e.line(), 30, "{e}");
+    assert_eq!(e.kind(), Some(ErrorKind::Inconsistent), "{e}");
+}
+
+#[test]
+fn heap_live_above_its_peak_is_refused() {
+    assert_error(
+        &mutate("peak=64 live=64", "peak=32 live=64"),
+        29,
+        ErrorKind::Inconsistent,
+        "line 29: expected live= at most peak= (the bytes held at the end were held at the peak too): \
+         peak=32, found \"@heap peak=32 live=64 allocs=3 frees=2 free_errors=1\"",
+    );
+}
+
+#[test]
+fn the_writer_refuses_inconsistent_figures() {
+    let run = parse_str(VALID).unwrap();
+    let mut zero_ops = run.clone();
+    zero_ops.benchmarks[0].per_iteration = 0;
+    let mut deep = run.clone();
+    deep.benchmarks[0].stack = StackMark::Bytes(70_000);
+    let mut live = run.clone();
+    live.benchmarks[1].heap.live = 65;
+    for bad in [zero_ops, deep, live] {
+        let e = run_to_string(&bad).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
+    }
+}

@@ -31,18 +31,29 @@ fn clocks() -> impl Strategy<Value = Vec<Clock>> {
     ]
 }
 
-fn benchmark(name: String, columns: usize) -> impl Strategy<Value = Benchmark> {
+/// A benchmark a harness could print: at least 1 op an iteration, a stack mark inside the painted region
+/// (`stack_bytes`, `None` when the stack is off), live heap bytes at most the peak.
+fn benchmark(
+    name: String,
+    columns: usize,
+    stack_bytes: Option<u64>,
+) -> impl Strategy<Value = Benchmark> {
+    let stack = match stack_bytes {
+        Some(region) => prop_oneof![
+            (0..=region).prop_map(StackMark::Bytes),
+            Just(StackMark::Overrun),
+            Just(StackMark::Off)
+        ]
+        .boxed(),
+        None => Just(StackMark::Off).boxed(),
+    };
     (
         0u64..4,
         0u64..12,
         name_or_iter(),
-        any::<u64>(),
+        1u64..,
         any::<bool>(),
-        prop_oneof![
-            any::<u64>().prop_map(StackMark::Bytes),
-            Just(StackMark::Overrun),
-            Just(StackMark::Off)
-        ],
+        stack,
         any::<[u64; 5]>(),
         any::<u64>(),
     )
@@ -64,8 +75,8 @@ fn benchmark(name: String, columns: usize) -> impl Strategy<Value = Benchmark> {
                     capped,
                     stack,
                     heap: HeapFigures {
-                        peak: heap[0],
-                        live: heap[1],
+                        peak: heap[0].max(heap[1]),
+                        live: heap[0].min(heap[1]),
                         allocs: heap[2],
                         frees: heap[3],
                         free_errors: heap[4],
@@ -101,9 +112,12 @@ fn run() -> impl Strategy<Value = Run> {
     )
         .prop_flat_map(|(clocks, target, config, names, calibrated, dropped)| {
             let columns = clocks.len();
-            let benches: Vec<_> = names.into_iter().map(|n| benchmark(n, columns)).collect();
+            let benches: Vec<_> = names
+                .into_iter()
+                .map(|n| benchmark(n, columns, config.3))
+                .collect();
             let calibration = if calibrated {
-                benchmark(".overhead".to_string(), columns)
+                benchmark(".overhead".to_string(), columns, config.3)
                     .prop_map(Some)
                     .boxed()
             } else {
