@@ -85,8 +85,16 @@
  *                               body runs for at most about twice the cap plus one iteration.
  *   RHO_BENCH_STACK_BYTES       the painted stack region, at most the compiled size (0 = off;
  *                               when stack measurement is compiled out, accepted and reported off)
+ *   RHO_BENCH_FILTER            which benchmarks run: comma-separated terms, each 1 to 63 of
+ *                               [A-Za-z0-9_.:+-]; a benchmark runs when its name contains one of
+ *                               them (a case-sensitive substring: `crc` runs bench_crc_64 and
+ *                               bench_crc_256, `crc_64,steady` runs bench_crc_64 and bench_steady).
+ *                               Unset or empty: all run. The others are neither run nor printed
+ *                               (`.overhead` always runs), `@done benchmarks=` counts those that
+ *                               ran, and a filter that matches none is not an error (benchmarks=0).
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
- * RHO_BENCH_SCALE a floating constant; no per-benchmark override. The time cap counts cycles and
+ * RHO_BENCH_SCALE a floating constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady;
+ * no filter code without it); no per-benchmark override. The time cap counts cycles and
  * needs RHO_BENCH_CPU_HZ.
  *
  * Compile-time (both):
@@ -554,8 +562,9 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 #define RHO_BENCH__UCONTEXT 0
 #endif
 
-#define RHO_BENCH__STR2(x) #x
-#define RHO_BENCH__STR(x) RHO_BENCH__STR2(x)
+/* Variadic, so that a define holding commas (-DRHO_BENCH_FILTER=crc,steady) is one string. */
+#define RHO_BENCH__STR2(...) #__VA_ARGS__
+#define RHO_BENCH__STR(...) RHO_BENCH__STR2(__VA_ARGS__)
 #define RHO_BENCH__NAME_MAX 63
 #define RHO_BENCH__NCLOCKS (RHO_BENCH__HAS_CYCLES + RHO_BENCH__HAS_TIME)
 
@@ -1413,6 +1422,72 @@ static size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state, int *
 
 #endif
 
+/* ---- The filter -------------------------------------------------------------------------- */
+
+/* RHO_BENCH_FILTER: comma-separated terms; a benchmark runs when its name contains one of them.
+ * Hosted, from the environment; bare metal, a compile-time define (no code without it). */
+#if !RHO_BENCH_BARE_METAL || defined(RHO_BENCH_FILTER)
+#define RHO_BENCH__FILTERING 1
+#if RHO_BENCH_BARE_METAL
+static const char rho_bench__filter[] = RHO_BENCH__STR(RHO_BENCH_FILTER);
+#else
+static const char *rho_bench__filter; /* NULL or "": every benchmark runs */
+#endif
+
+/* Whether the filter is terms of 1 to 63 name characters separated by single commas (or empty). */
+static int rho_bench__valid_filter(const char *filter)
+{
+    unsigned n = 0;
+    if (filter == 0 || *filter == '\0') {
+        return 1;
+    }
+    for (;; filter++) {
+        if (*filter == ',' || *filter == '\0') {
+            if (n == 0) {
+                return 0;
+            }
+            if (*filter == '\0') {
+                return 1;
+            }
+            n = 0;
+        } else if (!rho_bench__name_char(*filter) || ++n > RHO_BENCH__NAME_MAX) {
+            return 0;
+        }
+    }
+}
+
+/* Whether `name` contains one of the filter's terms (every name does when there is no filter). */
+static int rho_bench__selected(const char *name)
+{
+    const char *term = rho_bench__filter;
+    if (term == 0 || *term == '\0') {
+        return 1;
+    }
+    for (;;) {
+        const char *at;
+        size_t len = 0;
+        while (term[len] != ',' && term[len] != '\0') {
+            len++;
+        }
+        for (at = name; *at != '\0'; at++) {
+            size_t k = 0;
+            while (k < len && at[k] == term[k]) {
+                k++;
+            }
+            if (k == len) {
+                return 1;
+            }
+        }
+        if (term[len] == '\0') {
+            return 0;
+        }
+        term += len + 1;
+    }
+}
+#else
+#define RHO_BENCH__FILTERING 0
+#endif
+
 /* ---- Running the suite ------------------------------------------------------------------- */
 
 static void rho_bench__overhead(rho_bench_t *state)
@@ -1612,7 +1687,7 @@ static void rho_bench__write_header(void)
 
 int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 {
-    unsigned i;
+    unsigned i, ran = 0;
     int status = 0;
     (void)argc;
     (void)argv;
@@ -1624,6 +1699,18 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     if (rho_bench__read_settings() != 0) {
         return 2;
     }
+#if RHO_BENCH__FILTERING
+#if !RHO_BENCH_BARE_METAL
+    rho_bench__filter = getenv("RHO_BENCH_FILTER");
+#endif
+    if (!rho_bench__valid_filter(rho_bench__filter)) {
+        RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
+                         "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+-]) "
+                         "separated by commas, got \"%s\"\n",
+                         rho_bench__filter);
+        return 2;
+    }
+#endif
     for (i = 0; i < suite->count; i++) {
         if (!rho_bench__valid_name(suite->entries[i].name)) {
             rho_bench__bad_name("", "benchmark name", suite->entries[i].name);
@@ -1657,14 +1744,24 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     status = rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS);
     for (i = 0; i < suite->count && status == 0; i++) {
         rho_bench__uint iterations = rho_bench__config.iterations;
+#if RHO_BENCH__FILTERING
+        if (!rho_bench__selected(suite->entries[i].name)) {
+            continue; /* filtered out: not run, not printed */
+        }
+        ran++;
+#endif
 #if !RHO_BENCH_BARE_METAL
         (void)rho_bench__iterations_for(suite->entries[i].name, &iterations);
 #endif
         status = rho_bench__run_one(suite->entries[i].name, suite->entries[i].fn, iterations);
     }
+#if !RHO_BENCH__FILTERING
+    ran = suite->count;
+#endif
     if (status == 0) {
-        RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@done benchmarks=%u dropped=%u\n",
-                         RHO_BENCH__U(suite->count), RHO_BENCH__U(suite->dropped));
+        /* benchmarks= counts the blocks printed, so the filtered-out ones are not in it */
+        RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@done benchmarks=%u dropped=%u\n", RHO_BENCH__U(ran),
+                         RHO_BENCH__U(suite->dropped));
     }
 #if !RHO_BENCH_BARE_METAL
     if (fflush(stdout) != 0 || rho_bench__output_failed || ferror(stdout)) {

@@ -648,3 +648,48 @@ fn the_harness_fits_in_one_and_a_half_kilobytes_of_code_on_a_cortex_m4() {
         "harness static RAM {static_ram} bytes, aim at most 64: {line}"
     );
 }
+
+/// `RHO_BENCH_FILTER` on the board: the port's Makefile compiles it in (a board has no environment), and only
+/// the benchmarks whose names contain a term are run and reported.
+#[test]
+fn the_filter_is_compiled_in_on_the_board() {
+    if !cross_tools_present("the_filter_is_compiled_in_on_the_board") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let mut command = rho_command(
+        tmp.path(),
+        &[
+            "bench",
+            "--target",
+            TARGET,
+            "examples/crypto_bench.c",
+            "--iterations",
+            "20",
+            "--warmup",
+            "0",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    command.env("RHO_BENCH_FILTER", "crc_256,steady");
+    let (finished, _report) = rho_exec::Runner::new(command)
+        .timeout(LIMIT)
+        .run_collect()
+        .unwrap();
+    assert_eq!(
+        finished.termination,
+        rho_exec::Termination::Exited(0),
+        "{}",
+        finished.stderr
+    );
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["bench_crc_256", "bench_steady"]);
+}

@@ -440,3 +440,72 @@ fn a_unit_of_zero_per_iteration_is_refused_by_the_harness() {
         outcome.describe()
     );
 }
+
+/// `RHO_BENCH_FILTER` (the harness reads it from the environment): comma-separated terms, a benchmark runs
+/// when its name contains one. The others are neither run nor reported, and the stream stays consistent
+/// (`@done benchmarks=` counts those that ran).
+fn run_filtered(filter: &str) -> (Option<i32>, String, Option<Value>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let mut command = rho_command(
+        tmp.path(),
+        &[
+            "bench",
+            "examples/crypto_bench.c",
+            "--iterations",
+            "50",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    command.env("RHO_BENCH_FILTER", filter);
+    let (finished, _report) = rho_exec::Runner::new(command)
+        .timeout(LIMIT)
+        .run_collect()
+        .unwrap();
+    let status = match finished.termination {
+        rho_exec::Termination::Exited(code) => Some(code),
+        _ => None,
+    };
+    let document = std::fs::read_to_string(&json)
+        .ok()
+        .map(|text| serde_json::from_str(&text).unwrap());
+    (status, finished.stderr, document)
+}
+
+fn names(document: &Value) -> Vec<&str> {
+    document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_filter_runs_only_the_benchmarks_whose_names_contain_a_term() {
+    let (status, stderr, document) = run_filtered("crc");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(names(&document.unwrap()), ["bench_crc_64", "bench_crc_256"]);
+    // Several terms: the suite's order, not the filter's.
+    let (status, stderr, document) = run_filtered("steady,crc_64");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(names(&document.unwrap()), ["bench_crc_64", "bench_steady"]);
+    // An empty filter is no filter.
+    let (status, stderr, document) = run_filtered("");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(names(&document.unwrap()).len(), 6);
+}
+
+#[test]
+fn a_filter_that_is_not_names_separated_by_commas_is_refused_by_the_harness() {
+    let (status, stderr, _) = run_filtered("crc,,steady");
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+-]) separated by \
+             commas, got \"crc,,steady\""
+        ),
+        "{stderr}"
+    );
+}
