@@ -1,8 +1,8 @@
-//! Running a built suite: its stdout goes line by line into the streaming wire parser while it runs, and
+//! Running a built suite: its stdout is read straight into the streaming wire parser while it runs, and
 //! whatever goes wrong (a crash, a non-zero exit, a timeout, a malformed or truncated stream) becomes one error
 //! naming what happened and where.
 
-use std::io::IsTerminal as _;
+use std::io::{BufRead, IsTerminal as _};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -72,33 +72,20 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
     let show_progress = std::io::stderr().is_terminal();
 
     let mut parser = StreamParser::new();
-    let mut parse_error = None;
-    let mut noise_echoed = 0u64;
+    let mut failure = None;
     let finished = Runner::new(command)
         .timeout(timeout)
-        // One byte more than the parser accepts, so that it sees an overlong line as one.
-        .max_line(MAX_LINE_BYTES + 1)
-        .run_bytes(|line| match parser.feed_line(line) {
-            Ok(Some(Event::BenchStarted { name })) => {
-                if show_progress && !name.starts_with('.') {
-                    eprint!("\r\x1b[Krunning {name} ...");
+        .run_reader(|reader| {
+            let mut progress = Progress {
+                show: show_progress,
+                noise_echoed: 0,
+            };
+            match read_stream(reader, &mut parser, &mut progress) {
+                Ok(()) => LineControl::Continue,
+                Err(error) => {
+                    failure = Some(error);
+                    LineControl::Stop
                 }
-                LineControl::Continue
-            }
-            Ok(Some(Event::Noise(text))) => {
-                if noise_echoed < NOISE_ECHO_LIMIT {
-                    noise_echoed += 1;
-                    if show_progress {
-                        eprint!("\r\x1b[K");
-                    }
-                    eprintln!("rho: suite output: {}", String::from_utf8_lossy(text));
-                }
-                LineControl::Continue
-            }
-            Ok(_) => LineControl::Continue,
-            Err(error) => {
-                parse_error = Some(error);
-                LineControl::Stop
             }
         })
         .map_err(|error| anyhow!("cannot run the benchmark suite {what}: {error}"))?;
@@ -140,11 +127,20 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
             ));
         }
     }
-    if let Some(error) = parse_error {
-        return Err(anyhow!(
-            "the benchmark suite {what} printed a malformed wire stream, so it was stopped: output {error}{}",
-            stderr_tail()
-        ));
+    match failure {
+        Some(ReadFailure::Wire(error)) => {
+            return Err(anyhow!(
+                "the benchmark suite {what} printed a malformed wire stream, so it was stopped: output {error}{}",
+                stderr_tail()
+            ));
+        }
+        Some(ReadFailure::Io(error)) => {
+            return Err(anyhow!(
+                "cannot read the output of the benchmark suite {what}: {error}{}",
+                stderr_tail()
+            ));
+        }
+        None => {}
     }
     let run = parser.finish().map_err(|error| {
         anyhow!(
@@ -158,6 +154,101 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
         eprintln!("{text}");
     }
     Ok(run)
+}
+
+/// Why reading a suite's output stopped early.
+#[derive(Debug)]
+enum ReadFailure {
+    Wire(rho_wire::WireError),
+    Io(std::io::Error),
+}
+
+/// What the user sees while a suite runs: which benchmark is running (on a terminal) and the first noise lines.
+struct Progress {
+    show: bool,
+    noise_echoed: u64,
+}
+
+impl Progress {
+    fn event(&mut self, event: &Event<'_>) {
+        match event {
+            Event::BenchStarted { name } if self.show && !name.starts_with('.') => {
+                eprint!("\r\x1b[Krunning {name} ...");
+            }
+            Event::Noise(text) if self.noise_echoed < NOISE_ECHO_LIMIT => {
+                self.noise_echoed += 1;
+                if self.show {
+                    eprint!("\r\x1b[K");
+                }
+                eprintln!("rho: suite output: {}", String::from_utf8_lossy(text));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Feed `reader` to `parser` up to `@done` (what follows it is left to the runner, which drains it): sample
+/// lines straight out of the reader's buffer through the parser's fast path ([`StreamParser::feed_samples`]),
+/// every other line through [`StreamParser::feed_line`]. A line longer than the parser accepts is cut at one
+/// byte more than that, so that the parser sees it as overlong without rho holding all of it.
+fn read_stream(
+    reader: &mut dyn BufRead,
+    parser: &mut StreamParser,
+    progress: &mut Progress,
+) -> Result<(), ReadFailure> {
+    // A line that straddles two buffers (or is longer than one), gathered here.
+    let mut spill: Vec<u8> = Vec::new();
+    loop {
+        let buf = reader.fill_buf().map_err(ReadFailure::Io)?;
+        if buf.is_empty() {
+            if !spill.is_empty() {
+                let event = parser.feed_line(&spill).map_err(ReadFailure::Wire)?;
+                if let Some(event) = event {
+                    progress.event(&event);
+                }
+            }
+            return Ok(());
+        }
+        if spill.is_empty() {
+            let used = parser.feed_samples(buf);
+            if used > 0 {
+                reader.consume(used);
+                continue;
+            }
+            if let Some(newline) = buf.iter().position(|&b| b == b'\n') {
+                let event = parser
+                    .feed_line(&buf[..newline])
+                    .map_err(ReadFailure::Wire)?;
+                let done = matches!(event, Some(Event::Done));
+                if let Some(event) = event {
+                    progress.event(&event);
+                }
+                reader.consume(newline + 1);
+                if done {
+                    return Ok(());
+                }
+                continue;
+            }
+        }
+        let (part, used, complete) = match buf.iter().position(|&b| b == b'\n') {
+            Some(newline) => (&buf[..newline], newline + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        let room = (MAX_LINE_BYTES + 1).saturating_sub(spill.len());
+        spill.extend_from_slice(&part[..part.len().min(room)]);
+        reader.consume(used);
+        if complete {
+            let event = parser.feed_line(&spill).map_err(ReadFailure::Wire)?;
+            let done = matches!(event, Some(Event::Done));
+            if let Some(event) = event {
+                progress.event(&event);
+            }
+            spill.clear();
+            if done {
+                return Ok(());
+            }
+        }
+    }
 }
 
 fn format_seconds(duration: Duration) -> String {
@@ -203,6 +294,65 @@ mod tests {
         assert_eq!(whereabouts(&parser), " after bench_a");
         parser.feed_line(b"@done benchmarks=1 dropped=0").unwrap();
         assert_eq!(whereabouts(&parser), "");
+    }
+
+    const STREAM: &str = "board banner\n@rho-bench 1\n@target host arch=x86_64 optimized=1\n\
+        @clock cycles tsc unit=cycle hz=1000 resolution=1\n\
+        @clock time clock_gettime unit=ns hz=1000000000 resolution=1\n\
+        @config iterations=4 warmup=1 time_cap_ms=0 stack_bytes=0\n@bench bench_a\n:9 3\n:5 2\n:6 2\r\n\
+        :  7   2\n:8 3\n@stack off\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+        @end bench_a iterations=4 warmup=1 capped=0 unit=iter per_iteration=1\n@done benchmarks=1 dropped=0\n\
+        after the end\n";
+
+    fn read_all(text: &[u8], buffer: usize) -> (StreamParser, Result<(), ReadFailure>) {
+        let mut reader = std::io::BufReader::with_capacity(buffer, text);
+        let mut parser = StreamParser::new();
+        let mut progress = Progress {
+            show: false,
+            noise_echoed: NOISE_ECHO_LIMIT,
+        };
+        let result = read_stream(&mut reader, &mut parser, &mut progress);
+        (parser, result)
+    }
+
+    #[test]
+    fn the_stream_read_through_any_buffer_size_is_the_stream_parsed_whole() {
+        let expected = rho_wire::parse_str(STREAM).unwrap();
+        // Buffers smaller than a line, a few lines, and the whole stream: lines straddle buffers everywhere.
+        for buffer in [1, 2, 3, 7, 16, 64, 1 << 20] {
+            let (parser, result) = read_all(STREAM.as_bytes(), buffer);
+            result.unwrap();
+            assert_eq!(parser.finish().unwrap(), expected, "buffer {buffer}");
+        }
+    }
+
+    #[test]
+    fn a_truncated_stream_is_read_to_its_end_and_left_unfinished() {
+        let cut = STREAM.find("@stack").unwrap();
+        let (parser, result) = read_all(&STREAM.as_bytes()[..cut - 1], 5);
+        result.unwrap();
+        assert_eq!(
+            whereabouts(&parser),
+            " while running bench_a (after 5 iterations)"
+        );
+        assert!(parser.finish().is_err());
+    }
+
+    #[test]
+    fn an_overlong_line_is_an_error_whatever_the_buffer() {
+        let mut text = STREAM.as_bytes()[..STREAM.find(":9 3").unwrap()].to_vec();
+        text.push(b':');
+        text.extend(std::iter::repeat_n(b'1', MAX_LINE_BYTES + 10));
+        text.extend_from_slice(b"\n");
+        for buffer in [64, 1 << 20] {
+            let (_, result) = read_all(&text, buffer);
+            match result {
+                Err(ReadFailure::Wire(error)) => {
+                    assert_eq!(error.kind(), Some(rho_wire::ErrorKind::LineTooLong))
+                }
+                other => panic!("buffer {buffer}: {other:?}"),
+            }
+        }
     }
 
     #[test]

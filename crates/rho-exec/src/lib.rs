@@ -6,8 +6,9 @@
 //!   together, and a Ctrl-C typed at the terminal reaches `rho` rather than the child;
 //! - a timeout kills the whole group (SIGKILL) and reaps it; when the child exits by itself, whatever it left
 //!   running in its group is killed too, so nothing outlives a run;
-//! - the child's stdout is handed to the caller line by line as it arrives (a streaming parser reads it while
-//!   the suite runs, and a board's output shows progress), and the caller can stop the run early;
+//! - the child's stdout is handed to the caller line by line as it arrives ([`Runner::run`]), or as one large
+//!   buffered reader on the caller's thread ([`Runner::run_reader`], for the wire parser's fast path), while the
+//!   suite runs; either way the caller can stop the run early;
 //! - the last [`DEFAULT_STDERR_LIMIT`] bytes of stderr are kept for error messages;
 //! - the result says which of these happened: an exit code, a signal (a crash, named: `SIGSEGV`), a timeout,
 //!   a stop asked for by the caller; a program that could not be started is an [`ExecError`].
@@ -20,6 +21,7 @@ mod run;
 mod signal;
 
 pub use run::{
-    DEFAULT_MAX_LINE, DEFAULT_STDERR_LIMIT, ExecError, Finished, LineControl, Runner, Termination,
+    DEFAULT_MAX_LINE, DEFAULT_STDERR_LIMIT, ExecError, Finished, LineControl, READER_BUFFER,
+    Runner, Termination,
 };
 pub use signal::signal_name;

@@ -3,10 +3,12 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
+use std::os::fd::AsRawFd as _;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -190,28 +192,7 @@ impl Runner {
         mut self,
         mut on_line: impl FnMut(&[u8]) -> LineControl,
     ) -> Result<Finished, ExecError> {
-        let program = self.command.get_program().to_string_lossy().into_owned();
-        self.command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-
-        let start = Instant::now();
-        let mut child = self.command.spawn().map_err(|error| ExecError::Spawn {
-            program: program.clone(),
-            error,
-        })?;
-        let Some(pgid) = libc::pid_t::try_from(child.id()).ok() else {
-            // A pid that does not fit pid_t cannot happen on Unix; reap and report rather than panic.
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(ExecError::Thread {
-                program,
-                error: io::Error::other("child pid out of range"),
-            });
-        };
-        interrupt::register_group(pgid);
+        let (mut child, pgid, program, start) = self.spawn()?;
         // From here on every return path goes through `finish`, which kills the group and reaps the child.
 
         let (events, event_rx) = mpsc::sync_channel::<Event>(64);
@@ -316,6 +297,172 @@ impl Runner {
         })
     }
 
+    /// Spawn the command with null stdin, piped stdout and stderr, in a process group of its own, registered
+    /// with the interrupt handler. Every later return path must go through [`finish`].
+    fn spawn(&mut self) -> Result<(Child, libc::pid_t, String, Instant), ExecError> {
+        let program = self.command.get_program().to_string_lossy().into_owned();
+        self.command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+
+        let start = Instant::now();
+        let mut child = self.command.spawn().map_err(|error| ExecError::Spawn {
+            program: program.clone(),
+            error,
+        })?;
+        let Some(pgid) = libc::pid_t::try_from(child.id()).ok() else {
+            // A pid that does not fit pid_t cannot happen on Unix; reap and report rather than panic.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ExecError::Thread {
+                program,
+                error: io::Error::other("child pid out of range"),
+            });
+        };
+        interrupt::register_group(pgid);
+        Ok((child, pgid, program, start))
+    }
+
+    /// Run, handing the child's stdout to `read` as one buffered reader (of [`READER_BUFFER`] bytes) on the
+    /// calling thread: for a parser that wants whole buffers rather than lines (the wire parser's fast path
+    /// reads sample lines straight out of the buffer). The process group, the timeout and the kill are the
+    /// runner's as in [`Runner::run`]: when the timeout passes, or the child has exited and [`DRAIN_GRACE`]
+    /// has passed since, the reader reports end of input (and the result says `TimedOut` for the former).
+    ///
+    /// `read` returns [`LineControl::Continue`] to let the child run to its end (what it has not read is
+    /// drained and dropped) or [`LineControl::Stop`] to kill the group now. `Finished::stdout_lines` is 0:
+    /// the runner does not split the output.
+    pub fn run_reader(
+        mut self,
+        read: impl FnOnce(&mut dyn BufRead) -> LineControl,
+    ) -> Result<Finished, ExecError> {
+        let (mut child, pgid, program, start) = self.spawn()?;
+        let deadline = self.timeout.and_then(|t| start.checked_add(t));
+        let exited_at = Arc::new(Mutex::new(None::<Instant>));
+        let (exit_tx, exit_rx) = mpsc::channel::<()>();
+        let (stderr_tx, stderr_rx) = mpsc::channel::<(Vec<u8>, bool)>();
+        let watchers = self.start_exit_and_stderr_watchers(
+            &mut child,
+            pgid,
+            Arc::clone(&exited_at),
+            exit_tx,
+            stderr_tx,
+        );
+        let Some(stdout) = child.stdout.take() else {
+            finish(&mut child, pgid);
+            return Err(ExecError::Thread {
+                program,
+                error: io::Error::other("the child's stdout was not piped"),
+            });
+        };
+        if let Err(error) = watchers {
+            finish(&mut child, pgid);
+            return Err(ExecError::Thread { program, error });
+        }
+        enlarge_pipe(&stdout);
+
+        let mut reader = io::BufReader::with_capacity(
+            READER_BUFFER,
+            DeadlinePipe {
+                pipe: stdout,
+                deadline,
+                exited_at: Arc::clone(&exited_at),
+                timed_out: false,
+                at_end: false,
+            },
+        );
+        let control = read(&mut reader);
+        let mut timed_out = reader.get_ref().timed_out;
+        let mut stopped = false;
+        let mut exited_before_stop = false;
+        if control == LineControl::Stop && !reader.get_ref().at_end && !timed_out {
+            stopped = true;
+            exited_before_stop = lock(&exited_at).is_some();
+            interrupt::kill_group(pgid);
+        } else if !timed_out {
+            // Read what is left, so that the child never blocks on a full pipe, then wait for its exit.
+            let mut pipe = reader.into_inner();
+            let mut sink = vec![0u8; 64 * 1024];
+            while matches!(pipe.read(&mut sink), Ok(n) if n > 0) {}
+            timed_out = pipe.timed_out;
+            if !timed_out {
+                let wait = match deadline {
+                    Some(until) => exit_rx
+                        .recv_timeout(until.saturating_duration_since(Instant::now()))
+                        .map_err(|_| ()),
+                    None => exit_rx.recv().map_err(|_| ()),
+                };
+                timed_out = wait.is_err() && lock(&exited_at).is_none();
+            }
+        }
+        if timed_out || stopped {
+            interrupt::kill_group(pgid);
+        }
+        let status = finish(&mut child, pgid);
+        // A Ctrl-C killed this child: the process is about to exit with 130, so report nothing.
+        interrupt::wait_if_exiting();
+        let (stderr_bytes, stderr_truncated) =
+            stderr_rx.recv_timeout(DRAIN_GRACE).unwrap_or_default();
+        let ended = match status {
+            Some(status) => match (status.code(), status.signal()) {
+                (Some(code), _) => Termination::Exited(code),
+                (None, Some(signal)) => Termination::Signaled(signal),
+                (None, None) => Termination::Signaled(0),
+            },
+            None => Termination::Signaled(libc::SIGKILL),
+        };
+        // As in `run_bytes`: a child that ended by itself is reported as it ended.
+        let termination = if timed_out {
+            Termination::TimedOut(self.timeout.unwrap_or_default())
+        } else if stopped && !exited_before_stop && ended == Termination::Signaled(libc::SIGKILL) {
+            Termination::Stopped
+        } else {
+            ended
+        };
+        Ok(Finished {
+            termination,
+            stderr: String::from_utf8_lossy(&stderr_bytes).into_owned(),
+            stderr_truncated,
+            stdout_lines: 0,
+            elapsed: start.elapsed(),
+        })
+    }
+
+    /// For [`Runner::run_reader`]: a thread that notes when the child has exited (and kills what it left in
+    /// its group, which closes the pipes they held), and one that keeps the tail of stderr.
+    fn start_exit_and_stderr_watchers(
+        &self,
+        child: &mut Child,
+        pgid: libc::pid_t,
+        exited_at: Arc<Mutex<Option<Instant>>>,
+        exit_tx: mpsc::Sender<()>,
+        stderr_tx: mpsc::Sender<(Vec<u8>, bool)>,
+    ) -> io::Result<()> {
+        let stderr = child.stderr.take();
+        let stderr_limit = self.stderr_limit;
+        thread::Builder::new()
+            .name("rho-exec-stderr".into())
+            .spawn(move || {
+                let tail = match stderr {
+                    Some(stderr) => read_tail(stderr, stderr_limit),
+                    None => (Vec::new(), false),
+                };
+                let _ = stderr_tx.send(tail);
+            })?;
+        thread::Builder::new()
+            .name("rho-exec-wait".into())
+            .spawn(move || {
+                wait_exited_without_reaping(pgid);
+                *lock(&exited_at) = Some(Instant::now());
+                // The leader is a zombie (not reaped), so its pgid cannot have been reused.
+                interrupt::kill_group(pgid);
+                let _ = exit_tx.send(());
+            })?;
+        Ok(())
+    }
+
     fn start_watchers(
         &self,
         child: &mut Child,
@@ -354,6 +501,96 @@ impl Runner {
             })?;
         Ok(())
     }
+}
+
+/// The buffer [`Runner::run_reader`] reads the child's stdout through: large, so that a parser sees many
+/// sample lines per read and few lines straddle two buffers.
+pub const READER_BUFFER: usize = 1 << 20;
+
+/// How long a read waits for the pipe before it looks at the deadlines again (the child may have exited
+/// meanwhile, which shortens the wait to the drain grace).
+const POLL_SLICE_MS: libc::c_int = 100;
+
+/// The child's stdout for [`Runner::run_reader`]: a read waits for data only until the timeout, or until
+/// [`DRAIN_GRACE`] after the child exited, and then reports end of input.
+struct DeadlinePipe {
+    pipe: ChildStdout,
+    deadline: Option<Instant>,
+    exited_at: Arc<Mutex<Option<Instant>>>,
+    /// The timeout passed while the child was running.
+    timed_out: bool,
+    /// The pipe reached its end (or a deadline ended the reading).
+    at_end: bool,
+}
+
+impl Read for DeadlinePipe {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at_end || buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let exited = *lock(&self.exited_at);
+            let until = match exited {
+                Some(at) => Some(at + DRAIN_GRACE),
+                None => self.deadline,
+            };
+            if let Some(until) = until
+                && Instant::now() >= until
+            {
+                self.timed_out = exited.is_none();
+                self.at_end = true;
+                return Ok(0);
+            }
+            let mut poll = libc::pollfd {
+                fd: self.pipe.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: `poll` points to one valid pollfd for the duration of the call.
+            let ready = unsafe { libc::poll(&mut poll, 1, POLL_SLICE_MS) };
+            if ready < 0 {
+                let error = io::Error::last_os_error();
+                if error.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(error);
+            }
+            if ready == 0 {
+                continue;
+            }
+            match self.pipe.read(buf) {
+                Ok(0) => {
+                    self.at_end = true;
+                    return Ok(0);
+                }
+                Ok(count) => return Ok(count),
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+/// Ask for a pipe of [`READER_BUFFER`] bytes (Linux), so that a fast child is not stopped every 64 kB; the
+/// system may refuse (a per-user limit), which only costs speed.
+fn enlarge_pipe(pipe: &ChildStdout) {
+    #[cfg(target_os = "linux")]
+    {
+        let size = libc::c_int::try_from(READER_BUFFER).unwrap_or(libc::c_int::MAX);
+        // SAFETY: F_SETPIPE_SZ on a pipe descriptor we own; a failure is only a return value.
+        unsafe {
+            libc::fcntl(pipe.as_raw_fd(), libc::F_SETPIPE_SZ, size);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = pipe;
+}
+
+/// The mutex's value even if a thread panicked while holding it (a timestamp cannot be left half-written).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Kill the group, unregister it, and reap the child. Unregistering before reaping means the interrupt handler

@@ -200,3 +200,102 @@ fn an_enormous_timeout_is_no_timeout() {
         .unwrap();
     assert_eq!(finished.termination, Termination::Exited(0));
 }
+
+// `run_reader`: the child's stdout as one buffered reader on the caller's thread.
+
+#[test]
+fn the_reader_sees_the_whole_output_as_it_was_and_the_exit() {
+    let mut text = Vec::new();
+    let finished = Runner::new(sh("printf 'one\\n\\377two\\nlast'; exit 3"))
+        .timeout(Duration::from_secs(60))
+        .run_reader(|reader| {
+            std::io::Read::read_to_end(reader, &mut text).unwrap();
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(3));
+    assert_eq!(text, b"one\n\xfftwo\nlast");
+}
+
+#[test]
+fn the_reader_reaches_the_end_at_the_timeout_and_the_group_is_killed() {
+    let start = Instant::now();
+    let mut pgid = 0;
+    let finished = Runner::new(sh("echo $$; sleep 60 & sleep 60"))
+        .timeout(Duration::from_millis(500))
+        .run_reader(|reader| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(reader, &mut text).unwrap();
+            pgid = text.trim().parse().unwrap();
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(
+        finished.termination,
+        Termination::TimedOut(Duration::from_millis(500))
+    );
+    assert!(start.elapsed() < Duration::from_secs(30));
+    // SIGKILL is delivered at once, but a process takes a moment to die.
+    let gone_by = Instant::now() + Duration::from_secs(5);
+    while group_alive(pgid) && Instant::now() < gone_by {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!group_alive(pgid), "the group outlived the timeout");
+}
+
+#[test]
+fn the_reader_does_not_wait_for_what_the_child_left_running() {
+    let start = Instant::now();
+    let finished = Runner::new(sh("echo started; sleep 100 &"))
+        .timeout(Duration::from_secs(60))
+        .run_reader(|reader| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(reader, &mut text).unwrap();
+            assert_eq!(text, "started\n");
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(0));
+    // The background sleep held stdout open until the group was killed at the shell's exit.
+    assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn a_child_that_closes_its_stdout_and_keeps_running_times_out() {
+    let finished = Runner::new(sh("echo bye; exec >&-; sleep 60"))
+        .timeout(Duration::from_millis(500))
+        .run_reader(|reader| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(reader, &mut text).unwrap();
+            assert_eq!(text, "bye\n");
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(
+        finished.termination,
+        Termination::TimedOut(Duration::from_millis(500))
+    );
+}
+
+#[test]
+fn the_reader_can_stop_the_run() {
+    let finished = Runner::new(sh("while true; do echo tick; done"))
+        .timeout(Duration::from_secs(60))
+        .run_reader(|reader| {
+            let mut line = String::new();
+            std::io::BufRead::read_line(reader, &mut line).unwrap();
+            assert_eq!(line, "tick\n");
+            LineControl::Stop
+        })
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Stopped);
+}
+
+#[test]
+fn a_reader_that_stops_early_still_learns_of_a_crash() {
+    let finished = Runner::new(sh("printf 'partial'; kill -SEGV $$"))
+        .timeout(Duration::from_secs(60))
+        .run_reader(|_| LineControl::Continue)
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Signaled(libc::SIGSEGV));
+}
