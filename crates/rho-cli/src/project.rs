@@ -62,6 +62,8 @@ pub fn bench_project(
         None => Vec::new(),
     };
     let jobs = jobs(&config, &target)?;
+    // Before anything is built or run: a suite file that is not there is a mistake in module.yml.
+    check_suite_files(&config)?;
     if let TargetSpec::Builtin { name, .. } = &target
         && name != "host"
         && !settings.per_benchmark.is_empty()
@@ -449,6 +451,26 @@ fn jobs(config: &ModuleConfig, target: &TargetSpec) -> anyhow::Result<Vec<Job>> 
             },
         })
         .collect())
+}
+
+/// Every C file module.yml's suites name exists (resolved against the module root); else an error naming
+/// module.yml's file, line and column of the suite and the missing file.
+fn check_suite_files(config: &ModuleConfig) -> Result<(), rho_config::ConfigError> {
+    for suite in &config.suites {
+        let Suite::CFiles { files, at } = suite else {
+            continue;
+        };
+        for file in files {
+            if !config.resolve(file).is_file() {
+                return Err(rho_config::ConfigError::Invalid {
+                    file: config.file.clone(),
+                    pos: *at,
+                    message: format!("suite file '{}' does not exist", file.display()),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How a built-in target other than `host` builds and runs a C suite: two shell commands, run like a

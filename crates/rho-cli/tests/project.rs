@@ -125,7 +125,15 @@ fn the_specs_module_yml_runs_its_first_target_on_the_host() {
 
 #[test]
 fn each_bad_config_is_named_by_file_line_and_column_with_exit_2() {
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str); 8] = [
+        (
+            "bench:\n  suites:\n    - bench.c\n    - bench/nothere.c\n",
+            "module.yml:4:7: suite file 'bench/nothere.c' does not exist",
+        ),
+        (
+            "bench:\n  suites:\n    - [bench.c, missing.c]\n",
+            "module.yml:3:7: suite file 'missing.c' does not exist",
+        ),
         (
             "bench:\n  budgets:\n    max_stak_bytes: 4096\n  suites:\n    - bench.c\n",
             "module.yml:3:5: unknown key 'max_stak_bytes' in bench.budgets; did you mean 'max_stack_bytes'?",
