@@ -299,6 +299,10 @@ fn table(out: &mut String, summary: &RunSummary) {
         });
         first.push(match bench.ops_per_second {
             Some(rate) => format!("{} {}/s", format_rate(rate), bench.unit),
+            // Shorter than one step of every clock: no rate, and saying why beats a bare "-".
+            None if bench.rate_figures().is_some_and(|f| f.below_resolution) => {
+                "below resolution".to_string()
+            }
             None => "-".to_string(),
         });
         first.push(format!("{} {}", bench.per_iteration, bench.unit));

@@ -19,13 +19,17 @@
 //! has heap figures that cannot be trusted, so a heap budget on it cannot be judged; a benchmark that ends
 //! holding heap memory (a leak) fails its heap budget whatever its peak ("leaked N bytes").
 //!
+//! A figure below one step of its clock (`ClockFigures::below_resolution`: a 10 ns body on a 20 ns clock) is
+//! the clock's granularity more than the code's cost, so a budget on it is reported (`over`), never enforced,
+//! and says why.
+//!
 //! Budgets are enforced only when the figures can be trusted: at a scale of at least 1.0 and from a harness
 //! built with optimisation. Otherwise each broken budget is reported (`over`) and nothing fails.
 
 use std::fmt;
 
 use rho_config::Budgets;
-use rho_stats::{BenchSummary, RunSummary};
+use rho_stats::{BenchSummary, ClockFigures, RunSummary};
 use rho_wire::StackMark;
 
 /// A figure a budget can hold. Every one has the same direction: lower is better.
@@ -117,15 +121,29 @@ impl BudgetMetric {
         }
     }
 
-    /// What, besides the figure, decides this metric's verdict for `bench`: a leak for the heap.
+    /// What, besides the figure, decides this metric's verdict for `bench`: a leak for the heap, a figure below
+    /// its clock's resolution for cycles and time.
     pub fn caveat(self, bench: &BenchSummary) -> Option<Caveat> {
+        let below = |figures: Option<&ClockFigures>| {
+            figures
+                .filter(|f| f.below_resolution)
+                .map(|f| Caveat::BelowResolution {
+                    net_median: f.net.median,
+                    resolution: f.clock.resolution,
+                    unit: f.clock.unit.clone(),
+                })
+        };
         match self {
+            BudgetMetric::Cycles => below(bench.cycles.as_ref()),
+            BudgetMetric::NsPerIteration => below(bench.time.as_ref()),
+            BudgetMetric::NsPerOp => below(bench.rate_figures()),
+            BudgetMetric::StackBytes => None,
             BudgetMetric::HeapPeakBytes if bench.heap.free_errors == 0 && bench.heap.live != 0 => {
                 Some(Caveat::Leaked {
                     bytes: bench.heap.live,
                 })
             }
-            _ => None,
+            BudgetMetric::HeapPeakBytes => None,
         }
     }
 
@@ -211,6 +229,13 @@ pub enum Caveat {
     /// The benchmark ended holding `bytes` of heap memory. With a heap budget this is a failure whatever the
     /// peak: memory that is never given back is a cost the peak of one benchmark does not show.
     Leaked { bytes: u64 },
+    /// The figure's net median is below one step of its clock: it reads the clock's granularity, so its budget
+    /// is reported only. `net_median` and `resolution` are in the clock's `unit`.
+    BelowResolution {
+        net_median: u64,
+        resolution: u64,
+        unit: String,
+    },
 }
 
 impl Caveat {
@@ -218,12 +243,26 @@ impl Caveat {
     pub fn is_failure(&self) -> bool {
         matches!(self, Caveat::Leaked { .. })
     }
+
+    /// True when the budget is reported, not enforced, because of the caveat.
+    pub fn is_report_only(&self) -> bool {
+        matches!(self, Caveat::BelowResolution { .. })
+    }
 }
 
 impl fmt::Display for Caveat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Caveat::Leaked { bytes } => write!(f, "leaked {bytes} bytes"),
+            Caveat::BelowResolution {
+                net_median,
+                resolution,
+                unit,
+            } => write!(
+                f,
+                "below the clock's resolution (net median {net_median} {unit}, one step {resolution} \
+                 {unit}): reported only"
+            ),
         }
     }
 }
@@ -378,7 +417,8 @@ pub struct Failure {
     pub metric: BudgetMetric,
     pub figure: Figure,
     pub budget: f64,
-    /// Set when the caveat, not the figure, is what failed (a leak).
+    /// What besides the figure decided it: a leak (then the leak is what failed), or a figure below its
+    /// clock's resolution (then the failure is reported only).
     pub caveat: Option<Caveat>,
 }
 
@@ -387,12 +427,17 @@ impl Failure {
     pub fn undecided(&self) -> bool {
         matches!(self.figure, Figure::Unmeasured(why) if !why.is_failure())
     }
+
+    /// True when the failure is reported but never enforced (a figure below its clock's resolution).
+    pub fn reported_only(&self) -> bool {
+        self.caveat.as_ref().is_some_and(Caveat::is_report_only)
+    }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let budget = self.metric.format(self.budget);
-        if let Some(caveat) = &self.caveat {
+        if let Some(caveat) = self.caveat.as_ref().filter(|c| c.is_failure()) {
             return write!(
                 f,
                 "{}: {caveat}, so its budget of {budget} {} ({}) fails",
@@ -402,14 +447,20 @@ impl fmt::Display for Failure {
             );
         }
         match self.figure {
-            Figure::Value(value) => write!(
-                f,
-                "{}: {} {} over its budget of {budget} ({})",
-                self.benchmark,
-                self.metric,
-                self.metric.format(value),
-                self.metric.budget_key()
-            ),
+            Figure::Value(value) => {
+                write!(
+                    f,
+                    "{}: {} {} over its budget of {budget} ({})",
+                    self.benchmark,
+                    self.metric,
+                    self.metric.format(value),
+                    self.metric.budget_key()
+                )?;
+                match &self.caveat {
+                    Some(caveat) if caveat.is_report_only() => write!(f, ", {caveat}"),
+                    _ => Ok(()),
+                }
+            }
             Figure::Unmeasured(why) => write!(
                 f,
                 "{}: {why}, so its budget of {budget} {} ({}) {}",
@@ -486,8 +537,7 @@ impl Judgement {
         for bench in &self.benchmarks {
             for check in &bench.checks {
                 let Some(budget) = check.budget else { continue };
-                let failing_caveat = check.caveat.clone().filter(Caveat::is_failure);
-                let failed = failing_caveat.is_some()
+                let failed = check.caveat.as_ref().is_some_and(Caveat::is_failure)
                     || match check.figure {
                         Figure::Value(value) => exceeds(value, budget),
                         Figure::Unmeasured(_) => true,
@@ -498,7 +548,7 @@ impl Judgement {
                         metric: check.metric,
                         figure: check.figure,
                         budget,
-                        caveat: failing_caveat,
+                        caveat: check.caveat.clone(),
                     });
                 }
             }
@@ -506,12 +556,17 @@ impl Judgement {
         failures
     }
 
-    /// The outcome `rho bench check` enforces: [`Outcome::Holds`] whenever budgets are reported only.
+    /// The outcome `rho bench check` enforces: [`Outcome::Holds`] whenever budgets are reported only. A failure
+    /// that is reported only on its own ([`Failure::reported_only`]) is left out.
     pub fn outcome(&self) -> Outcome {
         if !self.enforcement.enforced() {
             return Outcome::Holds;
         }
-        let failures = self.failures();
+        let failures: Vec<Failure> = self
+            .failures()
+            .into_iter()
+            .filter(|f| !f.reported_only())
+            .collect();
         if failures.is_empty() {
             Outcome::Holds
         } else if failures.iter().any(Failure::undecided) {
@@ -561,6 +616,8 @@ fn verdict(
     if caveat.is_some_and(Caveat::is_failure) {
         return over(enforced);
     }
+    // Below the clock's resolution the figure is the clock's granularity: reported, never enforced.
+    let enforced = enforced && !caveat.is_some_and(Caveat::is_report_only);
     match figure {
         Figure::Value(value) if exceeds(value, budget) => over(enforced),
         Figure::Value(_) => Verdict::Ok,
@@ -573,7 +630,7 @@ fn verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rho_stats::{ClockFigures, ClockInfo, Summary};
+    use rho_stats::{ClockInfo, Summary};
     use rho_wire::{ClockRole, HeapFigures, RunConfig, Target};
 
     fn figures(role: ClockRole, raw_median: u64, overhead: u64) -> ClockFigures {
@@ -595,6 +652,7 @@ mod tests {
             raw,
             net: raw.minus(overhead),
             overhead,
+            below_resolution: false,
         }
     }
 
@@ -914,6 +972,72 @@ mod tests {
             Judgement::of(&clean, heap_budget(64), 1.0).outcome(),
             Outcome::Holds
         );
+    }
+
+    #[test]
+    fn a_budget_on_a_figure_below_its_clocks_resolution_is_reported_only() {
+        // 10 ns net on a 20 ns clock; cycles (resolution 1) see it.
+        let mut tiny = bench("tiny", 20, 10, 1, StackMark::Bytes(10), 0);
+        if let Some(time) = tiny.time.as_mut() {
+            time.clock.resolution = 20;
+            time.below_resolution = true;
+        }
+        // The rates then come from the cycles: 20 cycles at 1 GHz is 20 ns per op.
+        tiny.recompute_rates();
+        assert_eq!(tiny.ns_per_op, Some(20.0));
+        let summary = run(true, vec![tiny]);
+        let judgement = Judgement::of(&summary, |_| budgets(10.0, 5.0, 100.0, 100, 100), 1.0);
+        let checks = &judgement.benchmarks[0].checks;
+        // Cycles over their budget and seen by their clock: enforced.
+        assert_eq!(checks[0].verdict, Verdict::Over);
+        assert_eq!(checks[0].caveat, None);
+        // ns per iteration over, but below resolution: reported only, with the reason.
+        assert_eq!(checks[1].verdict, Verdict::OverReported);
+        assert_eq!(
+            checks[1].caveat,
+            Some(Caveat::BelowResolution {
+                net_median: 10,
+                resolution: 20,
+                unit: "ns".into()
+            })
+        );
+        let Outcome::Broken(failures) = judgement.outcome() else {
+            panic!("{:?}", judgement.outcome());
+        };
+        // Only the cycles decide; the time figure is listed among all failures, reported only.
+        assert_eq!(failures.len(), 1);
+        assert_eq!(failures[0].metric, BudgetMetric::Cycles);
+        let all = judgement.failures();
+        let ns = all
+            .iter()
+            .find(|f| f.metric == BudgetMetric::NsPerIteration)
+            .unwrap();
+        assert!(ns.reported_only());
+        assert_eq!(
+            ns.to_string(),
+            "tiny: ns per iteration 10 over its budget of 5 (max_ns_per_iteration), below the clock's \
+             resolution (net median 10 ns, one step 20 ns): reported only"
+        );
+        // With only report-only failures, check holds.
+        let lenient = Judgement::of(&summary, |_| budgets(100.0, 5.0, 100.0, 100, 100), 1.0);
+        assert_eq!(lenient.outcome(), Outcome::Holds);
+        assert_eq!(lenient.failures().len(), 1);
+        // A time per op below resolution too (no cycle clock to fall back on) is reported only as well.
+        let mut no_cycles = summary.benchmarks[0].clone();
+        no_cycles.cycles = None;
+        no_cycles.recompute_rates();
+        let alone = run(true, vec![no_cycles]);
+        let per_op = |_: &str| Budgets {
+            max_ns_per_op: Some(5.0),
+            ..Budgets::default()
+        };
+        let judged = Judgement::of(&alone, per_op, 1.0);
+        assert_eq!(judged.benchmarks[0].checks[2].figure, Figure::Value(10.0));
+        assert_eq!(
+            judged.benchmarks[0].checks[2].verdict,
+            Verdict::OverReported
+        );
+        assert_eq!(judged.outcome(), Outcome::Holds);
     }
 
     #[test]

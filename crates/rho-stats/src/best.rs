@@ -38,7 +38,7 @@ pub fn min_of<T: PartialOrd>(values: impl IntoIterator<Item = T>) -> Option<T> {
 ///   noise does not allocate: a larger peak, a leak or a misuse in any repetition is a fact to report, not noise
 ///   to fold away; `leaked` follows `live`.
 /// - `capped`: any run capped; `iterations`: the fewest done; `ops_per_second` and `ns_per_op` are recomputed from
-///   the chosen time figures.
+///   the chosen figures ([`BenchSummary::rate_figures`]).
 /// - Run-level overhead: per entry, the one with the lowest median. `noise_lines` are added, `dropped` is the
 ///   highest.
 ///
@@ -65,15 +65,7 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
         bench.leaked = bench.heap.live != 0;
         bench.capped = all.iter().any(|b| b.capped);
         bench.iterations = min_of(all.iter().map(|b| b.iterations)).unwrap_or(0);
-        let net_ns = bench.time.as_ref().map(|t| t.net.median);
-        bench.ops_per_second = match net_ns {
-            Some(ns) if ns > 0 => Some(bench.per_iteration as f64 * 1e9 / ns as f64),
-            _ => None,
-        };
-        bench.ns_per_op = match net_ns {
-            Some(ns) if bench.per_iteration > 0 => Some(ns as f64 / bench.per_iteration as f64),
-            _ => None,
-        };
+        bench.recompute_rates();
     }
     for (index, entry) in best.overhead.iter_mut().enumerate() {
         let candidates = runs.iter().filter_map(|r| r.overhead.get(index));

@@ -46,6 +46,29 @@ pub struct ClockFigures {
     pub net: Summary,
     /// The overhead that was taken off, in the clock's unit (0 when the run had no calibration).
     pub overhead: u64,
+    /// The net median is below one step of the clock (`net.median < clock.resolution`): the body is shorter
+    /// than the clock can see, so the figure is mostly the clock's granularity (a 10 ns body on a 20 ns clock
+    /// reads 0 or 20 from one run to the next). For derived time, the cycle figures' flag. A budget on such a
+    /// figure is reported, not enforced, and no rate is computed from it.
+    #[serde(default)]
+    pub below_resolution: bool,
+}
+
+impl ClockFigures {
+    /// Whether a net median of `net_median` on a clock stepping by `resolution` is below its resolution.
+    pub fn is_below_resolution(net_median: u64, resolution: u64) -> bool {
+        net_median < resolution
+    }
+
+    /// The net median as nanoseconds per iteration: as it is for time figures, converted at the clock's `hz`
+    /// for cycle figures; `None` for cycles of unknown frequency.
+    pub fn net_median_ns(&self) -> Option<f64> {
+        if self.clock.role == ClockRole::Time {
+            return Some(self.net.median as f64);
+        }
+        let hz = self.clock.hz.filter(|&hz| hz != 0)?;
+        Some(self.net.median as f64 * 1e9 / hz as f64)
+    }
 }
 
 /// The calibrated cost of one empty measured iteration on one clock: the median of the `.overhead` block's
@@ -83,11 +106,14 @@ pub struct BenchSummary {
     pub heap: HeapFigures,
     /// The benchmark ended holding heap memory (`heap.live != 0`).
     pub leaked: bool,
-    /// Ops per second: `per_iteration * 1e9 / net median ns`. `None` without time figures or with a net median
-    /// of 0 ns (a clock too coarse to see the body has no rate to report).
+    /// Ops per second: `per_iteration * 1e9 / net median ns`, from the figures [`BenchSummary::rate_figures`]
+    /// picks (the time figures, or the cycle figures at their `hz` when time is below its clock's resolution
+    /// and cycles are not). `None` without such figures, when they are below resolution too, or with a net
+    /// median of 0 (a clock too coarse to see the body has no rate to report).
     pub ops_per_second: Option<f64>,
-    /// Net median nanoseconds per op: `net median ns / per_iteration`. `None` without time figures or with
-    /// `per_iteration` 0.
+    /// Net median nanoseconds per op: `net median ns / per_iteration`, from the same figures as
+    /// `ops_per_second` (even below resolution: then a budget on it is reported only). `None` without time
+    /// figures or with `per_iteration` 0.
     pub ns_per_op: Option<f64>,
 }
 
@@ -125,6 +151,23 @@ impl Metric {
 }
 
 impl BenchSummary {
+    /// The figures the rates (`ops_per_second`, `ns_per_op`) come from: the time figures when they are not
+    /// below their clock's resolution; else the cycle figures when they are not and their frequency is known;
+    /// else the time figures anyway (below resolution); `None` without time figures.
+    pub fn rate_figures(&self) -> Option<&ClockFigures> {
+        rate_figures(self.time.as_ref(), self.cycles.as_ref())
+    }
+
+    /// Recompute `ops_per_second` and `ns_per_op` from [`BenchSummary::rate_figures`].
+    pub fn recompute_rates(&mut self) {
+        let (ops_per_second, ns_per_op) = rates(
+            self.per_iteration,
+            rate_figures(self.time.as_ref(), self.cycles.as_ref()),
+        );
+        self.ops_per_second = ops_per_second;
+        self.ns_per_op = ns_per_op;
+    }
+
     /// The value of `metric` for this benchmark, or `None` when it was not measured (no such clock, stack
     /// overrun or off). Unmeasured is never reported as 0.
     pub fn metric(&self, metric: Metric) -> Option<u64> {
@@ -217,12 +260,15 @@ impl RunSummary {
                         benchmark: bench.name.clone(),
                     })?;
                 let overhead = overhead_by_column[column];
+                let net = raw.minus(overhead);
+                let resolution = run.clocks[column].resolution;
                 Ok(ClockFigures {
                     clock: ClockInfo::from(&run.clocks[column]),
                     derived: false,
                     raw,
-                    net: raw.minus(overhead),
+                    net,
                     overhead,
+                    below_resolution: ClockFigures::is_below_resolution(net.median, resolution),
                 })
             };
             let cycles = cycles_index.map(&mut figures_of).transpose()?;
@@ -230,15 +276,10 @@ impl RunSummary {
             if let (Some(hz), Some(c), Some(cyc)) = (derive_hz, cycles_index, &cycles) {
                 time = derive_time(&run.clocks[c], hz, cyc);
             }
-            let net_ns = time.as_ref().map(|t| t.net.median);
-            let ops_per_second = match net_ns {
-                Some(ns) if ns > 0 => Some(bench.per_iteration as f64 * 1e9 / ns as f64),
-                _ => None,
-            };
-            let ns_per_op = match net_ns {
-                Some(ns) if bench.per_iteration > 0 => Some(ns as f64 / bench.per_iteration as f64),
-                _ => None,
-            };
+            let (ops_per_second, ns_per_op) = rates(
+                bench.per_iteration,
+                rate_figures(time.as_ref(), cycles.as_ref()),
+            );
             benchmarks.push(BenchSummary {
                 name: bench.name.clone(),
                 unit: bench.unit.clone(),
@@ -303,7 +344,8 @@ fn derived_clock(cycles: &Clock, hz: u64) -> ClockInfo {
 }
 
 /// Time figures derived from cycle figures at `hz`: raw and net are scaled separately (net is the scaled net
-/// cycles, so the overhead taken off is exactly the scaled cycle overhead).
+/// cycles, so the overhead taken off is exactly the scaled cycle overhead). Below resolution exactly when the
+/// cycles are: they are the same measurement.
 fn derive_time(cycles_clock: &Clock, hz: u64, cycles: &ClockFigures) -> Option<ClockFigures> {
     Some(ClockFigures {
         clock: derived_clock(cycles_clock, hz),
@@ -311,5 +353,152 @@ fn derive_time(cycles_clock: &Clock, hz: u64, cycles: &ClockFigures) -> Option<C
         raw: cycles.raw.scaled_to_ns(hz)?,
         net: cycles.net.scaled_to_ns(hz)?,
         overhead: crate::summary::counts_to_ns(cycles.overhead, hz)?,
+        below_resolution: cycles.below_resolution,
     })
+}
+
+/// See [`BenchSummary::rate_figures`].
+fn rate_figures<'a>(
+    time: Option<&'a ClockFigures>,
+    cycles: Option<&'a ClockFigures>,
+) -> Option<&'a ClockFigures> {
+    match (time, cycles) {
+        (Some(t), _) if !t.below_resolution => Some(t),
+        (Some(_), Some(c)) if !c.below_resolution && c.net_median_ns().is_some() => Some(c),
+        (time, _) => time,
+    }
+}
+
+/// `(ops_per_second, ns_per_op)` from `figures`: no rate from a figure below resolution or of 0 ns.
+fn rates(per_iteration: u64, figures: Option<&ClockFigures>) -> (Option<f64>, Option<f64>) {
+    let Some((ns, below)) = figures.and_then(|f| Some((f.net_median_ns()?, f.below_resolution)))
+    else {
+        return (None, None);
+    };
+    let ops_per_second = (!below && ns > 0.0).then(|| per_iteration as f64 * 1e9 / ns);
+    let ns_per_op = (per_iteration > 0).then(|| ns / per_iteration as f64);
+    (ops_per_second, ns_per_op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rho_wire::parse_str;
+
+    const TAIL: &str = "@stack 64\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n";
+
+    /// A stream with `clocks`, a calibration block and one benchmark per `(name, samples)`; the first sample
+    /// line of each block is its warm-up.
+    fn stream(clocks: &str, calibration: &[&str], benches: &[(&str, &[&str])]) -> String {
+        let mut text = format!(
+            "@rho-bench 1\n@target host arch=x86_64 optimized=1\n{clocks}\
+             @config iterations=4 warmup=1 time_cap_ms=5000 stack_bytes=65536\n"
+        );
+        let mut block = |name: &str, samples: &[&str]| {
+            text.push_str(&format!("@bench {name}\n"));
+            for s in samples {
+                text.push_str(&format!(":{s}\n"));
+            }
+            text.push_str(&format!(
+                "{TAIL}@end {name} iterations={} warmup=1 capped=0 unit=byte per_iteration=64\n",
+                samples.len() - 1
+            ));
+        };
+        block(".overhead", calibration);
+        for (name, samples) in benches {
+            block(name, samples);
+        }
+        text.push_str(&format!("@done benchmarks={} dropped=0\n", benches.len()));
+        text
+    }
+
+    const TWO_CLOCKS: &str = "@clock cycles tsc unit=cycle hz=2000000000 resolution=1\n\
+                              @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n";
+    /// Overhead: 100 cycles, 40 ns.
+    const CALIBRATION: &[&str] = &["999 999", "100 40", "110 60", "120 50", "100 40"];
+
+    fn summary() -> RunSummary {
+        let text = stream(
+            TWO_CLOCKS,
+            CALIBRATION,
+            &[
+                // 20 cycles net (10 ns at 2 GHz), 10 ns net on a 20 ns clock.
+                ("tiny", &["0 0", "120 50", "120 50", "120 50", "120 60"]),
+                // Below both clocks: 0 cycles, 0 ns net.
+                ("empty", &["0 0", "100 40", "100 40", "100 40", "100 40"]),
+                // 3000 cycles and 1500 ns net: both clocks see it.
+                (
+                    "big",
+                    &["0 0", "3100 1540", "3100 1540", "3100 1540", "3100 1540"],
+                ),
+            ],
+        );
+        RunSummary::of(&parse_str(&text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn figures_below_one_step_of_their_clock_are_marked() {
+        let summary = summary();
+        let flags = |name: &str| {
+            let b = summary.benchmark(name).unwrap();
+            (
+                b.cycles.as_ref().unwrap().below_resolution,
+                b.time.as_ref().unwrap().below_resolution,
+            )
+        };
+        assert_eq!(flags("tiny"), (false, true));
+        assert_eq!(flags("empty"), (true, true));
+        assert_eq!(flags("big"), (false, false));
+        // Exactly one step is seen by the clock.
+        assert!(!ClockFigures::is_below_resolution(20, 20));
+        assert!(ClockFigures::is_below_resolution(19, 20));
+        // Serialised for the JSON export.
+        let json = serde_json::to_value(summary.benchmark("tiny").unwrap()).unwrap();
+        assert_eq!(json["time"]["below_resolution"], true);
+        assert_eq!(json["cycles"]["below_resolution"], false);
+    }
+
+    #[test]
+    fn rates_come_from_cycles_when_time_is_below_resolution_and_cycles_are_not() {
+        let summary = summary();
+        let tiny = summary.benchmark("tiny").unwrap();
+        // 20 cycles at 2 GHz = 10 ns per iteration of 64 bytes.
+        assert_eq!(tiny.rate_figures().unwrap().clock.role, ClockRole::Cycles);
+        assert_eq!(tiny.ops_per_second, Some(64.0 * 1e9 / 10.0));
+        assert_eq!(tiny.ns_per_op, Some(10.0 / 64.0));
+        // Below both: no rate at all (not a huge one from a 0 or a lucky step), and ns per op from time,
+        // below resolution.
+        let empty = summary.benchmark("empty").unwrap();
+        assert_eq!(empty.rate_figures().unwrap().clock.role, ClockRole::Time);
+        assert_eq!(empty.ops_per_second, None);
+        assert_eq!(empty.ns_per_op, Some(0.0));
+        // Both seen: the time clock, as always.
+        let big = summary.benchmark("big").unwrap();
+        assert_eq!(big.rate_figures().unwrap().clock.role, ClockRole::Time);
+        assert_eq!(big.ops_per_second, Some(64.0 * 1e9 / 1500.0));
+        assert_eq!(big.ns_per_op, Some(1500.0 / 64.0));
+    }
+
+    #[test]
+    fn derived_time_is_below_resolution_exactly_when_its_cycles_are() {
+        let text = stream(
+            "@clock cycles systick unit=cycle hz=25000000 resolution=4\n",
+            &["9", "4", "4", "4", "4"],
+            &[
+                ("short", &["0", "6", "6", "6", "6"]),
+                ("long", &["0", "104", "104", "104", "104"]),
+            ],
+        );
+        let summary = RunSummary::of(&parse_str(&text).unwrap()).unwrap();
+        let short = summary.benchmark("short").unwrap();
+        let time = short.time.as_ref().unwrap();
+        assert!(time.derived);
+        assert!(short.cycles.as_ref().unwrap().below_resolution);
+        assert!(time.below_resolution);
+        assert_eq!(short.ops_per_second, None);
+        let long = summary.benchmark("long").unwrap();
+        assert!(!long.time.as_ref().unwrap().below_resolution);
+        // 100 cycles at 25 MHz = 4000 ns.
+        assert_eq!(long.ops_per_second, Some(64.0 * 1e9 / 4000.0));
+    }
 }
