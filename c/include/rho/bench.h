@@ -135,7 +135,9 @@
  *             so a body of any length below 2^32 cycles is measured whole. The port's vector
  *             table must point SysTick (entry 15) at rho_bench_systick_handler, SysTick must be
  *             idle, and interrupts enabled (PRIMASK clear) outside the bodies; otherwise the
- *             harness says so (`rho: ...`) and rho_bench_main returns 2.
+ *             harness says so (`rho: ...`) and rho_bench_main returns 2. A body that masks
+ *             interrupts for a whole period or more loses wraps (one pended exception stands for
+ *             all of them): such a body is measured short.
  *             RHO_BENCH_SYSTICK_EXTERNAL (define it when the firmware runs SysTick and owns its
  *             handler): the harness leaves SysTick as it is (an idle one is started with reload
  *             0xFFFFFF and no exception) and reads it with its reload value (on its external
