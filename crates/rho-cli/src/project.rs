@@ -208,8 +208,18 @@ pub fn bench_project(
         )?
     };
 
+    // Budgets naming no benchmark that any suite printed (a typo) would otherwise be silently unused. With a
+    // suite missing its names are unknown, and the run cannot decide anyway.
+    let unmatched = if failed.is_empty() {
+        crate::verdicts::unmatched_budgets(&config, target.name(), &judgements)
+    } else {
+        Vec::new()
+    };
     match mode {
         Mode::Report => {
+            for message in &unmatched {
+                eprintln!("rho: warning: {message}");
+            }
             if failed.is_empty() {
                 Ok(ExitCode::SUCCESS)
             } else {
@@ -220,7 +230,7 @@ pub fn bench_project(
         }
         Mode::Check => {
             let (mut text, code) = crate::verdicts::check_summary(&judgements);
-            if !failed.is_empty() {
+            if !failed.is_empty() || !unmatched.is_empty() {
                 // "every budget holds" is about the suites that ran; with one missing, the check is undecided.
                 text = text
                     .lines()
@@ -228,13 +238,16 @@ pub fn bench_project(
                     .map(|line| format!("{line}\n"))
                     .collect();
             }
+            for message in &unmatched {
+                text.push_str(&format!("check: cannot decide: {message}\n"));
+            }
             let failures = failure_summary("check: cannot decide:", &failed, jobs.len());
             let _ = stdout
                 .write_all(format!("\n{text}{failures}").as_bytes())
                 .and_then(|()| stdout.flush());
             // A regression against the baseline breaks the check like a budget does; "cannot decide" stays 2.
             let code = crate::baseline::check_code(code, &baseline, &mut stdout);
-            let code = if failed.is_empty() {
+            let code = if failed.is_empty() && unmatched.is_empty() {
                 code
             } else {
                 EXIT_CANNOT_DECIDE

@@ -185,6 +185,28 @@ pub fn check_summary(judgements: &[(String, Judgement)]) -> (String, u8) {
     (out, code)
 }
 
+/// Budgets in module.yml for benchmarks that no suite printed (a typo such as `bench_crc_46` would otherwise
+/// leave them silently unused), one message each: `module.yml:L:C: benchmark 'bench_crc_46' has budgets but no
+/// suite ran it; did you mean 'bench_crc_64'?`. Checks `bench.benchmarks` and `target`'s own `benchmarks:`.
+/// Meaningful only when every suite ran: a suite that failed printed no names.
+pub fn unmatched_budgets(
+    config: &rho_config::ModuleConfig,
+    target: &str,
+    judgements: &[(String, Judgement)],
+) -> Vec<String> {
+    let seen: Vec<&str> = judgements
+        .iter()
+        .flat_map(|(_, judgement)| judgement.benchmarks.iter().map(|b| b.name.as_str()))
+        .collect();
+    config
+        .unmatched_benchmarks_on(Some(target), &seen)
+        .iter()
+        .map(|(name, at, suggestion)| {
+            rho_config::unmatched_message(config, name, *at, suggestion.as_deref())
+        })
+        .collect()
+}
+
 /// The budget part of a suite in `--json`'s document: whether budgets were enforced (and if not, why), and one
 /// entry per budgeted figure.
 #[derive(Debug, Serialize)]
@@ -254,5 +276,37 @@ mod tests {
             "rho bench  x\nrun       y\nbudgets   enforced\n\nbenchmark ...\n"
         );
         assert_eq!(with_header_line("table\n", "b"), "b\ntable\n");
+    }
+
+    #[test]
+    fn budgets_for_a_benchmark_no_suite_ran_are_named_with_a_suggestion() {
+        let config = rho_config::ModuleConfig::from_str(
+            "bench:\n  benchmarks:\n    bench_crc_46:\n      budgets:\n        max_ns_per_op: 100\n",
+            std::path::Path::new("module.yml"),
+        )
+        .unwrap();
+        let judgement = |names: &[&str]| Judgement {
+            enforcement: rho_judge::budget::Enforcement::decide(1.0, true),
+            benchmarks: names
+                .iter()
+                .map(|n| rho_judge::budget::BenchJudgement {
+                    name: n.to_string(),
+                    checks: Vec::new(),
+                })
+                .collect(),
+        };
+        let ran = [
+            ("a.c".to_string(), judgement(&["bench_crc_64"])),
+            ("b.c".to_string(), judgement(&["bench_sort"])),
+        ];
+        assert_eq!(
+            unmatched_budgets(&config, "host", &ran),
+            [
+                "module.yml:3:5: benchmark 'bench_crc_46' has budgets but no suite ran it; did you mean \
+              'bench_crc_64'?"
+            ]
+        );
+        let right = [("a.c".to_string(), judgement(&["bench_crc_46"]))];
+        assert!(unmatched_budgets(&config, "host", &right).is_empty());
     }
 }

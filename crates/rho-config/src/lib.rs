@@ -27,7 +27,7 @@ pub use error::{ConfigError, SourcePos};
 pub use model::{
     BUILTIN_TARGETS, BenchmarkConfig, Budgets, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
     DEFAULT_GATE_RUNS, DEFAULT_GATE_TIMEOUT, GateConfig, ModuleConfig, Suite, TargetEntry,
-    TargetSpec,
+    TargetSpec, unmatched_benchmarks, unmatched_message,
 };
 
 /// The config file's name, at the module root.

@@ -269,6 +269,30 @@ impl ModuleConfig {
         merged.without_report_only()
     }
 
+    /// The `bench.benchmarks` entries with budgets whose name is not in `names_seen` (the benchmarks the suites
+    /// printed), and then those of `target`'s own `benchmarks:` when `target` is listed: a typo such as
+    /// `bench_crc_46` would otherwise leave its budgets silently unused. Each comes with where its name was
+    /// written and the closest seen name when one is a plausible typo. See [`unmatched_benchmarks`].
+    pub fn unmatched_benchmarks_on(
+        &self,
+        target: Option<&str>,
+        names_seen: &[&str],
+    ) -> Vec<(String, SourcePos, Option<String>)> {
+        let own = target
+            .and_then(|name| self.targets.iter().find(|t| t.name == name))
+            .map(|t| t.benchmarks.as_slice())
+            .unwrap_or_default();
+        let mut out: Vec<(String, SourcePos, Option<String>)> = Vec::new();
+        for bench in self.benchmarks.iter().chain(own) {
+            if bench.budgets == Budgets::default() || names_seen.contains(&bench.name.as_str()) {
+                continue;
+            }
+            let suggestion = crate::suggest::closest(&bench.name, names_seen).map(str::to_owned);
+            out.push((bench.name.clone(), bench.at, suggestion));
+        }
+        out
+    }
+
     /// Measured iterations for `bench_name`: its own setting, else `default_iterations` (`None`: the harness's
     /// default).
     pub fn iterations_for(&self, bench_name: &str) -> Option<u64> {
@@ -359,4 +383,39 @@ impl ModuleConfig {
             }),
         }
     }
+}
+
+/// The `bench.benchmarks` entries of `config` that set budgets for a benchmark no suite printed: `(name, where
+/// the name was written, the closest name in names_seen when one is a plausible typo)`, in the order written.
+/// `names_seen` are the benchmark names of every suite that ran. Only meaningful when every suite ran: a suite
+/// that failed printed no names.
+///
+/// The CLI reports each as `module.yml:L:C: benchmark 'bench_crc_46' has budgets but no suite ran it; did you
+/// mean 'bench_crc_64'?` (see [`unmatched_message`]). A target's own `benchmarks:` are checked by
+/// [`ModuleConfig::unmatched_benchmarks_on`].
+pub fn unmatched_benchmarks(
+    config: &ModuleConfig,
+    names_seen: &[&str],
+) -> Vec<(String, SourcePos, Option<String>)> {
+    config.unmatched_benchmarks_on(None, names_seen)
+}
+
+/// The message for one entry of [`unmatched_benchmarks`]: `FILE:L:C: benchmark 'NAME' has budgets but no suite
+/// ran it` and, with a suggestion, `; did you mean 'OTHER'?`.
+pub fn unmatched_message(
+    config: &ModuleConfig,
+    name: &str,
+    at: SourcePos,
+    suggestion: Option<&str>,
+) -> String {
+    let mut message = format!(
+        "{}:{}:{}: benchmark '{name}' has budgets but no suite ran it",
+        config.file.display(),
+        at.line,
+        at.column
+    );
+    if let Some(suggestion) = suggestion {
+        message.push_str(&format!("; did you mean '{suggestion}'?"));
+    }
+    message
 }

@@ -4,7 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rho_config::{ConfigError, ModuleConfig, SourcePos, Suite, TargetSpec, find_module_root};
+use rho_config::{
+    ConfigError, ModuleConfig, SourcePos, Suite, TargetSpec, find_module_root,
+    unmatched_benchmarks, unmatched_message,
+};
 
 /// The spec's module.yml, byte for byte (rho-bench.txt, "Budgets and regressions").
 const SPEC_MODULE_YML: &str = "\
@@ -377,6 +380,90 @@ fn a_targets_budgets_are_checked_like_the_global_ones() {
     assert!(
         message.starts_with("bench.targets[0].budgets.max_stack_bytes needs the stack measured"),
         "{message}"
+    );
+}
+
+#[test]
+fn budgets_naming_no_benchmark_that_ran_are_found_with_a_suggestion() {
+    let config = load(
+        "\
+bench:
+  budgets:
+    max_stack_bytes: 4096
+  benchmarks:
+    bench_crc_46:
+      budgets:
+        max_ns_per_op: 100.0
+    bench_crc_256:
+      budgets:
+        max_cycles_per_iteration: 40000
+    bench_only_iterations:
+      iterations: 10
+    zzz_gone:
+      budgets:
+        max_heap_bytes: 0
+  targets:
+    - name: mps2-an386
+      benchmarks:
+        bench_malloc_fre:
+          budgets:
+            max_ns_per_iteration: 5000
+",
+    );
+    let seen = ["bench_crc_64", "bench_crc_256", "bench_malloc_free"];
+    let unmatched = unmatched_benchmarks(&config, &seen);
+    assert_eq!(
+        unmatched,
+        [
+            (
+                "bench_crc_46".to_owned(),
+                SourcePos { line: 5, column: 5 },
+                Some("bench_crc_64".to_owned())
+            ),
+            (
+                "zzz_gone".to_owned(),
+                SourcePos {
+                    line: 13,
+                    column: 5
+                },
+                None
+            ),
+        ]
+    );
+    let (name, at, suggestion) = &unmatched[0];
+    assert_eq!(
+        unmatched_message(&config, name, *at, suggestion.as_deref()),
+        "module.yml:5:5: benchmark 'bench_crc_46' has budgets but no suite ran it; did you mean 'bench_crc_64'?"
+    );
+    assert_eq!(
+        unmatched_message(&config, "zzz_gone", unmatched[1].1, None),
+        "module.yml:13:5: benchmark 'zzz_gone' has budgets but no suite ran it"
+    );
+    // On the target, its own entries are checked too.
+    let on_board = config.unmatched_benchmarks_on(Some("mps2-an386"), &seen);
+    assert_eq!(on_board.len(), 3);
+    assert_eq!(
+        on_board[2],
+        (
+            "bench_malloc_fre".to_owned(),
+            SourcePos {
+                line: 19,
+                column: 9
+            },
+            Some("bench_malloc_free".to_owned())
+        )
+    );
+    // Everything seen: nothing to say.
+    let all = [
+        "bench_crc_46",
+        "bench_crc_256",
+        "zzz_gone",
+        "bench_malloc_fre",
+    ];
+    assert!(
+        config
+            .unmatched_benchmarks_on(Some("mps2-an386"), &all)
+            .is_empty()
     );
 }
 
