@@ -121,8 +121,8 @@ fn parent_dir(path: &Path) -> PathBuf {
 
 /// A temporary file is created private (0600); a baseline is a committed file and keeps the mode the old one
 /// had, or gets the usual 0644 when it is new. Best effort: a mode that cannot be set is not worth failing a
-/// write over.
-fn keep_permissions(path: &Path, temp: &fs::File) {
+/// write over. Public for rho's other atomic writes (`--json FILE`), which replace a file the same way.
+pub fn keep_permissions(path: &Path, temp: &fs::File) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::cli::BenchArgs;
-use crate::export::{RunDocument, SuiteInfo, write_json_atomically};
+use crate::export::{RunDocument, SuiteInfo};
 use crate::run::{HarnessSettings, run_suite};
 use crate::suite::{BuildOptions, build, compiler_words, split_cflags};
 
@@ -26,6 +26,8 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         warmup: args.run.warmup,
         scale: args.run.scale,
     };
+    // Before building: an unwritable `--json` path stops here, not after the run.
+    let json = crate::export::prepare_json(args.json.as_deref())?;
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
     let cwd = std::env::current_dir()?;
     let baseline = crate::baseline::prepare(&args.project.baseline, &cwd, None)?;
@@ -72,14 +74,13 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         eprintln!("rho: warning: {warning}");
     }
     let text = crate::report::render(&summary, &what);
-    let mut stdout = std::io::stdout().lock();
+    // The human report: stdout, or stderr when `--json -` takes stdout.
+    let mut out = crate::export::report_output(json.as_ref());
     // A closed stdout (`rho bench ... | head`) is not worth a panic.
-    let _ = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush());
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 
     let built_with = Some(format!("{} {}", compiler.join(" "), flags.join(" ")));
-    if let Some(path) = &args.json {
+    if let Some(json) = &json {
         let suite = SuiteInfo {
             sources: args.files.clone(),
             compiler,
@@ -89,7 +90,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             scale: args.run.scale,
             timeout_seconds: args.run.timeout,
         };
-        write_json_atomically(path, &RunDocument::new(suite, &summary))?;
+        json.write(&RunDocument::new(suite, &summary))?;
     }
     let target = summary.target.name.clone();
     // Report only: `rho bench FILE.c --diff REF` prints the comparison; enforcing it is `rho bench check`'s.
@@ -99,7 +100,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         &target,
         &[(what, summary)],
         built_with,
-        &mut stdout,
+        &mut out,
     )?;
     Ok(ExitCode::SUCCESS)
 }

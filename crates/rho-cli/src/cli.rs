@@ -36,7 +36,8 @@ pub struct BenchArgs {
     pub run: RunArgs,
 
     /// Also write the run as a JSON document (schema `rho-bench-run/1`, see docs/json-output.md; without FILE.c,
-    /// module.yml mode writes `rho-bench-project/1`: every suite with its budgets and verdicts).
+    /// module.yml mode writes `rho-bench-project/1`: every suite with its budgets and verdicts). `-` writes it
+    /// to stdout, and the human report goes to stderr.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 }
@@ -61,7 +62,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub run: RunArgs,
 
-    /// Also write the runs, budgets and verdicts as a JSON document (schema `rho-bench-project/1`).
+    /// Also write the runs, budgets and verdicts as a JSON document (schema `rho-bench-project/1`); `-` writes
+    /// it to stdout, and the human report goes to stderr.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 }

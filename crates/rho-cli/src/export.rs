@@ -1,10 +1,10 @@
 //! `--json FILE`: the run as a versioned JSON document (`rho-bench-run/1`, described in docs/json-output.md),
-//! written atomically.
+//! written atomically (or to stdout for `--json -`), its destination checked before the run.
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use rho_stats::RunSummary;
 use serde::Serialize;
 
@@ -49,25 +49,120 @@ impl<'a> RunDocument<'a> {
     }
 }
 
-/// Write `value` as pretty JSON to `path` atomically: into a temporary file beside it, then renamed over it, so
-/// a reader never sees a half-written document and a failed run leaves any old file as it was.
-pub fn write_json_atomically(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
-    let parent = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut text = serde_json::to_string_pretty(value).context("cannot encode the run as JSON")?;
-    text.push('\n');
-    let mut file = tempfile::Builder::new()
-        .prefix(".rho-json-")
-        .tempfile_in(parent)
-        .with_context(|| {
-            format!(
-                "cannot write {}: cannot create a file in {}",
+/// Where `--json` goes: `-` is standard output, anything else a file written atomically.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonTarget {
+    /// `--json -`: the document is all that goes to stdout; the human report goes to stderr.
+    Stdout,
+    File(PathBuf),
+}
+
+impl JsonTarget {
+    /// Read `--json`'s argument and, for a file, check before anything runs that it can be written: its
+    /// directory exists and a file can be created in it, and it is not itself a directory. A run of minutes
+    /// must not end in "cannot write".
+    pub fn prepare(path: &Path) -> anyhow::Result<JsonTarget> {
+        if path.as_os_str() == "-" {
+            return Ok(JsonTarget::Stdout);
+        }
+        let parent = parent_dir(path);
+        if !parent.is_dir() {
+            bail!(
+                "--json {}: the directory {} does not exist",
                 path.display(),
                 parent.display()
-            )
-        })?;
+            );
+        }
+        if path.is_dir() {
+            bail!("--json {}: is a directory", path.display());
+        }
+        // The write itself is a new file beside `path` renamed over it: that is what must be possible.
+        tempfile::Builder::new()
+            .prefix(".rho-json-")
+            .tempfile_in(parent)
+            .map_err(|error| {
+                anyhow::anyhow!(
+                    "--json {}: cannot create a file in {}: {error}",
+                    path.display(),
+                    parent.display()
+                )
+            })?;
+        Ok(JsonTarget::File(path.to_path_buf()))
+    }
+
+    /// Whether the document takes stdout (and the human report must go elsewhere).
+    pub fn is_stdout(&self) -> bool {
+        *self == JsonTarget::Stdout
+    }
+
+    /// Write `value` as pretty JSON here.
+    pub fn write(&self, value: &impl Serialize) -> anyhow::Result<()> {
+        match self {
+            JsonTarget::File(path) => write_json_atomically(path, value),
+            JsonTarget::Stdout => {
+                let text = to_json_text(value)?;
+                let mut stdout = std::io::stdout().lock();
+                stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|()| stdout.flush())
+                    .context("cannot write the JSON document to stdout")
+            }
+        }
+    }
+}
+
+/// `--json`'s argument, prepared (see [`JsonTarget::prepare`]).
+pub fn prepare_json(path: Option<&Path>) -> anyhow::Result<Option<JsonTarget>> {
+    path.map(JsonTarget::prepare).transpose()
+}
+
+/// Where the human report goes: stdout, or stderr when `--json -` takes stdout.
+pub fn report_output(json: Option<&JsonTarget>) -> Box<dyn Write> {
+    if json.is_some_and(JsonTarget::is_stdout) {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout().lock())
+    }
+}
+
+fn to_json_text(value: &impl Serialize) -> anyhow::Result<String> {
+    let mut text = serde_json::to_string_pretty(value).context("cannot encode the run as JSON")?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// The directory a file lives in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// Write `value` as pretty JSON to `path` atomically: into a temporary file beside it, then renamed over it, so
+/// a reader never sees a half-written document and a failed run leaves any old file as it was. A new file gets
+/// the usual permissions (0666 less the umask, like any file a program creates); a replaced one keeps its own.
+pub fn write_json_atomically(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
+    let parent = parent_dir(path);
+    let text = to_json_text(value)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".rho-json-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        // The mode given at creation is what the umask applies to (a temporary file is otherwise 0600).
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(parent).with_context(|| {
+        format!(
+            "cannot write {}: cannot create a file in {}",
+            path.display(),
+            parent.display()
+        )
+    })?;
+    if path.exists() {
+        rho_baseline::store::keep_permissions(path, file.as_file());
+    }
     file.write_all(text.as_bytes())
         .and_then(|()| file.as_file().sync_all())
         .with_context(|| format!("cannot write {}", path.display()))?;
@@ -96,6 +191,56 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, [std::ffi::OsString::from("run.json")]);
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_gets_the_umask_s_permissions_and_a_replaced_one_keeps_its_own() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        // The process's umask, read by setting it and putting it back.
+        // SAFETY: umask only swaps the process's file-creation mask.
+        let umask = unsafe {
+            let old = libc::umask(0o022);
+            libc::umask(old);
+            old
+        };
+        let new = dir.path().join("new.json");
+        write_json_atomically(&new, &1).unwrap();
+        assert_eq!(mode(&new), 0o666 & !(umask as u32));
+
+        let old = dir.path().join("old.json");
+        std::fs::write(&old, "old").unwrap();
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_json_atomically(&old, &1).unwrap();
+        assert_eq!(mode(&old), 0o640);
+    }
+
+    #[test]
+    fn the_destination_is_checked_before_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            JsonTarget::prepare(Path::new("-")).unwrap(),
+            JsonTarget::Stdout
+        );
+        let fine = dir.path().join("run.json");
+        assert_eq!(
+            JsonTarget::prepare(&fine).unwrap(),
+            JsonTarget::File(fine.clone())
+        );
+        let missing = dir.path().join("missing").join("run.json");
+        let error = JsonTarget::prepare(&missing).unwrap_err().to_string();
+        assert!(error.contains("does not exist"), "{error}");
+        let error = JsonTarget::prepare(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("is a directory"), "{error}");
+        // The check leaves nothing behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

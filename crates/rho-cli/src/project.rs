@@ -47,6 +47,8 @@ pub fn bench_project(
     json: Option<&Path>,
     mode: Mode,
 ) -> anyhow::Result<ExitCode> {
+    // Before anything runs: an unwritable `--json` path stops here, not after minutes of runs.
+    let json = crate::export::prepare_json(json)?;
     let config = load_config()?;
     let target = config.target(project.target.as_deref())?;
     // Before any suite runs: a bad `--diff REF` stops here, not after minutes of runs.
@@ -91,7 +93,8 @@ pub fn bench_project(
     let mut failed: Vec<FailedSuite> = Vec::new();
     let mut records = Vec::new();
     let mut summaries = Vec::new();
-    let mut stdout = std::io::stdout().lock();
+    // The human report: stdout, or stderr when `--json -` takes stdout.
+    let mut out = crate::export::report_output(json.as_ref());
     for (index, job) in jobs.iter().enumerate() {
         let out_dir = workspace.out_dir(index)?;
         let mut env = environment.clone();
@@ -158,9 +161,7 @@ pub fn bench_project(
             text.push('\n');
         }
         // A closed stdout (`rho bench | head`) is not worth a panic.
-        let _ = stdout
-            .write_all(text.as_bytes())
-            .and_then(|()| stdout.flush());
+        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
         if baseline.active() {
             summaries.push((job.what.clone(), summary.clone()));
         }
@@ -175,7 +176,7 @@ pub fn bench_project(
     }
     drop(workspace);
 
-    if let Some(path) = json {
+    if let Some(json) = &json {
         let document = ProjectDocument {
             schema: PROJECT_SCHEMA,
             rho_version: env!("CARGO_PKG_VERSION"),
@@ -186,7 +187,7 @@ pub fn bench_project(
             suites: records,
             failed: &failed,
         };
-        crate::export::write_json_atomically(path, &document)?;
+        json.write(&document)?;
     }
     let flags = crate::baseline::build_description(&target, &cflags);
     let baseline = if !failed.is_empty() && project.baseline.write_baseline {
@@ -204,7 +205,7 @@ pub fn bench_project(
             target.name(),
             &summaries,
             flags,
-            &mut stdout,
+            &mut out,
         )?
     };
 
@@ -223,7 +224,7 @@ pub fn bench_project(
             if failed.is_empty() {
                 Ok(ExitCode::SUCCESS)
             } else {
-                let _ = stdout.flush();
+                let _ = out.flush();
                 eprint!("{}", failure_summary("rho: error:", &failed, jobs.len()));
                 Ok(ExitCode::from(EXIT_CANNOT_DECIDE))
             }
@@ -242,11 +243,11 @@ pub fn bench_project(
                 text.push_str(&format!("check: cannot decide: {message}\n"));
             }
             let failures = failure_summary("check: cannot decide:", &failed, jobs.len());
-            let _ = stdout
+            let _ = out
                 .write_all(format!("\n{text}{failures}").as_bytes())
-                .and_then(|()| stdout.flush());
+                .and_then(|()| out.flush());
             // A regression against the baseline breaks the check like a budget does; "cannot decide" stays 2.
-            let code = crate::baseline::check_code(code, &baseline, &mut stdout);
+            let code = crate::baseline::check_code(code, &baseline, &mut out);
             let code = if failed.is_empty() && unmatched.is_empty() {
                 code
             } else {

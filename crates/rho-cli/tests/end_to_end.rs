@@ -509,3 +509,34 @@ fn a_filter_that_is_not_names_separated_by_commas_is_refused_by_the_harness() {
         "{stderr}"
     );
 }
+
+#[test]
+fn json_to_stdout_is_the_document_alone_and_the_report_goes_to_stderr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outcome = rho_in(
+        tmp.path(),
+        &[
+            "bench",
+            "examples/crypto_bench.c",
+            "--iterations",
+            "200",
+            "--json",
+            "-",
+        ],
+        LIMIT,
+    );
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    // `rho bench ... --json - | jq` reads one document from stdout.
+    let document: Value = serde_json::from_str(&outcome.stdout).unwrap();
+    assert_eq!(document["schema"], "rho-bench-run/1");
+    assert_eq!(u64_at(&document, "/config/iterations"), 200);
+    // The person at the terminal still sees the table.
+    assert!(
+        outcome
+            .stderr
+            .lines()
+            .any(|l| l.starts_with("bench_crc_64 ")),
+        "{}",
+        outcome.describe()
+    );
+}

@@ -401,3 +401,28 @@ fn a_harness_misuse_exits_2_with_the_harness_message() {
         outcome.describe()
     );
 }
+
+#[test]
+fn an_unwritable_json_path_is_found_before_anything_is_built() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("no-such-dir").join("run.json");
+    let outcome = rho_in(
+        tmp.path(),
+        &[
+            "bench",
+            "examples/crypto_bench.c",
+            "--json",
+            missing.to_str().unwrap(),
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("no-such-dir does not exist"),
+        "{}",
+        outcome.describe()
+    );
+    // Nothing ran: no report, and no build directory was ever made.
+    assert!(outcome.stdout.is_empty(), "{}", outcome.describe());
+    assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+}

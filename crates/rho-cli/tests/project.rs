@@ -319,6 +319,25 @@ fn a_failing_suite_does_not_stop_the_others_and_the_run_ends_with_exit_2() {
 }
 
 #[test]
+fn an_unwritable_json_path_stops_rho_bench_before_any_suite_runs() {
+    let project = Project::new();
+    project.write("canned.sh", &canned_script(&[100]));
+    project.write(
+        "module.yml",
+        "bench:\n  suites:\n    - command: sh canned.sh\n",
+    );
+    let out = project.rho(&["bench", "check", "--json", "nothere/run.json"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr
+            .contains("--json nothere/run.json: the directory nothere does not exist"),
+        "{}",
+        out.describe()
+    );
+    assert!(!project.path().join("runs.log").exists(), "a suite ran");
+}
+
+#[test]
 fn repetitions_fold_the_best_run_of_each_figure() {
     let project = Project::new();
     // Three runs whose cycles are 300, 100 and 200: best of 3 keeps 100.
