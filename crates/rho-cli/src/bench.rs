@@ -25,10 +25,12 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         iterations: args.run.iterations,
         warmup: args.run.warmup,
         scale: args.run.scale,
+        filter: args.run.filter.clone(),
     };
     // Before building: an unwritable `--json` path stops here, not after the run.
     let json = crate::export::prepare_json(args.json.as_deref())?;
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
+    crate::run::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
     let cwd = std::env::current_dir()?;
     let baseline = crate::baseline::prepare(&args.project.baseline, &cwd, None)?;
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
@@ -71,6 +73,9 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 
     let summary = crate::project::fold(&runs, &what)?;
     for warning in crate::report::warnings(&summary) {
+        eprintln!("rho: warning: {warning}");
+    }
+    if let Some(warning) = crate::run::filter_warning(args.run.filter.as_deref(), &summary) {
         eprintln!("rho: warning: {warning}");
     }
     let text = crate::report::render(&summary, &what);

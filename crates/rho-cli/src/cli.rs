@@ -108,6 +108,32 @@ pub struct RunArgs {
     /// Extra compiler flags, split as a shell would, e.g. --cflags "-DRHO_BENCH_STACK_BYTES=8192 -march=native".
     #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
     pub cflags: Option<String>,
+
+    /// Run only the benchmarks whose names contain one of these comma-separated terms (case-sensitive
+    /// substrings: `crc` runs bench_crc_64 and bench_crc_256; `crc_64,steady` runs two). Passed as
+    /// RHO_BENCH_FILTER; a board gets it compiled in.
+    #[arg(long, value_name = "PATTERN", value_parser = parse_filter)]
+    pub filter: Option<String>,
+}
+
+/// The longest term of a filter: the harness's longest benchmark name.
+const FILTER_TERM_MAX: usize = 63;
+
+/// `--filter`: what the harness accepts in RHO_BENCH_FILTER (it refuses anything else), checked here so a
+/// mistake is a usage error rather than a suite that exits 2.
+fn parse_filter(text: &str) -> Result<String, String> {
+    let name_char = |c: char| c.is_ascii_alphanumeric() || "_.:+-".contains(c);
+    let valid = text
+        .split(',')
+        .all(|term| (1..=FILTER_TERM_MAX).contains(&term.len()) && term.chars().all(name_char));
+    if valid {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "`{text}`: expected benchmark-name terms (1 to {FILTER_TERM_MAX} of A-Z a-z 0-9 _ . : + -) \
+             separated by single commas, e.g. crc_64,steady"
+        ))
+    }
 }
 
 fn parse_scale(text: &str) -> Result<f64, String> {
@@ -170,6 +196,24 @@ mod tests {
         assert_eq!(args.run.cflags.as_deref(), Some("-DX=1 -O3"));
         assert_eq!(args.run.timeout, 12.0);
         assert_eq!(args.json, Some(PathBuf::from("out.json")));
+    }
+
+    #[test]
+    fn a_filter_is_checked_like_the_harness_checks_it() {
+        let filter = |text: &str| {
+            let cli = Cli::try_parse_from(["rho", "bench", "a.c", "--filter", text])?;
+            let Command::Bench(args) = cli.command;
+            Ok::<_, clap::Error>(args.run.filter)
+        };
+        assert_eq!(filter("crc").unwrap().as_deref(), Some("crc"));
+        assert_eq!(
+            filter("crc_64,bench.x:y+z-1").unwrap().as_deref(),
+            Some("crc_64,bench.x:y+z-1")
+        );
+        for bad in ["", "crc,", ",crc", "crc,,x", "a b", "crc*", &"x".repeat(64)] {
+            assert!(filter(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(filter(&"x".repeat(63)).is_ok());
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub fn bench_project(
 ) -> anyhow::Result<ExitCode> {
     // Before anything runs: an unwritable `--json` path stops here, not after minutes of runs.
     let json = crate::export::prepare_json(json)?;
+    crate::run::refuse_filtered_baseline(run.filter.as_deref(), &project.baseline)?;
     let config = load_config()?;
     let target = config.target(project.target.as_deref())?;
     // Before any suite runs: a bad `--diff REF` stops here, not after minutes of runs.
@@ -135,6 +136,9 @@ pub fn bench_project(
             }
         };
         for warning in crate::report::warnings(&summary) {
+            eprintln!("rho: warning: {}: {warning}", job.what);
+        }
+        if let Some(warning) = crate::run::filter_warning(run.filter.as_deref(), &summary) {
             eprintln!("rho: warning: {}: {warning}", job.what);
         }
         // A target's own budgets apply to what ran on it; a command suite runs on the host whatever the target.
@@ -352,6 +356,8 @@ pub struct Settings {
     pub stack_off: bool,
     /// `RHO_BENCH_ITERATIONS_<name>` per benchmark with its own `iterations`.
     pub per_benchmark: Vec<(String, u64)>,
+    /// `--filter`: RHO_BENCH_FILTER.
+    pub filter: Option<String>,
 }
 
 impl Settings {
@@ -367,6 +373,7 @@ impl Settings {
                 .iter()
                 .filter_map(|b| b.iterations.map(|n| (b.name.clone(), n)))
                 .collect(),
+            filter: run.filter.clone(),
         })
     }
 
@@ -390,6 +397,9 @@ impl Settings {
         }
         if self.stack_off {
             env.push(("RHO_BENCH_STACK_BYTES".to_string(), "0".to_string()));
+        }
+        if let Some(filter) = &self.filter {
+            env.push(("RHO_BENCH_FILTER".to_string(), filter.clone()));
         }
         env
     }
@@ -726,6 +736,7 @@ mod tests {
             scale: None,
             timeout: 300.0,
             cflags: None,
+            filter: None,
         }
     }
 

@@ -17,6 +17,8 @@ pub struct HarnessSettings {
     pub iterations: Option<u64>,
     pub warmup: Option<u64>,
     pub scale: Option<f64>,
+    /// `--filter`: RHO_BENCH_FILTER.
+    pub filter: Option<String>,
 }
 
 impl HarnessSettings {
@@ -32,7 +34,36 @@ impl HarnessSettings {
         if let Some(scale) = self.scale {
             env.push(("RHO_BENCH_SCALE", scale.to_string()));
         }
+        if let Some(filter) = &self.filter {
+            env.push(("RHO_BENCH_FILTER", filter.clone()));
+        }
         env
+    }
+}
+
+/// `--filter` with `--write-baseline` is refused: the target's section would lose every benchmark filtered out.
+pub fn refuse_filtered_baseline(
+    filter: Option<&str>,
+    baseline: &crate::baseline::BaselineArgs,
+) -> anyhow::Result<()> {
+    if let Some(filter) = filter
+        && baseline.write_baseline
+    {
+        anyhow::bail!(
+            "--filter {filter} with --write-baseline would record a baseline without the benchmarks filtered \
+             out; write the baseline from a run of every benchmark"
+        );
+    }
+    Ok(())
+}
+
+/// A warning when `--filter` left nothing to run (the harness runs none and says so with `benchmarks=0`).
+pub fn filter_warning(filter: Option<&str>, summary: &rho_stats::RunSummary) -> Option<String> {
+    match filter {
+        Some(filter) if summary.benchmarks.is_empty() => Some(format!(
+            "--filter {filter} matched no benchmark of this suite"
+        )),
+        _ => None,
     }
 }
 
@@ -361,6 +392,7 @@ mod tests {
             iterations: Some(2000),
             warmup: None,
             scale: Some(0.5),
+            filter: None,
         };
         assert_eq!(
             settings.environment(),

@@ -540,3 +540,50 @@ fn json_to_stdout_is_the_document_alone_and_the_report_goes_to_stderr() {
         outcome.describe()
     );
 }
+
+#[test]
+fn the_filter_flag_runs_only_the_benchmarks_whose_names_contain_a_term() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |filter: &str| {
+        rho_in(
+            tmp.path(),
+            &[
+                "bench",
+                "examples/crypto_bench.c",
+                "--iterations",
+                "200",
+                "--filter",
+                filter,
+                "--json",
+                "-",
+            ],
+            LIMIT,
+        )
+    };
+    let names = |outcome: &Outcome| -> Vec<String> {
+        let document: Value = serde_json::from_str(&outcome.stdout).unwrap();
+        document["benchmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let outcome = run("crc");
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    assert_eq!(names(&outcome), ["bench_crc_64", "bench_crc_256"]);
+    let outcome = run("crc_64,malloc");
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    assert_eq!(names(&outcome), ["bench_crc_64", "bench_malloc_free"]);
+    // A filter that matches nothing is a warning, not an error.
+    let outcome = run("nothing_called_this");
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    assert!(names(&outcome).is_empty());
+    assert!(
+        outcome
+            .stderr
+            .contains("--filter nothing_called_this matched no benchmark"),
+        "{}",
+        outcome.describe()
+    );
+}

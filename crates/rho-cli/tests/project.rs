@@ -338,6 +338,26 @@ fn an_unwritable_json_path_stops_rho_bench_before_any_suite_runs() {
 }
 
 #[test]
+fn filter_reaches_every_suite_of_the_module_and_refuses_to_write_a_partial_baseline() {
+    let project = Project::new();
+    project.write("bench.c", SUITE);
+    project.write("module.yml", &module_yml(""));
+    let out = project.rho(&["bench", "--filter", "hold"]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    assert!(out.stdout.contains("bench_hold_64"), "{}", out.describe());
+    assert!(!out.stdout.contains("bench_crc_256"), "{}", out.describe());
+
+    let out = project.rho(&["bench", "--filter", "hold", "--write-baseline"]);
+    assert_eq!(out.status, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr
+            .contains("--filter hold with --write-baseline would record a baseline without"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
 fn repetitions_fold_the_best_run_of_each_figure() {
     let project = Project::new();
     // Three runs whose cycles are 300, 100 and 200: best of 3 keeps 100.
