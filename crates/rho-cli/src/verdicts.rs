@@ -53,6 +53,10 @@ pub fn table(judgement: &Judgement) -> String {
                     if let (Figure::Unmeasured(why), Some(_)) = (check.figure, check.budget) {
                         notes.push(format!("{}: {why}", bench.name));
                     }
+                    // A leak or a figure below its clock's resolution: why the verdict is not the figure's.
+                    if let (Some(caveat), Some(_)) = (&check.caveat, check.budget) {
+                        notes.push(format!("{}: {}: {caveat}", bench.name, check.metric));
+                    }
                 }
                 None => row.extend(["-".to_string(), "-".to_string(), "-".to_string()]),
             }
@@ -276,6 +280,56 @@ mod tests {
             "rho bench  x\nrun       y\nbudgets   enforced\n\nbenchmark ...\n"
         );
         assert_eq!(with_header_line("table\n", "b"), "b\ntable\n");
+    }
+
+    #[test]
+    fn the_table_says_why_a_verdict_is_not_the_figures() {
+        use rho_judge::budget::{
+            BenchJudgement, BudgetMetric, Caveat, Check, Enforcement, Verdict,
+        };
+        let check = |metric, figure, caveat, verdict| Check {
+            metric,
+            figure: Figure::Value(figure),
+            budget: Some(64.0),
+            caveat: Some(caveat),
+            verdict,
+        };
+        let judgement = Judgement {
+            enforcement: Enforcement::decide(1.0, true),
+            benchmarks: vec![BenchJudgement {
+                name: "b".to_string(),
+                checks: vec![
+                    check(
+                        BudgetMetric::NsPerIteration,
+                        70.0,
+                        Caveat::BelowResolution {
+                            net_median: 70,
+                            resolution: 100,
+                            unit: "ns".to_string(),
+                        },
+                        Verdict::OverReported,
+                    ),
+                    check(
+                        BudgetMetric::HeapPeakBytes,
+                        32.0,
+                        Caveat::Leaked { bytes: 16 },
+                        Verdict::Over,
+                    ),
+                ],
+            }],
+        };
+        let text = table(&judgement);
+        assert!(
+            text.contains(
+                "b: ns per iteration: below the clock's resolution (net median 70 ns, one step 100 ns): \
+                 reported only\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("b: heap peak bytes: leaked 16 bytes\n"),
+            "{text}"
+        );
     }
 
     #[test]
