@@ -68,6 +68,10 @@ pub struct Summary {
     pub median: u64,
     /// Arithmetic mean.
     pub mean: f64,
+    /// The p25 and p75 (nearest rank): the interquartile range `p75 - p25` is the robust spread, see
+    /// [`Summary::iqr_ratio`].
+    pub p25: u64,
+    pub p75: u64,
     pub p95: u64,
     pub p99: u64,
     pub max: u64,
@@ -143,11 +147,13 @@ impl Summary {
         beyond.sort_unstable();
 
         let ranks = [
+            nearest_rank(n, 25),
             nearest_rank(n, 50),
+            nearest_rank(n, 75),
             nearest_rank(n, 95),
             nearest_rank(n, 99),
         ];
-        let mut at_rank = [max; 3];
+        let mut at_rank = [max; 5];
         let mut next = 0;
         let mut seen = 0usize;
         let mut squares = 0.0f64;
@@ -171,18 +177,35 @@ impl Summary {
         } else {
             (squares / n as f64).sqrt()
         };
-        let [median, p95, p99] = at_rank;
+        let [p25, median, p75, p95, p99] = at_rank;
         Some(Summary {
             n: n as u64,
             min,
             median,
             mean,
+            p25,
+            p75,
             p95,
             p99,
             max,
             stddev,
             spread: Spread::of(stddev, median),
         })
+    }
+
+    /// The robust spread: the interquartile range as a multiple of the median, `(p75 - p25) / median`. Unlike
+    /// the capped [`Spread`] it does not move when a few iterations are descheduled (up to a quarter of the
+    /// samples can be anything), so it says how steady the typical iteration is. `Some(0.0)` when the quartiles
+    /// agree, whatever the median; `None` when they disagree around a zero median (no finite ratio).
+    pub fn iqr_ratio(&self) -> Option<f64> {
+        let iqr = self.p75.saturating_sub(self.p25);
+        if iqr == 0 {
+            Some(0.0)
+        } else if self.median == 0 {
+            None
+        } else {
+            Some(iqr as f64 / self.median as f64)
+        }
     }
 
     /// Summarise values already sorted ascending. `None` when empty. (Unsorted input gives meaningless
@@ -199,6 +222,8 @@ impl Summary {
             min,
             median,
             mean,
+            p25: percentile(sorted, 25)?,
+            p75: percentile(sorted, 75)?,
             p95: percentile(sorted, 95)?,
             p99: percentile(sorted, 99)?,
             max,
@@ -218,6 +243,8 @@ impl Summary {
             min: self.min.saturating_sub(overhead),
             median,
             mean: (self.mean - overhead as f64).max(0.0),
+            p25: self.p25.saturating_sub(overhead),
+            p75: self.p75.saturating_sub(overhead),
             p95: self.p95.saturating_sub(overhead),
             p99: self.p99.saturating_sub(overhead),
             max: self.max.saturating_sub(overhead),
@@ -242,6 +269,8 @@ impl Summary {
             min: counts_to_ns(self.min, hz)?,
             median,
             mean: self.mean * factor,
+            p25: counts_to_ns(self.p25, hz)?,
+            p75: counts_to_ns(self.p75, hz)?,
             p95: counts_to_ns(self.p95, hz)?,
             p99: counts_to_ns(self.p99, hz)?,
             max: counts_to_ns(self.max, hz)?,
@@ -282,6 +311,48 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn quartiles_and_the_robust_spread_by_hand() {
+        // 1..=20: p25 is rank ceil(25 * 20 / 100) = 5, the median rank 10, p75 rank 15.
+        let values: Vec<u64> = (1..=20).rev().collect();
+        for s in [
+            Summary::of(&values).unwrap(),
+            Summary::of_sorted(&(1..=20).collect::<Vec<_>>()).unwrap(),
+        ] {
+            assert_eq!((s.p25, s.median, s.p75), (5, 10, 15));
+            // (15 - 5) / 10
+            assert_eq!(s.iqr_ratio(), Some(1.0));
+        }
+        // 7 values: p25 rank ceil(1.75) = 2, p75 rank ceil(5.25) = 6.
+        let s = Summary::of(&[10, 20, 30, 40, 50, 60, 70]).unwrap();
+        assert_eq!((s.p25, s.median, s.p75), (20, 40, 60));
+        assert_eq!(s.iqr_ratio(), Some(1.0));
+        // One descheduled iteration in nine: the capped spread is lost, the robust one is exactly 0.
+        let mut steady = vec![100u64; 8];
+        steady.push(1_000_000);
+        let s = Summary::of(&steady).unwrap();
+        assert!(s.spread.capped);
+        assert_eq!((s.p25, s.p75), (100, 100));
+        assert_eq!(s.iqr_ratio(), Some(0.0));
+        // Net of an overhead and in nanoseconds the quartiles move like every order statistic.
+        let net = Summary::of(&[100, 110, 120, 130]).unwrap().minus(100);
+        // p25 rank 1, median rank 2, p75 rank 3: 0, 10, 20.
+        assert_eq!((net.p25, net.median, net.p75), (0, 10, 20));
+        assert_eq!(net.iqr_ratio(), Some(2.0));
+        let ns = Summary::of(&[100, 110, 120, 130])
+            .unwrap()
+            .scaled_to_ns(2_000_000_000)
+            .unwrap();
+        assert_eq!((ns.p25, ns.median, ns.p75), (50, 55, 60));
+        // Quartiles that disagree around a zero median have no ratio.
+        let zero = Summary::of(&[0, 0, 0, 5]).unwrap();
+        assert_eq!((zero.p25, zero.median, zero.p75), (0, 0, 0));
+        assert_eq!(zero.iqr_ratio(), Some(0.0));
+        let zero = Summary::of(&[0, 0, 5, 5]).unwrap();
+        assert_eq!((zero.median, zero.p75), (0, 5));
+        assert_eq!(zero.iqr_ratio(), None);
     }
 
     #[test]
