@@ -238,7 +238,7 @@ struct Row {
     cells: Vec<String>,
 }
 
-const COLUMNS: [&str; 14] = [
+const COLUMNS: [&str; 15] = [
     "benchmark",
     "iterations",
     "per iteration (net)",
@@ -248,6 +248,7 @@ const COLUMNS: [&str; 14] = [
     "p99",
     "max",
     "spread",
+    "iqr/med",
     "stack B",
     "heap peak",
     "heap live",
@@ -256,8 +257,9 @@ const COLUMNS: [&str; 14] = [
 ];
 
 /// Columns aligned left (text); the others are numbers, aligned right.
-const LEFT: [bool; 14] = [
-    true, false, true, false, false, false, false, false, false, false, false, false, false, true,
+const LEFT: [bool; 15] = [
+    true, false, true, false, false, false, false, false, false, false, false, false, false, false,
+    true,
 ];
 
 fn table(out: &mut String, summary: &RunSummary) {
@@ -287,7 +289,7 @@ fn table(out: &mut String, summary: &RunSummary) {
             }
             None => {
                 first.push("no clock".to_string());
-                first.extend(std::iter::repeat_n(String::from("-"), 6));
+                first.extend(std::iter::repeat_n(String::from("-"), 7));
             }
         }
         first.push(stack_cell(bench));
@@ -361,7 +363,8 @@ fn table(out: &mut String, summary: &RunSummary) {
     }
     if any_spread_capped {
         footnotes.push(
-            ">100%: the standard deviation is more than the median (capped); read the p99 and the max beside it"
+            ">100%: the standard deviation is more than the median (capped); read the p99 and the max beside it,\n\
+             and iqr/med, (p75 - p25) / median, which a few far-out iterations do not move"
                 .to_string(),
         );
     }
@@ -392,7 +395,7 @@ fn table(out: &mut String, summary: &RunSummary) {
     }
 }
 
-fn stat_cells(summary: &Summary) -> [String; 6] {
+fn stat_cells(summary: &Summary) -> [String; 7] {
     [
         summary.median.to_string(),
         format_mean(summary.mean),
@@ -400,7 +403,16 @@ fn stat_cells(summary: &Summary) -> [String; 6] {
         summary.p99.to_string(),
         summary.max.to_string(),
         format_spread(summary),
+        format_iqr_ratio(summary),
     ]
+}
+
+/// The robust spread, `(p75 - p25) / median` (rho_stats::Summary::iqr_ratio); `-` when it has no value.
+fn format_iqr_ratio(summary: &Summary) -> String {
+    match summary.iqr_ratio() {
+        Some(ratio) => format!("{:.1}%", ratio * 100.0),
+        None => "-".to_string(),
+    }
 }
 
 fn format_mean(mean: f64) -> String {
@@ -621,6 +633,8 @@ mod render_tests {
         );
         assert_eq!(cells[8], "1990", "max: {spiky}");
         assert_eq!(cells[9], ">100%", "{spiky}");
+        // The robust spread: the net quartiles are 10 and 10 (ranks 1 and 3 of 10 10 10 1990).
+        assert_eq!(cells[10], "0.0%", "iqr/med: {spiky}");
         assert!(
             report.contains(">100%: the standard deviation is more than the median"),
             "{report}"
