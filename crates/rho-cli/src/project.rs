@@ -214,8 +214,9 @@ pub fn bench_project(
     };
 
     // Budgets naming no benchmark that any suite printed (a typo) would otherwise be silently unused. With a
-    // suite missing its names are unknown, and the run cannot decide anyway.
-    let unmatched = if failed.is_empty() {
+    // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on
+    // purpose.
+    let unmatched = if failed.is_empty() && run.filter.is_none() {
         crate::verdicts::unmatched_budgets(&config, target.name(), &judgements)
     } else {
         Vec::new()

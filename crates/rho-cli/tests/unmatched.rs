@@ -40,6 +40,15 @@ fn a_budget_for_a_misspelt_benchmark_is_named_with_a_suggestion() {
         report.describe()
     );
 
+    // `--filter` leaves benchmarks out on purpose: their budgets are not reported as unmatched.
+    let filtered = project.rho(&["bench", "check", "--filter", "bench_crc_256"]);
+    assert_eq!(filtered.status, Some(0), "{}", filtered.describe());
+    assert!(
+        !filtered.stdout.contains("no suite ran it"),
+        "{}",
+        filtered.describe()
+    );
+
     // Spelt right, the budget is judged and holds (the heap figure is exact).
     project.write("module.yml", &module_yml(&heap_budget("bench_hold_64")));
     let fixed = project.rho(&["bench", "check"]);
