@@ -671,6 +671,7 @@ mod tests {
             iterations: 1,
             warmup: 0,
             capped: false,
+            cycles_wrapped: 0,
             // 10 of overhead on each clock: the judged figure is the net one.
             cycles: Some(figures(ClockRole::Cycles, cycles + 10, 10)),
             time: Some(figures(ClockRole::Time, ns + 10, 10)),

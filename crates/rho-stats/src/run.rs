@@ -97,7 +97,11 @@ pub struct BenchSummary {
     pub warmup: u64,
     /// The time cap stopped the benchmark early.
     pub capped: bool,
-    /// Cycle (or tick) figures, when the stream had a `cycles` clock.
+    /// Samples whose cycle reading spanned a counter wrap the harness could not count (`@end wrapped=`). When
+    /// non-zero the cycle figures, and any time derived from them, are not measured: `cycles` is `None`.
+    #[serde(default)]
+    pub cycles_wrapped: u64,
+    /// Cycle (or tick) figures, when the stream had a `cycles` clock and no sample spanned an uncounted wrap.
     pub cycles: Option<ClockFigures>,
     /// Nanosecond figures: from the `time` clock, or derived from the cycle clock when there is none and its
     /// frequency is known (`derived: true`); `None` otherwise.
@@ -271,7 +275,12 @@ impl RunSummary {
                     below_resolution: ClockFigures::is_below_resolution(net.median, resolution),
                 })
             };
-            let cycles = cycles_index.map(&mut figures_of).transpose()?;
+            // A sample that spanned an uncounted wrap is off by a multiple of the counter's period: a
+            // figure built on it would understate the truth, so there is none (not measured, never 0).
+            let cycles = match cycles_index {
+                Some(column) if bench.cycles_measured() => Some(figures_of(column)?),
+                _ => None,
+            };
             let mut time = time_index.map(&mut figures_of).transpose()?;
             if let (Some(hz), Some(c), Some(cyc)) = (derive_hz, cycles_index, &cycles) {
                 time = derive_time(&run.clocks[c], hz, cyc);
@@ -287,6 +296,7 @@ impl RunSummary {
                 iterations: bench.iterations,
                 warmup: bench.warmup,
                 capped: bench.capped,
+                cycles_wrapped: bench.wrapped,
                 cycles,
                 time,
                 stack: bench.stack,
