@@ -350,3 +350,36 @@ fn summary_of_measured_matches_the_run_summary() {
     let direct = Summary::of(run.benchmarks[0].measured(0)).unwrap();
     assert_eq!(summary.benchmarks[0].cycles.as_ref().unwrap().raw, direct);
 }
+
+#[test]
+fn cycles_that_spanned_an_uncounted_wrap_are_not_measured_nor_is_time_derived_from_them() {
+    let wrapped_block = block("long", &["0", "2005", "2505", "2005", "3005"], QUIET)
+        .replace("per_iteration=64\n", "per_iteration=64 wrapped=2\n");
+    let text = format!(
+        "{}{}{}{}@done benchmarks=2 dropped=0\n",
+        header("@clock cycles systick unit=cycle hz=25000000 resolution=1\n"),
+        block(
+            ".overhead",
+            &["9", "5", "6", "5", "5"],
+            "@stack off\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n"
+        ),
+        wrapped_block,
+        block("short", &["0", "2005", "2505", "2005", "3005"], QUIET),
+    );
+    let summary = RunSummary::of(&parse_str(&text).unwrap()).unwrap();
+    let long = summary.benchmark("long").unwrap();
+    assert_eq!(long.cycles_wrapped, 2);
+    assert!(
+        long.cycles.is_none(),
+        "a wrapped figure understates the truth"
+    );
+    assert!(
+        long.time.is_none(),
+        "time derived from unmeasured cycles is unmeasured too"
+    );
+    assert_eq!(long.ops_per_second, None);
+    assert_eq!(long.metric(Metric::Cycles), None);
+    let short = summary.benchmark("short").unwrap();
+    assert_eq!(short.cycles_wrapped, 0);
+    assert_eq!(short.cycles.as_ref().unwrap().net.median, 2000);
+}
