@@ -61,6 +61,28 @@ pub fn warnings(summary: &RunSummary) -> Vec<String> {
             ));
         }
     }
+    for bench in &summary.benchmarks {
+        let measured = [bench.cycles.as_ref(), bench.time.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|f| f.net.n)
+            .min();
+        if let Some(n) = measured.filter(|&n| n < Summary::MIN_N_FOR_P99) {
+            let missing = if n < Summary::MIN_N_FOR_P95 {
+                "its p95 and p99 are"
+            } else {
+                "its p99 is"
+            };
+            warnings.push(format!(
+                "{}: only {n} measured iteration{}: {missing} just the max and shown as - (p95 needs {}, p99 {}; \
+                 raise --iterations or the time cap)",
+                bench.name,
+                plural(n),
+                Summary::MIN_N_FOR_P95,
+                Summary::MIN_N_FOR_P99,
+            ));
+        }
+    }
     if !summary.target.optimized {
         warnings.push(
             "the harness was built without optimisation: these figures describe a debug build"
@@ -267,6 +289,7 @@ fn table(out: &mut String, summary: &RunSummary) {
     let mut footnotes: Vec<String> = Vec::new();
     let mut any_capped = false;
     let mut any_spread_capped = false;
+    let mut any_few_samples = false;
 
     for bench in &summary.benchmarks {
         let figures: Vec<&ClockFigures> = [bench.cycles.as_ref(), bench.time.as_ref()]
@@ -274,6 +297,7 @@ fn table(out: &mut String, summary: &RunSummary) {
             .flatten()
             .collect();
         any_capped |= bench.capped;
+        any_few_samples |= figures.iter().any(|f| !f.net.p99_is_informative());
         let iterations = if bench.capped {
             format!("{}*", bench.iterations)
         } else {
@@ -361,6 +385,13 @@ fn table(out: &mut String, summary: &RunSummary) {
             format!("* stopped early by the time cap ({cap} of measured time); the figures are over the iterations done"),
         );
     }
+    if any_few_samples {
+        footnotes.push(format!(
+            "-: too few iterations for the tail (p95 needs {}, p99 {}): with fewer it is the max",
+            Summary::MIN_N_FOR_P95,
+            Summary::MIN_N_FOR_P99
+        ));
+    }
     if any_spread_capped {
         footnotes.push(
             ">100%: the standard deviation is more than the median (capped); read the p99 and the max beside it,\n\
@@ -396,11 +427,19 @@ fn table(out: &mut String, summary: &RunSummary) {
 }
 
 fn stat_cells(summary: &Summary) -> [String; 7] {
+    // Too few samples and the nearest-rank tail is the max under another name: shown as `-`, not as a figure.
+    let tail = |informative: bool, value: u64| {
+        if informative {
+            value.to_string()
+        } else {
+            "-".to_string()
+        }
+    };
     [
         summary.median.to_string(),
         format_mean(summary.mean),
-        summary.p95.to_string(),
-        summary.p99.to_string(),
+        tail(summary.p95_is_informative(), summary.p95),
+        tail(summary.p99_is_informative(), summary.p99),
         summary.max.to_string(),
         format_spread(summary),
         format_iqr_ratio(summary),
@@ -621,6 +660,45 @@ mod render_tests {
     }
 
     #[test]
+    fn too_few_iterations_mark_the_tails_and_warn() {
+        let (report, warnings) = render_board();
+        assert!(
+            warnings.iter().any(|w| w.starts_with(
+                "bench_spiky: only 4 measured iterations: its p95 and p99 are just the max and shown as -"
+            )),
+            "{warnings:?}"
+        );
+        assert!(
+            report.contains("-: too few iterations for the tail (p95 needs 20, p99 100)"),
+            "{report}"
+        );
+        // 30 iterations: the p95 means something, the p99 not yet.
+        let samples: String = (1..=31).map(|v| format!(":{v}\n")).collect();
+        let stream = format!(
+            "@rho-bench 1\n@target host arch=x86_64 optimized=1\n@clock cycles tsc unit=cycle hz=1000 resolution=1\n\
+             @config iterations=30 warmup=1 time_cap_ms=0 stack_bytes=0\n@bench bench_thirty\n{samples}\
+             @stack off\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+             @end bench_thirty iterations=30 warmup=1 capped=0 unit=iter per_iteration=1\n\
+             @done benchmarks=1 dropped=0\n"
+        );
+        let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
+        let report = render(&summary, "thirty.c");
+        let cells: Vec<&str> = row(&report, "bench_thirty").split_whitespace().collect();
+        // Measured 2..=31: p95 is rank ceil(28.5) = 29, the value 30; the p99 would be the max, 31.
+        assert_eq!(
+            (cells[6], cells[7], cells[8]),
+            ("30", "-", "31"),
+            "{report}"
+        );
+        let warnings = super::warnings(&summary);
+        assert!(
+            warnings.iter().any(|w| w
+                .starts_with("bench_thirty: only 30 measured iterations: its p99 is just the max")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
     fn an_outlier_moves_the_mean_and_caps_the_spread() {
         let (report, _) = render_board();
         let spiky = row(&report, "bench_spiky");
@@ -632,6 +710,8 @@ mod render_tests {
             "mean (20 + 20 + 20 + 2000) / 4 less 10: {spiky}"
         );
         assert_eq!(cells[8], "1990", "max: {spiky}");
+        // Four iterations: the p95 and p99 would be the max, so they are not shown as figures.
+        assert_eq!((cells[6], cells[7]), ("-", "-"), "{spiky}");
         assert_eq!(cells[9], ">100%", "{spiky}");
         // The robust spread: the net quartiles are 10 and 10 (ranks 1 and 3 of 10 10 10 1990).
         assert_eq!(cells[10], "0.0%", "iqr/med: {spiky}");

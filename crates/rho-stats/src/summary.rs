@@ -193,6 +193,22 @@ impl Summary {
         })
     }
 
+    /// Below this many samples the nearest-rank p95 is the maximum: its rank `ceil(95 n / 100)` is `n` for every
+    /// `n < 20`, so it says nothing the `max` does not (one slow iteration is "the p95").
+    pub const MIN_N_FOR_P95: u64 = 20;
+    /// Below this many samples the nearest-rank p99 is the maximum (`ceil(99 n / 100) = n` for `n < 100`).
+    pub const MIN_N_FOR_P99: u64 = 100;
+
+    /// Whether the p95 is more than the maximum under another name: `n >= MIN_N_FOR_P95`.
+    pub fn p95_is_informative(&self) -> bool {
+        self.n >= Summary::MIN_N_FOR_P95
+    }
+
+    /// Whether the p99 is more than the maximum under another name: `n >= MIN_N_FOR_P99`.
+    pub fn p99_is_informative(&self) -> bool {
+        self.n >= Summary::MIN_N_FOR_P99
+    }
+
     /// The robust spread: the interquartile range as a multiple of the median, `(p75 - p25) / median`. Unlike
     /// the capped [`Spread`] it does not move when a few iterations are descheduled (up to a quarter of the
     /// samples can be anything), so it says how steady the typical iteration is. `Some(0.0)` when the quartiles
@@ -311,6 +327,29 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn below_the_thresholds_the_tails_are_the_maximum() {
+        // The thresholds are exactly where the nearest rank stops being the last one.
+        for n in 1..Summary::MIN_N_FOR_P95 as usize {
+            assert_eq!(nearest_rank(n, 95), n);
+        }
+        assert_eq!(nearest_rank(20, 95), 19);
+        for n in 1..Summary::MIN_N_FOR_P99 as usize {
+            assert_eq!(nearest_rank(n, 99), n);
+        }
+        assert_eq!(nearest_rank(100, 99), 99);
+        let values: Vec<u64> = (1..=19).collect();
+        let s = Summary::of(&values).unwrap();
+        assert_eq!((s.p95, s.max), (19, 19));
+        assert!(!s.p95_is_informative() && !s.p99_is_informative());
+        let values: Vec<u64> = (1..=20).collect();
+        let s = Summary::of(&values).unwrap();
+        assert!(s.p95_is_informative() && !s.p99_is_informative());
+        let values: Vec<u64> = (1..=100).collect();
+        let s = Summary::of(&values).unwrap();
+        assert!(s.p99_is_informative());
     }
 
     #[test]
