@@ -125,21 +125,52 @@ fn the_kata_against_itself_passes_twice_in_a_row() {
     }
 }
 
-/// The metric each planted slowdown makes slower (its file name says which kernel).
-fn target_metric(file_name: &str) -> &'static str {
-    for (kernel, metric) in [
-        ("matmul", "matmul_ns"),
-        ("rmsnorm", "rmsnorm_ns"),
-        ("count_below", "count_below_ns"),
-        ("sum", "sum_ns"),
-    ] {
+/// The kernel each planted slowdown makes slower (its file name says which).
+fn target_kernel(file_name: &str) -> &'static str {
+    for kernel in ["matmul", "rmsnorm", "count_below", "sum"] {
         if file_name.contains(kernel) {
-            return metric;
+            return kernel;
         }
     }
     panic!("{file_name}: no kernel named in the file name");
 }
 
+/// The two metric sources of the kata: where the gate runs (below a side's copy of the kata), where base is
+/// from there, and the name of a kernel's time metric.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    /// `tests/kata/module.yml`: bench_json.c's last-line JSON, `matmul_ns`.
+    JsonLine,
+    /// `tests/kata/wire/module.yml`: bench_rho.c's rho wire stream, `bench_matmul.ns`.
+    Wire,
+}
+
+impl Source {
+    fn dir(self) -> &'static str {
+        match self {
+            Source::JsonLine => ".",
+            Source::Wire => "wire",
+        }
+    }
+
+    fn base(self) -> &'static str {
+        match self {
+            Source::JsonLine => "../base",
+            Source::Wire => "../../base/wire",
+        }
+    }
+
+    fn metric(self, kernel: &str) -> String {
+        match self {
+            Source::JsonLine => format!("{kernel}_ns"),
+            Source::Wire => format!("bench_{kernel}.ns"),
+        }
+    }
+}
+
+/// Every planted slowdown as head against the reference as base, through both metric sources, 3 runs per
+/// side. A slowdown counts as caught only when the gate exits 1 *and* the metric of the kernel it slowed is
+/// one that regressed: failing for another reason is not catching it.
 #[test]
 fn the_planted_slowdowns_fail_the_gate() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
@@ -154,47 +185,58 @@ fn the_planted_slowdowns_fail_the_gate() {
         "the kata carries at least eight slowdowns"
     );
 
-    let mut caught = Vec::new();
-    let mut missed = Vec::new();
     let mut record = String::from(
-        "slowdown                                   metric            head/base  exit\n",
+        "source  slowdown                                   metric               head/base  exit  caught\n",
     );
-    for slowdown in &slowdowns {
-        let name = slowdown.file_stem().unwrap().to_string_lossy().into_owned();
-        let tmp = tempfile::tempdir().unwrap();
-        let (_base, head) = kata_pair(tmp.path(), Some(slowdown));
-        let outcome = gate(&head, &["--base", "../base", "--head", ".", "--runs", "3"]);
-        let doc = outcome.document();
-        let metric = target_metric(&name);
-        let ratio = doc["metrics"][metric]["change"].as_f64().map(|c| c + 1.0);
-        record.push_str(&format!(
-            "{name:<42} {metric:<16} {:>10}  {:?}\n",
-            ratio.map_or("-".to_owned(), |r| format!("{r:.2}x")),
-            outcome.status
-        ));
-        match outcome.status {
-            Some(1) => {
-                assert_eq!(doc["verdict"], "regressed");
+    let mut failures = Vec::new();
+    for source in [Source::JsonLine, Source::Wire] {
+        let mut caught = Vec::new();
+        let mut missed = Vec::new();
+        for slowdown in &slowdowns {
+            let name = slowdown.file_stem().unwrap().to_string_lossy().into_owned();
+            let tmp = tempfile::tempdir().unwrap();
+            let (_base, head) = kata_pair(tmp.path(), Some(slowdown));
+            let outcome = gate(
+                &head.join(source.dir()),
+                &["--base", source.base(), "--head", ".", "--runs", "3"],
+            );
+            let doc = outcome.document();
+            let metric = source.metric(target_kernel(&name));
+            let planted = &doc["metrics"][&metric];
+            let ratio = planted["change"].as_f64().map(|c| c + 1.0);
+            let is_caught = outcome.status == Some(1)
+                && doc["verdict"] == "regressed"
+                && planted["regressed"] == true;
+            record.push_str(&format!(
+                "{:<7} {name:<42} {metric:<20} {:>10}  {:?}  {is_caught}\n",
+                format!("{source:?}").to_lowercase(),
+                ratio.map_or("-".to_owned(), |r| format!("{r:.2}x")),
+                outcome.status,
+            ));
+            if is_caught {
                 caught.push(name);
-            }
-            _ => {
-                eprintln!("{name} was not caught:\n{}", outcome.describe());
+            } else {
+                eprintln!(
+                    "{source:?}: {name} was not caught on {metric}:\n{}",
+                    outcome.describe()
+                );
                 missed.push(name);
+            }
+        }
+        if caught.len() + 1 < slowdowns.len() {
+            failures.push(format!(
+                "{source:?}: the gate must fail all slowdowns but at most one; missed {missed:?}"
+            ));
+        }
+        // perf-gate.txt: always s01, s02, s04 and s09, each many times slower.
+        for required in ["s01", "s02", "s04", "s09"] {
+            if !caught.iter().any(|c| c.starts_with(required)) {
+                failures.push(format!("{source:?}: {required} must always be caught"));
             }
         }
     }
     eprintln!("{record}");
-    assert!(
-        caught.len() + 1 >= slowdowns.len(),
-        "the gate must fail all slowdowns but at most one; missed {missed:?}\n{record}"
-    );
-    // perf-gate.txt: always s01, s02, s04 and s09, each many times slower.
-    for required in ["s01", "s02", "s04", "s09"] {
-        assert!(
-            caught.iter().any(|c| c.starts_with(required)),
-            "{required} must always be caught\n{record}"
-        );
-    }
+    assert!(failures.is_empty(), "{failures:?}\n{record}");
 }
 
 #[test]
@@ -202,11 +244,13 @@ fn the_kata_through_the_wire_stream() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let (_base, head) = kata_pair(tmp.path(), None);
-    // A wire metric is each run's median over its iterations; 5 runs per side give each side a fair chance
-    // of a quiet run on a shared machine, which is all the minimum needs.
+    // A wire metric is each run's best stretch (the lowest median of consecutive windows). On this machine a
+    // whole run of bench_matmul can also come out 1.7x slow (each process's pages land differently in the
+    // cache), so each side needs enough runs for one to land well: with 5 runs per side identical builds
+    // read up to +61% (1 gate in 4), with 10 runs within +1.7% (11 of 11; docs/gate.md).
     let same = gate(
         &head.join("wire"),
-        &["--base", "../../base/wire", "--runs", "5"],
+        &["--base", "../../base/wire", "--runs", "10"],
     );
     eprintln!("{}", same.describe());
     assert_eq!(same.status, Some(0), "{}", same.describe());

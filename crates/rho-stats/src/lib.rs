@@ -15,6 +15,8 @@
 //! - **Overhead** is the median of the `.overhead` block's measured samples per clock. **Net** figures are the
 //!   raw ones minus the overhead, saturating at 0; the standard deviation is kept, and the spread is recomputed
 //!   against the net median.
+//! - **Lowest window median** ([`min_window_median`]): the samples, in the order measured, cut into consecutive
+//!   windows; the lowest window's median. The gate's wire-stream time metrics use it (a run's best stretch).
 //! - **Derived time**: with no `time` clock and a cycle clock of known `hz`, nanoseconds are
 //!   `round(cycles * 1e9 / hz)`, flagged `derived`.
 //!
@@ -24,8 +26,10 @@ mod best;
 mod error;
 mod run;
 mod summary;
+mod window;
 
 pub use best::{best_of, min_of};
 pub use error::StatsError;
 pub use run::{BenchSummary, ClockFigures, ClockInfo, Metric, OverheadFigures, RunSummary};
 pub use summary::{SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile};
+pub use window::{MIN_WINDOW_SAMPLES, WINDOWS, min_window_median};
