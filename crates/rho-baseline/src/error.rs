@@ -8,13 +8,15 @@ use thiserror::Error;
 /// ref) and why.
 #[derive(Debug, Error)]
 pub enum Error {
-    #[error("{path}: {action}: {source}")]
+    #[error("{path}: {action}: {error}")]
     Io {
         path: PathBuf,
-        /// What was being done (`reading the baseline`, `creating a temporary file`, ...).
-        action: &'static str,
-        #[source]
-        source: std::io::Error,
+        /// What was being done (`reading the baseline`, `creating a temporary file for the Markdown
+        /// comparison`, ...).
+        action: String,
+        /// Shown in the message, so not also this error's `source()`: a chain printed in full (`{:#}`) would
+        /// say it twice.
+        error: std::io::Error,
     },
 
     #[error("{}: no baseline file here (write one with `rho bench --write-baseline`)", path.display())]

@@ -25,8 +25,8 @@ pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
         Err(e) => {
             return Err(Error::Io {
                 path: path.to_path_buf(),
-                action: "reading the baseline",
-                source: e,
+                action: "reading the baseline".to_owned(),
+                error: e,
             });
         }
     };
@@ -60,20 +60,22 @@ pub fn write_file(path: &Path, file: &BaselineFile) -> Result<(), Error> {
     for section in file.targets.values() {
         section.check_figures()?;
     }
-    write_atomic(path, |out| file.write_json(out))
+    write_atomic(path, "the baseline", |out| file.write_json(out))
 }
 
-/// Writes `path` atomically with whatever `fill` writes. If `fill` fails, nothing at `path` changes and the
-/// temporary file is removed. Public so tests (here and in other crates) can make a write fail part-way.
-pub fn write_atomic<F>(path: &Path, fill: F) -> Result<(), Error>
+/// Writes `path` atomically with whatever `fill` writes; `what` names the file in messages (`the baseline`,
+/// `the Markdown comparison`). If `fill` fails, nothing at `path` changes and the temporary file is removed.
+/// Public so rho writes its other files the same way, and tests (here and in other crates) can make a write
+/// fail part-way.
+pub fn write_atomic<F>(path: &Path, what: &str, fill: F) -> Result<(), Error>
 where
     F: FnOnce(&mut io::BufWriter<&fs::File>) -> Result<(), Error>,
 {
     let dir = parent_dir(path);
-    fs::create_dir_all(&dir).map_err(|source| Error::Io {
+    fs::create_dir_all(&dir).map_err(|error| Error::Io {
         path: dir.clone(),
-        action: "creating the baseline's directory",
-        source,
+        action: format!("creating the directory of {what}"),
+        error,
     })?;
     let file_name = path
         .file_name()
@@ -83,30 +85,30 @@ where
         .prefix(&format!(".{file_name}."))
         .suffix(".tmp")
         .tempfile_in(&dir)
-        .map_err(|source| Error::Io {
+        .map_err(|error| Error::Io {
             path: dir.clone(),
-            action: "creating a temporary file",
-            source,
+            action: format!("creating a temporary file for {what}"),
+            error,
         })?;
     {
         let mut out = io::BufWriter::new(temp.as_file());
         fill(&mut out)?;
-        out.flush().map_err(|source| Error::Io {
+        out.flush().map_err(|error| Error::Io {
             path: temp.path().to_path_buf(),
-            action: "writing the new baseline",
-            source,
+            action: format!("writing {what}"),
+            error,
         })?;
     }
-    temp.as_file().sync_all().map_err(|source| Error::Io {
+    temp.as_file().sync_all().map_err(|error| Error::Io {
         path: temp.path().to_path_buf(),
-        action: "flushing the new baseline to disk",
-        source,
+        action: format!("flushing {what} to disk"),
+        error,
     })?;
     keep_permissions(path, temp.as_file());
     temp.persist(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),
-        action: "replacing the baseline with the new one",
-        source: e.error,
+        action: format!("putting {what} in place"),
+        error: e.error,
     })?;
     sync_dir(&dir)
 }
@@ -141,15 +143,15 @@ pub fn keep_permissions(path: &Path, temp: &fs::File) {
 fn sync_dir(dir: &Path) -> Result<(), Error> {
     #[cfg(unix)]
     {
-        let handle = fs::File::open(dir).map_err(|source| Error::Io {
+        let handle = fs::File::open(dir).map_err(|error| Error::Io {
             path: dir.to_path_buf(),
-            action: "opening the directory to flush it",
-            source,
+            action: "opening the directory to flush it".to_owned(),
+            error,
         })?;
-        handle.sync_all().map_err(|source| Error::Io {
+        handle.sync_all().map_err(|error| Error::Io {
             path: dir.to_path_buf(),
-            action: "flushing the directory",
-            source,
+            action: "flushing the directory".to_owned(),
+            error,
         })?;
     }
     #[cfg(not(unix))]
@@ -227,7 +229,7 @@ mod tests {
         let before = fs::read(&path).unwrap();
 
         // Half the new file goes out, then the writer fails (as a full disk or a serialiser error would).
-        let err = write_atomic(&path, |out| {
+        let err = write_atomic(&path, "the baseline", |out| {
             out.write_all(&before[..before.len() / 2]).unwrap();
             out.flush().unwrap();
             Err(Error::Serialize {
@@ -260,7 +262,7 @@ mod tests {
         // Even past the check, the serialiser refuses mid-stream and the old file survives.
         let mut file = read_file(&path).unwrap();
         file.insert(bad);
-        let err = write_atomic(&path, |out| file.write_json(out)).unwrap_err();
+        let err = write_atomic(&path, "the baseline", |out| file.write_json(out)).unwrap_err();
         assert!(err.to_string().contains("not a finite number"), "{err}");
         assert_eq!(fs::read(&path).unwrap(), before);
         assert_eq!(entries(dir.path()), ["baseline.json"]);
@@ -276,6 +278,34 @@ mod tests {
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
             "{ \"schema\": \"rho-baseline/1\", \"targets\": { "
+        );
+    }
+
+    /// An error says what was being written, and says its cause once (not again as a source).
+    #[test]
+    fn a_failed_write_names_what_it_was_writing_and_its_cause_once() {
+        let dir = tempfile::tempdir().unwrap();
+        // A directory where the file should go: the rename fails.
+        let path = dir.path().join("comparison.md");
+        fs::create_dir(&path).unwrap();
+        let err = write_atomic(&path, "the Markdown comparison", |out| {
+            out.write_all(b"| a |\n").map_err(|error| Error::Io {
+                path: path.clone(),
+                action: "writing the Markdown comparison".to_owned(),
+                error,
+            })
+        })
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("the Markdown comparison"), "{text}");
+        assert!(!text.contains("baseline"), "{text}");
+        assert!(std::error::Error::source(&err).is_none(), "{text}");
+        let os_error = text.split(": ").last().unwrap();
+        assert_eq!(text.matches(os_error).count(), 1, "{text}");
+        assert_eq!(
+            entries(dir.path()),
+            ["comparison.md"],
+            "no temporary file left"
         );
     }
 

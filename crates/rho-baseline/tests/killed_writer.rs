@@ -84,7 +84,7 @@ fn child() {
     match mode.as_str() {
         "stall" => {
             let text = variant(1).to_json().unwrap();
-            let _ = store::write_atomic(&path, |out| {
+            let _ = store::write_atomic(&path, "the baseline", |out| {
                 out.write_all(&text.as_bytes()[..text.len() / 2]).unwrap();
                 out.flush().unwrap();
                 println!("half written");

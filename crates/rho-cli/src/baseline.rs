@@ -162,15 +162,15 @@ pub fn finish(
             .and_then(|()| out.flush());
         if let Some(path) = &plan.markdown {
             let markdown = rho_baseline::render_markdown(&comparison, &base_name);
-            rho_baseline::store::write_atomic(path, |w| {
+            // The error names the file, what it is and why; no context needed on top.
+            rho_baseline::store::write_atomic(path, "the Markdown comparison", |w| {
                 w.write_all(markdown.as_bytes())
-                    .map_err(|e| rho_baseline::Error::Io {
+                    .map_err(|error| rho_baseline::Error::Io {
                         path: path.clone(),
-                        action: "writing the Markdown comparison",
-                        source: e,
+                        action: "writing the Markdown comparison".to_owned(),
+                        error,
                     })
-            })
-            .with_context(|| format!("cannot write {}", path.display()))?;
+            })?;
         }
         finished.comparison = Some(comparison);
     }

@@ -147,7 +147,9 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
             let here = error.downcast_ref::<HereModuleError>();
             let gate_error = error.downcast_ref::<GateError>();
             let (side, head_to_blame) = if here.is_some() {
-                (Some(SideName::Head), true)
+                // Neither side's build or run failed, but under `git bisect run` this module.yml is the
+                // commit being tested.
+                (None, true)
             } else {
                 (
                     gate_error.and_then(GateError::side),

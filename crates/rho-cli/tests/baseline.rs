@@ -539,3 +539,22 @@ fn the_example_project_passes_a_no_change_diff_run_after_run() {
 fn repo_rows_regressed(run: &Run, bench: &str) -> bool {
     run.rows(bench).iter().any(|row| row.contains("REGRESSED"))
 }
+
+/// `--markdown` naming a directory: the error names the file as the Markdown comparison (not the baseline)
+/// and says its cause once.
+#[test]
+fn a_markdown_file_that_cannot_be_written_is_named_as_what_it_is() {
+    let _guard = measuring();
+    let repo = Repo::new();
+    repo.record_baseline();
+    let run = repo.rho(&["bench", "--diff", "HEAD", "--markdown", "bench"]);
+    assert_eq!(run.code(), 2, "{run}");
+    let stderr = run.stderr();
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("rho: error:"))
+        .unwrap_or_else(|| panic!("no error line:\n{run}"));
+    assert!(line.contains("the Markdown comparison"), "{run}");
+    assert!(!line.contains("baseline"), "{run}");
+    assert_eq!(line.matches("os error").count(), 1, "{run}");
+}

@@ -231,11 +231,24 @@ fn under_bisect_only_heads_failure_skips_the_rest_stops_the_bisect() {
         std::fs::write(head.join("module.yml"), text).unwrap();
         let unreadable = gate(&head, &["--base", "../base", "--bisect"]);
         assert_eq!(unreadable.status, Some(125), "{}", unreadable.describe());
-        assert!(
-            unreadable.stderr.contains("module.yml:"),
+        // The error says its cause once, not once more as the cause of the cause.
+        let line = unreadable
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("rho: error:"))
+            .unwrap_or_else(|| panic!("no error line:\n{}", unreadable.describe()));
+        assert_eq!(
+            line.matches("module.yml:").count(),
+            1,
             "{}",
             unreadable.describe()
         );
+        assert!(
+            unreadable.stderr.contains("skip this commit"),
+            "{}",
+            unreadable.describe()
+        );
+        assert_eq!(unreadable.document()["side"], serde_json::Value::Null);
     }
 }
 

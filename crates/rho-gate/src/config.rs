@@ -26,9 +26,9 @@ pub fn load_local_config(dir: &Path) -> Result<Option<ModuleConfig>, GateError> 
     }
     ModuleConfig::load(&path)
         .map(Some)
-        .map_err(|source| GateError::Config {
+        .map_err(|error| GateError::Config {
             side: None,
-            source: Box::new(source),
+            error: Box::new(error),
         })
 }
 
@@ -99,9 +99,9 @@ pub fn side_target(
     module_root: &Path,
     target: Option<&str>,
 ) -> Result<(ModuleConfig, TargetSpec), GateError> {
-    let config_error = |source| GateError::Config {
+    let config_error = |error| GateError::Config {
         side: Some(side),
-        source: Box::new(source),
+        error: Box::new(error),
     };
     let config = ModuleConfig::load(&module_root.join(MODULE_FILE)).map_err(config_error)?;
     let spec = config.target(target).map_err(config_error)?;

@@ -72,11 +72,12 @@ pub enum GateError {
     Git { args: String, detail: String },
     /// A module.yml that does not load: a side's own (`side`), or the one the gate's settings come from
     /// (`side` is `None`).
-    #[error("{}: {source}", side.map_or("gate settings", SideName::label))]
+    #[error("{}: {error}", side.map_or("gate settings", SideName::label))]
     Config {
         side: Option<SideName>,
-        #[source]
-        source: Box<rho_config::ConfigError>,
+        /// Shown in this error's message, so not also its `source()` (a chain printed in full would say it
+        /// twice).
+        error: Box<rho_config::ConfigError>,
     },
     #[error(
         "{side}: target `{target}` is built into rho and has no `build:`/`run:` commands in {}; the gate \
@@ -94,19 +95,19 @@ pub enum GateError {
     /// A build or run that failed: it did not start, exited non-zero, crashed or timed out.
     #[error(transparent)]
     Command(Box<CommandFailure>),
-    #[error("{side}: run {run} of `{command}`: {source}")]
+    #[error("{side}: run {run} of `{command}`: {error}")]
     Metrics {
         side: SideName,
         run: u32,
         command: String,
-        #[source]
-        source: MetricsError,
+        /// In the message, not `source()`: see `Config`.
+        error: MetricsError,
     },
-    #[error("{context}: {source}")]
+    #[error("{context}: {error}")]
     Io {
         context: String,
-        #[source]
-        source: std::io::Error,
+        /// In the message, not `source()`: see `Config`.
+        error: std::io::Error,
     },
 }
 
@@ -141,10 +142,10 @@ impl GateError {
         }
     }
 
-    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+    pub(crate) fn io(context: impl Into<String>, error: std::io::Error) -> Self {
         GateError::Io {
             context: context.into(),
-            source,
+            error,
         }
     }
 }

@@ -347,11 +347,11 @@ pub fn run_gate(
                 let (took, stdout) = shell.run(&what)?;
                 elapsed += took;
                 let (source, job_metrics) =
-                    metrics_from_stdout(&stdout).map_err(|source| GateError::Metrics {
+                    metrics_from_stdout(&stdout).map_err(|error| GateError::Metrics {
                         side: name,
                         run,
                         command: job.run.clone(),
-                        source,
+                        error,
                     })?;
                 side.source.get_or_insert(source);
                 merge_metrics(&mut metrics, job_metrics, &job.what);
