@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+use rho_judge::Change;
 use rho_stats::Metric;
 use thiserror::Error;
 
@@ -443,13 +444,9 @@ fn check_limit(limit_percent: f64) -> Result<(), Refusal> {
     }
 }
 
-/// How many steps of its clock a net figure may move and still be no measurable change.
-///
-/// A net figure is the difference of two medians (the benchmark's and the calibrated overhead's), each read
-/// off a clock that counts in steps of its resolution, so each is uncertain by up to one step and their
-/// difference by up to two. On the machine this was developed on (tsc steps of 52 cycles, clock_gettime steps
-/// of 20 ns) a 20 ns body read 9 ns in one run and 30 ns in the next with nothing changed: +233%, two steps.
-pub const RESOLUTION_STEPS: f64 = 2.0;
+/// How many steps of its clock a net figure may move and still be no measurable change: rho-judge's one
+/// constant, shared with the gate.
+pub use rho_judge::RESOLUTION_STEPS;
 
 /// The smallest difference, per clocked metric, that counts as a change: [`RESOLUTION_STEPS`] steps of the
 /// coarser side's clock. Stack and heap figures are exact: any difference counts.
@@ -487,8 +484,8 @@ impl Floors {
         let (base_cycles, base_time) = steps(base);
         let (head_cycles, head_time) = steps(head);
         Floors {
-            cycles: RESOLUTION_STEPS * base_cycles.max(head_cycles),
-            time_ns: RESOLUTION_STEPS * base_time.max(head_time),
+            cycles: rho_judge::resolution_floor(base_cycles.max(head_cycles)),
+            time_ns: rho_judge::resolution_floor(base_time.max(head_time)),
         }
     }
 
@@ -582,20 +579,17 @@ pub fn judge(
             } else {
                 None
             };
-            let verdict = if rho_judge::regressed(b, h, fraction) {
-                Verdict::Regressed
-            } else if h < b * (1.0 - fraction) {
-                Verdict::Improved
-            } else {
-                Verdict::Ok
+            // rho-judge's one decision, shared with the gate.
+            let verdict = match rho_judge::judge_change(b, h, fraction, floor) {
+                Change::Ok => Verdict::Ok,
+                Change::WithinResolution => {
+                    within_resolution = true;
+                    Verdict::Ok
+                }
+                Change::Regressed => Verdict::Regressed,
+                Change::Improved => Verdict::Improved,
             };
-            // The rule decides; the floor only says when there is no measured change to apply it to.
-            if verdict != Verdict::Ok && (h - b).abs() <= floor {
-                within_resolution = true;
-                (change, Verdict::Ok)
-            } else {
-                (change, verdict)
-            }
+            (change, verdict)
         }
         // An overrun in this run has no number, whatever the base had: the stack went at least as deep as the
         // whole painted region, which may well be a regression and cannot be shown not to be.

@@ -18,6 +18,14 @@ pub const DEFAULT_GATE_RUNS: u32 = 3;
 pub const DEFAULT_GATE_TIMEOUT: Duration = Duration::from_secs(120);
 /// `bench.gate.budget.default` when not given: head may be at most 30% worse than base.
 pub const DEFAULT_GATE_BUDGET: f64 = 0.30;
+/// The fewest `bench.gate.runs`: a side's best of one run is just a run, with no idea of its noise.
+pub const MIN_GATE_RUNS: u32 = 2;
+
+/// Whether `fraction` is a usable gate budget: strictly between 0 and 1 (0 would fail on noise alone, 1 or
+/// more lets a doubling through). The one rule for module.yml and for `--budget` (rho-gate calls it).
+pub fn is_gate_budget(fraction: f64) -> bool {
+    fraction > 0.0 && fraction < 1.0
+}
 
 /// A whole module config: the `bench:` section of `module.yml` with every default applied.
 #[derive(Debug, Clone, PartialEq)]

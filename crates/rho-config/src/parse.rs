@@ -9,8 +9,8 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
-    BenchmarkConfig, Budgets, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET, GateConfig, ModuleConfig,
-    Suite, TargetEntry,
+    BenchmarkConfig, Budgets, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET, GateConfig, MIN_GATE_RUNS,
+    ModuleConfig, Suite, TargetEntry, is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -221,7 +221,7 @@ fn number(cx: &Cx, node: &SNode, what: &str, bound: Bound) -> Result<f64, Config
         Bound::NonNegative => (value.is_some_and(|v| v >= 0.0), "expected a number >= 0"),
         Bound::Positive => (value.is_some_and(|v| v > 0.0), "expected a number > 0"),
         Bound::Fraction => (
-            value.is_some_and(|v| v > 0.0 && v < 1.0),
+            value.is_some_and(is_gate_budget),
             "expected a fraction between 0 and 1, both excluded (0.30 allows 30% growth)",
         ),
     };
@@ -747,7 +747,7 @@ fn parse_gate(cx: &Cx, node: &SNode) -> Result<GateConfig, ConfigError> {
             cx,
             v,
             "bench.gate.runs (alternating runs per side)",
-            2,
+            u64::from(MIN_GATE_RUNS),
             u64::from(u32::MAX),
         )? as u32;
     }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use rho_judge::regressed;
+use rho_judge::{Change, judge_change};
 
 use crate::error::SideName;
 use crate::metrics::{Figure, RunMetrics};
@@ -56,10 +56,10 @@ pub struct SideFigures {
 }
 
 impl SideFigures {
-    /// (max - min) / min: how far apart the side's runs were. Zero when every run agreed (including all 0);
-    /// infinite when the best run was 0 and another was not.
+    /// (max - min) / min: how far apart the side's runs were (rho-stats' `relative_spread`). Zero when every
+    /// run agreed (including all 0); infinite when the best run was 0 and another was not.
     pub fn noise(&self) -> f64 {
-        relative_to(self.max, self.min)
+        rho_stats::relative_spread(&[self.min, self.max]).unwrap_or(0.0)
     }
 }
 
@@ -181,8 +181,9 @@ fn side_figures(runs: &[RunMetrics], metric: &str, side: &str) -> Result<SideFig
             runs.len()
         )));
     }
-    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // Figures are finite by construction (`figure_of`), so there is a minimum and a spread.
+    let min = rho_stats::min_of(values.iter().copied()).unwrap_or(0.0);
+    let max = values.iter().copied().fold(min, f64::max);
     Ok(SideFigures {
         min,
         max,
@@ -224,17 +225,16 @@ pub fn compare(
         let mut within_resolution = false;
         let mut undecided_side = None;
         let outcome = match (&base, &head) {
-            (Ok(b), Ok(h)) => {
-                if !regressed(b.min, h.min, budget) {
-                    MetricOutcome::Ok
-                } else if h.min - b.min <= floor {
-                    // The rule decides; the floor only says when there is no measured change to apply it to.
+            // rho-judge's one decision, shared with the baseline comparison; an improvement is no concern
+            // of the gate's.
+            (Ok(b), Ok(h)) => match judge_change(b.min, h.min, budget, floor) {
+                Change::Ok | Change::Improved => MetricOutcome::Ok,
+                Change::WithinResolution => {
                     within_resolution = true;
                     MetricOutcome::Ok
-                } else {
-                    MetricOutcome::Regressed
                 }
-            }
+                Change::Regressed => MetricOutcome::Regressed,
+            },
             (Err(b), Ok(_)) => {
                 // Base's own runs at fault, or a metric only head reports (head added it).
                 undecided_side = Some(if b.own {

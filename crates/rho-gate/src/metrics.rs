@@ -27,10 +27,9 @@ pub struct RunMetrics {
     floors: BTreeMap<String, f64>,
 }
 
-/// How many steps of its clock a net figure may move and still be no measurable change: a net figure is the
-/// difference of two medians (the benchmark's and the calibrated overhead's), each uncertain by one step of
-/// the clock, so their difference is uncertain by two. The same rule as rho-baseline's comparison.
-pub const RESOLUTION_STEPS: f64 = 2.0;
+/// How many steps of its clock a net figure may move and still be no measurable change: rho-judge's one
+/// constant, shared with the baseline comparison.
+pub use rho_judge::RESOLUTION_STEPS;
 
 impl RunMetrics {
     pub fn new() -> Self {

@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use crate::GateError;
 
-/// Alternating runs per side when nothing says otherwise.
-pub const DEFAULT_RUNS: u32 = 3;
-/// The fewest runs per side: a side's best of one run is just a run.
-pub const MIN_RUNS: u32 = 2;
-/// Seconds each build and each run may take when nothing says otherwise.
-pub const DEFAULT_TIMEOUT_SECONDS: u64 = 120;
+/// Alternating runs per side when nothing says otherwise (module.yml's default).
+pub const DEFAULT_RUNS: u32 = rho_config::DEFAULT_GATE_RUNS;
+/// The fewest runs per side: a side's best of one run is just a run (rho-config's rule).
+pub const MIN_RUNS: u32 = rho_config::MIN_GATE_RUNS;
+/// Seconds each build and each run may take when nothing says otherwise (module.yml's default).
+pub const DEFAULT_TIMEOUT_SECONDS: u64 = rho_config::DEFAULT_GATE_TIMEOUT.as_secs();
 /// The budget of a metric nothing else names: 30% slower is allowed (perf-gate.txt, section 2.3).
-pub const DEFAULT_BUDGET: f64 = 0.30;
+pub const DEFAULT_BUDGET: f64 = rho_config::DEFAULT_GATE_BUDGET;
 
 /// The largest allowed regression of each metric, as a fraction in (0, 1).
 #[derive(Debug, Clone, PartialEq)]
@@ -71,8 +71,9 @@ impl Budgets {
 }
 
 /// A fraction in (0, 1): 0 would fail on noise alone, 1 or more lets a doubling through (perf-gate.txt, 2.3).
+/// rho-config's rule, the same for module.yml and for the flags.
 fn check_fraction(metric: &str, fraction: f64) -> Result<(), GateError> {
-    if fraction > 0.0 && fraction < 1.0 {
+    if rho_config::is_gate_budget(fraction) {
         Ok(())
     } else {
         Err(GateError::BadBudget {

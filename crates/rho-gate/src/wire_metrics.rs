@@ -1,9 +1,10 @@
 //! Metrics from a rho wire stream: what `rho bench` reports per benchmark, named `<bench>.<metric>`.
 
-use rho_stats::{ClockFigures, MIN_WINDOW_SAMPLES, RunSummary, WINDOWS, min_window_median};
+use rho_judge::resolution_floor;
+use rho_stats::{ClockFigures, MIN_WINDOW_SAMPLES, Metric, RunSummary, WINDOWS, min_window_median};
 use rho_wire::{ClockRole, Run, StackMark};
 
-use crate::metrics::{Figure, MetricsError, RESOLUTION_STEPS, RunMetrics};
+use crate::metrics::{Figure, MetricsError, RunMetrics};
 
 /// One step of a clock, in its unit: its resolution, at least 1 (a clock never seen to step still counts in
 /// whole units). For time derived from a cycle clock rho-stats gives the step in nanoseconds already.
@@ -33,9 +34,10 @@ fn windowed_net(run: &Run, bench_index: usize, figures: &ClockFigures) -> Option
     Some(raw.saturating_sub(figures.overhead) as f64)
 }
 
-/// Per benchmark of the stream: `.cycles` and `.ns`, each run's best stretch (see [`windowed_net`]) per
-/// iteration, overhead taken off; `.stack` in bytes (an overrun has no figure, so it cannot be decided; a
-/// stack not measured gives no metric); `.heap_peak` in bytes.
+/// Per benchmark of the stream, one metric per [`Metric`] under its gate name (`<bench>.cycles`, `.ns`,
+/// `.stack`, `.heap_peak`): the clocked ones each run's best stretch (see [`windowed_net`]) per iteration,
+/// overhead taken off; the stack in bytes (an overrun has no figure, so it cannot be decided; a stack not
+/// measured gives no metric); the heap peak in bytes.
 pub(crate) fn metrics_from_wire(stdout: &str) -> Result<RunMetrics, MetricsError> {
     let run = rho_wire::parse_str(stdout).map_err(|e| MetricsError::Wire(e.to_string()))?;
     let summary = RunSummary::of(&run).map_err(|e| MetricsError::Wire(e.to_string()))?;
@@ -44,23 +46,17 @@ pub(crate) fn metrics_from_wire(stdout: &str) -> Result<RunMetrics, MetricsError
     }
     let mut metrics = RunMetrics::new();
     for (index, bench) in summary.benchmarks.iter().enumerate() {
-        let name = &bench.name;
-        for (suffix, figures) in [("cycles", &bench.cycles), ("ns", &bench.time)] {
-            let Some(figures) = figures else {
-                continue;
-            };
-            let metric = format!("{name}.{suffix}");
-            let value = windowed_net(&run, index, figures).unwrap_or(figures.net.median as f64);
-            metrics.insert(metric.clone(), Figure::Value(value));
-            metrics.set_floor(&metric, RESOLUTION_STEPS * step_of(&figures.clock));
-        }
-        match bench.stack {
-            StackMark::Bytes(bytes) => {
-                metrics.insert(format!("{name}.stack"), Figure::Value(bytes as f64));
-            }
-            StackMark::Overrun => {
+        for metric in Metric::ALL {
+            let name = format!("{}.{}", bench.name, metric.gate_name());
+            if let Some(figures) = bench.clock_figures(metric) {
+                let value = windowed_net(&run, index, figures).unwrap_or(figures.net.median as f64);
+                metrics.insert(name.clone(), Figure::Value(value));
+                metrics.set_floor(&name, resolution_floor(step_of(&figures.clock)));
+            } else if let Some(value) = bench.metric(metric) {
+                metrics.insert(name, Figure::Value(value as f64));
+            } else if metric == Metric::StackBytes && bench.stack == StackMark::Overrun {
                 metrics.insert(
-                    format!("{name}.stack"),
+                    name,
                     Figure::Unusable(
                         "stack overrun: the painted region was used to its last byte, so there is no \
                          figure"
@@ -68,12 +64,7 @@ pub(crate) fn metrics_from_wire(stdout: &str) -> Result<RunMetrics, MetricsError
                     ),
                 );
             }
-            StackMark::Off => {}
         }
-        metrics.insert(
-            format!("{name}.heap_peak"),
-            Figure::Value(bench.heap.peak as f64),
-        );
     }
     Ok(metrics)
 }

@@ -4,4 +4,4 @@
 pub mod budget;
 pub mod regression;
 
-pub use regression::regressed;
+pub use regression::{Change, RESOLUTION_STEPS, judge_change, regressed, resolution_floor};

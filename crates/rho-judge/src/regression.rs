@@ -13,9 +13,57 @@ pub fn regressed(base: f64, head: f64, max_regression: f64) -> bool {
     !(head <= limit)
 }
 
+/// How many steps of its clock a net figure may move and still be no measurable change.
+///
+/// A net figure is the difference of two medians (the benchmark's and the calibrated overhead's), each read
+/// off a clock that counts in steps of its resolution, so each is uncertain by up to one step and their
+/// difference by up to two. On the machine this was developed on (tsc steps of 52 cycles, clock_gettime steps
+/// of 20 ns) a 20 ns body read 9 ns in one run and 30 ns in the next with nothing changed: +233%, two steps.
+/// The one constant the baseline comparison and the gate both use.
+pub const RESOLUTION_STEPS: f64 = 2.0;
+
+/// The smallest difference of a figure read off a clock that steps by `step` (in the figure's unit) that is
+/// a measured change: [`RESOLUTION_STEPS`] steps. 0 for exact figures (stack, heap, a JSON metric).
+pub fn resolution_floor(step: f64) -> f64 {
+    RESOLUTION_STEPS * step
+}
+
+/// What one metric did between base and head, lower being better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Within the limit either way.
+    Ok,
+    /// Beyond the limit by the ratio, but by no more than the floor: the same reading of the clock, so no
+    /// measured change at all.
+    WithinResolution,
+    /// Worse than the limit allows ([`regressed`]).
+    Regressed,
+    /// Better by more than the limit: `head < base * (1 - fraction)`.
+    Improved,
+}
+
+/// The one decision the baseline comparison and the gate share: [`regressed`] with `fraction` (0.30 = 30%
+/// slower allowed) decides; an improvement is `head < base * (1 - fraction)`; and either one that moved by no
+/// more than `floor` (see [`resolution_floor`]) is [`Change::WithinResolution`]: the rule decides, the floor
+/// only says when there is no measured change to apply it to.
+pub fn judge_change(base: f64, head: f64, fraction: f64, floor: f64) -> Change {
+    let change = if regressed(base, head, fraction) {
+        Change::Regressed
+    } else if head < base * (1.0 - fraction) {
+        Change::Improved
+    } else {
+        return Change::Ok;
+    };
+    if (head - base).abs() <= floor {
+        Change::WithinResolution
+    } else {
+        change
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::regressed;
+    use super::*;
 
     /// perf-gate.txt section 3, with a budget of 0.25.
     #[test]
@@ -30,6 +78,32 @@ mod tests {
     fn faster_is_never_a_regression() {
         assert!(!regressed(8.0, 1.0, 0.01));
         assert!(!regressed(8.0, 8.0, 0.0));
+    }
+
+    #[test]
+    fn a_change_within_two_clock_steps_is_no_change() {
+        // 20 ns -> 60 ns is +200%, but two steps of a 20 ns clock: the same reading.
+        let floor = resolution_floor(20.0);
+        assert_eq!(floor, 40.0);
+        assert_eq!(
+            judge_change(20.0, 60.0, 0.3, floor),
+            Change::WithinResolution
+        );
+        assert_eq!(judge_change(20.0, 61.0, 0.3, floor), Change::Regressed);
+        assert_eq!(
+            judge_change(60.0, 20.0, 0.3, floor),
+            Change::WithinResolution
+        );
+        assert_eq!(judge_change(61.0, 20.0, 0.3, floor), Change::Improved);
+        // Within the limit: the floor is not consulted.
+        assert_eq!(judge_change(100.0, 110.0, 0.3, 0.0), Change::Ok);
+        // Exact figures have no floor: any change beyond the limit counts.
+        assert_eq!(judge_change(0.0, 64.0, 0.1, 0.0), Change::Regressed);
+        assert_eq!(
+            judge_change(8.0, 10.0, 0.25, 0.0),
+            Change::Ok,
+            "the bound is inclusive"
+        );
     }
 
     #[test]

@@ -24,12 +24,14 @@
 
 mod best;
 mod error;
+mod gate_names;
 mod run;
 mod summary;
 mod window;
 
 pub use best::{best_of, min_of};
 pub use error::StatsError;
+pub use gate_names::relative_spread;
 pub use run::{BenchSummary, ClockFigures, ClockInfo, Metric, OverheadFigures, RunSummary};
 pub use summary::{SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile};
 pub use window::{MIN_WINDOW_SAMPLES, WINDOWS, min_window_median};
