@@ -358,6 +358,27 @@ fn filter_reaches_every_suite_of_the_module_and_refuses_to_write_a_partial_basel
 }
 
 #[test]
+fn check_with_json_to_stdout_keeps_stdout_for_the_document() {
+    let project = Project::new();
+    project.write("canned.sh", &canned_script(&[100]));
+    project.write(
+        "module.yml",
+        "bench:\n  budgets:\n    max_cycles_per_iteration: 150\n  suites:\n    - command: sh canned.sh\n",
+    );
+    let out = project.rho(&["bench", "check", "--json", "-"]);
+    assert_eq!(out.status, Some(0), "{}", out.describe());
+    let document: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(document["schema"], "rho-bench-project/1");
+    // The table, the budgets and the verdict are on stderr.
+    assert!(out.stderr.contains("bench_canned"), "{}", out.describe());
+    assert!(
+        out.stderr.contains("check: ok: every budget holds"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
 fn repetitions_fold_the_best_run_of_each_figure() {
     let project = Project::new();
     // Three runs whose cycles are 300, 100 and 200: best of 3 keeps 100.
