@@ -31,7 +31,7 @@ pub use format::{BaselineFile, SCHEMA, TargetBaseline};
 pub use git::{RefSource, read_at_ref};
 pub use record::{Recording, section_from_summaries, section_from_summary, utc_now_rfc3339};
 pub use render::{render_markdown, render_text};
-pub use store::{read_file, write_target};
+pub use store::{check_recordable, read_file, write_target};
 
 /// Compares `head` (this run's section, from [`section_from_summary`]) with its target's section of
 /// `base_file`. `base_name` says where the file came from (for messages). `limit_percent` is
@@ -61,12 +61,27 @@ pub fn diff_with(
     let base = base_file
         .targets
         .get(target)
-        .ok_or_else(|| Error::NoSection {
-            source_name: base_name.to_string(),
-            target: target.clone(),
-            available: base_file.targets.keys().cloned().collect(),
-        })?;
+        .ok_or_else(|| no_section(base_file, base_name, target))?;
     Ok(compare::compare_with(base, head, limit_percent, limit_for)?)
+}
+
+/// Whether `base_file` (named `base_name` in messages) has a section for `target`: [`Error::NoSection`] if
+/// not. Callers that know the target before running anything call it then, so a baseline of another target
+/// is refused before minutes of runs rather than after.
+pub fn check_section(base_file: &BaselineFile, base_name: &str, target: &str) -> Result<(), Error> {
+    if base_file.targets.contains_key(target) {
+        Ok(())
+    } else {
+        Err(no_section(base_file, base_name, target))
+    }
+}
+
+fn no_section(base_file: &BaselineFile, base_name: &str, target: &str) -> Error {
+    Error::NoSection {
+        source_name: base_name.to_string(),
+        target: target.to_string(),
+        available: base_file.targets.keys().cloned().collect(),
+    }
 }
 
 #[cfg(test)]

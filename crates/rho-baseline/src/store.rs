@@ -39,20 +39,30 @@ pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
 /// the other targets' sections.
 pub fn write_target(path: &Path, section: TargetBaseline) -> Result<BaselineFile, Error> {
     section.check_figures()?;
-    let mut file = match read_file(path) {
-        Ok(file) => file,
-        Err(Error::Missing { .. }) => BaselineFile::new(),
-        Err(reason) => {
-            return Err(Error::WontOverwrite {
-                path: path.to_path_buf(),
-                reason: Box::new(reason),
-            });
-        }
-    };
+    let mut file = read_to_record(path)?;
     file.insert(section);
     file.validate(&path.display().to_string())?;
     write_file(path, &file)?;
     Ok(file)
+}
+
+/// Whether a section can be recorded in the baseline at `path`: there is no file yet, or one this rho can
+/// read and keep. [`Error::WontOverwrite`] otherwise. `rho bench --write-baseline` asks before running
+/// anything, so a corrupt file is refused before minutes of runs rather than after.
+pub fn check_recordable(path: &Path) -> Result<(), Error> {
+    read_to_record(path).map(|_| ())
+}
+
+/// The file a section is recorded into: the existing one, or a new one when there is none.
+fn read_to_record(path: &Path) -> Result<BaselineFile, Error> {
+    match read_file(path) {
+        Ok(file) => Ok(file),
+        Err(Error::Missing { .. }) => Ok(BaselineFile::new()),
+        Err(reason) => Err(Error::WontOverwrite {
+            path: path.to_path_buf(),
+            reason: Box::new(reason),
+        }),
+    }
 }
 
 /// Writes `file` to `path` atomically, replacing whatever is there.
@@ -272,7 +282,10 @@ mod tests {
     fn a_file_that_cannot_be_read_is_not_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("baseline.json");
+        assert!(check_recordable(&path).is_ok(), "no file yet: one is made");
         fs::write(&path, "{ \"schema\": \"rho-baseline/1\", \"targets\": { ").unwrap();
+        let err = check_recordable(&path).unwrap_err();
+        assert!(err.to_string().contains("refusing to overwrite"), "{err}");
         let err = write_target(&path, fixture::section("host")).unwrap_err();
         assert!(err.to_string().contains("refusing to overwrite"), "{err}");
         assert_eq!(

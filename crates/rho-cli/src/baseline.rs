@@ -70,11 +70,17 @@ pub fn repetitions(args: &BaselineArgs, asked: Option<u32>, configured: u32) -> 
 }
 
 /// Reads the baseline at `--diff REF` (through git, never touching the working tree). `root` is the module
-/// root (the baseline path is relative to it), `config` the module's configuration when there is one.
+/// root (the baseline path is relative to it), `config` the module's configuration when there is one, and
+/// `target` the target the run's streams will name when that is known before running (a built-in target).
+///
+/// Everything that would refuse the baseline work after the run is checked here, before it: the ref, the
+/// file at the ref, its section for `target`, and for `--write-baseline` an existing file this rho cannot
+/// read and keep.
 pub fn prepare(
     args: &BaselineArgs,
     root: &Path,
     config: Option<&ModuleConfig>,
+    target: Option<&str>,
 ) -> anyhow::Result<Plan> {
     let path = match config {
         Some(config) => config.baseline_path(),
@@ -85,9 +91,18 @@ pub fn prepare(
     let in_repo =
         std::path::absolute(&path).with_context(|| format!("cannot resolve {}", path.display()))?;
     let base = match &args.diff {
-        Some(git_ref) => Some(rho_baseline::read_at_ref(root, git_ref, &in_repo)?),
+        Some(git_ref) => {
+            let (file, source) = rho_baseline::read_at_ref(root, git_ref, &in_repo)?;
+            if let Some(target) = target {
+                rho_baseline::check_section(&file, &source.describe(), target)?;
+            }
+            Some((file, source))
+        }
         None => None,
     };
+    if args.write_baseline {
+        rho_baseline::check_recordable(&path)?;
+    }
     Ok(Plan {
         path,
         write: args.write_baseline,

@@ -32,7 +32,10 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
     crate::run::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
     let cwd = std::env::current_dir()?;
-    let baseline = crate::baseline::prepare(&args.project.baseline, &cwd, None)?;
+    // FILE.c is built for the built-in target asked for (host by default), whose name its stream carries.
+    let known_target = args.project.target.as_deref().unwrap_or("host");
+    let baseline =
+        crate::baseline::prepare(&args.project.baseline, &cwd, None, Some(known_target))?;
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
     let repetitions =
         crate::baseline::repetitions(&args.project.baseline, args.project.repetitions, 1);

@@ -53,7 +53,21 @@ pub fn bench_project(
     let config = load_config()?;
     let target = config.target(project.target.as_deref())?;
     // Before any suite runs: a bad `--diff REF` stops here, not after minutes of runs.
-    let baseline = crate::baseline::prepare(&project.baseline, &config.root, Some(&config))?;
+    // A built-in target's streams name it, so its baseline section is checked before the run too (unless
+    // every suite is a command, which runs on the host whatever the target).
+    let known_target = match &target {
+        TargetSpec::Builtin { name, .. }
+            if !config
+                .suites
+                .iter()
+                .all(|s| matches!(s, Suite::Command { .. })) =>
+        {
+            Some(name.as_str())
+        }
+        _ => None,
+    };
+    let baseline =
+        crate::baseline::prepare(&project.baseline, &config.root, Some(&config), known_target)?;
     let settings = Settings::resolve(&config, run)?;
     let repetitions =
         crate::baseline::repetitions(&project.baseline, project.repetitions, config.repetitions);

@@ -412,6 +412,18 @@ fn a_baseline_that_cannot_be_compared_is_refused_with_exit_2() {
             .contains("has no baseline for target \"host\" (it has: stm32h743zi)"),
         "{run}"
     );
+    // Refused before any suite ran: the target is known from module.yml.
+    assert!(!run.stdout().contains("bench_checksum"), "{run}");
+
+    // --write-baseline over a file this rho cannot read and keep: refused before anything ran, the file kept.
+    let corrupt = "{ \"schema\": \"rho-baseline/1\", \"targets\": { ";
+    repo.write("bench/baseline.json", corrupt);
+    let run = repo.rho(&["bench", "--write-baseline"]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr().contains("refusing to overwrite"), "{run}");
+    assert!(!run.stdout().contains("bench_checksum"), "{run}");
+    assert_eq!(repo.read("bench/baseline.json"), corrupt);
+    repo.git(&["checkout", "--", "bench/baseline.json"]);
 
     // The same target, cycles counted by another clock.
     if host["context"]["clocks"]["cycles"].is_object() {
