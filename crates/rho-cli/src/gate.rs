@@ -17,7 +17,7 @@ use rho_config::{ModuleConfig, Suite, TargetSpec};
 use rho_gate::config::{
     bench_env_from_config, command_jobs, load_local_config, settings_from_config, side_target,
 };
-use rho_gate::report::{noise_warnings, render_table, to_json};
+use rho_gate::report::{noise_warnings, render_table, to_json, unmatched_budget_warnings};
 use rho_gate::{
     GateError, GateOutcome, GateRequest, GateSettings, Job, MetricOutcome, Progress, Recipe,
     SideName, Verdict, parse_budget_override, run_gate,
@@ -272,6 +272,9 @@ fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
     let outcome = run_gate(&request, &load_recipe, &mut |progress: &Progress| {
         eprintln!("rho: gate: {progress}");
     })?;
+    for warning in unmatched_budget_warnings(&outcome.comparison, request.settings.budgets()) {
+        eprintln!("rho: {warning}");
+    }
     drop(built);
     Ok(outcome)
 }

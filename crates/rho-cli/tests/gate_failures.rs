@@ -356,6 +356,24 @@ fn budgets_outside_zero_one_and_fewer_than_two_runs_are_refused() {
     let lenient = gate(&head, &["--base", "../base", "--budget", "a_ns=0.5"]);
     assert_eq!(lenient.status, Some(0), "{}", lenient.describe());
     assert_eq!(lenient.document()["metrics"]["a_ns"]["budget"], 0.5);
+    assert!(
+        !lenient.stderr.contains("matches no metric"),
+        "{}",
+        lenient.describe()
+    );
+
+    // A budget for a metric neither side reports judges nothing: said on stderr, not silently ignored.
+    let typo = gate(
+        &head,
+        &["--base", "../base", "--budget", "nosuch_metric=0.2"],
+    );
+    assert_eq!(typo.status, Some(1), "{}", typo.describe());
+    assert!(
+        typo.stderr
+            .contains("warning: the budget of nosuch_metric (20.0%) matches no metric"),
+        "{}",
+        typo.describe()
+    );
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::compare::{Comparison, MetricComparison, MetricOutcome};
+use crate::settings::Budgets;
 
 /// A figure for the table: whole numbers as they are, others with four significant digits or so.
 pub fn format_figure(value: f64) -> String {
@@ -131,6 +132,29 @@ pub fn noise_warnings(comparison: &Comparison) -> Vec<String> {
         .collect()
 }
 
+/// One warning per metric named in `budgets` that no side reported: a budget that judges nothing is most
+/// likely a typo (`--budget matmul_sn=0.2`) or a metric that was renamed, and would otherwise be ignored
+/// without a word.
+pub fn unmatched_budget_warnings(comparison: &Comparison, budgets: &Budgets) -> Vec<String> {
+    let names: Vec<&str> = comparison.metrics.iter().map(|m| m.name.as_str()).collect();
+    budgets
+        .named()
+        .filter(|(metric, _)| !names.contains(metric))
+        .map(|(metric, fraction)| {
+            let mut shown: Vec<&str> = names.iter().copied().take(8).collect();
+            if names.len() > shown.len() {
+                shown.push("...");
+            }
+            format!(
+                "warning: the budget of {metric} ({}) matches no metric of either side, so it judges nothing \
+                 (the metrics are: {})",
+                format_percent(fraction),
+                shown.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// The JSON document: `{"verdict": .., "runs": N, "metrics": {name: {...}}}`. Infinite changes (from a
 /// base of zero) are `null`, as JSON has no infinity.
 pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
@@ -242,6 +266,21 @@ mod tests {
         let warnings = noise_warnings(&sample());
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("sum_ns") && warnings[0].contains("means little"));
+    }
+
+    #[test]
+    fn a_budget_for_no_metric_is_warned_about() {
+        let mut budgets = Budgets::default();
+        budgets.set("matmul_ns", 0.4).unwrap();
+        budgets.set("matmul_sn", 0.2).unwrap();
+        budgets.set("default", 0.25).unwrap();
+        let warnings = unmatched_budget_warnings(&sample(), &budgets);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("matmul_sn (20.0%)"), "{warnings:?}");
+        assert!(
+            warnings[0].contains("matmul_ns, new_ns, sum_ns"),
+            "{warnings:?}"
+        );
     }
 
     #[test]
