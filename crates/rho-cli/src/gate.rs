@@ -127,8 +127,8 @@ pub struct GateArgs {
 /// line on stdout), so this returns the exit code rather than an error.
 pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
     match gate(args) {
-        Ok(outcome) => {
-            print_outcome(&outcome);
+        Ok((outcome, settings)) => {
+            print_outcome(&outcome, &settings);
             let code = match outcome.comparison.verdict {
                 Verdict::Undecided => {
                     let side = outcome.comparison.undecided_side();
@@ -173,7 +173,28 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
+/// Where the gate's settings came from: the module.yml (or none, rho's defaults) and the flags over it.
+struct SettingsSource {
+    /// The module.yml of the directory the gate ran in, if it has one.
+    file: Option<std::path::PathBuf>,
+    /// The flags that overrode it, as given.
+    overrides: Vec<String>,
+}
+
+impl SettingsSource {
+    fn describe(&self) -> String {
+        let mut text = match &self.file {
+            Some(file) => format!("from {}", file.display()),
+            None => "rho's defaults (no module.yml in this directory)".to_owned(),
+        };
+        if !self.overrides.is_empty() {
+            text.push_str(&format!(", overridden by {}", self.overrides.join(" ")));
+        }
+        text
+    }
+}
+
+fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     let cwd = std::env::current_dir()
         .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?;
     let config = load_local_config(&cwd).map_err(HereModuleError)?;
@@ -205,6 +226,20 @@ fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
     }
     env.iterations = args.iterations.or(env.iterations);
     env.warmup = args.warmup.or(env.warmup);
+    let mut overrides = Vec::new();
+    if let Some(runs) = args.runs {
+        overrides.push(format!("--runs {runs}"));
+    }
+    for text in &args.budgets {
+        overrides.push(format!("--budget {text}"));
+    }
+    if let Some(seconds) = args.timeout {
+        overrides.push(format!("--timeout {seconds}"));
+    }
+    let settings_source = SettingsSource {
+        file: config.as_ref().map(|c| c.file.clone()),
+        overrides,
+    };
 
     eprintln!(
         "rho: gate: base {} against head {}, {} alternating runs each, timeout {} s per build and run",
@@ -276,7 +311,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<GateOutcome> {
         eprintln!("rho: {warning}");
     }
     drop(built);
-    Ok(outcome)
+    Ok((outcome, settings_source))
 }
 
 /// The jobs of the built-in `host` target: each C-file suite of the side's module.yml compiled by rho
@@ -330,15 +365,17 @@ fn host_jobs(
     Ok(jobs)
 }
 
-fn print_outcome(outcome: &GateOutcome) {
+fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource) {
     let comparison = &outcome.comparison;
     let mut text = format!(
-        "base: {} ({})\nhead: {} ({})\nruns: {} per side, alternating; each side's best run per metric\n\n",
+        "base: {} ({})\nhead: {} ({})\nruns: {} per side, alternating; each side's best run per metric\n\
+         settings: {}\n\n",
         outcome.base_described,
         outcome.base_source,
         outcome.head_described,
         outcome.head_source,
         outcome.base_runs.len(),
+        settings.describe(),
     );
     text.push_str(&render_table(comparison));
     text.push('\n');
@@ -352,7 +389,7 @@ fn print_outcome(outcome: &GateOutcome) {
         .filter(|m| m.outcome == MetricOutcome::Regressed)
         .map(|m| {
             let change = m.change().map_or_else(String::new, |c| {
-                format!(" {}", rho_gate::report::format_change(c))
+                format!(" {}", rho_gate::report::format_change_near(c, m.budget))
             });
             format!("{}{change}", m.name)
         })
@@ -383,7 +420,10 @@ fn print_outcome(outcome: &GateOutcome) {
         outcome.elapsed.as_secs_f64()
     ));
     let runs = u32::try_from(outcome.base_runs.len()).unwrap_or(u32::MAX);
-    text.push_str(&to_json(comparison, runs).to_string());
+    let mut document = to_json(comparison, runs);
+    document["settings_file"] =
+        serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));
+    text.push_str(&document.to_string());
     text.push('\n');
     print_stdout(&text);
 }

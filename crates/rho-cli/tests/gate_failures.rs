@@ -356,11 +356,41 @@ fn budgets_outside_zero_one_and_fewer_than_two_runs_are_refused() {
     let lenient = gate(&head, &["--base", "../base", "--budget", "a_ns=0.5"]);
     assert_eq!(lenient.status, Some(0), "{}", lenient.describe());
     assert_eq!(lenient.document()["metrics"]["a_ns"]["budget"], 0.5);
+    // The report says where its settings came from.
+    assert!(
+        lenient
+            .stdout
+            .contains("module.yml, overridden by --budget a_ns=0.5"),
+        "{}",
+        lenient.describe()
+    );
+    assert!(
+        lenient.document()["settings_file"]
+            .as_str()
+            .unwrap()
+            .ends_with("head/module.yml")
+    );
     assert!(
         !lenient.stderr.contains("matches no metric"),
         "{}",
         lenient.describe()
     );
+
+    // Just over the bound: the change shows as many decimals as tell it from the budget.
+    json_module(&head, r#"{"a_ns": 130.01}"#);
+    let over = gate(&head, &["--base", "../base"]);
+    assert_eq!(over.status, Some(1), "{}", over.describe());
+    let row = over
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("a_ns "))
+        .unwrap();
+    assert!(
+        row.contains("+30.01%") && row.contains("REGRESSED"),
+        "{}",
+        over.describe()
+    );
+    json_module(&head, r#"{"a_ns": 140}"#);
 
     // A budget for a metric neither side reports judges nothing: said on stderr, not silently ignored.
     let typo = gate(

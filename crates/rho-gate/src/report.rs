@@ -32,6 +32,27 @@ pub fn format_change(change: f64) -> String {
     format!("{:+.1}%", change * 100.0)
 }
 
+/// The most decimals [`format_change_near`] shows.
+const MAX_CHANGE_DECIMALS: usize = 4;
+
+/// A change as a signed percentage beside its budget: one decimal, or as many more (up to
+/// [`MAX_CHANGE_DECIMALS`]) as it takes to tell the change from the budget when one decimal would show them
+/// equal, so a verdict never contradicts the figures beside it (100 -> 130.01 with a budget of 30% is
+/// `+30.01%`, not `+30.0%` marked REGRESSED). A change that is the budget to every decimal shown is shown
+/// with one.
+pub fn format_change_near(change: f64, budget: f64) -> String {
+    if !change.is_finite() {
+        return format_change(change);
+    }
+    for decimals in 1..=MAX_CHANGE_DECIMALS {
+        let shown = format!("{:.decimals$}", change * 100.0);
+        if shown != format!("{:.decimals$}", budget * 100.0) {
+            return format!("{:+.decimals$}%", change * 100.0);
+        }
+    }
+    format_change(change)
+}
+
 fn format_percent(fraction: f64) -> String {
     if fraction.is_infinite() {
         return "inf%".to_owned();
@@ -72,7 +93,8 @@ pub fn render_table(comparison: &Comparison) -> String {
             m.name.clone(),
             side(m.base),
             side(m.head),
-            m.change().map_or_else(|| "-".to_owned(), format_change),
+            m.change()
+                .map_or_else(|| "-".to_owned(), |c| format_change_near(c, m.budget)),
             format_percent(m.budget),
             format!("{}/{}", noise(m.base), noise(m.head)),
             verdict_cell(m),
@@ -156,7 +178,8 @@ pub fn unmatched_budget_warnings(comparison: &Comparison, budgets: &Budgets) -> 
 }
 
 /// The JSON document: `{"verdict": .., "runs": N, "metrics": {name: {...}}}`. Infinite changes (from a
-/// base of zero) are `null`, as JSON has no infinity.
+/// base of zero) and infinite noise (a side whose best run was 0 and another was not) are `null`, as JSON has
+/// no infinity (docs/gate.md says so).
 pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
     let mut metrics = Map::new();
     for m in &comparison.metrics {
@@ -289,6 +312,12 @@ mod tests {
         assert_eq!(format_figure(1234.567), "1234.6");
         assert_eq!(format_figure(12.3456), "12.346");
         assert_eq!(format_change(0.25125), "+25.1%");
+        // Near the bound, as many decimals as tell the change from the budget.
+        assert_eq!(format_change_near(130.01 / 100.0 - 1.0, 0.30), "+30.01%");
+        assert_eq!(format_change_near(0.29996, 0.30), "+29.996%");
+        assert_eq!(format_change_near(130.0 / 100.0 - 1.0, 0.30), "+30.0%");
+        assert_eq!(format_change_near(0.25125, 0.30), "+25.1%");
+        assert_eq!(format_change_near(f64::INFINITY, 0.30), "+inf%");
         assert_eq!(format_change(-0.1), "-10.0%");
     }
 }
