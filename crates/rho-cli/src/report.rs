@@ -290,6 +290,7 @@ fn table(out: &mut String, summary: &RunSummary) {
     let mut any_capped = false;
     let mut any_spread_capped = false;
     let mut any_few_samples = false;
+    let mut any_wrapped = false;
 
     for bench in &summary.benchmarks {
         let figures: Vec<&ClockFigures> = [bench.cycles.as_ref(), bench.time.as_ref()]
@@ -310,6 +311,11 @@ fn table(out: &mut String, summary: &RunSummary) {
                 any_spread_capped |= f.net.spread.capped;
                 first.push(column_label(&f.clock, f.derived));
                 first.extend(stat_cells(&f.net));
+            }
+            None if bench.cycles_wrapped > 0 => {
+                any_wrapped = true;
+                first.push("cycles not measured".to_string());
+                first.extend(std::iter::repeat_n(String::from("-"), 7));
             }
             None => {
                 first.push("no clock".to_string());
@@ -383,6 +389,13 @@ fn table(out: &mut String, summary: &RunSummary) {
         footnotes.insert(
             0,
             format!("* stopped early by the time cap ({cap} of measured time); the figures are over the iterations done"),
+        );
+    }
+    if any_wrapped {
+        footnotes.push(
+            "cycles not measured: some samples spanned a counter wrap the harness could not count (a firmware that\n\
+             owns SysTick, RHO_BENCH_SYSTICK_EXTERNAL); a figure from them would understate the truth"
+                .to_string(),
         );
     }
     if any_few_samples {
@@ -625,6 +638,33 @@ mod render_tests {
         assert!(report.contains("net of it"), "{report}");
         assert!(
             report.contains("4 iterations and 1 warm-up per benchmark"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn cycles_that_spanned_an_uncounted_wrap_read_not_measured_never_a_number() {
+        let stream = BOARD_STREAM
+            .replace("@clock cycles dwt", "@clock cycles systick")
+            .replace(
+                "unit=iter per_iteration=1\n@done",
+                "unit=iter per_iteration=1 wrapped=1\n@done",
+            );
+        let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
+        let report = render(&summary, "board.c");
+        let spiky = row(&report, "bench_spiky");
+        assert!(spiky.contains("cycles not measured"), "{spiky}");
+        assert!(
+            !spiky.contains("2000"),
+            "no figure from wrapped samples: {spiky}"
+        );
+        assert!(
+            report.contains("counter wrap the harness could not count"),
+            "{report}"
+        );
+        // The other benchmark keeps its figures.
+        assert!(
+            row(&report, "bench_deep").contains("cycles (systick)"),
             "{report}"
         );
     }
