@@ -262,39 +262,18 @@ impl Runner {
         }
         drop(event_rx);
 
-        if timed_out || stopped {
-            interrupt::kill_group(pgid);
-        }
-        let status = finish(&mut child, pgid);
-        // A Ctrl-C killed this child: the process is about to exit with 130, so report nothing.
-        interrupt::wait_if_exiting();
-        let (stderr_bytes, stderr_truncated) =
-            stderr_rx.recv_timeout(DRAIN_GRACE).unwrap_or_default();
-
-        let ended = match status {
-            Some(status) => match (status.code(), status.signal()) {
-                (Some(code), _) => Termination::Exited(code),
-                (None, Some(signal)) => Termination::Signaled(signal),
-                (None, None) => Termination::Signaled(0),
+        Ok(self.conclude(
+            &mut child,
+            pgid,
+            start,
+            &stderr_rx,
+            WaitOutcome {
+                timed_out,
+                stopped,
+                exited_before_stop,
+                stdout_lines,
             },
-            None => Termination::Signaled(libc::SIGKILL),
-        };
-        // A child that ended by itself (it had exited before the stop, or it crashed before the kill landed)
-        // is reported as it ended: its crash is the news, not the stop.
-        let termination = if timed_out {
-            Termination::TimedOut(self.timeout.unwrap_or_default())
-        } else if stopped && !exited_before_stop && ended == Termination::Signaled(libc::SIGKILL) {
-            Termination::Stopped
-        } else {
-            ended
-        };
-        Ok(Finished {
-            termination,
-            stderr: String::from_utf8_lossy(&stderr_bytes).into_owned(),
-            stderr_truncated,
-            stdout_lines,
-            elapsed: start.elapsed(),
-        })
+        ))
     }
 
     /// Spawn the command with null stdin, piped stdout and stderr, in a process group of its own, registered
@@ -397,14 +376,46 @@ impl Runner {
                 timed_out = wait.is_err() && lock(&exited_at).is_none();
             }
         }
+        Ok(self.conclude(
+            &mut child,
+            pgid,
+            start,
+            &stderr_rx,
+            WaitOutcome {
+                timed_out,
+                stopped,
+                exited_before_stop,
+                stdout_lines: 0,
+            },
+        ))
+    }
+
+    /// The one ending of every run, whichever way its output was read: kill the group when the wait ended in
+    /// a timeout or a stop, reap the child (see [`finish`]), collect the tail of stderr, and say how the run
+    /// ended.
+    fn conclude(
+        &self,
+        child: &mut Child,
+        pgid: libc::pid_t,
+        start: Instant,
+        stderr_rx: &mpsc::Receiver<(Vec<u8>, bool)>,
+        outcome: WaitOutcome,
+    ) -> Finished {
+        let WaitOutcome {
+            timed_out,
+            stopped,
+            exited_before_stop,
+            stdout_lines,
+        } = outcome;
         if timed_out || stopped {
             interrupt::kill_group(pgid);
         }
-        let status = finish(&mut child, pgid);
+        let status = finish(child, pgid);
         // A Ctrl-C killed this child: the process is about to exit with 130, so report nothing.
         interrupt::wait_if_exiting();
         let (stderr_bytes, stderr_truncated) =
             stderr_rx.recv_timeout(DRAIN_GRACE).unwrap_or_default();
+
         let ended = match status {
             Some(status) => match (status.code(), status.signal()) {
                 (Some(code), _) => Termination::Exited(code),
@@ -413,7 +424,8 @@ impl Runner {
             },
             None => Termination::Signaled(libc::SIGKILL),
         };
-        // As in `run_bytes`: a child that ended by itself is reported as it ended.
+        // A child that ended by itself (it had exited before the stop, or it crashed before the kill landed)
+        // is reported as it ended: its crash is the news, not the stop.
         let termination = if timed_out {
             Termination::TimedOut(self.timeout.unwrap_or_default())
         } else if stopped && !exited_before_stop && ended == Termination::Signaled(libc::SIGKILL) {
@@ -421,13 +433,13 @@ impl Runner {
         } else {
             ended
         };
-        Ok(Finished {
+        Finished {
             termination,
             stderr: String::from_utf8_lossy(&stderr_bytes).into_owned(),
             stderr_truncated,
-            stdout_lines: 0,
+            stdout_lines,
             elapsed: start.elapsed(),
-        })
+        }
     }
 
     /// For [`Runner::run_reader`]: a thread that notes when the child has exited (and kills what it left in
@@ -440,27 +452,13 @@ impl Runner {
         exit_tx: mpsc::Sender<()>,
         stderr_tx: mpsc::Sender<(Vec<u8>, bool)>,
     ) -> io::Result<()> {
-        let stderr = child.stderr.take();
-        let stderr_limit = self.stderr_limit;
-        thread::Builder::new()
-            .name("rho-exec-stderr".into())
-            .spawn(move || {
-                let tail = match stderr {
-                    Some(stderr) => read_tail(stderr, stderr_limit),
-                    None => (Vec::new(), false),
-                };
-                let _ = stderr_tx.send(tail);
-            })?;
-        thread::Builder::new()
-            .name("rho-exec-wait".into())
-            .spawn(move || {
-                wait_exited_without_reaping(pgid);
-                *lock(&exited_at) = Some(Instant::now());
-                // The leader is a zombie (not reaped), so its pgid cannot have been reused.
-                interrupt::kill_group(pgid);
-                let _ = exit_tx.send(());
-            })?;
-        Ok(())
+        self.start_stderr_watcher(child, stderr_tx)?;
+        start_exit_watcher(pgid, move || {
+            *lock(&exited_at) = Some(Instant::now());
+            // The leader is a zombie (not reaped), so its pgid cannot have been reused.
+            interrupt::kill_group(pgid);
+            let _ = exit_tx.send(());
+        })
     }
 
     fn start_watchers(
@@ -471,9 +469,7 @@ impl Runner {
         stderr_tx: mpsc::Sender<(Vec<u8>, bool)>,
     ) -> io::Result<()> {
         let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
         let max_line = self.max_line;
-        let stderr_limit = self.stderr_limit;
 
         let line_events = events.clone();
         thread::Builder::new()
@@ -484,6 +480,20 @@ impl Runner {
                 }
                 let _ = line_events.send(Event::StdoutClosed);
             })?;
+        self.start_stderr_watcher(child, stderr_tx)?;
+        start_exit_watcher(pgid, move || {
+            let _ = events.send(Event::Exited);
+        })
+    }
+
+    /// A thread that reads the child's stderr to its end and sends the last [`Runner::stderr_limit`] bytes.
+    fn start_stderr_watcher(
+        &self,
+        child: &mut Child,
+        stderr_tx: mpsc::Sender<(Vec<u8>, bool)>,
+    ) -> io::Result<()> {
+        let stderr = child.stderr.take();
+        let stderr_limit = self.stderr_limit;
         thread::Builder::new()
             .name("rho-exec-stderr".into())
             .spawn(move || {
@@ -493,14 +503,35 @@ impl Runner {
                 };
                 let _ = stderr_tx.send(tail);
             })?;
-        thread::Builder::new()
-            .name("rho-exec-wait".into())
-            .spawn(move || {
-                wait_exited_without_reaping(pgid);
-                let _ = events.send(Event::Exited);
-            })?;
         Ok(())
     }
+}
+
+/// How the wait for a child ended, as [`Runner::conclude`] needs it.
+struct WaitOutcome {
+    /// The timeout passed while the child was running.
+    timed_out: bool,
+    /// The caller asked to stop.
+    stopped: bool,
+    /// The child had already exited when the caller asked to stop.
+    exited_before_stop: bool,
+    /// How many stdout lines were handed to the caller.
+    stdout_lines: u64,
+}
+
+/// A thread that waits for the child to exit (leaving it a zombie, see [`wait_exited_without_reaping`]) and
+/// then calls `on_exit`.
+fn start_exit_watcher(
+    pgid: libc::pid_t,
+    on_exit: impl FnOnce() + Send + 'static,
+) -> io::Result<()> {
+    thread::Builder::new()
+        .name("rho-exec-wait".into())
+        .spawn(move || {
+            wait_exited_without_reaping(pgid);
+            on_exit();
+        })?;
+    Ok(())
 }
 
 /// The buffer [`Runner::run_reader`] reads the child's stdout through: large, so that a parser sees many
