@@ -15,11 +15,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rho_exec::interrupt::{self, CleanupGuard};
-use rho_exec::{Runner, Termination};
 
 use crate::run::HarnessSettings;
-use crate::suite::{BENCH_HEADER, MIN_BUILD_TIMEOUT};
+use crate::suite::{ScratchDir, run_build, write_header};
 
 /// The targets `--target` accepts with FILE.c arguments (`host` is the plain `rho bench FILE.c`).
 pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386"];
@@ -45,9 +43,7 @@ pub struct Board {
     name: String,
     build: String,
     run: String,
-    // Declared before `dir`: unregister the Ctrl-C cleanup, then remove the directory (on drop).
-    _cleanup: CleanupGuard,
-    dir: tempfile::TempDir,
+    dir: ScratchDir,
 }
 
 /// A suite built for a board and run on it.
@@ -67,16 +63,7 @@ impl Board {
             None | Some("host") => return Ok(None),
             Some(name) => name,
         };
-        let dir = tempfile::Builder::new()
-            .prefix("rho-board-")
-            .tempdir()
-            .context("cannot create a temporary directory")?;
-        let cleanup = {
-            let path = dir.path().to_path_buf();
-            interrupt::on_interrupt(move || {
-                let _ = std::fs::remove_dir_all(&path);
-            })
-        };
+        let dir = ScratchDir::new("rho-board-").context("cannot create a temporary directory")?;
         let Some((build, run)) = crate::project::builtin_commands(name, &dir.path().join("ports"))?
         else {
             bail!(
@@ -93,17 +80,11 @@ impl Board {
                 );
             }
         }
-        let header_dir = dir.path().join("include").join("rho");
-        std::fs::create_dir_all(&header_dir)
-            .with_context(|| format!("cannot create {}", header_dir.display()))?;
-        let header = header_dir.join("bench.h");
-        std::fs::write(&header, BENCH_HEADER)
-            .with_context(|| format!("cannot write {}", header.display()))?;
+        write_header(dir.path())?;
         Ok(Some(Board {
             name: name.to_string(),
             build,
             run,
-            _cleanup: cleanup,
             dir,
         }))
     }
@@ -178,27 +159,12 @@ impl Board {
         env.push(("TMPDIR".to_string(), compiler_tmp.display().to_string()));
 
         let what = format!("{what} for target {}", self.name);
-        let (finished, stdout) = Runner::new(shell(&self.build, &env))
-            .timeout(timeout.max(MIN_BUILD_TIMEOUT))
-            .run_collect()
-            .with_context(|| format!("cannot run the build command of {what}: `{}`", self.build))?;
-        if finished.termination != Termination::Exited(0) {
-            let mut message = format!(
-                "cannot build {what}: `{}` {}",
-                self.build, finished.termination
-            );
-            let output = format!("{stdout}{}", finished.stderr);
-            let output = output.trim_end();
-            if !output.is_empty() {
-                message.push_str(":\n");
-                message.push_str(output);
-            }
-            bail!(message);
-        }
-        let warnings = format!("{stdout}{}", finished.stderr);
-        if !warnings.trim().is_empty() {
-            eprint!("{warnings}");
-        }
+        run_build(
+            shell(&self.build, &env),
+            timeout,
+            || format!("cannot run the build command of {what}: `{}`", self.build),
+            || format!("cannot build {what}: `{}`", self.build),
+        )?;
         let (compiler, flags) = recorded_build(&out.join("build-command"), self.dir.path())?;
 
         let mut runs = Vec::new();

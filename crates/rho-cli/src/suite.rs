@@ -2,6 +2,7 @@
 //! directory, and the system compiler builds them with the user's files into one executable.
 
 use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -38,9 +39,78 @@ pub struct BuildOptions {
 #[derive(Debug)]
 pub struct BuiltSuite {
     pub executable: PathBuf,
-    // Declared before `_dir`: unregister the Ctrl-C cleanup, then remove the directory (on drop).
+    _dir: ScratchDir,
+}
+
+/// A temporary directory of rho's own, removed when dropped and, on Ctrl-C, by the interrupt handler before
+/// rho exits.
+#[derive(Debug)]
+pub struct ScratchDir {
+    // Declared before `dir`: unregister the Ctrl-C cleanup, then remove the directory (on drop).
     _cleanup: CleanupGuard,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
+}
+
+impl ScratchDir {
+    /// A new directory in the system's temporary directory, its name starting with `prefix`.
+    pub fn new(prefix: &str) -> io::Result<ScratchDir> {
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        let cleanup = {
+            let path = dir.path().to_path_buf();
+            interrupt::on_interrupt(move || {
+                let _ = std::fs::remove_dir_all(&path);
+            })
+        };
+        Ok(ScratchDir {
+            _cleanup: cleanup,
+            dir,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Write the embedded harness as `DIR/include/rho/bench.h`; the result is `DIR/include`, the directory to
+/// hand the compiler with `-I`.
+pub fn write_header(dir: &Path) -> anyhow::Result<PathBuf> {
+    let include_dir = dir.join("include");
+    let header_dir = include_dir.join("rho");
+    std::fs::create_dir_all(&header_dir)
+        .with_context(|| format!("cannot create {}", header_dir.display()))?;
+    write_file(&header_dir.join("bench.h"), BENCH_HEADER)?;
+    Ok(include_dir)
+}
+
+/// Run a build command to its end, given at least [`MIN_BUILD_TIMEOUT`]. A command that cannot be started is
+/// an error in the context `cannot_start`; one that fails is an error saying `failed` and how it ended,
+/// followed by its output. The output of a successful build (its warnings) is the user's to see, on stderr.
+pub fn run_build(
+    command: Command,
+    timeout: Duration,
+    cannot_start: impl FnOnce() -> String,
+    failed: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    let (finished, stdout) = Runner::new(command)
+        .timeout(timeout.max(MIN_BUILD_TIMEOUT))
+        .run_collect()
+        .with_context(cannot_start)?;
+    if finished.termination != Termination::Exited(0) {
+        let mut message = format!("{} {}", failed(), finished.termination);
+        let output = format!("{stdout}{}", finished.stderr);
+        let output = output.trim_end();
+        if !output.is_empty() {
+            message.push_str(":\n");
+            message.push_str(output);
+        }
+        bail!(message);
+    }
+    let warnings = format!("{stdout}{}", finished.stderr);
+    if !warnings.trim().is_empty() {
+        eprint!("{warnings}");
+    }
+    Ok(())
 }
 
 /// The compiler to use: `$CC` when set and not blank (it may carry words, e.g. `ccache gcc`), else `cc`.
@@ -68,21 +138,8 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
         }
     }
 
-    let dir = tempfile::Builder::new()
-        .prefix("rho-bench-")
-        .tempdir()
-        .context("cannot create a temporary build directory")?;
-    let cleanup = {
-        let path = dir.path().to_path_buf();
-        interrupt::on_interrupt(move || {
-            let _ = std::fs::remove_dir_all(&path);
-        })
-    };
-    let include_dir = dir.path().join("include");
-    let header_dir = include_dir.join("rho");
-    std::fs::create_dir_all(&header_dir)
-        .with_context(|| format!("cannot create {}", header_dir.display()))?;
-    write_file(&header_dir.join("bench.h"), BENCH_HEADER)?;
+    let dir = ScratchDir::new("rho-bench-").context("cannot create a temporary build directory")?;
+    let include_dir = write_header(dir.path())?;
     let implementation = dir.path().join("rho_bench_implementation.c");
     write_file(&implementation, IMPLEMENTATION_UNIT)?;
     let executable = dir.path().join("suite");
@@ -108,34 +165,14 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
         .with_context(|| format!("cannot create {}", compiler_tmp.display()))?;
     let mut command = Command::new(program);
     command.args(&arguments).env("TMPDIR", &compiler_tmp);
-    let (finished, stdout) = Runner::new(command)
-        .timeout(options.timeout.max(MIN_BUILD_TIMEOUT))
-        .run_collect()
-        .with_context(|| {
-            format!("cannot run the C compiler `{program}` (set CC to choose another)")
-        })?;
-
-    if finished.termination != Termination::Exited(0) {
-        let mut message = format!(
-            "cannot build the suite: `{program}` {}",
-            finished.termination
-        );
-        let output = format!("{stdout}{}", finished.stderr);
-        let output = output.trim_end();
-        if !output.is_empty() {
-            message.push_str(":\n");
-            message.push_str(output);
-        }
-        bail!(message);
-    }
-    // Warnings from a successful build are the user's to see.
-    let warnings = format!("{stdout}{}", finished.stderr);
-    if !warnings.trim().is_empty() {
-        eprint!("{warnings}");
-    }
+    run_build(
+        command,
+        options.timeout,
+        || format!("cannot run the C compiler `{program}` (set CC to choose another)"),
+        || format!("cannot build the suite: `{program}`"),
+    )?;
     Ok(BuiltSuite {
         executable,
-        _cleanup: cleanup,
         _dir: dir,
     })
 }
