@@ -21,11 +21,11 @@ impl fmt::Display for SourcePos {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("{}: cannot read: {source}", path.display())]
+    // The cause is in the message only (not a `#[source]` too), so a printed chain says it once.
+    #[error("{}: cannot read: {error}", path.display())]
     Read {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
 
     /// No `module.yml` in the start directory or any directory above it.

@@ -36,9 +36,9 @@ pub const MODULE_FILE: &str = "module.yml";
 impl ModuleConfig {
     /// Reads and validates the config at `path` (a `module.yml`). Messages name `path` as given.
     pub fn load(path: &Path) -> Result<ModuleConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         ModuleConfig::from_str(&text, path)
     }
@@ -58,9 +58,9 @@ impl ModuleConfig {
 /// The nearest directory at or above `start_dir` that holds a `module.yml` (a file). `start_dir` is made
 /// absolute first, so `.` walks up from the working directory.
 pub fn find_module_root(start_dir: &Path) -> Result<PathBuf, ConfigError> {
-    let start = std::path::absolute(start_dir).map_err(|source| ConfigError::Read {
+    let start = std::path::absolute(start_dir).map_err(|error| ConfigError::Read {
         path: start_dir.to_path_buf(),
-        source,
+        error,
     })?;
     start
         .ancestors()

@@ -49,7 +49,7 @@ static NEXT_CLEANUP_ID: AtomicU64 = AtomicU64::new(1);
 /// Error from installing the handler (another handler was installed by other means).
 #[derive(Debug, thiserror::Error)]
 #[error("cannot install the Ctrl-C handler: {0}")]
-pub struct InstallError(#[from] ctrlc::Error);
+pub struct InstallError(ctrlc::Error);
 
 /// Install the SIGINT/SIGTERM/SIGHUP handler that kills child groups, runs cleanups and exits 130.
 /// Calling it again is harmless.

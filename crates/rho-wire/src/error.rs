@@ -50,12 +50,10 @@ pub enum WireError {
         found: String,
     },
     /// Reading the stream failed. `line` is the line being read.
-    #[error("line {line}: reading the stream failed: {source}")]
-    Io {
-        line: u64,
-        #[source]
-        source: std::io::Error,
-    },
+    // The cause is in the message, not also a `#[source]`: the binary prints the whole chain, and the OS
+    // error would appear twice.
+    #[error("line {line}: reading the stream failed: {error}")]
+    Io { line: u64, error: std::io::Error },
 }
 
 impl WireError {

@@ -1179,13 +1179,13 @@ pub fn parse_run_with<R: BufRead>(
             let line = parser.line().saturating_add(1);
             let buf = lines
                 .buffer()
-                .map_err(|source| WireError::Io { line, source })?;
+                .map_err(|error| WireError::Io { line, error })?;
             let used = parser.feed_samples(buf);
             lines.consume(used);
         }
-        let next = lines.next_line().map_err(|source| WireError::Io {
+        let next = lines.next_line().map_err(|error| WireError::Io {
             line: parser.line().saturating_add(1),
-            source,
+            error,
         })?;
         let Some((line, overlong)) = next else {
             break;
