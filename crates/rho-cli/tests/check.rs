@@ -5,9 +5,8 @@
 //! enough either side of it (x0.5, x3) that a busy machine does not flip the verdict. Heap figures are exact.
 
 mod common;
-mod project_support;
 
-use project_support::{HELD_BYTES, Project, SUITE, budget_row, canned_script, module_yml};
+use common::{HELD_BYTES, Project, SUITE, budget_row, canned_script, module_yml};
 
 /// Measure `bench_crc_256` once with `rho bench FILE.c --json`: the budget key to hold it to and its net median
 /// per iteration on that metric (cycles where the host has a cycle clock, else nanoseconds).
@@ -23,7 +22,7 @@ fn measure_crc_256(project: &Project) -> (&'static str, f64) {
         "--json",
         json.to_str().unwrap(),
     ]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     let document: serde_json::Value = serde_json::from_str(&project.read("measured.json")).unwrap();
     let bench = common::bench(&document, "bench_crc_256");
     let (key, figure) = if bench["cycles"].is_object() {
@@ -65,25 +64,17 @@ fn a_time_budget_below_the_measured_figure_fails_and_above_it_holds() {
     );
     let row = budget_row(&out.stdout, "bench_crc_256");
     assert!(row.contains(&"OVER"), "{row:?}\n{}", out.describe());
-    assert!(
-        out.stdout.contains("check: FAILED: 1 budget broken"),
-        "{}",
-        out.describe()
-    );
+    out.assert_stdout_has("check: FAILED: 1 budget broken");
     assert!(
         out.stdout.contains("  bench_crc_256: "),
         "the broken budget is listed\n{}",
         out.describe()
     );
-    assert!(
-        out.stdout.contains(&format!("({key})")),
-        "{}",
-        out.describe()
-    );
+    out.assert_stdout_has(&format!("({key})"));
 
     // `rho bench` reports the same verdict and exits 0: only `check` enforces.
     let out = project.rho(&["bench"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     assert!(
         budget_row(&out.stdout, "bench_crc_256").contains(&"OVER"),
         "{}",
@@ -101,12 +92,7 @@ fn a_time_budget_below_the_measured_figure_fails_and_above_it_holds() {
     );
     let row = budget_row(&out.stdout, "bench_crc_256");
     assert!(row.contains(&"ok"), "{row:?}");
-    assert!(
-        out.stdout
-            .contains("check: ok: every budget holds (1 judged)"),
-        "{}",
-        out.describe()
-    );
+    out.assert_stdout_has("check: ok: every budget holds (1 judged)");
 }
 
 #[test]
@@ -120,19 +106,15 @@ fn a_heap_budget_is_exact_and_inclusive() {
     };
     project.write("module.yml", &budget(HELD_BYTES - 1));
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(1), "{}", out.describe());
-    assert!(
-        out.stdout.contains(&format!(
-            "bench_hold_64: heap peak bytes {HELD_BYTES} over its budget of {} (max_heap_bytes)",
-            HELD_BYTES - 1
-        )),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(1);
+    out.assert_stdout_has(&format!(
+        "bench_hold_64: heap peak bytes {HELD_BYTES} over its budget of {} (max_heap_bytes)",
+        HELD_BYTES - 1
+    ));
 
     project.write("module.yml", &budget(HELD_BYTES));
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
 }
 
 /// A module.yml whose heap budget is broken for certain (64 bytes held, 1 allowed).
@@ -147,29 +129,16 @@ fn an_unoptimized_build_reports_but_does_not_enforce() {
     project.write("module.yml", &broken_heap_budget());
     // Enforced, the budget fails ...
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(1), "{}", out.describe());
-    assert!(
-        out.stdout.contains("budgets   enforced"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(1);
+    out.assert_stdout_has("budgets   enforced");
 
     // ... built at -O0 (the harness prints optimized=0) it is reported only.
     let out = project.rho(&["bench", "check", "--cflags", "-O0"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
-    assert!(
-        out.stdout
-            .contains("budgets   reported only: harness built without optimisation"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(0);
+    out.assert_stdout_has("budgets   reported only: harness built without optimisation");
     let row = budget_row(&out.stdout, "bench_hold_64");
     assert!(row.contains(&"over") && !row.contains(&"OVER"), "{row:?}");
-    assert!(
-        out.stdout.contains("check: bench.c: reported only"),
-        "{}",
-        out.describe()
-    );
+    out.assert_stdout_has("check: bench.c: reported only");
 
     // The same through a target's own `build:` at -O0.
     project.write(
@@ -186,13 +155,8 @@ cc -O0 -I"$RHO_BENCH_INCLUDE" $RHO_BENCH_SOURCES "$RHO_BENCH_OUT/impl.c" -o "$RH
         ),
     );
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
-    assert!(
-        out.stdout
-            .contains("reported only: harness built without optimisation"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(0);
+    out.assert_stdout_has("reported only: harness built without optimisation");
 }
 
 /// Arguments of `rho` and environment added.
@@ -210,14 +174,9 @@ fn below_full_scale_budgets_are_reported_not_enforced() {
     for (args, env) in ways {
         let out = project.rho_in(project.path(), args, env);
         assert_eq!(out.status, Some(0), "{args:?} {env:?}\n{}", out.describe());
-        assert!(
-            out.stdout
-                .contains("budgets   reported only: scale 0.5 < 1.0"),
-            "{}",
-            out.describe()
-        );
+        out.assert_stdout_has("budgets   reported only: scale 0.5 < 1.0");
         // The scale reached the harness: half of module.yml's 2000 iterations.
-        assert!(out.stdout.contains("1000 iterations"), "{}", out.describe());
+        out.assert_stdout_has("1000 iterations");
         assert!(budget_row(&out.stdout, "bench_hold_64").contains(&"over"));
     }
     // module.yml's own `scale:` too.
@@ -226,15 +185,11 @@ fn below_full_scale_budgets_are_reported_not_enforced() {
         &format!("{}  scale: 0.5\n", broken_heap_budget()),
     );
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
-    assert!(
-        out.stdout.contains("reported only: scale 0.5 < 1.0"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(0);
+    out.assert_stdout_has("reported only: scale 0.5 < 1.0");
     // And a scale of 1 or more enforces.
     let out = project.rho(&["bench", "check", "--scale", "1.5"]);
-    assert_eq!(out.status, Some(1), "{}", out.describe());
+    out.assert_exit(1);
 }
 
 #[test]
@@ -273,13 +228,9 @@ int main(int argc, char **argv)
         &module_yml("  budgets:\n    max_heap_bytes: 1000\n"),
     );
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stderr.contains("crashed (SIGABRT)"),
-        "{}",
-        out.describe()
-    );
-    assert!(out.stderr.contains("bench_crash"), "{}", out.describe());
+    out.assert_exit(2);
+    out.assert_stderr_has("crashed (SIGABRT)");
+    out.assert_stderr_has("bench_crash");
     assert!(!out.stdout.contains("check: ok"), "{}", out.describe());
 }
 
@@ -322,14 +273,8 @@ int main(int argc, char **argv)
         &module_yml("  budgets:\n    max_stack_bytes: 1000000\n"),
     );
     let out = project.rho(&["bench", "check", "--cflags", "-DRHO_BENCH_STACK_BYTES=8192"]);
-    assert_eq!(out.status, Some(1), "{}", out.describe());
-    assert!(
-        out.stdout.contains(
-            "bench_overrun: stack not measured (overrun), so its budget of 1000000 stack bytes (max_stack_bytes) fails"
-        ),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(1);
+    out.assert_stdout_has("bench_overrun: stack not measured (overrun), so its budget of 1000000 stack bytes (max_stack_bytes) fails");
     let row = budget_row(&out.stdout, "bench_overrun");
     assert_eq!(
         row[1..],
@@ -349,18 +294,9 @@ fn a_budget_on_a_metric_the_suite_does_not_measure_cannot_be_decided() {
         "bench:\n  budgets:\n    max_stack_bytes: 4096\n    max_cycles_per_iteration: 500\n  suites:\n    - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stdout
-            .contains("check: cannot decide: 1 budget could not be judged"),
-        "{}",
-        out.describe()
-    );
-    assert!(
-        out.stdout.contains("stack not measured (measurement off)"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stdout_has("check: cannot decide: 1 budget could not be judged");
+    out.assert_stdout_has("stack not measured (measurement off)");
     let row = budget_row(&out.stdout, "bench_canned");
     assert!(row.contains(&"UNMEASURED"), "{row:?}");
 
@@ -370,12 +306,8 @@ fn a_budget_on_a_metric_the_suite_does_not_measure_cannot_be_decided() {
         "bench:\n  budgets:\n    max_ns_per_iteration: 500\n  suites:\n    - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stdout.contains("time not measured"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stdout_has("time not measured");
 
     // A report-only zero is not a budget: nothing to decide.
     project.write(
@@ -383,5 +315,5 @@ fn a_budget_on_a_metric_the_suite_does_not_measure_cannot_be_decided() {
         "bench:\n  budgets:\n    max_ns_per_iteration: 0\n    max_cycles_per_iteration: 500\n  suites:\n    - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
 }

@@ -67,8 +67,6 @@ fn run_on_board(relative: &str, extra: &[&str]) -> BoardRun {
 }
 
 fn run_on_board_with(relative: &str, iterations: &str, warmup: &str, extra: &[&str]) -> BoardRun {
-    let tmp = tempfile::tempdir().unwrap();
-    let json = tmp.path().join("run.json");
     let mut args = vec![
         "bench",
         "--target",
@@ -78,15 +76,10 @@ fn run_on_board_with(relative: &str, iterations: &str, warmup: &str, extra: &[&s
         iterations,
         "--warmup",
         warmup,
-        "--json",
-        json.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let outcome = rho_in(tmp.path(), &args, LIMIT);
-    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
-    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     // Nothing left behind but the document: the port, the header and the build were removed.
-    assert_eq!(entries(tmp.path()), ["run.json"]);
+    let (outcome, document) = rho_json(&args, LIMIT);
     BoardRun {
         report: outcome.stdout,
         document,
@@ -357,18 +350,10 @@ fn a_board_that_never_finishes_is_killed_at_the_timeout_with_its_emulator() {
         ],
         LIMIT,
     );
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome
-            .stderr
-            .contains("timed out after 4 s while running bench_hang"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("timed out after 4 s while running bench_hang");
     // The emulator ran from rho's temporary directory (its -kernel path): nothing mentioning it is left.
-    let dir = tmp.path().to_str().unwrap();
-    let left = wait_for_no_process(dir, Duration::from_secs(5));
-    assert!(left.is_empty(), "left running: {left:?}");
+    assert_no_process_left(tmp.path().to_str().unwrap());
     assert_eq!(entries(tmp.path()), ["hang.c"]);
 }
 
@@ -385,13 +370,9 @@ fn an_unknown_target_is_refused_naming_the_built_in_ones() {
         ],
         LIMIT,
     );
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome
-            .stderr
-            .contains("--target stm32h743zi: not a built-in target (built in: host, mps2-an386)"),
-        "{}",
-        outcome.describe()
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has(
+        "--target stm32h743zi: not a built-in target (built in: host, mps2-an386)",
     );
     assert!(outcome.stdout.is_empty(), "{}", outcome.describe());
 }
@@ -415,42 +396,11 @@ fn module_with_both_targets(dir: &Path) {
     git(dir, &["commit", "-q", "-m", "module"]);
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "rho test")
-        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
-        .env("GIT_COMMITTER_NAME", "rho test")
-        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
 /// `rho ARGS` run in `dir` (module.yml mode reads the module there).
 fn rho_in_module(dir: &Path, tmp: &Path, args: &[&str]) -> Outcome {
-    let start = std::time::Instant::now();
     let mut command = rho_command(tmp, args);
     command.current_dir(dir);
-    let (finished, stdout) = rho_exec::Runner::new(command)
-        .timeout(LIMIT)
-        .run_collect()
-        .unwrap();
-    let status = match finished.termination {
-        rho_exec::Termination::Exited(code) => Some(code),
-        other => panic!("rho {args:?}: {other}"),
-    };
-    Outcome {
-        status,
-        stdout,
-        stderr: finished.stderr,
-        elapsed: start.elapsed(),
-    }
+    run_rho(command, args, LIMIT)
 }
 
 #[test]
@@ -476,22 +426,10 @@ fn module_yml_runs_the_board_target_and_a_board_baseline_is_refused_against_a_ho
             "--write-baseline",
         ],
     );
-    assert_eq!(board.status, Some(0), "{}", board.describe());
-    assert!(
-        board
-            .stdout
-            .contains(&format!("target {TARGET} (armv7e-m)")),
-        "{}",
-        board.describe()
-    );
-    assert!(
-        board.stdout.contains("cycles (systick)"),
-        "{}",
-        board.describe()
-    );
-    let baseline: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("bench/baseline.json")).unwrap())
-            .unwrap();
+    board.assert_exit(0);
+    board.assert_stdout_has(&format!("target {TARGET} (armv7e-m)"));
+    board.assert_stdout_has("cycles (systick)");
+    let baseline = read_json(&root.join("bench/baseline.json"));
     let sections: Vec<&String> = baseline["targets"].as_object().unwrap().keys().collect();
     assert_eq!(sections, [TARGET], "{baseline}");
     git(root, &["add", "bench/baseline.json"]);
@@ -511,14 +449,10 @@ fn module_yml_runs_the_board_target_and_a_board_baseline_is_refused_against_a_ho
             "HEAD",
         ],
     );
-    assert_eq!(host.status, Some(2), "{}", host.describe());
-    assert!(
-        host.stderr.contains(&format!(
-            "has no baseline for target \"host\" (it has: {TARGET})"
-        )),
-        "{}",
-        host.describe()
-    );
+    host.assert_exit(2);
+    host.assert_stderr_has(&format!(
+        "has no baseline for target \"host\" (it has: {TARGET})"
+    ));
 
     // The reverse: a baseline with only the host's section, and a board run against it.
     let mut host_only = baseline.clone();
@@ -544,14 +478,10 @@ fn module_yml_runs_the_board_target_and_a_board_baseline_is_refused_against_a_ho
             "HEAD",
         ],
     );
-    assert_eq!(board_diff.status, Some(2), "{}", board_diff.describe());
-    assert!(
-        board_diff.stderr.contains(&format!(
-            "has no baseline for target \"{TARGET}\" (it has: host)"
-        )),
-        "{}",
-        board_diff.describe()
-    );
+    board_diff.assert_exit(2);
+    board_diff.assert_stderr_has(&format!(
+        "has no baseline for target \"{TARGET}\" (it has: host)"
+    ));
 }
 
 /// The same refusal one level down, on real figures: rho-baseline's comparison of a section recorded from a
@@ -580,8 +510,8 @@ fn rho_baseline_refuses_to_compare_a_board_run_with_a_host_run() {
         ],
         LIMIT,
     );
-    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
-    let host = summary_of(&serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap());
+    outcome.assert_exit(0);
+    let host = summary_of(&read_json(&json));
     assert_eq!(board.target.name, TARGET);
     assert_eq!(host.target.name, "host");
 
@@ -658,7 +588,7 @@ fn the_filter_is_compiled_in_on_the_board() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("run.json");
-    let mut command = rho_command(
+    let outcome = rho_in_env(
         tmp.path(),
         &[
             "bench",
@@ -672,24 +602,12 @@ fn the_filter_is_compiled_in_on_the_board() {
             "--json",
             json.to_str().unwrap(),
         ],
+        &[("RHO_BENCH_FILTER", "crc_256,steady")],
+        LIMIT,
     );
-    command.env("RHO_BENCH_FILTER", "crc_256,steady");
-    let (finished, _report) = rho_exec::Runner::new(command)
-        .timeout(LIMIT)
-        .run_collect()
-        .unwrap();
+    assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
     assert_eq!(
-        finished.termination,
-        rho_exec::Termination::Exited(0),
-        "{}",
-        finished.stderr
+        bench_names(&read_json(&json)),
+        ["bench_crc_256", "bench_steady"]
     );
-    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let names: Vec<&str> = document["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["bench_crc_256", "bench_steady"]);
 }

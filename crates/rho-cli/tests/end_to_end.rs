@@ -22,22 +22,9 @@ struct SuiteRun {
 }
 
 fn run_suite(relative: &str, extra: &[&str]) -> SuiteRun {
-    let tmp = tempfile::tempdir().unwrap();
-    let json = tmp.path().join("run.json");
-    let mut args = vec![
-        "bench",
-        relative,
-        "--iterations",
-        ITERATIONS,
-        "--json",
-        json.to_str().unwrap(),
-    ];
+    let mut args = vec!["bench", relative, "--iterations", ITERATIONS];
     args.extend_from_slice(extra);
-    let outcome = rho_in(tmp.path(), &args, LIMIT);
-    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
-    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    // Nothing left in the temporary directory but the document: the build directory was removed.
-    assert_eq!(entries(tmp.path()), ["run.json"]);
+    let (outcome, document) = rho_json(&args, LIMIT);
     SuiteRun {
         report: outcome.stdout,
         stderr: outcome.stderr,
@@ -72,12 +59,7 @@ fn the_document_is_versioned_and_keeps_raw_and_net() {
 #[test]
 fn the_report_lists_every_benchmark_in_suite_order_with_its_clocks() {
     let run = crypto();
-    let names: Vec<&str> = run.document["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["name"].as_str().unwrap())
-        .collect();
+    let names = bench_names(&run.document);
     assert!(names.len() >= 5, "{names:?}");
     let mut from = 0;
     for name in &names {
@@ -222,13 +204,7 @@ fn a_leaking_benchmark_is_flagged() {
 #[test]
 fn benchmarks_a_full_suite_dropped_are_warned_about_and_the_rest_run_in_order() {
     let run = run_suite("tests/c/overflow_suite.c", &[]);
-    let names: Vec<&str> = run.document["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["bench_first", "bench_second"]);
+    assert_eq!(bench_names(&run.document), ["bench_first", "bench_second"]);
     assert_eq!(u64_at(&run.document, "/dropped"), 2);
     assert!(
         run.stderr.contains("no room for 2 benchmarks"),
@@ -315,34 +291,32 @@ int main(int argc, char **argv)
     assert!(run.report.contains("\nbench_add "), "{}", run.report);
 }
 
-#[test]
-fn a_benchmark_stopped_by_the_time_cap_is_marked() {
+/// `tests/c/cap_suite.c` with `--warmup WARMUP` and a time cap of 50 ms (`RHO_BENCH_TIME_CAP_MS`): its
+/// document and its report.
+fn run_capped(warmup: &str) -> (Value, String) {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("run.json");
-    let mut command = rho_command(
+    let outcome = rho_in_env(
         tmp.path(),
         &[
             "bench",
             "tests/c/cap_suite.c",
             "--warmup",
-            "1",
+            warmup,
             "--json",
             json.to_str().unwrap(),
         ],
+        &[("RHO_BENCH_TIME_CAP_MS", "50")],
+        LIMIT,
     );
+    assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
+    (read_json(&json), outcome.stdout)
+}
+
+#[test]
+fn a_benchmark_stopped_by_the_time_cap_is_marked() {
     // A small cap, as the suite's own comment suggests; the harness reads it from the environment.
-    command.env("RHO_BENCH_TIME_CAP_MS", "50");
-    let (finished, report) = rho_exec::Runner::new(command)
-        .timeout(LIMIT)
-        .run_collect()
-        .unwrap();
-    assert_eq!(
-        finished.termination,
-        rho_exec::Termination::Exited(0),
-        "{}",
-        finished.stderr
-    );
-    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (document, report) = run_capped("1");
     let slow = bench(&document, "bench_slow");
     assert_eq!(slow["capped"], true);
     let done = u64_at(slow, "/iterations");
@@ -366,33 +340,9 @@ fn a_benchmark_stopped_by_the_time_cap_is_marked() {
 /// when it stops them.
 #[test]
 fn the_time_cap_counts_measured_time_and_warm_ups_are_cut_at_a_cap_of_their_own() {
-    let tmp = tempfile::tempdir().unwrap();
-    let json = tmp.path().join("run.json");
     let asked_warmup = 100_000u64;
-    let mut command = rho_command(
-        tmp.path(),
-        &[
-            "bench",
-            "tests/c/cap_suite.c",
-            "--warmup",
-            &asked_warmup.to_string(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    );
     let cap_ms = 50.0;
-    command.env("RHO_BENCH_TIME_CAP_MS", "50");
-    let (finished, _report) = rho_exec::Runner::new(command)
-        .timeout(LIMIT)
-        .run_collect()
-        .unwrap();
-    assert_eq!(
-        finished.termination,
-        rho_exec::Termination::Exited(0),
-        "{}",
-        finished.stderr
-    );
-    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (document, _report) = run_capped(&asked_warmup.to_string());
     let slow = bench(&document, "bench_slow");
     let warmups = u64_at(slow, "/warmup");
     assert!(
@@ -426,12 +376,8 @@ fn a_unit_of_zero_per_iteration_is_refused_by_the_harness() {
         ],
         LIMIT,
     );
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("exited with status 2"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("exited with status 2");
     assert!(
         outcome.stderr.contains(
             "rho: bench_zero_per_iteration: RHO_BENCH_UNIT: 0 units an iteration; at least 1"
@@ -447,7 +393,7 @@ fn a_unit_of_zero_per_iteration_is_refused_by_the_harness() {
 fn run_filtered(filter: &str) -> (Option<i32>, String, Option<Value>) {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("run.json");
-    let mut command = rho_command(
+    let outcome = rho_in_env(
         tmp.path(),
         &[
             "bench",
@@ -457,44 +403,34 @@ fn run_filtered(filter: &str) -> (Option<i32>, String, Option<Value>) {
             "--json",
             json.to_str().unwrap(),
         ],
+        &[("RHO_BENCH_FILTER", filter)],
+        LIMIT,
     );
-    command.env("RHO_BENCH_FILTER", filter);
-    let (finished, _report) = rho_exec::Runner::new(command)
-        .timeout(LIMIT)
-        .run_collect()
-        .unwrap();
-    let status = match finished.termination {
-        rho_exec::Termination::Exited(code) => Some(code),
-        _ => None,
-    };
     let document = std::fs::read_to_string(&json)
         .ok()
         .map(|text| serde_json::from_str(&text).unwrap());
-    (status, finished.stderr, document)
-}
-
-fn names(document: &Value) -> Vec<&str> {
-    document["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["name"].as_str().unwrap())
-        .collect()
+    (outcome.status, outcome.stderr, document)
 }
 
 #[test]
 fn the_filter_runs_only_the_benchmarks_whose_names_contain_a_term() {
     let (status, stderr, document) = run_filtered("crc");
     assert_eq!(status, Some(0), "{stderr}");
-    assert_eq!(names(&document.unwrap()), ["bench_crc_64", "bench_crc_256"]);
+    assert_eq!(
+        bench_names(&document.unwrap()),
+        ["bench_crc_64", "bench_crc_256"]
+    );
     // Several terms: the suite's order, not the filter's.
     let (status, stderr, document) = run_filtered("steady,crc_64");
     assert_eq!(status, Some(0), "{stderr}");
-    assert_eq!(names(&document.unwrap()), ["bench_crc_64", "bench_steady"]);
+    assert_eq!(
+        bench_names(&document.unwrap()),
+        ["bench_crc_64", "bench_steady"]
+    );
     // An empty filter is no filter.
     let (status, stderr, document) = run_filtered("");
     assert_eq!(status, Some(0), "{stderr}");
-    assert_eq!(names(&document.unwrap()).len(), 6);
+    assert_eq!(bench_names(&document.unwrap()).len(), 6);
 }
 
 #[test]
@@ -525,7 +461,7 @@ fn json_to_stdout_is_the_document_alone_and_the_report_goes_to_stderr() {
         ],
         LIMIT,
     );
-    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    outcome.assert_exit(0);
     // `rho bench ... --json - | jq` reads one document from stdout.
     let document: Value = serde_json::from_str(&outcome.stdout).unwrap();
     assert_eq!(document["schema"], "rho-bench-run/1");
@@ -562,28 +498,20 @@ fn the_filter_flag_runs_only_the_benchmarks_whose_names_contain_a_term() {
     };
     let names = |outcome: &Outcome| -> Vec<String> {
         let document: Value = serde_json::from_str(&outcome.stdout).unwrap();
-        document["benchmarks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["name"].as_str().unwrap().to_string())
+        bench_names(&document)
+            .into_iter()
+            .map(str::to_string)
             .collect()
     };
     let outcome = run("crc");
-    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    outcome.assert_exit(0);
     assert_eq!(names(&outcome), ["bench_crc_64", "bench_crc_256"]);
     let outcome = run("crc_64,malloc");
-    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    outcome.assert_exit(0);
     assert_eq!(names(&outcome), ["bench_crc_64", "bench_malloc_free"]);
     // A filter that matches nothing is a warning, not an error.
     let outcome = run("nothing_called_this");
-    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    outcome.assert_exit(0);
     assert!(names(&outcome).is_empty());
-    assert!(
-        outcome
-            .stderr
-            .contains("--filter nothing_called_this matched no benchmark"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_has("--filter nothing_called_this matched no benchmark");
 }

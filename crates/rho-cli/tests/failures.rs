@@ -61,62 +61,39 @@ int main(int argc, char **argv)
 }
 "#;
 
-#[test]
-fn a_crashing_suite_exits_2_naming_the_signal_and_the_benchmark() {
+/// `rho bench FILE ARGS` on a suite written from `text` as `name`, with rho's temporary files in a fresh
+/// directory (returned, for the test to see what is left in it).
+fn bench_written(name: &str, text: &str, args: &[&str]) -> (tempfile::TempDir, Outcome) {
     let tmp = tempfile::tempdir().unwrap();
     let src = tempfile::tempdir().unwrap();
-    let file = write_c(src.path(), "crash.c", CRASHING_SUITE);
-    let outcome = rho_in(
-        tmp.path(),
-        &["bench", file.to_str().unwrap(), "--iterations", "100"],
-        LIMIT,
-    );
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("crashed (SIGSEGV)"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        outcome.stderr.contains("bench_segfault"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        entries(tmp.path()).is_empty(),
-        "left behind: {:?}",
-        entries(tmp.path())
-    );
+    let file = write_c(src.path(), name, text);
+    let mut all = vec!["bench", file.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let outcome = rho_in(tmp.path(), &all, LIMIT);
+    (tmp, outcome)
+}
+
+#[test]
+fn a_crashing_suite_exits_2_naming_the_signal_and_the_benchmark() {
+    let (tmp, outcome) = bench_written("crash.c", CRASHING_SUITE, &["--iterations", "100"]);
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("crashed (SIGSEGV)");
+    outcome.assert_stderr_has("bench_segfault");
+    assert_nothing_left(tmp.path());
 }
 
 #[test]
 fn a_hanging_suite_is_killed_at_the_timeout_and_leaves_nothing_behind() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
-    let file = write_c(src.path(), "hang.c", HANGING_SUITE);
     let timeout_seconds = 2;
     let start = Instant::now();
-    let outcome = rho_in(
-        tmp.path(),
-        &[
-            "bench",
-            file.to_str().unwrap(),
-            "--timeout",
-            &timeout_seconds.to_string(),
-        ],
-        LIMIT,
+    let (tmp, outcome) = bench_written(
+        "hang.c",
+        HANGING_SUITE,
+        &["--timeout", &timeout_seconds.to_string()],
     );
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("timed out after 2 s"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        outcome.stderr.contains("bench_forever"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("timed out after 2 s");
+    outcome.assert_stderr_has("bench_forever");
     // The build (a compile counts against its own timeout) plus the run's 2 s; generous for a loaded machine,
     // but far below "never returns".
     assert!(
@@ -124,14 +101,8 @@ fn a_hanging_suite_is_killed_at_the_timeout_and_leaves_nothing_behind() {
         "took {:?}",
         start.elapsed()
     );
-    let needle = tmp.path().to_string_lossy().into_owned();
-    let left = wait_for_no_process(&needle, Duration::from_secs(5));
-    assert!(left.is_empty(), "processes left running: {left:?}");
-    assert!(
-        entries(tmp.path()).is_empty(),
-        "left behind: {:?}",
-        entries(tmp.path())
-    );
+    assert_no_process_left(&tmp.path().to_string_lossy());
+    assert_nothing_left(tmp.path());
 }
 
 #[test]
@@ -164,11 +135,7 @@ fn ctrl_c_kills_the_suite_removes_the_build_and_exits_130() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let pid = i32::try_from(child.id()).unwrap();
-    // SAFETY: sending a signal to our own child.
-    unsafe {
-        libc::kill(pid, libc::SIGINT);
-    }
+    interrupt(&child);
     let until = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -183,65 +150,34 @@ fn ctrl_c_kills_the_suite_removes_the_build_and_exits_130() {
     let mut stderr = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(130), "stderr: {stderr}");
-    let left = wait_for_no_process(&suite_path, Duration::from_secs(5));
-    assert!(left.is_empty(), "processes left running: {left:?}");
-    assert!(
-        entries(tmp.path()).is_empty(),
-        "left behind: {:?}",
-        entries(tmp.path())
-    );
+    assert_no_process_left(&suite_path);
+    assert_nothing_left(tmp.path());
 }
 
 #[test]
 fn a_compile_error_exits_2_with_the_compilers_message() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
-    let file = write_c(
-        src.path(),
+    let (tmp, outcome) = bench_written(
         "broken.c",
         "#include <rho/bench.h>\nint main(void) { return undeclared_name; }\n",
+        &[],
     );
-    let outcome = rho_in(tmp.path(), &["bench", file.to_str().unwrap()], LIMIT);
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("cannot build the suite"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("cannot build the suite");
     // The compiler's own words, naming the file and the identifier.
-    assert!(
-        outcome.stderr.contains("broken.c"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        outcome.stderr.contains("undeclared_name"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        entries(tmp.path()).is_empty(),
-        "left behind: {:?}",
-        entries(tmp.path())
-    );
+    outcome.assert_stderr_has("broken.c");
+    outcome.assert_stderr_has("undeclared_name");
+    assert_nothing_left(tmp.path());
 }
 
 #[test]
 fn a_non_zero_exit_is_an_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
-    let file = write_c(
-        src.path(),
+    let (_tmp, outcome) = bench_written(
         "exit3.c",
         "#include <stdio.h>\nint main(void) { fputs(\"no room\\n\", stderr); return 3; }\n",
+        &[],
     );
-    let outcome = rho_in(tmp.path(), &["bench", file.to_str().unwrap()], LIMIT);
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("exited with status 3"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("exited with status 3");
     assert!(
         outcome.stderr.contains("no room"),
         "the suite's stderr is shown: {}",
@@ -251,53 +187,35 @@ fn a_non_zero_exit_is_an_error() {
 
 #[test]
 fn a_malformed_stream_names_its_line() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
     // Line 1 is noise, line 2 the header, line 3 a record that is not a record of the format.
-    let file = write_c(
-        src.path(),
+    let (_tmp, outcome) = bench_written(
         "malformed.c",
         "#include <stdio.h>\nint main(void) { puts(\"booting\"); puts(\"@rho-bench 1\"); puts(\"@nonsense 12\"); return 0; }\n",
+        &[],
     );
-    let outcome = rho_in(tmp.path(), &["bench", file.to_str().unwrap()], LIMIT);
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(outcome.stderr.contains("line 3"), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("malformed"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("line 3");
+    outcome.assert_stderr_has("malformed");
 }
 
 #[test]
 fn a_truncated_stream_is_an_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
-    let file = write_c(
-        src.path(),
+    let (_tmp, outcome) = bench_written(
         "truncated.c",
         "#include <stdio.h>\nint main(void) { puts(\"@rho-bench 1\"); return 0; }\n",
+        &[],
     );
-    let outcome = rho_in(tmp.path(), &["bench", file.to_str().unwrap()], LIMIT);
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("incomplete"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(outcome.stderr.contains("line 2"), "{}", outcome.describe());
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("incomplete");
+    outcome.assert_stderr_has("line 2");
 }
 
 #[test]
 fn a_missing_file_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
     let outcome = rho_in(tmp.path(), &["bench", "no/such/suite.c"], LIMIT);
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("no/such/suite.c: no such file"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("no/such/suite.c: no such file");
 }
 
 #[test]
@@ -323,20 +241,11 @@ fn ctrl_c_during_the_compile_leaves_nothing_behind() {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    let pid = i32::try_from(child.id()).unwrap();
-    // SAFETY: sending a signal to our own child.
-    unsafe {
-        libc::kill(pid, libc::SIGINT);
-    }
+    interrupt(&child);
     let status = child.wait().unwrap();
     assert!(matches!(status.code(), Some(130) | Some(0)), "{status}");
-    let left = wait_for_no_process(&build_path, Duration::from_secs(5));
-    assert!(left.is_empty(), "processes left running: {left:?}");
-    assert!(
-        entries(tmp.path()).is_empty(),
-        "left behind: {:?}",
-        entries(tmp.path())
-    );
+    assert_no_process_left(&build_path);
+    assert_nothing_left(tmp.path());
 }
 
 #[test]
@@ -367,11 +276,7 @@ fn a_missing_compiler_is_named() {
         "{}",
         finished.stderr
     );
-    assert!(
-        entries(tmp.path()).is_empty(),
-        "left behind: {:?}",
-        entries(tmp.path())
-    );
+    assert_nothing_left(tmp.path());
 }
 
 #[test]
@@ -382,24 +287,10 @@ fn a_harness_misuse_exits_2_with_the_harness_message() {
         &["bench", "tests/c/misuse_suite.c", "--iterations", "100"],
         LIMIT,
     );
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("exited with status 2"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        outcome.stderr.contains("bench_two_loops"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        outcome
-            .stderr
-            .contains("RHO_BENCH_LOOP entered more than once"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("exited with status 2");
+    outcome.assert_stderr_has("bench_two_loops");
+    outcome.assert_stderr_has("RHO_BENCH_LOOP entered more than once");
 }
 
 #[test]
@@ -416,12 +307,8 @@ fn an_unwritable_json_path_is_found_before_anything_is_built() {
         ],
         Duration::from_secs(120),
     );
-    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("no-such-dir does not exist"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("no-such-dir does not exist");
     // Nothing ran: no report, and no build directory was ever made.
     assert!(outcome.stdout.is_empty(), "{}", outcome.describe());
     assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));

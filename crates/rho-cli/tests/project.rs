@@ -3,11 +3,8 @@
 //! column.
 
 mod common;
-mod project_support;
 
-use project_support::{
-    HELD_BYTES, Project, SUITE, budget_row, canned_script, line_with, module_yml,
-};
+use common::{HELD_BYTES, Project, SUITE, budget_row, canned_script, line_with, module_yml};
 
 /// The spec's module.yml, exactly as rho-bench.txt writes it.
 const SPEC_MODULE_YML: &str = "\
@@ -46,7 +43,7 @@ fn the_example_project_runs_every_suite_and_holds_its_budgets() {
     // From a directory below the root: module.yml is found by walking up.
     let below = project.path().join("src");
     let out = project.rho_in(&below, &["bench", "check"], &[]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     for bench in [
         "bench_crc_64",
         "bench_crc_256",
@@ -77,11 +74,7 @@ fn the_example_project_runs_every_suite_and_holds_its_budgets() {
     // bench_malloc_free's own heap budget (64) replaces the global one (8192).
     let row = budget_row(&out.stdout, "bench_malloc_free");
     assert!(row.windows(3).any(|w| w == ["64", "64", "ok"]), "{row:?}");
-    assert!(
-        out.stdout.contains("check: ok: every budget holds"),
-        "{}",
-        out.describe()
-    );
+    out.assert_stdout_has("check: ok: every budget holds");
 }
 
 #[test]
@@ -93,9 +86,9 @@ fn the_specs_module_yml_runs_its_first_target_on_the_host() {
     );
     project.write("bench.c", SUITE);
     let out = project.rho(&["bench", "--iterations", "500"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     assert!(line_with(&out.stdout, "rho bench  bench.c").contains("target host"));
-    assert!(out.stdout.contains("500 iterations"), "{}", out.describe());
+    out.assert_stdout_has("500 iterations");
     // The global budgets apply to every benchmark: a heap figure of 64 against 8192.
     let row = budget_row(&out.stdout, "bench_hold_64");
     assert!(
@@ -106,21 +99,11 @@ fn the_specs_module_yml_runs_its_first_target_on_the_host() {
 
     // `stm32h743zi` is a name only: selecting it is an error at its place in the file.
     let out = project.rho(&["bench", "--target", "stm32h743zi"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stderr.contains(
-            "module.yml:12:7: target 'stm32h743zi' has no built-in definition and no `build:` or `run:` command"
-        ),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stderr_has("module.yml:12:7: target 'stm32h743zi' has no built-in definition and no `build:` or `run:` command");
     let out = project.rho(&["bench", "--target", "nowhere"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stderr.contains("unknown target 'nowhere'"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stderr_has("unknown target 'nowhere'");
 }
 
 #[test]
@@ -179,12 +162,8 @@ fn each_bad_config_is_named_by_file_line_and_column_with_exit_2() {
 fn without_a_module_yml_rho_bench_says_so() {
     let project = Project::new();
     let out = project.rho(&["bench"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stderr.contains("no module.yml in"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stderr_has("no module.yml in");
 }
 
 #[test]
@@ -209,7 +188,7 @@ cc -O2 -I"$RHO_BENCH_INCLUDE" $RHO_BENCH_SOURCES "$RHO_BENCH_OUT/impl.c" -o "$RH
         ),
     );
     let out = project.rho(&["bench", "--scale", "2"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     let env = project.read("build-env.txt");
     for expected in [
         "RHO_BENCH_ITERATIONS=2000",
@@ -232,17 +211,13 @@ cc -O2 -I"$RHO_BENCH_INCLUDE" $RHO_BENCH_SOURCES "$RHO_BENCH_OUT/impl.c" -o "$RH
         );
     }
     // The harness saw them: the scale doubled every count, per-benchmark counts included; the stack is off.
-    assert!(out.stdout.contains("4000 iterations"), "{}", out.describe());
+    out.assert_stdout_has("4000 iterations");
     assert!(
         line_with(&out.stdout, "bench_hold_64").contains(" 60 "),
         "{}",
         out.describe()
     );
-    assert!(
-        out.stdout.contains("stack not measured"),
-        "{}",
-        out.describe()
-    );
+    out.assert_stdout_has("stack not measured");
     // Its build directory was rho's temporary one, and is gone.
     assert!(common::entries(&project.path().join("tmp")).is_empty());
 }
@@ -259,17 +234,9 @@ fn a_failing_build_command_is_exit_2_with_its_output() {
         ),
     );
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stderr.contains("exited with status 3"),
-        "{}",
-        out.describe()
-    );
-    assert!(
-        out.stderr.contains("no compiler here"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stderr_has("exited with status 3");
+    out.assert_stderr_has("no compiler here");
 }
 
 #[test]
@@ -283,7 +250,7 @@ fn a_failing_suite_does_not_stop_the_others_and_the_run_ends_with_exit_2() {
          - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check", "--json", "run.json"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
+    out.assert_exit(2);
     // The failure is printed clearly, naming the suite and how it ended.
     assert!(
         out.stderr
@@ -295,12 +262,7 @@ fn a_failing_suite_does_not_stop_the_others_and_the_run_ends_with_exit_2() {
     // The later suite ran and was reported and judged.
     let row = budget_row(&out.stdout, "bench_canned");
     assert_eq!(&row[1..4], ["100", "150", "ok"], "{}", out.describe());
-    assert!(
-        out.stdout
-            .contains("check: cannot decide: 1 of 2 suites failed to build or run"),
-        "{}",
-        out.describe()
-    );
+    out.assert_stdout_has("check: cannot decide: 1 of 2 suites failed to build or run");
     assert!(!out.stdout.contains("check: ok"), "{}", out.describe());
     let document: serde_json::Value = serde_json::from_str(&project.read("run.json")).unwrap();
     assert_eq!(document["suites"].as_array().unwrap().len(), 1);
@@ -308,14 +270,9 @@ fn a_failing_suite_does_not_stop_the_others_and_the_run_ends_with_exit_2() {
 
     // `rho bench` (report only) also runs both and ends with exit 2.
     let out = project.rho(&["bench"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(out.stdout.contains("bench_canned"), "{}", out.describe());
-    assert!(
-        out.stderr
-            .contains("rho: error: 1 of 2 suites failed to build or run"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stdout_has("bench_canned");
+    out.assert_stderr_has("rho: error: 1 of 2 suites failed to build or run");
 }
 
 #[test]
@@ -327,13 +284,8 @@ fn an_unwritable_json_path_stops_rho_bench_before_any_suite_runs() {
         "bench:\n  suites:\n    - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check", "--json", "nothere/run.json"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stderr
-            .contains("--json nothere/run.json: the directory nothere does not exist"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stderr_has("--json nothere/run.json: the directory nothere does not exist");
     assert!(!project.path().join("runs.log").exists(), "a suite ran");
 }
 
@@ -343,18 +295,13 @@ fn filter_reaches_every_suite_of_the_module_and_refuses_to_write_a_partial_basel
     project.write("bench.c", SUITE);
     project.write("module.yml", &module_yml(""));
     let out = project.rho(&["bench", "--filter", "hold"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
-    assert!(out.stdout.contains("bench_hold_64"), "{}", out.describe());
+    out.assert_exit(0);
+    out.assert_stdout_has("bench_hold_64");
     assert!(!out.stdout.contains("bench_crc_256"), "{}", out.describe());
 
     let out = project.rho(&["bench", "--filter", "hold", "--write-baseline"]);
-    assert_eq!(out.status, Some(2), "{}", out.describe());
-    assert!(
-        out.stderr
-            .contains("--filter hold with --write-baseline would record a baseline without"),
-        "{}",
-        out.describe()
-    );
+    out.assert_exit(2);
+    out.assert_stderr_has("--filter hold with --write-baseline would record a baseline without");
 }
 
 #[test]
@@ -366,16 +313,12 @@ fn check_with_json_to_stdout_keeps_stdout_for_the_document() {
         "bench:\n  budgets:\n    max_cycles_per_iteration: 150\n  suites:\n    - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check", "--json", "-"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     let document: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(document["schema"], "rho-bench-project/1");
     // The table, the budgets and the verdict are on stderr.
-    assert!(out.stderr.contains("bench_canned"), "{}", out.describe());
-    assert!(
-        out.stderr.contains("check: ok: every budget holds"),
-        "{}",
-        out.describe()
-    );
+    out.assert_stderr_has("bench_canned");
+    out.assert_stderr_has("check: ok: every budget holds");
 }
 
 #[test]
@@ -388,20 +331,20 @@ fn repetitions_fold_the_best_run_of_each_figure() {
         "bench:\n  budgets:\n    max_cycles_per_iteration: 150\n  suites:\n    - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check", "--repetitions", "3"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     assert_eq!(
         project.read("runs.log").lines().count(),
         3,
         "three runs, no more"
     );
-    assert!(out.stdout.contains("best of 3 runs"), "{}", out.describe());
+    out.assert_stdout_has("best of 3 runs");
     let row = budget_row(&out.stdout, "bench_canned");
     assert_eq!(&row[1..4], ["100", "150", "ok"], "{}", out.describe());
 
     // One run (the default) is the first: 300, over the budget.
     std::fs::remove_file(project.path().join("runs.log")).unwrap();
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(1), "{}", out.describe());
+    out.assert_exit(1);
     assert!(!out.stdout.contains("best of"), "{}", out.describe());
     assert_eq!(project.read("runs.log").lines().count(), 1);
 
@@ -412,7 +355,7 @@ fn repetitions_fold_the_best_run_of_each_figure() {
         "bench:\n  repetitions: 3\n  budgets:\n    max_cycles_per_iteration: 150\n  suites:\n    - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     assert_eq!(project.read("runs.log").lines().count(), 3);
 }
 
@@ -428,8 +371,8 @@ fn rho_bench_file_c_folds_repetitions_too() {
         "--repetitions",
         "2",
     ]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
-    assert!(out.stdout.contains("best of 2 runs"), "{}", out.describe());
+    out.assert_exit(0);
+    out.assert_stdout_has("best of 2 runs");
 }
 
 #[test]
@@ -441,7 +384,7 @@ fn json_holds_every_suite_with_its_budgets_and_verdicts() {
         "bench:\n  budgets:\n    max_cycles_per_iteration: 150\n    max_heap_bytes: 0\n  suites:\n    - command: sh canned.sh\n",
     );
     let out = project.rho(&["bench", "check", "--repetitions", "2", "--json", "run.json"]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     let document: serde_json::Value = serde_json::from_str(&project.read("run.json")).unwrap();
     assert_eq!(document["schema"], "rho-bench-project/1");
     assert_eq!(document["target"], "host");
@@ -501,15 +444,11 @@ fn the_built_in_mps2_an386_target_builds_with_the_embedded_port_and_runs_on_qemu
         "--warmup",
         "5",
     ]);
-    assert_eq!(out.status, Some(0), "{}", out.describe());
+    out.assert_exit(0);
     let header = line_with(&out.stdout, "rho bench  bench.c");
     assert!(header.contains("target mps2-an386"), "{header}");
     // The settings were compiled in: a board has no environment.
-    assert!(
-        out.stdout.contains("50 iterations and 5 warm-ups"),
-        "{}",
-        out.describe()
-    );
+    out.assert_stdout_has("50 iterations and 5 warm-ups");
     let row = budget_row(&out.stdout, "bench_hold_64");
     assert!(
         row.windows(3)

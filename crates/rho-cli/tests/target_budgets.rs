@@ -2,9 +2,8 @@
 //! target it ran on, laid over the global ones.
 
 mod common;
-mod project_support;
 
-use project_support::{HELD_BYTES, Project, SUITE, module_yml};
+use common::{HELD_BYTES, Project, SUITE, module_yml};
 
 #[test]
 fn the_selected_targets_budgets_replace_the_global_ones() {

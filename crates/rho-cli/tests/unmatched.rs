@@ -3,9 +3,8 @@
 //! (exit 2) under `rho bench check`, instead of being silently unused.
 
 mod common;
-mod project_support;
 
-use project_support::{HELD_BYTES, Project, SUITE, module_yml};
+use common::{HELD_BYTES, Project, SUITE, module_yml};
 
 fn heap_budget(name: &str) -> String {
     format!("  benchmarks:\n    {name}:\n      budgets:\n        max_heap_bytes: {HELD_BYTES}\n")

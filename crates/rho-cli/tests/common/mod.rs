@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests: run the real `rho` binary with a timeout, find the repository's
-//! files, read the JSON document, look for leftover processes.
+//! files, read the JSON document, look for leftover processes; and for the module.yml tests, a temporary
+//! project directory, small C suites and a canned wire stream.
 
 #![allow(dead_code)]
 
@@ -34,6 +35,24 @@ impl Outcome {
             self.status, self.elapsed, self.stdout, self.stderr
         )
     }
+
+    /// `rho` exited with status `code`.
+    #[track_caller]
+    pub fn assert_exit(&self, code: i32) {
+        assert_eq!(self.status, Some(code), "{}", self.describe());
+    }
+
+    /// `rho`'s stdout contains `text`.
+    #[track_caller]
+    pub fn assert_stdout_has(&self, text: &str) {
+        assert!(self.stdout.contains(text), "{}", self.describe());
+    }
+
+    /// `rho`'s stderr contains `text`.
+    #[track_caller]
+    pub fn assert_stderr_has(&self, text: &str) {
+        assert!(self.stderr.contains(text), "{}", self.describe());
+    }
 }
 
 /// The `rho` binary with its temporary directory set to `tmp` (so its build directories, and the processes
@@ -46,8 +65,21 @@ pub fn rho_command(tmp: &Path, args: &[&str]) -> Command {
 
 /// Run `rho` to completion (at most `limit`; a test fails rather than hangs).
 pub fn rho_in(tmp: &Path, args: &[&str], limit: Duration) -> Outcome {
+    run_rho(rho_command(tmp, args), args, limit)
+}
+
+/// Run `rho` to completion with `env` added (at most `limit`).
+pub fn rho_in_env(tmp: &Path, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Outcome {
+    let mut command = rho_command(tmp, args);
+    command.envs(env.iter().copied());
+    run_rho(command, args, limit)
+}
+
+/// Run a `rho` command made by [`rho_command`] (its `args` given again for the message) to completion, at
+/// most `limit`.
+pub fn run_rho(command: Command, args: &[&str], limit: Duration) -> Outcome {
     let start = Instant::now();
-    let (finished, stdout) = Runner::new(rho_command(tmp, args))
+    let (finished, stdout) = Runner::new(command)
         .timeout(limit)
         .stderr_limit(1 << 20)
         .run_collect()
@@ -63,6 +95,40 @@ pub fn rho_in(tmp: &Path, args: &[&str], limit: Duration) -> Outcome {
         stderr: finished.stderr,
         elapsed: start.elapsed(),
     }
+}
+
+/// `rho ARGS --json FILE` run in a fresh temporary directory, at most `limit`: it must exit 0 and leave
+/// nothing there but the document (its build directory was removed). Returns its outcome and the document.
+pub fn rho_json(args: &[&str], limit: Duration) -> (Outcome, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let mut args = args.to_vec();
+    args.extend(["--json", json.to_str().unwrap()]);
+    let outcome = rho_in(tmp.path(), &args, limit);
+    outcome.assert_exit(0);
+    let document = read_json(&json);
+    assert_eq!(entries(tmp.path()), ["run.json"]);
+    (outcome, document)
+}
+
+/// `git ARGS` in `dir` as a test author; it must succeed. Returns its stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "rho test")
+        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
+        .env("GIT_COMMITTER_NAME", "rho test")
+        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Processes whose command line mentions `needle` (read from /proc).
@@ -102,6 +168,22 @@ pub fn wait_for_no_process(needle: &str, limit: Duration) -> Vec<(u32, String)> 
     }
 }
 
+/// Wait a moment for no process to mention `needle`, and fail naming those still running.
+#[track_caller]
+pub fn assert_no_process_left(needle: &str) {
+    let left = wait_for_no_process(needle, Duration::from_secs(5));
+    assert!(left.is_empty(), "processes left running: {left:?}");
+}
+
+/// Send SIGINT to `child` (as a Ctrl-C at the terminal would).
+pub fn interrupt(child: &std::process::Child) {
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: sending a signal to our own child.
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+    }
+}
+
 /// The entries left in a directory.
 pub fn entries(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -112,6 +194,12 @@ pub fn entries(dir: &Path) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Nothing is left in `dir`.
+#[track_caller]
+pub fn assert_nothing_left(dir: &Path) {
+    assert!(entries(dir).is_empty(), "left behind: {:?}", entries(dir));
 }
 
 /// Write a small C suite into `dir`.
@@ -139,6 +227,21 @@ pub fn c_define(path: &Path, name: &str) -> u64 {
     panic!("no #define {name} in {}", path.display());
 }
 
+/// The JSON document in `path`.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The names of the benchmarks of a `rho-bench-run/1` document, in its order.
+pub fn bench_names(document: &serde_json::Value) -> Vec<&str> {
+    document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect()
+}
+
 /// The benchmark called `name` in a `rho-bench-run/1` document.
 pub fn bench<'a>(document: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     document["benchmarks"]
@@ -161,4 +264,169 @@ pub fn f64_at(value: &serde_json::Value, pointer: &str) -> f64 {
         .pointer(pointer)
         .and_then(|v| v.as_f64())
         .unwrap_or_else(|| panic!("no number at {pointer} in {value}"))
+}
+
+/// A temporary project: a directory with a module.yml and its suites; `rho`'s own temporary files go to
+/// `tmp/` inside it.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("tmp")).unwrap();
+        Project { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(relative)).unwrap()
+    }
+
+    /// Run `rho ARGS` in the project's root.
+    pub fn rho(&self, args: &[&str]) -> Outcome {
+        self.rho_in(self.path(), args, &[])
+    }
+
+    /// Run `rho ARGS` in `dir` with `env` added, at most five minutes (a test fails rather than hangs).
+    pub fn rho_in(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
+        let mut command = rho_command(&self.path().join("tmp"), args);
+        command.current_dir(dir);
+        command.env_remove("RHO_BENCH_SCALE");
+        command.envs(env.iter().copied());
+        run_rho(command, args, Duration::from_secs(300))
+    }
+}
+
+/// A suite with a known heap peak (one 64-byte block held per iteration) and a body of a few thousand cycles
+/// (a bitwise CRC-32 over 256 bytes).
+pub const SUITE: &str = r#"
+#include <rho/bench.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static uint8_t message[256];
+
+static uint32_t crc32(const uint8_t *data, size_t len)
+{
+    uint32_t crc = 0xFFFFFFFFu;
+    size_t i;
+    for (i = 0; i < len; i++) {
+        int bit;
+        crc ^= data[i];
+        for (bit = 0; bit < 8; bit++) {
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+        }
+    }
+    return ~crc;
+}
+
+static void bench_crc_256(rho_bench_t *state)
+{
+    RHO_BENCH_UNIT(state, "byte", 256);
+    RHO_BENCH_LOOP(state) {
+        RHO_BENCH_KEEP(crc32(message, 256));
+    }
+}
+
+#define HELD_BYTES 64
+
+static void bench_hold_64(rho_bench_t *state)
+{
+    RHO_BENCH_LOOP(state) {
+        void *block = malloc(HELD_BYTES);
+        RHO_BENCH_HEAP_ALLOC(state, block, HELD_BYTES);
+        RHO_BENCH_KEEP(block);
+        RHO_BENCH_HEAP_FREE(state, block, HELD_BYTES);
+        free(block);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    size_t i;
+    for (i = 0; i < sizeof message; i++) {
+        message[i] = (uint8_t)(i * 31u + 7u);
+    }
+    RHO_BENCH_ADD(&suite, bench_crc_256);
+    RHO_BENCH_ADD(&suite, bench_hold_64);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+/// The heap peak [`SUITE`]'s `bench_hold_64` reports.
+pub const HELD_BYTES: u64 = 64;
+
+/// A module.yml for [`SUITE`] in `bench.c`: `extra` goes under `bench:` (indented two spaces).
+pub fn module_yml(extra: &str) -> String {
+    format!(
+        "bench:\n  default_iterations: 2000\n  warmup_runs: 50\n  suites:\n    - bench.c\n{extra}"
+    )
+}
+
+/// A command suite that prints a canned wire stream: one benchmark `bench_canned` on a cycle clock whose
+/// samples are all `figures[k]` in its k-th run (the run count is kept in `runs.log` in the module root), no
+/// stack figure.
+pub fn canned_script(figures: &[u64]) -> String {
+    let cases: String = figures
+        .iter()
+        .enumerate()
+        .map(|(k, v)| format!("    {}) v={v} ;;\n", k + 1))
+        .collect();
+    format!(
+        r#"echo run >>runs.log
+n=$(wc -l <runs.log)
+case $n in
+{cases}    *) v={last} ;;
+esac
+cat <<EOF
+@rho-bench 1
+@target canned arch=none optimized=1
+@clock cycles fake unit=cycle hz=0 resolution=1
+@config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0
+@bench bench_canned
+:$v
+:$v
+:$v
+@stack off
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
+@end bench_canned iterations=3 warmup=0 capped=0 unit=iter per_iteration=1
+@done benchmarks=1 dropped=0
+EOF
+"#,
+        last = figures.last().copied().unwrap_or(0)
+    )
+}
+
+/// The first line of `text` containing `needle` (for a message about a table row).
+pub fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{text}"))
+}
+
+/// The words of the budget table's row for `bench` (the table after the line that starts with `budgets` and
+/// names the `verdict` columns).
+pub fn budget_row<'a>(stdout: &'a str, bench: &str) -> Vec<&'a str> {
+    let mut lines = stdout.lines();
+    lines
+        .find(|l| l.starts_with("budgets ") && l.contains("verdict"))
+        .unwrap_or_else(|| panic!("no budget table in:\n{stdout}"));
+    lines
+        .find(|l| l.split_whitespace().next() == Some(bench))
+        .unwrap_or_else(|| panic!("no budget row for {bench} in:\n{stdout}"))
+        .split_whitespace()
+        .collect()
 }
