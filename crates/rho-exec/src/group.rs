@@ -1,0 +1,100 @@
+//! What is still running in a process group: the check that "nothing outlives a run" after a kill, for the
+//! tests of every crate that runs children, and for any diagnostic that wants to name a survivor.
+
+/// The processes of group `pgid` that still run, each as its pid and command name, in pid order.
+///
+/// A killed process stays a zombie until its parent (init, for an orphan) reaps it; it runs nothing, so it is
+/// not listed. On Linux the group's members are read from `/proc`; elsewhere there is no portable list, so a
+/// group with any member at all (a zombie included) is reported as one entry for its leader, with no name.
+pub fn running_in_group(pgid: libc::pid_t) -> Vec<(libc::pid_t, String)> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut running = Vec::new();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return running;
+        };
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.parse::<libc::pid_t>().ok())
+            else {
+                continue;
+            };
+            // A process that has exited since the directory was read has no stat: it is not running.
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            if let Some((command, state, group)) = parse_stat(&stat)
+                && group == pgid
+                && state != "Z"
+            {
+                running.push((pid, command.to_string()));
+            }
+        }
+        running.sort();
+        running
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // SAFETY: signal 0 only checks that the group exists and may be signalled; nothing is sent.
+        let result = unsafe { libc::kill(-pgid, 0) };
+        let exists =
+            result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH);
+        if exists {
+            vec![(pgid, String::new())]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// The command name, state and process group of a `/proc/PID/stat` line (`pid (comm) state ppid pgrp ...`).
+/// The name may hold spaces and parentheses, so the fields are read after its last closing parenthesis.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_stat(stat: &str) -> Option<(&str, &str, libc::pid_t)> {
+    let open = stat.find('(')?;
+    let (head, rest) = stat.rsplit_once(") ")?;
+    let command = head.get(open + 1..)?;
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?;
+    let _parent = fields.next()?;
+    let group = fields.next()?.parse().ok()?;
+    Some((command, state, group))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stat_line_gives_its_name_state_and_group_even_with_spaces_and_parentheses_in_the_name() {
+        assert_eq!(
+            parse_stat("4242 (sleep) S 1 4240 4240 0 -1 4194560"),
+            Some(("sleep", "S", 4240))
+        );
+        assert_eq!(
+            parse_stat("77 (a (b) c) Z 1 70 70 0"),
+            Some(("a (b) c", "Z", 70))
+        );
+        assert_eq!(parse_stat("77 (sleep"), None);
+        assert_eq!(parse_stat("77 (sleep) S 1 notanumber"), None);
+    }
+
+    #[test]
+    fn a_running_group_is_listed_and_a_killed_and_reaped_one_is_not() {
+        use std::os::unix::process::CommandExt as _;
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pgid = libc::pid_t::try_from(child.id()).unwrap();
+        let running = running_in_group(pgid);
+        assert_eq!(running.len(), 1, "{running:?}");
+        assert_eq!(running[0].0, pgid);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(running_in_group(pgid), Vec::new());
+    }
+}
