@@ -9,13 +9,13 @@
 //! - the child's stdout is handed to the caller line by line as it arrives ([`Runner::run`]), or as one large
 //!   buffered reader on the caller's thread ([`Runner::run_reader`], for the wire parser's fast path), while the
 //!   suite runs; either way the caller can stop the run early;
-//! - [`running_in_group`] says what still runs in a group, to check that nothing outlived a run;
 //! - the last [`DEFAULT_STDERR_LIMIT`] bytes of stderr are kept for error messages;
 //! - the result says which of these happened: an exit code, a signal (a crash, named: `SIGSEGV`), a timeout,
 //!   a stop asked for by the caller; a program that could not be started is an [`ExecError`].
 //!
 //! [`interrupt`] is the Ctrl-C side: on SIGINT, SIGTERM or SIGHUP every live child group is killed and the
 //! registered cleanups (temporary directories, worktrees) run before the process exits with status 130.
+//! [`running_in_group`] says what still runs in a process group, to check that nothing outlived a run.
 
 mod group;
 pub mod interrupt;

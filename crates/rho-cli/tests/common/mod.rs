@@ -158,9 +158,20 @@ pub fn processes_mentioning(needle: &str) -> Vec<(u32, String)> {
 
 /// Wait up to `limit` for no process to mention `needle`; returns the survivors.
 pub fn wait_for_no_process(needle: &str, limit: Duration) -> Vec<(u32, String)> {
+    wait_for_none(limit, || processes_mentioning(needle))
+}
+
+/// Wait up to `limit` for nothing to run in process group `pgid` (a SIGKILLed orphan may take a moment to be
+/// reaped by init); returns the survivors, as [`rho_exec::running_in_group`] names them.
+pub fn wait_for_group_gone(pgid: i32, limit: Duration) -> Vec<(i32, String)> {
+    wait_for_none(limit, || rho_exec::running_in_group(pgid))
+}
+
+/// Look at `survivors()` until it is empty or `limit` has passed; the last look.
+fn wait_for_none<T>(limit: Duration, survivors: impl Fn() -> Vec<T>) -> Vec<T> {
     let until = Instant::now() + limit;
     loop {
-        let left = processes_mentioning(needle);
+        let left = survivors();
         if left.is_empty() || Instant::now() >= until {
             return left;
         }
