@@ -97,10 +97,6 @@ fn crypto_runs() -> &'static [BoardRun; 2] {
     })
 }
 
-fn median_cycles(document: &Value, name: &str) -> f64 {
-    f64_at(bench(document, name), "/cycles/net/median")
-}
-
 #[test]
 fn the_example_runs_on_the_board_with_its_clock_named_and_the_settings_compiled_in() {
     if !cross_tools_present("the_example_runs_on_the_board") {
@@ -147,14 +143,7 @@ fn crc_256_costs_between_3_and_5_times_crc_64_on_the_board() {
     if !cross_tools_present("crc_256_costs_between_3_and_5_times_crc_64_on_the_board") {
         return;
     }
-    let document = &crypto_runs()[0].document;
-    let crc_64 = median_cycles(document, "bench_crc_64");
-    let crc_256 = median_cycles(document, "bench_crc_256");
-    let ratio = crc_256 / crc_64;
-    assert!(
-        (3.0..=5.0).contains(&ratio),
-        "crc_256 {crc_256} / crc_64 {crc_64} = {ratio}"
-    );
+    assert_crc_256_costs_3_to_5_times_crc_64(&crypto_runs()[0].document);
 }
 
 #[test]
@@ -586,10 +575,7 @@ fn the_filter_is_compiled_in_on_the_board() {
     if !cross_tools_present("the_filter_is_compiled_in_on_the_board") {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let json = tmp.path().join("run.json");
-    let outcome = rho_in_env(
-        tmp.path(),
+    let (_tmp, outcome, document) = rho_to_json(
         &[
             "bench",
             "--target",
@@ -599,15 +585,13 @@ fn the_filter_is_compiled_in_on_the_board() {
             "20",
             "--warmup",
             "0",
-            "--json",
-            json.to_str().unwrap(),
         ],
         &[("RHO_BENCH_FILTER", "crc_256,steady")],
         LIMIT,
     );
     assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
     assert_eq!(
-        bench_names(&read_json(&json)),
+        bench_names(&document.unwrap()),
         ["bench_crc_256", "bench_steady"]
     );
 }

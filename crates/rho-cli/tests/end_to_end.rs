@@ -83,14 +83,7 @@ fn the_report_lists_every_benchmark_in_suite_order_with_its_clocks() {
 
 #[test]
 fn crc_256_costs_between_3_and_5_times_crc_64() {
-    let document = &crypto().document;
-    let crc_64 = net_cycles(bench(document, "bench_crc_64"), "median");
-    let crc_256 = net_cycles(bench(document, "bench_crc_256"), "median");
-    let ratio = crc_256 / crc_64;
-    assert!(
-        (3.0..=5.0).contains(&ratio),
-        "crc_256 {crc_256} / crc_64 {crc_64} = {ratio}"
-    );
+    assert_crc_256_costs_3_to_5_times_crc_64(&crypto().document);
 }
 
 #[test]
@@ -294,23 +287,13 @@ int main(int argc, char **argv)
 /// `tests/c/cap_suite.c` with `--warmup WARMUP` and a time cap of 50 ms (`RHO_BENCH_TIME_CAP_MS`): its
 /// document and its report.
 fn run_capped(warmup: &str) -> (Value, String) {
-    let tmp = tempfile::tempdir().unwrap();
-    let json = tmp.path().join("run.json");
-    let outcome = rho_in_env(
-        tmp.path(),
-        &[
-            "bench",
-            "tests/c/cap_suite.c",
-            "--warmup",
-            warmup,
-            "--json",
-            json.to_str().unwrap(),
-        ],
+    let (_tmp, outcome, document) = rho_to_json(
+        &["bench", "tests/c/cap_suite.c", "--warmup", warmup],
         &[("RHO_BENCH_TIME_CAP_MS", "50")],
         LIMIT,
     );
     assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
-    (read_json(&json), outcome.stdout)
+    (document.unwrap(), outcome.stdout)
 }
 
 #[test]
@@ -391,24 +374,11 @@ fn a_unit_of_zero_per_iteration_is_refused_by_the_harness() {
 /// when its name contains one. The others are neither run nor reported, and the stream stays consistent
 /// (`@done benchmarks=` counts those that ran).
 fn run_filtered(filter: &str) -> (Option<i32>, String, Option<Value>) {
-    let tmp = tempfile::tempdir().unwrap();
-    let json = tmp.path().join("run.json");
-    let outcome = rho_in_env(
-        tmp.path(),
-        &[
-            "bench",
-            "examples/crypto_bench.c",
-            "--iterations",
-            "50",
-            "--json",
-            json.to_str().unwrap(),
-        ],
+    let (_tmp, outcome, document) = rho_to_json(
+        &["bench", "examples/crypto_bench.c", "--iterations", "50"],
         &[("RHO_BENCH_FILTER", filter)],
         LIMIT,
     );
-    let document = std::fs::read_to_string(&json)
-        .ok()
-        .map(|text| serde_json::from_str(&text).unwrap());
     (outcome.status, outcome.stderr, document)
 }
 

@@ -97,18 +97,31 @@ pub fn run_rho(command: Command, args: &[&str], limit: Duration) -> Outcome {
     }
 }
 
-/// `rho ARGS --json FILE` run in a fresh temporary directory, at most `limit`: it must exit 0 and leave
-/// nothing there but the document (its build directory was removed). Returns its outcome and the document.
-pub fn rho_json(args: &[&str], limit: Duration) -> (Outcome, serde_json::Value) {
+/// `rho ARGS --json FILE` with `env` added, run in a fresh temporary directory, at most `limit`. Returns the
+/// directory (for the test to see what is left in it), the outcome and the document if one was written.
+pub fn rho_to_json(
+    args: &[&str],
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> (tempfile::TempDir, Outcome, Option<serde_json::Value>) {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("run.json");
     let mut args = args.to_vec();
     args.extend(["--json", json.to_str().unwrap()]);
-    let outcome = rho_in(tmp.path(), &args, limit);
+    let outcome = rho_in_env(tmp.path(), &args, env, limit);
+    let document = std::fs::read_to_string(&json)
+        .ok()
+        .map(|text| serde_json::from_str(&text).unwrap());
+    (tmp, outcome, document)
+}
+
+/// `rho ARGS --json FILE` run in a fresh temporary directory, at most `limit`: it must exit 0 and leave
+/// nothing there but the document (its build directory was removed). Returns its outcome and the document.
+pub fn rho_json(args: &[&str], limit: Duration) -> (Outcome, serde_json::Value) {
+    let (tmp, outcome, document) = rho_to_json(args, &[], limit);
     outcome.assert_exit(0);
-    let document = read_json(&json);
     assert_eq!(entries(tmp.path()), ["run.json"]);
-    (outcome, document)
+    (outcome, document.unwrap())
 }
 
 /// `git ARGS` in `dir` as a test author; it must succeed. Returns its stdout.
@@ -261,6 +274,24 @@ pub fn bench<'a>(document: &'a serde_json::Value, name: &str) -> &'a serde_json:
         .iter()
         .find(|b| b["name"] == name)
         .unwrap_or_else(|| panic!("no benchmark {name} in the JSON document"))
+}
+
+/// The net median cycles of an iteration of benchmark `name` in a `rho-bench-run/1` document.
+pub fn median_cycles(document: &serde_json::Value, name: &str) -> f64 {
+    f64_at(bench(document, name), "/cycles/net/median")
+}
+
+/// In a run of the example suite, CRC-32 over 256 bytes costs between 3 and 5 times CRC-32 over 64 (net
+/// median cycles): the cost is the per-byte loop, less the fixed overhead.
+#[track_caller]
+pub fn assert_crc_256_costs_3_to_5_times_crc_64(document: &serde_json::Value) {
+    let crc_64 = median_cycles(document, "bench_crc_64");
+    let crc_256 = median_cycles(document, "bench_crc_256");
+    let ratio = crc_256 / crc_64;
+    assert!(
+        (3.0..=5.0).contains(&ratio),
+        "crc_256 {crc_256} / crc_64 {crc_64} = {ratio}"
+    );
 }
 
 pub fn u64_at(value: &serde_json::Value, pointer: &str) -> u64 {
