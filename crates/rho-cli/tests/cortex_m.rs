@@ -401,20 +401,15 @@ fn module_yml_runs_the_board_target_and_a_board_baseline_is_refused_against_a_ho
     let tmp = tempfile::tempdir().unwrap();
     let root = module.path();
     module_with_both_targets(root);
+    // One run of the module's suite on `target`, with `last` (the baseline flag) after the rest.
+    let bench_once = |target: &str, last: &[&str]| {
+        let mut args = vec!["bench", "--target", target, "--repetitions", "1"];
+        args.extend_from_slice(last);
+        rho_in_module(root, tmp.path(), &args)
+    };
 
     // The board target from module.yml: the suite's stream names the board and its clock.
-    let board = rho_in_module(
-        root,
-        tmp.path(),
-        &[
-            "bench",
-            "--target",
-            TARGET,
-            "--repetitions",
-            "1",
-            "--write-baseline",
-        ],
-    );
+    let board = bench_once(TARGET, &["--write-baseline"]);
     board.assert_exit(0);
     board.assert_stdout_has(&format!("target {TARGET} (armv7e-m)"));
     board.assert_stdout_has("cycles (systick)");
@@ -425,19 +420,7 @@ fn module_yml_runs_the_board_target_and_a_board_baseline_is_refused_against_a_ho
     git(root, &["commit", "-q", "-m", "board baseline"]);
 
     // A host run against the board's baseline: refused (exit 2), nothing compared.
-    let host = rho_in_module(
-        root,
-        tmp.path(),
-        &[
-            "bench",
-            "--target",
-            "host",
-            "--repetitions",
-            "1",
-            "--diff",
-            "HEAD",
-        ],
-    );
+    let host = bench_once("host", &["--diff", "HEAD"]);
     host.assert_exit(2);
     host.assert_stderr_has(&format!(
         "has no baseline for target \"host\" (it has: {TARGET})"
@@ -454,19 +437,7 @@ fn module_yml_runs_the_board_target_and_a_board_baseline_is_refused_against_a_ho
     )
     .unwrap();
     git(root, &["commit", "-q", "-am", "host baseline only"]);
-    let board_diff = rho_in_module(
-        root,
-        tmp.path(),
-        &[
-            "bench",
-            "--target",
-            TARGET,
-            "--repetitions",
-            "1",
-            "--diff",
-            "HEAD",
-        ],
-    );
+    let board_diff = bench_once(TARGET, &["--diff", "HEAD"]);
     board_diff.assert_exit(2);
     board_diff.assert_stderr_has(&format!(
         "has no baseline for target \"{TARGET}\" (it has: host)"
