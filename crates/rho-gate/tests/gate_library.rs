@@ -173,36 +173,17 @@ fn a_crash_and_a_run_without_metrics_cannot_be_decided() {
     );
 }
 
-/// The live (not zombie) processes of group `pgid`, from /proc. A killed process stays a zombie until its
-/// parent (init, for an orphan) reaps it; it runs nothing, so it does not count.
-fn live_members(pgid: i32) -> Vec<String> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its closing parenthesis.
-        let Some((_, rest)) = stat.rsplit_once(") ") else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
-            members.push(stat);
-        }
-    }
-    members
-}
-
-/// Whether group `pgid` still has a live process, allowing a moment for a SIGKILL to take effect.
+/// Whether group `pgid` still has a live process, allowing a moment for a SIGKILL to take effect (a killed
+/// process stays a zombie until its parent, init for an orphan, reaps it; `running_in_group` leaves zombies out).
 fn group_alive(pgid: i32) -> bool {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let members = live_members(pgid);
-        if members.is_empty() {
+        let running = rho_exec::running_in_group(pgid);
+        if running.is_empty() {
             return false;
         }
         if Instant::now() > deadline {
-            eprintln!("still alive: {members:?}");
+            eprintln!("still alive: {running:?}");
             return true;
         }
         std::thread::sleep(Duration::from_millis(50));
