@@ -7,6 +7,8 @@
 //! No figure is hard-coded: the test compares the binary with itself. The limit is rho's default (module.yml
 //! sets none), so this also checks that the default sits above this machine's noise.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -128,25 +130,11 @@ impl Repo {
         fs::read_to_string(self.path().join(relative)).unwrap()
     }
 
+    /// `git ARGS` in the repository (never signing a commit); it must succeed.
     fn git(&self, args: &[&str]) {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(self.path())
-            .args([
-                "-c",
-                "user.name=rho test",
-                "-c",
-                "user.email=test@rho.invalid",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        common::git(
+            self.path(),
+            &[&["-c", "commit.gpgsign=false"], args].concat(),
         );
     }
 

@@ -1,61 +1,22 @@
 //! `rho bench gate` through the real binary when it cannot decide, or is asked something it refuses: a head
 //! that does not build, a head that hangs, bad budgets and run counts; and git revisions as sides.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rho_exec::{Runner, Termination};
-
-struct Gate {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
-
-impl Gate {
-    fn document(&self) -> serde_json::Value {
-        let last = self.stdout.lines().last().unwrap_or_default();
-        serde_json::from_str(last)
-            .unwrap_or_else(|e| panic!("last line is not JSON ({e}):\n{}", self.describe()))
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "status {:?} after {:?}\n--- stdout\n{}--- stderr\n{}",
-            self.status, self.elapsed, self.stdout, self.stderr
-        )
-    }
-}
+use common::{Outcome, git};
 
 /// Run `rho bench gate ARGS` in `cwd`, with its temporary directory a fresh one that must be empty again when
 /// it has finished, whatever the outcome: nothing is left behind.
-fn gate(cwd: &Path, args: &[&str]) -> Gate {
+fn gate(cwd: &Path, args: &[&str]) -> Outcome {
     let scratch = tempfile::tempdir().unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
-    command
-        .arg("bench")
-        .arg("gate")
-        .args(args)
-        .current_dir(cwd)
-        .env("TMPDIR", scratch.path());
-    let start = Instant::now();
-    let (finished, stdout) = Runner::new(command)
-        .timeout(Duration::from_secs(300))
-        .stderr_limit(1 << 20)
-        .run_collect()
-        .unwrap();
-    let status = match finished.termination {
-        Termination::Exited(code) => Some(code),
-        other => panic!("rho bench gate {args:?}: {other}"),
-    };
-    let outcome = Gate {
-        status,
-        stdout,
-        stderr: finished.stderr,
-        elapsed: start.elapsed(),
-    };
+    let args = [&["bench", "gate"], args].concat();
+    let mut command = common::rho_command(scratch.path(), &args);
+    command.current_dir(cwd);
+    let outcome = common::run_rho(command, &args, Duration::from_secs(300));
     let left: Vec<_> = std::fs::read_dir(scratch.path())
         .unwrap()
         .flatten()
@@ -252,24 +213,6 @@ fn under_bisect_only_heads_failure_skips_the_rest_stops_the_bisect() {
     }
 }
 
-/// Live (not zombie) processes of group `pgid`, from /proc.
-fn live_members(pgid: i32) -> Vec<String> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some((_, rest)) = stat.rsplit_once(") ") else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
-            members.push(stat);
-        }
-    }
-    members
-}
-
 #[test]
 fn a_head_that_hangs_is_stopped_at_the_timeout_and_leaves_nothing_running() {
     let tmp = tempfile::tempdir().unwrap();
@@ -300,13 +243,9 @@ fn a_head_that_hangs_is_stopped_at_the_timeout_and_leaves_nothing_running() {
         .parse()
         .unwrap();
     // A SIGKILLed orphan may take a moment to be reaped by init; a zombie runs nothing.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !live_members(pgid).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
     assert_eq!(
-        live_members(pgid),
-        Vec::<String>::new(),
+        common::wait_for_group_gone(pgid, Duration::from_secs(5)),
+        Vec::<(i32, String)>::new(),
         "the hung run's group is still alive"
     );
 }
@@ -404,25 +343,6 @@ fn budgets_outside_zero_one_and_fewer_than_two_runs_are_refused() {
         "{}",
         typo.describe()
     );
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "rho test")
-        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
-        .env("GIT_COMMITTER_NAME", "rho test")
-        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]
@@ -587,13 +507,9 @@ fn ctrl_c_removes_the_worktrees_and_stops_the_runs() {
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
 
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !live_members(pgid).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
     assert_eq!(
-        live_members(pgid),
-        Vec::<String>::new(),
+        common::wait_for_group_gone(pgid, Duration::from_secs(5)),
+        Vec::<(i32, String)>::new(),
         "the hung run survived Ctrl-C"
     );
     let listed = git(&repo, &["worktree", "list", "--porcelain"]);

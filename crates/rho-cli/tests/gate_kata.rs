@@ -4,17 +4,19 @@
 //! Every test here times code, so they run one at a time (two gates on the same two cores would measure each
 //! other) and print what the gate saw, for the record.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use rho_exec::{Runner, Termination};
+use common::Outcome;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn kata_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kata")
+    common::repo_file("tests/kata")
 }
 
 /// Copy a directory tree (the kata is a few small files), skipping Python caches.
@@ -34,49 +36,12 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-struct Gate {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
-
-impl Gate {
-    /// The last stdout line, which must be the JSON document.
-    fn document(&self) -> serde_json::Value {
-        let last = self.stdout.lines().last().unwrap_or_default();
-        serde_json::from_str(last)
-            .unwrap_or_else(|e| panic!("last line is not JSON ({e}):\n{}", self.describe()))
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "status {:?} after {:?}\n--- stdout\n{}--- stderr\n{}",
-            self.status, self.elapsed, self.stdout, self.stderr
-        )
-    }
-}
-
 /// Run `rho bench gate ARGS` in `cwd` (at most 10 minutes: a test fails rather than hangs).
-fn gate(cwd: &Path, args: &[&str]) -> Gate {
+fn gate(cwd: &Path, args: &[&str]) -> Outcome {
+    let args = [&["bench", "gate"], args].concat();
     let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
-    command.arg("bench").arg("gate").args(args).current_dir(cwd);
-    let start = Instant::now();
-    let (finished, stdout) = Runner::new(command)
-        .timeout(Duration::from_secs(600))
-        .stderr_limit(1 << 20)
-        .run_collect()
-        .unwrap();
-    let status = match finished.termination {
-        Termination::Exited(code) => Some(code),
-        other => panic!("rho bench gate {args:?}: {other}"),
-    };
-    Gate {
-        status,
-        stdout,
-        stderr: finished.stderr,
-        elapsed: start.elapsed(),
-    }
+    command.args(&args).current_dir(cwd);
+    common::run_rho(command, &args, Duration::from_secs(600))
 }
 
 /// `tmp/base` and `tmp/head`, each a copy of the kata; head's kernels.c replaced by `head_kernels` if given.

@@ -42,6 +42,14 @@ impl Outcome {
         assert_eq!(self.status, Some(code), "{}", self.describe());
     }
 
+    /// The JSON document `rho` printed as the last line of its stdout (as `rho bench gate` does).
+    #[track_caller]
+    pub fn document(&self) -> serde_json::Value {
+        let last = self.stdout.lines().last().unwrap_or_default();
+        serde_json::from_str(last)
+            .unwrap_or_else(|e| panic!("last line is not JSON ({e}):\n{}", self.describe()))
+    }
+
     /// `rho`'s stdout contains `text`.
     #[track_caller]
     pub fn assert_stdout_has(&self, text: &str) {
