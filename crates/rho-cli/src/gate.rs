@@ -23,7 +23,7 @@ use rho_gate::{
     SideName, Verdict, parse_budget_override, run_gate,
 };
 
-use crate::suite::{BuildOptions, BuiltSuite};
+use crate::suite::{BuildOptions, BuiltSuite, ScratchDir};
 
 /// Exit status for "cannot decide because of head's code" under `--bisect`: `git bisect run` skips the commit.
 const EXIT_BISECT_SKIP: u8 = 125;
@@ -261,17 +261,8 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     // Suites rho builds itself (the built-in `host` target), kept until the gate is over; and where the
     // built-in board ports are written.
     let built: RefCell<Vec<BuiltSuite>> = RefCell::new(Vec::new());
-    let ports = tempfile::Builder::new()
-        .prefix("rho-gate-ports-")
-        .tempdir()
+    let ports = ScratchDir::new("rho-gate-ports-")
         .map_err(|e| anyhow::anyhow!("cannot create a temporary directory: {e}"))?;
-    // Declared after `ports`, so dropped before it: unregistered, then the directory removed.
-    let _ports_cleanup = {
-        let path = ports.path().to_owned();
-        rho_exec::interrupt::on_interrupt(move || {
-            let _ = std::fs::remove_dir_all(&path);
-        })
-    };
     let load_recipe = |side: SideName, root: &Path| -> Result<Recipe, GateError> {
         let (config, spec) = side_target(side, root, target)?;
         let recipe_error = |error: anyhow::Error| GateError::Recipe {

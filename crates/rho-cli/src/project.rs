@@ -24,14 +24,13 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use rho_config::{MODULE_FILE, ModuleConfig, Suite, TargetSpec};
-use rho_exec::interrupt::{self, CleanupGuard};
 use rho_exec::{Runner, Termination};
 use rho_judge::budget::Judgement;
 use rho_stats::RunSummary;
 use serde::Serialize;
 
 use crate::cli::{ProjectArgs, RunArgs};
-use crate::suite::{BENCH_HEADER, BuildOptions, split_cflags};
+use crate::suite::{BuildOptions, ScratchDir, split_cflags, write_header};
 
 /// `rho bench` reports; `rho bench check` also enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -690,33 +689,14 @@ pub fn fold(runs: &[rho_wire::Run], what: &str) -> anyhow::Result<RunSummary> {
 /// The temporary directory of one `rho bench` in module mode: `include/rho/bench.h`, a build directory per
 /// suite, the built-in ports. Removed when dropped, and on Ctrl-C.
 struct Workspace {
-    // Declared before `dir`: unregister the Ctrl-C cleanup, then remove the directory.
-    _cleanup: CleanupGuard,
-    dir: tempfile::TempDir,
+    dir: ScratchDir,
 }
 
 impl Workspace {
     fn new() -> anyhow::Result<Workspace> {
-        let dir = tempfile::Builder::new()
-            .prefix("rho-project-")
-            .tempdir()
-            .context("cannot create a temporary directory")?;
-        let cleanup = {
-            let path = dir.path().to_path_buf();
-            interrupt::on_interrupt(move || {
-                let _ = std::fs::remove_dir_all(&path);
-            })
-        };
-        let header_dir = dir.path().join("include").join("rho");
-        std::fs::create_dir_all(&header_dir)
-            .with_context(|| format!("cannot create {}", header_dir.display()))?;
-        let header = header_dir.join("bench.h");
-        std::fs::write(&header, BENCH_HEADER)
-            .with_context(|| format!("cannot write {}", header.display()))?;
-        Ok(Workspace {
-            _cleanup: cleanup,
-            dir,
-        })
+        let dir = ScratchDir::new("rho-project-").context("cannot create a temporary directory")?;
+        write_header(dir.path())?;
+        Ok(Workspace { dir })
     }
 
     fn include_dir(&self) -> PathBuf {
