@@ -644,14 +644,7 @@ fn unknown_keys_at_every_level() {
             "unknown key 'max_stack_bytes' in bench; it belongs in bench.budgets or bench.benchmarks.<name>.budgets",
         ),
     ];
-    for (text, (line, column), message) in cases {
-        let got = refuse(text);
-        assert_eq!(
-            (got.0, got.1, got.2.as_str()),
-            (*line, *column, *message),
-            "for {text:?}"
-        );
-    }
+    assert_each_refused_at(cases);
 }
 
 #[test]
@@ -774,14 +767,7 @@ fn repetitions_scale_and_iterations_are_range_checked() {
             "expected a whole number >= 1 for bench.benchmarks.b.iterations, found `0`",
         ),
     ];
-    for (text, (line, column), message) in cases {
-        let got = refuse(text);
-        assert_eq!(
-            (got.0, got.1, got.2.as_str()),
-            (*line, *column, *message),
-            "for {text:?}"
-        );
-    }
+    assert_each_refused_at(cases);
 }
 
 #[test]
@@ -1050,4 +1036,16 @@ fn the_docs_error_examples_are_the_real_messages() {
     ];
     let shown: Vec<&str> = shown.lines().collect();
     assert_eq!(shown, produced);
+}
+
+/// Each case's text is refused at its (line, column) with exactly its message.
+fn assert_each_refused_at(cases: &[(&str, (u64, u64), &str)]) {
+    for (text, (line, column), message) in cases {
+        let got = refuse(text);
+        assert_eq!(
+            (got.0, got.1, got.2.as_str()),
+            (*line, *column, *message),
+            "for {text:?}"
+        );
+    }
 }
