@@ -329,6 +329,10 @@ typedef struct rho_bench_state {
     int capped;
     rho_bench__uint wrapped; /* RHO_BENCH_SYSTICK_EXTERNAL: iterations SysTick wrapped during */
     int misuse; /* why the benchmark cannot be reported (RHO_BENCH__MISUSE_...), 0 if it can */
+    /* Counting (instructions under Callgrind, see "Counting"): the loop reads no clock. */
+    int counting;               /* this loop counts instead of timing */
+    int count_measuring;        /* the measured iterations have started (collection is on) */
+    rho_bench__uint count_left; /* iterations left before the next turn (rho_bench__count_turn) */
 } rho_bench_t;
 
 typedef void (*rho_bench_fn)(rho_bench_t *state);
@@ -353,6 +357,10 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv);
  * between the stop and start reads, and its body must not be scheduled into the windows. */
 int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop, rho_bench__uint time_stop);
 rho_bench_t *rho_bench__loop_begin(rho_bench_t *state);
+#if !RHO_BENCH_BARE_METAL
+/* The counting loop's step (see "Counting"): the same few instructions every iteration. */
+int rho_bench__count_next(rho_bench_t *state);
+#endif
 void rho_bench__report_drop(const char *name, unsigned capacity);
 
 #if RHO_BENCH_BARE_METAL
@@ -428,7 +436,17 @@ static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench_t *state)
 {
 #if RHO_BENCH__HAS_CYCLES
-    rho_bench__uint cycles_stop = rho_bench__cycles_stop();
+    rho_bench__uint cycles_stop;
+#endif
+#if !RHO_BENCH_BARE_METAL
+    /* Counting: no clock is read (a clock read's own instructions vary); a timed loop pays one
+     * predictable branch here, which `.overhead` pays too. */
+    if (state->counting) {
+        return rho_bench__count_next(state);
+    }
+#endif
+#if RHO_BENCH__HAS_CYCLES
+    cycles_stop = rho_bench__cycles_stop();
 #else
     rho_bench__uint cycles_stop = 0;
 #endif
@@ -562,6 +580,18 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 #endif
 #ifndef RHO_BENCH__UCONTEXT
 #define RHO_BENCH__UCONTEXT 0
+#endif
+
+/* Counting instructions needs Valgrind's client requests (<valgrind/callgrind.h>, in Debian's
+ * `valgrind` package). Without them the header still builds, and instructions are not measured. */
+#if !RHO_BENCH_BARE_METAL && !defined(RHO_BENCH_NO_VALGRIND) && defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define RHO_BENCH__CALLGRIND 1
+#endif
+#endif
+#ifndef RHO_BENCH__CALLGRIND
+#define RHO_BENCH__CALLGRIND 0
 #endif
 
 /* Variadic, so that a define holding commas (-DRHO_BENCH_FILTER=crc,steady) is one string. */
@@ -1230,6 +1260,13 @@ RHO_BENCH__NOINLINE rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
         state->misuse = RHO_BENCH__MISUSE_TWO_LOOPS;
     }
     state->in_iteration = 0;
+#if !RHO_BENCH_BARE_METAL
+    if (state->counting) {
+        /* the warm-ups, then rho_bench__count_turn starts the measured iterations */
+        state->count_left = state->misuse == RHO_BENCH__MISUSE_NONE ? state->warmup_target : 0;
+        state->count_measuring = 0;
+    }
+#endif
     return state;
 }
 
@@ -1299,6 +1336,87 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
     state->in_iteration = 0;
     return 0;
 }
+
+/* ---- Counting: instructions under Callgrind ---------------------------------------------- */
+
+/* Under Valgrind's Callgrind, with RHO_BENCH_MEASURE=instructions (what `rho bench --measure
+ * instructions` runs), the loop reads no clock: the warm-ups run uncounted, then Callgrind
+ * collects the whole measured loop, N iterations at once, and dumps its totals under the
+ * benchmark's name. A collection toggle takes effect at a code-block boundary, so toggling
+ * around each iteration would be inexact; around a whole loop the edges cost the same fixed
+ * amount in every loop, and `.overhead` runs the empty loop twice, N and 2N iterations, from
+ * which the host takes off both the fixed part and the per-iteration part: a body of exactly
+ * 1000 instructions reads 1000 net. The stream says which dump holds which loop (`@count`);
+ * the host reads the dump files. */
+#if !RHO_BENCH_BARE_METAL
+static int rho_bench__counting;         /* this run counts (RHO_BENCH_MEASURE=instructions) */
+static rho_bench__uint rho_bench__dumps; /* Callgrind dumps written so far */
+
+/* The slow path of rho_bench__count_next: the measured loop starts (collection on), or ends
+ * (collection off, the totals dumped under the benchmark's name). */
+static RHO_BENCH__NOINLINE int rho_bench__count_turn(rho_bench_t *state)
+{
+    if (state->misuse != RHO_BENCH__MISUSE_NONE) {
+        return 0;
+    }
+    if (!state->count_measuring) {
+        state->warmup_done = state->warmup_target;
+        state->count_measuring = 1;
+        state->count_left = state->measured_target - 1; /* this call starts the first */
+#if RHO_BENCH__CALLGRIND
+        CALLGRIND_ZERO_STATS;
+        CALLGRIND_TOGGLE_COLLECT;
+#endif
+        return 1;
+    }
+#if RHO_BENCH__CALLGRIND
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_DUMP_STATS_AT(state->name);
+#endif
+    rho_bench__dumps++;
+    state->count_measuring = 0;
+    state->measured_done = state->measured_target;
+    return 0;
+}
+
+RHO_BENCH__NOINLINE int rho_bench__count_next(rho_bench_t *state)
+{
+    if (state->count_left != 0) {
+        state->count_left--;
+        return 1;
+    }
+    return rho_bench__count_turn(state);
+}
+
+/* RHO_BENCH_MEASURE: unset or `time` times; `instructions` counts, which needs the Valgrind
+ * headers at build time and Callgrind at run time. Returns 0, or 2 (rho_bench_main's status). */
+static int rho_bench__read_measure(void)
+{
+    const char *measure = getenv("RHO_BENCH_MEASURE");
+    if (measure == 0 || strcmp(measure, "time") == 0) {
+        return 0;
+    }
+    if (strcmp(measure, "instructions") != 0) {
+        rho_bench__bad_setting("RHO_BENCH_MEASURE", "time or instructions", measure);
+        return 2;
+    }
+#if RHO_BENCH__CALLGRIND
+    if (RUNNING_ON_VALGRIND) {
+        rho_bench__counting = 1;
+        return 0;
+    }
+    fprintf(stderr, "rho: RHO_BENCH_MEASURE=instructions: not running under Valgrind; run the "
+                    "suite under `valgrind --tool=callgrind` (`rho bench --measure instructions` "
+                    "does)\n");
+    return 2;
+#else
+    fprintf(stderr, "rho: instructions not measured: the harness was built without Valgrind's "
+                    "headers (<valgrind/callgrind.h>); install them (Debian/Ubuntu: apt-get "
+                    "install valgrind; Fedora: valgrind-devel) and build again. Timing instead.\n");
+    return 0;
+#endif
+}
+#endif
 
 /* ---- Stack ------------------------------------------------------------------------------- */
 
@@ -1507,6 +1625,33 @@ static void rho_bench__overhead(rho_bench_t *state)
 #define RHO_BENCH__WRAPPED_ARG
 #endif
 
+#if !RHO_BENCH_BARE_METAL
+/* Counting: the `@count` line of the loop just run; for `.overhead`, the empty loop again with
+ * twice the iterations and its `@count` line (the host fits the fixed and per-iteration costs). */
+static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *failed)
+{
+    rho_bench__uint first = state->measured_done;
+    if (!state->counting || state->misuse != RHO_BENCH__MISUSE_NONE || first == 0) {
+        return 0;
+    }
+    RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@count %u iterations=%u\n", rho_bench__dumps, first);
+    if (fn != rho_bench__overhead) {
+        return 0;
+    }
+    state->loops = 0;
+    state->measured_target = 2 * first;
+    state->measured_done = 0;
+    (void)rho_bench__run_measured(fn, state, failed);
+    if (*failed || state->measured_done != 2 * first) {
+        return 2;
+    }
+    RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@count %u iterations=%u\n", rho_bench__dumps,
+                     state->measured_done);
+    state->measured_done = first; /* `@end iterations=` is the first loop's */
+    return 0;
+}
+#endif
+
 /* Runs one benchmark and prints its block. Returns 0, or 2 (rho_bench_main's status) when the
  * stream cannot go on. */
 static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations)
@@ -1533,6 +1678,13 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
             : (uint32_t)((unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS);
 #endif
 
+#if !RHO_BENCH_BARE_METAL
+    if (rho_bench__counting) {
+        state.counting = 1;
+        state.cap_limit = 0; /* a count does not depend on time: no cap */
+    }
+#endif
+
     RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@bench %s\n", name);
     rho_bench__emit_flush();
     /* The sample buffer is empty here: every block's samples were written out at its end. */
@@ -1541,6 +1693,11 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
         return 2;
     }
     rho_bench__write_samples();
+#if !RHO_BENCH_BARE_METAL
+    if (rho_bench__count_lines(fn, &state, &failed) != 0) {
+        return 2;
+    }
+#endif
 
     if (state.misuse == RHO_BENCH__MISUSE_TWO_LOOPS) {
         RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
@@ -1672,15 +1829,30 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #define RHO_BENCH__TIME_ARGS
 #endif
 
+/* The stream's format version (docs/wire-format.md, "Versions"). */
+#define RHO_BENCH__WIRE_VERSION "2"
+#define RHO_BENCH__TARGET_LINE                                                                   \
+    "@rho-bench " RHO_BENCH__WIRE_VERSION "\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH \
+    " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n"
+
 static void rho_bench__write_header(void)
 {
+#if !RHO_BENCH_BARE_METAL
+    if (rho_bench__counting) {
+        /* No clock: Callgrind counts, and its dumps hold the figures (see "Counting"). */
+        RHO_BENCH__PRINT(RHO_BENCH__STREAM,
+                         RHO_BENCH__TARGET_LINE "@counter instructions callgrind\n"
+                         "@config iterations=%u warmup=%u time_cap_ms=0 stack_bytes=%u\n",
+                         RHO_BENCH__COMPILER_VERSION, rho_bench__config.iterations,
+                         rho_bench__config.warmup, rho_bench__config.stack_bytes);
+        return;
+    }
+#endif
 #if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
     int ticks = rho_bench__systick_period != 0 && (RHO_BENCH__SYST_CSR & (1u << 2)) == 0;
 #endif
     RHO_BENCH__PRINT(RHO_BENCH__STREAM,
-                     "@rho-bench 1\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH
-                     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER
-                     "\n" RHO_BENCH__CYCLES_LINE RHO_BENCH__TIME_LINE
+                     RHO_BENCH__TARGET_LINE RHO_BENCH__CYCLES_LINE RHO_BENCH__TIME_LINE
                      "@config iterations=%u warmup=%u time_cap_ms=%u stack_bytes=%u\n",
                      RHO_BENCH__COMPILER_VERSION, RHO_BENCH__CYCLES_ARGS RHO_BENCH__TIME_ARGS
                      rho_bench__config.iterations, rho_bench__config.warmup,
@@ -1739,7 +1911,12 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
         return 2;
     }
 #else
-    rho_bench__clock_init();
+    if (rho_bench__read_measure() != 0) {
+        return 2;
+    }
+    if (!rho_bench__counting) {
+        rho_bench__clock_init();
+    }
 #endif
     rho_bench__write_header();
 

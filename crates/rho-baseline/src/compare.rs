@@ -21,6 +21,12 @@ use crate::format::{BenchmarkBaseline, ClockInfo, Context, Stack, TargetBaseline
 /// to 7.5%. A limit must sit above the noise or it fails on nothing; doing a benchmark's work twice is +100%.
 pub const DEFAULT_LIMIT_PERCENT: f64 = 10.0;
 
+/// The regression limit for instructions, in percent, when module.yml sets no
+/// `fail_on_instructions_regression_percent`. An instruction count does not move with the machine's load (the
+/// same build counts the same instructions, run after run), so the limit only says how small a real change is
+/// worth failing a pipeline for.
+pub const DEFAULT_INSTRUCTIONS_LIMIT_PERCENT: f64 = 1.0;
+
 /// The fewest runs a baseline or a diff folds (best of N, per benchmark and metric) unless told otherwise:
 /// one run carries the noise of whatever else the machine was doing at that moment, and the best of three
 /// has little of it left (see [`DEFAULT_LIMIT_PERCENT`]).
@@ -70,6 +76,12 @@ pub enum Refusal {
 
     #[error("{detail}")]
     TimeSource { detail: String },
+
+    #[error(
+        "the baseline's instructions were counted by {base} and this run's by {head}: different counters are not \
+         compared"
+    )]
+    InstructionCounter { base: String, head: String },
 
     #[error("the regression limit must be a finite number of percent, 0 or more; got {0}")]
     Limit(f64),
@@ -172,6 +184,8 @@ pub struct BenchmarkComparison {
     pub presence: Presence,
     /// The regression limit this benchmark was judged with, in percent.
     pub limit_percent: f64,
+    /// The limit its instructions were judged with, in percent.
+    pub instructions_limit_percent: f64,
     /// One entry per metric either side has, in [`Metric::ALL`] order. A metric neither side measured (a
     /// stack that is off in both) has no entry.
     pub metrics: Vec<MetricComparison>,
@@ -244,6 +258,10 @@ pub fn metric_unit(metric: Metric, context: &Context) -> String {
         },
         Metric::TimeNs => "ns".to_string(),
         Metric::StackBytes | Metric::HeapPeakBytes => "bytes".to_string(),
+        Metric::Instructions => match &context.instructions {
+            Some(source) => format!("instructions ({source})"),
+            None => "instructions".to_string(),
+        },
     }
 }
 
@@ -267,6 +285,21 @@ pub fn check_comparable(base: &Context, head: &Context) -> Result<(), Refusal> {
             target: base.target.clone(),
             base_optimized: base.optimized,
         });
+    }
+    if let (Some(b), Some(h)) = (&base.instructions, &head.instructions)
+        && b != h
+    {
+        return Err(Refusal::InstructionCounter {
+            base: b.clone(),
+            head: h.clone(),
+        });
+    }
+    // A run that only counted instructions has no clocks to compare (and no clocked figures to judge).
+    let counted_only = |c: &Context| {
+        c.instructions.is_some() && c.clocks.cycles.is_none() && c.clocks.time.is_none()
+    };
+    if counted_only(base) || counted_only(head) {
+        return Ok(());
     }
     check_cycle_clocks(base.clocks.cycles.as_ref(), head.clocks.cycles.as_ref())?;
     check_time_sources(base, head)
@@ -374,17 +407,23 @@ pub fn compare(
     head: &TargetBaseline,
     limit_percent: f64,
 ) -> Result<Comparison, Refusal> {
-    compare_with(base, head, limit_percent, &|_| limit_percent)
+    compare_with(base, head, limit_percent, &|_, metric| {
+        if metric == Metric::Instructions {
+            DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
+        } else {
+            limit_percent
+        }
+    })
 }
 
-/// [`compare`] with a limit per benchmark: `limit_for(name)` is that benchmark's
-/// `fail_on_regression_percent` (module.yml lets a benchmark override the global one), `limit_percent` the
-/// global one, shown in reports.
+/// [`compare`] with a limit per benchmark and metric: `limit_for(name, metric)` is that benchmark's
+/// `fail_on_regression_percent` (or `fail_on_instructions_regression_percent` for instructions; module.yml
+/// lets a benchmark override the global ones), `limit_percent` the global one, shown in reports.
 pub fn compare_with(
     base: &TargetBaseline,
     head: &TargetBaseline,
     limit_percent: f64,
-    limit_for: &dyn Fn(&str) -> f64,
+    limit_for: &dyn Fn(&str, Metric) -> f64,
 ) -> Result<Comparison, Refusal> {
     check_limit(limit_percent)?;
     check_comparable(&base.context, &head.context)?;
@@ -394,12 +433,15 @@ pub fn compare_with(
     for head_bench in &head.benchmarks {
         let comparison = match base.benchmark(&head_bench.name) {
             Some(base_bench) => {
-                let limit = limit_for(&head_bench.name);
+                let limit = limit_for(&head_bench.name, Metric::TimeNs);
+                let instructions_limit = limit_for(&head_bench.name, Metric::Instructions);
                 check_limit(limit)?;
+                check_limit(instructions_limit)?;
                 BenchmarkComparison {
                     name: head_bench.name.clone(),
                     presence: Presence::Both,
                     limit_percent: limit,
+                    instructions_limit_percent: instructions_limit,
                     metrics: Metric::ALL
                         .iter()
                         .filter_map(|&m| {
@@ -407,14 +449,14 @@ pub fn compare_with(
                                 m,
                                 value_of(base_bench, m),
                                 value_of(head_bench, m),
-                                limit / 100.0,
+                                limit_for(&head_bench.name, m) / 100.0,
                                 floors.of(m),
                             )
                         })
                         .collect(),
                 }
             }
-            None => one_sided(head_bench, Presence::Added, limit_for(&head_bench.name)),
+            None => one_sided(head_bench, Presence::Added, &head_bench.name, limit_for),
         };
         benchmarks.push(comparison);
     }
@@ -423,7 +465,8 @@ pub fn compare_with(
             benchmarks.push(one_sided(
                 base_bench,
                 Presence::Removed,
-                limit_for(&base_bench.name),
+                &base_bench.name,
+                limit_for,
             ));
         }
     }
@@ -494,7 +537,7 @@ impl Floors {
         match metric {
             Metric::Cycles => self.cycles,
             Metric::TimeNs => self.time_ns,
-            Metric::StackBytes | Metric::HeapPeakBytes => 0.0,
+            Metric::StackBytes | Metric::HeapPeakBytes | Metric::Instructions => 0.0,
         }
     }
 }
@@ -503,8 +546,11 @@ impl Floors {
 fn one_sided(
     bench: &BenchmarkBaseline,
     presence: Presence,
-    limit_percent: f64,
+    name: &str,
+    limit_for: &dyn Fn(&str, Metric) -> f64,
 ) -> BenchmarkComparison {
+    let limit_percent = limit_for(name, Metric::TimeNs);
+    let instructions_limit_percent = limit_for(name, Metric::Instructions);
     let metrics = Metric::ALL
         .iter()
         .filter_map(|&metric| {
@@ -536,6 +582,7 @@ fn one_sided(
         name: bench.name.clone(),
         presence,
         limit_percent,
+        instructions_limit_percent,
         metrics,
     }
 }
@@ -556,6 +603,9 @@ pub fn value_of(bench: &BenchmarkBaseline, metric: Metric) -> Value {
             Stack::Off => Value::Off,
         },
         Metric::HeapPeakBytes => Value::Figure(bench.heap_peak_bytes as f64),
+        Metric::Instructions => bench
+            .instructions
+            .map_or(Value::Off, |n| Value::Figure(n as f64)),
     }
 }
 
@@ -630,6 +680,7 @@ mod tests {
             Metric::TimeNs => b.time_ns.as_mut().unwrap().median = Figure(value),
             Metric::StackBytes => b.stack_bytes = Stack::Bytes(value as u64),
             Metric::HeapPeakBytes => b.heap_peak_bytes = value as u64,
+            Metric::Instructions => b.instructions = Some(value as u64),
         }
     }
 
@@ -948,7 +999,7 @@ mod tests {
         let mut head = fixture::section("host");
         set_median(&mut head, "bench_crc_64", Metric::Cycles, 1870.0 * 1.2);
         set_median(&mut head, "bench_crc_256", Metric::Cycles, 7704.0 * 1.2);
-        let limit_for = |name: &str| if name == "bench_crc_64" { 25.0 } else { 5.0 };
+        let limit_for = |name: &str, _: Metric| if name == "bench_crc_64" { 25.0 } else { 5.0 };
         let c = compare_with(&base, &head, 5.0, &limit_for).unwrap();
         assert_eq!(row(&c, "bench_crc_64", Metric::Cycles).verdict, Verdict::Ok);
         assert_eq!(
@@ -956,7 +1007,7 @@ mod tests {
             Verdict::Regressed
         );
         assert_eq!(c.benchmark("bench_crc_64").unwrap().limit_percent, 25.0);
-        let bad = |_: &str| -3.0;
+        let bad = |_: &str, _: Metric| -3.0;
         assert!(matches!(
             compare_with(&base, &head, 5.0, &bad),
             Err(Refusal::Limit(_))

@@ -64,6 +64,9 @@ pub struct Context {
     pub clocks: Clocks,
     /// Where the `time_ns` figures came from.
     pub time_source: TimeSource,
+    /// Who counted the `instructions` figures (`callgrind`, `qemu-icount`); absent when the run counted none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
 }
 
 /// The run's clocks, by role.
@@ -119,6 +122,9 @@ pub struct BenchmarkBaseline {
     pub stack_bytes: Stack,
     /// Peak heap bytes held at once through the heap macros.
     pub heap_peak_bytes: u64,
+    /// Net instructions per iteration, exact (absent when the run counted none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u64>,
 }
 
 /// The figures kept for a clocked metric. `median` is the one a regression is judged on; `p95` and `p99`

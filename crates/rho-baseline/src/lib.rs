@@ -24,7 +24,8 @@ pub mod render;
 pub mod store;
 
 pub use compare::{
-    Comparison, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS, Refusal, Verdict, compare, compare_with,
+    Comparison, DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS,
+    Refusal, Verdict, compare, compare_with,
 };
 pub use error::Error;
 pub use format::{BaselineFile, SCHEMA, TargetBaseline};
@@ -43,19 +44,23 @@ pub fn diff(
     head: &TargetBaseline,
     limit_percent: f64,
 ) -> Result<Comparison, Error> {
-    diff_with(base_file, base_name, head, limit_percent, &|_| {
-        limit_percent
+    diff_with(base_file, base_name, head, limit_percent, &|_, metric| {
+        if metric == rho_stats::Metric::Instructions {
+            compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
+        } else {
+            limit_percent
+        }
     })
 }
 
-/// [`diff`] with a limit per benchmark (`limit_for(name)`, in percent), for module.yml's per-benchmark
-/// `fail_on_regression_percent`.
+/// [`diff`] with a limit per benchmark and metric (`limit_for(name, metric)`, in percent), for module.yml's
+/// per-benchmark `fail_on_regression_percent` and `fail_on_instructions_regression_percent`.
 pub fn diff_with(
     base_file: &BaselineFile,
     base_name: &str,
     head: &TargetBaseline,
     limit_percent: f64,
-    limit_for: &dyn Fn(&str) -> f64,
+    limit_for: &dyn Fn(&str, rho_stats::Metric) -> f64,
 ) -> Result<Comparison, Error> {
     let target = &head.context.target;
     let base = base_file
@@ -120,6 +125,7 @@ pub(crate) mod fixture {
                 }),
             },
             time_source: TimeSource::TimeClock,
+            instructions: None,
         }
     }
 
@@ -141,6 +147,7 @@ pub(crate) mod fixture {
             }),
             stack_bytes: stack,
             heap_peak_bytes: heap,
+            instructions: None,
         }
     }
 

@@ -83,6 +83,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 StackMark::Off => Stack::Off,
             },
             heap_peak_bytes: bench.heap.peak,
+            instructions: bench.metric(rho_stats::Metric::Instructions),
         })
         .collect();
 
@@ -103,6 +104,10 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 time: time_clock,
             },
             time_source,
+            instructions: summary
+                .benchmarks
+                .iter()
+                .find_map(|b| b.instructions.as_ref().map(|i| i.source.clone())),
         },
         benchmarks,
     }

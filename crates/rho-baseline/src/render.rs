@@ -63,10 +63,26 @@ pub fn summary_line(comparison: &Comparison) -> String {
     if removed > 0 {
         parts.push(format!("{removed} benchmark(s) removed"));
     }
+    let instructions = comparison.benchmarks.iter().any(|b| {
+        b.metrics
+            .iter()
+            .any(|m| m.metric == rho_stats::Metric::Instructions)
+    });
+    let instructions_limit = comparison
+        .benchmarks
+        .first()
+        .map_or(crate::compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, |b| {
+            b.instructions_limit_percent
+        });
     format!(
-        "{} (metrics judged on their own; limit +{}%)",
+        "{} (metrics judged on their own; limit +{}%{})",
         parts.join(", "),
-        trim_percent(comparison.limit_percent)
+        trim_percent(comparison.limit_percent),
+        if instructions {
+            format!(", instructions +{}%", trim_percent(instructions_limit))
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -97,7 +113,11 @@ fn context_lines(comparison: &Comparison, base_name: &str) -> Vec<String> {
             .map(|c| format!("ns derived from {}", c.name)),
         crate::format::TimeSource::None => None,
     };
-    let clocks: Vec<String> = cycles.into_iter().chain(time).collect();
+    let instructions = head
+        .instructions
+        .as_ref()
+        .map(|source| format!("instructions counted by {source}"));
+    let clocks: Vec<String> = cycles.into_iter().chain(time).chain(instructions).collect();
     vec![
         format!(
             "base: {base_name}, recorded {} by {}",

@@ -163,10 +163,20 @@ pub fn finish(
         let global = config
             .and_then(|c| c.budgets.fail_on_regression_percent)
             .unwrap_or(rho_baseline::DEFAULT_LIMIT_PERCENT);
-        let limit_for = |name: &str| -> f64 {
-            config
-                .and_then(|c| c.budgets_for(name).fail_on_regression_percent)
-                .unwrap_or(global)
+        let instructions_global = config
+            .and_then(|c| c.budgets.fail_on_instructions_regression_percent)
+            .unwrap_or(rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT);
+        let limit_for = |name: &str, metric: rho_stats::Metric| -> f64 {
+            let budgets = config.map(|c| c.budgets_for(name));
+            if metric == rho_stats::Metric::Instructions {
+                budgets
+                    .and_then(|b| b.fail_on_instructions_regression_percent)
+                    .unwrap_or(instructions_global)
+            } else {
+                budgets
+                    .and_then(|b| b.fail_on_regression_percent)
+                    .unwrap_or(global)
+            }
         };
         let base_name = source.describe();
         let comparison = rho_baseline::diff_with(base, &base_name, &section, global, &limit_for)?;

@@ -39,6 +39,13 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
     let repetitions =
         crate::baseline::repetitions(&args.project.baseline, args.project.repetitions, 1);
+    let measure = args.run.measure.unwrap_or_default();
+    // Counting needs Valgrind: said before anything is built.
+    let counter = match (measure.counts(), args.project.target.as_deref()) {
+        (true, None | Some("host")) => Some(crate::count::Counter::find(args.run.cache_sim)?),
+        _ => None,
+    };
+    let mut counted = None;
     // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
     let (runs, compiler, flags) =
         match crate::board::Board::for_target(args.project.target.as_deref())? {
@@ -62,8 +69,23 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                     },
                 )?;
                 let mut runs = Vec::new();
-                for _ in 0..repetitions {
-                    runs.push(run_suite(&built.executable, &what, &settings, timeout)?);
+                if measure.times() {
+                    for _ in 0..repetitions {
+                        runs.push(run_suite(&built.executable, &what, &settings, timeout)?);
+                    }
+                }
+                if let Some(counter) = &counter {
+                    let env = settings
+                        .environment()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect();
+                    let env = crate::count::environment(
+                        env,
+                        settings.iterations.is_some(),
+                        settings.warmup.is_some(),
+                    );
+                    counted = Some(counter.run(&built.executable, &env, None, &what, timeout)?);
                 }
                 let mut flags: Vec<String> = crate::suite::BASE_FLAGS
                     .iter()
@@ -74,7 +96,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             }
         };
 
-    let summary = crate::project::fold(&runs, &what)?;
+    let summary = crate::count::summarise(&runs, counted.as_ref(), &what)?;
     for warning in crate::report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");
     }

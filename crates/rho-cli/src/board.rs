@@ -230,7 +230,7 @@ fn shell_word(word: &str) -> String {
 }
 
 /// `program` as the shell would find it on the PATH.
-fn find_on_path(program: &str) -> Option<PathBuf> {
+pub fn find_on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(program))

@@ -114,6 +114,22 @@ pub struct RunArgs {
     /// RHO_BENCH_FILTER; a board gets it compiled in.
     #[arg(long, value_name = "PATTERN", value_parser = parse_filter)]
     pub filter: Option<String>,
+
+    /// What to measure: `time` (cycles and ns, the default), `instructions` (counted exactly under Valgrind's
+    /// Callgrind on a host: figures that do not move with the machine's load; 10 iterations unless told), or
+    /// `time,instructions` (two runs, one report). Default: module.yml's `bench.measure`, else time.
+    #[arg(long, value_name = "WHAT", value_parser = parse_measure)]
+    pub measure: Option<rho_config::Measure>,
+
+    /// With instructions: also simulate the caches (Callgrind --cache-sim=yes) and report L1 and LL misses and
+    /// an estimated cycle count (docs/statistics.md gives its formula).
+    #[arg(long)]
+    pub cache_sim: bool,
+}
+
+fn parse_measure(text: &str) -> Result<rho_config::Measure, String> {
+    rho_config::Measure::parse(text)
+        .ok_or_else(|| format!("`{text}`: expected time, instructions or time,instructions"))
 }
 
 /// The longest term of a filter: the harness's longest benchmark name.

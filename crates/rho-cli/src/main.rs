@@ -8,6 +8,7 @@ mod baseline;
 mod bench;
 mod board;
 mod cli;
+mod count;
 mod export;
 mod gate;
 mod project;

@@ -77,6 +77,19 @@ pub fn bench_project(
         Some(text) => split_cflags(text)?,
         None => Vec::new(),
     };
+    let measure = run.measure.unwrap_or(config.measure);
+    let counter = if measure.counts() {
+        if target.name() != "host" {
+            bail!(
+                "--measure instructions counts under Valgrind on the host; target {} is not the host (on \
+                 mps2-an386 the figures are QEMU icount instructions in every run)",
+                target.name()
+            );
+        }
+        Some(crate::count::Counter::find(run.cache_sim)?)
+    } else {
+        None
+    };
     let jobs = jobs(&config, &target)?;
     // Before anything is built or run: a suite file that is not there is a mistake in module.yml.
     check_suite_files(&config)?;
@@ -103,6 +116,7 @@ pub fn bench_project(
         workspace.include_dir().display().to_string(),
     ));
 
+    let mut skipped = false;
     let mut judgements = Vec::new();
     let mut failed: Vec<FailedSuite> = Vec::new();
     let mut records = Vec::new();
@@ -110,6 +124,16 @@ pub fn bench_project(
     // The human report: stdout, or stderr when `--json -` takes stdout.
     let mut out = crate::export::report_output(json.as_ref());
     for (index, job) in jobs.iter().enumerate() {
+        if !measure.times() && !matches!(job.kind, JobKind::CFiles) {
+            // rho runs a C suite it built under Valgrind; a command is its own business.
+            eprintln!(
+                "rho: warning: {}: not counted (--measure instructions runs the C suites rho builds under \
+                 Valgrind; a command suite cannot be): skipped",
+                job.what
+            );
+            skipped = true;
+            continue;
+        }
         let out_dir = workspace.out_dir(index)?;
         let mut env = environment.clone();
         env.push(("RHO_BENCH_OUT".to_string(), out_dir.display().to_string()));
@@ -128,10 +152,16 @@ pub fn bench_project(
             &workspace,
             &env,
             &cflags,
-            repetitions,
+            Measuring {
+                repetitions,
+                times: measure.times(),
+                counter: counter.as_ref(),
+                iterations_set: run.iterations.is_some(),
+                warmup_set: run.warmup.is_some(),
+            },
             timeout,
         )
-        .and_then(|runs| fold(&runs, &job.what));
+        .and_then(|(runs, counted)| crate::count::summarise(&runs, counted.as_ref(), &job.what));
         // One suite that cannot be built or run does not stop the others: its error is printed now, the
         // suites that finished are reported, and the run ends with exit 2 (cannot decide).
         let summary = match outcome {
@@ -161,7 +191,7 @@ pub fn bench_project(
         };
         let judgement = Judgement::of(
             &summary,
-            |name| config.budgets_for_target(budget_target, name),
+            |name| measure.applicable(config.budgets_for_target(budget_target, name)),
             settings.scale,
         );
         // The stream names the target it ran on (a command suite runs on the host whatever the target).
@@ -229,7 +259,7 @@ pub fn bench_project(
     // Budgets naming no benchmark that any suite printed (a typo) would otherwise be silently unused. With a
     // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on
     // purpose.
-    let unmatched = if failed.is_empty() && run.filter.is_none() {
+    let unmatched = if failed.is_empty() && run.filter.is_none() && !skipped {
         crate::verdicts::unmatched_budgets(&config, target.name(), &judgements)
     } else {
         Vec::new()
@@ -581,7 +611,21 @@ fn shell_quote(text: &str) -> String {
         .unwrap_or_else(|_| format!("'{}'", text.replace('\'', "'\\''")))
 }
 
-/// Build `job` for `target` and run it `repetitions` times; the parsed run of each.
+/// What a job's runs measure.
+struct Measuring<'a> {
+    /// Timed runs, folded best of N.
+    repetitions: u32,
+    /// Whether to time at all.
+    times: bool,
+    /// Counting: the counted run's runner.
+    counter: Option<&'a crate::count::Counter>,
+    /// Whether the iterations and warm-ups were set (else counting uses its own defaults).
+    iterations_set: bool,
+    warmup_set: bool,
+}
+
+/// Build `job` for `target` and run it: timed `repetitions` times, and once counted when counting; the
+/// parsed runs.
 #[allow(clippy::too_many_arguments)]
 fn run_job(
     config: &ModuleConfig,
@@ -590,11 +634,24 @@ fn run_job(
     workspace: &Workspace,
     env: &[(String, String)],
     cflags: &[String],
-    repetitions: u32,
+    measuring: Measuring<'_>,
     timeout: Duration,
-) -> anyhow::Result<Vec<rho_wire::Run>> {
+) -> anyhow::Result<(Vec<rho_wire::Run>, Option<rho_wire::Run>)> {
     let what = format!("{} for target {}", job.what, target.name());
+    let repetitions = if measuring.times {
+        measuring.repetitions
+    } else {
+        0
+    };
+    let host_c = matches!((&job.kind, target), (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host");
+    if measuring.counter.is_some() && !host_c {
+        eprintln!(
+            "rho: warning: {what}: timed, not counted (--measure instructions runs the C suites rho builds for \
+             the host under Valgrind)"
+        );
+    }
     let mut runs = Vec::new();
+    let mut counted = None;
     match (&job.kind, target) {
         (JobKind::Command(command), _) => {
             for _ in 0..repetitions {
@@ -619,6 +676,20 @@ fn run_job(
                 command.envs(env.iter().map(|(k, v)| (k, v)));
                 runs.push(crate::run::run_stream(command, &job.what, timeout)?);
             }
+            if let Some(counter) = measuring.counter {
+                let env = crate::count::environment(
+                    env.to_vec(),
+                    measuring.iterations_set,
+                    measuring.warmup_set,
+                );
+                counted = Some(counter.run(
+                    &built.executable,
+                    &env,
+                    Some(&config.root),
+                    &job.what,
+                    timeout,
+                )?);
+            }
         }
         (JobKind::CFiles | JobKind::TargetOnly, _) => {
             let (build, run) = match target {
@@ -640,7 +711,7 @@ fn run_job(
             }
         }
     }
-    Ok(runs)
+    Ok((runs, counted))
 }
 
 /// `sh -c COMMAND` in `dir` with `env` added.
@@ -732,6 +803,8 @@ mod tests {
             timeout: 300.0,
             cflags: None,
             filter: None,
+            measure: None,
+            cache_sim: false,
         }
     }
 

@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use rho_stats::{BenchSummary, ClockFigures, ClockInfo, OverheadFigures, RunSummary, Summary};
+use rho_stats::{
+    BenchSummary, ClockFigures, ClockInfo, InstructionFigures, OverheadFigures, RunSummary, Summary,
+};
 use rho_wire::{ClockRole, StackMark};
 
 /// Render the report. `source` names what ran (the suite's files).
@@ -126,12 +128,34 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
             derived.clock.name, derived.clock.resolution
         ));
     }
+    let counted = summary
+        .benchmarks
+        .iter()
+        .find_map(|b| b.instructions.as_ref());
+    if let Some(counted) = counted {
+        clock_lines.push(describe_counter(counted));
+    }
     for (index, line) in clock_lines.iter().enumerate() {
         let label = if index == 0 { "clocks" } else { "" };
         let _ = writeln!(out, "{label:<10}{line}");
     }
 
-    if summary.calibrated && !summary.overhead.is_empty() {
+    if let Some(counted) = counted.filter(|c| c.loop_total.is_some()) {
+        let clocked: Vec<String> = summary.overhead.iter().map(describe_overhead).collect();
+        let mut parts = clocked;
+        parts.push(format!(
+            "{} instructions per iteration + {} per loop ({}, fitted from two empty loops)",
+            format_count(counted.overhead_per_iteration),
+            format_count(counted.overhead_per_loop),
+            counted.source
+        ));
+        let _ = writeln!(
+            out,
+            "{:<10}{}; the figures below are net of it",
+            "overhead",
+            parts.join(", ")
+        );
+    } else if summary.calibrated && !summary.overhead.is_empty() {
         let parts: Vec<String> = summary.overhead.iter().map(describe_overhead).collect();
         let _ = writeln!(
             out,
@@ -171,6 +195,53 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
         let _ = write!(run_line, ", best of {} runs", summary.repetitions);
     }
     let _ = writeln!(out, "{:<10}{run_line}", "run");
+}
+
+/// The header line of the instruction counter.
+fn describe_counter(figures: &InstructionFigures) -> String {
+    if figures.loop_total.is_some() {
+        format!(
+            "instructions: {} (Valgrind) counting the instructions of each whole measured loop: exact, whatever \
+             the machine's load (a run of its own, under Valgrind)",
+            figures.source
+        )
+    } else {
+        format!(
+            "{}: exact instruction counts (the emulator's virtual clock advances a fixed time per instruction)",
+            instructions_label(figures)
+        )
+    }
+}
+
+/// `instructions (callgrind)`, `instructions (QEMU icount)`.
+fn instructions_label(figures: &InstructionFigures) -> String {
+    match figures.source.as_str() {
+        "qemu-icount" => "instructions (QEMU icount)".to_string(),
+        source => format!("instructions ({source})"),
+    }
+}
+
+/// An instruction figure: whole when it is, else one decimal.
+fn format_count(value: f64) -> String {
+    if (value - value.round()).abs() < 0.05 {
+        format!("{:.0}", value.round())
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// The seven statistic cells of an instruction row: a clock's statistics when it has samples, else the exact
+/// figure as the median and nothing else (a whole-loop count has no distribution).
+fn instruction_cells(figures: &InstructionFigures) -> [String; 7] {
+    if let Some(samples) = &figures.samples {
+        return stat_cells(&samples.net);
+    }
+    let mut cells: [String; 7] = Default::default();
+    cells[0] = format_count(figures.per_iteration.max(0.0));
+    for cell in cells.iter_mut().skip(1) {
+        *cell = "-".to_string();
+    }
+    cells
 }
 
 fn describe_clock(clock: &ClockInfo) -> String {
@@ -297,6 +368,17 @@ fn table(out: &mut String, summary: &RunSummary) {
             .into_iter()
             .flatten()
             .collect();
+        // One (label, cells) per metric row: the clocks', then the instructions'.
+        let mut metric_rows: Vec<(String, [String; 7])> = figures
+            .iter()
+            .map(|f| (column_label(&f.clock, f.derived), stat_cells(&f.net)))
+            .collect();
+        if let Some(instructions) = &bench.instructions {
+            metric_rows.push((
+                instructions_label(instructions),
+                instruction_cells(instructions),
+            ));
+        }
         any_capped |= bench.capped;
         any_few_samples |= figures.iter().any(|f| !f.net.p99_is_informative());
         let iterations = if bench.capped {
@@ -304,13 +386,14 @@ fn table(out: &mut String, summary: &RunSummary) {
         } else {
             bench.iterations.to_string()
         };
-        let first_stats = figures.first().copied();
         let mut first = vec![bench.name.clone(), iterations];
-        match first_stats {
-            Some(f) => {
-                any_spread_capped |= f.net.spread.capped;
-                first.push(column_label(&f.clock, f.derived));
-                first.extend(stat_cells(&f.net));
+        if let Some(f) = figures.first() {
+            any_spread_capped |= f.net.spread.capped;
+        }
+        match metric_rows.first() {
+            Some((label, cells)) => {
+                first.push(label.clone());
+                first.extend(cells.iter().cloned());
             }
             None if bench.cycles_wrapped > 0 => {
                 any_wrapped = true;
@@ -342,12 +425,10 @@ fn table(out: &mut String, summary: &RunSummary) {
 
         for f in figures.iter().skip(1) {
             any_spread_capped |= f.net.spread.capped;
-            let mut cells = vec![
-                String::new(),
-                String::new(),
-                column_label(&f.clock, f.derived),
-            ];
-            cells.extend(stat_cells(&f.net));
+        }
+        for (label, stats) in metric_rows.iter().skip(1) {
+            let mut cells = vec![String::new(), String::new(), label.clone()];
+            cells.extend(stats.iter().cloned());
             cells.extend(std::iter::repeat_n(String::new(), 5));
             rows.push(Row { cells });
         }

@@ -61,6 +61,63 @@ pub struct ModuleConfig {
     pub baseline: PathBuf,
     /// `gate`: settings for `rho bench gate`.
     pub gate: GateConfig,
+    /// `measure`: what `rho bench`, `check` and `gate` measure unless `--measure` says otherwise (default
+    /// time).
+    pub measure: Measure,
+}
+
+/// What a run measures: time (cycles and ns, on the suite's clocks), instructions (counted exactly, under
+/// Callgrind on a host), or both (two runs, one report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Measure {
+    #[default]
+    Time,
+    Instructions,
+    Both,
+}
+
+impl Measure {
+    /// `time`, `instructions`, or both comma-separated in either order (`time,instructions`).
+    pub fn parse(text: &str) -> Option<Measure> {
+        let mut time = false;
+        let mut instructions = false;
+        for word in text.split(',') {
+            match word.trim() {
+                "time" if !time => time = true,
+                "instructions" if !instructions => instructions = true,
+                _ => return None,
+            }
+        }
+        match (time, instructions) {
+            (true, false) => Some(Measure::Time),
+            (false, true) => Some(Measure::Instructions),
+            (true, true) => Some(Measure::Both),
+            (false, false) => None,
+        }
+    }
+
+    pub fn times(self) -> bool {
+        matches!(self, Measure::Time | Measure::Both)
+    }
+
+    pub fn counts(self) -> bool {
+        matches!(self, Measure::Instructions | Measure::Both)
+    }
+
+    /// `budgets` without the ceilings on what this measurement does not measure (time budgets when only
+    /// counting, the instruction budget when only timing): those are not judged, rather than "not measured".
+    pub fn applicable(self, budgets: Budgets) -> Budgets {
+        let mut budgets = budgets;
+        if !self.times() {
+            budgets.max_cycles_per_iteration = None;
+            budgets.max_ns_per_iteration = None;
+            budgets.max_ns_per_op = None;
+        }
+        if !self.counts() {
+            budgets.max_instructions_per_iteration = None;
+        }
+        budgets
+    }
 }
 
 /// Ceilings for one benchmark's figures. `None` means "no budget for this figure". Every figure is per
@@ -80,6 +137,10 @@ pub struct Budgets {
     pub max_ns_per_op: Option<f64>,
     /// Largest allowed growth, in percent, of any figure against the baseline (`5.0` = 5%).
     pub fail_on_regression_percent: Option<f64>,
+    /// Net instructions per measured iteration (exact). 0 in the file means report only.
+    pub max_instructions_per_iteration: Option<f64>,
+    /// Largest allowed growth of instructions against the baseline, in percent (default 1%).
+    pub fail_on_instructions_regression_percent: Option<f64>,
 }
 
 impl Budgets {
@@ -96,6 +157,12 @@ impl Budgets {
             fail_on_regression_percent: over
                 .fail_on_regression_percent
                 .or(self.fail_on_regression_percent),
+            max_instructions_per_iteration: over
+                .max_instructions_per_iteration
+                .or(self.max_instructions_per_iteration),
+            fail_on_instructions_regression_percent: over
+                .fail_on_instructions_regression_percent
+                .or(self.fail_on_instructions_regression_percent),
         }
     }
 
@@ -107,6 +174,7 @@ impl Budgets {
             max_cycles_per_iteration: ceiling(self.max_cycles_per_iteration),
             max_ns_per_iteration: ceiling(self.max_ns_per_iteration),
             max_ns_per_op: ceiling(self.max_ns_per_op),
+            max_instructions_per_iteration: ceiling(self.max_instructions_per_iteration),
             ..*self
         }
     }
@@ -120,6 +188,8 @@ impl Budgets {
             && b.max_ns_per_iteration.is_none()
             && b.max_ns_per_op.is_none()
             && b.fail_on_regression_percent.is_none()
+            && b.max_instructions_per_iteration.is_none()
+            && b.fail_on_instructions_regression_percent.is_none()
     }
 }
 

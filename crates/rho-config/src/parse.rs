@@ -10,7 +10,7 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
     BenchmarkConfig, Budgets, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET, GateConfig, MIN_GATE_RUNS,
-    ModuleConfig, Suite, TargetEntry, is_gate_budget,
+    Measure, ModuleConfig, Suite, TargetEntry, is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -30,6 +30,7 @@ const BENCH_KEYS: &[&str] = &[
     "targets",
     "baseline",
     "gate",
+    "measure",
 ];
 const BUDGET_KEYS: &[&str] = &[
     "max_stack_bytes",
@@ -38,6 +39,8 @@ const BUDGET_KEYS: &[&str] = &[
     "max_ns_per_iteration",
     "max_ns_per_op",
     "fail_on_regression_percent",
+    "max_instructions_per_iteration",
+    "fail_on_instructions_regression_percent",
 ];
 const BENCHMARK_KEYS: &[&str] = &["iterations", "budgets"];
 const TARGET_KEYS: &[&str] = &[
@@ -385,6 +388,22 @@ fn parse_bench(
         Some(v) => parse_gate(cx, v)?,
         None => GateConfig::default(),
     };
+    let measure = match f.value("measure") {
+        Some(v) => {
+            let expected = "time, instructions or time,instructions";
+            let word = text(cx, v, "bench.measure", expected)?;
+            Measure::parse(word).ok_or_else(|| {
+                cx.err_at(
+                    v,
+                    format!(
+                        "expected {expected} for bench.measure, found {}",
+                        v.value.describe()
+                    ),
+                )
+            })?
+        }
+        None => Measure::default(),
+    };
 
     let root = match file.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
@@ -406,6 +425,7 @@ fn parse_bench(
         targets,
         baseline,
         gate,
+        measure,
     })
 }
 
@@ -445,6 +465,8 @@ fn parse_budgets(
         max_ns_per_iteration: real("max_ns_per_iteration")?,
         max_ns_per_op: real("max_ns_per_op")?,
         fail_on_regression_percent: real("fail_on_regression_percent")?,
+        max_instructions_per_iteration: real("max_instructions_per_iteration")?,
+        fail_on_instructions_regression_percent: real("fail_on_instructions_regression_percent")?,
     };
     if let (false, Some((key, _))) = (stack_watermark, f.get("max_stack_bytes")) {
         return Err(cx.err_at(

@@ -10,6 +10,7 @@
 //! | [`BudgetMetric::NsPerOp`] | net median ns per iteration / `per_iteration` | `max_ns_per_op` |
 //! | [`BudgetMetric::StackBytes`] | stack high-water mark | `max_stack_bytes` |
 //! | [`BudgetMetric::HeapPeakBytes`] | heap peak | `max_heap_bytes` |
+//! | [`BudgetMetric::Instructions`] | net instructions per iteration (exact) | `max_instructions_per_iteration` |
 //!
 //! The bound is inclusive: a figure equal to its budget holds. Unmeasured is not zero: a stack that overran its
 //! painted region fails its budget ("stack not measured (overrun)"), and a metric the run did not measure at all
@@ -45,16 +46,19 @@ pub enum BudgetMetric {
     StackBytes,
     /// Heap peak in bytes.
     HeapPeakBytes,
+    /// Net instructions per measured iteration, counted exactly.
+    Instructions,
 }
 
 impl BudgetMetric {
     /// In report order.
-    pub const ALL: [BudgetMetric; 5] = [
+    pub const ALL: [BudgetMetric; 6] = [
         BudgetMetric::Cycles,
         BudgetMetric::NsPerIteration,
         BudgetMetric::NsPerOp,
         BudgetMetric::StackBytes,
         BudgetMetric::HeapPeakBytes,
+        BudgetMetric::Instructions,
     ];
 
     /// A short label for reports: `cycles/iter`, `ns/iter`, `ns/op`, `stack B`, `heap peak B`.
@@ -65,6 +69,7 @@ impl BudgetMetric {
             BudgetMetric::NsPerOp => "ns/op",
             BudgetMetric::StackBytes => "stack B",
             BudgetMetric::HeapPeakBytes => "heap peak B",
+            BudgetMetric::Instructions => "instr/iter",
         }
     }
 
@@ -76,6 +81,7 @@ impl BudgetMetric {
             BudgetMetric::NsPerOp => "max_ns_per_op",
             BudgetMetric::StackBytes => "max_stack_bytes",
             BudgetMetric::HeapPeakBytes => "max_heap_bytes",
+            BudgetMetric::Instructions => "max_instructions_per_iteration",
         }
     }
 
@@ -88,6 +94,7 @@ impl BudgetMetric {
             BudgetMetric::NsPerOp => budgets.max_ns_per_op,
             BudgetMetric::StackBytes => budgets.max_stack_bytes.map(|b| b as f64),
             BudgetMetric::HeapPeakBytes => budgets.max_heap_bytes.map(|b| b as f64),
+            BudgetMetric::Instructions => budgets.max_instructions_per_iteration,
         }
     }
 
@@ -118,6 +125,10 @@ impl BudgetMetric {
                 })
             }
             BudgetMetric::HeapPeakBytes => Figure::Value(bench.heap.peak as f64),
+            BudgetMetric::Instructions => match bench.metric(rho_stats::Metric::Instructions) {
+                Some(n) => Figure::Value(n as f64),
+                None => Figure::Unmeasured(Unmeasured::NoInstructions),
+            },
         }
     }
 
@@ -143,7 +154,7 @@ impl BudgetMetric {
                     bytes: bench.heap.live,
                 })
             }
-            BudgetMetric::HeapPeakBytes => None,
+            BudgetMetric::HeapPeakBytes | BudgetMetric::Instructions => None,
         }
     }
 
@@ -171,6 +182,7 @@ impl fmt::Display for BudgetMetric {
             BudgetMetric::NsPerOp => "ns per op",
             BudgetMetric::StackBytes => "stack bytes",
             BudgetMetric::HeapPeakBytes => "heap peak bytes",
+            BudgetMetric::Instructions => "instructions per iteration",
         })
     }
 }
@@ -189,6 +201,8 @@ pub enum Unmeasured {
     NoTime,
     /// The benchmark does 0 ops per iteration, so it has no time per op.
     NoOps,
+    /// The run counted no instructions (measured time only, or no counter on this target).
+    NoInstructions,
     /// The benchmark freed more bytes than were live (`free_errors` times): its heap figures cannot be trusted.
     HeapMisuse { free_errors: u64 },
 }
@@ -211,6 +225,9 @@ impl fmt::Display for Unmeasured {
                 "time not measured (no time clock, and no cycle clock of known frequency)"
             }
             Unmeasured::NoOps => "no time per op (the benchmark does 0 ops per iteration)",
+            Unmeasured::NoInstructions => {
+                "instructions not counted (run with --measure instructions, or bench.measure)"
+            }
             Unmeasured::HeapMisuse { free_errors } => {
                 return write!(
                     f,
@@ -683,6 +700,7 @@ mod tests {
             leaked: false,
             ops_per_second: None,
             ns_per_op: (per_iteration > 0).then(|| ns as f64 / per_iteration as f64),
+            instructions: None,
         }
     }
 
@@ -719,15 +737,63 @@ mod tests {
             max_stack_bytes: Some(stack),
             max_heap_bytes: Some(heap),
             fail_on_regression_percent: None,
+            max_instructions_per_iteration: None,
+            fail_on_instructions_regression_percent: None,
         }
     }
 
+    /// The verdicts of the clocked, stack and heap metrics (the instructions one has its own test).
     fn verdicts(judgement: &Judgement) -> Vec<Verdict> {
         judgement.benchmarks[0]
             .checks
             .iter()
+            .filter(|c| c.metric != BudgetMetric::Instructions)
             .map(|c| c.verdict)
             .collect()
+    }
+
+    #[test]
+    fn instructions_are_judged_exactly_and_unmeasured_without_a_count() {
+        let mut counted = bench("b", 100, 640, 64, StackMark::Bytes(300), 64);
+        let budget = |limit: f64| {
+            move |_: &str| Budgets {
+                max_instructions_per_iteration: Some(limit),
+                ..Budgets::default()
+            }
+        };
+        let check = |judgement: &Judgement| {
+            judgement.benchmarks[0]
+                .checks
+                .iter()
+                .find(|c| c.metric == BudgetMetric::Instructions)
+                .cloned()
+                .unwrap()
+        };
+        let unmeasured = check(&Judgement::of(
+            &run(true, vec![counted.clone()]),
+            budget(10.0),
+            1.0,
+        ));
+        assert_eq!(unmeasured.verdict, Verdict::Unmeasured);
+        counted.instructions = Some(rho_stats::InstructionFigures {
+            source: "callgrind".to_string(),
+            per_iteration: 1000.2,
+            iterations: 10,
+            loop_total: Some(10_200),
+            overhead_per_iteration: 14.0,
+            overhead_per_loop: 20.0,
+            samples: None,
+            cache: None,
+        });
+        let summary = run(true, vec![counted]);
+        assert_eq!(
+            check(&Judgement::of(&summary, budget(1000.0), 1.0)).verdict,
+            Verdict::Ok
+        );
+        assert_eq!(
+            check(&Judgement::of(&summary, budget(999.0), 1.0)).verdict,
+            Verdict::Over
+        );
     }
 
     #[test]

@@ -69,6 +69,7 @@ fn benchmark(
         stack: StackMark::Bytes(312),
         heap: HeapFigures::default(),
         wrapped: 0,
+        counts: Vec::new(),
     }
 }
 
@@ -106,6 +107,7 @@ fn realistic_run() -> Run {
                 resolution: 20,
             },
         ],
+        counter: None,
         calibration: Some(Benchmark {
             name: ".overhead".to_string(),
             unit: "iter".to_string(),

@@ -16,6 +16,10 @@ pub enum StatsError {
         columns: usize,
         clocks: usize,
     },
+    /// A counted run whose counts cannot give a figure (a calibration without its two counts, a dump without
+    /// an instruction total).
+    #[error("{benchmark}: instructions cannot be counted: {why}")]
+    Uncounted { benchmark: String, why: String },
     /// `best_of` was given no runs.
     #[error("best of no runs: at least one run is needed")]
     NoRuns,

@@ -13,10 +13,12 @@ impl Metric {
             Metric::TimeNs => "ns",
             Metric::StackBytes => "stack",
             Metric::HeapPeakBytes => "heap_peak",
+            Metric::Instructions => "instructions",
         }
     }
 
-    /// Whether the metric is read off a clock (cycles, time), rather than counted exactly (stack, heap).
+    /// Whether the metric is read off a clock (cycles, time), rather than counted exactly (stack, heap,
+    /// instructions).
     pub fn is_clocked(self) -> bool {
         matches!(self, Metric::Cycles | Metric::TimeNs)
     }
@@ -28,7 +30,7 @@ impl BenchSummary {
         match metric {
             Metric::Cycles => self.cycles.as_ref(),
             Metric::TimeNs => self.time.as_ref(),
-            Metric::StackBytes | Metric::HeapPeakBytes => None,
+            Metric::StackBytes | Metric::HeapPeakBytes | Metric::Instructions => None,
         }
     }
 }

@@ -17,12 +17,16 @@
 //!   against the net median.
 //! - **Lowest window median** ([`min_window_median`]): the samples, in the order measured, cut into consecutive
 //!   windows; the lowest window's median. The gate's wire-stream time metrics use it (a run's best stretch).
+//! - **Instructions** ([`InstructionFigures`]): from a counted run, each benchmark's whole-loop count less the
+//!   harness's share fitted from `.overhead`'s two counts of the empty loop, per iteration; or from a clock that
+//!   counts instructions (`unit=instruction`), its net median. The metric is that figure rounded.
 //! - **Derived time**: with no `time` clock and a cycle clock of known `hz`, nanoseconds are
 //!   `round(cycles * 1e9 / hz)`, flagged `derived`.
 //!
 //! `docs/statistics.md` states the same with worked examples.
 
 mod best;
+mod count;
 mod error;
 mod gate_names;
 mod run;
@@ -30,6 +34,7 @@ mod summary;
 mod window;
 
 pub use best::{best_of, min_of};
+pub use count::{CacheFigures, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures};
 pub use error::StatsError;
 pub use gate_names::relative_spread;
 pub use run::{BenchSummary, ClockFigures, ClockInfo, Metric, OverheadFigures, RunSummary};

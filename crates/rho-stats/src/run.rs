@@ -3,8 +3,12 @@
 use rho_wire::{Benchmark, Clock, ClockRole, HeapFigures, Run, RunConfig, StackMark, Target};
 use serde::{Deserialize, Serialize};
 
+use crate::count::{CountOverhead, InstructionFigures};
 use crate::error::StatsError;
 use crate::summary::Summary;
+
+/// The unit of a clock that counts instructions: its figures are the instructions metric, not cycles.
+pub const INSTRUCTION_UNIT: &str = "instruction";
 
 /// Which clock a set of figures came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,6 +110,10 @@ pub struct BenchSummary {
     /// Nanosecond figures: from the `time` clock, or derived from the cycle clock when there is none and its
     /// frequency is known (`derived: true`); `None` otherwise.
     pub time: Option<ClockFigures>,
+    /// Instructions per iteration: from a counted run (Callgrind), or a clock that counts instructions (QEMU
+    /// `-icount`); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<InstructionFigures>,
     pub stack: StackMark,
     pub heap: HeapFigures,
     /// The benchmark ended holding heap memory (`heap.live != 0`).
@@ -133,14 +141,17 @@ pub enum Metric {
     StackBytes,
     /// Heap peak in bytes.
     HeapPeakBytes,
+    /// Net instructions per iteration (exact: one instruction more is a change).
+    Instructions,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 4] = [
+    pub const ALL: [Metric; 5] = [
         Metric::Cycles,
         Metric::TimeNs,
         Metric::StackBytes,
         Metric::HeapPeakBytes,
+        Metric::Instructions,
     ];
 
     /// A short stable name (`cycles`, `time_ns`, `stack_bytes`, `heap_peak_bytes`).
@@ -150,6 +161,7 @@ impl Metric {
             Metric::TimeNs => "time_ns",
             Metric::StackBytes => "stack_bytes",
             Metric::HeapPeakBytes => "heap_peak_bytes",
+            Metric::Instructions => "instructions",
         }
     }
 }
@@ -183,6 +195,7 @@ impl BenchSummary {
                 StackMark::Overrun | StackMark::Off => None,
             },
             Metric::HeapPeakBytes => Some(self.heap.peak),
+            Metric::Instructions => self.instructions.as_ref().map(InstructionFigures::net),
         }
     }
 }
@@ -255,6 +268,14 @@ impl RunSummary {
             }
         }
 
+        // A counted run: the harness's share of a loop, from `.overhead`'s two counts of the empty loop.
+        let count_overhead = match (&run.counter, &run.calibration) {
+            (Some(_), Some(calibration)) => Some(CountOverhead::of(calibration)?),
+            _ => None,
+        };
+        // A clock counting instructions gives the instructions metric, not cycles.
+        let instruction_clock = cycles_index.filter(|&c| run.clocks[c].unit == INSTRUCTION_UNIT);
+
         let mut benchmarks = Vec::with_capacity(run.benchmarks.len());
         for bench in &run.benchmarks {
             check_columns(run, bench)?;
@@ -277,10 +298,19 @@ impl RunSummary {
             };
             // A sample that spanned an uncounted wrap is off by a multiple of the counter's period: a
             // figure built on it would understate the truth, so there is none (not measured, never 0).
-            let cycles = match cycles_index {
+            let mut cycles = match cycles_index {
                 Some(column) if bench.cycles_measured() => Some(figures_of(column)?),
                 _ => None,
             };
+            let mut instructions = None;
+            if instruction_clock.is_some() {
+                instructions = cycles
+                    .take()
+                    .map(|f| InstructionFigures::from_clock(f, bench.iterations));
+            }
+            if let (Some(counter), Some(overhead)) = (&run.counter, &count_overhead) {
+                instructions = overhead.figures(bench, &counter.name)?;
+            }
             let mut time = time_index.map(&mut figures_of).transpose()?;
             if let (Some(hz), Some(c), Some(cyc)) = (derive_hz, cycles_index, &cycles) {
                 time = derive_time(&run.clocks[c], hz, cyc);
@@ -299,6 +329,7 @@ impl RunSummary {
                 cycles_wrapped: bench.wrapped,
                 cycles,
                 time,
+                instructions,
                 stack: bench.stack,
                 heap: bench.heap,
                 leaked: bench.leaked(),

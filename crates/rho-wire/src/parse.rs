@@ -9,8 +9,8 @@ use std::io::{self, BufRead};
 
 use crate::error::{ErrorKind, WireError, quote};
 use crate::types::{
-    Benchmark, Clock, ClockRole, Header, HeapFigures, Run, RunConfig, StackMark, Target,
-    WIRE_VERSION,
+    Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, Header, HeapFigures, Run,
+    RunConfig, StackMark, Target, WIRE_VERSION,
 };
 
 /// The longest line the parser reads. A longer noise line is skipped (only its first bytes are kept); a longer
@@ -73,6 +73,7 @@ struct OpenBench {
     stack_line: u64,
     heap: Option<HeapFigures>,
     heap_line: u64,
+    counts: Vec<Count>,
 }
 
 /// A push parser of the wire format. Feed it lines with [`feed_line`](StreamParser::feed_line), then call
@@ -88,6 +89,12 @@ pub struct StreamParser {
     target_line: u64,
     clocks: Vec<Clock>,
     clock_lines: Vec<u64>,
+    /// The `@rho-bench` version read.
+    version: u32,
+    counter: Option<Counter>,
+    counter_line: u64,
+    /// The last `@count` dump number, so dumps go up through the stream.
+    last_dump: u64,
     header: Option<Header>,
     config_line: u64,
     /// Samples per column `@config` announces for a benchmark, for preallocation.
@@ -117,6 +124,10 @@ impl StreamParser {
             target_line: 0,
             clocks: Vec::new(),
             clock_lines: Vec::new(),
+            version: 0,
+            counter: None,
+            counter_line: 0,
+            last_dump: 0,
             header: None,
             config_line: 0,
             expected_samples: 0,
@@ -240,6 +251,7 @@ impl StreamParser {
             version: header.version,
             target: header.target,
             clocks: header.clocks,
+            counter: header.counter,
             calibration: self.calibration,
             config: header.config,
             benchmarks: self.benchmarks,
@@ -253,7 +265,9 @@ impl StreamParser {
         match self.phase {
             Phase::Preamble => "@rho-bench".to_string(),
             Phase::Target => "@target".to_string(),
-            Phase::Clocks if self.clocks.is_empty() => "@clock".to_string(),
+            Phase::Clocks if self.clocks.is_empty() && self.counter.is_none() => {
+                "@clock".to_string()
+            }
             Phase::Clocks => "@clock or @config".to_string(),
             Phase::Suite => "@bench or @done".to_string(),
             Phase::Samples => self.expected_sample(),
@@ -269,6 +283,9 @@ impl StreamParser {
 
     fn expected_sample(&self) -> String {
         let n = self.clocks_len();
+        if n == 0 {
+            return "@count or @stack (a counted run has no sample lines)".to_string();
+        }
         let fields = if n == 1 { "field" } else { "fields" };
         format!("a sample of {n} {fields} (one per @clock) or @stack")
     }
@@ -332,6 +349,8 @@ impl StreamParser {
                 | b"heap"
                 | b"end"
                 | b"done"
+                | b"counter"
+                | b"count"
         );
         if self.phase == Phase::Preamble && keyword != b"rho-bench" {
             if known {
@@ -351,6 +370,10 @@ impl StreamParser {
             b"rho-bench" => self.version(line, &fields).map(|()| None),
             b"target" => self.target(line, &fields).map(|()| None),
             b"clock" => self.clock(line, &fields).map(|()| None),
+            b"counter" if self.version >= COUNTER_VERSION => {
+                self.counter(line, &fields).map(|()| None)
+            }
+            b"count" if self.version >= COUNTER_VERSION => self.count(line, &fields).map(|()| None),
             b"config" => {
                 self.config(line, &fields)?;
                 Ok(self.header.as_ref().map(Event::HeaderComplete))
@@ -372,8 +395,9 @@ impl StreamParser {
                 self.line,
                 ErrorKind::UnknownRecord,
                 format!(
-                    "{} (a record keyword of wire format version {WIRE_VERSION})",
-                    self.expected_here()
+                    "{} (a record keyword of wire format version {})",
+                    self.expected_here(),
+                    self.version
                 ),
                 quote(line),
             )),
@@ -405,14 +429,18 @@ impl StreamParser {
                 quote(line),
             )
         })?;
-        if version != u64::from(WIRE_VERSION) {
+        let Some(version) = u32::try_from(version)
+            .ok()
+            .filter(|v| (1..=WIRE_VERSION).contains(v))
+        else {
             return Err(WireError::new(
                 self.line,
                 ErrorKind::UnsupportedVersion,
-                format!("wire format version {WIRE_VERSION} (the only version this rho reads)"),
+                format!("wire format version 1 to {WIRE_VERSION} (the versions this rho reads)"),
                 quote(line),
             ));
-        }
+        };
+        self.version = version;
         self.version_line = self.line;
         self.phase = Phase::Target;
         Ok(())
@@ -500,8 +528,110 @@ impl StreamParser {
         Ok(())
     }
 
+    /// `@counter METRIC NAME` (version 2): the run counts; at most one, in the header, after any `@clock`.
+    fn counter(&mut self, line: &[u8], fields: &Fields) -> Result<(), WireError> {
+        if self.counter.is_some() || self.header.as_ref().is_some_and(|h| h.counter.is_some()) {
+            return Err(self.duplicate(line, "@counter", self.counter_line));
+        }
+        if self.phase != Phase::Clocks {
+            return Err(self.unexpected(ErrorKind::OutOfOrder, line));
+        }
+        let [metric, name] = fields.positional(
+            self.line,
+            line,
+            ["what is counted (instructions)", "the counter's name"],
+        )?;
+        if metric != b"instructions" {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Syntax,
+                "@counter instructions NAME (instructions is the one metric counted)",
+                quote(line),
+            ));
+        }
+        let name = fields.name(self.line, line, name, "the counter's name")?;
+        self.counter = Some(Counter {
+            metric: "instructions".to_string(),
+            name,
+        });
+        self.counter_line = self.line;
+        Ok(())
+    }
+
+    /// `@count DUMP iterations=N` (version 2): inside a block of a counted run, before `@stack`/`@heap`.
+    fn count(&mut self, line: &[u8], fields: &Fields) -> Result<(), WireError> {
+        let counted = self.header.as_ref().is_some_and(|h| h.counter.is_some());
+        if self.phase != Phase::Samples || !counted {
+            if self.phase == Phase::Samples {
+                return Err(WireError::new(
+                    self.line,
+                    ErrorKind::OutOfOrder,
+                    format!(
+                        "{} (@count only in a run with a @counter)",
+                        self.expected_sample()
+                    ),
+                    quote(line),
+                ));
+            }
+            return Err(self.unexpected(ErrorKind::OutOfOrder, line));
+        }
+        let [dump] = fields.positional(self.line, line, ["a dump number"])?;
+        let dump = parse_u64(dump)
+            .filter(|&d| d > self.last_dump)
+            .ok_or_else(|| {
+                WireError::new(
+                    self.line,
+                    ErrorKind::Inconsistent,
+                    format!(
+                        "a dump number above the last one ({}): dumps are numbered in the order written",
+                        self.last_dump
+                    ),
+                    quote(line),
+                )
+            })?;
+        let iterations = fields.required_u64(self.line, line, "iterations")?;
+        if iterations == 0 {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                "iterations= at least 1 (a counted loop ran)",
+                quote(line),
+            ));
+        }
+        let limit = if self
+            .open
+            .as_ref()
+            .is_some_and(|o| o.name == CALIBRATION_NAME)
+        {
+            2
+        } else {
+            1
+        };
+        let Some(open) = self.open.as_mut() else {
+            return Err(self.unexpected(ErrorKind::OutOfOrder, line));
+        };
+        if open.counts.len() >= limit {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Duplicate,
+                format!(
+                    "@stack (a block has one @count, {CALIBRATION_NAME} two; {} started on line {})",
+                    open.name, open.line
+                ),
+                quote(line),
+            ));
+        }
+        open.counts.push(Count {
+            dump,
+            iterations,
+            totals: Default::default(),
+        });
+        self.last_dump = dump;
+        Ok(())
+    }
+
     fn config(&mut self, line: &[u8], fields: &Fields) -> Result<(), WireError> {
-        if self.phase != Phase::Clocks || self.clocks.is_empty() {
+        if self.phase != Phase::Clocks || (self.clocks.is_empty() && self.counter.is_none()) {
             if self.header.is_some() {
                 return Err(self.duplicate(line, "@config", self.config_line));
             }
@@ -520,9 +650,10 @@ impl StreamParser {
             .min(MAX_PREALLOCATED_SAMPLES);
         self.expected_samples = usize::try_from(expected).unwrap_or(0);
         self.header = Some(Header {
-            version: WIRE_VERSION,
+            version: self.version,
             target,
             clocks: std::mem::take(&mut self.clocks),
+            counter: self.counter.take(),
             config: RunConfig {
                 iterations,
                 warmup,
@@ -575,6 +706,7 @@ impl StreamParser {
             stack_line: 0,
             heap: None,
             heap_line: 0,
+            counts: Vec::new(),
         });
         self.phase = Phase::Samples;
         Ok(())
@@ -721,7 +853,9 @@ impl StreamParser {
             return Err(err);
         }
         let count = open.samples.first().map_or(0, Vec::len) as u64;
-        if iterations.checked_add(warmup) != Some(count) {
+        if self.clocks_len() == 0 {
+            self.check_counts(line, &open, iterations)?;
+        } else if iterations.checked_add(warmup) != Some(count) {
             return Err(WireError::new(
                 self.line,
                 ErrorKind::CountMismatch,
@@ -754,6 +888,7 @@ impl StreamParser {
             stack: open.stack.unwrap_or(StackMark::Off),
             heap: open.heap.unwrap_or_default(),
             wrapped,
+            counts: open.counts,
         };
         self.phase = Phase::Suite;
         if benchmark.name == CALIBRATION_NAME {
@@ -765,6 +900,41 @@ impl StreamParser {
             self.benchmarks.push(benchmark);
             Ok(self.benchmarks.last().map(Event::BenchFinished))
         }
+    }
+
+    /// A counted block (a run with no clock) has no samples: its `@count`s stand for them. One per loop that
+    /// ran (none when `@end iterations=0`), two for `.overhead` (its loop of `iterations=`, then twice that).
+    fn check_counts(
+        &self,
+        line: &[u8],
+        open: &OpenBench,
+        iterations: u64,
+    ) -> Result<(), WireError> {
+        let calibration = open.name == CALIBRATION_NAME;
+        let expected: Vec<u64> = match (iterations, calibration) {
+            (0, _) => Vec::new(),
+            (n, false) => vec![n],
+            (n, true) => vec![n, n.saturating_mul(2)],
+        };
+        let found: Vec<u64> = open.counts.iter().map(|c| c.iterations).collect();
+        if found != expected {
+            let wanted = match expected.as_slice() {
+                [] => "no @count (no measured iteration)".to_string(),
+                [n] => format!("one @count with iterations={n}"),
+                [n, m] => format!("two @count lines, iterations={n} then iterations={m}"),
+                _ => String::new(),
+            };
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::CountMismatch,
+                format!(
+                    "{wanted} in {} since line {} (its @end says iterations={iterations})",
+                    open.name, open.line
+                ),
+                format!("{} ({} @count)", quote(line), found.len()),
+            ));
+        }
+        Ok(())
     }
 
     fn done(&mut self, line: &[u8], fields: &Fields) -> Result<(), WireError> {

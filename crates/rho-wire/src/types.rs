@@ -3,8 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The format version this crate reads and writes.
-pub const WIRE_VERSION: u32 = 1;
+/// The format version this crate writes, and the newest it reads (it reads every version from 1 up to it; see
+/// the "Versions" table in docs/wire-format.md).
+pub const WIRE_VERSION: u32 = 2;
+
+/// The first version with `@counter` and `@count` (instructions counted outside the stream, e.g. by Callgrind).
+pub const COUNTER_VERSION: u32 = 2;
 
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,6 +18,10 @@ pub struct Run {
     pub target: Target,
     /// The clocks, in the order their fields appear in each sample line.
     pub clocks: Vec<Clock>,
+    /// `@counter`: the run counts instead of timing, and each block's `@count` says which of the counter's
+    /// dumps holds its loop's totals. `None` in a timed run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<Counter>,
     /// The harness's `.overhead` block: an empty measured iteration, from which the host derives the cost of
     /// measuring. `None` when the harness did not print one.
     pub calibration: Option<Benchmark>,
@@ -33,7 +41,34 @@ pub struct Header {
     pub target: Target,
     /// The clocks, in the order their fields appear in each sample line.
     pub clocks: Vec<Clock>,
+    /// `@counter`, when the run counts instead of timing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<Counter>,
     pub config: RunConfig,
+}
+
+/// `@counter METRIC NAME`: what counts the measured loops when a run counts instead of timing. The counts
+/// themselves are not in the stream: `NAME` writes them (Callgrind: one dump file per loop), and the host
+/// reads them and attaches them to each block's [`Count`]s.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counter {
+    /// What is counted: `instructions`.
+    pub metric: String,
+    /// Who counts: `callgrind`.
+    pub name: String,
+}
+
+/// `@count DUMP iterations=N`: the counter's dump number `DUMP` (1-based, in the order they were written)
+/// holds the totals of one whole loop of `N` measured iterations of this block. `.overhead` has two, the empty
+/// loop run `N` and `2N` times.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Count {
+    pub dump: u64,
+    pub iterations: u64,
+    /// The dump's totals per event (`Ir` for instructions; cache events with a cache simulation), once the
+    /// host has read them (see `attach_counts`); empty until then.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub totals: std::collections::BTreeMap<String, u64>,
 }
 
 /// `@target`: where the figures came from.
@@ -127,6 +162,10 @@ pub struct Benchmark {
     /// 0 when the stream does not say.
     #[serde(default)]
     pub wrapped: u64,
+    /// `@count` records, in a run with a [`Counter`]: one per counted loop (two for `.overhead`); empty in a
+    /// timed run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counts: Vec<Count>,
 }
 
 impl Run {

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use crate::parse::{CALIBRATION_NAME, is_name};
-use crate::types::{Benchmark, ClockRole, Run, StackMark, WIRE_VERSION};
+use crate::types::{Benchmark, COUNTER_VERSION, ClockRole, Run, StackMark, WIRE_VERSION};
 
 /// Flush the line buffer to the output once it holds this much.
 const FLUSH_AT: usize = 64 * 1024;
@@ -47,6 +47,12 @@ pub fn write_run<W: Write>(mut out: W, run: &Run) -> io::Result<()> {
                 clock.hz.unwrap_or(0),
                 clock.resolution
             ),
+        );
+    }
+    if let Some(counter) = &run.counter {
+        line(
+            &mut buf,
+            format_args!("@counter {} {}", counter.metric, counter.name),
         );
     }
     let c = &run.config;
@@ -106,6 +112,12 @@ fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> i
             buf.clear();
         }
     }
+    for count in &bench.counts {
+        line(
+            buf,
+            format_args!("@count {} iterations={}", count.dump, count.iterations),
+        );
+    }
     match bench.stack {
         StackMark::Bytes(bytes) => line(buf, format_args!("@stack {bytes}")),
         StackMark::Overrun => line(buf, format_args!("@stack overrun")),
@@ -156,9 +168,15 @@ fn push_u64(buf: &mut Vec<u8>, mut value: u64) {
 
 /// Why `run` cannot be written so that it parses back to itself.
 fn validate(run: &Run) -> Result<(), String> {
-    if run.version != WIRE_VERSION {
+    if !(1..=WIRE_VERSION).contains(&run.version) {
         return Err(format!(
-            "version {} (this writer writes version {WIRE_VERSION})",
+            "version {} (this writer writes versions 1 to {WIRE_VERSION})",
+            run.version
+        ));
+    }
+    if run.counter.is_some() && run.version < COUNTER_VERSION {
+        return Err(format!(
+            "a @counter in a version {} stream (@counter is version {COUNTER_VERSION})",
             run.version
         ));
     }
@@ -178,7 +196,11 @@ fn validate(run: &Run) -> Result<(), String> {
             "compiler {compiler:?} must be non-empty printable ASCII without spaces"
         ));
     }
-    if run.clocks.is_empty() || run.clocks.len() > 2 {
+    let counted = run.counter.is_some();
+    if counted && !run.clocks.is_empty() {
+        return Err("clocks in a counted run (a run counts or times)".to_string());
+    }
+    if !counted && (run.clocks.is_empty() || run.clocks.len() > 2) {
         return Err(format!("{} clocks (a stream has 1 or 2)", run.clocks.len()));
     }
     if run.clocks.len() == 2 && run.clocks[0].role == run.clocks[1].role {
@@ -251,6 +273,27 @@ fn validate(run: &Run) -> Result<(), String> {
                 ));
             }
             _ => {}
+        }
+        if !counted && !bench.counts.is_empty() {
+            return Err(format!(
+                "benchmark {}: @count in a run without a @counter",
+                bench.name
+            ));
+        }
+        if counted {
+            let wanted: Vec<u64> = match bench.iterations {
+                0 => Vec::new(),
+                n if bench.name == CALIBRATION_NAME => vec![n, n.saturating_mul(2)],
+                n => vec![n],
+            };
+            let found: Vec<u64> = bench.counts.iter().map(|c| c.iterations).collect();
+            if found != wanted {
+                return Err(format!(
+                    "benchmark {}: counts of {found:?} iterations, expected {wanted:?}",
+                    bench.name
+                ));
+            }
+            continue;
         }
         let expected = bench.warmup.checked_add(bench.iterations);
         if expected.is_some_and(|samples| bench.wrapped > samples) {

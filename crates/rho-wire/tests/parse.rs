@@ -480,10 +480,10 @@ fn missing_header() {
 #[test]
 fn unsupported_version() {
     assert_error(
-        &mutate("@rho-bench 1", "@rho-bench 2"),
+        &mutate("@rho-bench 1", "@rho-bench 3"),
         2,
         ErrorKind::UnsupportedVersion,
-        "line 2: expected wire format version 1 (the only version this rho reads), found \"@rho-bench 2\"",
+        "line 2: expected wire format version 1 to 2 (the versions this rho reads), found \"@rho-bench 3\"",
     );
     let e = err(&mutate("@rho-bench 1", "@rho-bench"));
     assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{e}");
@@ -713,4 +713,54 @@ fn the_writer_refuses_inconsistent_figures() {
         let e = run_to_string(&bad).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
     }
+}
+
+/// Version 2's counted stream (`rho bench --measure instructions`): no clock, a `@counter`, and per block the
+/// dump that holds its loop (`.overhead` two, N and 2N iterations); version 1 streams stay readable and have
+/// no such records.
+#[test]
+fn a_counted_stream_names_its_dumps_and_version_1_has_none() {
+    const COUNTED: &str = "@rho-bench 2\n@target host arch=x86_64 optimized=1\n\
+        @counter instructions callgrind\n@config iterations=10 warmup=1 time_cap_ms=0 stack_bytes=65536\n\
+        @bench .overhead\n@count 1 iterations=1000\n@count 2 iterations=2000\n@stack 304\n\
+        @heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+        @end .overhead iterations=1000 warmup=1 capped=0 unit=iter per_iteration=1\n\
+        @bench bench_nop\n@count 3 iterations=10\n@stack 304\n\
+        @heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+        @end bench_nop iterations=10 warmup=1 capped=0 unit=iter per_iteration=1\n\
+        @done benchmarks=1 dropped=0\n";
+    let run = parse_str(COUNTED).unwrap();
+    assert_eq!(run.version, 2);
+    assert!(run.clocks.is_empty());
+    assert_eq!(run.counter.as_ref().unwrap().name, "callgrind");
+    let calibration = run.calibration.as_ref().unwrap();
+    assert_eq!(
+        calibration
+            .counts
+            .iter()
+            .map(|c| (c.dump, c.iterations))
+            .collect::<Vec<_>>(),
+        [(1, 1000), (2, 2000)]
+    );
+    assert_eq!(run.benchmarks[0].counts[0].dump, 3);
+    // Written back, it parses to itself.
+    assert_eq!(parse_str(&run_to_string(&run).unwrap()).unwrap(), run);
+
+    let refused = |text: &str| parse_str(text).unwrap_err().to_string();
+    // A count that does not match its block's iterations, dumps going backwards, a count in a timed stream,
+    // and @counter in a version 1 stream.
+    let error = refused(&COUNTED.replace("@count 3 iterations=10", "@count 3 iterations=9"));
+    assert!(error.contains("iterations=10"), "{error}");
+    let error = refused(&COUNTED.replace("@count 3 ", "@count 2 "));
+    assert!(
+        error.contains("dump number above the last one (2)"),
+        "{error}"
+    );
+    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 1"));
+    assert!(
+        error.contains("line 3") && error.contains("version 1"),
+        "{error}"
+    );
+    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 3"));
+    assert!(error.contains("1 to 2"), "{error}");
 }

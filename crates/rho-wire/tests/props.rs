@@ -82,6 +82,7 @@ fn benchmark(
                         free_errors: heap[4],
                     },
                     wrapped: wrap_seed % (warmup + iterations + 1),
+                    counts: Vec::new(),
                 })
             },
         )
@@ -132,6 +133,7 @@ fn run() -> impl Strategy<Value = Run> {
                     compiler: target.3.clone(),
                 },
                 clocks: clocks.clone(),
+                counter: None,
                 calibration,
                 config: RunConfig {
                     iterations: config.0,

@@ -1,0 +1,214 @@
+//! Instruction counts: the third metric, exact where time is noisy.
+//!
+//! Two sources give it:
+//! - a counted run (`@counter instructions callgrind`): each block's loop is one whole count of `N` iterations,
+//!   read from the counter's dump; `.overhead` counts the empty loop twice, `N0` and `2 N0` iterations, so the
+//!   harness's share is a fixed part `a` (the loop's edges) plus `b` per iteration:
+//!   `b = (T(2 N0) - T(N0)) / N0`, `a = T(N0) - b N0`, and a benchmark's net count per iteration is
+//!   `(T - a - b N) / N`. A body of exactly 1000 instructions reads 1000.
+//! - a clock that counts instructions (`unit=instruction`, e.g. SysTick under QEMU `-icount` converted by the
+//!   host): its per-iteration samples give the figures as for any clock (net median).
+//!
+//! The metric ([`InstructionFigures::net`]) is the net count per iteration rounded to a whole instruction:
+//! one instruction more per iteration is a change.
+
+use std::collections::BTreeMap;
+
+use rho_wire::{Benchmark, Count};
+use serde::{Deserialize, Serialize};
+
+use crate::error::StatsError;
+use crate::run::ClockFigures;
+
+/// Callgrind's name for executed instructions.
+pub const INSTRUCTIONS_EVENT: &str = "Ir";
+
+/// A benchmark's instruction figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstructionFigures {
+    /// Who counted: `callgrind`, or the clock's name (`qemu-icount`).
+    pub source: String,
+    /// Net instructions per iteration, the exact quotient (the metric is its rounding, [`Self::net`]).
+    pub per_iteration: f64,
+    /// Measured iterations the figure is over.
+    pub iterations: u64,
+    /// A counted run: the raw count of the whole measured loop, the harness's share included.
+    pub loop_total: Option<u64>,
+    /// The harness's share taken off: per iteration, and (a counted run) once per loop.
+    pub overhead_per_iteration: f64,
+    pub overhead_per_loop: f64,
+    /// A clock counting instructions: its per-iteration figures (median, percentiles, ...).
+    pub samples: Option<ClockFigures>,
+    /// `--cache-sim`: cache misses and the estimated cycles, per iteration, net.
+    pub cache: Option<CacheFigures>,
+}
+
+impl InstructionFigures {
+    /// The metric: net instructions per iteration, rounded, never below 0.
+    pub fn net(&self) -> u64 {
+        round_count(self.per_iteration)
+    }
+
+    /// Figures from a clock that counts instructions.
+    pub fn from_clock(figures: ClockFigures, iterations: u64) -> InstructionFigures {
+        InstructionFigures {
+            source: figures.clock.name.clone(),
+            per_iteration: figures.net.median as f64,
+            iterations,
+            loop_total: None,
+            overhead_per_iteration: figures.overhead as f64,
+            overhead_per_loop: 0.0,
+            samples: Some(figures),
+            cache: None,
+        }
+    }
+}
+
+fn round_count(value: f64) -> u64 {
+    if value.is_finite() && value > 0.0 {
+        value.round() as u64
+    } else {
+        0
+    }
+}
+
+/// What a cache simulation adds (Callgrind `--cache-sim=yes`), per iteration, net of the harness's share.
+///
+/// `estimated_cycles = L1 hits + 5 LL hits + 35 RAM hits`, where `L1 hits = Ir + Dr + Dw - L1 misses`,
+/// `LL hits = L1 misses - LL misses`, `RAM hits = LL misses`, L1 misses = `I1mr + D1mr + D1mw` and LL misses =
+/// `ILmr + DLmr + DLmw` (the weights Callgrind's and iai-callgrind's estimates use).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheFigures {
+    /// Every event of the dump, per iteration, net (`Ir`, `Dr`, `Dw`, `I1mr`, ...).
+    pub events: BTreeMap<String, f64>,
+    pub l1_misses: f64,
+    pub ll_misses: f64,
+    pub estimated_cycles: f64,
+}
+
+/// The formula, for reports.
+pub const ESTIMATED_CYCLES_FORMULA: &str =
+    "L1 hits + 5 x LL hits + 35 x RAM hits (L1 hits = Ir + Dr + Dw - L1 misses)";
+
+impl CacheFigures {
+    fn of(events: BTreeMap<String, f64>) -> Option<CacheFigures> {
+        let get = |name: &str| events.get(name).copied();
+        let l1 = get("I1mr")? + get("D1mr")? + get("D1mw")?;
+        let ll = get("ILmr")? + get("DLmr")? + get("DLmw")?;
+        let accesses = get(INSTRUCTIONS_EVENT)? + get("Dr")? + get("Dw")?;
+        let estimated_cycles = (accesses - l1) + 5.0 * (l1 - ll) + 35.0 * ll;
+        Some(CacheFigures {
+            events,
+            l1_misses: l1,
+            ll_misses: ll,
+            estimated_cycles,
+        })
+    }
+}
+
+/// The harness's share of a counted loop, per event: `per_loop + per_iteration * N`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CountOverhead {
+    per_loop: BTreeMap<String, f64>,
+    per_iteration: BTreeMap<String, f64>,
+}
+
+impl CountOverhead {
+    /// From the `.overhead` block's two counts (the empty loop, `N` and `2N` iterations).
+    pub(crate) fn of(calibration: &Benchmark) -> Result<CountOverhead, StatsError> {
+        let [short, long] = calibration.counts.as_slice() else {
+            return Err(StatsError::Uncounted {
+                benchmark: calibration.name.clone(),
+                why: format!(
+                    "{} counts of the empty loop (two are needed)",
+                    calibration.counts.len()
+                ),
+            });
+        };
+        let extra = long.iterations.saturating_sub(short.iterations);
+        if extra == 0 {
+            return Err(StatsError::Uncounted {
+                benchmark: calibration.name.clone(),
+                why: "its two counts are of the same number of iterations".to_string(),
+            });
+        }
+        let mut per_loop = BTreeMap::new();
+        let mut per_iteration = BTreeMap::new();
+        for (event, &short_total) in &short.totals {
+            let long_total = long.totals.get(event).copied().unwrap_or(0);
+            let b = (long_total as f64 - short_total as f64) / extra as f64;
+            per_iteration.insert(event.clone(), b);
+            per_loop.insert(
+                event.clone(),
+                short_total as f64 - b * short.iterations as f64,
+            );
+        }
+        if !per_iteration.contains_key(INSTRUCTIONS_EVENT) {
+            return Err(StatsError::Uncounted {
+                benchmark: calibration.name.clone(),
+                why: format!("its counts have no {INSTRUCTIONS_EVENT} (instructions) total"),
+            });
+        }
+        Ok(CountOverhead {
+            per_loop,
+            per_iteration,
+        })
+    }
+
+    /// A benchmark's figures from its count, `None` when it has none (no loop ran).
+    pub(crate) fn figures(
+        &self,
+        bench: &Benchmark,
+        source: &str,
+    ) -> Result<Option<InstructionFigures>, StatsError> {
+        let Some(count) = bench.counts.first() else {
+            return Ok(None);
+        };
+        Ok(Some(self.net(bench, count, source)?))
+    }
+
+    fn net(
+        &self,
+        bench: &Benchmark,
+        count: &Count,
+        source: &str,
+    ) -> Result<InstructionFigures, StatsError> {
+        let n = count.iterations.max(1) as f64;
+        let mut events = BTreeMap::new();
+        for (event, &total) in &count.totals {
+            let a = self.per_loop.get(event).copied().unwrap_or(0.0);
+            let b = self.per_iteration.get(event).copied().unwrap_or(0.0);
+            events.insert(event.clone(), (total as f64 - a - b * n) / n);
+        }
+        let Some(&per_iteration) = events.get(INSTRUCTIONS_EVENT) else {
+            return Err(StatsError::Uncounted {
+                benchmark: bench.name.clone(),
+                why: format!("its count has no {INSTRUCTIONS_EVENT} (instructions) total"),
+            });
+        };
+        let loop_total = count.totals.get(INSTRUCTIONS_EVENT).copied();
+        let cache = if events.len() > 1 {
+            CacheFigures::of(events)
+        } else {
+            None
+        };
+        Ok(InstructionFigures {
+            source: source.to_string(),
+            per_iteration,
+            iterations: count.iterations,
+            loop_total,
+            overhead_per_iteration: self
+                .per_iteration
+                .get(INSTRUCTIONS_EVENT)
+                .copied()
+                .unwrap_or(0.0),
+            overhead_per_loop: self
+                .per_loop
+                .get(INSTRUCTIONS_EVENT)
+                .copied()
+                .unwrap_or(0.0),
+            samples: None,
+            cache,
+        })
+    }
+}
