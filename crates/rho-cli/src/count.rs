@@ -270,7 +270,7 @@ mod tests {
         assert!(parse_dump(&no_trigger).unwrap_err().contains("Trigger"));
         let bad_number = DUMP.replace("totals: 45640 900", "totals: 45x40");
         let error = parse_dump(&bad_number).unwrap_err();
-        assert!(error.contains("line 19") && error.contains("Ir"), "{error}");
+        assert!(error.contains("line 20") && error.contains("Ir"), "{error}");
         let no_ir = DUMP.replace("events: Ir Dr Dw", "events: Dr Dw X");
         assert!(parse_dump(&no_ir).unwrap_err().contains("Ir"));
     }
