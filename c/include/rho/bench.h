@@ -563,6 +563,13 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 
 #include <stdarg.h>
 
+/* An all-zero initialiser: `{0}` in C; in C++ `{}`, since `{0}` there draws -Wmissing-field-initializers. */
+#ifdef __cplusplus
+#define RHO_BENCH__ZERO_INIT {}
+#else
+#define RHO_BENCH__ZERO_INIT {0}
+#endif
+
 #if !RHO_BENCH_BARE_METAL
 #include <stdio.h>
 #include <stdlib.h>
@@ -843,7 +850,7 @@ RHO_BENCH__NOINLINE rho_bench__uint rho_bench__time_now(void)
  * here (entry 15); the harness enables the exception only when it owns SysTick. */
 void rho_bench_systick_handler(void)
 {
-    rho_bench__systick_wraps++;
+    rho_bench__systick_wraps = rho_bench__systick_wraps + 1u;
 }
 #endif
 
@@ -1656,7 +1663,7 @@ static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *fail
  * stream cannot go on. */
 static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations)
 {
-    rho_bench_t state = {0};
+    rho_bench_t state = RHO_BENCH__ZERO_INIT;
     size_t stack;
     int failed;
 

@@ -237,13 +237,17 @@ fn primary_target<'a>(selected: &'a str, summaries: &'a [(String, RunSummary)]) 
 /// How the suites were built, for the baseline's context: the compiler and flags for a suite rho compiles
 /// itself on the host, the port and extra flags for another built-in target, the build command for a target
 /// module.yml defines.
-pub fn build_description(target: &rho_config::TargetSpec, cflags: &[String]) -> Option<String> {
+pub fn build_description(
+    target: &rho_config::TargetSpec,
+    flags: &crate::suite::Flags,
+) -> Option<String> {
     use rho_config::TargetSpec;
-    let extra = if cflags.is_empty() {
-        String::new()
-    } else {
-        format!(" {}", cflags.join(" "))
-    };
+    let extra: String = flags
+        .cflags
+        .iter()
+        .chain(&flags.ldflags)
+        .map(|f| format!(" {f}"))
+        .collect();
     match target {
         TargetSpec::Builtin { name, .. } if name == "host" => {
             let compiler = crate::suite::compiler_words().ok()?.join(" ");

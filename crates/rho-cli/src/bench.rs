@@ -7,14 +7,11 @@ use std::time::Duration;
 use crate::cli::BenchArgs;
 use crate::export::{RunDocument, SuiteInfo};
 use crate::run::{HarnessSettings, run_suite};
-use crate::suite::{BuildOptions, build, compiler_words, split_cflags};
+use crate::suite::{BuildOptions, build, compiler_for};
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let timeout = Duration::from_secs_f64(args.run.timeout);
-    let cflags = match &args.run.cflags {
-        Some(text) => split_cflags(text)?,
-        None => Vec::new(),
-    };
+    let flags = args.run.flags()?;
     let what = args
         .files
         .iter()
@@ -47,24 +44,24 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let mut counted = None;
     // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
-    let (runs, compiler, flags) =
+    let (runs, compiler, cflags, ldflags) =
         match crate::board::Board::for_target(args.project.target.as_deref())? {
             Some(board) => {
                 let built = board.build_and_run(
                     &args.files,
                     &what,
                     &settings,
-                    &cflags,
+                    &flags,
                     repetitions,
                     timeout,
                 )?;
-                (built.runs, built.compiler, built.cflags)
+                (built.runs, built.compiler, built.cflags, built.ldflags)
             }
             None => {
                 let built = build(
                     &args.files,
                     &BuildOptions {
-                        cflags: cflags.clone(),
+                        flags: flags.clone(),
                         timeout,
                     },
                 )?;
@@ -87,12 +84,14 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                     );
                     counted = Some(counter.run(&built.executable, &env, None, &what, timeout)?);
                 }
-                let mut flags: Vec<String> = crate::suite::BASE_FLAGS
+                let mut cflags: Vec<String> = crate::suite::BASE_FLAGS
                     .iter()
                     .map(|f| f.to_string())
                     .collect();
-                flags.extend(cflags);
-                (runs, compiler_words()?, flags)
+                cflags.extend(flags.cflags.iter().cloned());
+                let mut ldflags = flags.ldflags.clone();
+                ldflags.extend(crate::suite::DEFAULT_LIBS.iter().map(|f| f.to_string()));
+                (runs, compiler_for(&args.files)?, cflags, ldflags)
             }
         };
 
@@ -109,12 +108,22 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // A closed stdout (`rho bench ... | head`) is not worth a panic.
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 
-    let built_with = Some(format!("{} {}", compiler.join(" "), flags.join(" ")));
+    let built_with = Some(
+        [
+            compiler.join(" "),
+            cflags.join(" "),
+            flags.ldflags.join(" "),
+        ]
+        .join(" ")
+        .trim_end()
+        .to_string(),
+    );
     if let Some(json) = &json {
         let suite = SuiteInfo {
             sources: args.files.clone(),
             compiler,
-            cflags: flags,
+            cflags,
+            ldflags,
             iterations: args.run.iterations,
             warmup: args.run.warmup,
             scale: args.run.scale,

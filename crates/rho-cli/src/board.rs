@@ -6,7 +6,7 @@
 //! module.yml and `--target mps2-an386` on the command line build and run a suite the same way. Here the two
 //! commands run in the current directory, with the embedded header, the port and the build directory in one
 //! temporary directory (removed afterwards, and on Ctrl-C), and the settings (`--iterations`, `--warmup`,
-//! `--scale`, `--cflags`) in their environment: the port compiles them in as `-D` defines, since a board has
+//! `--scale`, `--cflags`, `--ldflags`) in their environment: the port compiles them in as `-D` defines, since a board has
 //! no environment at run time. Every command goes through `rho-exec` (own process group, `--timeout`, the
 //! group killed on timeout or Ctrl-C), so a hung emulator never outlives `rho`.
 
@@ -17,7 +17,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use crate::run::HarnessSettings;
-use crate::suite::{ScratchDir, run_build, write_header};
+use crate::suite::{Flags, ScratchDir, run_build, with_link_hint, write_header};
 
 /// The targets `--target` accepts with FILE.c arguments (`host` is the plain `rho bench FILE.c`).
 pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386"];
@@ -51,9 +51,11 @@ pub struct Board {
 pub struct BoardRuns {
     pub runs: Vec<rho_wire::Run>,
     /// The compiler the port ran, and its flags, as its recorded build command says (without the words that
-    /// name rho's temporary directory or the suite's files): what `--json` reports.
+    /// name rho's temporary directory or the suite's files, and without the libraries): what `--json` reports.
     pub compiler: Vec<String>,
     pub cflags: Vec<String>,
+    /// The libraries and library directories of the recorded link (`-lm`, `--ldflags`'s `-l` and `-L`).
+    pub ldflags: Vec<String>,
 }
 
 impl Board {
@@ -89,14 +91,14 @@ impl Board {
         }))
     }
 
-    /// Build `sources` for the board with `settings` and `cflags` compiled in, then run the result
+    /// Build `sources` for the board with `settings` and `flags` compiled in, then run the result
     /// `repetitions` times, each run's stream parsed as it arrives. `what` names the suite in messages.
     pub fn build_and_run(
         &self,
         sources: &[PathBuf],
         what: &str,
         settings: &HarnessSettings,
-        cflags: &[String],
+        flags: &Flags,
         repetitions: u32,
         timeout: Duration,
     ) -> anyhow::Result<BoardRuns> {
@@ -144,14 +146,7 @@ impl Board {
             "RHO_BENCH_INCLUDE".to_string(),
             self.dir.path().join("include").display().to_string(),
         ));
-        // The port's recipe hands EXTRA_CFLAGS to the shell: quoted, each flag stays one word (and a plain one
-        // stays as it is, so the Makefile can read -DRHO_BENCH_STACK_BYTES=N out of it).
-        let quoted = cflags
-            .iter()
-            .map(|flag| shell_word(flag))
-            .collect::<Vec<_>>()
-            .join(" ");
-        env.push(("RHO_BENCH_CFLAGS".to_string(), quoted));
+        env.extend(flags_environment(flags));
         // The compiler's temporaries go inside the temporary directory, removed even after a killed build.
         let compiler_tmp = self.dir.path().join("tmp");
         std::fs::create_dir_all(&compiler_tmp)
@@ -164,8 +159,9 @@ impl Board {
             timeout,
             || format!("cannot run the build command of {what}: `{}`", self.build),
             || format!("cannot build {what}: `{}`", self.build),
-        )?;
-        let (compiler, flags) = recorded_build(&out.join("build-command"), self.dir.path())?;
+        )
+        .map_err(|error| with_link_hint(error, &flags.cflags))?;
+        let recorded = recorded_build(&out.join("build-command"), self.dir.path())?;
 
         let mut runs = Vec::new();
         for _ in 0..repetitions.max(1) {
@@ -177,10 +173,28 @@ impl Board {
         }
         Ok(BoardRuns {
             runs,
-            compiler,
-            cflags: flags,
+            compiler: recorded.compiler,
+            cflags: recorded.cflags,
+            ldflags: recorded.ldflags,
         })
     }
+}
+
+/// `RHO_BENCH_CFLAGS` and `RHO_BENCH_LDFLAGS` for a board's build command. The port's recipe hands them to the
+/// shell: quoted, each flag stays one word (and a plain one stays as it is, so the Makefile can read
+/// -DRHO_BENCH_STACK_BYTES=N out of it).
+pub fn flags_environment(flags: &Flags) -> [(String, String); 2] {
+    let quoted = |words: &[String]| {
+        words
+            .iter()
+            .map(|flag| shell_word(flag))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    [
+        ("RHO_BENCH_CFLAGS".to_string(), quoted(&flags.cflags)),
+        ("RHO_BENCH_LDFLAGS".to_string(), quoted(&flags.ldflags)),
+    ]
 }
 
 /// `sh -c COMMAND` in the current directory with `env` added (the built-in commands read their inputs there).
@@ -191,9 +205,18 @@ fn shell(command: &str, env: &[(String, String)]) -> Command {
     sh
 }
 
+/// A board's build as the port recorded it.
+#[derive(Debug, PartialEq)]
+struct RecordedBuild {
+    compiler: Vec<String>,
+    cflags: Vec<String>,
+    ldflags: Vec<String>,
+}
+
 /// The compiler and flags of the build command the port recorded (`$RHO_BENCH_OUT/build-command`, one shell
-/// line), without the words that name files: the sources, the output, and anything under `scratch`.
-fn recorded_build(record: &Path, scratch: &Path) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+/// line; a C++ suite's is its compiles and its link joined by `&&`, the first compiler named), without the
+/// words that name files (the sources, the output, anything under `scratch`), each flag once.
+fn recorded_build(record: &Path, scratch: &Path) -> anyhow::Result<RecordedBuild> {
     let text = std::fs::read_to_string(record).with_context(|| {
         format!(
             "cannot read the port's record of its build command, {}",
@@ -210,13 +233,29 @@ fn recorded_build(record: &Path, scratch: &Path) -> anyhow::Result<(Vec<String>,
         bail!("{}: the recorded build command is empty", record.display());
     };
     let scratch = scratch.display().to_string();
-    let flags = rest
-        .iter()
-        .filter(|word| word.starts_with('-') && word.as_str() != "-o" && word.as_str() != "-T")
-        .filter(|word| !word.contains(&scratch))
-        .cloned()
-        .collect();
-    Ok((vec![compiler.clone()], flags))
+    let mut cflags: Vec<String> = Vec::new();
+    let mut ldflags: Vec<String> = Vec::new();
+    for word in rest {
+        if !word.starts_with('-') || ["-o", "-T", "-c"].contains(&word.as_str()) {
+            continue;
+        }
+        if word.contains(&scratch) {
+            continue;
+        }
+        let list = if word.starts_with("-l") || word.starts_with("-L") {
+            &mut ldflags
+        } else {
+            &mut cflags
+        };
+        if !list.contains(word) {
+            list.push(word.clone());
+        }
+    }
+    Ok(RecordedBuild {
+        compiler: vec![compiler.clone()],
+        cflags,
+        ldflags,
+    })
 }
 
 /// `word` as one shell word: as it is when it holds nothing the shell treats specially, else single-quoted.
@@ -271,15 +310,16 @@ mod tests {
             format!(
                 "arm-none-eabi-gcc -std=c99 -Os -mcpu=cortex-m4 -I{s}/include -DRHO_BENCH_ITERATIONS=50 \
                  '-DNAME=a b' -T {s}/ports/x.ld -Wl,-Map={s}/out/bench.map -o {s}/out/bench.elf suite.c \
-                 {s}/ports/startup.c\n",
+                 {s}/ports/startup.c -lmbedcrypto -L/opt/lib -lm\n",
                 s = scratch.display()
             ),
         )
         .unwrap();
-        let (compiler, flags) = recorded_build(&record, &scratch).unwrap();
-        assert_eq!(compiler, ["arm-none-eabi-gcc"]);
+        let recorded = recorded_build(&record, &scratch).unwrap();
+        assert_eq!(recorded.compiler, ["arm-none-eabi-gcc"]);
+        assert_eq!(recorded.ldflags, ["-lmbedcrypto", "-L/opt/lib", "-lm"]);
         assert_eq!(
-            flags,
+            recorded.cflags,
             [
                 "-std=c99",
                 "-Os",

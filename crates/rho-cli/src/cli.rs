@@ -106,8 +106,14 @@ pub struct RunArgs {
     pub timeout: f64,
 
     /// Extra compiler flags, split as a shell would, e.g. --cflags "-DRHO_BENCH_STACK_BYTES=8192 -march=native".
+    /// They come before the sources: include directories and defines (-I, -D), not libraries.
     #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
     pub cflags: Option<String>,
+
+    /// Linker flags and libraries, split as a shell would, placed after the sources so the linker finds what
+    /// they need, e.g. --ldflags "-L/opt/lib -lmbedcrypto" (on a board too; the math library is always linked).
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub ldflags: Option<String>,
 
     /// Run only the benchmarks whose names contain one of these comma-separated terms (case-sensitive
     /// substrings: `crc` runs bench_crc_64 and bench_crc_256; `crc_64,steady` runs two). Passed as
@@ -163,6 +169,20 @@ fn parse_scale(text: &str) -> Result<f64, String> {
     }
 }
 
+impl RunArgs {
+    /// `--cflags` and `--ldflags`, split into words.
+    pub fn flags(&self) -> anyhow::Result<crate::suite::Flags> {
+        let split = |what: &str, text: &Option<String>| match text {
+            Some(text) => crate::suite::split_flags(what, text),
+            None => Ok(Vec::new()),
+        };
+        Ok(crate::suite::Flags {
+            cflags: split("--cflags", &self.cflags)?,
+            ldflags: split("--ldflags", &self.ldflags)?,
+        })
+    }
+}
+
 fn parse_seconds(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
@@ -199,6 +219,8 @@ mod tests {
             "0.5",
             "--cflags",
             "-DX=1 -O3",
+            "--ldflags",
+            "-lmbedcrypto",
             "--json",
             "out.json",
             "--timeout",
@@ -210,6 +232,7 @@ mod tests {
         assert_eq!(args.run.iterations, Some(2000));
         assert_eq!(args.run.scale, Some(0.5));
         assert_eq!(args.run.cflags.as_deref(), Some("-DX=1 -O3"));
+        assert_eq!(args.run.ldflags.as_deref(), Some("-lmbedcrypto"));
         assert_eq!(args.run.timeout, 12.0);
         assert_eq!(args.json, Some(PathBuf::from("out.json")));
     }

@@ -27,10 +27,12 @@ pub struct RunDocument<'a> {
 pub struct SuiteInfo {
     /// The C files, as given on the command line.
     pub sources: Vec<PathBuf>,
-    /// The compiler command (`cc`, or `$CC`).
+    /// The compiler command (`cc`, or `$CC`; `c++` or `$CXX` for a suite with C++ files).
     pub compiler: Vec<String>,
     /// The flags rho passed besides its include directory: `-O2`, then `--cflags`.
     pub cflags: Vec<String>,
+    /// The linker flags after the sources: `--ldflags`, then the libraries always linked (`-lm`).
+    pub ldflags: Vec<String>,
     /// The settings passed to the harness, `null` when left to its defaults.
     pub iterations: Option<u64>,
     pub warmup: Option<u64>,

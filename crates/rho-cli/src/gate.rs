@@ -328,7 +328,7 @@ fn host_jobs(
                 let suite = crate::suite::build(
                     &sources,
                     &BuildOptions {
-                        cflags: Vec::new(),
+                        flags: crate::suite::Flags::default(),
                         timeout,
                     },
                 )

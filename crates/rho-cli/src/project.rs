@@ -30,7 +30,7 @@ use rho_stats::RunSummary;
 use serde::Serialize;
 
 use crate::cli::{ProjectArgs, RunArgs};
-use crate::suite::{BuildOptions, ScratchDir, split_cflags, write_header};
+use crate::suite::{BuildOptions, Flags, ScratchDir, write_header};
 
 /// `rho bench` reports; `rho bench check` also enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,10 +73,7 @@ pub fn bench_project(
     let timeout = target
         .timeout()
         .unwrap_or_else(|| Duration::from_secs_f64(run.timeout));
-    let cflags = match &run.cflags {
-        Some(text) => split_cflags(text)?,
-        None => Vec::new(),
-    };
+    let flags = run.flags()?;
     let measure = run.measure.unwrap_or(config.measure);
     let counter = if measure.counts() {
         if target.name() != "host" {
@@ -151,7 +148,7 @@ pub fn bench_project(
             &target,
             &workspace,
             &env,
-            &cflags,
+            &flags,
             Measuring {
                 repetitions,
                 times: measure.times(),
@@ -236,7 +233,7 @@ pub fn bench_project(
         };
         json.write(&document)?;
     }
-    let flags = crate::baseline::build_description(&target, &cflags);
+    let built_with = crate::baseline::build_description(&target, &flags);
     let baseline = if !failed.is_empty() && project.baseline.write_baseline {
         // A baseline without the failed suites would silently drop their figures from every later comparison.
         eprintln!(
@@ -251,7 +248,7 @@ pub fn bench_project(
             Some(&config),
             target.name(),
             &summaries,
-            flags,
+            built_with,
             &mut out,
         )?
     };
@@ -561,7 +558,8 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
             // them in as defines: a board has no environment at run time.
             let build = format!(
                 "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
-                 RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" all"
+                 RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
+                 EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
             );
             // QEMU run directly (not `make run`, which would turn the suite's exit status into make's own 2);
             // the same command as the Makefile's `print-run-command`. Stdin is closed by the runner.
@@ -633,7 +631,7 @@ fn run_job(
     target: &TargetSpec,
     workspace: &Workspace,
     env: &[(String, String)],
-    cflags: &[String],
+    flags: &Flags,
     measuring: Measuring<'_>,
     timeout: Duration,
 ) -> anyhow::Result<(Vec<rho_wire::Run>, Option<rho_wire::Run>)> {
@@ -666,7 +664,7 @@ fn run_job(
             let built = crate::suite::build(
                 &job.sources,
                 &BuildOptions {
-                    cflags: cflags.to_vec(),
+                    flags: flags.clone(),
                     timeout,
                 },
             )?;
@@ -700,8 +698,9 @@ fn run_job(
                     })?,
             };
             let mut env = env.to_vec();
-            env.push(("RHO_BENCH_CFLAGS".to_string(), cflags.join(" ")));
-            shell_build(&build, &config.root, &env, timeout, &what)?;
+            env.extend(crate::board::flags_environment(flags));
+            shell_build(&build, &config.root, &env, timeout, &what)
+                .map_err(|error| crate::suite::with_link_hint(error, &flags.cflags))?;
             for _ in 0..repetitions {
                 runs.push(crate::run::run_stream(
                     shell(&run, &config.root, &env),
@@ -802,6 +801,7 @@ mod tests {
             scale: None,
             timeout: 300.0,
             cflags: None,
+            ldflags: None,
             filter: None,
             measure: None,
             cache_sim: false,

@@ -26,13 +26,38 @@ pub const BASE_FLAGS: &[&str] = &["-O2"];
 /// a compile on a loaded machine must not be cut off by it.
 pub const MIN_BUILD_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// How to build a suite.
-#[derive(Debug, Clone)]
-pub struct BuildOptions {
-    /// Extra compiler flags (already split into words).
+/// The flags of a build, as words: compiler flags before the sources, linker flags after them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Flags {
     pub cflags: Vec<String>,
+    pub ldflags: Vec<String>,
+}
+
+/// How to build a suite.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Extra compiler flags, before the sources (`-I`, `-D`, `-O3`, ...), and linker flags and libraries,
+    /// after the sources and objects, where the linker looks for what they still need (`-lmbedcrypto`,
+    /// `-L dir`, `-Wl,...`).
+    pub flags: Flags,
     /// Longest a compile may take (at least [`MIN_BUILD_TIMEOUT`]).
     pub timeout: Duration,
+}
+
+/// The libraries every suite is linked with after its own `ldflags`, on the host and on a board alike: the
+/// math library (`sqrtf` links wherever the suite is built).
+pub const DEFAULT_LIBS: &[&str] = &["-lm"];
+
+/// The file name endings compiled as C++ (with `$CXX`, default `c++`; `arm-none-eabi-g++` on a board); a
+/// suite with one of them is linked as C++.
+pub const CXX_EXTENSIONS: &[&str] = &["cpp", "cc", "cxx"];
+
+/// Whether `source` is a C++ file, by its ending.
+pub fn is_cxx(source: &Path) -> bool {
+    source
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| CXX_EXTENSIONS.contains(&e))
 }
 
 /// A built suite: the executable in its temporary directory, removed on drop (and on Ctrl-C).
@@ -113,21 +138,41 @@ pub fn run_build(
     Ok(())
 }
 
-/// The compiler to use: `$CC` when set and not blank (it may carry words, e.g. `ccache gcc`), else `cc`.
+/// The C compiler to use: `$CC` when set and not blank (it may carry words, e.g. `ccache gcc`), else `cc`.
 pub fn compiler_words() -> anyhow::Result<Vec<String>> {
-    match std::env::var("CC") {
-        Ok(value) if !value.trim().is_empty() => shlex::split(&value)
-            .with_context(|| format!("CC={value:?} is not a valid command line")),
-        _ => Ok(vec!["cc".to_string()]),
+    compiler_from("CC", "cc")
+}
+
+/// The C++ compiler to use: `$CXX` when set and not blank, else `c++`.
+pub fn cxx_compiler_words() -> anyhow::Result<Vec<String>> {
+    compiler_from("CXX", "c++")
+}
+
+/// The compiler that builds (and links) `sources` on the host: the C++ one when any of them is C++.
+pub fn compiler_for(sources: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    if sources.iter().any(|s| is_cxx(s)) {
+        cxx_compiler_words()
+    } else {
+        compiler_words()
     }
 }
 
-/// Split `--cflags` as a shell would (quotes group words).
-pub fn split_cflags(text: &str) -> anyhow::Result<Vec<String>> {
-    shlex::split(text).with_context(|| format!("--cflags {text:?}: unbalanced quotes"))
+fn compiler_from(variable: &str, default: &str) -> anyhow::Result<Vec<String>> {
+    match std::env::var(variable) {
+        Ok(value) if !value.trim().is_empty() => shlex::split(&value)
+            .with_context(|| format!("{variable}={value:?} is not a valid command line")),
+        _ => Ok(vec![default.to_string()]),
+    }
 }
 
-/// Compile `sources` with the harness into one executable.
+/// Split flags (`what` names them in the error: `--ldflags`, `bench.ldflags`) as a shell would.
+pub fn split_flags(what: &str, text: &str) -> anyhow::Result<Vec<String>> {
+    shlex::split(text).with_context(|| format!("{what} {text:?}: unbalanced quotes"))
+}
+
+/// Compile `sources` with the harness into one executable. C files are compiled with `$CC`; when the suite has
+/// C++ files, each file is compiled on its own (C with `$CC`, C++ with `$CXX`) and the objects are linked by
+/// `$CXX`, so the C++ runtime comes with it. `ldflags` and [`DEFAULT_LIBS`] come after every source and object.
 pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<BuiltSuite> {
     if sources.is_empty() {
         bail!("no suite given: name one or more C files, e.g. `rho bench examples/crypto_bench.c`");
@@ -143,38 +188,212 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
     let implementation = dir.path().join("rho_bench_implementation.c");
     write_file(&implementation, IMPLEMENTATION_UNIT)?;
     let executable = dir.path().join("suite");
-
-    let words = compiler_words()?;
-    let Some((program, leading)) = words.split_first() else {
-        bail!("CC is empty");
-    };
-    let mut arguments: Vec<OsString> = leading.iter().map(OsString::from).collect();
-    arguments.extend(BASE_FLAGS.iter().map(OsString::from));
-    arguments.push(format!("-I{}", include_dir.display()).into());
-    arguments.extend(options.cflags.iter().map(OsString::from));
-    arguments.extend(sources.iter().map(|s| s.as_os_str().to_owned()));
-    arguments.push(implementation.into_os_string());
-    arguments.push("-o".into());
-    arguments.push(executable.clone().into_os_string());
-    arguments.push("-lm".into());
-
     // The compiler's own temporaries go inside the build directory, so that a compile killed by the timeout or
     // a Ctrl-C (which cannot clean up after itself) leaves nothing behind when the directory is removed.
     let compiler_tmp = dir.path().join("tmp");
     std::fs::create_dir_all(&compiler_tmp)
         .with_context(|| format!("cannot create {}", compiler_tmp.display()))?;
-    let mut command = Command::new(program);
-    command.args(&arguments).env("TMPDIR", &compiler_tmp);
-    run_build(
-        command,
-        options.timeout,
-        || format!("cannot run the C compiler `{program}` (set CC to choose another)"),
-        || format!("cannot build the suite: `{program}`"),
-    )?;
+
+    let mut compile_flags: Vec<OsString> = BASE_FLAGS.iter().map(OsString::from).collect();
+    compile_flags.push(format!("-I{}", include_dir.display()).into());
+    compile_flags.extend(options.flags.cflags.iter().map(OsString::from));
+    let mut all_sources = sources.to_vec();
+    all_sources.push(implementation);
+
+    // What the link step takes: the sources themselves (C only: one command compiles and links), or objects.
+    let mut inputs: Vec<OsString> = Vec::new();
+    if all_sources.iter().any(|s| is_cxx(s)) {
+        for (index, source) in all_sources.iter().enumerate() {
+            let words = if is_cxx(source) {
+                cxx_compiler_words()?
+            } else {
+                compiler_words()?
+            };
+            let stem = source.file_stem().unwrap_or_default().to_string_lossy();
+            let object = dir.path().join(format!("{index}-{stem}.o"));
+            let mut arguments = compile_flags.clone();
+            arguments.extend(["-c".into(), source.clone().into_os_string()]);
+            arguments.extend(["-o".into(), object.clone().into_os_string()]);
+            compile(&words, &arguments, &compiler_tmp, options)?;
+            inputs.push(object.into_os_string());
+        }
+    } else {
+        inputs.extend(all_sources.iter().map(|s| s.clone().into_os_string()));
+    }
+    let linker = compiler_for(sources)?;
+    let mut arguments = compile_flags;
+    arguments.extend(inputs);
+    arguments.push("-o".into());
+    arguments.push(executable.clone().into_os_string());
+    arguments.extend(options.flags.ldflags.iter().map(OsString::from));
+    arguments.extend(DEFAULT_LIBS.iter().map(OsString::from));
+    compile(&linker, &arguments, &compiler_tmp, options)?;
     Ok(BuiltSuite {
         executable,
         _dir: dir,
     })
+}
+
+/// Run one compiler command (`words` then `arguments`), its temporaries in `tmp`; a failed link's error says
+/// which flag is probably missing.
+fn compile(
+    words: &[String],
+    arguments: &[OsString],
+    tmp: &Path,
+    options: &BuildOptions,
+) -> anyhow::Result<()> {
+    let Some((program, leading)) = words.split_first() else {
+        bail!("the compiler command is empty (CC or CXX)");
+    };
+    let mut command = Command::new(program);
+    command.args(leading).args(arguments).env("TMPDIR", tmp);
+    run_build(
+        command,
+        options.timeout,
+        || format!("cannot run the compiler `{program}` (set CC or CXX to choose another)"),
+        || format!("cannot build the suite: `{program}`"),
+    )
+    .map_err(|error| with_link_hint(error, &options.flags.cflags))
+}
+
+/// `error` (a failed build, its output in the message) with a last line saying which flag is probably missing
+/// when the output has an undefined reference; `cflags` are checked for a library given in the wrong place.
+pub fn with_link_hint(error: anyhow::Error, cflags: &[String]) -> anyhow::Error {
+    match link_hint(&format!("{error:#}"), cflags) {
+        Some(hint) => anyhow::anyhow!("{error:#}\nhint: {hint}"),
+        None => error,
+    }
+}
+
+/// The undefined symbols of a linker's output: GNU ld's ``undefined reference to `NAME'`` and lld's
+/// `undefined symbol: NAME`, each once, in order.
+fn undefined_symbols(output: &str) -> Vec<String> {
+    let mut symbols: Vec<String> = Vec::new();
+    for line in output.lines() {
+        let symbol = if let Some((_, rest)) = line.split_once("undefined reference to `") {
+            rest.split_once('\'').map(|(name, _)| name)
+        } else if let Some((_, rest)) = line.split_once("undefined symbol: ") {
+            Some(rest.trim())
+        } else {
+            None
+        };
+        if let Some(symbol) = symbol.filter(|s| !s.is_empty())
+            && !symbols.iter().any(|s| s == symbol)
+        {
+            symbols.push(symbol.to_string());
+        }
+    }
+    symbols
+}
+
+/// Libraries known by the names they define: (a name, or a prefix ending in `*`, and the flag). The first
+/// match wins, so the narrower prefixes come first. The math library is not here: it is always linked.
+const KNOWN_LIBRARIES: &[(&str, &str)] = &[
+    ("mbedtls_ssl_*", "-lmbedtls"),
+    ("mbedtls_x509*", "-lmbedx509"),
+    ("mbedtls_*", "-lmbedcrypto"),
+    ("psa_*", "-lmbedcrypto"),
+    ("crc32", "-lz"),
+    ("crc32_z", "-lz"),
+    ("adler32", "-lz"),
+    ("compress", "-lz"),
+    ("compress2", "-lz"),
+    ("compressBound", "-lz"),
+    ("uncompress", "-lz"),
+    ("uncompress2", "-lz"),
+    ("deflate*", "-lz"),
+    ("inflate*", "-lz"),
+    ("gzopen", "-lz"),
+    ("zlibVersion", "-lz"),
+    ("pthread_*", "-pthread"),
+    ("dlopen", "-ldl"),
+    ("dlsym", "-ldl"),
+    ("EVP_*", "-lcrypto"),
+    ("OPENSSL_*", "-lcrypto"),
+    ("SSL_*", "-lssl -lcrypto"),
+    ("sqlite3_*", "-lsqlite3"),
+    ("curl_*", "-lcurl"),
+];
+
+/// Whether `symbol` is `pattern`, or starts with it when it ends in `*`.
+fn matches_library(symbol: &str, pattern: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => symbol.starts_with(prefix),
+        None => symbol == pattern,
+    }
+}
+
+/// Names that only the C++ runtime defines.
+fn is_cxx_runtime(symbol: &str) -> bool {
+    symbol.starts_with("operator new")
+        || symbol.starts_with("operator delete")
+        || symbol.starts_with("std::")
+        || symbol.starts_with("__cxa_")
+        || symbol.starts_with("__gxx_")
+        || symbol.starts_with("vtable for __cxxabiv1")
+}
+
+/// What to say about a failed link's `output`: which flag is probably missing. `None` when the output has no
+/// undefined reference.
+pub fn link_hint(output: &str, cflags: &[String]) -> Option<String> {
+    let symbols = undefined_symbols(output);
+    if symbols.is_empty() {
+        return None;
+    }
+    // The failure the issue was filed for: a library in --cflags, which come before the sources.
+    let misplaced: Vec<&str> = cflags
+        .iter()
+        .map(String::as_str)
+        .filter(|f| f.starts_with("-l") || f.starts_with("-L") || f.starts_with("-Wl,"))
+        .collect();
+    if !misplaced.is_empty() {
+        return Some(format!(
+            "`{}` {} in the compiler flags, which come before the sources, where the linker drops a library \
+             nothing has needed yet: pass {} as linker flags instead (--ldflags, or `ldflags:` in module.yml)",
+            misplaced.join(" "),
+            if misplaced.len() == 1 { "is" } else { "are" },
+            if misplaced.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    if symbols.iter().any(|s| is_cxx_runtime(s)) {
+        return Some(
+            "the C++ runtime is missing: C++ files must end in .cpp, .cc or .cxx so that rho compiles and links \
+             them as C++ (or add -lstdc++ to the linker flags, --ldflags or `ldflags:` in module.yml)"
+                .to_string(),
+        );
+    }
+    let mut flags: Vec<&str> = Vec::new();
+    for symbol in &symbols {
+        if let Some((_, flag)) = KNOWN_LIBRARIES
+            .iter()
+            .find(|(pattern, _)| matches_library(symbol, pattern))
+            && !flags.contains(flag)
+        {
+            flags.push(flag);
+        }
+    }
+    let names = symbols
+        .iter()
+        .take(3)
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if symbols.len() > 3 { ", ..." } else { "" };
+    if flags.is_empty() {
+        return Some(format!(
+            "nothing the suite links defines {names}{more}: name the library that does in the linker flags \
+             (--ldflags \"-lNAME\", with -L DIR when it is not in the linker's path; `ldflags:` or `pkg_config:` in \
+             module.yml), or add the file defining {} to the suite",
+            if symbols.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    Some(format!(
+        "{names}{more} {} probably defined by `{}`, which is not linked: pass --ldflags \"{}\" (after the \
+         sources; `ldflags:` in module.yml), with -L DIR when the library is not in the linker's path",
+        if symbols.len() == 1 { "is" } else { "are" },
+        flags.join(" "),
+        flags.join(" "),
+    ))
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
@@ -188,10 +407,58 @@ mod tests {
     #[test]
     fn cflags_split_like_a_shell() {
         assert_eq!(
-            split_cflags("-DX=1  -I'a b' -O3").unwrap(),
+            split_flags("--cflags", "-DX=1  -I'a b' -O3").unwrap(),
             ["-DX=1", "-Ia b", "-O3"]
         );
-        assert!(split_cflags("-D'X").is_err());
+        let error = split_flags("--ldflags", "-l'X").unwrap_err().to_string();
+        assert!(error.contains("--ldflags"), "{error}");
+    }
+
+    #[test]
+    fn a_link_error_names_the_flag_that_is_probably_missing() {
+        let ld = "/usr/bin/ld: /tmp/cc.o: in function `bench_sha':\nmbed.c:(.text+0x2a): undefined reference to \
+                  `mbedtls_sha256'\n/usr/bin/ld: mbed.c:(.text+0x4b): undefined reference to `mbedtls_aes_setkey_enc'\n\
+                  collect2: error: ld returned 1 exit status";
+        assert_eq!(
+            undefined_symbols(ld),
+            ["mbedtls_sha256", "mbedtls_aes_setkey_enc"]
+        );
+        let hint = link_hint(ld, &[]).unwrap();
+        assert!(hint.contains("--ldflags \"-lmbedcrypto\""), "{hint}");
+        assert!(
+            hint.contains("`mbedtls_sha256`, `mbedtls_aes_setkey_enc`"),
+            "{hint}"
+        );
+
+        // The library given where it cannot work: the hint says to move it.
+        let hint = link_hint(ld, &["-O3".into(), "-lmbedcrypto".into()]).unwrap();
+        assert!(
+            hint.contains("`-lmbedcrypto` is in the compiler flags"),
+            "{hint}"
+        );
+        assert!(hint.contains("--ldflags"), "{hint}");
+
+        let zlib = "ld.lld: error: undefined symbol: compress2\n>>> referenced by z.c";
+        assert!(link_hint(zlib, &[]).unwrap().contains("\"-lz\""));
+
+        let cxx = "undefined reference to `operator delete(void*, unsigned long)'\n\
+                   undefined reference to `__gxx_personality_v0'";
+        assert!(link_hint(cxx, &[]).unwrap().contains(".cpp, .cc or .cxx"));
+
+        let unknown = link_hint("undefined reference to `my_codec_run'", &[]).unwrap();
+        assert!(unknown.contains("`my_codec_run`"), "{unknown}");
+        assert!(unknown.contains("-lNAME"), "{unknown}");
+
+        assert_eq!(link_hint("error: expected ';' before '}' token", &[]), None);
+    }
+
+    #[test]
+    fn cxx_files_are_known_by_their_ending() {
+        assert!(is_cxx(Path::new("sort.cpp")));
+        assert!(is_cxx(Path::new("a/b.cc")));
+        assert!(is_cxx(Path::new("x.cxx")));
+        assert!(!is_cxx(Path::new("x.c")));
+        assert!(!is_cxx(Path::new("cpp")));
     }
 
     #[test]

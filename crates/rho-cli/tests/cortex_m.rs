@@ -27,33 +27,9 @@ const TARGET: &str = "mps2-an386";
 const ITERATIONS: &str = "300";
 const WARMUP: &str = "10";
 
-/// Whether the cross toolchain and the emulator are here; when they are not, the test is skipped with a note,
-/// or fails when `RHO_REQUIRE_CROSS` says it must run.
+/// Whether the cross toolchain and the emulator are here (see [`tools_present`]).
 fn cross_tools_present(test: &str) -> bool {
-    let missing: Vec<&str> = ["arm-none-eabi-gcc", "qemu-system-arm", "make"]
-        .into_iter()
-        .filter(|tool| {
-            !Command::new(tool)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    if std::env::var_os("RHO_REQUIRE_CROSS").is_some() {
-        panic!(
-            "{test}: {} not installed, and RHO_REQUIRE_CROSS says this test must run",
-            missing.join(", ")
-        );
-    }
-    println!(
-        "note: {test} skipped: {} not installed (.ci/run installs gcc-arm-none-eabi, libnewlib-arm-none-eabi, \
-         qemu-system-arm)",
-        missing.join(", ")
-    );
-    false
+    tools_present(test, CROSS_TOOLS)
 }
 
 /// One run of `rho bench --target mps2-an386 SUITE ...`: its report and its JSON document.

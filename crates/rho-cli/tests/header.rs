@@ -1,5 +1,5 @@
-//! The embedded header compiles clean as strict C99, on the host and (when the cross compiler is installed)
-//! for a Cortex-M4.
+//! The embedded header compiles clean as strict C99, and as C++11 and later under the same warnings, on the host
+//! and (when the cross compilers are installed) for a Cortex-M4.
 
 mod common;
 
@@ -59,13 +59,37 @@ fn compile(
         .unwrap_or_else(|error| panic!("cannot run {compiler}: {error}"))
 }
 
+/// The same file as C++, as a C++ suite writes it (`= {}` for the empty suite), with the implementation in it too:
+/// both halves of the header must be clean C++.
+fn cxx_user_file() -> String {
+    format!(
+        "#define RHO_BENCH_IMPLEMENTATION\n{}",
+        USER_FILE.replace(
+            "rho_bench_suite_t suite = {0};",
+            "rho_bench_suite_t suite = {};"
+        )
+    )
+}
+
 fn assert_compiles_clean(compiler: &str, flags: &[&str]) {
+    assert_files_compile_clean(
+        compiler,
+        flags,
+        &[
+            ("user.c", USER_FILE),
+            ("implementation.c", IMPLEMENTATION_FILE),
+        ],
+    );
+}
+
+fn assert_cxx_compiles_clean(compiler: &str, flags: &[&str]) {
+    assert_files_compile_clean(compiler, flags, &[("user.cpp", &cxx_user_file())]);
+}
+
+fn assert_files_compile_clean(compiler: &str, flags: &[&str], files: &[(&str, &str)]) {
     let dir = tempfile::tempdir().unwrap();
     let include = repo_file("c/include");
-    for (name, text) in [
-        ("user.c", USER_FILE),
-        ("implementation.c", IMPLEMENTATION_FILE),
-    ] {
+    for &(name, text) in files {
         let file = write_c(dir.path(), name, text);
         let object = dir.path().join(format!("{name}.o"));
         let output = compile(compiler, flags, &include, &file, &object);
@@ -92,9 +116,9 @@ fn the_header_is_clean_strict_c99_on_the_host() {
     assert_compiles_clean(&host_compiler(), &flags);
 }
 
-#[test]
-fn the_header_is_clean_strict_c99_for_a_cortex_m4() {
-    let cross = "arm-none-eabi-gcc";
+/// Whether `cross` is installed; when it is not, a note (the test is skipped), or a failure when
+/// `RHO_REQUIRE_CROSS` says it must run.
+fn cross_present(cross: &str) -> bool {
     let available = Command::new(cross)
         .arg("--version")
         .output()
@@ -106,6 +130,51 @@ fn the_header_is_clean_strict_c99_for_a_cortex_m4() {
         println!(
             "note: {cross} is not installed; skipping the Cortex-M4 compile (.ci/run installs it)"
         );
+    }
+    available
+}
+
+/// The warnings of the C builds, for C++: `-std=` is each test's own.
+const CXX_WARNINGS: &[&str] = &["-Wall", "-Wextra", "-Werror", "-pedantic"];
+const CXX_STANDARDS: &[&str] = &["-std=c++11", "-std=c++14", "-std=c++17", "-std=c++20"];
+
+#[test]
+fn the_header_is_clean_cxx11_and_later_on_the_host() {
+    let cxx = std::env::var("CXX")
+        .ok()
+        .filter(|cxx| !cxx.trim().is_empty())
+        .unwrap_or_else(|| "c++".to_string());
+    for standard in CXX_STANDARDS {
+        let mut flags = CXX_WARNINGS.to_vec();
+        flags.extend([*standard, "-O2"]);
+        assert_cxx_compiles_clean(&cxx, &flags);
+    }
+}
+
+#[test]
+fn the_header_is_clean_cxx11_and_later_for_a_cortex_m4() {
+    let cross = "arm-none-eabi-g++";
+    if !cross_present(cross) {
+        return;
+    }
+    for standard in CXX_STANDARDS {
+        let mut flags = CXX_WARNINGS.to_vec();
+        flags.extend([
+            *standard,
+            "-Os",
+            "-mcpu=cortex-m4",
+            "-mthumb",
+            "-mfloat-abi=hard",
+            "-mfpu=fpv4-sp-d16",
+        ]);
+        assert_cxx_compiles_clean(cross, &flags);
+    }
+}
+
+#[test]
+fn the_header_is_clean_strict_c99_for_a_cortex_m4() {
+    let cross = "arm-none-eabi-gcc";
+    if !cross_present(cross) {
         return;
     }
     let mut flags = STRICT.to_vec();

@@ -234,6 +234,50 @@ pub fn assert_nothing_left(dir: &Path) {
     assert!(entries(dir).is_empty(), "left behind: {:?}", entries(dir));
 }
 
+/// What the board tests need: the cross toolchain (C and C++), the emulator and make, with the Debian packages
+/// that bring them.
+pub const CROSS_TOOLS: &[(&str, &str)] = &[
+    (
+        "arm-none-eabi-gcc",
+        "gcc-arm-none-eabi, libnewlib-arm-none-eabi",
+    ),
+    ("arm-none-eabi-g++", "libstdc++-arm-none-eabi-newlib"),
+    ("qemu-system-arm", "qemu-system-arm"),
+    ("make", "make"),
+];
+
+/// Whether every one of `tools` (program, Debian package) runs; when one does not, the test is skipped with a
+/// note, or fails when `RHO_REQUIRE_CROSS` says it must run (`.ci/run` sets it and installs them all).
+pub fn tools_present(test: &str, tools: &[(&str, &str)]) -> bool {
+    let missing: Vec<&(&str, &str)> = tools
+        .iter()
+        .filter(|(tool, _)| {
+            !Command::new(tool)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let names = missing
+        .iter()
+        .map(|(t, _)| *t)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if std::env::var_os("RHO_REQUIRE_CROSS").is_some() {
+        panic!("{test}: {names} not installed, and RHO_REQUIRE_CROSS says this test must run");
+    }
+    let packages = missing
+        .iter()
+        .map(|(_, p)| *p)
+        .collect::<Vec<_>>()
+        .join(", ");
+    println!("note: {test} skipped: {names} not installed (.ci/run installs {packages})");
+    false
+}
+
 /// Write a small C suite into `dir`.
 pub fn write_c(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
