@@ -204,7 +204,8 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
     let mut inputs: Vec<OsString> = Vec::new();
     if all_sources.iter().any(|s| is_cxx(s)) {
         for (index, source) in all_sources.iter().enumerate() {
-            let words = if is_cxx(source) {
+            let cxx = is_cxx(source);
+            let words = if cxx {
                 cxx_compiler_words()?
             } else {
                 compiler_words()?
@@ -214,43 +215,50 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
             let mut arguments = compile_flags.clone();
             arguments.extend(["-c".into(), source.clone().into_os_string()]);
             arguments.extend(["-o".into(), object.clone().into_os_string()]);
-            compile(&words, &arguments, &compiler_tmp, options)?;
+            compile(&words, cxx, &arguments, &compiler_tmp, options)?;
             inputs.push(object.into_os_string());
         }
     } else {
         inputs.extend(all_sources.iter().map(|s| s.clone().into_os_string()));
     }
     let linker = compiler_for(sources)?;
+    let cxx = sources.iter().any(|s| is_cxx(s));
     let mut arguments = compile_flags;
     arguments.extend(inputs);
     arguments.push("-o".into());
     arguments.push(executable.clone().into_os_string());
     arguments.extend(options.flags.ldflags.iter().map(OsString::from));
     arguments.extend(DEFAULT_LIBS.iter().map(OsString::from));
-    compile(&linker, &arguments, &compiler_tmp, options)?;
+    compile(&linker, cxx, &arguments, &compiler_tmp, options)?;
     Ok(BuiltSuite {
         executable,
         _dir: dir,
     })
 }
 
-/// Run one compiler command (`words` then `arguments`), its temporaries in `tmp`; a failed link's error says
-/// which flag is probably missing.
+/// Run one compiler command (`words` then `arguments`; the C++ compiler when `cxx`), its temporaries in `tmp`;
+/// a failed link's error says which flag is probably missing.
 fn compile(
     words: &[String],
+    cxx: bool,
     arguments: &[OsString],
     tmp: &Path,
     options: &BuildOptions,
 ) -> anyhow::Result<()> {
+    let (language, variable) = if cxx { ("C++", "CXX") } else { ("C", "CC") };
     let Some((program, leading)) = words.split_first() else {
-        bail!("the compiler command is empty (CC or CXX)");
+        bail!("{variable} is empty");
     };
     let mut command = Command::new(program);
     command.args(leading).args(arguments).env("TMPDIR", tmp);
     run_build(
         command,
         options.timeout,
-        || format!("cannot run the compiler `{program}` (set CC or CXX to choose another)"),
+        || {
+            format!(
+                "cannot run the {language} compiler `{program}` (set {variable} to choose another)"
+            )
+        },
         || format!("cannot build the suite: `{program}`"),
     )
     .map_err(|error| with_link_hint(error, &options.flags.cflags))
