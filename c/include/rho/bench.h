@@ -44,6 +44,18 @@
  *   RHO_BENCH_ADD(&suite, fn) appends fn, named "fn". When the suite is full
  *                             (RHO_BENCH_MAX_BENCHMARKS) it says so and drops fn; it never
  *                             overwrites. Drops are counted in `@done dropped=`.
+ *   RHO_BENCH_ADD_ARG(&suite, fn, arg)
+ *                             appends fn with an argument (any uint64_t), reported as "fn/arg"
+ *                             (e.g. bench_sum/1024), in the order added. The members of one
+ *                             family (every entry of fn) are what `rho` fits growth over.
+ *   RHO_BENCH_ADD_RANGE(&suite, fn, lo, hi, multiplier)
+ *                             RHO_BENCH_ADD_ARG for lo, lo*multiplier, lo*multiplier^2, ...
+ *                             while below hi, then hi itself (like Google Benchmark's Range, but
+ *                             multiples of lo): (256, 16384, 4) adds 256, 1024, 4096, 16384. lo 0
+ *                             is followed by 1. lo > hi or a multiplier below 2 adds nothing and
+ *                             makes rho_bench_main return 2.
+ *   RHO_BENCH_ARG(state)      the argument of the running benchmark, a uint64_t (0 for one
+ *                             added with RHO_BENCH_ADD).
  *   RHO_BENCH_LOOP(state) { body }
  *                             the measured loop: warm-ups then measured iterations, each one
  *                             timed around the body only. One per benchmark.
@@ -73,6 +85,7 @@
  * (message on stderr, rho_bench_main returns 2, nothing is measured).
  *   RHO_BENCH_ITERATIONS        measured iterations per benchmark (default 20000, at least 1)
  *   RHO_BENCH_ITERATIONS_<name> the same for one benchmark, e.g. RHO_BENCH_ITERATIONS_bench_crc_64
+ *                               (for a family, its function's name: every member)
  *                               (scaled by RHO_BENCH_SCALE too)
  *   RHO_BENCH_WARMUP            warm-up iterations per benchmark (default 100)
  *   RHO_BENCH_SCALE             multiplies iterations and warm-ups (e.g. 0.01 for a quick run);
@@ -88,7 +101,8 @@
  *   RHO_BENCH_FILTER            which benchmarks run: comma-separated terms, each 1 to 63 of
  *                               [A-Za-z0-9_.:+-]; a benchmark runs when its name contains one of
  *                               them (a case-sensitive substring: `crc` runs bench_crc_64 and
- *                               bench_crc_256, `crc_64,steady` runs bench_crc_64 and bench_steady).
+ *                               bench_crc_256, `crc_64,steady` runs bench_crc_64 and bench_steady;
+ *                               a family member is matched as "name/arg", and a term may hold '/').
  *                               Unset or empty: all run. The others are neither run nor printed
  *                               (`.overhead` always runs), `@done benchmarks=` counts those that
  *                               ran, and a filter that matches none is not an error (benchmarks=0).
@@ -333,6 +347,7 @@ typedef struct rho_bench_state {
     int counting;               /* this loop counts instead of timing */
     int count_measuring;        /* the measured iterations have started (collection is on) */
     rho_bench__uint count_left; /* iterations left before the next turn (rho_bench__count_turn) */
+    uint64_t arg; /* RHO_BENCH_ARG: the argument it was added with (RHO_BENCH_ADD_ARG), else 0 */
 } rho_bench_t;
 
 typedef void (*rho_bench_fn)(rho_bench_t *state);
@@ -342,9 +357,12 @@ typedef void (*rho_bench_fn)(rho_bench_t *state);
 typedef struct rho_bench_suite {
     unsigned count;
     unsigned dropped;
+    unsigned bad_ranges; /* RHO_BENCH_ADD_RANGEs refused (see rho_bench__add_range) */
     struct {
         const char *name;
         rho_bench_fn fn;
+        uint64_t arg;  /* RHO_BENCH_ADD_ARG's argument */
+        int has_arg;   /* 1: a member of family `name`, reported as name/arg */
     } entries[RHO_BENCH_MAX_BENCHMARKS];
 } rho_bench_suite_t;
 
@@ -362,6 +380,7 @@ rho_bench_t *rho_bench__loop_begin(rho_bench_t *state);
 int rho_bench__count_next(rho_bench_t *state);
 #endif
 void rho_bench__report_drop(const char *name, unsigned capacity);
+void rho_bench__report_bad_range(const char *name);
 
 #if RHO_BENCH_BARE_METAL
 /* Supplied by the board port: write len bytes of the stream to the host. */
@@ -473,7 +492,13 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench_t *state)
     for (rho_bench_t *const rho_bench__loop_state = rho_bench__loop_begin(state); \
          rho_bench__next(rho_bench__loop_state);)
 
-#define RHO_BENCH_ADD(suite, fn) rho_bench__add((suite), #fn, (fn))
+#define RHO_BENCH_ADD(suite, fn) rho_bench__add((suite), #fn, (fn), 0, 0)
+
+/* A family: fn run once per argument, each reported as "fn/arg" (docs/wire-format.md). */
+#define RHO_BENCH_ADD_ARG(suite, fn, arg) rho_bench__add((suite), #fn, (fn), (arg), 1)
+#define RHO_BENCH_ADD_RANGE(suite, fn, lo, hi, multiplier) \
+    rho_bench__add_range((suite), #fn, (fn), (lo), (hi), (multiplier))
+#define RHO_BENCH_ARG(state) ((uint64_t)(state)->arg)
 
 #define RHO_BENCH_UNIT(state, unit, per_iteration) \
     rho_bench__set_unit((state), (unit), (per_iteration))
@@ -506,16 +531,38 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench_t *state)
 #define RHO_BENCH_KEEP(value) ((void)(value))
 #endif
 
-static inline void rho_bench__add(rho_bench_suite_t *suite, const char *name, rho_bench_fn fn)
+static inline void rho_bench__add(rho_bench_suite_t *suite, const char *name, rho_bench_fn fn,
+                                  uint64_t arg, int has_arg)
 {
     if (suite->count < RHO_BENCH_MAX_BENCHMARKS) {
         suite->entries[suite->count].name = name;
         suite->entries[suite->count].fn = fn;
+        suite->entries[suite->count].arg = arg;
+        suite->entries[suite->count].has_arg = has_arg;
         suite->count++;
     } else {
         suite->dropped++;
         rho_bench__report_drop(name, RHO_BENCH_MAX_BENCHMARKS);
     }
+}
+
+/* lo, lo*m, lo*m^2, ... while below hi, then hi (lo 0 is followed by 1). A range that cannot be
+ * walked (lo > hi, a multiplier below 2) adds nothing and is a misuse: rho_bench_main says so and
+ * returns 2. */
+static inline void rho_bench__add_range(rho_bench_suite_t *suite, const char *name, rho_bench_fn fn,
+                                        uint64_t lo, uint64_t hi, uint64_t multiplier)
+{
+    uint64_t arg = lo;
+    if (lo > hi || multiplier < 2) {
+        suite->bad_ranges++;
+        rho_bench__report_bad_range(name);
+        return;
+    }
+    while (arg < hi) {
+        rho_bench__add(suite, name, fn, arg, 1);
+        arg = arg == 0 ? 1 : arg > hi / multiplier ? hi : arg * multiplier;
+    }
+    rho_bench__add(suite, name, fn, hi, 1);
 }
 
 static RHO_BENCH__ALWAYS_INLINE void rho_bench__set_unit(rho_bench_t *state, const char *unit,
@@ -799,6 +846,55 @@ void rho_bench__report_drop(const char *name, unsigned capacity)
 {
     RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC, "rho: suite full (%u): dropping %s\n",
                      RHO_BENCH__U(capacity), name);
+}
+
+void rho_bench__report_bad_range(const char *name)
+{
+    RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
+                     "rho: RHO_BENCH_ADD_RANGE(%s): expected lo <= hi and a multiplier of at "
+                     "least 2; nothing added\n",
+                     name);
+}
+
+/* ---- Families: "name/arg" ---------------------------------------------------------------- */
+
+/* value in decimal at out (room for 20 characters and a NUL), with 32-bit divisions only (a
+ * board has no 64-bit division without a library routine): four 16-bit limbs divided by 10. */
+static void rho_bench__decimal64(char *out, uint64_t value)
+{
+    char reversed[20];
+    unsigned n = 0, i;
+    do {
+        uint32_t rest = 0;
+        uint64_t quotient = 0;
+        for (i = 4; i-- > 0;) {
+            uint32_t part = (rest << 16) | (uint32_t)((value >> (16u * i)) & 0xFFFFu);
+            quotient |= (uint64_t)(part / 10u) << (16u * i);
+            rest = part % 10u;
+        }
+        reversed[n++] = (char)('0' + (int)rest);
+        value = quotient;
+    } while (value != 0);
+    for (i = 0; i < n; i++) {
+        out[i] = reversed[n - 1 - i];
+    }
+    out[n] = '\0';
+}
+
+/* A family member's printed name: "name/arg" (at most 63 + 1 + 20 bytes). */
+#define RHO_BENCH__FULL_NAME_MAX (RHO_BENCH__NAME_MAX + 22)
+
+static void rho_bench__full_name(char *out, const char *name, const char *arg_digits)
+{
+    unsigned n = 0;
+    while (*name != '\0' && n < RHO_BENCH__NAME_MAX) {
+        out[n++] = *name++;
+    }
+    out[n++] = '/';
+    while (*arg_digits != '\0') {
+        out[n++] = *arg_digits++;
+    }
+    out[n] = '\0';
 }
 
 /* "rho: <who><what> "<value>" is not a name (1 to 63 of [A-Za-z0-9_.:+-])" */
@@ -1561,7 +1657,8 @@ static const char rho_bench__filter[] = RHO_BENCH__STR(RHO_BENCH_FILTER);
 static const char *rho_bench__filter; /* NULL or "": every benchmark runs */
 #endif
 
-/* Whether the filter is terms of 1 to 63 name characters separated by single commas (or empty). */
+/* Whether the filter is terms of 1 to 63 name characters (or '/', to pick a family member's
+ * "name/arg") separated by single commas (or empty). */
 static int rho_bench__valid_filter(const char *filter)
 {
     unsigned n = 0;
@@ -1577,7 +1674,8 @@ static int rho_bench__valid_filter(const char *filter)
                 return 1;
             }
             n = 0;
-        } else if (!rho_bench__name_char(*filter) || ++n > RHO_BENCH__NAME_MAX) {
+        } else if ((!rho_bench__name_char(*filter) && *filter != '/') ||
+                   ++n > RHO_BENCH__NAME_MAX) {
             return 0;
         }
     }
@@ -1661,13 +1759,15 @@ static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *fail
 
 /* Runs one benchmark and prints its block. Returns 0, or 2 (rho_bench_main's status) when the
  * stream cannot go on. */
-static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations)
+static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations,
+                              const char *family, const char *arg_digits, uint64_t arg)
 {
     rho_bench_t state = RHO_BENCH__ZERO_INIT;
     size_t stack;
     int failed;
 
     state.name = name;
+    state.arg = arg;
     state.unit = "iter";
     state.per_iteration = 1;
     state.measured_target = iterations;
@@ -1692,7 +1792,12 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     }
 #endif
 
-    RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@bench %s\n", name);
+    if (family != 0) {
+        RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@bench %s family=%s arg=%s\n", name, family,
+                         arg_digits);
+    } else {
+        RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@bench %s\n", name);
+    }
     rho_bench__emit_flush();
     /* The sample buffer is empty here: every block's samples were written out at its end. */
     stack = rho_bench__run_measured(fn, &state, &failed);
@@ -1837,7 +1942,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #endif
 
 /* The stream's format version (docs/wire-format.md, "Versions"). */
-#define RHO_BENCH__WIRE_VERSION "2"
+#define RHO_BENCH__WIRE_VERSION "3"
 #define RHO_BENCH__TARGET_LINE                                                                   \
     "@rho-bench " RHO_BENCH__WIRE_VERSION "\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH \
     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n"
@@ -1877,6 +1982,9 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
         RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC, "rho: rho_bench_main: the suite is NULL\n");
         return 2;
     }
+    if (suite->bad_ranges != 0) {
+        return 2; /* each was reported when it was added */
+    }
     if (rho_bench__read_settings() != 0) {
         return 2;
     }
@@ -1886,7 +1994,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #endif
     if (!rho_bench__valid_filter(rho_bench__filter)) {
         RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
-                         "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+-]) "
+                         "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+-/]) "
                          "separated by commas, got \"%s\"\n",
                          rho_bench__filter);
         return 2;
@@ -1927,11 +2035,21 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #endif
     rho_bench__write_header();
 
-    status = rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS);
+    status = rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS,
+                                0, 0, 0);
     for (i = 0; i < suite->count && status == 0; i++) {
         rho_bench__uint iterations = rho_bench__config.iterations;
+        /* a family member is printed, filtered and reported as "name/arg" */
+        char arg_digits[21];
+        char full_name[RHO_BENCH__FULL_NAME_MAX + 1];
+        const char *name = suite->entries[i].name;
+        if (suite->entries[i].has_arg) {
+            rho_bench__decimal64(arg_digits, suite->entries[i].arg);
+            rho_bench__full_name(full_name, name, arg_digits);
+            name = full_name;
+        }
 #if RHO_BENCH__FILTERING
-        if (!rho_bench__selected(suite->entries[i].name)) {
+        if (!rho_bench__selected(name)) {
             continue; /* filtered out: not run, not printed */
         }
         ran++;
@@ -1939,7 +2057,9 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #if !RHO_BENCH_BARE_METAL
         (void)rho_bench__iterations_for(suite->entries[i].name, &iterations);
 #endif
-        status = rho_bench__run_one(suite->entries[i].name, suite->entries[i].fn, iterations);
+        status = rho_bench__run_one(name, suite->entries[i].fn, iterations,
+                                    suite->entries[i].has_arg ? suite->entries[i].name : 0,
+                                    arg_digits, suite->entries[i].arg);
     }
 #if !RHO_BENCH__FILTERING
     ran = suite->count;

@@ -116,8 +116,8 @@ pub struct RunArgs {
     pub ldflags: Option<String>,
 
     /// Run only the benchmarks whose names contain one of these comma-separated terms (case-sensitive
-    /// substrings: `crc` runs bench_crc_64 and bench_crc_256; `crc_64,steady` runs two). Passed as
-    /// RHO_BENCH_FILTER; a board gets it compiled in.
+    /// substrings: `crc` runs bench_crc_64 and bench_crc_256; `crc_64,steady` runs two; `sum/1024` one member
+    /// of a family). Passed as RHO_BENCH_FILTER; a board gets it compiled in.
     #[arg(long, value_name = "PATTERN", value_parser = parse_filter)]
     pub filter: Option<String>,
 
@@ -144,7 +144,7 @@ const FILTER_TERM_MAX: usize = 63;
 /// `--filter`: what the harness accepts in RHO_BENCH_FILTER (it refuses anything else), checked here so a
 /// mistake is a usage error rather than a suite that exits 2.
 fn parse_filter(text: &str) -> Result<String, String> {
-    let name_char = |c: char| c.is_ascii_alphanumeric() || "_.:+-".contains(c);
+    let name_char = |c: char| c.is_ascii_alphanumeric() || "_.:+-/".contains(c);
     let valid = text
         .split(',')
         .all(|term| (1..=FILTER_TERM_MAX).contains(&term.len()) && term.chars().all(name_char));
@@ -152,7 +152,7 @@ fn parse_filter(text: &str) -> Result<String, String> {
         Ok(text.to_string())
     } else {
         Err(format!(
-            "`{text}`: expected benchmark-name terms (1 to {FILTER_TERM_MAX} of A-Z a-z 0-9 _ . : + -) \
+            "`{text}`: expected benchmark-name terms (1 to {FILTER_TERM_MAX} of A-Z a-z 0-9 _ . : + - /) \
              separated by single commas, e.g. crc_64,steady"
         ))
     }
@@ -249,6 +249,7 @@ mod tests {
             filter("crc_64,bench.x:y+z-1").unwrap().as_deref(),
             Some("crc_64,bench.x:y+z-1")
         );
+        assert_eq!(filter("sum/1024").unwrap().as_deref(), Some("sum/1024"));
         for bad in ["", "crc,", ",crc", "crc,,x", "a b", "crc*", &"x".repeat(64)] {
             assert!(filter(bad).is_err(), "{bad:?} accepted");
         }

@@ -70,6 +70,7 @@ fn benchmark(
         heap: HeapFigures::default(),
         wrapped: 0,
         counts: Vec::new(),
+        family: None,
     }
 }
 

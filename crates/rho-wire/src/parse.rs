@@ -9,8 +9,8 @@ use std::io::{self, BufRead};
 
 use crate::error::{ErrorKind, WireError, quote};
 use crate::types::{
-    Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, Header, HeapFigures, Run,
-    RunConfig, StackMark, Target, WIRE_VERSION,
+    Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, FAMILY_VERSION, FamilyMember,
+    Header, HeapFigures, Run, RunConfig, StackMark, Target, WIRE_VERSION,
 };
 
 /// The longest line the parser reads. A longer noise line is skipped (only its first bytes are kept); a longer
@@ -67,6 +67,7 @@ enum Phase {
 #[derive(Debug)]
 struct OpenBench {
     name: String,
+    family: Option<FamilyMember>,
     line: u64,
     samples: Vec<Vec<u64>>,
     stack: Option<StackMark>,
@@ -671,7 +672,15 @@ impl StreamParser {
             return Err(self.unexpected(ErrorKind::OutOfOrder, line));
         }
         let [name] = fields.positional(self.line, line, ["a benchmark name"])?;
-        let name = fields.name(self.line, line, name, "a benchmark name")?;
+        let family = if self.version >= FAMILY_VERSION {
+            self.family_member(line, fields, name)?
+        } else {
+            None
+        };
+        let name = match &family {
+            Some(member) => member.member_name(),
+            None => fields.name(self.line, line, name, "a benchmark name")?,
+        };
         if name.starts_with('.') {
             if name != CALIBRATION_NAME {
                 return Err(WireError::new(
@@ -700,6 +709,7 @@ impl StreamParser {
             .collect();
         self.open = Some(OpenBench {
             name,
+            family,
             line: self.line,
             samples,
             stack: None,
@@ -710,6 +720,33 @@ impl StreamParser {
         });
         self.phase = Phase::Samples;
         Ok(())
+    }
+
+    /// `family=F arg=A` on `@bench F/A`: both or neither, and the name is exactly `F/A`.
+    fn family_member(
+        &self,
+        line: &[u8],
+        fields: &Fields,
+        name: &[u8],
+    ) -> Result<Option<FamilyMember>, WireError> {
+        if fields.get("family").is_none() && fields.get("arg").is_none() {
+            return Ok(None);
+        }
+        let family = fields.required_name(self.line, line, "family")?;
+        let arg = fields.required_u64(self.line, line, "arg")?;
+        let member = FamilyMember { name: family, arg };
+        if name != member.member_name().as_bytes() {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                format!(
+                    "the name of a family member, {} (family=/arg=)",
+                    member.member_name()
+                ),
+                quote(line),
+            ));
+        }
+        Ok(Some(member))
     }
 
     fn stack(&mut self, line: &[u8], fields: &Fields) -> Result<(), WireError> {
@@ -889,6 +926,7 @@ impl StreamParser {
             heap: open.heap.unwrap_or_default(),
             wrapped,
             counts: open.counts,
+            family: open.family,
         };
         self.phase = Phase::Suite;
         if benchmark.name == CALIBRATION_NAME {

@@ -5,10 +5,14 @@ use serde::{Deserialize, Serialize};
 
 /// The format version this crate writes, and the newest it reads (it reads every version from 1 up to it; see
 /// the "Versions" table in docs/wire-format.md).
-pub const WIRE_VERSION: u32 = 2;
+pub const WIRE_VERSION: u32 = 3;
 
 /// The first version with `@counter` and `@count` (instructions counted outside the stream, e.g. by Callgrind).
 pub const COUNTER_VERSION: u32 = 2;
+
+/// The first version whose `@bench` may carry `family=` and `arg=` (a member of a benchmark family, named
+/// `FAMILY/ARG`). In an older stream those fields are unknown fields, ignored as they always were.
+pub const FAMILY_VERSION: u32 = 3;
 
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -166,6 +170,26 @@ pub struct Benchmark {
     /// timed run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counts: Vec<Count>,
+    /// The family this benchmark is a member of (`@bench NAME family=F arg=A`, registered with
+    /// `RHO_BENCH_ADD_ARG`), whose name is `F/A`. `None` for a benchmark registered on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<FamilyMember>,
+}
+
+/// Which family a benchmark belongs to and the argument it ran with.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FamilyMember {
+    /// The family's name (the function's), a wire name.
+    pub name: String,
+    /// The argument (`RHO_BENCH_ARG`).
+    pub arg: u64,
+}
+
+impl FamilyMember {
+    /// The member's benchmark name: `FAMILY/ARG`.
+    pub fn member_name(&self) -> String {
+        format!("{}/{}", self.name, self.arg)
+    }
 }
 
 impl Run {

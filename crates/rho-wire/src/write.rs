@@ -4,7 +4,9 @@
 use std::io::{self, Write};
 
 use crate::parse::{CALIBRATION_NAME, is_name};
-use crate::types::{Benchmark, COUNTER_VERSION, ClockRole, Run, StackMark, WIRE_VERSION};
+use crate::types::{
+    Benchmark, COUNTER_VERSION, ClockRole, FAMILY_VERSION, Run, StackMark, WIRE_VERSION,
+};
 
 /// Flush the line buffer to the output once it holds this much.
 const FLUSH_AT: usize = 64 * 1024;
@@ -96,7 +98,16 @@ fn line(buf: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
 }
 
 fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> io::Result<()> {
-    line(buf, format_args!("@bench {}", bench.name));
+    match &bench.family {
+        Some(member) => line(
+            buf,
+            format_args!(
+                "@bench {} family={} arg={}",
+                bench.name, member.name, member.arg
+            ),
+        ),
+        None => line(buf, format_args!("@bench {}", bench.name)),
+    }
     let rows = bench.samples.first().map_or(0, Vec::len);
     for row in 0..rows {
         buf.push(b':');
@@ -235,7 +246,17 @@ fn validate(run: &Run) -> Result<(), String> {
         }
     }
     for bench in run.calibration.iter().chain(&run.benchmarks) {
-        if !is_name(bench.name.as_bytes()) || !is_name(bench.unit.as_bytes()) {
+        let named = match &bench.family {
+            Some(_) if run.version < FAMILY_VERSION => {
+                return Err(format!(
+                    "benchmark {}: a family member in a version {} stream (families need version {FAMILY_VERSION})",
+                    bench.name, run.version
+                ));
+            }
+            Some(member) => is_name(member.name.as_bytes()) && bench.name == member.member_name(),
+            None => is_name(bench.name.as_bytes()),
+        };
+        if !named || !is_name(bench.unit.as_bytes()) {
             return Err(format!(
                 "benchmark {:?} unit {:?}: not wire names",
                 bench.name, bench.unit

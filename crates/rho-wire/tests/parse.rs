@@ -480,10 +480,10 @@ fn missing_header() {
 #[test]
 fn unsupported_version() {
     assert_error(
-        &mutate("@rho-bench 1", "@rho-bench 3"),
+        &mutate("@rho-bench 1", "@rho-bench 4"),
         2,
         ErrorKind::UnsupportedVersion,
-        "line 2: expected wire format version 1 to 2 (the versions this rho reads), found \"@rho-bench 3\"",
+        "line 2: expected wire format version 1 to 3 (the versions this rho reads), found \"@rho-bench 4\"",
     );
     let e = err(&mutate("@rho-bench 1", "@rho-bench"));
     assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{e}");
@@ -761,6 +761,6 @@ fn a_counted_stream_names_its_dumps_and_version_1_has_none() {
         error.contains("line 3") && error.contains("version 1"),
         "{error}"
     );
-    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 3"));
-    assert!(error.contains("1 to 2"), "{error}");
+    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 4"));
+    assert!(error.contains("1 to 3"), "{error}");
 }

@@ -83,6 +83,7 @@ fn benchmark(
                     },
                     wrapped: wrap_seed % (warmup + iterations + 1),
                     counts: Vec::new(),
+                    family: None,
                 })
             },
         )
