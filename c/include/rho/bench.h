@@ -47,7 +47,10 @@
  *   RHO_BENCH_ADD_ARG(&suite, fn, arg)
  *                             appends fn with an argument (any uint64_t), reported as "fn/arg"
  *                             (e.g. bench_sum/1024), in the order added. The members of one
- *                             family (every entry of fn) are what `rho` fits growth over.
+ *                             family (every entry of fn) are what `rho` fits growth over. On
+ *                             bare metal the argument must be below 2^32 (the harness's numbers
+ *                             are 32-bit there): a larger one is not added, rho_bench_main says
+ *                             so and returns 2.
  *   RHO_BENCH_ADD_RANGE(&suite, fn, lo, hi, multiplier)
  *                             RHO_BENCH_ADD_ARG for lo, lo*multiplier, lo*multiplier^2, ...
  *                             while below hi, then hi itself (like Google Benchmark's Range, but
@@ -357,12 +360,12 @@ typedef void (*rho_bench_fn)(rho_bench_t *state);
 typedef struct rho_bench_suite {
     unsigned count;
     unsigned dropped;
-    unsigned bad_ranges; /* RHO_BENCH_ADD_RANGEs refused (see rho_bench__add_range) */
+    unsigned refused; /* RHO_BENCH_ADD_RANGE / _ADD_ARG refused (see rho_bench__add_range) */
     struct {
         const char *name;
         rho_bench_fn fn;
-        uint64_t arg;  /* RHO_BENCH_ADD_ARG's argument */
-        int has_arg;   /* 1: a member of family `name`, reported as name/arg */
+        rho_bench__uint arg;   /* RHO_BENCH_ADD_ARG's argument (32 bits on bare metal) */
+        unsigned char has_arg; /* 1: a member of family `name`, reported as name/arg */
     } entries[RHO_BENCH_MAX_BENCHMARKS];
 } rho_bench_suite_t;
 
@@ -380,7 +383,7 @@ rho_bench_t *rho_bench__loop_begin(rho_bench_t *state);
 int rho_bench__count_next(rho_bench_t *state);
 #endif
 void rho_bench__report_drop(const char *name, unsigned capacity);
-void rho_bench__report_bad_range(const char *name);
+void rho_bench__report_refused(const char *name, const char *why);
 
 #if RHO_BENCH_BARE_METAL
 /* Supplied by the board port: write len bytes of the stream to the host. */
@@ -534,11 +537,14 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench_t *state)
 static inline void rho_bench__add(rho_bench_suite_t *suite, const char *name, rho_bench_fn fn,
                                   uint64_t arg, int has_arg)
 {
-    if (suite->count < RHO_BENCH_MAX_BENCHMARKS) {
+    if (arg != (rho_bench__uint)arg) {
+        suite->refused++; /* bare metal: the harness's numbers are 32-bit */
+        rho_bench__report_refused(name, "RHO_BENCH_ADD_ARG: above 2^32-1 on bare metal");
+    } else if (suite->count < RHO_BENCH_MAX_BENCHMARKS) {
         suite->entries[suite->count].name = name;
         suite->entries[suite->count].fn = fn;
-        suite->entries[suite->count].arg = arg;
-        suite->entries[suite->count].has_arg = has_arg;
+        suite->entries[suite->count].arg = (rho_bench__uint)arg;
+        suite->entries[suite->count].has_arg = (unsigned char)has_arg;
         suite->count++;
     } else {
         suite->dropped++;
@@ -554,8 +560,8 @@ static inline void rho_bench__add_range(rho_bench_suite_t *suite, const char *na
 {
     uint64_t arg = lo;
     if (lo > hi || multiplier < 2) {
-        suite->bad_ranges++;
-        rho_bench__report_bad_range(name);
+        suite->refused++;
+        rho_bench__report_refused(name, "RHO_BENCH_ADD_RANGE: expected lo <= hi and a multiplier >= 2");
         return;
     }
     while (arg < hi) {
@@ -848,53 +854,27 @@ void rho_bench__report_drop(const char *name, unsigned capacity)
                      RHO_BENCH__U(capacity), name);
 }
 
-void rho_bench__report_bad_range(const char *name)
+void rho_bench__report_refused(const char *name, const char *why)
 {
-    RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
-                     "rho: RHO_BENCH_ADD_RANGE(%s): expected lo <= hi and a multiplier of at "
-                     "least 2; nothing added\n",
-                     name);
+    RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC, "rho: %s: %s\n", name, why);
 }
 
 /* ---- Families: "name/arg" ---------------------------------------------------------------- */
 
-/* value in decimal at out (room for 20 characters and a NUL), with 32-bit divisions only (a
- * board has no 64-bit division without a library routine): four 16-bit limbs divided by 10. */
-static void rho_bench__decimal64(char *out, uint64_t value)
-{
-    char reversed[20];
-    unsigned n = 0, i;
-    do {
-        uint32_t rest = 0;
-        uint64_t quotient = 0;
-        for (i = 4; i-- > 0;) {
-            uint32_t part = (rest << 16) | (uint32_t)((value >> (16u * i)) & 0xFFFFu);
-            quotient |= (uint64_t)(part / 10u) << (16u * i);
-            rest = part % 10u;
-        }
-        reversed[n++] = (char)('0' + (int)rest);
-        value = quotient;
-    } while (value != 0);
-    for (i = 0; i < n; i++) {
-        out[i] = reversed[n - 1 - i];
-    }
-    out[n] = '\0';
-}
-
-/* A family member's printed name: "name/arg" (at most 63 + 1 + 20 bytes). */
+/* A family member's printed name, "name/arg" (at most 63 + 1 + 20 bytes), written at out;
+ * returns where the argument's digits start in it. On bare metal the argument has been checked to
+ * fit the harness's 32-bit numbers (rho_bench__add refuses a larger one). */
 #define RHO_BENCH__FULL_NAME_MAX (RHO_BENCH__NAME_MAX + 22)
 
-static void rho_bench__full_name(char *out, const char *name, const char *arg_digits)
+static char *rho_bench__member_name(char *out, const char *name, rho_bench__uint arg)
 {
     unsigned n = 0;
     while (*name != '\0' && n < RHO_BENCH__NAME_MAX) {
         out[n++] = *name++;
     }
     out[n++] = '/';
-    while (*arg_digits != '\0') {
-        out[n++] = *arg_digits++;
-    }
-    out[n] = '\0';
+    out[n + rho_bench__decimal(out + n, arg)] = '\0';
+    return out + n;
 }
 
 /* "rho: <who><what> "<value>" is not a name (1 to 63 of [A-Za-z0-9_.:+-])" */
@@ -1760,7 +1740,7 @@ static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *fail
 /* Runs one benchmark and prints its block. Returns 0, or 2 (rho_bench_main's status) when the
  * stream cannot go on. */
 static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations,
-                              const char *family, const char *arg_digits, uint64_t arg)
+                              const char *family, const char *arg_digits, rho_bench__uint arg)
 {
     rho_bench_t state = RHO_BENCH__ZERO_INIT;
     size_t stack;
@@ -1982,7 +1962,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
         RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC, "rho: rho_bench_main: the suite is NULL\n");
         return 2;
     }
-    if (suite->bad_ranges != 0) {
+    if (suite->refused != 0) {
         return 2; /* each was reported when it was added */
     }
     if (rho_bench__read_settings() != 0) {
@@ -2040,12 +2020,10 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     for (i = 0; i < suite->count && status == 0; i++) {
         rho_bench__uint iterations = rho_bench__config.iterations;
         /* a family member is printed, filtered and reported as "name/arg" */
-        char arg_digits[21];
         char full_name[RHO_BENCH__FULL_NAME_MAX + 1];
-        const char *name = suite->entries[i].name;
+        const char *name = suite->entries[i].name, *arg_digits = 0;
         if (suite->entries[i].has_arg) {
-            rho_bench__decimal64(arg_digits, suite->entries[i].arg);
-            rho_bench__full_name(full_name, name, arg_digits);
+            arg_digits = rho_bench__member_name(full_name, name, suite->entries[i].arg);
             name = full_name;
         }
 #if RHO_BENCH__FILTERING

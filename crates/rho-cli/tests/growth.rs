@@ -74,7 +74,7 @@ fn a_range_that_cannot_be_walked_is_refused() {
     let outcome = rho_in(tmp.path(), &["bench", suite.to_str().unwrap()], LIMIT);
     outcome.assert_exit(2);
     outcome.assert_stderr_has(
-        "RHO_BENCH_ADD_RANGE(grow): expected lo <= hi and a multiplier of at least 2; nothing added",
+        "rho: grow: RHO_BENCH_ADD_RANGE: expected lo <= hi and a multiplier >= 2",
     );
 }
 
