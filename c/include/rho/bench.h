@@ -1974,7 +1974,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #endif
     if (!rho_bench__valid_filter(rho_bench__filter)) {
         RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
-                         "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+-/]) "
+                         "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+/-]) "
                          "separated by commas, got \"%s\"\n",
                          rho_bench__filter);
         return 2;

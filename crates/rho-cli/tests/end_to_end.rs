@@ -409,7 +409,7 @@ fn a_filter_that_is_not_names_separated_by_commas_is_refused_by_the_harness() {
     assert_eq!(status, Some(2), "{stderr}");
     assert!(
         stderr.contains(
-            "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+-]) separated by \
+            "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+/-]) separated by \
              commas, got \"crc,,steady\""
         ),
         "{stderr}"
