@@ -28,6 +28,12 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
 
+    /// Write rho's CMake module into DIR (`RhoBench.cmake`, giving `rho_add_benchmark(NAME SOURCES ... LINK
+    /// ...)`, with the header, the board ports and `mps2-an386.toolchain.cmake`), print its path and exit. A
+    /// project then configures with `-DCMAKE_MODULE_PATH=DIR` and calls `include(RhoBench)`.
+    #[arg(long, value_name = "DIR", conflicts_with = "files")]
+    pub cmake_module: Option<PathBuf>,
+
     /// The suite's C files (one of them defines `main`, calling `rho_bench_main`); compiled together at -O2.
     #[arg(value_name = "FILE.c")]
     pub files: Vec<PathBuf>,

@@ -269,7 +269,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
             side,
             message: format!("{error:#}"),
         };
-        let jobs = match &spec {
+        let mut jobs = match &spec {
             TargetSpec::Commands {
                 name, build, run, ..
             } => command_jobs(&config, name, build, run),
@@ -289,6 +289,23 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
                 }
             }
         };
+        if !matches!(&spec, TargetSpec::Builtin { name, .. } if name == "host") {
+            // A C-file suite's own flags (and module.yml's defaults) reach the target's build command as
+            // RHO_BENCH_CFLAGS and RHO_BENCH_LDFLAGS, as `rho bench` passes them; one job per suite, in order.
+            for (job, suite) in jobs.iter_mut().zip(&config.suites) {
+                if let Suite::CFiles { build, .. } = suite {
+                    let flags = crate::suite::suite_flags(
+                        &config,
+                        spec.name(),
+                        build,
+                        &crate::suite::Flags::default(),
+                        timeout,
+                    )
+                    .map_err(recipe_error)?;
+                    job.env.extend(crate::board::flags_environment(&flags));
+                }
+            }
+        }
         Ok(Recipe {
             target: spec.name().to_owned(),
             file: config.file.clone(),
@@ -317,26 +334,32 @@ fn host_jobs(
     let mut jobs = Vec::new();
     for suite in config.require_suites()? {
         match suite {
-            Suite::CFiles { files, .. } => {
-                let what = files
-                    .iter()
-                    .map(|f| f.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ");
+            Suite::CMake(cmake) => {
+                let what = suite.describe();
+                eprintln!("rho: gate: {side}: building {what} for host");
+                let built = crate::cmake::build(config, cmake, "host", &[], timeout)
+                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
+                jobs.push(Job {
+                    what,
+                    build: None,
+                    run: quoted(&built.executable)?,
+                    env: Vec::new(),
+                });
+            }
+            Suite::CFiles { files, build, .. } => {
+                let what = suite.describe();
                 eprintln!("rho: gate: {side}: building {what} for host");
                 let sources: Vec<_> = files.iter().map(|f| config.resolve(f)).collect();
-                let suite = crate::suite::build(
-                    &sources,
-                    &BuildOptions {
-                        flags: crate::suite::Flags::default(),
-                        timeout,
-                    },
-                )
-                .map_err(|e| e.context(format!("cannot build {what} for host")))?;
-                let executable = suite.executable.display().to_string();
-                let run = shlex::try_quote(&executable)
-                    .map(|q| q.into_owned())
-                    .map_err(|e| anyhow::anyhow!("{executable}: {e}"))?;
+                let flags = crate::suite::suite_flags(
+                    config,
+                    "host",
+                    build,
+                    &crate::suite::Flags::default(),
+                    timeout,
+                )?;
+                let suite = crate::suite::build(&sources, &BuildOptions { flags, timeout })
+                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
+                let run = quoted(&suite.executable)?;
                 built.borrow_mut().push(suite);
                 jobs.push(Job {
                     what,
@@ -354,6 +377,14 @@ fn host_jobs(
         }
     }
     Ok(jobs)
+}
+
+/// `path` as one shell word.
+fn quoted(path: &Path) -> anyhow::Result<String> {
+    let text = path.display().to_string();
+    shlex::try_quote(&text)
+        .map(|q| q.into_owned())
+        .map_err(|e| anyhow::anyhow!("{text}: {e}"))
 }
 
 fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource) {

@@ -8,6 +8,7 @@ mod baseline;
 mod bench;
 mod board;
 mod cli;
+mod cmake;
 mod count;
 mod export;
 mod gate;
@@ -38,13 +39,16 @@ fn main() -> ExitCode {
                 project::Mode::Check,
             ),
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
-            None if args.files.is_empty() => project::bench_project(
-                &args.project,
-                &args.run,
-                args.json.as_deref(),
-                project::Mode::Report,
-            ),
-            None => bench::bench(&args),
+            None => match &args.cmake_module {
+                Some(dir) => cmake::export(dir).map(|()| ExitCode::SUCCESS),
+                None if args.files.is_empty() => project::bench_project(
+                    &args.project,
+                    &args.run,
+                    args.json.as_deref(),
+                    project::Mode::Report,
+                ),
+                None => bench::bench(&args),
+            },
         },
     };
     match outcome {

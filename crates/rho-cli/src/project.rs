@@ -23,7 +23,7 @@ use std::process::{Command, ExitCode};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
-use rho_config::{MODULE_FILE, ModuleConfig, Suite, TargetSpec};
+use rho_config::{CMakeSuite, MODULE_FILE, ModuleConfig, Suite, SuiteBuild, TargetSpec};
 use rho_exec::{Runner, Termination};
 use rho_judge::budget::Judgement;
 use rho_stats::RunSummary;
@@ -121,7 +121,7 @@ pub fn bench_project(
     // The human report: stdout, or stderr when `--json -` takes stdout.
     let mut out = crate::export::report_output(json.as_ref());
     for (index, job) in jobs.iter().enumerate() {
-        if !measure.times() && !matches!(job.kind, JobKind::CFiles) {
+        if !measure.times() && !matches!(job.kind, JobKind::CFiles | JobKind::CMake(_)) {
             // rho runs a C suite it built under Valgrind; a command is its own business.
             eprintln!(
                 "rho: warning: {}: not counted (--measure instructions runs the C suites rho builds under \
@@ -470,10 +470,12 @@ fn resolve_scale(
 /// One suite to build and run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
-    /// How the suite is named in reports: its files, or its command.
+    /// How the suite is named in reports: its files, its command, or its CMake target.
     pub what: String,
     /// The C files, resolved against the module root (empty for a command).
     pub sources: Vec<PathBuf>,
+    /// How a C-file suite is built beyond its files (its flags, include directories, defines, packages).
+    pub build: SuiteBuild,
     pub kind: JobKind,
 }
 
@@ -485,6 +487,8 @@ pub enum JobKind {
     Command(String),
     /// A `build:`/`run:` target with no `suites:`: its commands are the suite.
     TargetOnly,
+    /// A target of the module's CMake project, built with `cmake --build` (see [`crate::cmake`]).
+    CMake(CMakeSuite),
 }
 
 /// The suites to run, in module.yml's order.
@@ -493,27 +497,37 @@ fn jobs(config: &ModuleConfig, target: &TargetSpec) -> anyhow::Result<Vec<Job>> 
         return Ok(vec![Job {
             what: format!("target {}", target.name()),
             sources: Vec::new(),
+            build: SuiteBuild::default(),
             kind: JobKind::TargetOnly,
         }]);
     }
     let suites = config.require_suites()?;
     Ok(suites
         .iter()
-        .map(|suite| match suite {
-            Suite::CFiles { files, .. } => Job {
-                what: files
-                    .iter()
-                    .map(|f| f.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                sources: files.iter().map(|f| config.resolve(f)).collect(),
-                kind: JobKind::CFiles,
-            },
-            Suite::Command { command, .. } => Job {
-                what: command.clone(),
-                sources: Vec::new(),
-                kind: JobKind::Command(command.clone()),
-            },
+        .map(|suite| {
+            let (sources, build, kind) = match suite {
+                Suite::CFiles { files, build, .. } => (
+                    files.iter().map(|f| config.resolve(f)).collect(),
+                    build.clone(),
+                    JobKind::CFiles,
+                ),
+                Suite::Command { command, .. } => (
+                    Vec::new(),
+                    SuiteBuild::default(),
+                    JobKind::Command(command.clone()),
+                ),
+                Suite::CMake(cmake) => (
+                    Vec::new(),
+                    SuiteBuild::default(),
+                    JobKind::CMake(cmake.clone()),
+                ),
+            };
+            Job {
+                what: suite.describe(),
+                sources,
+                build,
+                kind,
+            }
         })
         .collect())
 }
@@ -521,18 +535,44 @@ fn jobs(config: &ModuleConfig, target: &TargetSpec) -> anyhow::Result<Vec<Job>> 
 /// Every C file module.yml's suites name exists (resolved against the module root); else an error naming
 /// module.yml's file, line and column of the suite and the missing file.
 fn check_suite_files(config: &ModuleConfig) -> Result<(), rho_config::ConfigError> {
+    let invalid = |at: &rho_config::SourcePos, message: String| rho_config::ConfigError::Invalid {
+        file: config.file.clone(),
+        pos: *at,
+        message,
+    };
     for suite in &config.suites {
-        let Suite::CFiles { files, at } = suite else {
-            continue;
-        };
-        for file in files {
-            if !config.resolve(file).is_file() {
-                return Err(rho_config::ConfigError::Invalid {
-                    file: config.file.clone(),
-                    pos: *at,
-                    message: format!("suite file '{}' does not exist", file.display()),
-                });
+        match suite {
+            Suite::CFiles { files, build, at } => {
+                for file in files {
+                    if !config.resolve(file).is_file() {
+                        return Err(invalid(
+                            at,
+                            format!("suite file '{}' does not exist", file.display()),
+                        ));
+                    }
+                }
+                for dir in &build.include {
+                    if !config.resolve(dir).is_dir() {
+                        return Err(invalid(
+                            at,
+                            format!("include directory '{}' does not exist", dir.display()),
+                        ));
+                    }
+                }
             }
+            Suite::CMake(cmake) => {
+                let lists = config.resolve(&cmake.source_dir).join("CMakeLists.txt");
+                if !lists.is_file() {
+                    return Err(invalid(
+                        &cmake.at,
+                        format!(
+                            "cmake suite: no CMakeLists.txt in '{}' (source_dir, relative to the module root)",
+                            cmake.source_dir.display()
+                        ),
+                    ));
+                }
+            }
+            Suite::Command { .. } => {}
         }
     }
     Ok(())
@@ -563,19 +603,25 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
             );
             // QEMU run directly (not `make run`, which would turn the suite's exit status into make's own 2);
             // the same command as the Makefile's `print-run-command`. Stdin is closed by the runner.
-            let run = "qemu-system-arm -M mps2-an386 -display none -serial none -monitor none \
-                       -icount shift=5 -chardev stdio,id=rho-console \
-                       -semihosting-config enable=on,target=native,chardev=rho-console \
-                       -kernel \"$RHO_BENCH_OUT/bench.elf\""
-                .to_string();
+            let run = mps2_an386_run("\"$RHO_BENCH_OUT/bench.elf\"");
             Ok(Some((build, run)))
         }
         _ => Ok(None),
     }
 }
 
+/// The QEMU command line that runs the ELF `kernel` (a shell word) on the mps2-an386 board, as the Makefile's
+/// `print-run-command` prints it.
+pub fn mps2_an386_run(kernel: &str) -> String {
+    format!(
+        "qemu-system-arm -M mps2-an386 -display none -serial none -monitor none -icount shift=5 \
+         -chardev stdio,id=rho-console -semihosting-config enable=on,target=native,chardev=rho-console \
+         -kernel {kernel}"
+    )
+}
+
 /// The mps2-an386 port, embedded so an installed `rho` needs no checkout.
-const MPS2_AN386_PORT: [(&str, &str); 6] = [
+pub(crate) const MPS2_AN386_PORT: [(&str, &str); 6] = [
     (
         "Makefile",
         include_str!("../../../c/ports/mps2-an386/Makefile"),
@@ -641,7 +687,7 @@ fn run_job(
     } else {
         0
     };
-    let host_c = matches!((&job.kind, target), (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host");
+    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_), TargetSpec::Builtin { name, .. }) if name == "host");
     if measuring.counter.is_some() && !host_c {
         eprintln!(
             "rho: warning: {what}: timed, not counted (--measure instructions runs the C suites rho builds for \
@@ -660,14 +706,29 @@ fn run_job(
                 )?);
             }
         }
-        (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {
-            let built = crate::suite::build(
-                &job.sources,
-                &BuildOptions {
-                    flags: flags.clone(),
+        (JobKind::CMake(cmake), _) => {
+            let built = crate::cmake::build(config, cmake, target.name(), env, timeout)?;
+            for _ in 0..repetitions {
+                runs.push(crate::run::run_stream(built.command()?, &what, timeout)?);
+            }
+            if let (Some(counter), true) = (measuring.counter, target.name() == "host") {
+                let env = crate::count::environment(
+                    env.to_vec(),
+                    measuring.iterations_set,
+                    measuring.warmup_set,
+                );
+                counted = Some(counter.run(
+                    &built.executable,
+                    &env,
+                    Some(&config.root),
+                    &job.what,
                     timeout,
-                },
-            )?;
+                )?);
+            }
+        }
+        (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {
+            let flags = crate::suite::suite_flags(config, name, &job.build, flags, timeout)?;
+            let built = crate::suite::build(&job.sources, &BuildOptions { flags, timeout })?;
             for _ in 0..repetitions {
                 let mut command = Command::new(&built.executable);
                 command.current_dir(&config.root);
@@ -697,8 +758,10 @@ fn run_job(
                         anyhow!("target '{name}' is built in but rho has no definition of it")
                     })?,
             };
+            let flags =
+                crate::suite::suite_flags(config, target.name(), &job.build, flags, timeout)?;
             let mut env = env.to_vec();
-            env.extend(crate::board::flags_environment(flags));
+            env.extend(crate::board::flags_environment(&flags));
             shell_build(&build, &config.root, &env, timeout, &what)
                 .map_err(|error| crate::suite::with_link_hint(error, &flags.cflags))?;
             for _ in 0..repetitions {

@@ -33,6 +33,62 @@ pub struct Flags {
     pub ldflags: Vec<String>,
 }
 
+/// The flags of one C/C++ suite of a module.yml on `target`, in the order they are given to the compiler:
+/// the target's `cflags` (else `bench.cflags`), the suite's `include` (as `-I`, relative to the module root),
+/// `defines` (as `-D`) and `cflags`, its `pkg_config` packages' `--cflags`, then `--cflags`; and for the link,
+/// the suite's `ldflags`, its packages' `--libs`, `--ldflags`, then the target's `ldflags` (else
+/// `bench.ldflags`): the most specific library first, so that what it needs comes after it.
+pub fn suite_flags(
+    config: &rho_config::ModuleConfig,
+    target: &str,
+    build: &rho_config::SuiteBuild,
+    cli: &Flags,
+    timeout: Duration,
+) -> anyhow::Result<Flags> {
+    let (default_cflags, default_ldflags) = config.flags_for_target(target);
+    let mut cflags = default_cflags;
+    cflags.extend(
+        build
+            .include
+            .iter()
+            .map(|dir| format!("-I{}", config.resolve(dir).display())),
+    );
+    cflags.extend(build.defines.iter().map(|(name, value)| match value {
+        Some(value) => format!("-D{name}={value}"),
+        None => format!("-D{name}"),
+    }));
+    cflags.extend(build.cflags.iter().cloned());
+    let mut ldflags = build.ldflags.clone();
+    if !build.pkg_config.is_empty() {
+        cflags.extend(pkg_config("--cflags", &build.pkg_config, timeout)?);
+        ldflags.extend(pkg_config("--libs", &build.pkg_config, timeout)?);
+    }
+    cflags.extend(cli.cflags.iter().cloned());
+    ldflags.extend(cli.ldflags.iter().cloned());
+    ldflags.extend(default_ldflags);
+    Ok(Flags { cflags, ldflags })
+}
+
+/// `pkg-config WHAT PACKAGES` (`--cflags` or `--libs`), split into words.
+fn pkg_config(what: &str, packages: &[String], timeout: Duration) -> anyhow::Result<Vec<String>> {
+    let mut command = Command::new("pkg-config");
+    command.arg(what).args(packages);
+    let (finished, stdout) = Runner::new(command)
+        .timeout(timeout.max(MIN_BUILD_TIMEOUT))
+        .run_collect()
+        .context("pkg_config: cannot run `pkg-config` (Debian package: pkg-config)")?;
+    if finished.termination != Termination::Exited(0) {
+        bail!(
+            "pkg_config: `pkg-config {what} {}` {}: {}",
+            packages.join(" "),
+            finished.termination,
+            finished.stderr.trim()
+        );
+    }
+    shlex::split(stdout.trim())
+        .with_context(|| format!("pkg-config {what} printed what is not shell words: {stdout:?}"))
+}
+
 /// How to build a suite.
 #[derive(Debug, Clone, Default)]
 pub struct BuildOptions {

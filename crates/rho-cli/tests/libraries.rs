@@ -261,3 +261,279 @@ fn the_board_links_the_math_library_and_takes_ldflags_after_the_sources() {
     outcome.assert_stderr_has("undefined reference to `scale_of'");
     outcome.assert_stderr_has("hint: nothing the suite links defines `scale_of`");
 }
+
+/// Whether `program --version` runs (with its Debian package for the note); see [`tools_present`].
+fn tool(program: &'static str, package: &'static str) -> [(&'static str, &'static str); 1] {
+    [(program, package)]
+}
+
+/// The example's files copied into a fresh project (its CMake build directory and Make output then go there,
+/// not into the repository).
+fn mbedtls_example() -> Project {
+    let project = Project::new();
+    for file in [
+        "module.yml",
+        "CMakeLists.txt",
+        "Makefile",
+        "bench/mbed_bench.c",
+    ] {
+        let text = std::fs::read_to_string(repo_file(&format!("examples/mbedtls/{file}"))).unwrap();
+        project.write(file, &text);
+    }
+    project
+}
+
+/// The instructions per iteration of benchmark `name` in suite `suite` of a `rho-bench-project/1` document.
+fn instructions(document: &serde_json::Value, suite: &str, name: &str) -> f64 {
+    let suites = document["suites"].as_array().unwrap();
+    let suite = suites
+        .iter()
+        .find(|s| s["suite"] == suite)
+        .unwrap_or_else(|| panic!("no suite {suite} in {document}"));
+    f64_at(bench(suite, name), "/instructions/per_iteration")
+}
+
+#[test]
+fn the_mbedtls_suite_built_by_rho_by_cmake_and_by_make_gives_the_same_figures() {
+    let test = "the_mbedtls_suite_built_by_rho_by_cmake_and_by_make";
+    if !mbedtls_present(test)
+        || !tools_present(test, &tool("cmake", "cmake"))
+        || !tools_present(test, &tool("valgrind", "valgrind"))
+    {
+        return;
+    }
+    let project = mbedtls_example();
+    // Counted exactly under Callgrind: the suite rho builds from its `sources:` with `ldflags:` and the CMake
+    // target run the same instructions, to the last one (the command suite, Make's, is not counted).
+    let json = project.path().join("counted.json");
+    let outcome = project.rho(&[
+        "bench",
+        "--measure",
+        "instructions",
+        "--iterations",
+        "100",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    outcome.assert_exit(0);
+    outcome.assert_stderr_has("make -s run: not counted");
+    let document = read_json(&json);
+    for name in ["bench_sha256_64", "bench_sha256_1k", "bench_aes128_block"] {
+        assert_eq!(
+            instructions(&document, "bench/mbed_bench.c", name),
+            instructions(&document, "cmake target mbed_bench", name),
+            "{name}"
+        );
+    }
+    // 17 compressions of a block against 2, and the fixed cost of each hash: between 5 and 12 times.
+    let ratio = instructions(&document, "bench/mbed_bench.c", "bench_sha256_1k")
+        / instructions(&document, "bench/mbed_bench.c", "bench_sha256_64");
+    assert!((5.0..=12.0).contains(&ratio), "1 KiB / 64 B = {ratio}");
+    assert!(project.path().join("build/cmake/mbed_bench").is_file());
+    assert!(
+        project
+            .path()
+            .join("build/cmake/rho-cmake/RhoBench.cmake")
+            .is_file()
+    );
+
+    // Timed, all three suites run and print the same benchmarks.
+    let json = project.path().join("timed.json");
+    let outcome = project.rho(&[
+        "bench",
+        "--iterations",
+        "300",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    outcome.assert_exit(0);
+    let document = read_json(&json);
+    let suites = document["suites"].as_array().unwrap();
+    let names: Vec<&str> = suites
+        .iter()
+        .map(|s| s["suite"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "bench/mbed_bench.c",
+            "cmake target mbed_bench",
+            "make -s run"
+        ]
+    );
+    for suite in suites {
+        assert_eq!(
+            bench_names(suite),
+            ["bench_sha256_64", "bench_sha256_1k", "bench_aes128_block"],
+            "{}",
+            suite["suite"]
+        );
+    }
+}
+
+/// A zlib suite whose build needs every key of a mapping suite: its include directory (a header), its defines,
+/// pkg-config's flags and libraries for zlib, and the target's `cflags` replacing `bench.cflags`.
+const ZLIB_SUITE: &str = r#"
+#include <rho/bench.h>
+#include <stdint.h>
+#include <zlib.h>
+#include "chunk.h"
+
+#if LEVEL != 6
+#error "the host target's cflags did not replace bench.cflags"
+#endif
+#ifndef WITH_CHECK
+#error "the define without a value is missing"
+#endif
+
+static unsigned char input[CHUNK];
+static unsigned char output[CHUNK * 2];
+
+static void bench_crc32(rho_bench_t *state)
+{
+    RHO_BENCH_UNIT(state, "byte", CHUNK);
+    RHO_BENCH_LOOP(state) {
+        RHO_BENCH_KEEP(crc32(0L, input, CHUNK));
+    }
+}
+
+static void bench_compress2(rho_bench_t *state)
+{
+    RHO_BENCH_UNIT(state, "byte", CHUNK);
+    RHO_BENCH_LOOP(state) {
+        uLongf size = sizeof output;
+        RHO_BENCH_KEEP(compress2(output, &size, input, CHUNK, LEVEL));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_crc32);
+    RHO_BENCH_ADD(&suite, bench_compress2);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+#[test]
+fn a_mapping_suite_is_built_with_its_includes_defines_packages_and_the_targets_flags() {
+    let test = "a_mapping_suite_is_built_with_its_includes_defines_packages";
+    if !tools_present(test, &tool("pkg-config", "pkg-config")) {
+        return;
+    }
+    let has_zlib = Command::new("pkg-config")
+        .args(["--exists", "zlib"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_zlib {
+        assert!(
+            std::env::var_os("RHO_REQUIRE_CROSS").is_none(),
+            "{test}: zlib is not installed, and RHO_REQUIRE_CROSS says this test must run"
+        );
+        println!("note: {test} skipped: zlib is not installed (.ci/run installs zlib1g-dev)");
+        return;
+    }
+    let project = Project::new();
+    project.write("bench/zlib_bench.c", ZLIB_SUITE);
+    project.write("inc/chunk.h", "#define CHUNK_FROM_HEADER 1\n");
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 200\n  cflags: -DLEVEL=1\n  suites:\n    - sources: [bench/zlib_bench.c]\n      \
+         include: [inc]\n      defines: { CHUNK: 512, WITH_CHECK: }\n      pkg_config: [zlib]\n  targets:\n    - name: \
+         host\n      cflags: -DLEVEL=6\n",
+    );
+    let json = project.path().join("run.json");
+    let outcome = project.rho(&["bench", "--json", json.to_str().unwrap()]);
+    outcome.assert_exit(0);
+    let document = read_json(&json);
+    assert_eq!(
+        bench_names(&document["suites"][0]),
+        ["bench_crc32", "bench_compress2"]
+    );
+
+    // A package pkg-config does not know: the suite fails, naming the package and pkg-config's words.
+    project.write(
+        "module.yml",
+        "bench:\n  suites:\n    - sources: [bench/zlib_bench.c]\n      pkg_config: [rho-no-such-package]\n",
+    );
+    let outcome = project.rho(&["bench"]);
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("pkg_config: `pkg-config --cflags rho-no-such-package`");
+    outcome.assert_stderr_has("rho-no-such-package");
+}
+
+#[test]
+fn a_cmake_suite_runs_on_the_emulated_cortex_m4_with_the_toolchain_file() {
+    let test = "a_cmake_suite_runs_on_the_emulated_cortex_m4";
+    if !tools_present(test, CROSS_TOOLS) || !tools_present(test, &tool("cmake", "cmake")) {
+        return;
+    }
+    let project = Project::new();
+    let sort = std::fs::read_to_string(repo_file("examples/sort_bench.cpp")).unwrap();
+    project.write("bench/sort_bench.cpp", &sort);
+    project.write(
+        "CMakeLists.txt",
+        "cmake_minimum_required(VERSION 3.16)\nproject(sorting C CXX)\ninclude(RhoBench)\n\
+         rho_add_benchmark(sort_bench SOURCES bench/sort_bench.cpp)\n",
+    );
+    project.write(
+        "module.yml",
+        "bench:\n  suites:\n    - cmake: { build_dir: build/bench, target: sort_bench }\n  targets: [mps2-an386, host]\n",
+    );
+    let json = project.path().join("run.json");
+    let outcome = project.rho(&[
+        "bench",
+        "--iterations",
+        "20",
+        "--warmup",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    outcome.assert_exit(0);
+    let document = read_json(&json);
+    let suite = &document["suites"][0];
+    assert_eq!(suite["target"]["name"], "mps2-an386");
+    assert_eq!(bench_names(suite), ["bench_sort_1000", "bench_sqrt"]);
+    // The settings were compiled in (a board has no environment).
+    assert_eq!(u64_at(suite, "/config/iterations"), 20);
+    // The board has a build directory of its own, beside the host's.
+    assert!(
+        project
+            .path()
+            .join("build/bench-mps2-an386/sort_bench.elf")
+            .is_file()
+    );
+
+    let outcome = project.rho(&["bench", "--target", "host", "--iterations", "50"]);
+    outcome.assert_exit(0);
+    outcome.assert_stdout_has("target host");
+    assert!(project.path().join("build/bench/sort_bench").is_file());
+}
+
+#[test]
+fn the_cmake_module_is_written_where_asked_with_the_header_and_the_ports() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("cmake");
+    let outcome = rho_in(
+        dir.path(),
+        &["bench", "--cmake-module", target.to_str().unwrap()],
+        LIMIT,
+    );
+    outcome.assert_exit(0);
+    assert_eq!(
+        outcome.stdout.trim(),
+        target.join("RhoBench.cmake").display().to_string()
+    );
+    let module = std::fs::read_to_string(target.join("RhoBench.cmake")).unwrap();
+    assert_eq!(
+        module,
+        std::fs::read_to_string(repo_file("cmake/RhoBench.cmake")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(target.join("include/rho/bench.h")).unwrap(),
+        std::fs::read_to_string(repo_file("c/include/rho/bench.h")).unwrap()
+    );
+    assert!(target.join("ports/mps2-an386/mps2-an386.ld").is_file());
+    assert!(target.join("mps2-an386.toolchain.cmake").is_file());
+}

@@ -25,9 +25,10 @@ use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, SourcePos};
 pub use model::{
-    BUILTIN_TARGETS, BenchmarkConfig, Budgets, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
-    DEFAULT_GATE_RUNS, DEFAULT_GATE_TIMEOUT, GateConfig, MIN_GATE_RUNS, Measure, ModuleConfig,
-    Suite, TargetEntry, TargetSpec, is_gate_budget, unmatched_benchmarks, unmatched_message,
+    BUILTIN_TARGETS, BenchmarkConfig, Budgets, CMakeSuite, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
+    DEFAULT_GATE_RUNS, DEFAULT_GATE_TIMEOUT, DefaultFlags, GateConfig, MIN_GATE_RUNS, Measure,
+    ModuleConfig, Suite, SuiteBuild, TargetEntry, TargetSpec, is_gate_budget, unmatched_benchmarks,
+    unmatched_message,
 };
 
 /// The config file's name, at the module root.

@@ -64,6 +64,38 @@ pub struct ModuleConfig {
     /// `measure`: what `rho bench`, `check` and `gate` measure unless `--measure` says otherwise (default
     /// time).
     pub measure: Measure,
+    /// `cflags` and `ldflags`: the flags of every C and C++ suite on a target that has none of its own.
+    pub flags: DefaultFlags,
+}
+
+/// Compiler and linker flags that apply to every suite rho compiles (`bench.cflags`/`bench.ldflags`, or a
+/// target's own), already split into words. `None`: not written.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DefaultFlags {
+    pub cflags: Option<Vec<String>>,
+    pub ldflags: Option<Vec<String>>,
+}
+
+/// How a C/C++ suite is built beyond its files: the keys of a mapping suite. All empty for a path or a list.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SuiteBuild {
+    /// `cflags`: compiler flags, before the sources, split into words.
+    pub cflags: Vec<String>,
+    /// `ldflags`: linker flags and libraries, after the sources, split into words.
+    pub ldflags: Vec<String>,
+    /// `include`: include directories, relative to the module root (passed as `-I`).
+    pub include: Vec<PathBuf>,
+    /// `defines`: `NAME` (no value, `-DNAME`) or `NAME=VALUE`, in the order written.
+    pub defines: Vec<(String, Option<String>)>,
+    /// `pkg_config`: packages whose `pkg-config --cflags` and `--libs` are added.
+    pub pkg_config: Vec<String>,
+}
+
+impl SuiteBuild {
+    /// Whether nothing beyond the files was asked for.
+    pub fn is_empty(&self) -> bool {
+        *self == SuiteBuild::default()
+    }
 }
 
 /// What a run measures: time (cycles and ns, on the suite's clocks), instructions (counted exactly, under
@@ -208,10 +240,29 @@ pub struct BenchmarkConfig {
 /// One `bench.suites` entry: something that, built and run, prints the wire stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Suite {
-    /// C files compiled together into one suite for the selected target, relative to the module root.
-    CFiles { files: Vec<PathBuf>, at: SourcePos },
+    /// C and C++ files compiled together into one suite for the selected target, relative to the module root,
+    /// with the flags, include directories, defines and packages of a mapping suite.
+    CFiles {
+        files: Vec<PathBuf>,
+        build: SuiteBuild,
+        at: SourcePos,
+    },
     /// A shell command, run in the module root, whose stdout is the wire stream.
     Command { command: String, at: SourcePos },
+    /// A target of the module's CMake project: `cmake --build BUILD_DIR --target TARGET`, then the executable.
+    CMake(CMakeSuite),
+}
+
+/// `{ cmake: { build_dir, target, source_dir } }`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CMakeSuite {
+    /// The CMake build directory, relative to the module root (configured by rho when it is not yet).
+    pub build_dir: PathBuf,
+    /// The executable target (made by `rho_add_benchmark`).
+    pub target: String,
+    /// The directory of the top `CMakeLists.txt`, relative to the module root (default: the root).
+    pub source_dir: PathBuf,
+    pub at: SourcePos,
 }
 
 impl Suite {
@@ -219,6 +270,20 @@ impl Suite {
     pub fn at(&self) -> SourcePos {
         match self {
             Suite::CFiles { at, .. } | Suite::Command { at, .. } => *at,
+            Suite::CMake(cmake) => cmake.at,
+        }
+    }
+
+    /// How the suite is named in reports: its files, its command, or its CMake target.
+    pub fn describe(&self) -> String {
+        match self {
+            Suite::CFiles { files, .. } => files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Suite::Command { command, .. } => command.clone(),
+            Suite::CMake(cmake) => format!("cmake target {}", cmake.target),
         }
     }
 }
@@ -238,6 +303,9 @@ pub struct TargetEntry {
     pub budgets: Budgets,
     /// `benchmarks:` of this target: per-benchmark budgets on this target, laid over everything else.
     pub benchmarks: Vec<BenchmarkConfig>,
+    /// `cflags:`/`ldflags:` of this target: each replaces `bench.cflags`/`bench.ldflags` on it (a board needs
+    /// flags of its own).
+    pub flags: DefaultFlags,
     /// Where the entry was written.
     pub at: SourcePos,
 }
@@ -392,6 +460,23 @@ impl ModuleConfig {
     /// `path` relative to the module root (an absolute path stays as it is).
     pub fn resolve(&self, path: &Path) -> PathBuf {
         self.root.join(path)
+    }
+
+    /// The default compiler and linker flags of every suite built for `target`: the target's own `cflags` and
+    /// `ldflags` where it has them, else `bench.cflags` and `bench.ldflags` (each key on its own).
+    pub fn flags_for_target(&self, target: &str) -> (Vec<String>, Vec<String>) {
+        let own = self
+            .targets
+            .iter()
+            .find(|t| t.name == target)
+            .map(|t| &t.flags);
+        let pick = |own: Option<&Vec<String>>, global: &Option<Vec<String>>| {
+            own.or(global.as_ref()).cloned().unwrap_or_default()
+        };
+        (
+            pick(own.and_then(|f| f.cflags.as_ref()), &self.flags.cflags),
+            pick(own.and_then(|f| f.ldflags.as_ref()), &self.flags.ldflags),
+        )
     }
 
     /// The committed baseline file, resolved against the module root.

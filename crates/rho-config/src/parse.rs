@@ -9,8 +9,9 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
-    BenchmarkConfig, Budgets, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET, GateConfig, MIN_GATE_RUNS,
-    Measure, ModuleConfig, Suite, TargetEntry, is_gate_budget,
+    BenchmarkConfig, Budgets, CMakeSuite, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET, DefaultFlags,
+    GateConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry,
+    is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -31,6 +32,8 @@ const BENCH_KEYS: &[&str] = &[
     "baseline",
     "gate",
     "measure",
+    "cflags",
+    "ldflags",
 ];
 const BUDGET_KEYS: &[&str] = &[
     "max_stack_bytes",
@@ -50,10 +53,24 @@ const TARGET_KEYS: &[&str] = &[
     "timeout_seconds",
     "budgets",
     "benchmarks",
+    "cflags",
+    "ldflags",
 ];
 /// A target's own `benchmarks.NAME`: budgets only (iteration counts are the module's, whatever the target).
 const TARGET_BENCHMARK_KEYS: &[&str] = &["budgets"];
-const SUITE_KEYS: &[&str] = &["command"];
+const SUITE_KEYS: &[&str] = &[
+    "sources",
+    "cflags",
+    "ldflags",
+    "include",
+    "defines",
+    "pkg_config",
+    "command",
+    "cmake",
+];
+/// The keys of a suite that say how rho compiles its files: only with `sources:`.
+const SUITE_BUILD_KEYS: &[&str] = &["cflags", "ldflags", "include", "defines", "pkg_config"];
+const CMAKE_KEYS: &[&str] = &["build_dir", "target", "source_dir"];
 const GATE_KEYS: &[&str] = &["runs", "timeout_seconds", "budget"];
 
 /// Where a key that is unknown at one level does belong, so a misplaced key is not met with a bare "unknown".
@@ -66,7 +83,16 @@ fn home_of(key: &str) -> Option<&'static str> {
         Some("bench.benchmarks.<name>")
     } else if ["name", "build", "run"].contains(&key) {
         Some("a bench.targets entry")
-    } else if key == "command" {
+    } else if [
+        "command",
+        "sources",
+        "include",
+        "defines",
+        "pkg_config",
+        "cmake",
+    ]
+    .contains(&key)
+    {
         Some("a bench.suites entry")
     } else if key == "runs" || key == "budget" {
         Some("bench.gate")
@@ -404,6 +430,7 @@ fn parse_bench(
         }
         None => Measure::default(),
     };
+    let flags = default_flags(cx, &f, "bench")?;
 
     let root = match file.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
@@ -426,7 +453,154 @@ fn parse_bench(
         baseline,
         gate,
         measure,
+        flags,
     })
+}
+
+/// `cflags:` and `ldflags:` of the mapping `f` at `path` (`bench`, or a target).
+fn default_flags(cx: &Cx, f: &Fields, path: &str) -> Result<DefaultFlags, ConfigError> {
+    let get = |key: &str| {
+        f.value(key)
+            .map(|v| flag_words(cx, v, &format!("{path}.{key}")))
+            .transpose()
+    };
+    Ok(DefaultFlags {
+        cflags: get("cflags")?,
+        ldflags: get("ldflags")?,
+    })
+}
+
+/// Compiler or linker flags: text split as a shell would (`"-O3 -DNAME='a b'"`), or a list of words taken as
+/// they are.
+fn flag_words(cx: &Cx, node: &SNode, what: &str) -> Result<Vec<String>, ConfigError> {
+    match &node.value {
+        Node::Null => Ok(Vec::new()),
+        Node::Str(text) => shlex::split(text).ok_or_else(|| {
+            cx.err_at(
+                node,
+                format!("unbalanced quotes in {what}: the flags are split as a shell would"),
+            )
+        }),
+        Node::Seq(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match &item.value {
+                Node::Str(word) if !word.is_empty() => Ok(word.clone()),
+                other => Err(cx.err_at(
+                    item,
+                    format!(
+                        "expected a flag (text) for {what}[{i}], found {}",
+                        other.describe()
+                    ),
+                )),
+            })
+            .collect(),
+        other => Err(cx.err_at(
+            node,
+            format!(
+                "expected flags for {what}: text split as a shell would (\"-O3 -DFAST=1\") or a list of \
+                 words, found {}",
+                other.describe()
+            ),
+        )),
+    }
+}
+
+/// Text or a list of texts, each non-empty (`expected` says what one is: `a directory`, `a package name`).
+fn text_list(
+    cx: &Cx,
+    node: &SNode,
+    what: &str,
+    expected: &str,
+) -> Result<Vec<String>, ConfigError> {
+    match &node.value {
+        Node::Str(_) => Ok(vec![text(cx, node, what, expected)?.to_owned()]),
+        Node::Seq(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| text(cx, item, &format!("{what}[{i}]"), expected).map(str::to_owned))
+            .collect(),
+        other => Err(cx.err_at(
+            node,
+            format!(
+                "expected {expected} or a list of them for {what}, found {}",
+                other.describe()
+            ),
+        )),
+    }
+}
+
+/// Whether `name` can be a C macro's name.
+fn is_c_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A mapping suite's `cflags`, `ldflags`, `include`, `defines` and `pkg_config`.
+fn suite_build(cx: &Cx, f: &Fields, what: &str) -> Result<SuiteBuild, ConfigError> {
+    let mut build = SuiteBuild::default();
+    if let Some(v) = f.value("cflags") {
+        build.cflags = flag_words(cx, v, &format!("{what}.cflags"))?;
+    }
+    if let Some(v) = f.value("ldflags") {
+        build.ldflags = flag_words(cx, v, &format!("{what}.ldflags"))?;
+    }
+    if let Some(v) = f.value("include") {
+        build.include = text_list(cx, v, &format!("{what}.include"), "a directory")?
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+    }
+    if let Some(v) = f.value("defines") {
+        let path = format!("{what}.defines");
+        for (name, key, value) in fields(cx, v, &path, None)?.entries {
+            if !is_c_identifier(name) {
+                return Err(cx.err_at(
+                    key,
+                    format!(
+                        "'{name}' in {path} is not a macro name: expected a C identifier \
+                         (A-Z a-z 0-9 _, not starting with a digit)"
+                    ),
+                ));
+            }
+            let value = match &value.value {
+                Node::Null => None,
+                Node::Str(text) => Some(text.clone()),
+                Node::Int(i) => Some(i.to_string()),
+                Node::Float(x) => Some(x.to_string()),
+                Node::Bool(b) => Some(if *b { "1" } else { "0" }.to_owned()),
+                other => {
+                    return Err(cx.err_at(
+                        value,
+                        format!(
+                            "expected a value (text or a number; nothing for a bare -D{name}) for \
+                             {path}.{name}, found {}",
+                            other.describe()
+                        ),
+                    ));
+                }
+            };
+            build.defines.push((name.to_owned(), value));
+        }
+    }
+    if let Some(v) = f.value("pkg_config") {
+        let what = format!("{what}.pkg_config");
+        build.pkg_config = text_list(cx, v, &what, "a pkg-config package name")?;
+        if let Some(bad) = build
+            .pkg_config
+            .iter()
+            .find(|p| p.contains(char::is_whitespace))
+        {
+            return Err(cx.err_at(
+                v,
+                format!("'{bad}' in {what} is not a package name: write one package per list item"),
+            ));
+        }
+    }
+    Ok(build)
 }
 
 fn parse_budgets(
@@ -535,20 +709,86 @@ fn parse_benchmarks_at(
     Ok(out)
 }
 
-const SUITE_EXPECTED: &str =
-    "expected a C file path ending in `.c`, a list of C files, or `{ command: \"...\" }`";
+const SUITE_EXPECTED: &str = "expected a C or C++ file path, a list of them, `{ sources: [...], cflags, \
+     ldflags, include, defines, pkg_config }`, `{ command: \"...\" }` or `{ cmake: { build_dir, target } }`";
+
+/// The endings of the files a suite is compiled from: C, and C++ (compiled with the C++ compiler).
+const SOURCE_ENDINGS: &[&str] = &[".c", ".cpp", ".cc", ".cxx"];
 
 fn c_file(cx: &Cx, node: &SNode, what: &str) -> Result<PathBuf, ConfigError> {
     match &node.value {
-        Node::Str(s) if s.len() > 2 && s.ends_with(".c") => Ok(PathBuf::from(s)),
+        Node::Str(s)
+            if SOURCE_ENDINGS
+                .iter()
+                .any(|end| s.len() > end.len() && s.ends_with(end)) =>
+        {
+            Ok(PathBuf::from(s))
+        }
         other => Err(cx.err_at(
             node,
             format!(
-                "expected a C file path ending in `.c` for {what}, found {}",
+                "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`) for {what}, \
+                 found {}",
                 other.describe()
             ),
         )),
     }
+}
+
+/// A list of C/C++ files (or one), at least one.
+fn c_files(cx: &Cx, node: &SNode, what: &str) -> Result<Vec<PathBuf>, ConfigError> {
+    match &node.value {
+        Node::Str(_) => Ok(vec![c_file(cx, node, what)?]),
+        Node::Seq(files) if !files.is_empty() => files
+            .iter()
+            .enumerate()
+            .map(|(j, f)| c_file(cx, f, &format!("{what}[{j}]")))
+            .collect(),
+        Node::Seq(_) => Err(cx.err_at(
+            node,
+            format!("expected at least one C file in the list {what}"),
+        )),
+        other => Err(cx.err_at(
+            node,
+            format!(
+                "expected a C file path or a list of them for {what}, found {}",
+                other.describe()
+            ),
+        )),
+    }
+}
+
+/// `{ cmake: { build_dir, target, source_dir } }`.
+fn cmake_suite(
+    cx: &Cx,
+    node: &SNode,
+    what: &str,
+    at: SourcePos,
+) -> Result<CMakeSuite, ConfigError> {
+    let f = fields(cx, node, what, Some(CMAKE_KEYS))?;
+    let need = |key: &str, expected: &str| -> Result<String, ConfigError> {
+        match f.value(key) {
+            Some(v) => Ok(text(cx, v, &format!("{what}.{key}"), expected)?.to_owned()),
+            None => Err(cx.err_at(
+                node,
+                format!(
+                    "{what} needs `{key}:` (a CMake suite is `{{ cmake: {{ build_dir: build, target: NAME }} }}`)"
+                ),
+            )),
+        }
+    };
+    let build_dir = PathBuf::from(need("build_dir", "a directory")?);
+    let target = need("target", "a CMake target name")?;
+    let source_dir = match f.value("source_dir") {
+        Some(v) => PathBuf::from(text(cx, v, &format!("{what}.source_dir"), "a directory")?),
+        None => PathBuf::from("."),
+    };
+    Ok(CMakeSuite {
+        build_dir,
+        target,
+        source_dir,
+        at,
+    })
 }
 
 fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
@@ -579,33 +819,85 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
         let what = format!("bench.suites[{i}]");
         let at = pos_of(item);
         let suite = match &item.value {
-            Node::Str(_) => Suite::CFiles {
-                files: vec![c_file(cx, item, &what)?],
+            Node::Str(_) | Node::Seq(_) => Suite::CFiles {
+                files: c_files(cx, item, &what)?,
+                build: SuiteBuild::default(),
                 at,
             },
-            Node::Seq(files) if !files.is_empty() => Suite::CFiles {
-                files: files
-                    .iter()
-                    .enumerate()
-                    .map(|(j, f)| c_file(cx, f, &format!("{what}[{j}]")))
-                    .collect::<Result<_, _>>()?,
-                at,
-            },
-            Node::Seq(_) => {
-                return Err(cx.err_at(
-                    item,
-                    format!("expected at least one C file in the list {what}"),
-                ));
-            }
             Node::Map(_) => {
                 let f = fields(cx, item, &what, Some(SUITE_KEYS))?;
-                let Some(command) = f.value("command") else {
-                    return Err(cx.err_at(item, format!("{what} needs a `command:`")));
-                };
-                Suite::Command {
-                    command: text(cx, command, &format!("{what}.command"), "a shell command")?
-                        .to_owned(),
-                    at,
+                let kinds: Vec<(&str, &SNode)> = ["sources", "command", "cmake"]
+                    .into_iter()
+                    .filter_map(|k| f.get(k).map(|(key, _)| (k, key)))
+                    .collect();
+                match kinds.as_slice() {
+                    [] => {
+                        return Err(cx.err_at(
+                            item,
+                            format!(
+                                "{what} needs `sources:` (C files rho builds), `command:` or `cmake:`"
+                            ),
+                        ));
+                    }
+                    [_, (second, key), ..] => {
+                        return Err(cx.err_at(
+                            key,
+                            format!(
+                                "{what} has `{}:` and `{second}:`; a suite is one of `sources:`, `command:` \
+                                 or `cmake:`",
+                                kinds[0].0
+                            ),
+                        ));
+                    }
+                    [(kind, _)] => {
+                        if *kind != "sources"
+                            && let Some((key, _)) = SUITE_BUILD_KEYS.iter().find_map(|k| f.get(k))
+                        {
+                            let name = match &key.value {
+                                Node::Str(name) => name.as_str(),
+                                _ => "",
+                            };
+                            return Err(cx.err_at(
+                                key,
+                                format!(
+                                    "`{name}:` in {what} applies to a `sources:` suite, which rho compiles; \
+                                     a `{kind}:` suite builds itself{}",
+                                    if *kind == "cmake" {
+                                        " (give flags and libraries to rho_add_benchmark in CMakeLists.txt)"
+                                    } else {
+                                        ""
+                                    }
+                                ),
+                            ));
+                        }
+                        match *kind {
+                            "sources" => Suite::CFiles {
+                                files: c_files(
+                                    cx,
+                                    f.value("sources").unwrap_or(item),
+                                    &format!("{what}.sources"),
+                                )?,
+                                build: suite_build(cx, &f, &what)?,
+                                at,
+                            },
+                            "command" => Suite::Command {
+                                command: text(
+                                    cx,
+                                    f.value("command").unwrap_or(item),
+                                    &format!("{what}.command"),
+                                    "a shell command",
+                                )?
+                                .to_owned(),
+                                at,
+                            },
+                            _ => Suite::CMake(cmake_suite(
+                                cx,
+                                f.value("cmake").unwrap_or(item),
+                                &format!("{what}.cmake"),
+                                at,
+                            )?),
+                        }
+                    }
                 }
             }
             other => {
@@ -670,6 +962,7 @@ fn parse_targets(
                 timeout: None,
                 budgets: Budgets::default(),
                 benchmarks: Vec::new(),
+                flags: DefaultFlags::default(),
                 at,
             },
             Node::Map(_) => {
@@ -733,6 +1026,7 @@ fn parse_targets(
                     timeout,
                     budgets,
                     benchmarks,
+                    flags: default_flags(cx, &f, &what)?,
                     at,
                 }
             }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rho_config::{
-    ConfigError, ModuleConfig, SourcePos, Suite, TargetSpec, find_module_root,
-    unmatched_benchmarks, unmatched_message,
+    CMakeSuite, ConfigError, ModuleConfig, SourcePos, Suite, SuiteBuild, TargetSpec,
+    find_module_root, unmatched_benchmarks, unmatched_message,
 };
 
 /// The spec's module.yml, byte for byte (rho-bench.txt, "Budgets and regressions").
@@ -492,10 +492,12 @@ bench:
         &[
             Suite::CFiles {
                 files: vec![PathBuf::from("examples/crypto_bench.c")],
+                build: SuiteBuild::default(),
                 at: SourcePos { line: 3, column: 7 }
             },
             Suite::CFiles {
                 files: vec![PathBuf::from("bench/a.c"), PathBuf::from("src/a_impl.c")],
+                build: SuiteBuild::default(),
                 at: SourcePos { line: 4, column: 7 }
             },
             Suite::Command {
@@ -504,6 +506,174 @@ bench:
             },
         ]
     );
+}
+
+#[test]
+fn a_suite_may_be_a_mapping_with_flags_includes_defines_and_packages_or_a_cmake_target() {
+    let config = load(
+        "\
+bench:
+  cflags: -O3 -DFROM=bench
+  ldflags: [-L/opt/lib]
+  suites:
+    - sources: [bench/mbed.c, src/sort.cpp]
+      cflags: \"-DNAME='a b' -march=native\"
+      ldflags: -lmbedcrypto
+      include: [vendor/include, src]
+      defines: { FAST: 1, RATE: 2.5, LABEL: text, DEBUG: true, BARE: }
+      pkg_config: [zlib]
+    - sources: one.cc
+    - cmake: { build_dir: build/bench, target: mbed_bench }
+    - cmake: { build_dir: b, target: t, source_dir: sub }
+  targets:
+    - host
+    - name: mps2-an386
+      cflags: -DFROM=board
+",
+    );
+    let suites = config.require_suites().unwrap();
+    assert_eq!(
+        suites[0],
+        Suite::CFiles {
+            files: vec![PathBuf::from("bench/mbed.c"), PathBuf::from("src/sort.cpp")],
+            build: SuiteBuild {
+                cflags: vec!["-DNAME=a b".into(), "-march=native".into()],
+                ldflags: vec!["-lmbedcrypto".into()],
+                include: vec![PathBuf::from("vendor/include"), PathBuf::from("src")],
+                defines: vec![
+                    ("FAST".into(), Some("1".into())),
+                    ("RATE".into(), Some("2.5".into())),
+                    ("LABEL".into(), Some("text".into())),
+                    ("DEBUG".into(), Some("1".into())),
+                    ("BARE".into(), None),
+                ],
+                pkg_config: vec!["zlib".into()],
+            },
+            at: SourcePos { line: 5, column: 7 },
+        }
+    );
+    assert!(matches!(&suites[1], Suite::CFiles { files, build, .. }
+        if files == &[PathBuf::from("one.cc")] && build.is_empty()));
+    assert_eq!(
+        suites[2],
+        Suite::CMake(CMakeSuite {
+            build_dir: PathBuf::from("build/bench"),
+            target: "mbed_bench".into(),
+            source_dir: PathBuf::from("."),
+            at: SourcePos {
+                line: 12,
+                column: 7
+            },
+        })
+    );
+    assert!(matches!(&suites[3], Suite::CMake(c) if c.source_dir == Path::new("sub")));
+    assert_eq!(suites[2].describe(), "cmake target mbed_bench");
+
+    // bench.cflags/ldflags are the defaults; a target's own replace them, key by key.
+    let words = |list: &[&str]| list.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        config.flags_for_target("host"),
+        (words(&["-O3", "-DFROM=bench"]), words(&["-L/opt/lib"]))
+    );
+    assert_eq!(
+        config.flags_for_target("mps2-an386"),
+        (words(&["-DFROM=board"]), words(&["-L/opt/lib"]))
+    );
+}
+
+#[test]
+fn mapping_suites_and_flags_are_refused_at_their_place() {
+    assert_each_refused_at(&[
+        (
+            "bench:\n  suites:\n    - { sources: [a.c], libs: -lz }\n",
+            (3, 25),
+            "unknown key 'libs' in bench.suites[0]; expected one of: sources, cflags, ldflags, include, \
+             defines, pkg_config, command, cmake",
+        ),
+        (
+            "bench:\n  suites:\n    - { cflags: -O3 }\n",
+            (3, 7),
+            "bench.suites[0] needs `sources:` (C files rho builds), `command:` or `cmake:`",
+        ),
+        (
+            "bench:\n  suites:\n    - { sources: a.c, command: x }\n",
+            (3, 23),
+            "bench.suites[0] has `sources:` and `command:`; a suite is one of `sources:`, `command:` or \
+             `cmake:`",
+        ),
+        (
+            "bench:\n  suites:\n    - { command: make run, ldflags: -lz }\n",
+            (3, 28),
+            "`ldflags:` in bench.suites[0] applies to a `sources:` suite, which rho compiles; a `command:` \
+             suite builds itself",
+        ),
+        (
+            "bench:\n  suites:\n    - { sources: a.c, cflags: \"-DX='1\" }\n",
+            (3, 31),
+            "unbalanced quotes in bench.suites[0].cflags: the flags are split as a shell would",
+        ),
+        (
+            "bench:\n  suites:\n    - { sources: a.c, ldflags: [-lz, 3] }\n",
+            (3, 38),
+            "expected a flag (text) for bench.suites[0].ldflags[1], found `3`",
+        ),
+        (
+            "bench:\n  suites:\n    - { sources: a.c, defines: { 9X: 1 } }\n",
+            (3, 34),
+            "'9X' in bench.suites[0].defines is not a macro name: expected a C identifier (A-Z a-z 0-9 _, \
+             not starting with a digit)",
+        ),
+        (
+            "bench:\n  suites:\n    - { sources: a.c, defines: [X] }\n",
+            (3, 32),
+            "expected a mapping for bench.suites[0].defines, found a list",
+        ),
+        (
+            "bench:\n  suites:\n    - { sources: a.c, pkg_config: \"zlib libpng\" }\n",
+            (3, 35),
+            "'zlib libpng' in bench.suites[0].pkg_config is not a package name: write one package per list \
+             item",
+        ),
+        (
+            "bench:\n  suites:\n    - { sources: a.c, include: [\"\"] }\n",
+            (3, 33),
+            "expected a directory for bench.suites[0].include[0], found the text ''",
+        ),
+        (
+            "bench:\n  suites:\n    - { sources: [a.h] }\n",
+            (3, 19),
+            "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`) for \
+             bench.suites[0].sources[0], found the text 'a.h'",
+        ),
+        (
+            "bench:\n  suites:\n    - cmake: { build_dir: build }\n",
+            (3, 14),
+            "bench.suites[0].cmake needs `target:` (a CMake suite is `{ cmake: { build_dir: build, target: \
+             NAME } }`)",
+        ),
+        (
+            "bench:\n  suites:\n    - cmake: { build_dir: b, target: t, generator: Ninja }\n",
+            (3, 41),
+            "unknown key 'generator' in bench.suites[0].cmake; expected one of: build_dir, target, source_dir",
+        ),
+        (
+            "bench:\n  suites:\n    - { cmake: { build_dir: b, target: t }, cflags: -O3 }\n",
+            (3, 45),
+            "`cflags:` in bench.suites[0] applies to a `sources:` suite, which rho compiles; a `cmake:` suite \
+             builds itself (give flags and libraries to rho_add_benchmark in CMakeLists.txt)",
+        ),
+        (
+            "bench:\n  cflags: { O: 3 }\n",
+            (2, 11),
+            "expected flags for bench.cflags: text split as a shell would (\"-O3 -DFAST=1\") or a list of \
+             words, found a mapping",
+        ),
+        (
+            "bench:\n  targets:\n    - { name: host, ldflags: \"-L'x\" }\n",
+            (3, 30),
+            "unbalanced quotes in bench.targets[0].ldflags: the flags are split as a shell would",
+        ),
+    ]);
 }
 
 #[test]
@@ -851,7 +1021,8 @@ fn suite_entries_are_checked() {
     assert_eq!((line, column), (3, 13));
     assert_eq!(
         message,
-        "expected a C file path ending in `.c` for bench.suites[0][1], found the text 'b.h'"
+        "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`) for bench.suites[0][1], \
+         found the text 'b.h'"
     );
 
     let (line, column, message, _) = refuse("bench:\n  suites:\n    - { command: \"\" }\n");

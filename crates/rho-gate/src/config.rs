@@ -89,6 +89,18 @@ pub fn command_jobs(config: &ModuleConfig, target: &str, build: &str, run: &str)
                 run: command.clone(),
                 env: Vec::new(),
             },
+            // rho builds a CMake suite for the built-in targets only (it knows their toolchains); on a target
+            // of module.yml's own the gate says so rather than guess.
+            Suite::CMake(cmake) => Job {
+                what: suite.describe(),
+                build: Some(format!(
+                    "echo 'rho: {}: a cmake suite runs on the built-in targets (host, mps2-an386), not on \
+                     target {target}' >&2; exit 2",
+                    suite.describe()
+                )),
+                run: format!("exit 2 # {}", cmake.target),
+                env: Vec::new(),
+            },
         })
         .collect()
 }

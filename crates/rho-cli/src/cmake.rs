@@ -1,0 +1,245 @@
+//! CMake: the module that gives a CMake project `rho_add_benchmark(NAME SOURCES ... LINK ...)`
+//! (`cmake/RhoBench.cmake`, embedded like the header), `rho bench --cmake-module DIR` writing it, and a
+//! module.yml suite `{ cmake: { build_dir, target } }` built with `cmake --build` and run.
+//!
+//! For a CMake suite rho writes the module (with the header, the board ports and the toolchain file) into
+//! `BUILD_DIR/rho-cmake`, so the build directory keeps working after rho is gone, then configures
+//! (`cmake -S SOURCE_DIR -B BUILD_DIR -DCMAKE_MODULE_PATH=BUILD_DIR/rho-cmake`, kept cache and all) and builds
+//! the target. `RhoBench.cmake` records each suite's executable in `BUILD_DIR/rho-benchmarks/NAME`, which rho
+//! runs: directly on the host, under QEMU for `mps2-an386` (configured with the toolchain file, in
+//! `BUILD_DIR-mps2-an386`, with the settings compiled in through `RHO_BENCH_DEFINES`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rho_config::{CMakeSuite, ModuleConfig};
+
+use crate::suite::{BENCH_HEADER, run_build};
+
+/// `cmake/RhoBench.cmake`, embedded so that an installed `rho` needs no checkout.
+pub const RHO_BENCH_CMAKE: &str = include_str!("../../../cmake/RhoBench.cmake");
+/// `cmake/mps2-an386.toolchain.cmake`.
+pub const MPS2_AN386_TOOLCHAIN: &str = include_str!("../../../cmake/mps2-an386.toolchain.cmake");
+
+/// The settings a board build compiles in (it has no environment), as the port's Makefile reads them.
+const COMPILED_IN: &[&str] = &[
+    "RHO_BENCH_ITERATIONS",
+    "RHO_BENCH_WARMUP",
+    "RHO_BENCH_SCALE",
+    "RHO_BENCH_STACK_BYTES",
+    "RHO_BENCH_TIME_CAP_MS",
+    "RHO_BENCH_FILTER",
+];
+
+/// Write the module into `dir`: `RhoBench.cmake`, `mps2-an386.toolchain.cmake`, `include/rho/bench.h` and
+/// `ports/mps2-an386/`. A file already holding the same text is left alone (its time too, so a build does not
+/// start over). Returns the path of `RhoBench.cmake`.
+pub fn write_module(dir: &Path) -> anyhow::Result<PathBuf> {
+    let mut files: Vec<(PathBuf, &str)> = vec![
+        (PathBuf::from("RhoBench.cmake"), RHO_BENCH_CMAKE),
+        (
+            PathBuf::from("mps2-an386.toolchain.cmake"),
+            MPS2_AN386_TOOLCHAIN,
+        ),
+        (PathBuf::from("include/rho/bench.h"), BENCH_HEADER),
+    ];
+    for (name, text) in crate::project::MPS2_AN386_PORT {
+        files.push((Path::new("ports/mps2-an386").join(name), text));
+    }
+    for (relative, text) in files {
+        let path = dir.join(relative);
+        if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(dir.join("RhoBench.cmake"))
+}
+
+/// `rho bench --cmake-module DIR`: write the module and print the path of `RhoBench.cmake`.
+pub fn export(dir: &Path) -> anyhow::Result<()> {
+    let module = write_module(dir)?;
+    let module = std::path::absolute(&module).unwrap_or(module);
+    println!("{}", module.display());
+    Ok(())
+}
+
+/// A CMake suite built for a target.
+pub struct BuiltCMake {
+    /// The executable, as `RhoBench.cmake` recorded it.
+    pub executable: PathBuf,
+    /// Whether it is for the mps2-an386 board (run under QEMU), else for the host.
+    board: bool,
+    /// Where it runs (the module root), and with what added to its environment.
+    root: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl BuiltCMake {
+    /// A command that runs it once: the executable itself, or QEMU with it.
+    pub fn command(&self) -> anyhow::Result<Command> {
+        let mut run = if self.board {
+            let path = self.executable.display().to_string();
+            let quoted = shlex::try_quote(&path)
+                .map(|q| q.into_owned())
+                .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+            let mut sh = Command::new("sh");
+            sh.arg("-c").arg(crate::project::mps2_an386_run(&quoted));
+            sh
+        } else {
+            Command::new(&self.executable)
+        };
+        run.current_dir(&self.root)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        Ok(run)
+    }
+}
+
+/// The build directory of `suite` for `target`: `build_dir` for the host, `build_dir-TARGET` for a board (a
+/// CMake build directory has one toolchain).
+pub fn build_dir(config: &ModuleConfig, suite: &CMakeSuite, target: &str) -> PathBuf {
+    let dir = config.resolve(&suite.build_dir);
+    if target == "host" {
+        dir
+    } else {
+        let mut name = dir.into_os_string();
+        name.push(format!("-{target}"));
+        PathBuf::from(name)
+    }
+}
+
+/// Configure (keeping what the build directory already has), build the suite's target for `target` (`host`
+/// or `mps2-an386`) with `env` (the harness settings), and return how to run it.
+pub fn build(
+    config: &ModuleConfig,
+    suite: &CMakeSuite,
+    target: &str,
+    env: &[(String, String)],
+    timeout: Duration,
+) -> anyhow::Result<BuiltCMake> {
+    if target != "host" && target != "mps2-an386" {
+        bail!(
+            "a cmake suite is built by rho for the built-in targets (host, mps2-an386), not for target {target}"
+        );
+    }
+    let dir = build_dir(config, suite, target);
+    let module_dir = dir.join("rho-cmake");
+    write_module(&module_dir)?;
+    let source_dir = config.resolve(&suite.source_dir);
+    let what = format!("cmake target {}", suite.target);
+
+    let mut configure = Command::new("cmake");
+    configure
+        .arg("-S")
+        .arg(&source_dir)
+        .arg("-B")
+        .arg(&dir)
+        .arg(format!("-DCMAKE_MODULE_PATH={}", module_dir.display()))
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    if target != "host" {
+        configure.arg(format!(
+            "-DCMAKE_TOOLCHAIN_FILE={}",
+            module_dir.join("mps2-an386.toolchain.cmake").display()
+        ));
+        let defines: Vec<String> = env
+            .iter()
+            .filter(|(k, _)| COMPILED_IN.contains(&k.as_str()))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        configure.arg(format!("-DRHO_BENCH_DEFINES={}", defines.join(";")));
+    }
+    run_build(
+        configure,
+        timeout,
+        || "cannot run `cmake` (Debian package: cmake)".to_string(),
+        || format!("cannot configure {what} in {}: `cmake`", dir.display()),
+    )?;
+    let mut build = Command::new("cmake");
+    build
+        .arg("--build")
+        .arg(&dir)
+        .arg("--target")
+        .arg(&suite.target)
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    run_build(
+        build,
+        timeout,
+        || "cannot run `cmake --build`".to_string(),
+        || format!("cannot build {what} in {}: `cmake --build`", dir.display()),
+    )
+    .map_err(|error| crate::suite::with_link_hint(error, &[]))?;
+
+    let record = dir.join("rho-benchmarks").join(&suite.target);
+    let text = std::fs::read_to_string(&record).with_context(|| {
+        format!(
+            "{what} was built, but {} does not say where its executable is: is the target made by \
+             rho_add_benchmark (include(RhoBench) in CMakeLists.txt)?",
+            record.display()
+        )
+    })?;
+    let executable = PathBuf::from(text.trim());
+    if !executable.is_file() {
+        bail!(
+            "{what}: {} names {}, which is not there (a multi-config generator is not supported: use Unix \
+             Makefiles or Ninja)",
+            record.display(),
+            executable.display()
+        );
+    }
+    Ok(BuiltCMake {
+        executable,
+        board: target != "host",
+        root: config.root.clone(),
+        env: env.to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_module_is_written_with_the_header_and_the_port_and_rewritten_only_when_it_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let module = write_module(dir.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(&module).unwrap(), RHO_BENCH_CMAKE);
+        assert!(dir.path().join("include/rho/bench.h").is_file());
+        assert!(dir.path().join("ports/mps2-an386/startup.c").is_file());
+        assert!(dir.path().join("mps2-an386.toolchain.cmake").is_file());
+        assert!(RHO_BENCH_CMAKE.contains("function(rho_add_benchmark name)"));
+
+        let before = std::fs::metadata(&module).unwrap().modified().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        write_module(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::metadata(&module).unwrap().modified().unwrap(),
+            before
+        );
+    }
+
+    #[test]
+    fn a_board_builds_in_a_directory_of_its_own() {
+        let config = ModuleConfig::from_str(
+            "bench:\n  suites:\n    - cmake: { build_dir: build/bench, target: s }\n",
+            Path::new("m/module.yml"),
+        )
+        .unwrap();
+        let rho_config::Suite::CMake(suite) = &config.suites[0] else {
+            panic!("{:?}", config.suites[0]);
+        };
+        assert_eq!(
+            build_dir(&config, suite, "host"),
+            Path::new("m/build/bench")
+        );
+        assert_eq!(
+            build_dir(&config, suite, "mps2-an386"),
+            Path::new("m/build/bench-mps2-an386")
+        );
+    }
+}
