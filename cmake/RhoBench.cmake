@@ -29,12 +29,19 @@ include_guard(GLOBAL)
 
 set(_rho_bench_dir "${CMAKE_CURRENT_LIST_DIR}")
 
-if(NOT RHO_BENCH_INCLUDE_DIR)
-  if(EXISTS "${_rho_bench_dir}/include/rho/bench.h")
-    set(_rho_include "${_rho_bench_dir}/include")
+# This file's SUB directory when it holds PROBE (rho bench --cmake-module wrote them together), else the
+# repository's c/SUB.
+function(_rho_bench_find out sub probe)
+  if(EXISTS "${_rho_bench_dir}/${sub}/${probe}")
+    set(${out} "${_rho_bench_dir}/${sub}" PARENT_SCOPE)
   else()
-    get_filename_component(_rho_include "${_rho_bench_dir}/../c/include" ABSOLUTE)
+    get_filename_component(found "${_rho_bench_dir}/../c/${sub}" ABSOLUTE)
+    set(${out} "${found}" PARENT_SCOPE)
   endif()
+endfunction()
+
+if(NOT RHO_BENCH_INCLUDE_DIR)
+  _rho_bench_find(_rho_include include rho/bench.h)
   set(RHO_BENCH_INCLUDE_DIR "${_rho_include}" CACHE PATH "The directory holding rho/bench.h")
 endif()
 if(NOT EXISTS "${RHO_BENCH_INCLUDE_DIR}/rho/bench.h")
@@ -44,11 +51,7 @@ if(NOT EXISTS "${RHO_BENCH_INCLUDE_DIR}/rho/bench.h")
 endif()
 
 if(NOT RHO_BENCH_PORTS_DIR)
-  if(EXISTS "${_rho_bench_dir}/ports")
-    set(_rho_ports "${_rho_bench_dir}/ports")
-  else()
-    get_filename_component(_rho_ports "${_rho_bench_dir}/../c/ports" ABSOLUTE)
-  endif()
+  _rho_bench_find(_rho_ports ports mps2-an386/startup.c)
   set(RHO_BENCH_PORTS_DIR "${_rho_ports}" CACHE PATH "The directory holding rho's board ports")
 endif()
 

@@ -668,6 +668,30 @@ struct Measuring<'a> {
     warmup_set: bool,
 }
 
+impl Measuring<'_> {
+    /// The counted run of a host `executable` (in `root`, with `env`) when counting, else `None`.
+    fn count(
+        &self,
+        executable: &Path,
+        env: &[(String, String)],
+        root: &Path,
+        what: &str,
+        timeout: Duration,
+    ) -> anyhow::Result<Option<rho_wire::Run>> {
+        let Some(counter) = self.counter else {
+            return Ok(None);
+        };
+        let env = crate::count::environment(env.to_vec(), self.iterations_set, self.warmup_set);
+        Ok(Some(counter.run(
+            executable,
+            &env,
+            Some(root),
+            what,
+            timeout,
+        )?))
+    }
+}
+
 /// Build `job` for `target` and run it: timed `repetitions` times, and once counted when counting; the
 /// parsed runs.
 #[allow(clippy::too_many_arguments)]
@@ -711,19 +735,9 @@ fn run_job(
             for _ in 0..repetitions {
                 runs.push(crate::run::run_stream(built.command()?, &what, timeout)?);
             }
-            if let (Some(counter), true) = (measuring.counter, target.name() == "host") {
-                let env = crate::count::environment(
-                    env.to_vec(),
-                    measuring.iterations_set,
-                    measuring.warmup_set,
-                );
-                counted = Some(counter.run(
-                    &built.executable,
-                    &env,
-                    Some(&config.root),
-                    &job.what,
-                    timeout,
-                )?);
+            if target.name() == "host" {
+                counted =
+                    measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
             }
         }
         (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {
@@ -735,20 +749,7 @@ fn run_job(
                 command.envs(env.iter().map(|(k, v)| (k, v)));
                 runs.push(crate::run::run_stream(command, &job.what, timeout)?);
             }
-            if let Some(counter) = measuring.counter {
-                let env = crate::count::environment(
-                    env.to_vec(),
-                    measuring.iterations_set,
-                    measuring.warmup_set,
-                );
-                counted = Some(counter.run(
-                    &built.executable,
-                    &env,
-                    Some(&config.root),
-                    &job.what,
-                    timeout,
-                )?);
-            }
+            counted = measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
         }
         (JobKind::CFiles | JobKind::TargetOnly, _) => {
             let (build, run) = match target {
