@@ -62,13 +62,19 @@ fn compile(
 /// The same file as C++, as a C++ suite writes it (`= {}` for the empty suite), with the implementation in it too:
 /// both halves of the header must be clean C++.
 fn cxx_user_file() -> String {
-    format!(
-        "#define RHO_BENCH_IMPLEMENTATION\n{}",
-        USER_FILE.replace(
-            "rho_bench_suite_t suite = {0};",
-            "rho_bench_suite_t suite = {};"
-        )
-    )
+    // With a family too: RHO_BENCH_ARG and the two ways to add one.
+    let family = "static void bench_family(rho_bench_t *state)\n{\n    uint64_t n = RHO_BENCH_ARG(state);\n    \
+                  RHO_BENCH_LOOP(state) {\n        RHO_BENCH_KEEP(n * 2u);\n    }\n}\n\nint main(";
+    let file = USER_FILE
+        .replace("rho_bench_suite_t suite = {0};", "rho_bench_suite_t suite = {};")
+        .replacen("int main(", family, 1)
+        .replace(
+            "    RHO_BENCH_ADD(&suite, bench_everything);\n",
+            "    RHO_BENCH_ADD(&suite, bench_everything);\n    RHO_BENCH_ADD_ARG(&suite, bench_family, 8);\n    \
+             RHO_BENCH_ADD_RANGE(&suite, bench_family, 16, 256, 4);\n",
+        );
+    assert!(file.contains("RHO_BENCH_ADD_RANGE"), "{file}");
+    format!("#define RHO_BENCH_IMPLEMENTATION\n{file}")
 }
 
 fn assert_compiles_clean(compiler: &str, flags: &[&str]) {
