@@ -34,8 +34,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "files")]
     pub cmake_module: Option<PathBuf>,
 
-    /// The suite's C files (one of them defines `main`, calling `rho_bench_main`); compiled together at -O2.
-    #[arg(value_name = "FILE.c")]
+    /// The suite's C and C++ files (one of them defines `main`, calling `rho_bench_main`); compiled together at
+    /// -O2, C++ files (.cpp .cc .cxx) with $CXX and the suite then linked as C++.
+    #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
     #[command(flatten)]
