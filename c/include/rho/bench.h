@@ -60,8 +60,22 @@
  *   RHO_BENCH_ARG(state)      the argument of the running benchmark, a uint64_t (0 for one
  *                             added with RHO_BENCH_ADD).
  *   RHO_BENCH_LOOP(state) { body }
- *                             the measured loop: warm-ups then measured iterations, each one
- *                             timed around the body only. One per benchmark.
+ *                             the measured loop: warm-ups then measured samples, each one timed
+ *                             around the body only. One per benchmark. A sample is one iteration,
+ *                             or a batch of K back-to-back iterations when one is too short for
+ *                             the clock (see "Batches" below).
+ *   RHO_BENCH_LOOP_SETUP(state, i, capacity) { setup } RHO_BENCH_TIMED { body }
+ *                             the same loop with an untimed setup before each body (criterion's
+ *                             iter_batched): for a sample of K iterations it runs the setup K
+ *                             times (i = 0 .. K-1, clocks not running), then times the K bodies
+ *                             (i = 0 .. K-1 again). `i` is a size_t the macro declares; K is at
+ *                             most `capacity`, the number of inputs the benchmark has room for
+ *                             (at least 1), so `inputs[capacity]` indexed by i is enough. No
+ *                             `break` or `continue` in either block.
+ *   RHO_BENCH_SET_BATCH(state, K)
+ *                             before the loop: every measured sample is K iterations (1: one
+ *                             iteration a sample, never batched; 0: sized by the harness, the
+ *                             default). RHO_BENCH_BATCH_<name> in the environment overrides it.
  *   RHO_BENCH_KEEP(value)     evaluates a scalar or pointer once and makes the optimiser
  *                             believe it is used, and that memory may have changed (so work on
  *                             a buffer is redone every iteration). To make a local input
@@ -101,6 +115,10 @@
  *                               body runs for at most about twice the cap plus one iteration.
  *   RHO_BENCH_STACK_BYTES       the painted stack region, at most the compiled size (0 = off;
  *                               when stack measurement is compiled out, accepted and reported off)
+ *   RHO_BENCH_BATCH             iterations per measured sample for every benchmark (0 = sized by
+ *                               the harness, the default; 1 = never batched); a benchmark's
+ *                               RHO_BENCH_SET_BATCH(state, K) overrides it
+ *   RHO_BENCH_BATCH_<name>      the same for one benchmark, overriding its RHO_BENCH_SET_BATCH(...)
  *   RHO_BENCH_FILTER            which benchmarks run: comma-separated terms, each 1 to 63 of
  *                               [A-Za-z0-9_.:+-]; a benchmark runs when its name contains one of
  *                               them (a case-sensitive substring: `crc` runs bench_crc_64 and
@@ -111,8 +129,8 @@
  *                               ran, and a filter that matches none is not an error (benchmarks=0).
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
  * RHO_BENCH_SCALE a floating constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady;
- * no filter code without it); no per-benchmark override. The time cap counts cycles and
- * needs RHO_BENCH_CPU_HZ.
+ * no filter code without it); no per-benchmark override (RHO_BENCH_SET_BATCH(state, K) in the code
+ * is the per-benchmark choice there). The time cap counts cycles and needs RHO_BENCH_CPU_HZ.
  *
  * Compile-time (both):
  *   RHO_BENCH_MAX_BENCHMARKS    suite capacity (default 64)
@@ -125,6 +143,7 @@
  *   RHO_BENCH_SAMPLE_BUFFER     samples buffered between flushes (hosted 4096, bare metal 8)
  *   RHO_BENCH_OVERHEAD_ITERATIONS  measured iterations of `.overhead` (default 1000, whatever
  *                               RHO_BENCH_ITERATIONS says; its warm-ups are RHO_BENCH_WARMUP's)
+ *   RHO_BENCH_BATCH_MAX         the largest batch the harness chooses by itself (default 1024)
  *   RHO_BENCH_CPU_HZ            bare metal: the core clock in Hz (0 = unknown)
  *   RHO_BENCH_TARGET            bare metal: the target's name, unquoted (default cortex-m)
  *   RHO_BENCH_BARE_METAL        1/0 to force the bare-metal/hosted path (default: bare metal
@@ -171,7 +190,25 @@
  *             (gcc or clang) for its inline assembly.
  * Every `resolution=` is the smallest non-zero step seen between successive reads.
  *
- * ---- Stack ---------------------------------------------------------------------------------
+ * ---- Batches -------------------------------------------------------------------------------
+ *
+ * A body near the clock's step cannot be timed one iteration at a time: the reads around it cost
+ * more than it does, and the sample is rounded to the step. So the harness sizes the samples.
+ * The warm-ups are single iterations, and the harness keeps the least raw one (overhead
+ * included) on the cycle clock (the time clock without one). `.overhead` is never batched; the
+ * unit U is the larger of that clock's resolution and the least raw `.overhead` sample (the
+ * cost of the reads). A body whose least warm-up is 16 U or more keeps one iteration a sample,
+ * so its p95, p99 and max stay those of single iterations. A shorter one is timed in batches
+ * of K iterations, K the smallest power of two that makes K * (least warm-up) at least 128 U
+ * (at most RHO_BENCH_BATCH_MAX, and at most a 32nd of the iterations asked for, so a short
+ * run keeps 32 samples). On an x86-64 VM (TSC step 49, an empty read 73 cycles) 16 U is about
+ * 1200 cycles and 128 U about 9300, and the kernels of benches/compare read within 7% of Google
+ * Benchmark's CPU time, single above 16 U and batched below (docs/statistics.md). Iterations
+ * still count iterations: a sample of K is K of them, the measured samples are
+ * ceil(iterations / K), so batching adds no run time. `@end ... batch=K` says K; the host divides
+ * each sample, net of the overhead taken off once, by K. Zero warm-ups leave nothing to size
+ * from: then a sample is one iteration unless K is forced.
+ *
  *
  * The region is painted with 0xAA, the benchmark runs (warm-ups included), and the region is
  * scanned from its low end for the first byte no longer painted: used = top - that byte. If that
@@ -263,6 +300,12 @@
 #ifndef RHO_BENCH_OVERHEAD_ITERATIONS
 #define RHO_BENCH_OVERHEAD_ITERATIONS 1000
 #endif
+#ifndef RHO_BENCH_BATCH_MAX
+#define RHO_BENCH_BATCH_MAX 1024
+#endif
+#ifndef RHO_BENCH_BATCH
+#define RHO_BENCH_BATCH 0
+#endif
 #if RHO_BENCH_BARE_METAL
 #ifndef RHO_BENCH_STACK_BYTES
 #define RHO_BENCH_STACK_BYTES 2048
@@ -293,6 +336,9 @@
 #endif
 #if RHO_BENCH_ITERATIONS < 1
 #error "RHO_BENCH_ITERATIONS must be at least 1"
+#endif
+#if RHO_BENCH_BATCH_MAX < 1 || RHO_BENCH_BATCH < 0
+#error "RHO_BENCH_BATCH_MAX must be at least 1, RHO_BENCH_BATCH at least 0"
 #endif
 #if RHO_BENCH_WARMUP < 0 || RHO_BENCH_TIME_CAP_MS < 0 || RHO_BENCH_STACK_BYTES < 0
 #error "RHO_BENCH_WARMUP, RHO_BENCH_TIME_CAP_MS and RHO_BENCH_STACK_BYTES cannot be negative"
@@ -351,7 +397,25 @@ typedef struct rho_bench_state {
     int count_measuring;        /* the measured iterations have started (collection is on) */
     rho_bench__uint count_left; /* iterations left before the next turn (rho_bench__count_turn) */
     uint64_t arg; /* RHO_BENCH_ARG: the argument it was added with (RHO_BENCH_ADD_ARG), else 0 */
+    /* Batches (see "Batches"). */
+    rho_bench__uint batch;        /* iterations a measured sample; 0 until sized */
+    rho_bench__uint batch_forced; /* chosen by the environment or the code: 0 = size it */
+    int batch_priority;           /* who chose batch_forced: 0 none, 1 RHO_BENCH_BATCH, 2 the
+                                     code's RHO_BENCH_SET_BATCH(...), 3 RHO_BENCH_BATCH_<name> */
+    rho_bench__uint batch_limit;  /* RHO_BENCH_LOOP_SETUP's capacity; 0 = none */
+    rho_bench__uint single_min;   /* the least raw single-iteration sample of the sizing clock */
+    rho_bench__uint next_batch;   /* iterations in the sample about to start */
 } rho_bench_t;
+
+/* Where RHO_BENCH_LOOP and RHO_BENCH_LOOP_SETUP are: a local of the loop, so the count of a
+ * batch lives in a register, not in the state the body may make the compiler reload. */
+typedef struct rho_bench__cursor {
+    rho_bench_t *state;
+    rho_bench__uint left; /* RHO_BENCH_LOOP: iterations of this sample still to run */
+    size_t index;         /* RHO_BENCH_LOOP_SETUP: the input set up or timed */
+    size_t count;         /* RHO_BENCH_LOOP_SETUP: inputs in this sample */
+    int setup;            /* RHO_BENCH_LOOP_SETUP: 1 while setting up */
+} rho_bench__cursor;
 
 typedef void (*rho_bench_fn)(rho_bench_t *state);
 
@@ -378,6 +442,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv);
  * between the stop and start reads, and its body must not be scheduled into the windows. */
 int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop, rho_bench__uint time_stop);
 rho_bench_t *rho_bench__loop_begin(rho_bench_t *state);
+rho_bench_t *rho_bench__setup_begin(rho_bench_t *state, size_t capacity);
 #if !RHO_BENCH_BARE_METAL
 /* The counting loop's step (see "Counting"): the same few instructions every iteration. */
 int rho_bench__count_next(rho_bench_t *state);
@@ -453,47 +518,103 @@ static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 
 #endif
 
-/* One step of RHO_BENCH_LOOP: stop clocks (cycles innermost), record and decide (not inline),
- * then the start clocks (time outermost). */
-static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench_t *state)
-{
+/* The clock reads around a sample: stop (cycles innermost) and start (time outermost). */
 #if RHO_BENCH__HAS_CYCLES
-    rho_bench__uint cycles_stop;
+#define RHO_BENCH__CYCLES_STOP() rho_bench__cycles_stop()
+#define RHO_BENCH__CYCLES_START(state) ((state)->cycles_start = rho_bench__cycles_start())
+#else
+#define RHO_BENCH__CYCLES_STOP() ((rho_bench__uint)0)
+#define RHO_BENCH__CYCLES_START(state) ((void)0)
 #endif
+#if RHO_BENCH__HAS_TIME
+#define RHO_BENCH__TIME_STOP() rho_bench__time_now()
+#define RHO_BENCH__TIME_START(state) ((state)->time_start = rho_bench__time_now())
+#else
+#define RHO_BENCH__TIME_STOP() ((rho_bench__uint)0)
+#define RHO_BENCH__TIME_START(state) ((void)0)
+#endif
+
+/* Ends the sample in progress: stop clocks, record and decide (not inline). 1 when another
+ * sample runs. */
+static RHO_BENCH__ALWAYS_INLINE int rho_bench__sample_over(rho_bench_t *state)
+{
+    rho_bench__uint cycles_stop = RHO_BENCH__CYCLES_STOP();
+    rho_bench__uint time_stop = RHO_BENCH__TIME_STOP();
+    return rho_bench__step(state, cycles_stop, time_stop);
+}
+
+/* One step of RHO_BENCH_LOOP: inside a batch, count down; at its end, stop clocks, record and
+ * decide, then the start clocks (time outermost). */
+static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench__cursor *cursor)
+{
+    if (cursor->left != 0) {
+        cursor->left--;
+        return 1;
+    }
 #if !RHO_BENCH_BARE_METAL
     /* Counting: no clock is read (a clock read's own instructions vary); a timed loop pays one
      * predictable branch here, which `.overhead` pays too. */
-    if (state->counting) {
-        return rho_bench__count_next(state);
+    if (cursor->state->counting) {
+        return rho_bench__count_next(cursor->state);
     }
 #endif
-#if RHO_BENCH__HAS_CYCLES
-    cycles_stop = rho_bench__cycles_stop();
-#else
-    rho_bench__uint cycles_stop = 0;
-#endif
-#if RHO_BENCH__HAS_TIME
-    rho_bench__uint time_stop = rho_bench__time_now();
-#else
-    rho_bench__uint time_stop = 0;
-#endif
-    if (!rho_bench__step(state, cycles_stop, time_stop)) {
+    if (!rho_bench__sample_over(cursor->state)) {
         return 0;
     }
-#if RHO_BENCH__HAS_TIME
-    state->time_start = rho_bench__time_now();
+    cursor->left = cursor->state->next_batch - 1;
+    RHO_BENCH__TIME_START(cursor->state);
+    RHO_BENCH__CYCLES_START(cursor->state);
+    return 1;
+}
+
+/* One step of RHO_BENCH_LOOP_SETUP: the K setups with the clocks stopped, then the K bodies
+ * between the start and stop reads. */
+static RHO_BENCH__ALWAYS_INLINE int rho_bench__next_setup(rho_bench__cursor *cursor)
+{
+    if (++cursor->index < cursor->count) {
+        return 1;
+    }
+    cursor->index = 0;
+    if (cursor->setup) {
+        cursor->setup = 0;
+        RHO_BENCH__TIME_START(cursor->state);
+        RHO_BENCH__CYCLES_START(cursor->state);
+        return 1;
+    }
+#if !RHO_BENCH_BARE_METAL
+    /* Counting: one input a turn, and Callgrind counts the setup with the body (see "Counting"). */
+    if (cursor->state->counting) {
+        cursor->setup = 1;
+        cursor->count = 1;
+        return rho_bench__count_next(cursor->state);
+    }
 #endif
-#if RHO_BENCH__HAS_CYCLES
-    state->cycles_start = rho_bench__cycles_start();
-#endif
+    if (!rho_bench__sample_over(cursor->state)) {
+        return 0;
+    }
+    cursor->setup = 1;
+    cursor->count = (size_t)cursor->state->next_batch;
     return 1;
 }
 
 /* ==== Public macros ======================================================================== */
 
-#define RHO_BENCH_LOOP(state)                                                     \
-    for (rho_bench_t *const rho_bench__loop_state = rho_bench__loop_begin(state); \
-         rho_bench__next(rho_bench__loop_state);)
+#define RHO_BENCH_LOOP(state)                                                              \
+    for (rho_bench__cursor rho_bench__loop_cursor = {rho_bench__loop_begin(state), 0, 0, 0, 0}; \
+         rho_bench__next(&rho_bench__loop_cursor);)
+
+/* The setup block runs while `rho_bench__loop_cursor.setup` is 1; RHO_BENCH_TIMED is its else. */
+#define RHO_BENCH_LOOP_SETUP(state, input, capacity)                                        \
+    for (rho_bench__cursor rho_bench__loop_cursor = {                                      \
+             rho_bench__setup_begin((state), (size_t)(capacity)), 0, 0, 0, 0};              \
+         rho_bench__next_setup(&rho_bench__loop_cursor);)                                   \
+        for (size_t input = rho_bench__loop_cursor.index, rho_bench__once = 1; rho_bench__once; \
+             rho_bench__once = 0)                                                           \
+            if (rho_bench__loop_cursor.setup)
+#define RHO_BENCH_TIMED else
+
+#define RHO_BENCH_SET_BATCH(state, iterations) \
+    rho_bench__set_batch((state), (rho_bench__uint)(iterations))
 
 #define RHO_BENCH_ADD(suite, fn) rho_bench__add((suite), #fn, (fn), 0, 0)
 
@@ -576,6 +697,15 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__set_unit(rho_bench_t *state, con
 {
     state->unit = unit;
     state->per_iteration = per_iteration;
+}
+
+static RHO_BENCH__ALWAYS_INLINE void rho_bench__set_batch(rho_bench_t *state,
+                                                         rho_bench__uint iterations)
+{
+    if (state->batch_priority < 2) { /* RHO_BENCH_BATCH_<name> outranks the code */
+        state->batch_forced = iterations;
+        state->batch_priority = 2;
+    }
 }
 
 static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_alloc(rho_bench_t *state, int counted, size_t bytes)
@@ -1116,6 +1246,7 @@ typedef struct {
     rho_bench__uint stack_bytes;
 #if !RHO_BENCH_BARE_METAL
     double scale;
+    rho_bench__uint batch; /* RHO_BENCH_BATCH: 0 = sized by the harness */
 #endif
 } rho_bench__settings;
 
@@ -1242,10 +1373,13 @@ static int rho_bench__read_settings(void)
     rho_bench__uint iterations = RHO_BENCH_ITERATIONS, warmup = RHO_BENCH_WARMUP;
     rho_bench__uint cap = RHO_BENCH_TIME_CAP_MS, stack = RHO_BENCH_STACK_BYTES;
     rho_bench__config.scale = 1.0;
+    rho_bench__config.batch = RHO_BENCH_BATCH;
     if (rho_bench__env_uint("RHO_BENCH_ITERATIONS", 1, (rho_bench__uint)-1, &iterations) != 0 ||
         rho_bench__env_uint("RHO_BENCH_WARMUP", 0, (rho_bench__uint)-1, &warmup) != 0 ||
         rho_bench__env_scale(&rho_bench__config.scale) != 0 ||
         rho_bench__env_uint("RHO_BENCH_TIME_CAP_MS", 0, (rho_bench__uint)-1, &cap) != 0 ||
+        rho_bench__env_uint("RHO_BENCH_BATCH", 0, (rho_bench__uint)-1, &rho_bench__config.batch) !=
+            0 ||
         rho_bench__env_uint("RHO_BENCH_STACK_BYTES", 0,
                             RHO_BENCH__UCONTEXT ? RHO_BENCH_STACK_BYTES : (rho_bench__uint)-1,
                             &stack) != 0) {
@@ -1258,28 +1392,57 @@ static int rho_bench__read_settings(void)
     return 0;
 }
 
-/* RHO_BENCH_ITERATIONS_<name>, scaled like RHO_BENCH_ITERATIONS; -1 on a bad value. */
-static int rho_bench__iterations_for(const char *name, rho_bench__uint *iterations)
+/* PREFIX<name> from the environment: unset keeps *value and *found; set must be a whole number of
+ * at least `minimum` (then *found = 1). -1 on a bad value. */
+static int rho_bench__named_setting(const char *prefix, const char *name, rho_bench__uint minimum,
+                                    rho_bench__uint *value, int *found)
 {
     static char variable[sizeof "RHO_BENCH_ITERATIONS_" + RHO_BENCH__NAME_MAX];
-    const char *text;
-    rho_bench__uint parsed = 0;
-    size_t prefix = sizeof "RHO_BENCH_ITERATIONS_" - 1, n = strlen(name);
+    size_t length = strlen(prefix), n = strlen(name);
     if (n > RHO_BENCH__NAME_MAX) {
         n = RHO_BENCH__NAME_MAX;
     }
-    memcpy(variable, "RHO_BENCH_ITERATIONS_", prefix);
-    memcpy(variable + prefix, name, n);
-    variable[prefix + n] = '\0';
-    text = getenv(variable);
-    if (text == 0) {
-        *iterations = rho_bench__config.iterations;
+    memcpy(variable, prefix, length);
+    memcpy(variable + length, name, n);
+    variable[length + n] = '\0';
+    if (getenv(variable) == 0) {
         return 0;
     }
-    if (rho_bench__env_uint(variable, 1, (rho_bench__uint)-1, &parsed) != 0) {
+    if (rho_bench__env_uint(variable, minimum, (rho_bench__uint)-1, value) != 0) {
         return -1;
     }
-    *iterations = rho_bench__scaled(parsed, 1);
+    *found = 1;
+    return 0;
+}
+
+/* RHO_BENCH_ITERATIONS_<name>, scaled like RHO_BENCH_ITERATIONS; -1 on a bad value. */
+static int rho_bench__iterations_for(const char *name, rho_bench__uint *iterations)
+{
+    rho_bench__uint parsed = 0;
+    int found = 0;
+    *iterations = rho_bench__config.iterations;
+    if (rho_bench__named_setting("RHO_BENCH_ITERATIONS_", name, 1, &parsed, &found) != 0) {
+        return -1;
+    }
+    if (found) {
+        *iterations = rho_bench__scaled(parsed, 1);
+    }
+    return 0;
+}
+
+/* The batch forced for `name` and who forced it (see rho_bench_t's batch_priority): its
+ * RHO_BENCH_BATCH_<name> (3), else RHO_BENCH_BATCH when set to non-zero (1); -1 on a bad value. */
+static int rho_bench__batch_for(const char *name, rho_bench__uint *batch, int *priority)
+{
+    int found = 0;
+    *batch = rho_bench__config.batch;
+    *priority = rho_bench__config.batch != 0 ? 1 : 0;
+    if (rho_bench__named_setting("RHO_BENCH_BATCH_", name, 0, batch, &found) != 0) {
+        return -1;
+    }
+    if (found) {
+        *priority = 3;
+    }
     return 0;
 }
 
@@ -1353,6 +1516,46 @@ RHO_BENCH__NOINLINE rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
     return state;
 }
 
+RHO_BENCH__NOINLINE rho_bench_t *rho_bench__setup_begin(rho_bench_t *state, size_t capacity)
+{
+    /* an input less than one is no input: the setup and the body still run once a sample */
+    state->batch_limit = capacity < 1 ? 1u
+                         : capacity > (rho_bench__uint)-1 ? (rho_bench__uint)-1
+                                                          : (rho_bench__uint)capacity;
+    return rho_bench__loop_begin(state);
+}
+
+/* The unit of the sizing (see "Batches"): the larger of the sizing clock's resolution and the
+ * least raw sample of `.overhead`, set once `.overhead` has run (0 before: nothing is batched). */
+static rho_bench__uint rho_bench__batch_unit;
+static rho_bench__uint rho_bench__sizing_step; /* the sizing clock's resolution */
+#define RHO_BENCH__BATCH_BELOW 16u /* bodies under 16 units are batched ... */
+#define RHO_BENCH__BATCH_AIM 128u  /* ... into samples of at least 128 units */
+
+/* K for the measured samples, once the warm-ups are over. */
+static void rho_bench__size_batch(rho_bench_t *state)
+{
+    rho_bench__uint k = state->batch_forced, least = state->single_min;
+    if (k == 0) {
+        rho_bench__uint most = state->measured_target / 32u;
+        k = 1;
+        if (most > RHO_BENCH_BATCH_MAX) {
+            most = RHO_BENCH_BATCH_MAX;
+        }
+        if (state->warmup_done > 0 && rho_bench__batch_unit != 0 &&
+            least / RHO_BENCH__BATCH_BELOW < rho_bench__batch_unit) {
+            /* least * k >= AIM * unit, without overflow: k doubles at most log2(most) times */
+            while (k * 2u <= most && least * k < RHO_BENCH__BATCH_AIM * rho_bench__batch_unit) {
+                k *= 2u;
+            }
+        }
+    }
+    if (state->batch_limit != 0 && k > state->batch_limit) {
+        k = state->batch_limit;
+    }
+    state->batch = k;
+}
+
 /* noinline also under -flto: link-time inlining would put this into the user's loop, next to
  * the clock reads. */
 RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop,
@@ -1381,7 +1584,17 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
         if (state->warmup_done < state->warmup_target) {
             state->warmup_done++;
         } else {
-            state->measured_done++;
+            state->measured_done += state->next_batch;
+        }
+        if (state->next_batch == 1) {
+#if RHO_BENCH__HAS_CYCLES
+            rho_bench__uint single = cycles; /* batches are sized on the cycle clock ... */
+#else
+            rho_bench__uint single = spent; /* ... or the time clock without one */
+#endif
+            if (single < state->single_min) {
+                state->single_min = single;
+            }
         }
 #if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
         state->wrapped += (rho_bench__uint)rho_bench__systick_wrapped;
@@ -1405,6 +1618,10 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
             state->cap_used = 0;
         }
     }
+    if (state->batch == 0 && state->warmup_done >= state->warmup_target) {
+        rho_bench__size_batch(state);
+    }
+    state->next_batch = state->warmup_done < state->warmup_target ? 1u : state->batch;
     if (state->warmup_done < state->warmup_target ||
         state->measured_done < state->measured_target) {
 #if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
@@ -1740,7 +1957,8 @@ static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *fail
 /* Runs one benchmark and prints its block. Returns 0, or 2 (rho_bench_main's status) when the
  * stream cannot go on. */
 static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations,
-                              const char *family, const char *arg_digits, rho_bench__uint arg)
+                              const char *family, const char *arg_digits, rho_bench__uint arg,
+                              rho_bench__uint batch, int batch_priority)
 {
     rho_bench_t state = RHO_BENCH__ZERO_INIT;
     size_t stack;
@@ -1748,6 +1966,9 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 
     state.name = name;
     state.arg = arg;
+    state.batch_forced = batch;
+    state.batch_priority = batch_priority;
+    state.single_min = (rho_bench__uint)-1;
     state.unit = "iter";
     state.per_iteration = 1;
     state.measured_target = iterations;
@@ -1790,6 +2011,11 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
         return 2;
     }
 #endif
+    if (rho_bench__batch_unit == 0 && state.single_min != (rho_bench__uint)-1) {
+        /* `.overhead`, the first block: the cost of the reads sets the unit batches are sized in */
+        rho_bench__uint step = rho_bench__sizing_step;
+        rho_bench__batch_unit = state.single_min > step ? state.single_min : step;
+    }
 
     if (state.misuse == RHO_BENCH__MISUSE_TWO_LOOPS) {
         RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
@@ -1816,11 +2042,11 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     RHO_BENCH__PRINT(RHO_BENCH__STREAM,
                      "@heap peak=%u live=%u allocs=%u frees=%u free_errors=%u\n"
                      "@end %s iterations=%u warmup=%u capped=%u unit=%s "
-                     "per_iteration=%u" RHO_BENCH__WRAPPED_FIELD "\n",
+                     "per_iteration=%u batch=%u" RHO_BENCH__WRAPPED_FIELD "\n",
                      state.heap_peak, state.heap_live, state.heap_allocs, state.heap_frees,
                      state.heap_free_errors, name, state.measured_done, state.warmup_done,
                      RHO_BENCH__U(state.capped), state.unit,
-                     state.per_iteration RHO_BENCH__WRAPPED_ARG);
+                     state.per_iteration, RHO_BENCH__U(state.batch != 0 ? state.batch : 1u) RHO_BENCH__WRAPPED_ARG);
     rho_bench__emit_flush();
     return 0;
 }
@@ -1922,7 +2148,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #endif
 
 /* The stream's format version (docs/wire-format.md, "Versions"). */
-#define RHO_BENCH__WIRE_VERSION "3"
+#define RHO_BENCH__WIRE_VERSION "4"
 #define RHO_BENCH__TARGET_LINE                                                                   \
     "@rho-bench " RHO_BENCH__WIRE_VERSION "\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH \
     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n"
@@ -1987,8 +2213,10 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
         }
 #if !RHO_BENCH_BARE_METAL
         {
-            rho_bench__uint iterations;
-            if (rho_bench__iterations_for(suite->entries[i].name, &iterations) != 0) {
+            rho_bench__uint iterations, batch;
+            int priority;
+            if (rho_bench__iterations_for(suite->entries[i].name, &iterations) != 0 ||
+                rho_bench__batch_for(suite->entries[i].name, &batch, &priority) != 0) {
                 return 2;
             }
         }
@@ -2014,11 +2242,20 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     }
 #endif
     rho_bench__write_header();
+#if RHO_BENCH__HAS_CYCLES
+    rho_bench__sizing_step = rho_bench__cycles_resolution();
+#else
+    rho_bench__sizing_step = rho_bench__time_resolution();
+#endif
+    if (rho_bench__sizing_step == 0) {
+        rho_bench__sizing_step = 1;
+    }
 
     status = rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS,
-                                0, 0, 0);
+                                0, 0, 0, 1, 3);
     for (i = 0; i < suite->count && status == 0; i++) {
-        rho_bench__uint iterations = rho_bench__config.iterations;
+        rho_bench__uint iterations = rho_bench__config.iterations, batch = RHO_BENCH_BATCH;
+        int priority = RHO_BENCH_BATCH != 0 ? 1 : 0;
         /* a family member is printed, filtered and reported as "name/arg" */
         char full_name[RHO_BENCH__FULL_NAME_MAX + 1];
         const char *name = suite->entries[i].name, *arg_digits = 0;
@@ -2034,10 +2271,11 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #endif
 #if !RHO_BENCH_BARE_METAL
         (void)rho_bench__iterations_for(suite->entries[i].name, &iterations);
+        (void)rho_bench__batch_for(suite->entries[i].name, &batch, &priority);
 #endif
         status = rho_bench__run_one(name, suite->entries[i].fn, iterations,
                                     suite->entries[i].has_arg ? suite->entries[i].name : 0,
-                                    arg_digits, suite->entries[i].arg);
+                                    arg_digits, suite->entries[i].arg, batch, priority);
     }
 #if !RHO_BENCH__FILTERING
     ran = suite->count;

@@ -437,6 +437,9 @@ pub fn compare_with(
                 let instructions_limit = limit_for(&head_bench.name, Metric::Instructions);
                 check_limit(limit)?;
                 check_limit(instructions_limit)?;
+                // A batched figure resolves a batch-th of its clock's step: the floor shrinks with the
+                // smaller of the two batches.
+                let batch = base_bench.batch.min(head_bench.batch).max(1) as f64;
                 BenchmarkComparison {
                     name: head_bench.name.clone(),
                     presence: Presence::Both,
@@ -450,7 +453,12 @@ pub fn compare_with(
                                 value_of(base_bench, m),
                                 value_of(head_bench, m),
                                 limit_for(&head_bench.name, m) / 100.0,
-                                floors.of(m),
+                                floors.of(m)
+                                    / if matches!(m, Metric::Cycles | Metric::TimeNs) {
+                                        batch
+                                    } else {
+                                        1.0
+                                    },
                             )
                         })
                         .collect(),

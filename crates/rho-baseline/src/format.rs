@@ -114,6 +114,10 @@ pub struct BenchmarkBaseline {
     pub per_iteration: u64,
     /// Measured iterations actually done (fewer than asked when the time cap stopped the benchmark).
     pub iterations: u64,
+    /// Iterations per measured sample (`@end batch=`): a batched benchmark's figures are fractions of its clock's
+    /// step, kept to a `batch`th of it. Written only when not 1; absent reads as 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub batch: u64,
     /// Net cycles per iteration (calibrated overhead taken off), in the cycle clock's unit.
     pub cycles: Option<Figures>,
     /// Net nanoseconds per iteration, from the source `Context::time_source` names.
@@ -175,13 +179,31 @@ impl Rounding {
         if hz == 0 {
             return Rounding::Decimals(3);
         }
-        let step_ns = cycle_clock.resolution.max(1) as f64 * 1e9 / hz as f64;
-        if step_ns >= 1.0 {
+        Rounding::for_fraction(cycle_clock.resolution.max(1) as f64 * 1e9 / hz as f64)
+    }
+
+    /// Rounding to the decimal places a step of `step` (a fraction or not) can show, at most three: a step of
+    /// 0.345 resolves tenths (`ceil(-log10(0.345))` = 1 place); a step of 1 or more, whole units.
+    pub fn for_fraction(step: f64) -> Rounding {
+        if step >= 1.0 {
             return Rounding::Decimals(0);
         }
-        // A step of 0.345 ns resolves tenths: ceil(-log10(0.345)) = 1 decimal place.
-        let places = (-step_ns.log10()).ceil();
+        if step.is_nan() || step <= 0.0 {
+            return Rounding::Decimals(3);
+        }
+        let places = (-step.log10()).ceil();
         Rounding::Decimals(places.clamp(0.0, 3.0) as u32)
+    }
+
+    /// Rounding for figures of samples of `batch` iterations on a clock stepping by `step` (in the figures'
+    /// unit): this rounding when `batch` is 1, else the places a step of `step / batch` shows, so the
+    /// figure keeps the precision the batch gave it (a 24-cycle body timed in batches of 128 on a 52-cycle
+    /// step is written to a tenth of a cycle, not rounded to 0 or 52).
+    pub fn for_batch(self, step: f64, batch: u64) -> Rounding {
+        if batch <= 1 {
+            return self;
+        }
+        Rounding::for_fraction(step.max(1e-9) / batch as f64)
     }
 
     /// `value` rounded (half away from zero).
@@ -199,6 +221,14 @@ impl Rounding {
         // -0.0 would print as "-0" in a file a reviewer reads.
         if rounded == 0.0 { 0.0 } else { rounded }
     }
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(value: &u64) -> bool {
+    *value == 1
 }
 
 impl Figures {

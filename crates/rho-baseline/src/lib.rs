@@ -135,6 +135,7 @@ pub(crate) mod fixture {
             unit: "iter".to_string(),
             per_iteration: 1,
             iterations: 20000,
+            batch: 1,
             cycles: Some(Figures {
                 median: Figure(cycles),
                 p95: Figure(cycles * 1.1),

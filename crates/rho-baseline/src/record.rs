@@ -66,6 +66,13 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
         (None, Some(cycles), Some(hz)) => Some(Rounding::for_derived_ns(cycles, hz)),
         _ => None,
     };
+    let batch_of = |bench: &rho_stats::BenchSummary| {
+        bench
+            .cycles
+            .as_ref()
+            .or(bench.time.as_ref())
+            .map_or(bench.batch, |f| f.batch)
+    };
 
     let benchmarks = summary
         .benchmarks
@@ -75,6 +82,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
             unit: bench.unit.clone(),
             per_iteration: bench.per_iteration,
             iterations: bench.iterations,
+            batch: batch_of(bench),
             cycles: figures(bench.cycles.as_ref(), cycles_rounding),
             time_ns: figures(bench.time.as_ref(), time_rounding),
             stack_bytes: match bench.stack {
@@ -83,7 +91,10 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 StackMark::Off => Stack::Off,
             },
             heap_peak_bytes: bench.heap.peak,
-            instructions: bench.metric(rho_stats::Metric::Instructions),
+            instructions: bench
+                .instructions
+                .as_ref()
+                .map(rho_stats::InstructionFigures::net),
         })
         .collect();
 
@@ -171,15 +182,13 @@ fn clock_info(clock: &rho_stats::ClockInfo) -> ClockInfo {
 
 /// The net figures of one clock, rounded. Net, because the calibrated cost of measuring is not the code's
 /// and would dilute every change by the same constant.
+/// The net figures per iteration, rounded to what the clock resolves per iteration: its step, or a `batch`th
+/// of it for a batched benchmark.
 fn figures(clock: Option<&ClockFigures>, rounding: Option<Rounding>) -> Option<Figures> {
     let (clock, rounding) = (clock?, rounding?);
-    let net = &clock.net;
-    Some(Figures::rounded(
-        net.median as f64,
-        net.p95 as f64,
-        net.p99 as f64,
-        rounding,
-    ))
+    let each = &clock.per_iteration;
+    let rounding = rounding.for_batch(clock.clock.resolution.max(1) as f64, clock.batch);
+    Some(Figures::rounded(each.median, each.p95, each.p99, rounding))
 }
 
 /// The current time, UTC, RFC 3339 to the second (`2026-12-02T13:20:15Z`).

@@ -397,6 +397,10 @@ pub struct Settings {
     pub stack_off: bool,
     /// `RHO_BENCH_ITERATIONS_<name>` per benchmark with its own `iterations`.
     pub per_benchmark: Vec<(String, u64)>,
+    /// `RHO_BENCH_BATCH` (module.yml's `batch`).
+    pub batch: Option<u64>,
+    /// `RHO_BENCH_BATCH_<name>` per benchmark with its own `batch`.
+    pub batch_per_benchmark: Vec<(String, u64)>,
     /// `--filter`: RHO_BENCH_FILTER.
     pub filter: Option<String>,
 }
@@ -414,6 +418,12 @@ impl Settings {
                 .iter()
                 .filter_map(|b| b.iterations.map(|n| (b.name.clone(), n)))
                 .collect(),
+            batch: config.batch,
+            batch_per_benchmark: config
+                .benchmarks
+                .iter()
+                .filter_map(|b| b.batch.map(|k| (b.name.clone(), k)))
+                .collect(),
             filter: run.filter.clone(),
         })
     }
@@ -426,6 +436,12 @@ impl Settings {
         }
         for (name, n) in &self.per_benchmark {
             env.push((format!("RHO_BENCH_ITERATIONS_{name}"), n.to_string()));
+        }
+        if let Some(k) = self.batch {
+            env.push(("RHO_BENCH_BATCH".to_string(), k.to_string()));
+        }
+        for (name, k) in &self.batch_per_benchmark {
+            env.push((format!("RHO_BENCH_BATCH_{name}"), k.to_string()));
         }
         if let Some(n) = self.warmup {
             env.push(("RHO_BENCH_WARMUP".to_string(), n.to_string()));
@@ -890,7 +906,7 @@ mod tests {
     fn module_yml_settings_become_the_harness_environment() {
         let config = config(
             "bench:\n  default_iterations: 500\n  warmup_runs: 7\n  stack_watermark: false\n  time_cap_ms: 250\n  \
-             scale: 2.0\n  benchmarks:\n    bench_a:\n      iterations: 40\n",
+             scale: 2.0\n  batch: 1\n  benchmarks:\n    bench_a:\n      iterations: 40\n      batch: 64\n",
         );
         let settings = Settings {
             scale: 2.0,
@@ -900,6 +916,8 @@ mod tests {
         let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(get("RHO_BENCH_ITERATIONS"), Some("500"));
         assert_eq!(get("RHO_BENCH_ITERATIONS_bench_a"), Some("40"));
+        assert_eq!(get("RHO_BENCH_BATCH"), Some("1"));
+        assert_eq!(get("RHO_BENCH_BATCH_bench_a"), Some("64"));
         assert_eq!(get("RHO_BENCH_WARMUP"), Some("7"));
         assert_eq!(get("RHO_BENCH_SCALE"), Some("2"));
         assert_eq!(get("RHO_BENCH_TIME_CAP_MS"), Some("250"));

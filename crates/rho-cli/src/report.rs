@@ -75,11 +75,16 @@ pub fn warnings(summary: &RunSummary) -> Vec<String> {
             } else {
                 "its p99 is"
             };
+            // A batched benchmark's samples are batches: say so, or "20000 iterations" and "only 15" disagree.
+            let what = if bench.batch > 1 {
+                format!("sample{} (batches of {})", plural(n), bench.batch)
+            } else {
+                format!("iteration{}", plural(n))
+            };
             warnings.push(format!(
-                "{}: only {n} measured iteration{}: {missing} just the max and shown as - (p95 needs {}, p99 {}; \
+                "{}: only {n} measured {what}: {missing} just the max and shown as - (p95 needs {}, p99 {}; \
                  raise --iterations or the time cap)",
                 bench.name,
-                plural(n),
                 Summary::MIN_N_FOR_P95,
                 Summary::MIN_N_FOR_P99,
             ));
@@ -234,7 +239,7 @@ fn format_count(value: f64) -> String {
 /// figure as the median and nothing else (a whole-loop count has no distribution).
 fn instruction_cells(figures: &InstructionFigures) -> [String; 7] {
     if let Some(samples) = &figures.samples {
-        return stat_cells(&samples.net);
+        return stat_cells(samples);
     }
     let mut cells: [String; 7] = Default::default();
     cells[0] = format_count(figures.per_iteration.max(0.0));
@@ -362,6 +367,7 @@ fn table(out: &mut String, summary: &RunSummary) {
     let mut any_spread_capped = false;
     let mut any_few_samples = false;
     let mut any_wrapped = false;
+    let mut any_batched = false;
 
     for bench in &summary.benchmarks {
         let figures: Vec<&ClockFigures> = [bench.cycles.as_ref(), bench.time.as_ref()]
@@ -371,7 +377,7 @@ fn table(out: &mut String, summary: &RunSummary) {
         // One (label, cells) per metric row: the clocks', then the instructions'.
         let mut metric_rows: Vec<(String, [String; 7])> = figures
             .iter()
-            .map(|f| (column_label(&f.clock, f.derived), stat_cells(&f.net)))
+            .map(|f| (column_label(&f.clock, f.derived), stat_cells(f)))
             .collect();
         if let Some(instructions) = &bench.instructions {
             metric_rows.push((
@@ -381,11 +387,16 @@ fn table(out: &mut String, summary: &RunSummary) {
         }
         any_capped |= bench.capped;
         any_few_samples |= figures.iter().any(|f| !f.net.p99_is_informative());
-        let iterations = if bench.capped {
-            format!("{}*", bench.iterations)
-        } else {
-            bench.iterations.to_string()
-        };
+        let batch = figures.first().map_or(bench.batch, |f| f.batch);
+        any_batched |= batch > 1;
+        let mut iterations = bench.iterations.to_string();
+        if batch > 1 {
+            // `x64`: timed in batches of 64 iterations, one sample a batch.
+            let _ = write!(iterations, " x{batch}");
+        }
+        if bench.capped {
+            iterations.push('*');
+        }
         let mut first = vec![bench.name.clone(), iterations];
         if let Some(f) = figures.first() {
             any_spread_capped |= f.net.spread.capped;
@@ -479,6 +490,14 @@ fn table(out: &mut String, summary: &RunSummary) {
                 .to_string(),
         );
     }
+    if any_batched {
+        footnotes.push(
+            "xK: timed in batches of K back-to-back iterations (the body is too short for the clock to time one):\n\
+             each figure is a batch's net time / K, the overhead taken off once a batch, so p95, p99 and max are\n\
+             tails of batch means, not of single iterations"
+                .to_string(),
+        );
+    }
     if any_few_samples {
         footnotes.push(format!(
             "-: too few iterations for the tail (p95 needs {}, p99 {}): with fewer it is the max",
@@ -520,24 +539,42 @@ fn table(out: &mut String, summary: &RunSummary) {
     }
 }
 
-fn stat_cells(summary: &Summary) -> [String; 7] {
+/// The per-iteration cells of one clock's figures: whole numbers as they are, a batched benchmark's fractions
+/// of a unit to the precision its batch gives them. Spread and iqr/med are ratios, the same per sample and per
+/// iteration.
+fn stat_cells(figures: &ClockFigures) -> [String; 7] {
+    let summary = &figures.net;
+    let each = &figures.per_iteration;
+    let figure = |value: f64| format_figure(value, figures.batch);
     // Too few samples and the nearest-rank tail is the max under another name: shown as `-`, not as a figure.
-    let tail = |informative: bool, value: u64| {
+    let tail = |informative: bool, value: f64| {
         if informative {
-            value.to_string()
+            figure(value)
         } else {
             "-".to_string()
         }
     };
     [
-        summary.median.to_string(),
-        format_mean(summary.mean),
-        tail(summary.p95_is_informative(), summary.p95),
-        tail(summary.p99_is_informative(), summary.p99),
-        summary.max.to_string(),
+        figure(each.median),
+        format_mean(each.mean),
+        tail(summary.p95_is_informative(), each.p95),
+        tail(summary.p99_is_informative(), each.p99),
+        figure(each.max),
         format_spread(summary),
         format_iqr_ratio(summary),
     ]
+}
+
+/// A per-iteration order statistic: an observed sample, so a whole number when not batched; batched, a
+/// sample divided by its batch, shown with the places that matter (`1.53`, `24.4`, `1560`).
+fn format_figure(value: f64, batch: u64) -> String {
+    if batch <= 1 || value >= 1000.0 {
+        format!("{value:.0}")
+    } else if value >= 100.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
 }
 
 /// The robust spread, `(p75 - p25) / median` (rho_stats::Summary::iqr_ratio); `-` when it has no value.

@@ -303,8 +303,8 @@ mod tests {
                         BudgetMetric::NsPerIteration,
                         70.0,
                         Caveat::BelowResolution {
-                            net_median: 70,
-                            resolution: 100,
+                            net_median: 70.0,
+                            resolution: 100.0,
                             unit: "ns".to_string(),
                         },
                         Verdict::OverReported,

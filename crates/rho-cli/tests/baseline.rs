@@ -96,8 +96,13 @@ int main(int argc, char **argv)
 }
 "#;
 
-const MODULE_YML: &str =
-    "bench:\n  default_iterations: 5000\n  warmup_runs: 100\n  suites:\n    - bench/suite.c\n";
+/// The checksum is judged at the default limit (10%). The hash and the copy are short store- and ALU-bound
+/// loops (hundreds and a handful of cycles), timed in batches and so resolved to a fraction of a cycle: on the
+/// shared VM such loops swing by up to 2x with nothing changed (docs/baseline.md), so their limit is above
+/// that, and only the doubled checksum is a finding.
+const MODULE_YML: &str = "bench:\n  default_iterations: 5000\n  warmup_runs: 100\n  suites:\n    - bench/suite.c\n  \
+     benchmarks:\n    bench_hash:\n      budgets:\n        fail_on_regression_percent: 200.0\n    \
+     bench_copy:\n      budgets:\n        fail_on_regression_percent: 200.0\n";
 
 struct Repo {
     dir: tempfile::TempDir,
@@ -241,7 +246,7 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
         .collect();
     assert_eq!(names, ["bench_checksum", "bench_hash", "bench_copy"]);
 
-    // Nothing changed: several runs on a noisy machine, every one within the default limit.
+    // Nothing changed: several runs on a noisy machine, every one within its limit.
     for attempt in 1..=4 {
         // The last from a subdirectory: the committed baseline is still found through git.
         let dir = if attempt == 4 { "bench" } else { "." };

@@ -28,12 +28,12 @@ fn measure_crc_256(project: &Project) -> (&'static str, f64) {
     let (key, figure) = if bench["cycles"].is_object() {
         (
             "max_cycles_per_iteration",
-            common::f64_at(bench, "/cycles/net/median"),
+            common::f64_at(bench, "/cycles/per_iteration/median"),
         )
     } else {
         (
             "max_ns_per_iteration",
-            common::f64_at(bench, "/time/net/median"),
+            common::f64_at(bench, "/time/per_iteration/median"),
         )
     };
     assert!(

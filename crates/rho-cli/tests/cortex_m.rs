@@ -474,11 +474,12 @@ fn rho_baseline_refuses_to_compare_a_board_run_with_a_host_run() {
 
 /// The harness's own cost on the Cortex-M4 at -Os, as `tests/cortex-m/measure-size.sh` measures it with
 /// arm-none-eabi-size: the aim of 1.5 kB of code plus what benchmark families cost (the `name/arg`
-/// member name and the `family=`/`arg=` fields, 152 bytes, so at most 1700), and 64 bytes of static RAM
-/// (beyond the painted stack region and the suite's list).
+/// member name and the `family=`/`arg=` fields, 152 bytes) and what batched samples and the untimed setup cost
+/// (sizing the batch in the warm-ups and counting a batch down, 212 bytes), so at most 1920; and 64 bytes of
+/// static RAM (beyond the painted stack region and the suite's list).
 #[test]
-fn the_harness_fits_in_one_and_a_half_kilobytes_of_code_on_a_cortex_m4() {
-    if !cross_tools_present("the_harness_fits_in_one_and_a_half_kilobytes_of_code_on_a_cortex_m4") {
+fn the_harness_fits_in_its_code_size_aim_on_a_cortex_m4() {
+    if !cross_tools_present("the_harness_fits_in_its_code_size_aim_on_a_cortex_m4") {
         return;
     }
     let output = Command::new("bash")
@@ -507,8 +508,8 @@ fn the_harness_fits_in_one_and_a_half_kilobytes_of_code_on_a_cortex_m4() {
     let code = figure(" code ");
     let static_ram = figure("static RAM ");
     assert!(
-        code > 0 && code <= 1700,
-        "harness code {code} bytes, aim at most 1700: {line}"
+        code > 0 && code <= 1920,
+        "harness code {code} bytes, aim at most 1920: {line}"
     );
     assert!(
         static_ram <= 64,
@@ -541,5 +542,28 @@ fn the_filter_is_compiled_in_on_the_board() {
     assert_eq!(
         bench_names(&document.unwrap()),
         ["bench_crc_256", "bench_steady"]
+    );
+}
+
+/// The untimed setup, exactly: under `-icount` the board's cycle figures are deterministic, so the sort of
+/// `benches/setup/sort_bench.c` with its refill in the setup reads less than with the refill in the body by the
+/// refill's own cost, to within a few cycles of the 200000 (measured: 4008 against 4009).
+#[test]
+fn a_refill_in_the_untimed_setup_is_taken_out_of_the_sort_by_its_own_cost() {
+    if !cross_tools_present(
+        "a_refill_in_the_untimed_setup_is_taken_out_of_the_sort_by_its_own_cost",
+    ) {
+        return;
+    }
+    let run = run_on_board_with("benches/setup/sort_bench.c", "20", "2", &[]);
+    let in_body = median_cycles(&run.document, "bench_sort_refill_in_body");
+    let in_setup = median_cycles(&run.document, "bench_sort_refill_in_setup");
+    let refill = median_cycles(&run.document, "bench_refill_alone");
+    assert!(refill > 1000.0, "a refill of 1000 ints: {refill} cycles");
+    let saved = in_body - in_setup;
+    assert!(
+        (saved - refill).abs() <= 0.02 * refill,
+        "the setup saved {saved} cycles ({in_body} - {in_setup}); the refill alone costs {refill}\n{}",
+        run.report
     );
 }

@@ -39,7 +39,7 @@ fn crypto() -> &'static SuiteRun {
 }
 
 fn net_cycles(bench: &Value, statistic: &str) -> f64 {
-    f64_at(bench, &format!("/cycles/net/{statistic}"))
+    f64_at(bench, &format!("/cycles/per_iteration/{statistic}"))
 }
 
 #[test]

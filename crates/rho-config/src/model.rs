@@ -36,6 +36,9 @@ pub struct ModuleConfig {
     pub root: PathBuf,
     /// `default_iterations`: measured iterations per benchmark; `None` leaves the harness's own default.
     pub default_iterations: Option<u64>,
+    /// `batch`: iterations per measured sample for every benchmark (the harness's `RHO_BENCH_BATCH`): 1 never
+    /// batches, 0 lets the harness size each; `None` leaves the harness's own default (sized).
+    pub batch: Option<u64>,
     /// `warmup_runs`: discarded iterations before measuring; `None` leaves the harness's own default.
     pub warmup_runs: Option<u64>,
     /// `stack_watermark`: paint and scan the stack to measure its depth (default `true`).
@@ -231,6 +234,9 @@ pub struct BenchmarkConfig {
     pub name: String,
     /// Measured iterations for this benchmark instead of `default_iterations`.
     pub iterations: Option<u64>,
+    /// Iterations per measured sample for this benchmark instead of `bench.batch` (the harness's
+    /// `RHO_BENCH_BATCH_<name>`): 1 never batches, 0 lets the harness size it.
+    pub batch: Option<u64>,
     /// Budgets as written here; each one set replaces the global one.
     pub budgets: Budgets,
     /// Where the benchmark's name was written.

@@ -20,6 +20,7 @@ type SNode = Spanned<Node>;
 
 const BENCH_KEYS: &[&str] = &[
     "default_iterations",
+    "batch",
     "warmup_runs",
     "stack_watermark",
     "repetitions",
@@ -45,7 +46,7 @@ const BUDGET_KEYS: &[&str] = &[
     "max_instructions_per_iteration",
     "fail_on_instructions_regression_percent",
 ];
-const BENCHMARK_KEYS: &[&str] = &["iterations", "budgets"];
+const BENCHMARK_KEYS: &[&str] = &["iterations", "batch", "budgets"];
 const TARGET_KEYS: &[&str] = &[
     "name",
     "build",
@@ -374,6 +375,10 @@ fn parse_bench(
         .value("default_iterations")
         .map(|v| whole(cx, v, "bench.default_iterations", 1, u64::MAX))
         .transpose()?;
+    let batch = f
+        .value("batch")
+        .map(|v| whole(cx, v, "bench.batch", 0, u64::MAX))
+        .transpose()?;
     let warmup_runs = f
         .value("warmup_runs")
         .map(|v| whole(cx, v, "bench.warmup_runs", 0, u64::MAX))
@@ -440,6 +445,7 @@ fn parse_bench(
         file: file.to_path_buf(),
         root,
         default_iterations,
+        batch,
         warmup_runs,
         stack_watermark,
         repetitions,
@@ -695,6 +701,10 @@ fn parse_benchmarks_at(
             .value("iterations")
             .map(|v| whole(cx, v, &format!("{path}.iterations"), 1, u64::MAX))
             .transpose()?;
+        let batch = f
+            .value("batch")
+            .map(|v| whole(cx, v, &format!("{path}.batch"), 0, u64::MAX))
+            .transpose()?;
         let budgets = match f.value("budgets") {
             Some(v) => parse_budgets(cx, v, &format!("{path}.budgets"), stack_watermark)?,
             None => Budgets::default(),
@@ -702,6 +712,7 @@ fn parse_benchmarks_at(
         out.push(BenchmarkConfig {
             name: name.to_owned(),
             iterations,
+            batch,
             budgets,
             at: pos_of(key),
         });

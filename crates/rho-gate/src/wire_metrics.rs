@@ -6,10 +6,11 @@ use rho_wire::{ClockRole, Run, StackMark};
 
 use crate::metrics::{Figure, MetricsError, RunMetrics};
 
-/// One step of a clock, in its unit: its resolution, at least 1 (a clock never seen to step still counts in
-/// whole units). For time derived from a cycle clock rho-stats gives the step in nanoseconds already.
-fn step_of(clock: &rho_stats::ClockInfo) -> f64 {
-    clock.resolution.max(1) as f64
+/// One step of a clock per iteration, in its unit: its resolution, at least 1 (a clock never seen to step still
+/// counts in whole units), divided by the batch (a sample of K iterations resolves a Kth of a step per
+/// iteration). For time derived from a cycle clock rho-stats gives the step in nanoseconds already.
+fn step_of(figures: &ClockFigures) -> f64 {
+    figures.clock.resolution.max(1) as f64 / figures.batch.max(1) as f64
 }
 
 /// The run's figure for one clocked metric: the lowest median of [`WINDOWS`] consecutive windows of its
@@ -29,9 +30,10 @@ fn windowed_net(run: &Run, bench_index: usize, figures: &ClockFigures) -> Option
     if figures.derived {
         // Derived figures are in nanoseconds, their overhead too: convert the windowed cycles first.
         let ns = rho_stats::counts_to_ns(raw, figures.clock.hz?)?;
-        return Some(ns.saturating_sub(figures.overhead) as f64);
+        return Some(ns.saturating_sub(figures.overhead) as f64 / figures.batch.max(1) as f64);
     }
-    Some(raw.saturating_sub(figures.overhead) as f64)
+    // The overhead is taken off once per sample, then the sample is divided into its batch's iterations.
+    Some(raw.saturating_sub(figures.overhead) as f64 / figures.batch.max(1) as f64)
 }
 
 /// Per benchmark of the stream, one metric per [`Metric`] under its gate name (`<bench>.cycles`, `.ns`,
@@ -49,11 +51,12 @@ pub(crate) fn metrics_from_wire(stdout: &str) -> Result<RunMetrics, MetricsError
         for metric in Metric::ALL {
             let name = format!("{}.{}", bench.name, metric.gate_name());
             if let Some(figures) = bench.clock_figures(metric) {
-                let value = windowed_net(&run, index, figures).unwrap_or(figures.net.median as f64);
+                let value =
+                    windowed_net(&run, index, figures).unwrap_or(figures.per_iteration.median);
                 metrics.insert(name.clone(), Figure::Value(value));
-                metrics.set_floor(&name, resolution_floor(step_of(&figures.clock)));
+                metrics.set_floor(&name, resolution_floor(step_of(figures)));
             } else if let Some(value) = bench.metric(metric) {
-                metrics.insert(name, Figure::Value(value as f64));
+                metrics.insert(name, Figure::Value(value));
             } else if metric == Metric::StackBytes && bench.stack == StackMark::Overrun {
                 metrics.insert(
                     name,

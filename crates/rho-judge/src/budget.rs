@@ -102,11 +102,11 @@ impl BudgetMetric {
     pub fn figure(self, bench: &BenchSummary) -> Figure {
         match self {
             BudgetMetric::Cycles => match &bench.cycles {
-                Some(f) => Figure::Value(f.net.median as f64),
+                Some(f) => Figure::Value(f.per_iteration.median),
                 None => Figure::Unmeasured(Unmeasured::NoCycleClock),
             },
             BudgetMetric::NsPerIteration => match &bench.time {
-                Some(f) => Figure::Value(f.net.median as f64),
+                Some(f) => Figure::Value(f.per_iteration.median),
                 None => Figure::Unmeasured(Unmeasured::NoTime),
             },
             BudgetMetric::NsPerOp => match (&bench.time, bench.ns_per_op) {
@@ -126,7 +126,7 @@ impl BudgetMetric {
             }
             BudgetMetric::HeapPeakBytes => Figure::Value(bench.heap.peak as f64),
             BudgetMetric::Instructions => match bench.metric(rho_stats::Metric::Instructions) {
-                Some(n) => Figure::Value(n as f64),
+                Some(n) => Figure::Value(n),
                 None => Figure::Unmeasured(Unmeasured::NoInstructions),
             },
         }
@@ -139,8 +139,8 @@ impl BudgetMetric {
             figures
                 .filter(|f| f.below_resolution)
                 .map(|f| Caveat::BelowResolution {
-                    net_median: f.net.median,
-                    resolution: f.clock.resolution,
+                    net_median: f.per_iteration.median,
+                    resolution: f.resolution_per_iteration(),
                     unit: f.clock.unit.clone(),
                 })
         };
@@ -248,9 +248,10 @@ pub enum Caveat {
     Leaked { bytes: u64 },
     /// The figure's net median is below one step of its clock: it reads the clock's granularity, so its budget
     /// is reported only. `net_median` and `resolution` are in the clock's `unit`.
+    /// Per iteration: for a batched benchmark the step is the clock's divided by the batch.
     BelowResolution {
-        net_median: u64,
-        resolution: u64,
+        net_median: f64,
+        resolution: f64,
         unit: String,
     },
 }
@@ -267,6 +268,16 @@ impl Caveat {
     }
 }
 
+/// A figure as a person reads it: whole when it is, else three significant decimals at most (`0.406`, `12.5`).
+fn short_figure(value: f64) -> String {
+    if value.fract() == 0.0 || value.abs() >= 1000.0 {
+        format!("{value:.0}")
+    } else {
+        let text = format!("{value:.3}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 impl fmt::Display for Caveat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -277,8 +288,9 @@ impl fmt::Display for Caveat {
                 unit,
             } => write!(
                 f,
-                "below the clock's resolution (net median {net_median} {unit}, one step {resolution} \
-                 {unit}): reported only"
+                "below the clock's resolution (net median {} {unit}, one step {} {unit}): reported only",
+                short_figure(*net_median),
+                short_figure(*resolution)
             ),
         }
     }
@@ -668,6 +680,8 @@ mod tests {
             derived: false,
             raw,
             net: raw.minus(overhead),
+            batch: 1,
+            per_iteration: raw.minus(overhead).per_iteration(1),
             overhead,
             below_resolution: false,
         }
@@ -686,6 +700,7 @@ mod tests {
             unit: "byte".into(),
             per_iteration,
             iterations: 1,
+            batch: 1,
             warmup: 0,
             capped: false,
             cycles_wrapped: 0,
@@ -1063,8 +1078,8 @@ mod tests {
         assert_eq!(
             checks[1].caveat,
             Some(Caveat::BelowResolution {
-                net_median: 10,
-                resolution: 20,
+                net_median: 10.0,
+                resolution: 20.0,
                 unit: "ns".into()
             })
         );

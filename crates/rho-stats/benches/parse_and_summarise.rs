@@ -71,6 +71,7 @@ fn benchmark(
         wrapped: 0,
         counts: Vec::new(),
         family: None,
+        batch: 1,
     }
 }
 

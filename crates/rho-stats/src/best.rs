@@ -65,6 +65,11 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
         bench.leaked = bench.heap.live != 0;
         bench.capped = all.iter().any(|b| b.capped);
         bench.iterations = min_of(all.iter().map(|b| b.iterations)).unwrap_or(0);
+        bench.batch = bench
+            .cycles
+            .as_ref()
+            .or(bench.time.as_ref())
+            .map_or(bench.batch, |f| f.batch);
         bench.recompute_rates();
     }
     for (index, entry) in best.overhead.iter_mut().enumerate() {
@@ -104,7 +109,14 @@ fn min_by_key_first<T, K: Ord>(
 fn best_figures<'a>(
     figures: impl Iterator<Item = Option<&'a ClockFigures>>,
 ) -> Option<ClockFigures> {
-    min_by_key_first(figures.flatten(), |f| f.net.median).cloned()
+    // The least median per iteration (runs may have chosen different batches); NaN cannot occur.
+    let mut best: Option<&ClockFigures> = None;
+    for f in figures.flatten() {
+        if best.is_none_or(|b| f.per_iteration.median < b.per_iteration.median) {
+            best = Some(f);
+        }
+    }
+    best.cloned()
 }
 
 /// The deepest of the marks: an overrun is deeper than any number of bytes, a measured depth beats "off" (a run

@@ -53,7 +53,7 @@ impl InstructionFigures {
     pub fn from_clock(figures: ClockFigures, iterations: u64) -> InstructionFigures {
         InstructionFigures {
             source: figures.clock.name.clone(),
-            per_iteration: figures.net.median as f64,
+            per_iteration: figures.per_iteration.median,
             iterations,
             loop_total: None,
             overhead_per_iteration: figures.overhead as f64,

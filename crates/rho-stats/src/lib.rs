@@ -20,6 +20,9 @@
 //! - **Instructions** ([`InstructionFigures`]): from a counted run, each benchmark's whole-loop count less the
 //!   harness's share fitted from `.overhead`'s two counts of the empty loop, per iteration; or from a clock that
 //!   counts instructions (`unit=instruction`), its net median. The metric is that figure rounded.
+//! - **Batches**: a benchmark whose samples each timed `batch` iterations (`@end batch=`) is summarised per sample
+//!   as above (the overhead taken off once per sample), then divided by `batch` ([`PerIteration`]): the figures
+//!   per iteration, in fractions of the clock's unit. Its tails are tails of batch means.
 //! - **Derived time**: with no `time` clock and a cycle clock of known `hz`, nanoseconds are
 //!   `round(cycles * 1e9 / hz)`, flagged `derived`.
 //!
@@ -38,5 +41,7 @@ pub use count::{CacheFigures, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, Inst
 pub use error::StatsError;
 pub use gate_names::relative_spread;
 pub use run::{BenchSummary, ClockFigures, ClockInfo, Metric, OverheadFigures, RunSummary};
-pub use summary::{SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile};
+pub use summary::{
+    PerIteration, SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile,
+};
 pub use window::{MIN_WINDOW_SAMPLES, WINDOWS, min_window_median};

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::count::{CountOverhead, InstructionFigures};
 use crate::error::StatsError;
-use crate::summary::Summary;
+use crate::summary::{PerIteration, Summary};
 
 /// The unit of a clock that counts instructions: its figures are the instructions metric, not cycles.
 pub const INSTRUCTION_UNIT: &str = "instruction";
@@ -44,13 +44,21 @@ pub struct ClockFigures {
     pub clock: ClockInfo,
     /// Time figures computed from a cycle clock (`cycles * 1e9 / hz`) because the stream had no time clock.
     pub derived: bool,
-    /// Summary of the raw samples, overhead included.
+    /// Summary of the raw samples, overhead included. A sample is one iteration, or a batch of
+    /// [`ClockFigures::batch`] of them.
     pub raw: Summary,
-    /// `raw` with the calibrated overhead taken off (see [`Summary::minus`]).
+    /// `raw` with the calibrated overhead taken off (see [`Summary::minus`]), once per sample.
     pub net: Summary,
+    /// Iterations per sample (`@end batch=`; 1 when not batched).
+    #[serde(default = "one")]
+    pub batch: u64,
+    /// `net` per iteration: divided by `batch`, fractions kept ([`Summary::per_iteration`]). Every figure rho
+    /// judges or reports per iteration (median, p95, p99, rates) is read from here.
+    pub per_iteration: PerIteration,
     /// The overhead that was taken off, in the clock's unit (0 when the run had no calibration).
     pub overhead: u64,
-    /// The net median is below one step of the clock (`net.median < clock.resolution`): the body is shorter
+    /// The net median of a sample is below one step of the clock (`net.median < clock.resolution`; per
+    /// iteration, below `resolution / batch`): the body is shorter
     /// than the clock can see, so the figure is mostly the clock's granularity (a 10 ns body on a 20 ns clock
     /// reads 0 or 20 from one run to the next). For derived time, the cycle figures' flag. A budget on such a
     /// figure is reported, not enforced, and no rate is computed from it.
@@ -67,12 +75,27 @@ impl ClockFigures {
     /// The net median as nanoseconds per iteration: as it is for time figures, converted at the clock's `hz`
     /// for cycle figures; `None` for cycles of unknown frequency.
     pub fn net_median_ns(&self) -> Option<f64> {
+        let median = self.per_iteration.median;
         if self.clock.role == ClockRole::Time {
-            return Some(self.net.median as f64);
+            return Some(median);
         }
         let hz = self.clock.hz.filter(|&hz| hz != 0)?;
-        Some(self.net.median as f64 * 1e9 / hz as f64)
+        Some(median * 1e9 / hz as f64)
     }
+
+    /// The smallest change per iteration these figures can show: the clock's step divided by the batch.
+    pub fn resolution_per_iteration(&self) -> f64 {
+        self.clock.resolution as f64 / self.batch.max(1) as f64
+    }
+
+    /// Whether the p95, p99 and max are tails of batch means rather than of single iterations.
+    pub fn batched(&self) -> bool {
+        self.batch > 1
+    }
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// The calibrated cost of one empty measured iteration on one clock: the median of the `.overhead` block's
@@ -97,6 +120,10 @@ pub struct BenchSummary {
     pub per_iteration: u64,
     /// Measured iterations actually done.
     pub iterations: u64,
+    /// Iterations per measured sample (`@end batch=`; 1 when not batched). After [`crate::best_of`], the batch
+    /// of the run whose figures were kept (each [`ClockFigures::batch`] says its own).
+    #[serde(default = "one")]
+    pub batch: u64,
     /// Warm-up iterations done (and dropped).
     pub warmup: u64,
     /// The time cap stopped the benchmark early.
@@ -185,17 +212,21 @@ impl BenchSummary {
     }
 
     /// The value of `metric` for this benchmark, or `None` when it was not measured (no such clock, stack
-    /// overrun or off). Unmeasured is never reported as 0.
-    pub fn metric(&self, metric: Metric) -> Option<u64> {
+    /// overrun or off). Unmeasured is never reported as 0. Cycles and time are the net median per iteration,
+    /// a fraction when batched.
+    pub fn metric(&self, metric: Metric) -> Option<f64> {
         match metric {
-            Metric::Cycles => self.cycles.as_ref().map(|f| f.net.median),
-            Metric::TimeNs => self.time.as_ref().map(|f| f.net.median),
+            Metric::Cycles => self.cycles.as_ref().map(|f| f.per_iteration.median),
+            Metric::TimeNs => self.time.as_ref().map(|f| f.per_iteration.median),
             Metric::StackBytes => match self.stack {
-                StackMark::Bytes(bytes) => Some(bytes),
+                StackMark::Bytes(bytes) => Some(bytes as f64),
                 StackMark::Overrun | StackMark::Off => None,
             },
-            Metric::HeapPeakBytes => Some(self.heap.peak),
-            Metric::Instructions => self.instructions.as_ref().map(InstructionFigures::net),
+            Metric::HeapPeakBytes => Some(self.heap.peak as f64),
+            Metric::Instructions => self
+                .instructions
+                .as_ref()
+                .map(|figures| figures.net() as f64),
         }
     }
 }
@@ -292,6 +323,8 @@ impl RunSummary {
                     derived: false,
                     raw,
                     net,
+                    batch: bench.batch,
+                    per_iteration: net.per_iteration(bench.batch),
                     overhead,
                     below_resolution: ClockFigures::is_below_resolution(net.median, resolution),
                 })
@@ -324,6 +357,7 @@ impl RunSummary {
                 unit: bench.unit.clone(),
                 per_iteration: bench.per_iteration,
                 iterations: bench.iterations,
+                batch: bench.batch,
                 warmup: bench.warmup,
                 capped: bench.capped,
                 cycles_wrapped: bench.wrapped,
@@ -388,11 +422,15 @@ fn derived_clock(cycles: &Clock, hz: u64) -> ClockInfo {
 /// cycles, so the overhead taken off is exactly the scaled cycle overhead). Below resolution exactly when the
 /// cycles are: they are the same measurement.
 fn derive_time(cycles_clock: &Clock, hz: u64, cycles: &ClockFigures) -> Option<ClockFigures> {
+    let net = cycles.net.scaled_to_ns(hz)?;
     Some(ClockFigures {
         clock: derived_clock(cycles_clock, hz),
         derived: true,
         raw: cycles.raw.scaled_to_ns(hz)?,
-        net: cycles.net.scaled_to_ns(hz)?,
+        net,
+        batch: cycles.batch,
+        // From the cycles per iteration, not the rounded ns of a sample: a batch keeps its fraction.
+        per_iteration: cycles.per_iteration.scaled(1e9 / hz as f64),
         overhead: crate::summary::counts_to_ns(cycles.overhead, hz)?,
         below_resolution: cycles.below_resolution,
     })

@@ -296,6 +296,65 @@ impl Summary {
     }
 }
 
+/// The figures of one iteration when every sample timed `batch` back-to-back iterations: each order statistic,
+/// the mean and the standard deviation of a (net) [`Summary`] of the samples divided by `batch`. So the median is
+/// the median batch mean, and the p95, p99 and max are tails of batch means, not of single iterations (one slow
+/// iteration in a batch of 64 moves its batch by 1/64 of its excess). With `batch` 1 these are the summary's own
+/// figures. Fractions are kept: a batch of 64 resolves a 64th of the clock's step.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PerIteration {
+    /// Iterations per sample (1: not batched).
+    pub batch: u64,
+    pub min: f64,
+    pub median: f64,
+    pub mean: f64,
+    pub p25: f64,
+    pub p75: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+    pub stddev: f64,
+}
+
+impl Summary {
+    /// This summary of samples of `batch` iterations each, per iteration (see [`PerIteration`]). A `batch` of 0
+    /// is taken as 1.
+    pub fn per_iteration(&self, batch: u64) -> PerIteration {
+        let batch = batch.max(1);
+        let k = batch as f64;
+        PerIteration {
+            batch,
+            min: self.min as f64 / k,
+            median: self.median as f64 / k,
+            mean: self.mean / k,
+            p25: self.p25 as f64 / k,
+            p75: self.p75 as f64 / k,
+            p95: self.p95 as f64 / k,
+            p99: self.p99 as f64 / k,
+            max: self.max as f64 / k,
+            stddev: self.stddev / k,
+        }
+    }
+}
+
+impl PerIteration {
+    /// Every figure multiplied by `factor` (counts to nanoseconds: `1e9 / hz`).
+    pub fn scaled(&self, factor: f64) -> PerIteration {
+        PerIteration {
+            batch: self.batch,
+            min: self.min * factor,
+            median: self.median * factor,
+            mean: self.mean * factor,
+            p25: self.p25 * factor,
+            p75: self.p75 * factor,
+            p95: self.p95 * factor,
+            p99: self.p99 * factor,
+            max: self.max * factor,
+            stddev: self.stddev * factor,
+        }
+    }
+}
+
 /// `round(counts * 1e9 / hz)` in integers, saturating at `u64::MAX`; `None` when `hz` is 0.
 pub fn counts_to_ns(counts: u64, hz: u64) -> Option<u64> {
     if hz == 0 {

@@ -100,10 +100,10 @@ fn overhead_raw_and_net() {
     // 64 bytes per iteration in 970 ns.
     assert_eq!(crc.ops_per_second, Some(64.0 * 1e9 / 970.0));
     assert_eq!(crc.ns_per_op, Some(970.0 / 64.0));
-    assert_eq!(crc.metric(Metric::Cycles), Some(1910));
-    assert_eq!(crc.metric(Metric::TimeNs), Some(970));
-    assert_eq!(crc.metric(Metric::StackBytes), Some(312));
-    assert_eq!(crc.metric(Metric::HeapPeakBytes), Some(0));
+    assert_eq!(crc.metric(Metric::Cycles), Some(1910.0));
+    assert_eq!(crc.metric(Metric::TimeNs), Some(970.0));
+    assert_eq!(crc.metric(Metric::StackBytes), Some(312.0));
+    assert_eq!(crc.metric(Metric::HeapPeakBytes), Some(0.0));
     assert!(!crc.leaked);
 
     let pair = summary.benchmark("pair").unwrap();
@@ -288,8 +288,8 @@ fn best_of_keeps_the_lowest_figures_per_metric() {
     assert_eq!(crc.cycles, fast.benchmarks[0].cycles);
     assert_eq!(crc.time, slow.benchmarks[0].time);
     assert_eq!(crc.ops_per_second, slow.benchmarks[0].ops_per_second);
-    assert_eq!(crc.metric(Metric::Cycles), Some(1910));
-    assert_eq!(crc.metric(Metric::TimeNs), Some(1370));
+    assert_eq!(crc.metric(Metric::Cycles), Some(1910.0));
+    assert_eq!(crc.metric(Metric::TimeNs), Some(1370.0));
     // Folding a folded summary counts every run.
     let three = best_of(&[best.clone(), slow.clone()]).unwrap();
     assert_eq!(three.repetitions, 3);

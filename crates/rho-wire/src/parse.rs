@@ -9,8 +9,8 @@ use std::io::{self, BufRead};
 
 use crate::error::{ErrorKind, WireError, quote};
 use crate::types::{
-    Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, FAMILY_VERSION, FamilyMember,
-    Header, HeapFigures, Run, RunConfig, StackMark, Target, WIRE_VERSION,
+    BATCH_VERSION, Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, FAMILY_VERSION,
+    FamilyMember, Header, HeapFigures, Run, RunConfig, StackMark, Target, WIRE_VERSION,
 };
 
 /// The longest line the parser reads. A longer noise line is skipped (only its first bytes are kept); a longer
@@ -866,6 +866,30 @@ impl StreamParser {
         let wrapped = fields
             .optional_u64(self.line, line, "wrapped")?
             .unwrap_or(0);
+        // A version 1 stream has no batches: a `batch=` there is an unknown field, ignored as version 1 says.
+        let batch = if self.version >= BATCH_VERSION {
+            fields.optional_u64(self.line, line, "batch")?.unwrap_or(1)
+        } else {
+            1
+        };
+        if batch == 0 {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                "batch= at least 1 (iterations in one measured sample)",
+                quote(line),
+            ));
+        }
+        if iterations % batch != 0 {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                format!(
+                    "iterations= a multiple of batch={batch} (whole samples of {batch} iterations)"
+                ),
+                quote(line),
+            ));
+        }
         if per_iteration == 0 {
             return Err(WireError::new(
                 self.line,
@@ -890,14 +914,20 @@ impl StreamParser {
             return Err(err);
         }
         let count = open.samples.first().map_or(0, Vec::len) as u64;
+        let measured = iterations / batch;
         if self.clocks_len() == 0 {
             self.check_counts(line, &open, iterations)?;
-        } else if iterations.checked_add(warmup) != Some(count) {
+        } else if measured.checked_add(warmup) != Some(count) {
+            let what = if batch == 1 {
+                format!("warmup + iterations = {warmup} + {iterations}")
+            } else {
+                format!("warmup + iterations / batch = {warmup} + {iterations} / {batch}")
+            };
             return Err(WireError::new(
                 self.line,
                 ErrorKind::CountMismatch,
                 format!(
-                    "warmup + iterations = {warmup} + {iterations} samples since @bench {} on line {}",
+                    "{what} samples since @bench {} on line {}",
                     open.name, open.line
                 ),
                 format!("{count} samples"),
@@ -927,6 +957,7 @@ impl StreamParser {
             wrapped,
             counts: open.counts,
             family: open.family,
+            batch,
         };
         self.phase = Phase::Suite;
         if benchmark.name == CALIBRATION_NAME {

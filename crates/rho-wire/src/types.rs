@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The format version this crate writes, and the newest it reads (it reads every version from 1 up to it; see
 /// the "Versions" table in docs/wire-format.md).
-pub const WIRE_VERSION: u32 = 3;
+pub const WIRE_VERSION: u32 = 4;
 
 /// The first version with `@counter` and `@count` (instructions counted outside the stream, e.g. by Callgrind).
 pub const COUNTER_VERSION: u32 = 2;
@@ -13,6 +13,9 @@ pub const COUNTER_VERSION: u32 = 2;
 /// The first version whose `@bench` may carry `family=` and `arg=` (a member of a benchmark family, named
 /// `FAMILY/ARG`). In an older stream those fields are unknown fields, ignored as they always were.
 pub const FAMILY_VERSION: u32 = 3;
+
+/// The first version whose `@end` may say `batch=` (iterations per measured sample).
+pub const BATCH_VERSION: u32 = 4;
 
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -174,6 +177,15 @@ pub struct Benchmark {
     /// `RHO_BENCH_ADD_ARG`), whose name is `F/A`. `None` for a benchmark registered on its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<FamilyMember>,
+    /// Iterations in each measured sample (`@end batch=`, version 4; 1 when the stream does not say). A
+    /// measured sample of a batched benchmark is the time of `batch` back-to-back iterations; warm-ups are
+    /// always single iterations. `iterations` is a multiple of it.
+    #[serde(default = "one")]
+    pub batch: u64,
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// Which family a benchmark belongs to and the argument it ran with.
@@ -210,6 +222,11 @@ impl Benchmark {
             .unwrap_or(usize::MAX)
             .min(column.len());
         &column[skip..]
+    }
+
+    /// How many measured samples there are: `iterations / batch`.
+    pub fn measured_samples(&self) -> u64 {
+        self.iterations / self.batch.max(1)
     }
 
     /// Whether the cycle figures can be trusted: no sample spanned an uncounted counter wrap

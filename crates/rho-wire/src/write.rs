@@ -159,6 +159,11 @@ fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> i
         buf.pop();
         line(buf, format_args!(" wrapped={}", bench.wrapped));
     }
+    if bench.batch != 1 {
+        // `batch=` is optional too (absent means 1, and version 1 has none).
+        buf.pop();
+        line(buf, format_args!(" batch={}", bench.batch));
+    }
     Ok(())
 }
 
@@ -295,6 +300,21 @@ fn validate(run: &Run) -> Result<(), String> {
             }
             _ => {}
         }
+        if bench.batch == 0 || bench.iterations % bench.batch != 0 {
+            return Err(format!(
+                "benchmark {}: iterations {} are not whole samples of batch {}",
+                bench.name, bench.iterations, bench.batch
+            ));
+        }
+        if bench.batch != 1 && run.version < crate::types::BATCH_VERSION {
+            return Err(format!(
+                "benchmark {}: batch {} in a version {} stream (batches are version {})",
+                bench.name,
+                bench.batch,
+                run.version,
+                crate::types::BATCH_VERSION
+            ));
+        }
         if !counted && !bench.counts.is_empty() {
             return Err(format!(
                 "benchmark {}: @count in a run without a @counter",
@@ -316,7 +336,7 @@ fn validate(run: &Run) -> Result<(), String> {
             }
             continue;
         }
-        let expected = bench.warmup.checked_add(bench.iterations);
+        let expected = bench.warmup.checked_add(bench.measured_samples());
         if expected.is_some_and(|samples| bench.wrapped > samples) {
             return Err(format!(
                 "benchmark {}: wrapped={} is more than its samples",
@@ -329,8 +349,10 @@ fn validate(run: &Run) -> Result<(), String> {
             .any(|c| Some(c.len() as u64) != expected)
         {
             return Err(format!(
-                "benchmark {}: sample columns must each hold warmup + iterations = {} + {} values",
-                bench.name, bench.warmup, bench.iterations
+                "benchmark {}: sample columns must each hold warmup + iterations / batch = {} + {} values",
+                bench.name,
+                bench.warmup,
+                bench.measured_samples()
             ));
         }
     }

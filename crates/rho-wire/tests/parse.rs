@@ -2,7 +2,7 @@
 //! was expected and what was found.
 
 use rho_wire::{
-    ClockRole, ErrorKind, Event, StackMark, StreamParser, WireError, parse_run, parse_str,
+    ClockRole, ErrorKind, Event, Run, StackMark, StreamParser, WireError, parse_run, parse_str,
     run_to_string,
 };
 
@@ -480,11 +480,13 @@ fn missing_header() {
 #[test]
 fn unsupported_version() {
     assert_error(
-        &mutate("@rho-bench 1", "@rho-bench 4"),
+        &mutate("@rho-bench 1", "@rho-bench 5"),
         2,
         ErrorKind::UnsupportedVersion,
-        "line 2: expected wire format version 1 to 3 (the versions this rho reads), found \"@rho-bench 4\"",
+        "line 2: expected wire format version 1 to 4 (the versions this rho reads), found \"@rho-bench 5\"",
     );
+    let e = err(&mutate("@rho-bench 1", "@rho-bench 0"));
+    assert_eq!(e.kind(), Some(ErrorKind::UnsupportedVersion), "{e}");
     let e = err(&mutate("@rho-bench 1", "@rho-bench"));
     assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{e}");
 }
@@ -761,6 +763,84 @@ fn a_counted_stream_names_its_dumps_and_version_1_has_none() {
         error.contains("line 3") && error.contains("version 1"),
         "{error}"
     );
-    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 4"));
-    assert!(error.contains("1 to 3"), "{error}");
+    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 5"));
+    assert!(error.contains("1 to 4"), "{error}");
+}
+
+/// The valid stream as version 4, with bench_crc_64's three measured samples made batches of 4 iterations.
+fn batched(end: &str) -> String {
+    mutate(
+        "@end bench_crc_64 iterations=3 warmup=1 capped=0 unit=byte per_iteration=64\n",
+        end,
+    )
+    .replace("@rho-bench 1", "@rho-bench 4")
+}
+
+#[test]
+fn a_version_4_end_says_how_many_iterations_each_measured_sample_is() {
+    let run = parse_str(&batched(
+        "@end bench_crc_64 iterations=12 warmup=1 capped=0 unit=byte per_iteration=64 batch=4\n",
+    ))
+    .unwrap();
+    assert_eq!(run.version, 4);
+    let crc = &run.benchmarks[0];
+    assert_eq!(
+        (crc.iterations, crc.batch, crc.measured_samples()),
+        (12, 4, 3)
+    );
+    assert_eq!(crc.measured(0), &[2011, 1987, 1990]);
+    // Absent: one iteration a sample, as every version 1 stream.
+    assert_eq!(run.benchmarks[1].batch, 1);
+    // The writer says it, and it reads back the same.
+    let text = run_to_string(&run).unwrap();
+    assert!(text.contains("per_iteration=64 batch=4\n"), "{text}");
+    assert_eq!(
+        parse_str(&text).unwrap(),
+        Run {
+            noise_lines: 0,
+            ..run
+        }
+    );
+}
+
+#[test]
+fn batches_that_do_not_add_up_are_refused() {
+    assert_error(
+        &batched(
+            "@end bench_crc_64 iterations=12 warmup=1 capped=0 unit=byte per_iteration=64 batch=5\n",
+        ),
+        23,
+        ErrorKind::Inconsistent,
+        "line 23: expected iterations= a multiple of batch=5 (whole samples of 5 iterations), found \
+         \"@end bench_crc_64 iterations=12 warmup=1 capped=0 unit=byte per_iteration=64 bat\"...",
+    );
+    assert_error(
+        &batched(
+            "@end bench_crc_64 iterations=16 warmup=1 capped=0 unit=byte per_iteration=64 batch=4\n",
+        ),
+        23,
+        ErrorKind::CountMismatch,
+        "line 23: expected warmup + iterations / batch = 1 + 16 / 4 samples since @bench bench_crc_64 on \
+         line 16, found 4 samples",
+    );
+    let e = err(&batched(
+        "@end bench_crc_64 iterations=3 warmup=1 capped=0 unit=byte per_iteration=64 batch=0\n",
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::Inconsistent), "{e}");
+}
+
+#[test]
+fn a_version_1_to_3_stream_keeps_its_meaning_whatever_batch_it_carries() {
+    // Version 1 has no batches: an unknown key=value is ignored there, so the samples are single iterations.
+    let run = parse_str(&mutate("per_iteration=64\n", "per_iteration=64 batch=4\n")).unwrap();
+    assert_eq!(run.version, 1);
+    assert_eq!(
+        (run.benchmarks[0].iterations, run.benchmarks[0].batch),
+        (3, 1)
+    );
+    // And the writer will not put a batch into a version 1 stream.
+    let mut run = run;
+    run.benchmarks[0].batch = 3;
+    run.benchmarks[0].iterations = 9;
+    assert!(run_to_string(&run).is_err());
 }

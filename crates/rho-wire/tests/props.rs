@@ -56,10 +56,21 @@ fn benchmark(
         stack,
         any::<[u64; 5]>(),
         any::<u64>(),
+        1u64..5,
     )
         .prop_flat_map(
-            move |(warmup, iterations, unit, per_iteration, capped, stack, heap, wrap_seed)| {
-                let rows = (warmup + iterations) as usize;
+            move |(
+                warmup,
+                measured,
+                unit,
+                per_iteration,
+                capped,
+                stack,
+                heap,
+                wrap_seed,
+                batch,
+            )| {
+                let rows = (warmup + measured) as usize;
                 let name = name.clone();
                 proptest::collection::vec(
                     proptest::collection::vec(prop_oneof![0u64..5000, any::<u64>()], rows),
@@ -71,7 +82,7 @@ fn benchmark(
                     per_iteration,
                     samples,
                     warmup,
-                    iterations,
+                    iterations: measured * batch,
                     capped,
                     stack,
                     heap: HeapFigures {
@@ -81,9 +92,10 @@ fn benchmark(
                         frees: heap[3],
                         free_errors: heap[4],
                     },
-                    wrapped: wrap_seed % (warmup + iterations + 1),
+                    wrapped: wrap_seed % (warmup + measured + 1),
                     counts: Vec::new(),
                     family: None,
+                    batch,
                 })
             },
         )
@@ -126,7 +138,7 @@ fn run() -> impl Strategy<Value = Run> {
                 Just(None).boxed()
             };
             (benches, calibration).prop_map(move |(benchmarks, calibration)| Run {
-                version: 1,
+                version: rho_wire::WIRE_VERSION,
                 target: Target {
                     name: target.0.clone(),
                     arch: target.1.clone(),

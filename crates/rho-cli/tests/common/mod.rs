@@ -330,7 +330,7 @@ pub fn bench<'a>(document: &'a serde_json::Value, name: &str) -> &'a serde_json:
 
 /// The net median cycles of an iteration of benchmark `name` in a `rho-bench-run/1` document.
 pub fn median_cycles(document: &serde_json::Value, name: &str) -> f64 {
-    f64_at(bench(document, name), "/cycles/net/median")
+    f64_at(bench(document, name), "/cycles/per_iteration/median")
 }
 
 /// In a run of the example suite, CRC-32 over 256 bytes costs between 3 and 5 times CRC-32 over 64 (net
