@@ -15,7 +15,7 @@ fn run(per_iteration: u64) -> RunSummary {
         .map(|i| format!(":{} {}\n", sample + 52 * (i % 2), sample / 2))
         .collect();
     let text = format!(
-        "@rho-bench 3\n@target host arch=x86_64 optimized=1\n\
+        "@rho-bench 4\n@target host arch=x86_64 optimized=1\n\
          @clock cycles tsc unit=cycle hz=2600000000 resolution=52\n\
          @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n\
          @config iterations=640 warmup=0 time_cap_ms=5000 stack_bytes=65536\n\

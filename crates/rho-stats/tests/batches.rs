@@ -24,7 +24,7 @@ fn stream(version: u32, batch_field: &str) -> String {
 
 #[test]
 fn a_batch_is_one_sample_net_of_one_overhead_divided_by_its_iterations() {
-    let run = parse_str(&stream(3, " batch=64")).unwrap();
+    let run = parse_str(&stream(4, " batch=64")).unwrap();
     let summary = RunSummary::of(&run).unwrap();
     let short = summary.benchmark("short").unwrap();
     assert_eq!((short.iterations, short.batch), (256, 64));
