@@ -71,7 +71,9 @@
  *                             (i = 0 .. K-1 again). `i` is a size_t the macro declares; K is at
  *                             most `capacity`, the number of inputs the benchmark has room for
  *                             (at least 1), so `inputs[capacity]` indexed by i is enough. No
- *                             `break` or `continue` in either block.
+ *                             `break` or `continue` in either block. Counting instructions
+ *                             (see "Counting") reads no clock: there the setup is counted with
+ *                             the body.
  *   RHO_BENCH_SET_BATCH(state, K)
  *                             before the loop: every measured sample is K iterations (1: one
  *                             iteration a sample, never batched; 0: sized by the harness, the
