@@ -30,6 +30,18 @@ fn main() -> ExitCode {
     if let Err(error) = rho_exec::interrupt::install_handler() {
         eprintln!("rho: warning: {error}; Ctrl-C may leave child processes behind");
     }
+    // Every child's TMPDIR: what a killed compiler or script leaves there goes with it, on every exit path.
+    let children_tmp = match suite::ScratchDir::new("rho-tmp-") {
+        Ok(dir) => dir,
+        Err(error) => {
+            eprintln!("rho: error: cannot create a temporary directory: {error}");
+            return ExitCode::from(EXIT_CANNOT_DECIDE);
+        }
+    };
+    if let Err(error) = children_tmp.use_as_children_tmpdir() {
+        eprintln!("rho: error: cannot create a temporary directory: {error}");
+        return ExitCode::from(EXIT_CANNOT_DECIDE);
+    }
     let outcome = match cli.command {
         cli::Command::Bench(args) => match &args.action {
             Some(cli::BenchAction::Check(check)) => project::bench_project(
@@ -51,11 +63,12 @@ fn main() -> ExitCode {
             },
         },
     };
+    drop(children_tmp);
+    // An outcome caused by a Ctrl-C is not reported: the process ends here with 130, after its cleanups.
+    rho_exec::interrupt::exit_if_interrupted();
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            // An error caused by a Ctrl-C is not reported: the interrupt handler exits with 130.
-            rho_exec::interrupt::wait_if_exiting();
             eprintln!("rho: error: {error:#}");
             ExitCode::from(EXIT_CANNOT_DECIDE)
         }

@@ -2,13 +2,11 @@
 //! directory, and the system compiler builds them with the user's files into one executable.
 
 use std::ffi::OsString;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rho_exec::interrupt::{self, CleanupGuard};
 use rho_exec::{Runner, Termination};
 
 /// The single-header harness, embedded so that an installed `rho` needs no checkout.
@@ -123,35 +121,8 @@ pub struct BuiltSuite {
     _dir: ScratchDir,
 }
 
-/// A temporary directory of rho's own, removed when dropped and, on Ctrl-C, by the interrupt handler before
-/// rho exits.
-#[derive(Debug)]
-pub struct ScratchDir {
-    // Declared before `dir`: unregister the Ctrl-C cleanup, then remove the directory (on drop).
-    _cleanup: CleanupGuard,
-    dir: tempfile::TempDir,
-}
-
-impl ScratchDir {
-    /// A new directory in the system's temporary directory, its name starting with `prefix`.
-    pub fn new(prefix: &str) -> io::Result<ScratchDir> {
-        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
-        let cleanup = {
-            let path = dir.path().to_path_buf();
-            interrupt::on_interrupt(move || {
-                let _ = std::fs::remove_dir_all(&path);
-            })
-        };
-        Ok(ScratchDir {
-            _cleanup: cleanup,
-            dir,
-        })
-    }
-
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
+/// rho's temporary directory, removed on drop and on every exit path (signals included).
+pub use rho_exec::ScratchDir;
 
 /// Write the embedded harness as `DIR/include/rho/bench.h`; the result is `DIR/include`, the directory to
 /// hand the compiler with `-I`.
@@ -246,9 +217,9 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
     let executable = dir.path().join("suite");
     // The compiler's own temporaries go inside the build directory, so that a compile killed by the timeout or
     // a Ctrl-C (which cannot clean up after itself) leaves nothing behind when the directory is removed.
-    let compiler_tmp = dir.path().join("tmp");
-    std::fs::create_dir_all(&compiler_tmp)
-        .with_context(|| format!("cannot create {}", compiler_tmp.display()))?;
+    let compiler_tmp = dir
+        .tmp_dir()
+        .with_context(|| format!("cannot create a directory in {}", dir.path().display()))?;
 
     let mut compile_flags: Vec<OsString> = BASE_FLAGS.iter().map(OsString::from).collect();
     compile_flags.push(format!("-I{}", include_dir.display()).into());

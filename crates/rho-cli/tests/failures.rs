@@ -313,3 +313,47 @@ fn an_unwritable_json_path_is_found_before_anything_is_built() {
     assert!(outcome.stdout.is_empty(), "{}", outcome.describe());
     assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
 }
+
+/// Copy directory `from` into `to`, recursively.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn sigterm_anywhere_in_a_module_run_leaves_no_scratch_directory_and_no_compiler_file() {
+    // The example project: a C-file suite, a two-file suite and a command suite that runs its own compiler.
+    let work = tempfile::tempdir().unwrap();
+    let project = work.path().join("project");
+    copy_tree(&repo_file("examples/project"), &project);
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    // From the start to well into the compiles and runs.
+    for delay_ms in (0..=1400).step_by(100) {
+        let mut child = rho_command(&tmp, &["bench", "--iterations", "2000"])
+            .current_dir(&project)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        // SAFETY: signalling the child we started.
+        unsafe {
+            libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGTERM);
+        }
+        let status = child.wait().unwrap();
+        assert_no_process_left(&tmp.to_string_lossy());
+        assert!(
+            entries(&tmp).is_empty(),
+            "SIGTERM after {delay_ms} ms ({status}) left {:?}",
+            entries(&tmp)
+        );
+    }
+}

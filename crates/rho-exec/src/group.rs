@@ -50,17 +50,23 @@ pub fn running_in_group(pgid: libc::pid_t) -> Vec<(libc::pid_t, String)> {
 }
 
 /// The command name, state and process group of a `/proc/PID/stat` line (`pid (comm) state ppid pgrp ...`).
-/// The name may hold spaces and parentheses, so the fields are read after its last closing parenthesis.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn parse_stat(stat: &str) -> Option<(&str, &str, libc::pid_t)> {
+    parse_stat_fields(stat).map(|(command, state, _, group)| (command, state, group))
+}
+
+/// The command name, state, parent and process group of a `/proc/PID/stat` line. The name may hold spaces
+/// and parentheses, so the fields are read after its last closing parenthesis.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) fn parse_stat_fields(stat: &str) -> Option<(&str, &str, libc::pid_t, libc::pid_t)> {
     let open = stat.find('(')?;
     let (head, rest) = stat.rsplit_once(") ")?;
     let command = head.get(open + 1..)?;
     let mut fields = rest.split_whitespace();
     let state = fields.next()?;
-    let _parent = fields.next()?;
+    let parent = fields.next()?.parse().ok()?;
     let group = fields.next()?.parse().ok()?;
-    Some((command, state, group))
+    Some((command, state, parent, group))
 }
 
 #[cfg(test)]

@@ -11,20 +11,26 @@
 //!   suite runs; either way the caller can stop the run early;
 //! - the last [`DEFAULT_STDERR_LIMIT`] bytes of stderr are kept for error messages;
 //! - the result says which of these happened: an exit code, a signal (a crash, named: `SIGSEGV`), a timeout,
-//!   a stop asked for by the caller; a program that could not be started is an [`ExecError`].
+//!   a stop asked for by the caller; a program that could not be started is an [`ExecError`];
+//! - with [`interrupt::install_handler`] on Linux, `rho` is a child subreaper: a process that left its run's
+//!   group (`setsid`) and was orphaned becomes `rho`'s child, and is killed and reaped when a run ends.
 //!
-//! [`interrupt`] is the Ctrl-C side: on SIGINT, SIGTERM or SIGHUP every live child group is killed and the
-//! registered cleanups (temporary directories, worktrees) run before the process exits with status 130.
-//! [`running_in_group`] says what still runs in a process group, to check that nothing outlived a run.
+//! [`interrupt`] is the Ctrl-C side: on SIGINT, SIGTERM or SIGHUP every live child group is killed (but a
+//! `git worktree add`, which is let finish) and the registered cleanups (temporary directories, worktrees) run
+//! before the process exits with status 130. [`ScratchDir`] is a temporary directory removed on every exit
+//! path, signals included. [`running_in_group`] says what still runs in a process group, to check that nothing outlived a run.
 
 mod group;
 pub mod interrupt;
 mod run;
+mod scratch;
 mod signal;
 
 pub use group::running_in_group;
+pub use interrupt::OnInterrupt;
 pub use run::{
     DEFAULT_MAX_LINE, DEFAULT_STDERR_LIMIT, ExecError, Finished, LineControl, READER_BUFFER,
     Runner, Termination,
 };
+pub use scratch::{ScratchDir, remove_tree};
 pub use signal::signal_name;

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::interrupt;
+use crate::interrupt::{self, OnInterrupt};
 use crate::signal::signal_name;
 
 /// How many bytes of the child's stderr are kept by default (the last ones: an error message is at the end).
@@ -119,6 +119,8 @@ pub enum ExecError {
     Spawn { program: String, error: io::Error },
     #[error("cannot start a thread to watch `{program}`: {error}")]
     Thread { program: String, error: io::Error },
+    #[error("`{program}` was not started: rho was interrupted")]
+    Interrupted { program: String },
 }
 
 /// Runs one command. Build it with [`Runner::new`], set the options, then [`Runner::run`] (stdout by line) or
@@ -132,6 +134,7 @@ pub struct Runner {
     timeout: Option<Duration>,
     stderr_limit: usize,
     max_line: usize,
+    on_interrupt: OnInterrupt,
 }
 
 enum Event {
@@ -147,7 +150,14 @@ impl Runner {
             timeout: None,
             stderr_limit: DEFAULT_STDERR_LIMIT,
             max_line: DEFAULT_MAX_LINE,
+            on_interrupt: OnInterrupt::Kill,
         }
+    }
+
+    /// What a Ctrl-C does to this run: by default its group is killed at once; see [`OnInterrupt`].
+    pub fn on_interrupt(mut self, what: OnInterrupt) -> Self {
+        self.on_interrupt = what;
+        self
     }
 
     /// Kill the child's group when it is still running after `timeout` (measured from spawn).
@@ -249,6 +259,8 @@ impl Runner {
                     // The leader is a zombie (not reaped), so its pgid cannot have been reused: kill whatever
                     // it left running in the group, which also closes the pipes they held.
                     interrupt::kill_group(pgid);
+                    // And what escaped the group, which may hold the pipes open as well.
+                    interrupt::sweep_escaped();
                     drain_deadline = Some(Instant::now() + DRAIN_GRACE);
                 }
                 Err(RecvTimeoutError::Timeout) => {
@@ -285,22 +297,25 @@ impl Runner {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        if let Some(tmp) = crate::scratch::children_tmpdir()
+            && !self.command.get_envs().any(|(key, _)| key == "TMPDIR")
+        {
+            self.command.env("TMPDIR", tmp);
+        }
 
         let start = Instant::now();
-        let mut child = self.command.spawn().map_err(|error| ExecError::Spawn {
-            program: program.clone(),
-            error,
-        })?;
-        let Some(pgid) = libc::pid_t::try_from(child.id()).ok() else {
-            // A pid that does not fit pid_t cannot happen on Unix; reap and report rather than panic.
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(ExecError::Thread {
-                program,
-                error: io::Error::other("child pid out of range"),
-            });
+        let (child, pgid) = match interrupt::spawn_registered(&mut self.command, self.on_interrupt)
+        {
+            Ok(spawned) => spawned,
+            Err(interrupt::SpawnRefused::Interrupted) => {
+                // An interrupt is ending the process: end it here rather than report a failure.
+                interrupt::exit_if_interrupted();
+                return Err(ExecError::Interrupted { program });
+            }
+            Err(interrupt::SpawnRefused::Io(error)) => {
+                return Err(ExecError::Spawn { program, error });
+            }
         };
-        interrupt::register_group(pgid);
         Ok((child, pgid, program, start))
     }
 
@@ -411,8 +426,8 @@ impl Runner {
             interrupt::kill_group(pgid);
         }
         let status = finish(child, pgid);
-        // A Ctrl-C killed this child: the process is about to exit with 130, so report nothing.
-        interrupt::wait_if_exiting();
+        // A Ctrl-C killed this child: end the process here (cleanups, exit 130) rather than report it.
+        interrupt::exit_if_interrupted();
         let (stderr_bytes, stderr_truncated) =
             stderr_rx.recv_timeout(DRAIN_GRACE).unwrap_or_default();
 
@@ -457,6 +472,7 @@ impl Runner {
             *lock(&exited_at) = Some(Instant::now());
             // The leader is a zombie (not reaped), so its pgid cannot have been reused.
             interrupt::kill_group(pgid);
+            interrupt::sweep_escaped();
             let _ = exit_tx.send(());
         })
     }
@@ -624,12 +640,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Kill the group, unregister it, and reap the child. Unregistering before reaping means the interrupt handler
-/// never signals a process-group id that could have been reused.
+/// Kill the group, unregister it, reap the child, and end what escaped the group (see
+/// [`interrupt::sweep_escaped`]). Unregistering before reaping means the interrupt handler never signals a
+/// process-group id that could have been reused.
 fn finish(child: &mut Child, pgid: libc::pid_t) -> Option<std::process::ExitStatus> {
     interrupt::kill_group(pgid);
     interrupt::unregister_group(pgid);
-    child.wait().ok()
+    let status = child.wait().ok();
+    interrupt::sweep_escaped();
+    status
 }
 
 /// Block until process `pid` has exited, leaving it a zombie so its pid (and process-group id) stay reserved
