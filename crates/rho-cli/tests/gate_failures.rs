@@ -529,3 +529,159 @@ fn ctrl_c_removes_the_worktrees_and_stops_the_runs() {
         "temporary directories left behind: {left:?}"
     );
 }
+
+/// A repository whose two commits are gate sides; each run leaves a process in a session of its own (out of
+/// reach of a group kill), `sleep` of a length unique to `tag`, and prints one metric. Returns the repository,
+/// rho's temporary directory (empty) and the sleeper's command line.
+fn escaping_repo(tmp: &Path, tag: &str) -> (PathBuf, PathBuf, String) {
+    let repo = tmp.join("repo");
+    let scratch = tmp.join("scratch");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&scratch).unwrap();
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    let sleeper = format!("sleep 8{}{tag}", std::process::id());
+    let run = |value: u32| {
+        format!(
+            "setsid {sleeper} </dev/null >/dev/null 2>&1 & sleep 0.02; echo '{{\"a_ns\": {value}}}'"
+        )
+    };
+    module(&repo, "true", &run(100), "  gate:\n    runs: 2\n");
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "base"]);
+    module(&repo, "true", &run(101), "  gate:\n    runs: 2\n");
+    git(&repo, &["commit", "--quiet", "-am", "head"]);
+    (repo, scratch, sleeper)
+}
+
+/// rho's worktree entries in `repo`.
+fn worktree_entries(repo: &Path) -> Vec<String> {
+    common::entries(&repo.join(".git/worktrees"))
+}
+
+#[test]
+fn interrupts_anywhere_in_the_first_200_ms_leave_no_worktree_no_directory_and_no_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, scratch, sleeper) = escaping_repo(tmp.path(), "1");
+    // Every 12 ms from 0 to 204 ms: before, during and after both `git worktree add`s, in the builds and runs.
+    for delay_ms in (0..=204).step_by(12) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
+            .args(["bench", "gate", "--base", "HEAD~1", "--head", "HEAD"])
+            .current_dir(&repo)
+            .env("TMPDIR", &scratch)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        common::interrupt(&child);
+        let status = child.wait().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+        let at = format!("interrupted after {delay_ms} ms ({status}): {stderr}");
+        assert!(matches!(status.code(), Some(130 | 0)), "{at}");
+        assert_eq!(worktree_entries(&repo), Vec::<String>::new(), "{at}");
+        common::assert_nothing_left(&scratch);
+        assert_eq!(
+            common::wait_for_no_process(&sleeper, Duration::from_secs(5)),
+            Vec::<(u32, String)>::new(),
+            "{at}"
+        );
+        git(&repo, &["worktree", "list"]);
+    }
+    assert_eq!(git(&repo, &["status", "--porcelain"]).trim(), "");
+}
+
+#[test]
+fn the_next_gate_removes_what_a_killed_gate_left_and_nothing_of_the_users() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, scratch, sleeper) = escaping_repo(tmp.path(), "2");
+    // A gate killed beyond cleaning up (SIGKILL) while its head hangs: both worktrees stay registered.
+    let marker = tmp.path().join("running");
+    module(
+        &repo,
+        "true",
+        &format!("echo $$ > {}; sleep 600", marker.display()),
+        "",
+    );
+    git(&repo, &["commit", "--quiet", "-am", "hangs"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
+        .args(["bench", "gate", "--base", "HEAD~1", "--head", "HEAD"])
+        .current_dir(&repo)
+        .env("TMPDIR", &scratch)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !marker.exists() || std::fs::read_to_string(&marker).unwrap().trim().is_empty() {
+        assert!(Instant::now() < deadline, "the hung run never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pgid: i32 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // SAFETY: the hung run's group, which the killed rho could not end.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+    assert_eq!(worktree_entries(&repo).len(), 2);
+    // A half-made entry, as a `git worktree add` killed early leaves it: locked, and an empty `commondir`
+    // that makes git's own worktree commands fail.
+    let half = repo.join(".git/worktrees/rho-gate-head-Ab12Cd");
+    std::fs::create_dir_all(&half).unwrap();
+    std::fs::write(half.join("locked"), "initializing").unwrap();
+    std::fs::write(half.join("commondir"), "").unwrap();
+    // The user's own worktrees: one in place, one whose directory is gone (on a drive not mounted now):
+    // neither is rho's to remove.
+    let mine = tmp.path().join("mine");
+    git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "--quiet",
+            "--detach",
+            mine.to_str().unwrap(),
+            "HEAD~1",
+        ],
+    );
+    let away = tmp.path().join("away");
+    git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "--quiet",
+            "--detach",
+            away.to_str().unwrap(),
+            "HEAD~1",
+        ],
+    );
+    std::fs::remove_dir_all(&away).unwrap();
+
+    // The next gate (the hang fixed, against the first commit) cleans up first, then runs as usual.
+    module(&repo, "true", r#"echo '{"a_ns": 100}'"#, "");
+    git(&repo, &["commit", "--quiet", "-am", "fixed"]);
+    let outcome = gate(&repo, &["--base", "HEAD~3", "--head", "HEAD"]);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    let mut left = worktree_entries(&repo);
+    left.sort();
+    assert_eq!(left, ["away", "mine"], "{}", outcome.describe());
+    git(&repo, &["worktree", "list"]);
+    // The killed gate's checkouts went with their entries (its other temporary directories are beyond
+    // anyone's reach after a SIGKILL).
+    let checkouts: Vec<String> = common::entries(&scratch)
+        .into_iter()
+        .filter(|name| name.starts_with("rho-gate-base-") || name.starts_with("rho-gate-head-"))
+        .collect();
+    assert_eq!(checkouts, Vec::<String>::new());
+    // The escaped process of the base run that finished before the kill was ended with that run.
+    assert_eq!(
+        common::wait_for_no_process(&sleeper, Duration::from_secs(5)),
+        Vec::<(u32, String)>::new()
+    );
+}

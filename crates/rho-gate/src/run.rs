@@ -4,8 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rho_exec::Runner;
-use rho_exec::interrupt::{self, CleanupGuard};
+use rho_exec::{Runner, ScratchDir};
 
 use crate::compare::{Comparison, compare};
 use crate::error::{CommandFailure, GateError, SideName};
@@ -186,23 +185,13 @@ struct Scratch {
     include: PathBuf,
     out_base: PathBuf,
     out_head: PathBuf,
-    // Declared before `dir`: unregister the cleanup, then remove the directory.
-    _cleanup: CleanupGuard,
-    _dir: tempfile::TempDir,
+    _dir: ScratchDir,
 }
 
 impl Scratch {
     fn create(bench_header: &str) -> Result<Scratch, GateError> {
-        let dir = tempfile::Builder::new()
-            .prefix("rho-gate-")
-            .tempdir()
+        let dir = ScratchDir::new("rho-gate-")
             .map_err(|e| GateError::io("cannot create the gate's temporary directory", e))?;
-        let cleanup = {
-            let path = dir.path().to_owned();
-            interrupt::on_interrupt(move || {
-                let _ = std::fs::remove_dir_all(&path);
-            })
-        };
         let include = dir.path().join("include");
         let header_dir = include.join("rho");
         let out_base = dir.path().join("out-base");
@@ -218,7 +207,6 @@ impl Scratch {
             include,
             out_base,
             out_head,
-            _cleanup: cleanup,
             _dir: dir,
         })
     }
