@@ -75,6 +75,7 @@ pub fn write_file(path: &Path, file: &BaselineFile) -> Result<(), Error> {
 
 /// Writes `path` atomically with whatever `fill` writes; `what` names the file in messages (`the baseline`,
 /// `the Markdown comparison`). If `fill` fails, nothing at `path` changes and the temporary file is removed.
+/// A successful write also removes the temporary files of this pattern that killed writers left.
 /// Public so rho writes its other files the same way, and tests (here and in other crates) can make a write
 /// fail part-way.
 pub fn write_atomic<F>(path: &Path, what: &str, fill: F) -> Result<(), Error>
@@ -100,6 +101,9 @@ where
             action: format!("creating a temporary file for {what}"),
             error,
         })?;
+    // Locked while it is written: the next writer removes a temporary file of this pattern only when no live
+    // writer holds it (one killed half-way, by SIGKILL or a power cut, holds nothing).
+    lock_exclusive(temp.as_file(), false);
     {
         let mut out = io::BufWriter::new(temp.as_file());
         fill(&mut out)?;
@@ -120,7 +124,54 @@ where
         action: format!("putting {what} in place"),
         error: e.error,
     })?;
+    remove_stale_temporaries(&dir, &file_name);
     sync_dir(&dir)
+}
+
+/// How old a temporary file of a writer that holds no lock on it must be before it is removed: a live writer
+/// locks its file a moment after creating it.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Remove the temporary files `.FILE_NAME.*.tmp` in `dir` that writers killed half-way left (no lock held on
+/// them, and older than [`STALE_AFTER`]). Best effort: a file that cannot be examined is left alone.
+fn remove_stale_temporaries(dir: &Path, file_name: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{file_name}.");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if !name.starts_with(&prefix) || !name.ends_with(".tmp") {
+            continue;
+        }
+        let Ok(file) = fs::File::open(entry.path()) else {
+            continue;
+        };
+        let old_enough = file
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER);
+        if old_enough && lock_exclusive(&file, true) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// flock(LOCK_EX) on `file`, without waiting when `try_only`; whether the lock was taken.
+fn lock_exclusive(file: &fs::File, try_only: bool) -> bool {
+    use std::os::fd::AsRawFd as _;
+    let how = if try_only {
+        libc::LOCK_EX | libc::LOCK_NB
+    } else {
+        libc::LOCK_EX
+    };
+    // SAFETY: flock(2) on a descriptor that `file` owns for the call; it touches no memory.
+    unsafe { libc::flock(file.as_raw_fd(), how) == 0 }
 }
 
 /// The directory a file lives in (`.` for a bare file name).

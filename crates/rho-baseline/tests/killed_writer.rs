@@ -123,6 +123,14 @@ fn a_writer_killed_half_way_leaves_the_old_file() {
         1,
         "the half-written file exists beside the baseline"
     );
+    // A write meanwhile leaves the live writer's file alone, however old it looks.
+    age_temp_files(dir.path());
+    store::write_file(&path, &variant(0)).unwrap();
+    assert_eq!(
+        temp_files(dir.path()),
+        1,
+        "a live writer's file was removed"
+    );
     child.0.kill().unwrap();
     child.0.wait().unwrap();
 
@@ -132,6 +140,26 @@ fn a_writer_killed_half_way_leaves_the_old_file() {
         "the baseline is byte for byte the old one"
     );
     assert_eq!(read_file(&path).unwrap(), variant(0));
+    // The killed writer's file stays until the next write, which removes it.
+    assert_eq!(temp_files(dir.path()), 1);
+    age_temp_files(dir.path());
+    store::write_file(&path, &variant(2)).unwrap();
+    assert_eq!(
+        temp_files(dir.path()),
+        0,
+        "the killed writer's file is still there"
+    );
+}
+
+/// Make the temporary files in `dir` look a minute old (a writer's file younger than 2 s is never removed).
+fn age_temp_files(dir: &Path) {
+    let past = std::time::SystemTime::now() - Duration::from_secs(60);
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        if entry.file_name() != "baseline.json" {
+            let file = fs::File::options().write(true).open(entry.path()).unwrap();
+            file.set_modified(past).unwrap();
+        }
+    }
 }
 
 #[test]
