@@ -685,3 +685,47 @@ fn the_next_gate_removes_what_a_killed_gate_left_and_nothing_of_the_users() {
         Vec::<(u32, String)>::new()
     );
 }
+
+#[test]
+fn a_side_printing_hundreds_of_megabytes_costs_the_gate_no_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Each run prints 64 MiB of noise (lines of 1 KiB) before its last-line JSON.
+    let noisy =
+        r#"head -c 67108864 /dev/zero | tr '\0' x | fold -w 1024; echo; echo '{"a_ns": 100}'"#;
+    for side in ["base", "head"] {
+        module(
+            &tmp.path().join(side),
+            "true",
+            noisy,
+            "  gate:\n    runs: 2\n",
+        );
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let mut child = common::rho_command(scratch.path(), &["bench", "gate", "--base", "../base"])
+        .current_dir(tmp.path().join("head"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    // wait4 reports the child's peak resident memory, exactly, in KiB.
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child; wait4 writes only `status` and `usage`.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{stdout}"
+    );
+    assert!(stdout.contains("a_ns"), "{stdout}");
+    let peak_mib = usage.ru_maxrss / 1024;
+    // Holding one run's stdout alone would take 65 MiB; the gate keeps the last line and a few MiB of lines
+    // in flight (docs/gate.md).
+    assert!(
+        peak_mib < 40,
+        "rho's peak resident memory was {peak_mib} MiB"
+    );
+}

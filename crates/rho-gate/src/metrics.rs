@@ -145,10 +145,66 @@ pub fn is_wire_stream(stdout: &str) -> bool {
 
 /// Read one run's metrics from its whole stdout, detecting the source.
 pub fn metrics_from_stdout(stdout: &str) -> Result<(MetricSource, RunMetrics), MetricsError> {
-    if is_wire_stream(stdout) {
-        crate::wire_metrics::metrics_from_wire(stdout).map(|m| (MetricSource::Wire, m))
-    } else {
-        metrics_from_json_line(stdout).map(|m| (MetricSource::JsonLine, m))
+    let mut reader = StdoutMetrics::new();
+    for line in stdout.lines() {
+        reader.line(line.as_bytes());
+    }
+    reader.finish()
+}
+
+/// One run's stdout read line by line as it arrives, keeping only what its metrics need: a wire stream's
+/// parser (which holds the stream's samples, and nothing of the other lines) and the last non-empty line (at
+/// most the runner's line limit). A suite printing hundreds of megabytes of other text costs no memory.
+#[derive(Debug, Default)]
+pub struct StdoutMetrics {
+    /// Fed every line until it fails or the stream is done; the first error is kept.
+    parser: Option<rho_wire::StreamParser>,
+    wire_error: Option<rho_wire::WireError>,
+    /// A line starting with `@rho-bench` was seen.
+    wire: bool,
+    last_line: Vec<u8>,
+}
+
+impl StdoutMetrics {
+    pub fn new() -> StdoutMetrics {
+        StdoutMetrics {
+            parser: Some(rho_wire::StreamParser::new()),
+            ..StdoutMetrics::default()
+        }
+    }
+
+    /// The next stdout line (without its `\n`).
+    pub fn line(&mut self, line: &[u8]) {
+        if line.starts_with(b"@rho-bench") {
+            self.wire = true;
+        }
+        if let Some(parser) = self.parser.as_mut()
+            && !parser.is_done()
+            && let Err(error) = parser.feed_line(line)
+        {
+            self.wire_error = Some(error);
+            self.parser = None;
+        }
+        if !line.trim_ascii().is_empty() {
+            self.last_line.clear();
+            self.last_line.extend_from_slice(line);
+        }
+    }
+
+    /// The run's metrics: from the wire stream when there was one, else from the last non-empty line.
+    pub fn finish(self) -> Result<(MetricSource, RunMetrics), MetricsError> {
+        if self.wire {
+            let run = match (self.wire_error, self.parser) {
+                (Some(error), _) => Err(error),
+                (None, Some(parser)) => parser.finish(),
+                (None, None) => return Err(MetricsError::NoBenchmarks),
+            }
+            .map_err(|e| MetricsError::Wire(e.to_string()))?;
+            crate::wire_metrics::metrics_from_run(&run).map(|m| (MetricSource::Wire, m))
+        } else {
+            metrics_from_json_line(&String::from_utf8_lossy(&self.last_line))
+                .map(|m| (MetricSource::JsonLine, m))
+        }
     }
 }
 

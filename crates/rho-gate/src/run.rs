@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rho_exec::{Runner, ScratchDir};
+use rho_exec::{LineControl, Runner, ScratchDir};
 
 use crate::compare::{Comparison, compare};
 use crate::error::{CommandFailure, GateError, SideName};
-use crate::metrics::{Figure, MetricSource, RunMetrics, metrics_from_stdout};
+use crate::metrics::{Figure, MetricSource, RunMetrics, StdoutMetrics};
 use crate::settings::GateSettings;
 use crate::side::{PreparedSide, SideSpec};
 
@@ -335,7 +335,7 @@ pub fn run_gate(
                 let (took, stdout) = shell.run(&what)?;
                 elapsed += took;
                 let (source, job_metrics) =
-                    metrics_from_stdout(&stdout).map_err(|error| GateError::Metrics {
+                    stdout.finish().map_err(|error| GateError::Metrics {
                         side: name,
                         run,
                         command: job.run.clone(),
@@ -411,9 +411,9 @@ struct Shell<'a> {
 }
 
 impl Shell<'_> {
-    /// Run it; its wall time and stdout, or an error that says what failed and quotes the end of its stderr.
-    /// `what` is `build` or `run 2 of 3`.
-    fn run(&self, what: &str) -> Result<(Duration, String), GateError> {
+    /// Run it; its wall time and what its stdout holds of metrics (read as it arrives: see [`StdoutMetrics`]),
+    /// or an error that says what failed and quotes the end of its stderr. `what` is `build` or `run 2 of 3`.
+    fn run(&self, what: &str) -> Result<(Duration, StdoutMetrics), GateError> {
         let mut command = Command::new("sh");
         command
             .arg("-c")
@@ -439,9 +439,13 @@ impl Shell<'_> {
                 "",
             ));
         }
-        let (finished, stdout) = Runner::new(command)
+        let mut stdout = StdoutMetrics::new();
+        let finished = Runner::new(command)
             .timeout(self.timeout)
-            .run_collect()
+            .run_bytes(|line| {
+                stdout.line(line);
+                LineControl::Continue
+            })
             .map_err(|error| failure(format!("could not start: {error}"), ""))?;
         if !finished.termination.success() {
             return Err(failure(finished.termination.to_string(), &finished.stderr));

@@ -40,9 +40,8 @@ fn windowed_net(run: &Run, bench_index: usize, figures: &ClockFigures) -> Option
 /// `.stack`, `.heap_peak`): the clocked ones each run's best stretch (see [`windowed_net`]) per iteration,
 /// overhead taken off; the stack in bytes (an overrun has no figure, so it cannot be decided; a stack not
 /// measured gives no metric); the heap peak in bytes.
-pub(crate) fn metrics_from_wire(stdout: &str) -> Result<RunMetrics, MetricsError> {
-    let run = rho_wire::parse_str(stdout).map_err(|e| MetricsError::Wire(e.to_string()))?;
-    let summary = RunSummary::of(&run).map_err(|e| MetricsError::Wire(e.to_string()))?;
+pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, MetricsError> {
+    let summary = RunSummary::of(run).map_err(|e| MetricsError::Wire(e.to_string()))?;
     if summary.benchmarks.is_empty() {
         return Err(MetricsError::NoBenchmarks);
     }
@@ -52,7 +51,7 @@ pub(crate) fn metrics_from_wire(stdout: &str) -> Result<RunMetrics, MetricsError
             let name = format!("{}.{}", bench.name, metric.gate_name());
             if let Some(figures) = bench.clock_figures(metric) {
                 let value =
-                    windowed_net(&run, index, figures).unwrap_or(figures.per_iteration.median);
+                    windowed_net(run, index, figures).unwrap_or(figures.per_iteration.median);
                 metrics.insert(name.clone(), Figure::Value(value));
                 metrics.set_floor(&name, resolution_floor(step_of(figures)));
             } else if let Some(value) = bench.metric(metric) {
