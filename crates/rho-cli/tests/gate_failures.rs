@@ -687,6 +687,8 @@ fn the_next_gate_removes_what_a_killed_gate_left_and_nothing_of_the_users() {
 }
 
 #[test]
+// The child is reaped by wait4, which also reports its peak memory.
+#[allow(clippy::zombie_processes)]
 fn a_side_printing_hundreds_of_megabytes_costs_the_gate_no_memory() {
     let tmp = tempfile::tempdir().unwrap();
     // Each run prints 64 MiB of noise (lines of 1 KiB) before its last-line JSON.
