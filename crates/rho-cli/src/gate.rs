@@ -156,7 +156,10 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
                     gate_error.is_some_and(GateError::is_head_failure),
                 )
             };
-            eprintln!("rho: error: {error:#}");
+            eprintln!(
+                "rho: error: {}",
+                rho_exec::escape_text(&format!("{error:#}"))
+            );
             eprintln!(
                 "rho: the gate cannot decide: {}",
                 blame_text(side, args.bisect, head_to_blame)

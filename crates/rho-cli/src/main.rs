@@ -69,7 +69,11 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("rho: error: {error:#}");
+            // An error may quote what a suite printed.
+            eprintln!(
+                "rho: error: {}",
+                rho_exec::escape_text(&format!("{error:#}"))
+            );
             ExitCode::from(EXIT_CANNOT_DECIDE)
         }
     }

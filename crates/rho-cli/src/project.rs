@@ -167,7 +167,7 @@ pub fn bench_project(
                 // A failure caused by a Ctrl-C is not reported: the interrupt handler exits with 130.
                 rho_exec::interrupt::wait_if_exiting();
                 let message = suite_error(&job.what, &error);
-                eprintln!("rho: error: {message}");
+                eprintln!("rho: error: {}", rho_exec::escape_text(&message));
                 failed.push(FailedSuite {
                     suite: job.what.clone(),
                     error: message,
@@ -336,8 +336,13 @@ fn failure_summary(prefix: &str, failed: &[FailedSuite], total: usize) -> String
         if total == 1 { "" } else { "s" }
     );
     for failure in failed {
+        // The error may quote what the suite printed.
         let first = failure.error.lines().next().unwrap_or_default();
-        out.push_str(&format!("  {}: {first}\n", failure.suite));
+        out.push_str(&format!(
+            "  {}: {}\n",
+            failure.suite,
+            rho_exec::escape_line(first)
+        ));
     }
     out
 }

@@ -211,7 +211,10 @@ impl Progress {
                 if self.show {
                     eprint!("\r\x1b[K");
                 }
-                eprintln!("rho: suite output: {}", String::from_utf8_lossy(text));
+                eprintln!(
+                    "rho: suite output: {}",
+                    rho_exec::escape_line(&String::from_utf8_lossy(text))
+                );
             }
             _ => {}
         }

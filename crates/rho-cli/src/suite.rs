@@ -160,7 +160,7 @@ pub fn run_build(
     }
     let warnings = format!("{stdout}{}", finished.stderr);
     if !warnings.trim().is_empty() {
-        eprint!("{warnings}");
+        eprint!("{}", rho_exec::escape_text(&warnings));
     }
     Ok(())
 }

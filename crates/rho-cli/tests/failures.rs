@@ -357,3 +357,45 @@ fn sigterm_anywhere_in_a_module_run_leaves_no_scratch_directory_and_no_compiler_
         );
     }
 }
+
+/// A suite that prints terminal control sequences (retitle the terminal, clear it, return to the line's start)
+/// on stdout before its stream and on stderr, then crashes.
+const HOSTILE_SUITE: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <rho/bench.h>
+
+static void bench_hostile(rho_bench_t *state)
+{
+    RHO_BENCH_LOOP(state) {
+        abort();
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    printf("\033]0;owned\007\033[2J\rnoise\n");
+    fflush(stdout);
+    fprintf(stderr, "\033[2J\033[Hfake: all ok\n");
+    RHO_BENCH_ADD(&suite, bench_hostile);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+#[test]
+fn control_sequences_a_suite_prints_reach_the_terminal_escaped() {
+    let (tmp, outcome) = bench_written("hostile.c", HOSTILE_SUITE, &["--iterations", "10"]);
+    outcome.assert_exit(2);
+    for (stream, text) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
+        assert!(
+            !text.contains('\x1b') && !text.contains('\x07') && !text.contains('\r'),
+            "a raw control character on rho's {stream}:\n{}",
+            outcome.describe()
+        );
+    }
+    // Shown, escaped: the noise line and the stderr tail.
+    outcome.assert_stderr_has("\\x1b]0;owned\\x07\\x1b[2J\\rnoise");
+    outcome.assert_stderr_has("\\x1b[2J\\x1b[Hfake: all ok");
+    assert_nothing_left(tmp.path());
+}

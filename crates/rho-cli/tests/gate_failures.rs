@@ -731,3 +731,26 @@ fn a_side_printing_hundreds_of_megabytes_costs_the_gate_no_memory() {
         "rho's peak resident memory was {peak_mib} MiB"
     );
 }
+
+#[test]
+fn a_metric_name_with_control_sequences_is_shown_escaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The JSON escape \u001b is the ESC character once parsed.
+    let json = r#"{"\u001b]0;owned\u0007\u001b[2Jsum_ns": 100}"#;
+    json_module(&tmp.path().join("base"), json);
+    json_module(&tmp.path().join("head"), json);
+    let outcome = gate(&tmp.path().join("head"), &["--base", "../base"]);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    for (stream, text) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
+        assert!(
+            !text.contains('\x1b') && !text.contains('\x07'),
+            "a raw control character on rho's {stream}:\n{}",
+            outcome.describe()
+        );
+    }
+    assert!(
+        outcome.stdout.contains("\\x1b]0;owned\\x07\\x1b[2Jsum_ns"),
+        "{}",
+        outcome.describe()
+    );
+}

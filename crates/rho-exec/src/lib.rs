@@ -9,7 +9,8 @@
 //! - the child's stdout is handed to the caller line by line as it arrives ([`Runner::run`]), or as one large
 //!   buffered reader on the caller's thread ([`Runner::run_reader`], for the wire parser's fast path), while the
 //!   suite runs; either way the caller can stop the run early;
-//! - the last [`DEFAULT_STDERR_LIMIT`] bytes of stderr are kept for error messages;
+//! - the last [`DEFAULT_STDERR_LIMIT`] bytes of stderr are kept for error messages, their control characters
+//!   escaped ([`escape_text`]: a child cannot drive the user's terminal through rho);
 //! - the result says which of these happened: an exit code, a signal (a crash, named: `SIGSEGV`), a timeout,
 //!   a stop asked for by the caller; a program that could not be started is an [`ExecError`];
 //! - with [`interrupt::install_handler`] on Linux, `rho` is a child subreaper: a process that left its run's
@@ -25,6 +26,7 @@ pub mod interrupt;
 mod run;
 mod scratch;
 mod signal;
+mod text;
 
 pub use group::running_in_group;
 pub use interrupt::OnInterrupt;
@@ -34,3 +36,4 @@ pub use run::{
 };
 pub use scratch::{ScratchDir, remove_tree};
 pub use signal::signal_name;
+pub use text::{escape_line, escape_text};

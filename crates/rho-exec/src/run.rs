@@ -101,7 +101,8 @@ fn format_duration(duration: Duration) -> String {
 #[derive(Debug, Clone)]
 pub struct Finished {
     pub termination: Termination,
-    /// The last bytes of stderr (up to the runner's limit), decoded lossily.
+    /// The last bytes of stderr (up to the runner's limit), decoded lossily, control characters but line feeds
+    /// and tabs escaped (see [`crate::escape_text`]).
     pub stderr: String,
     /// Whether earlier stderr bytes were dropped to respect the limit.
     pub stderr_truncated: bool,
@@ -450,7 +451,7 @@ impl Runner {
         };
         Finished {
             termination,
-            stderr: String::from_utf8_lossy(&stderr_bytes).into_owned(),
+            stderr: crate::text::escape_text(&String::from_utf8_lossy(&stderr_bytes)).into_owned(),
             stderr_truncated,
             stdout_lines,
             elapsed: start.elapsed(),

@@ -237,7 +237,8 @@ pub fn metrics_from_json_line(stdout: &str) -> Result<RunMetrics, MetricsError> 
                 Some(number) => figure_of(number),
                 None => Figure::Unusable(format!("not a number: {}", quote(&value.to_string()))),
             };
-            (name, figure)
+            // A name is shown in the report: a suite cannot drive the terminal through it.
+            (rho_exec::escape_line(&name).into_owned(), figure)
         })
         .collect())
 }
@@ -253,9 +254,11 @@ pub(crate) fn figure_of(number: f64) -> Figure {
     }
 }
 
+/// `text` for a message: control characters escaped, cut at [`QUOTE_LIMIT`] bytes.
 fn quote(text: &str) -> String {
+    let text = rho_exec::escape_line(text);
     if text.len() <= QUOTE_LIMIT {
-        return text.to_owned();
+        return text.into_owned();
     }
     let mut end = QUOTE_LIMIT;
     while !text.is_char_boundary(end) {
