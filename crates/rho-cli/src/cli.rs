@@ -169,10 +169,12 @@ fn parse_scale(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
         .map_err(|_| format!("`{text}` is not a number"))?;
-    if value.is_finite() && value > 0.0 {
+    if rho_config::is_scale(value) {
         Ok(value)
     } else {
-        Err(format!("`{text}`: the scale must be a number above 0"))
+        Err(format!(
+            "`{text}`: the scale must be a number from 1e-9 to 1e9 (0.01 for a quick run)"
+        ))
     }
 }
 
@@ -194,11 +196,11 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
         .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    if value.is_finite() && value > 0.0 && value <= 1.0e7 {
+    if rho_config::is_timeout_seconds(value) {
         Ok(value)
     } else {
         Err(format!(
-            "`{text}`: the timeout must be a number of seconds above 0"
+            "`{text}`: the timeout must be a number of seconds from 0.001 to 10000000"
         ))
     }
 }

@@ -216,14 +216,16 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
         settings.budgets_mut().set(&metric, fraction)?;
     }
     if let Some(seconds) = args.timeout {
-        if !(seconds.is_finite() && seconds > 0.0 && seconds <= 1.0e7) {
-            anyhow::bail!("--timeout {seconds}: the timeout must be a number of seconds above 0");
+        if !rho_config::is_timeout_seconds(seconds) {
+            anyhow::bail!(
+                "--timeout {seconds}: the timeout must be a number of seconds from 0.001 to 10000000"
+            );
         }
         settings.set_timeout(Duration::from_secs_f64(seconds))?;
     }
     if let Some(scale) = args.scale {
-        if !(scale.is_finite() && scale > 0.0) {
-            anyhow::bail!("--scale {scale}: the scale must be a number above 0");
+        if !rho_config::is_scale(scale) {
+            anyhow::bail!("--scale {scale}: the scale must be a number from 1e-9 to 1e9");
         }
         env.scale = Some(scale);
     }

@@ -27,8 +27,8 @@ pub use error::{ConfigError, SourcePos};
 pub use model::{
     BUILTIN_TARGETS, BenchmarkConfig, Budgets, CMakeSuite, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
     DEFAULT_GATE_RUNS, DEFAULT_GATE_TIMEOUT, DefaultFlags, GateConfig, MIN_GATE_RUNS, Measure,
-    ModuleConfig, Suite, SuiteBuild, TargetEntry, TargetSpec, is_gate_budget, unmatched_benchmarks,
-    unmatched_message,
+    ModuleConfig, SCALE_RANGE, Suite, SuiteBuild, TIMEOUT_RANGE_SECONDS, TargetEntry, TargetSpec,
+    is_gate_budget, is_scale, is_timeout_seconds, unmatched_benchmarks, unmatched_message,
 };
 
 /// The config file's name, at the module root.

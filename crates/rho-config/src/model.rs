@@ -21,6 +21,23 @@ pub const DEFAULT_GATE_BUDGET: f64 = 0.30;
 /// The fewest `bench.gate.runs`: a side's best of one run is just a run, with no idea of its noise.
 pub const MIN_GATE_RUNS: u32 = 2;
 
+/// The range of a usable `scale` (module.yml, `--scale`, `RHO_BENCH_SCALE`), both ends included: what the
+/// harness accepts (it refuses more than 1e9), and no smaller than a figure shown in a few digits.
+pub const SCALE_RANGE: (f64, f64) = (1e-9, 1e9);
+/// The range of a usable timeout in seconds (`timeout_seconds`, `--timeout`), both ends included: 1 ms to
+/// about 115 days. Outside it a timeout is a typo: every run would time out at once, or none ever could.
+pub const TIMEOUT_RANGE_SECONDS: (f64, f64) = (0.001, 1e7);
+
+/// Whether `scale` is in [`SCALE_RANGE`]. The one rule for module.yml and the command line.
+pub fn is_scale(scale: f64) -> bool {
+    (SCALE_RANGE.0..=SCALE_RANGE.1).contains(&scale)
+}
+
+/// Whether `seconds` is in [`TIMEOUT_RANGE_SECONDS`]. The one rule for module.yml and the command line.
+pub fn is_timeout_seconds(seconds: f64) -> bool {
+    (TIMEOUT_RANGE_SECONDS.0..=TIMEOUT_RANGE_SECONDS.1).contains(&seconds)
+}
+
 /// Whether `fraction` is a usable gate budget: strictly between 0 and 1 (0 would fail on noise alone, 1 or
 /// more lets a doubling through). The one rule for module.yml and for `--budget` (rho-gate calls it).
 pub fn is_gate_budget(fraction: f64) -> bool {

@@ -235,10 +235,14 @@ fn whole(cx: &Cx, node: &SNode, what: &str, min: u64, max: u64) -> Result<u64, C
 enum Bound {
     /// `>= 0`: budgets and limits.
     NonNegative,
-    /// `> 0`: scale, timeouts.
+    /// `> 0`.
     Positive,
     /// Strictly between 0 and 1: gate budgets.
     Fraction,
+    /// In [`crate::SCALE_RANGE`].
+    Scale,
+    /// In [`crate::TIMEOUT_RANGE_SECONDS`].
+    Seconds,
 }
 
 fn number(cx: &Cx, node: &SNode, what: &str, bound: Bound) -> Result<f64, ConfigError> {
@@ -253,6 +257,14 @@ fn number(cx: &Cx, node: &SNode, what: &str, bound: Bound) -> Result<f64, Config
         Bound::Fraction => (
             value.is_some_and(is_gate_budget),
             "expected a fraction between 0 and 1, both excluded (0.30 allows 30% growth)",
+        ),
+        Bound::Scale => (
+            value.is_some_and(crate::is_scale),
+            "expected a number from 0.000000001 to 1000000000 (1e-9 to 1e9)",
+        ),
+        Bound::Seconds => (
+            value.is_some_and(crate::is_timeout_seconds),
+            "expected a number of seconds from 0.001 to 10000000 (1 ms to about 115 days)",
         ),
     };
     match value {
@@ -289,13 +301,8 @@ fn text<'n>(cx: &Cx, node: &'n SNode, what: &str, expected: &str) -> Result<&'n 
 }
 
 fn timeout(cx: &Cx, node: &SNode, what: &str) -> Result<Duration, ConfigError> {
-    let seconds = number(cx, node, what, Bound::Positive)?;
-    Duration::try_from_secs_f64(seconds).map_err(|_| {
-        cx.err_at(
-            node,
-            format!("expected a number of seconds > 0 for {what}, found one too large to wait for"),
-        )
-    })
+    let seconds = number(cx, node, what, Bound::Seconds)?;
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 /// Parses and validates `text`; `file` is used in messages and its directory is the module root.
@@ -388,7 +395,7 @@ fn parse_bench(
         None => 1,
     };
     let scale = match f.value("scale") {
-        Some(v) => number(cx, v, "bench.scale", Bound::Positive)?,
+        Some(v) => number(cx, v, "bench.scale", Bound::Scale)?,
         None => 1.0,
     };
     let time_cap_ms = f

@@ -888,9 +888,17 @@ fn gate_runs_below_two_and_bad_timeouts_are_refused() {
     let (line, column, message, _) = refuse("bench:\n  gate:\n    timeout_seconds: 0\n");
     assert_eq!((line, column), (3, 22));
     assert!(
-        message.starts_with("expected a number > 0 for bench.gate.timeout_seconds"),
+        message.starts_with("expected a number of seconds from 0.001 to 10000000 (1 ms to about 115 days) for bench.gate.timeout_seconds"),
         "{message}"
     );
+    // Absurd values fail here, at their place, not when a run times out at once or never can.
+    for (text, found) in [("1e-300", "1e-300"), ("1e300", "1e300")] {
+        let (line, column, message, _) =
+            refuse(&format!("bench:\n  gate:\n    timeout_seconds: {text}\n"));
+        assert_eq!((line, column), (3, 22));
+        assert!(message.contains(found), "{message}");
+        assert!(message.contains("from 0.001 to 10000000"), "{message}");
+    }
 }
 
 #[test]
@@ -904,12 +912,22 @@ fn repetitions_scale_and_iterations_are_range_checked() {
         (
             "bench:\n  scale: 0\n",
             (2, 10),
-            "expected a number > 0 for bench.scale, found `0`",
+            "expected a number from 0.000000001 to 1000000000 (1e-9 to 1e9) for bench.scale, found `0`",
         ),
         (
             "bench:\n  scale: -1.5\n",
             (2, 10),
-            "expected a number > 0 for bench.scale, found `-1.5`",
+            "expected a number from 0.000000001 to 1000000000 (1e-9 to 1e9) for bench.scale, found `-1.5`",
+        ),
+        (
+            "bench:\n  scale: 1e300\n",
+            (2, 10),
+            "expected a number from 0.000000001 to 1000000000 (1e-9 to 1e9) for bench.scale, found `1e300`",
+        ),
+        (
+            "bench:\n  scale: 1e-300\n",
+            (2, 10),
+            "expected a number from 0.000000001 to 1000000000 (1e-9 to 1e9) for bench.scale, found `1e-300`",
         ),
         (
             "bench:\n  default_iterations: 0\n",
