@@ -158,7 +158,19 @@ pub fn bench_project(
             },
             timeout,
         )
-        .and_then(|(runs, counted)| crate::count::summarise(&runs, counted.as_ref(), &job.what));
+        .and_then(|(runs, counted)| crate::count::summarise(&runs, counted.as_ref(), &job.what))
+        .and_then(|summary| {
+            // A suite that measured nothing would pass every budget: it cannot be judged. (With `--filter`
+            // a suite may leave every benchmark out on purpose.)
+            if summary.benchmarks.is_empty() && run.filter.is_none() {
+                bail!(
+                    "{} reported no benchmarks: its stream is well formed but measures nothing (is it \
+                     running the right program?)",
+                    job.what
+                );
+            }
+            Ok(summary)
+        });
         // One suite that cannot be built or run does not stop the others: its error is printed now, the
         // suites that finished are reported, and the run ends with exit 2 (cannot decide).
         let summary = match outcome {
@@ -481,9 +493,9 @@ fn resolve_scale(
     };
     let text = text.to_string_lossy();
     match text.trim().parse::<f64>() {
-        Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
+        Ok(scale) if rho_config::is_scale(scale) => Ok(scale),
         _ => bail!(
-            "RHO_BENCH_SCALE={text:?} in the environment: expected a number above 0, e.g. 0.5"
+            "RHO_BENCH_SCALE={text:?} in the environment: expected a number from 1e-9 to 1e9, e.g. 0.5"
         ),
     }
 }

@@ -317,3 +317,26 @@ fn a_budget_on_a_metric_the_suite_does_not_measure_cannot_be_decided() {
     let out = project.rho(&["bench", "check"]);
     out.assert_exit(0);
 }
+
+#[test]
+fn a_command_suite_that_reports_no_benchmarks_fails_the_check() {
+    let project = Project::new();
+    // A well-formed stream that measures nothing (a wrapper that ran the wrong program, a filter in a script).
+    project.write(
+        "empty.sh",
+        "cat <<EOF\n@rho-bench 1\n@target canned arch=none optimized=1\n@clock cycles fake unit=cycle hz=0 \
+         resolution=1\n@config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0\n@done benchmarks=0 \
+         dropped=0\nEOF\n",
+    );
+    project.write(
+        "module.yml",
+        "bench:\n  suites:\n    - command: sh empty.sh\n",
+    );
+    let outcome = project.rho(&["bench", "check"]);
+    outcome.assert_exit(2);
+    assert!(
+        format!("{}{}", outcome.stdout, outcome.stderr).contains("reported no benchmarks"),
+        "{}",
+        outcome.describe()
+    );
+}
