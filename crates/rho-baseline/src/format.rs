@@ -344,12 +344,23 @@ impl BaselineFile {
     /// Parses and validates a baseline. `source` names where the text came from (a path, or a path at a git
     /// ref) and is put in every error.
     pub fn parse(text: &str, source: &str) -> Result<BaselineFile, Error> {
+        // serde_json says column 0 for an error before the line's first character (an empty file); columns
+        // count from 1.
         let json_error = |e: serde_json::Error| Error::Json {
             source_name: source.to_string(),
-            line: e.line(),
-            column: e.column(),
+            line: e.line().max(1),
+            column: e.column().max(1),
             message: strip_position(&e.to_string()),
         };
+        if text.trim().is_empty() {
+            return Err(Error::Json {
+                source_name: source.to_string(),
+                line: 1,
+                column: 1,
+                message: "the file is empty: expected a JSON object (`rho bench --write-baseline` writes one)"
+                    .to_string(),
+            });
+        }
         // First as plain JSON, so a file of another schema is named as such rather than reported as whatever
         // field it happens to lack.
         let value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
@@ -670,6 +681,25 @@ mod tests {
 
         let err = BaselineFile::parse("{\"targets\": {}}", "x.json").unwrap_err();
         assert!(err.to_string().contains("no \"schema\""), "{err}");
+    }
+
+    #[test]
+    fn an_empty_file_is_named_empty_at_line_1_column_1() {
+        for text in ["", "\n  \n"] {
+            let err = BaselineFile::parse(text, "bench/baseline.json").unwrap_err();
+            let message = err.to_string();
+            assert!(
+                message.starts_with("bench/baseline.json:1:1: ")
+                    && message.contains("the file is empty"),
+                "{message}"
+            );
+        }
+        // A file cut off at the start of a line: still a real column.
+        let err = BaselineFile::parse("{\n", "b.json").unwrap_err();
+        let Error::Json { column, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert!(*column >= 1, "{err}");
     }
 
     #[test]
