@@ -235,8 +235,6 @@ fn whole(cx: &Cx, node: &SNode, what: &str, min: u64, max: u64) -> Result<u64, C
 enum Bound {
     /// `>= 0`: budgets and limits.
     NonNegative,
-    /// `> 0`.
-    Positive,
     /// Strictly between 0 and 1: gate budgets.
     Fraction,
     /// In [`crate::SCALE_RANGE`].
@@ -253,7 +251,6 @@ fn number(cx: &Cx, node: &SNode, what: &str, bound: Bound) -> Result<f64, Config
     };
     let (ok, expected) = match bound {
         Bound::NonNegative => (value.is_some_and(|v| v >= 0.0), "expected a number >= 0"),
-        Bound::Positive => (value.is_some_and(|v| v > 0.0), "expected a number > 0"),
         Bound::Fraction => (
             value.is_some_and(is_gate_budget),
             "expected a fraction between 0 and 1, both excluded (0.30 allows 30% growth)",
