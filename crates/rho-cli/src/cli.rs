@@ -16,6 +16,9 @@ pub struct Cli {
 pub enum Command {
     /// Build C benchmark suites against the bundled harness, run them and report per benchmark.
     Bench(BenchArgs),
+    /// The static footprint of a built image: sections as `size -A` lists them, symbols with sizes and, with
+    /// GCC's stack-usage files, each function's reachable code and static stack bound (crate rho-mem).
+    Mem(rho_mem::cli::MemArgs),
 }
 
 /// `rho bench FILE.c...`, or `rho bench` (the suites of the nearest module.yml), or `rho bench check`.
@@ -236,7 +239,9 @@ mod tests {
             "12",
         ])
         .unwrap();
-        let Command::Bench(args) = cli.command;
+        let Command::Bench(args) = cli.command else {
+            panic!("not bench");
+        };
         assert_eq!(args.files, [PathBuf::from("a.c"), PathBuf::from("b.c")]);
         assert_eq!(args.run.iterations, Some(2000));
         assert_eq!(args.run.scale, Some(0.5));
@@ -250,7 +255,9 @@ mod tests {
     fn a_filter_is_checked_like_the_harness_checks_it() {
         let filter = |text: &str| {
             let cli = Cli::try_parse_from(["rho", "bench", "a.c", "--filter", text])?;
-            let Command::Bench(args) = cli.command;
+            let Command::Bench(args) = cli.command else {
+                panic!("not bench");
+            };
             Ok::<_, clap::Error>(args.run.filter)
         };
         assert_eq!(filter("crc").unwrap().as_deref(), Some("crc"));

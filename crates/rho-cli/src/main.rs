@@ -62,6 +62,7 @@ fn main() -> ExitCode {
                 None => bench::bench(&args),
             },
         },
+        cli::Command::Mem(args) => rho_mem::cli::run(&args).map(|()| ExitCode::SUCCESS),
     };
     drop(children_tmp);
     // An outcome caused by a Ctrl-C is not reported: the process ends here with 130, after its cleanups.

@@ -27,11 +27,6 @@ const TARGET: &str = "mps2-an386";
 const ITERATIONS: &str = "300";
 const WARMUP: &str = "10";
 
-/// Whether the cross toolchain and the emulator are here (see [`tools_present`]).
-fn cross_tools_present(test: &str) -> bool {
-    tools_present(test, CROSS_TOOLS)
-}
-
 /// One run of `rho bench --target mps2-an386 SUITE ...`: its report and its JSON document.
 struct BoardRun {
     report: String,

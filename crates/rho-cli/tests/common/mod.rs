@@ -524,3 +524,8 @@ pub fn budget_row<'a>(stdout: &'a str, bench: &str) -> Vec<&'a str> {
         .split_whitespace()
         .collect()
 }
+
+/// Whether the cross toolchain and the emulator are here (see [`tools_present`]).
+pub fn cross_tools_present(test: &str) -> bool {
+    tools_present(test, CROSS_TOOLS)
+}

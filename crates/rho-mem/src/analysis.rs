@@ -1,0 +1,266 @@
+//! Per function: the code it can reach (itself and every function reachable in the call graph) and the static
+//! stack bound (the deepest path's sum of frames), or why there is none.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::callgraph::{CallGraph, FrameKind, Node};
+use crate::elf::{Image, Symbol, SymbolType};
+
+/// The bytes below the stack pointer a function may use without moving it (the System V x86-64 ABI's red
+/// zone, 128 bytes; none on aarch64, Arm or RISC-V). Any function on a path may use it, so a bound adds it
+/// once, below the deepest frame.
+pub fn red_zone_bytes(machine: &str) -> u64 {
+    if machine == "x86-64" { 128 } else { 0 }
+}
+
+/// One function's footprint, as the document carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionFootprint {
+    pub name: String,
+    /// The translation unit that defines it (None: defined outside the units given, e.g. the C library).
+    pub unit: Option<String>,
+    pub location: Option<String>,
+    /// Its own code bytes in the image (its symbol's size, with its `.cold` part); None when the image has no
+    /// such symbol (inlined everywhere, or in a shared library).
+    pub code_bytes: Option<u64>,
+    /// Its own frame, None when no `.su`/`.ci` gave one.
+    pub frame_bytes: Option<u64>,
+    pub frame_kind: Option<FrameKind>,
+    /// The functions it calls directly (by name).
+    pub calls: Vec<String>,
+    /// Whether it calls through a pointer.
+    pub indirect_calls: bool,
+    pub reachable: Reachable,
+    pub stack: StackBound,
+}
+
+/// The function and everything it can reach through direct calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reachable {
+    /// The sum of the code bytes of every reachable function found in the image, each once.
+    pub code_bytes: u64,
+    /// How many functions are reachable, itself included.
+    pub functions: usize,
+    /// Reachable functions the image has no code for (a shared library's, or inlined everywhere).
+    pub not_in_image: Vec<String>,
+    /// False when an indirect call is reachable: its callees are not counted.
+    pub complete: bool,
+}
+
+/// The static stack bound: the deepest call path's sum of frames (plus the red zone), or why there is none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StackBound {
+    /// The bound in bytes; None when unbounded.
+    pub bound: Option<u64>,
+    /// Why there is no bound: recursion, an indirect call, a dynamic frame or a function without a call graph.
+    pub unbounded: Option<String>,
+    /// The deepest path, from the function down (when bounded).
+    pub path: Vec<String>,
+    /// The red zone included in the bound.
+    pub red_zone_bytes: u64,
+    /// Reachable functions with no frame information (compiled without -fstack-usage, e.g. the C library):
+    /// their frames are not in the bound.
+    pub not_counted: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+enum Depth {
+    Bounded { bytes: u64, path: Vec<String> },
+    Unbounded(String),
+}
+
+/// The footprint of every function the call graph defines, in name order.
+pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
+    let red_zone = red_zone_bytes(&image.format.machine);
+    let code: BTreeMap<&str, Option<u64>> = graph
+        .nodes
+        .iter()
+        .map(|(key, node)| (key.as_str(), code_bytes(image, node)))
+        .collect();
+    let mut memo: BTreeMap<String, Depth> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (key, node) in &graph.nodes {
+        if node.unit.is_none() {
+            continue; // only called: not a function of the units given
+        }
+        let reachable = reachable_from(graph, key);
+        let mut complete = true;
+        let mut code_total = 0;
+        let mut not_in_image = Vec::new();
+        let mut not_counted = Vec::new();
+        for k in &reachable {
+            let n = &graph.nodes[k.as_str()];
+            complete &= !n.indirect_calls;
+            match code[k.as_str()] {
+                Some(bytes) => code_total += bytes,
+                None => not_in_image.push(n.name.clone()),
+            }
+            if n.frame.is_none() {
+                not_counted.push(n.name.clone());
+            }
+        }
+        let mut on_path = Vec::new();
+        let stack = match depth(graph, key, &mut memo, &mut on_path) {
+            Depth::Bounded { bytes, path } => StackBound {
+                bound: Some(bytes + red_zone),
+                unbounded: None,
+                path,
+                red_zone_bytes: red_zone,
+                not_counted,
+            },
+            Depth::Unbounded(reason) => StackBound {
+                bound: None,
+                unbounded: Some(reason),
+                path: Vec::new(),
+                red_zone_bytes: red_zone,
+                not_counted,
+            },
+        };
+        out.push(FunctionFootprint {
+            name: node.name.clone(),
+            unit: node.unit.clone(),
+            location: node.location.clone(),
+            code_bytes: code[key.as_str()],
+            frame_bytes: node.frame,
+            frame_kind: node.frame_kind,
+            calls: node
+                .calls
+                .iter()
+                .map(|c| graph.nodes[c.as_str()].name.clone())
+                .collect(),
+            indirect_calls: node.indirect_calls,
+            reachable: Reachable {
+                code_bytes: code_total,
+                functions: reachable.len(),
+                not_in_image,
+                complete,
+            },
+            stack,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.unit.cmp(&b.unit)));
+    out
+}
+
+fn reachable_from(graph: &CallGraph, root: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![root.to_string()];
+    while let Some(key) = todo.pop() {
+        if seen.insert(key.clone()) {
+            if let Some(node) = graph.nodes.get(&key) {
+                todo.extend(node.calls.iter().filter(|c| !seen.contains(*c)).cloned());
+            }
+        }
+    }
+    seen
+}
+
+/// The deepest path from `key`, memoised; `on_path` holds the keys being explored (a key met again there is
+/// recursion).
+fn depth(
+    graph: &CallGraph,
+    key: &str,
+    memo: &mut BTreeMap<String, Depth>,
+    on_path: &mut Vec<String>,
+) -> Depth {
+    if let Some(done) = memo.get(key) {
+        return done.clone();
+    }
+    let node = &graph.nodes[key];
+    if let Some(start) = on_path.iter().position(|k| k == key) {
+        let mut cycle: Vec<&str> = on_path[start..]
+            .iter()
+            .map(|k| graph.nodes[k.as_str()].name.as_str())
+            .collect();
+        cycle.push(&node.name);
+        // Not memoised: the cycle's members are memoised as unbounded on the way back.
+        return Depth::Unbounded(format!("recursion: {}", cycle.join(" -> ")));
+    }
+    let result = match own_limit(node) {
+        Some(reason) => Depth::Unbounded(reason),
+        None => {
+            on_path.push(key.to_string());
+            let mut deepest: (u64, Vec<String>) = (0, Vec::new());
+            let mut unbounded = None;
+            for callee in &node.calls {
+                match depth(graph, callee, memo, on_path) {
+                    Depth::Bounded { bytes, path } => {
+                        if deepest.1.is_empty() || bytes > deepest.0 {
+                            deepest = (bytes, path);
+                        }
+                    }
+                    Depth::Unbounded(reason) => {
+                        unbounded = Some(reason);
+                        break;
+                    }
+                }
+            }
+            on_path.pop();
+            match unbounded {
+                Some(reason) => Depth::Unbounded(reason),
+                None => {
+                    let mut path = vec![node.name.clone()];
+                    path.extend(deepest.1);
+                    Depth::Bounded {
+                        bytes: node.frame.unwrap_or(0) + deepest.0,
+                        path,
+                    }
+                }
+            }
+        }
+    };
+    memo.insert(key.to_string(), result.clone());
+    result
+}
+
+/// Why a function alone has no bound, if it has none.
+fn own_limit(node: &Node) -> Option<String> {
+    if node.indirect_calls {
+        return Some(format!(
+            "indirect call in {} (through a pointer: its callee is not known statically)",
+            node.name
+        ));
+    }
+    if node.frame_kind == Some(FrameKind::Dynamic) {
+        return Some(format!(
+            "{}'s frame is dynamic (alloca or a variable-length array the compiler cannot bound)",
+            node.name
+        ));
+    }
+    if node.frame.is_some() && !node.has_call_graph {
+        return Some(format!(
+            "no call graph for {} (a .su file without its .ci: GCC 10 or later writes it with \
+             -fcallgraph-info=su)",
+            node.name
+        ));
+    }
+    None
+}
+
+/// A function's own code bytes: its symbol (a static one preferably from its own unit's file), with the
+/// `.cold` part GCC splits off.
+fn code_bytes(image: &Image, node: &Node) -> Option<u64> {
+    let unit_file = node
+        .unit
+        .as_deref()
+        .map(|u| u.rsplit(['/', '\\']).next().unwrap_or(u));
+    let find = |name: &str| -> Option<&Symbol> {
+        let candidates = image
+            .symbols
+            .iter()
+            .filter(|s| s.kind == SymbolType::Function && s.name == name);
+        let mut first = None;
+        for symbol in candidates {
+            if symbol.binding != "local" || symbol.file.as_deref() == unit_file {
+                return Some(symbol);
+            }
+            first.get_or_insert(symbol);
+        }
+        first
+    };
+    let main = find(&node.name)?.size;
+    let cold = find(&format!("{}.cold", node.name)).map_or(0, |s| s.size);
+    Some(main + cold)
+}
