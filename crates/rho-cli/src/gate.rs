@@ -471,7 +471,9 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<super::GateArgs, clap::Error> {
         let cli = Cli::try_parse_from(["rho", "bench", "gate"].iter().chain(args))?;
-        let Command::Bench(bench) = cli.command;
+        let Command::Bench(bench) = cli.command else {
+            panic!("not bench");
+        };
         match bench.action {
             Some(BenchAction::Gate(gate)) => Ok(gate),
             other => panic!("not a gate: {other:?}"),

@@ -44,7 +44,7 @@ pub struct Placement {
 /// that is not hexadecimal where one is expected is an error naming the line.
 pub fn parse_map(path: &Path, text: &str) -> Result<Vec<Placement>, MemError> {
     let mut placements = Vec::new();
-    let mut lines = text
+    let lines = text
         .lines()
         .enumerate()
         .skip_while(|(_, l)| !l.starts_with("Linker script and memory map"));
@@ -61,7 +61,7 @@ pub fn parse_map(path: &Path, text: &str) -> Result<Vec<Placement>, MemError> {
                 )
             })
     };
-    while let Some((index, line)) = lines.next() {
+    for (index, line) in lines {
         let number = index + 1;
         if line.is_empty() {
             pending = None;
@@ -84,14 +84,10 @@ pub fn parse_map(path: &Path, text: &str) -> Result<Vec<Placement>, MemError> {
         let first = line.chars().next().unwrap_or(' ');
         if first != ' ' {
             // An output section (`.text  0x...  0x...`, or the name alone), or LOAD, OUTPUT(...) and the like.
-            if words[0].starts_with('.') {
-                output = words[0].to_string();
-            } else if ![
-                "LOAD", "START", "END", "OUTPUT(", "OUTPUT", "TARGET(", "Linker",
-            ]
-            .iter()
-            .any(|w| words[0].starts_with(w))
-            {
+            let directive = ["LOAD", "START", "END", "OUTPUT", "TARGET(", "Linker"]
+                .iter()
+                .any(|w| words[0].starts_with(w));
+            if words[0].starts_with('.') || !directive {
                 output = words[0].to_string();
             }
             continue;
