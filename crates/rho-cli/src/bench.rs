@@ -44,7 +44,9 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let mut counted = None;
     // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
-    let (runs, compiler, cflags, ldflags) =
+    // The footprint is asked for while the build directory is there (the board's, or the host build's).
+    let mem_command = crate::footprint::MemCommand::resolve(None, &cwd)?;
+    let (runs, compiler, cflags, ldflags, footprint) =
         match crate::board::Board::for_target(args.project.target.as_deref())? {
             Some(board) => {
                 let built = board.build_and_run(
@@ -55,7 +57,14 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                     repetitions,
                     timeout,
                 )?;
-                (built.runs, built.compiler, built.cflags, built.ldflags)
+                let footprint = crate::footprint::ask(&mem_command, &built.files, timeout);
+                (
+                    built.runs,
+                    built.compiler,
+                    built.cflags,
+                    built.ldflags,
+                    footprint,
+                )
             }
             None => {
                 let built = build(
@@ -84,6 +93,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                     );
                     counted = Some(counter.run(&built.executable, &env, None, &what, timeout)?);
                 }
+                let footprint = crate::footprint::ask(&mem_command, &built.image_files(), timeout);
                 let mut cflags: Vec<String> = crate::suite::BASE_FLAGS
                     .iter()
                     .map(|f| f.to_string())
@@ -91,11 +101,12 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 cflags.extend(flags.cflags.iter().cloned());
                 let mut ldflags = flags.ldflags.clone();
                 ldflags.extend(crate::suite::DEFAULT_LIBS.iter().map(|f| f.to_string()));
-                (runs, compiler_for(&args.files)?, cflags, ldflags)
+                (runs, compiler_for(&args.files)?, cflags, ldflags, footprint)
             }
         };
 
-    let summary = crate::count::summarise(&runs, counted.as_ref(), &what)?;
+    let mut summary = crate::count::summarise(&runs, counted.as_ref(), &what)?;
+    crate::footprint::attach_or_warn(&mut summary, footprint, &what);
     for warning in crate::report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");
     }

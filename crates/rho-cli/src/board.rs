@@ -56,6 +56,30 @@ pub struct BoardRuns {
     pub cflags: Vec<String>,
     /// The libraries and library directories of the recorded link (`-lm`, `--ldflags`'s `-l` and `-L`).
     pub ldflags: Vec<String>,
+    /// The image the port built (`$RHO_BENCH_OUT/bench.elf`) and its stack-usage files, for the footprint
+    /// command; they live as long as the board.
+    pub files: crate::footprint::ImageFiles,
+}
+
+/// The compiler a built-in board's port runs, probed for the stack-usage flags.
+fn compiler_of(target: &str) -> Option<&'static str> {
+    match target {
+        "mps2-an386" => Some("arm-none-eabi-gcc"),
+        _ => None,
+    }
+}
+
+/// The stack-usage flags `target`'s compiler takes (none for a target rho does not know the compiler of),
+/// and a warning when it lacks some.
+pub fn stack_usage_flags(target: &str) -> Vec<String> {
+    let Some(compiler) = compiler_of(target) else {
+        return Vec::new();
+    };
+    let probe = crate::footprint::probe(&[compiler.to_string()]);
+    if let Some(missing) = &probe.missing {
+        eprintln!("rho: warning: {missing}");
+    }
+    probe.flags
 }
 
 impl Board {
@@ -146,7 +170,11 @@ impl Board {
             "RHO_BENCH_INCLUDE".to_string(),
             self.dir.path().join("include").display().to_string(),
         ));
-        env.extend(flags_environment(flags));
+        // rho's stack-usage flags, where the port's compiler takes them (kept out of the build's description).
+        let stack_usage = stack_usage_flags(&self.name);
+        let mut flags = flags.clone();
+        flags.cflags.extend(stack_usage.iter().cloned());
+        env.extend(flags_environment(&flags));
         // The compiler's temporaries go inside the temporary directory, removed even after a killed build.
         let compiler_tmp = self.dir.path().join("tmp");
         std::fs::create_dir_all(&compiler_tmp)
@@ -176,6 +204,10 @@ impl Board {
             compiler: recorded.compiler,
             cflags: recorded.cflags,
             ldflags: recorded.ldflags,
+            files: crate::footprint::ImageFiles {
+                image: out.join("bench.elf"),
+                stack_usage: (!stack_usage.is_empty()).then(|| out.clone()),
+            },
         })
     }
 }
@@ -239,7 +271,8 @@ fn recorded_build(record: &Path, scratch: &Path) -> anyhow::Result<RecordedBuild
         if !word.starts_with('-') || ["-o", "-T", "-c"].contains(&word.as_str()) {
             continue;
         }
-        if word.contains(&scratch) {
+        // rho's own stack-usage flags change no code: the build is described as the user asked for it.
+        if word.contains(&scratch) || crate::footprint::STACK_USAGE_FLAGS.contains(&word.as_str()) {
             continue;
         }
         let list = if word.starts_with("-l") || word.starts_with("-L") {

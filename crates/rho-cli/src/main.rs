@@ -11,6 +11,7 @@ mod cli;
 mod cmake;
 mod count;
 mod export;
+mod footprint;
 mod gate;
 mod project;
 mod report;

@@ -107,6 +107,9 @@ pub fn bench_project(
         );
     }
     let workspace = Workspace::new()?;
+    // Asked for each built suite's static footprint (docs/mem-json.md): never linked, so it can be replaced.
+    let mem_command =
+        crate::footprint::MemCommand::resolve(config.mem_command.as_deref(), &config.root)?;
     let mut environment = settings.environment();
     environment.push((
         "RHO_BENCH_INCLUDE".to_string(),
@@ -157,8 +160,15 @@ pub fn bench_project(
                 warmup_set: run.warmup.is_some(),
             },
             timeout,
+            &mem_command,
         )
-        .and_then(|(runs, counted)| crate::count::summarise(&runs, counted.as_ref(), &job.what))
+        .and_then(|(runs, counted, footprint)| {
+            let mut summary = crate::count::summarise(&runs, counted.as_ref(), &job.what)?;
+            if let Some(answer) = footprint {
+                crate::footprint::attach_or_warn(&mut summary, answer, &job.what);
+            }
+            Ok(summary)
+        })
         .and_then(|summary| {
             // A suite that measured nothing would pass every budget: it cannot be judged. (With `--filter`
             // a suite may leave every benchmark out on purpose.)
@@ -725,8 +735,13 @@ impl Measuring<'_> {
     }
 }
 
+/// What the footprint command answered for a built suite (`None`: no image to ask about, e.g. a command
+/// suite).
+type FootprintAnswer = Option<Result<crate::footprint::MemDocument, String>>;
+
 /// Build `job` for `target` and run it: timed `repetitions` times, and once counted when counting; the
-/// parsed runs.
+/// parsed runs, and the footprint command's answer for the image built (asked while the build directory is
+/// there).
 #[allow(clippy::too_many_arguments)]
 fn run_job(
     config: &ModuleConfig,
@@ -737,7 +752,9 @@ fn run_job(
     flags: &Flags,
     measuring: Measuring<'_>,
     timeout: Duration,
-) -> anyhow::Result<(Vec<rho_wire::Run>, Option<rho_wire::Run>)> {
+    mem_command: &crate::footprint::MemCommand,
+) -> anyhow::Result<(Vec<rho_wire::Run>, Option<rho_wire::Run>, FootprintAnswer)> {
+    let mut footprint = None;
     let what = format!("{} for target {}", job.what, target.name());
     let repetitions = if measuring.times {
         measuring.repetitions
@@ -783,6 +800,11 @@ fn run_job(
                 runs.push(crate::run::run_stream(command, &job.what, timeout)?);
             }
             counted = measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
+            footprint = Some(crate::footprint::ask(
+                mem_command,
+                &built.image_files(),
+                timeout,
+            ));
         }
         (JobKind::CFiles | JobKind::TargetOnly, _) => {
             let (build, run) = match target {
@@ -792,9 +814,13 @@ fn run_job(
                         anyhow!("target '{name}' is built in but rho has no definition of it")
                     })?,
             };
-            let flags =
+            let mut flags =
                 crate::suite::suite_flags(config, target.name(), &job.build, flags, timeout)?;
             let mut env = env.to_vec();
+            // A built-in board's compiler is known: it gets the stack-usage flags when it takes them.
+            if let TargetSpec::Builtin { name, .. } = target {
+                flags.cflags.extend(crate::board::stack_usage_flags(name));
+            }
             env.extend(crate::board::flags_environment(&flags));
             shell_build(&build, &config.root, &env, timeout, &what)
                 .map_err(|error| crate::suite::with_link_hint(error, &flags.cflags))?;
@@ -805,9 +831,22 @@ fn run_job(
                     timeout,
                 )?);
             }
+            // An image at `$RHO_BENCH_OUT/bench.elf` (the built-in ports', and any target's build that
+            // writes one there) is asked about, with whatever `.su`/`.ci` files the build left beside it.
+            let out = env
+                .iter()
+                .find(|(k, _)| k == "RHO_BENCH_OUT")
+                .map(|(_, v)| PathBuf::from(v));
+            if let Some(out) = out.filter(|o| o.join("bench.elf").is_file()) {
+                let files = crate::footprint::ImageFiles {
+                    image: out.join("bench.elf"),
+                    stack_usage: Some(out),
+                };
+                footprint = Some(crate::footprint::ask(mem_command, &files, timeout));
+            }
         }
     }
-    Ok((runs, counted))
+    Ok((runs, counted, footprint))
 }
 
 /// `sh -c COMMAND` in `dir` with `env` added.

@@ -14,6 +14,7 @@ pub fn render(summary: &RunSummary, source: &str) -> String {
     header(&mut out, summary, source);
     out.push('\n');
     table(&mut out, summary);
+    footprint_table(&mut out, summary);
     out
 }
 
@@ -200,6 +201,89 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
         let _ = write!(run_line, ", best of {} runs", summary.repetitions);
     }
     let _ = writeln!(out, "{:<10}{run_line}", "run");
+    if let Some(image) = &summary.image {
+        let _ = writeln!(
+            out,
+            "{:<10}text {} B, data {} B, bss {} B (the built image, as `size` counts it; from the footprint command)",
+            "image", image.text, image.data, image.bss
+        );
+    }
+}
+
+/// The static footprint per benchmark, beside the measured stack mark: reachable code bytes and the static
+/// stack bound (or why there is none). Only when the footprint command answered.
+fn footprint_table(out: &mut String, summary: &RunSummary) {
+    if summary.benchmarks.iter().all(|b| b.footprint.is_none()) {
+        return;
+    }
+    let above: Vec<String> = crate::footprint::marks_above_bound(summary)
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect();
+    let columns = ["benchmark", "code B", "stack bound B", "stack B"];
+    let mut rows: Vec<[String; 4]> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    for bench in &summary.benchmarks {
+        let Some(footprint) = &bench.footprint else {
+            rows.push([
+                bench.name.clone(),
+                "-".into(),
+                "-".into(),
+                stack_cell(bench),
+            ]);
+            continue;
+        };
+        let bound = match (footprint.static_stack_bytes, &footprint.unbounded) {
+            (Some(bytes), _) => bytes.to_string(),
+            (None, reason) => {
+                if let Some(reason) = reason {
+                    notes.push(format!("{}: unbounded: {reason}", bench.name));
+                }
+                "unbounded".to_string()
+            }
+        };
+        let mut stack = stack_cell(bench);
+        if above.contains(&bench.name) {
+            stack.push_str(" ABOVE BOUND");
+        }
+        let code = footprint
+            .code_bytes
+            .map_or("-".to_string(), |b| b.to_string());
+        rows.push([bench.name.clone(), code, bound, stack]);
+    }
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.len()).collect();
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nfootprint (static: reachable code and the deepest call path's frames, harness frames included; the \
+         stack B column is the measured mark)"
+    );
+    let line = |cells: &[String]| {
+        let mut text = format!("{:<w$}", cells[0], w = widths[0]);
+        for (cell, width) in cells.iter().zip(&widths).skip(1) {
+            let _ = write!(text, "  {cell:>width$}");
+        }
+        text
+    };
+    let header: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+    let _ = writeln!(out, "{}", line(&header));
+    for row in &rows {
+        let _ = writeln!(out, "{}", line(row).trim_end());
+    }
+    if !above.is_empty() {
+        notes.push(
+            "ABOVE BOUND: the measured mark is above the static bound: the bound misses a frame (assembly, a \
+             library function, an interrupt) or the stack overran"
+                .to_string(),
+        );
+    }
+    for note in notes {
+        let _ = writeln!(out, "{note}");
+    }
 }
 
 /// The header line of the instruction counter.

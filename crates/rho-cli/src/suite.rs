@@ -118,11 +118,26 @@ pub fn is_cxx(source: &Path) -> bool {
 #[derive(Debug)]
 pub struct BuiltSuite {
     pub executable: PathBuf,
+    /// Whether the compiler wrote `.su`/`.ci` files beside the executable (it took the stack-usage flags).
+    stack_usage: bool,
     _dir: ScratchDir,
 }
 
 /// rho's temporary directory, removed on drop and on every exit path (signals included).
 pub use rho_exec::ScratchDir;
+
+impl BuiltSuite {
+    /// The image and its stack-usage files, for the footprint command.
+    pub fn image_files(&self) -> crate::footprint::ImageFiles {
+        crate::footprint::ImageFiles {
+            image: self.executable.clone(),
+            stack_usage: self
+                .stack_usage
+                .then(|| self.executable.parent().map(Path::to_path_buf))
+                .flatten(),
+        }
+    }
+}
 
 /// Write the embedded harness as `DIR/include/rho/bench.h`; the result is `DIR/include`, the directory to
 /// hand the compiler with `-I`.
@@ -221,7 +236,14 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
         .tmp_dir()
         .with_context(|| format!("cannot create a directory in {}", dir.path().display()))?;
 
+    // Each function's frame and the call graph, beside the objects and the executable, where the compiler
+    // takes the flags (they change no code); what a compiler lacks is said once per build.
+    let probe = crate::footprint::probe(&compiler_for(sources)?);
+    if let Some(missing) = &probe.missing {
+        eprintln!("rho: warning: {missing}");
+    }
     let mut compile_flags: Vec<OsString> = BASE_FLAGS.iter().map(OsString::from).collect();
+    compile_flags.extend(probe.flags.iter().map(OsString::from));
     compile_flags.push(format!("-I{}", include_dir.display()).into());
     compile_flags.extend(options.flags.cflags.iter().map(OsString::from));
     let mut all_sources = sources.to_vec();
@@ -259,6 +281,7 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
     compile(&linker, cxx, &arguments, &compiler_tmp, options)?;
     Ok(BuiltSuite {
         executable,
+        stack_usage: !probe.flags.is_empty(),
         _dir: dir,
     })
 }

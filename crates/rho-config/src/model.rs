@@ -86,6 +86,10 @@ pub struct ModuleConfig {
     pub measure: Measure,
     /// `cflags` and `ldflags`: the flags of every C and C++ suite on a target that has none of its own.
     pub flags: DefaultFlags,
+    /// `mem_command`: the command asked for the built image's static footprint (a `rho-mem/1` document on
+    /// stdout; docs/mem-json.md), split as a shell would and run in the module root with the image and its
+    /// stack-usage directory appended. `None`: `rho mem --json`, run by the same `rho`.
+    pub mem_command: Option<String>,
 }
 
 /// Compiler and linker flags that apply to every suite rho compiles (`bench.cflags`/`bench.ldflags`, or a
@@ -187,6 +191,10 @@ pub struct Budgets {
     /// Nanoseconds per op (an iteration's time divided by its `per_iteration` ops), as in benchutil.h's
     /// `budget_ns`. 0 in the file means report only.
     pub max_ns_per_op: Option<f64>,
+    /// Code bytes of the benchmark function and everything it can reach (static, from the built image).
+    pub max_code_bytes: Option<u64>,
+    /// The static stack bound in bytes (the deepest call path's frames); an unbounded benchmark breaks it.
+    pub max_static_stack_bytes: Option<u64>,
     /// Largest allowed growth, in percent, of any figure against the baseline (`5.0` = 5%).
     pub fail_on_regression_percent: Option<f64>,
     /// Net instructions per measured iteration (exact). 0 in the file means report only.
@@ -206,6 +214,8 @@ impl Budgets {
                 .or(self.max_cycles_per_iteration),
             max_ns_per_iteration: over.max_ns_per_iteration.or(self.max_ns_per_iteration),
             max_ns_per_op: over.max_ns_per_op.or(self.max_ns_per_op),
+            max_code_bytes: over.max_code_bytes.or(self.max_code_bytes),
+            max_static_stack_bytes: over.max_static_stack_bytes.or(self.max_static_stack_bytes),
             fail_on_regression_percent: over
                 .fail_on_regression_percent
                 .or(self.fail_on_regression_percent),
@@ -239,6 +249,8 @@ impl Budgets {
             && b.max_cycles_per_iteration.is_none()
             && b.max_ns_per_iteration.is_none()
             && b.max_ns_per_op.is_none()
+            && b.max_code_bytes.is_none()
+            && b.max_static_stack_bytes.is_none()
             && b.fail_on_regression_percent.is_none()
             && b.max_instructions_per_iteration.is_none()
             && b.fail_on_instructions_regression_percent.is_none()

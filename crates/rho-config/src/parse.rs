@@ -35,6 +35,7 @@ const BENCH_KEYS: &[&str] = &[
     "measure",
     "cflags",
     "ldflags",
+    "mem_command",
 ];
 const BUDGET_KEYS: &[&str] = &[
     "max_stack_bytes",
@@ -42,6 +43,8 @@ const BUDGET_KEYS: &[&str] = &[
     "max_cycles_per_iteration",
     "max_ns_per_iteration",
     "max_ns_per_op",
+    "max_code_bytes",
+    "max_static_stack_bytes",
     "fail_on_regression_percent",
     "max_instructions_per_iteration",
     "fail_on_instructions_regression_percent",
@@ -440,6 +443,11 @@ fn parse_bench(
         None => Measure::default(),
     };
     let flags = default_flags(cx, &f, "bench")?;
+    let mem_command = f
+        .value("mem_command")
+        .map(|v| text(cx, v, "bench.mem_command", "a command line"))
+        .transpose()?
+        .map(str::to_string);
 
     let root = match file.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
@@ -464,6 +472,7 @@ fn parse_bench(
         gate,
         measure,
         flags,
+        mem_command,
     })
 }
 
@@ -648,6 +657,8 @@ fn parse_budgets(
         max_cycles_per_iteration: real("max_cycles_per_iteration")?,
         max_ns_per_iteration: real("max_ns_per_iteration")?,
         max_ns_per_op: real("max_ns_per_op")?,
+        max_code_bytes: bytes("max_code_bytes")?,
+        max_static_stack_bytes: bytes("max_static_stack_bytes")?,
         fail_on_regression_percent: real("fail_on_regression_percent")?,
         max_instructions_per_iteration: real("max_instructions_per_iteration")?,
         fail_on_instructions_regression_percent: real("fail_on_instructions_regression_percent")?,

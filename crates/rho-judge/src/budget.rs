@@ -11,6 +11,8 @@
 //! | [`BudgetMetric::StackBytes`] | stack high-water mark | `max_stack_bytes` |
 //! | [`BudgetMetric::HeapPeakBytes`] | heap peak | `max_heap_bytes` |
 //! | [`BudgetMetric::Instructions`] | net instructions per iteration (exact) | `max_instructions_per_iteration` |
+//! | [`BudgetMetric::CodeBytes`] | reachable code bytes (static, from the footprint command) | `max_code_bytes` |
+//! | [`BudgetMetric::StaticStackBytes`] | static stack bound (from the footprint command) | `max_static_stack_bytes` |
 //!
 //! The bound is inclusive: a figure equal to its budget holds. Unmeasured is not zero: a stack that overran its
 //! painted region fails its budget ("stack not measured (overrun)"), and a metric the run did not measure at all
@@ -48,17 +50,23 @@ pub enum BudgetMetric {
     HeapPeakBytes,
     /// Net instructions per measured iteration, counted exactly.
     Instructions,
+    /// Code bytes of the benchmark function and everything it can reach (static).
+    CodeBytes,
+    /// The static stack bound in bytes; an unbounded stack breaks it.
+    StaticStackBytes,
 }
 
 impl BudgetMetric {
     /// In report order.
-    pub const ALL: [BudgetMetric; 6] = [
+    pub const ALL: [BudgetMetric; 8] = [
         BudgetMetric::Cycles,
         BudgetMetric::NsPerIteration,
         BudgetMetric::NsPerOp,
         BudgetMetric::StackBytes,
         BudgetMetric::HeapPeakBytes,
         BudgetMetric::Instructions,
+        BudgetMetric::CodeBytes,
+        BudgetMetric::StaticStackBytes,
     ];
 
     /// A short label for reports: `cycles/iter`, `ns/iter`, `ns/op`, `stack B`, `heap peak B`.
@@ -70,6 +78,8 @@ impl BudgetMetric {
             BudgetMetric::StackBytes => "stack B",
             BudgetMetric::HeapPeakBytes => "heap peak B",
             BudgetMetric::Instructions => "instr/iter",
+            BudgetMetric::CodeBytes => "code B",
+            BudgetMetric::StaticStackBytes => "stack bound B",
         }
     }
 
@@ -82,6 +92,8 @@ impl BudgetMetric {
             BudgetMetric::StackBytes => "max_stack_bytes",
             BudgetMetric::HeapPeakBytes => "max_heap_bytes",
             BudgetMetric::Instructions => "max_instructions_per_iteration",
+            BudgetMetric::CodeBytes => "max_code_bytes",
+            BudgetMetric::StaticStackBytes => "max_static_stack_bytes",
         }
     }
 
@@ -95,6 +107,8 @@ impl BudgetMetric {
             BudgetMetric::StackBytes => budgets.max_stack_bytes.map(|b| b as f64),
             BudgetMetric::HeapPeakBytes => budgets.max_heap_bytes.map(|b| b as f64),
             BudgetMetric::Instructions => budgets.max_instructions_per_iteration,
+            BudgetMetric::CodeBytes => budgets.max_code_bytes.map(|b| b as f64),
+            BudgetMetric::StaticStackBytes => budgets.max_static_stack_bytes.map(|b| b as f64),
         }
     }
 
@@ -129,6 +143,17 @@ impl BudgetMetric {
                 Some(n) => Figure::Value(n),
                 None => Figure::Unmeasured(Unmeasured::NoInstructions),
             },
+            BudgetMetric::CodeBytes => match bench.footprint.as_ref().and_then(|f| f.code_bytes) {
+                Some(bytes) => Figure::Value(bytes as f64),
+                None => Figure::Unmeasured(Unmeasured::NoFootprint),
+            },
+            BudgetMetric::StaticStackBytes => match &bench.footprint {
+                Some(f) => match f.static_stack_bytes {
+                    Some(bytes) => Figure::Value(bytes as f64),
+                    None => Figure::Unmeasured(Unmeasured::StackUnbounded),
+                },
+                None => Figure::Unmeasured(Unmeasured::NoFootprint),
+            },
         }
     }
 
@@ -148,7 +173,9 @@ impl BudgetMetric {
             BudgetMetric::Cycles => below(bench.cycles.as_ref()),
             BudgetMetric::NsPerIteration => below(bench.time.as_ref()),
             BudgetMetric::NsPerOp => below(bench.rate_figures()),
-            BudgetMetric::StackBytes => None,
+            BudgetMetric::StackBytes | BudgetMetric::CodeBytes | BudgetMetric::StaticStackBytes => {
+                None
+            }
             BudgetMetric::HeapPeakBytes if bench.heap.free_errors == 0 && bench.heap.live != 0 => {
                 Some(Caveat::Leaked {
                     bytes: bench.heap.live,
@@ -183,6 +210,8 @@ impl fmt::Display for BudgetMetric {
             BudgetMetric::StackBytes => "stack bytes",
             BudgetMetric::HeapPeakBytes => "heap peak bytes",
             BudgetMetric::Instructions => "instructions per iteration",
+            BudgetMetric::CodeBytes => "code bytes",
+            BudgetMetric::StaticStackBytes => "static stack bytes",
         })
     }
 }
@@ -205,13 +234,18 @@ pub enum Unmeasured {
     NoInstructions,
     /// The benchmark freed more bytes than were live (`free_errors` times): its heap figures cannot be trusted.
     HeapMisuse { free_errors: u64 },
+    /// The static stack has no bound (recursion, an indirect call; the footprint table says which). With a
+    /// budget this is a failure: no ceiling holds an unbounded stack.
+    StackUnbounded,
+    /// No static footprint: the footprint command did not answer, or named no function of the benchmark's.
+    NoFootprint,
 }
 
 impl Unmeasured {
     /// True when the figure is known to be beyond any budget the run could have measured (an overrun):
     /// a failure. Otherwise the budget cannot be judged at all.
     pub fn is_failure(self) -> bool {
-        matches!(self, Unmeasured::StackOverrun)
+        matches!(self, Unmeasured::StackOverrun | Unmeasured::StackUnbounded)
     }
 }
 
@@ -227,6 +261,10 @@ impl fmt::Display for Unmeasured {
             Unmeasured::NoOps => "no time per op (the benchmark does 0 ops per iteration)",
             Unmeasured::NoInstructions => {
                 "instructions not counted (run with --measure instructions, or bench.measure)"
+            }
+            Unmeasured::StackUnbounded => "static stack unbounded (recursion or an indirect call)",
+            Unmeasured::NoFootprint => {
+                "no static footprint (the footprint command did not answer for this benchmark)"
             }
             Unmeasured::HeapMisuse { free_errors } => {
                 return write!(
@@ -716,6 +754,7 @@ mod tests {
             ops_per_second: None,
             ns_per_op: (per_iteration > 0).then(|| ns as f64 / per_iteration as f64),
             instructions: None,
+            footprint: None,
         }
     }
 
@@ -741,6 +780,7 @@ mod tests {
             dropped: 0,
             noise_lines: 0,
             repetitions: 1,
+            image: None,
         }
     }
 
@@ -751,18 +791,28 @@ mod tests {
             max_ns_per_op: Some(ns_op),
             max_stack_bytes: Some(stack),
             max_heap_bytes: Some(heap),
+            max_code_bytes: None,
+            max_static_stack_bytes: None,
             fail_on_regression_percent: None,
             max_instructions_per_iteration: None,
             fail_on_instructions_regression_percent: None,
         }
     }
 
-    /// The verdicts of the clocked, stack and heap metrics (the instructions one has its own test).
+    /// The verdicts of the clocked, stack and heap metrics (the instructions one and the static ones have
+    /// tests of their own).
     fn verdicts(judgement: &Judgement) -> Vec<Verdict> {
         judgement.benchmarks[0]
             .checks
             .iter()
-            .filter(|c| c.metric != BudgetMetric::Instructions)
+            .filter(|c| {
+                !matches!(
+                    c.metric,
+                    BudgetMetric::Instructions
+                        | BudgetMetric::CodeBytes
+                        | BudgetMetric::StaticStackBytes
+                )
+            })
             .map(|c| c.verdict)
             .collect()
     }
@@ -839,6 +889,54 @@ mod tests {
         assert_eq!(
             failures[0].to_string(),
             "b: ns per iteration 640 over its budget of 639 (max_ns_per_iteration)"
+        );
+    }
+
+    #[test]
+    fn code_and_static_stack_budgets_judge_the_footprint_and_an_unbounded_stack_breaks_one() {
+        let mut bounded = bench("bounded", 100, 640, 64, StackMark::Bytes(300), 64);
+        bounded.footprint = Some(rho_stats::StaticFootprint {
+            code_bytes: Some(2000),
+            static_stack_bytes: Some(320),
+            unbounded: None,
+        });
+        let mut recursive = bench("recursive", 100, 640, 64, StackMark::Bytes(300), 64);
+        recursive.footprint = Some(rho_stats::StaticFootprint {
+            code_bytes: Some(100),
+            static_stack_bytes: None,
+            unbounded: Some("recursion: f -> f".into()),
+        });
+        let unknown = bench("unknown", 100, 640, 64, StackMark::Bytes(300), 64);
+        let summary = run(true, vec![bounded, recursive, unknown]);
+        let limits = Budgets {
+            max_code_bytes: Some(1999),
+            max_static_stack_bytes: Some(320),
+            ..Budgets::default()
+        };
+        let judgement = Judgement::of(&summary, |_| limits, 1.0);
+        let verdict = |bench: usize, metric: BudgetMetric| {
+            judgement.benchmarks[bench]
+                .checks
+                .iter()
+                .find(|c| c.metric == metric)
+                .unwrap()
+                .verdict
+        };
+        // One byte over is over; a bound equal to its budget holds.
+        assert_eq!(verdict(0, BudgetMetric::CodeBytes), Verdict::Over);
+        assert_eq!(verdict(0, BudgetMetric::StaticStackBytes), Verdict::Ok);
+        assert_eq!(verdict(1, BudgetMetric::CodeBytes), Verdict::Ok);
+        assert_eq!(verdict(1, BudgetMetric::StaticStackBytes), Verdict::Over);
+        assert_eq!(verdict(2, BudgetMetric::CodeBytes), Verdict::Unmeasured);
+        let failures = judgement.failures();
+        assert_eq!(
+            failures[0].to_string(),
+            "bounded: code bytes 2000 over its budget of 1999 (max_code_bytes)"
+        );
+        assert!(
+            failures[1].to_string().contains("static stack unbounded"),
+            "{}",
+            failures[1]
         );
     }
 

@@ -40,7 +40,10 @@ pub use best::{best_of, min_of};
 pub use count::{CacheFigures, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures};
 pub use error::StatsError;
 pub use gate_names::relative_spread;
-pub use run::{BenchSummary, ClockFigures, ClockInfo, Metric, OverheadFigures, RunSummary};
+pub use run::{
+    BenchSummary, ClockFigures, ClockInfo, ImageTotals, Metric, OverheadFigures, RunSummary,
+    StaticFootprint,
+};
 pub use summary::{
     PerIteration, SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile,
 };

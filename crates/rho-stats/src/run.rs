@@ -154,6 +154,32 @@ pub struct BenchSummary {
     /// `ops_per_second` (even below resolution: then a budget on it is reported only). `None` without time
     /// figures or with `per_iteration` 0.
     pub ns_per_op: Option<f64>,
+    /// The benchmark's static footprint, as the footprint command (`rho mem --json`) reported it for the built
+    /// image: not measured, read from the image and the compiler's stack-usage files. `None` when the
+    /// command was not run or did not answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footprint: Option<StaticFootprint>,
+}
+
+/// One benchmark's static footprint (docs/mem-json.md says how each figure is computed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StaticFootprint {
+    /// Code bytes of the benchmark function and of every function it can reach in the call graph; `None`
+    /// when the image has no such function.
+    pub code_bytes: Option<u64>,
+    /// The static stack bound in bytes: the deepest call path's sum of frames, with the harness's own frames
+    /// under the benchmark that the measured mark also counts. `None` when unbounded or not known.
+    pub static_stack_bytes: Option<u64>,
+    /// Why there is no bound (recursion, an indirect call, no stack-usage information); `None` with a bound.
+    pub unbounded: Option<String>,
+}
+
+/// The whole image's Berkeley totals (`size`'s text, data and bss), as the footprint command reported them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageTotals {
+    pub text: u64,
+    pub data: u64,
+    pub bss: u64,
 }
 
 /// A metric a budget, a baseline or the gate judges. Every metric has one direction: lower is better.
@@ -253,6 +279,9 @@ pub struct RunSummary {
     pub noise_lines: u64,
     /// How many runs were folded into these figures (1 for a single run; see [`crate::best_of`]).
     pub repetitions: u32,
+    /// The built image's totals, when the footprint command answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageTotals>,
 }
 
 impl RunSummary {
@@ -369,6 +398,7 @@ impl RunSummary {
                 leaked: bench.leaked(),
                 ops_per_second,
                 ns_per_op,
+                footprint: None,
             });
         }
 
@@ -383,6 +413,7 @@ impl RunSummary {
             dropped: run.dropped,
             noise_lines: run.noise_lines,
             repetitions: 1,
+            image: None,
         })
     }
 
