@@ -257,7 +257,10 @@ pub fn metric_unit(metric: Metric, context: &Context) -> String {
             None => "cycles".to_string(),
         },
         Metric::TimeNs => "ns".to_string(),
-        Metric::StackBytes | Metric::HeapPeakBytes => "bytes".to_string(),
+        Metric::StackBytes
+        | Metric::HeapPeakBytes
+        | Metric::CodeBytes
+        | Metric::StaticStackBytes => "bytes".to_string(),
         Metric::Instructions => match &context.instructions {
             Some(source) => format!("instructions ({source})"),
             None => "instructions".to_string(),
@@ -410,6 +413,9 @@ pub fn compare(
     compare_with(base, head, limit_percent, &|_, metric| {
         if metric == Metric::Instructions {
             DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
+        } else if metric.is_static() {
+            // Exact: one byte more is a change.
+            0.0
         } else {
             limit_percent
         }
@@ -545,7 +551,11 @@ impl Floors {
         match metric {
             Metric::Cycles => self.cycles,
             Metric::TimeNs => self.time_ns,
-            Metric::StackBytes | Metric::HeapPeakBytes | Metric::Instructions => 0.0,
+            Metric::StackBytes
+            | Metric::HeapPeakBytes
+            | Metric::Instructions
+            | Metric::CodeBytes
+            | Metric::StaticStackBytes => 0.0,
         }
     }
 }
@@ -613,6 +623,12 @@ pub fn value_of(bench: &BenchmarkBaseline, metric: Metric) -> Value {
         Metric::HeapPeakBytes => Value::Figure(bench.heap_peak_bytes as f64),
         Metric::Instructions => bench
             .instructions
+            .map_or(Value::Off, |n| Value::Figure(n as f64)),
+        Metric::CodeBytes => bench
+            .code_bytes
+            .map_or(Value::Off, |n| Value::Figure(n as f64)),
+        Metric::StaticStackBytes => bench
+            .static_stack_bytes
             .map_or(Value::Off, |n| Value::Figure(n as f64)),
     }
 }
@@ -689,6 +705,8 @@ mod tests {
             Metric::StackBytes => b.stack_bytes = Stack::Bytes(value as u64),
             Metric::HeapPeakBytes => b.heap_peak_bytes = value as u64,
             Metric::Instructions => b.instructions = Some(value as u64),
+            Metric::CodeBytes => b.code_bytes = Some(value as u64),
+            Metric::StaticStackBytes => b.static_stack_bytes = Some(value as u64),
         }
     }
 

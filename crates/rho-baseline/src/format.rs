@@ -129,6 +129,13 @@ pub struct BenchmarkBaseline {
     /// Net instructions per iteration, exact (absent when the run counted none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,
+    /// Code bytes of the benchmark function and everything it can reach (static, from the footprint
+    /// command; absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_bytes: Option<u64>,
+    /// The static stack bound in bytes (absent without a footprint, or when the stack is unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_stack_bytes: Option<u64>,
 }
 
 /// The figures kept for a clocked metric. `median` is the one a regression is judged on; `p95` and `p99`

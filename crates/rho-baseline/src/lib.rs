@@ -47,6 +47,8 @@ pub fn diff(
     diff_with(base_file, base_name, head, limit_percent, &|_, metric| {
         if metric == rho_stats::Metric::Instructions {
             compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
+        } else if metric.is_static() {
+            0.0
         } else {
             limit_percent
         }
@@ -149,6 +151,8 @@ pub(crate) mod fixture {
             stack_bytes: stack,
             heap_peak_bytes: heap,
             instructions: None,
+            code_bytes: None,
+            static_stack_bytes: None,
         }
     }
 

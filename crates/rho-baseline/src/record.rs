@@ -95,6 +95,8 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 .instructions
                 .as_ref()
                 .map(rho_stats::InstructionFigures::net),
+            code_bytes: bench.footprint.as_ref().and_then(|f| f.code_bytes),
+            static_stack_bytes: bench.footprint.as_ref().and_then(|f| f.static_stack_bytes),
         })
         .collect();
 

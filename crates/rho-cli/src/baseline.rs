@@ -172,6 +172,9 @@ pub fn finish(
                 budgets
                     .and_then(|b| b.fail_on_instructions_regression_percent)
                     .unwrap_or(instructions_global)
+            } else if metric.is_static() {
+                // Code bytes and the static stack bound are exact: one byte more is a change.
+                0.0
             } else {
                 budgets
                     .and_then(|b| b.fail_on_regression_percent)

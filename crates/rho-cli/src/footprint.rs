@@ -47,7 +47,8 @@ pub fn probe(compiler: &[String]) -> Probe {
     }
     let name = compiler.join(" ");
     let compiles = |flags: &[&str], expect: &str| -> bool {
-        let Ok(dir) = tempfile::Builder::new().prefix("rho-probe-").tempdir() else {
+        // A scratch directory of rho's own: removed on drop and on Ctrl-C.
+        let Ok(dir) = crate::suite::ScratchDir::new("rho-probe-") else {
             return false;
         };
         let source = dir.path().join("probe.c");
@@ -174,6 +175,8 @@ pub struct MemTotals {
 pub struct MemFunction {
     pub name: String,
     #[serde(default)]
+    pub code_bytes: Option<u64>,
+    #[serde(default)]
     pub frame_bytes: Option<u64>,
     pub reachable: MemReachable,
     pub stack: MemStack,
@@ -182,6 +185,27 @@ pub struct MemFunction {
 #[derive(Debug, Clone, Deserialize)]
 pub struct MemReachable {
     pub code_bytes: u64,
+    /// The reachable functions' names (optional in a document: without them nothing is taken off).
+    #[serde(default)]
+    pub names: Vec<String>,
+}
+
+/// The prefix of the harness's own functions: their code is the same under every benchmark, so a
+/// benchmark's code bytes leave it out (its stack bound keeps their frames: the measured mark has them).
+const HARNESS_PREFIX: &str = "rho_bench__";
+
+/// The reachable code of `function` without the harness's own functions (those the document names with
+/// their code).
+fn code_without_harness(document: &MemDocument, function: &MemFunction) -> u64 {
+    let harness: u64 = function
+        .reachable
+        .names
+        .iter()
+        .filter(|name| name.starts_with(HARNESS_PREFIX) && **name != function.name)
+        .filter_map(|name| document.functions.iter().find(|f| &f.name == name))
+        .filter_map(|f| f.code_bytes)
+        .sum();
+    function.reachable.code_bytes.saturating_sub(harness)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -251,6 +275,43 @@ fn context_start_bytes(machine: &str) -> u64 {
     if machine == "x86-64" { 16 } else { 0 }
 }
 
+/// The harness's frames under every benchmark on the measured stack: on a hosted target the entry
+/// function's frame and what the context switch leaves above it; 0 on bare metal (no entry function).
+fn harness_bytes(document: &MemDocument) -> u64 {
+    let machine = document
+        .format
+        .as_ref()
+        .map(|f| f.machine.as_str())
+        .unwrap_or("");
+    document
+        .functions
+        .iter()
+        .find(|f| f.name == HARNESS_ENTRY)
+        .and_then(|f| f.frame_bytes)
+        .map_or(0, |frame| frame + context_start_bytes(machine))
+}
+
+/// The static footprint of the benchmark function `name`: its reachable code, and its stack bound plus
+/// `harness` bytes (the harness's frames under it), or why it has none. `None` when the document has no
+/// function of that name.
+fn benchmark_footprint(
+    document: &MemDocument,
+    name: &str,
+    harness: u64,
+) -> Option<StaticFootprint> {
+    let function = document.functions.iter().find(|f| f.name == name)?;
+    let (bound, unbounded) = match (function.stack.bound, &function.stack.unbounded) {
+        (Some(bound), _) => (Some(bound + harness), None),
+        (None, Some(reason)) => (None, Some(reason.clone())),
+        (None, None) => (None, Some("no bound in the footprint document".to_string())),
+    };
+    Some(StaticFootprint {
+        code_bytes: Some(code_without_harness(document, function)),
+        static_stack_bytes: bound,
+        unbounded,
+    })
+}
+
 /// Attach the document's figures to the run: the image's totals, and per benchmark (a function of the same
 /// name) its reachable code and its static stack bound plus the harness's frames under it.
 pub fn attach(summary: &mut RunSummary, document: &MemDocument) {
@@ -259,33 +320,35 @@ pub fn attach(summary: &mut RunSummary, document: &MemDocument) {
         data: document.totals.data,
         bss: document.totals.bss,
     });
-    let machine = document
-        .format
-        .as_ref()
-        .map(|f| f.machine.as_str())
-        .unwrap_or("");
-    let harness = document
-        .functions
-        .iter()
-        .find(|f| f.name == HARNESS_ENTRY)
-        .and_then(|f| f.frame_bytes)
-        .map_or(0, |frame| frame + context_start_bytes(machine));
+    let harness = harness_bytes(document);
     for bench in &mut summary.benchmarks {
-        let Some(function) = document.functions.iter().find(|f| f.name == bench.name) else {
-            bench.footprint = None;
+        bench.footprint = benchmark_footprint(document, &bench.name, harness);
+    }
+}
+
+/// The gate's static metrics of every function the document names, as `(function, metric, value)` with
+/// the gate's metric names (`code`, `static_stack`); the gate keeps those of the benchmarks a run reports.
+pub fn gate_metrics(document: &MemDocument) -> Vec<(String, String, u64)> {
+    let harness = harness_bytes(document);
+    let mut metrics = Vec::new();
+    for function in &document.functions {
+        let Some(footprint) = benchmark_footprint(document, &function.name, harness) else {
             continue;
         };
-        let (bound, unbounded) = match (function.stack.bound, &function.stack.unbounded) {
-            (Some(bound), _) => (Some(bound + harness), None),
-            (None, Some(reason)) => (None, Some(reason.clone())),
-            (None, None) => (None, Some("no bound in the footprint document".to_string())),
-        };
-        bench.footprint = Some(StaticFootprint {
-            code_bytes: Some(function.reachable.code_bytes),
-            static_stack_bytes: bound,
-            unbounded,
-        });
+        let figures = [
+            (rho_stats::Metric::CodeBytes, footprint.code_bytes),
+            (
+                rho_stats::Metric::StaticStackBytes,
+                footprint.static_stack_bytes,
+            ),
+        ];
+        for (metric, value) in figures {
+            if let Some(value) = value {
+                metrics.push((function.name.clone(), metric.gate_name().to_string(), value));
+            }
+        }
     }
+    metrics
 }
 
 /// Attach the footprint command's answer to the run, or print why there is none (a warning: the run goes on).

@@ -349,6 +349,7 @@ fn host_jobs(
                     build: None,
                     run: quoted(&built.executable)?,
                     env: Vec::new(),
+                    static_metrics: Vec::new(),
                 });
             }
             Suite::CFiles { files, build, .. } => {
@@ -365,12 +366,30 @@ fn host_jobs(
                 let suite = crate::suite::build(&sources, &BuildOptions { flags, timeout })
                     .map_err(|e| e.context(format!("cannot build {what} for host")))?;
                 let run = quoted(&suite.executable)?;
+                // The image's static figures (`<bench>.code`, `<bench>.static_stack`), asked of the footprint
+                // command like `rho bench` asks; a command that does not answer leaves them out, with a warning.
+                let static_metrics = match crate::footprint::MemCommand::resolve(
+                    config.mem_command.as_deref(),
+                    &config.root,
+                )
+                .map_err(|e| e.to_string())
+                .and_then(|command| crate::footprint::ask(&command, &suite.image_files(), timeout))
+                {
+                    Ok(document) => crate::footprint::gate_metrics(&document),
+                    Err(warning) => {
+                        eprintln!(
+                            "rho: gate: {side}: warning: {what}: {warning}; no code or static stack metrics"
+                        );
+                        Vec::new()
+                    }
+                };
                 built.borrow_mut().push(suite);
                 jobs.push(Job {
                     what,
                     build: None,
                     run,
                     env: Vec::new(),
+                    static_metrics,
                 });
             }
             Suite::Command { command, .. } => jobs.push(Job {
@@ -378,6 +397,7 @@ fn host_jobs(
                 build: None,
                 run: command.clone(),
                 env: Vec::new(),
+                static_metrics: Vec::new(),
             }),
         }
     }

@@ -199,3 +199,121 @@ fn a_failing_mem_command_is_a_warning_and_the_run_is_reported() {
     outcome.assert_stderr_has("printed no rho-mem/1 document: not JSON");
     outcome.assert_stdout_has("bench_chain");
 }
+
+#[test]
+fn the_baseline_keeps_the_footprint_and_a_diff_counts_one_byte_more_as_a_change() {
+    // A footprint command whose code figure comes from code.txt: the same build, one byte more.
+    let project = Project::new();
+    let script = r#"cat <<EOF
+{"schema": "rho-mem/1", "totals": {"text": 7, "data": 8, "bss": 9, "total": 24},
+ "functions": [{"name": "bench_small_call", "frame_bytes": 16, "reachable": {"code_bytes": $(cat code.txt)},
+                "stack": {"bound": 512, "unbounded": null}}]}
+EOF
+"#;
+    project.write(
+        "bench.c",
+        &std::fs::read_to_string(repo_file(SUITE)).unwrap(),
+    );
+    project.write("mem.sh", script);
+    project.write("code.txt", "1000\n");
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 100\n  warmup_runs: 5\n  mem_command: sh mem.sh\n  suites:\n    - bench.c\n",
+    );
+    let dir = project.path();
+    git(dir, &["init", "-q", "-b", "main"]);
+    let outcome = project.rho(&["bench", "--write-baseline"]);
+    outcome.assert_exit(0);
+    let baseline = read_json(&dir.join("bench/baseline.json"));
+    let small = baseline["targets"]["host"]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "bench_small_call")
+        .unwrap_or_else(|| panic!("{baseline:#}"));
+    assert_eq!(small["code_bytes"], 1000, "{small:#}");
+    assert_eq!(small["static_stack_bytes"], 512, "{small:#}");
+    git(
+        dir,
+        &[
+            "add",
+            "module.yml",
+            "bench.c",
+            "mem.sh",
+            "code.txt",
+            "bench/baseline.json",
+        ],
+    );
+    git(
+        dir,
+        &[
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-q",
+            "-m",
+            "baseline",
+        ],
+    );
+
+    project.write("code.txt", "1001\n");
+    let outcome = project.rho(&["bench", "--diff", "HEAD"]);
+    outcome.assert_exit(0);
+    let row = |metric: &str| {
+        outcome
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("bench_small_call") && l.contains(metric))
+            .unwrap_or_else(|| panic!("no {metric} row:\n{}", outcome.describe()))
+            .to_string()
+    };
+    let code = row("code_bytes");
+    assert!(
+        code.contains("1000") && code.contains("1001") && code.contains("REGRESSED"),
+        "{code}"
+    );
+    let bound = row("static_stack_bytes");
+    assert!(bound.contains("512") && bound.contains("ok"), "{bound}");
+}
+
+#[test]
+fn the_gate_compares_each_benchmarks_code_from_the_built_images() {
+    // Two sides, the same suite; their footprint commands answer 1000 and 2000 code bytes for
+    // bench_small_call: the gate reports bench_small_call.code and fails it.
+    let project = Project::new();
+    for (side, code) in [("base", 1000), ("head", 2000)] {
+        project.write(
+            &format!("{side}/bench.c"),
+            &std::fs::read_to_string(repo_file(SUITE)).unwrap(),
+        );
+        project.write(
+            &format!("{side}/mem.sh"),
+            &format!(
+                r#"echo '{{"schema": "rho-mem/1", "totals": {{"text": 1, "data": 1, "bss": 1, "total": 3}}, "functions": [{{"name": "bench_small_call", "reachable": {{"code_bytes": {code}}}, "stack": {{"bound": 300}}}}]}}'"#
+            ),
+        );
+        project.write(
+            &format!("{side}/module.yml"),
+            "bench:\n  default_iterations: 100\n  warmup_runs: 5\n  mem_command: sh mem.sh\n  suites:\n    - bench.c\n",
+        );
+    }
+    let outcome = project.rho_in(
+        &project.path().join("head"),
+        &[
+            "bench", "gate", "--base", "../base", "--head", ".", "--runs", "2",
+        ],
+        &[],
+    );
+    outcome.assert_exit(1);
+    let document = outcome.document();
+    let code = &document["metrics"]["bench_small_call.code"];
+    assert_eq!(code["base"], 1000.0, "{document:#}");
+    assert_eq!(code["head"], 2000.0, "{document:#}");
+    assert_eq!(code["regressed"], true, "{document:#}");
+    assert_eq!(
+        document["metrics"]["bench_small_call.static_stack"]["regressed"],
+        false
+    );
+    // A function that is no benchmark of the run gives no metric.
+    assert!(document["metrics"].get("rho_bench__entry.code").is_none());
+}

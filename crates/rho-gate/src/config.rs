@@ -60,6 +60,7 @@ pub fn command_jobs(config: &ModuleConfig, target: &str, build: &str, run: &str)
             build: Some(build.to_owned()),
             run: run.to_owned(),
             env: Vec::new(),
+            static_metrics: Vec::new(),
         }];
     }
     config
@@ -82,12 +83,14 @@ pub fn command_jobs(config: &ModuleConfig, target: &str, build: &str, run: &str)
                         .collect::<Vec<_>>()
                         .join(" "),
                 )],
+                static_metrics: Vec::new(),
             },
             Suite::Command { command, .. } => Job {
                 what: command.clone(),
                 build: None,
                 run: command.clone(),
                 env: Vec::new(),
+                static_metrics: Vec::new(),
             },
             // rho builds a CMake suite for the built-in targets only (it knows their toolchains); on a target
             // of module.yml's own the gate says so rather than guess.
@@ -100,6 +103,7 @@ pub fn command_jobs(config: &ModuleConfig, target: &str, build: &str, run: &str)
                 )),
                 run: format!("exit 2 # {}", cmake.target),
                 env: Vec::new(),
+                static_metrics: Vec::new(),
             },
         })
         .collect()

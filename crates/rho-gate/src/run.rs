@@ -39,6 +39,10 @@ pub struct Job {
     pub run: String,
     /// Added to the environment of its build and runs (e.g. `RHO_BENCH_SOURCES`).
     pub env: Vec<(String, String)>,
+    /// Figures read from the built image rather than the runs (`(benchmark, metric, value)`: a benchmark's
+    /// reachable code bytes and static stack bound), added to every run's metrics as `<benchmark>.<metric>`
+    /// for the benchmarks the run reported. Empty for a job rho did not build.
+    pub static_metrics: Vec<(String, String, u64)>,
 }
 
 /// The harness settings handed to every build and run through the environment, the same for both sides so
@@ -342,6 +346,8 @@ pub fn run_gate(
                         error,
                     })?;
                 side.source.get_or_insert(source);
+                let mut job_metrics = job_metrics;
+                add_static_metrics(&mut job_metrics, &job.static_metrics);
                 merge_metrics(&mut metrics, job_metrics, &job.what);
             }
             progress(&Progress::Ran {
@@ -375,6 +381,16 @@ pub fn run_gate(
         head_recipe: head.recipe,
         elapsed: start.elapsed(),
     })
+}
+
+/// Add the image's figures of each benchmark the run reported (one with a metric named `<bench>.`...).
+fn add_static_metrics(metrics: &mut RunMetrics, statics: &[(String, String, u64)]) {
+    for (bench, metric, value) in statics {
+        let prefix = format!("{bench}.");
+        if metrics.keys().any(|k| k.starts_with(&prefix)) {
+            metrics.insert(format!("{bench}.{metric}"), Figure::Value(*value as f64));
+        }
+    }
 }
 
 /// Add one job's metrics to a run's. A metric two suites both report cannot be told apart, so it becomes

@@ -43,6 +43,8 @@ pub struct Reachable {
     pub code_bytes: u64,
     /// How many functions are reachable, itself included.
     pub functions: usize,
+    /// Their names, itself first, then the others in name order.
+    pub names: Vec<String>,
     /// Reachable functions the image has no code for (a shared library's, or inlined everywhere).
     pub not_in_image: Vec<String>,
     /// False when an indirect call is reachable: its callees are not counted.
@@ -134,6 +136,16 @@ pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
             reachable: Reachable {
                 code_bytes: code_total,
                 functions: reachable.len(),
+                names: {
+                    let mut names: Vec<String> = reachable
+                        .iter()
+                        .filter(|k| k.as_str() != key)
+                        .map(|k| graph.nodes[k.as_str()].name.clone())
+                        .collect();
+                    names.sort();
+                    names.insert(0, node.name.clone());
+                    names
+                },
                 not_in_image,
                 complete,
             },

@@ -14,6 +14,8 @@ impl Metric {
             Metric::StackBytes => "stack",
             Metric::HeapPeakBytes => "heap_peak",
             Metric::Instructions => "instructions",
+            Metric::CodeBytes => "code",
+            Metric::StaticStackBytes => "static_stack",
         }
     }
 
@@ -30,7 +32,11 @@ impl BenchSummary {
         match metric {
             Metric::Cycles => self.cycles.as_ref(),
             Metric::TimeNs => self.time.as_ref(),
-            Metric::StackBytes | Metric::HeapPeakBytes | Metric::Instructions => None,
+            Metric::StackBytes
+            | Metric::HeapPeakBytes
+            | Metric::Instructions
+            | Metric::CodeBytes
+            | Metric::StaticStackBytes => None,
         }
     }
 }

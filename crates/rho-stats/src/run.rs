@@ -196,15 +196,22 @@ pub enum Metric {
     HeapPeakBytes,
     /// Net instructions per iteration (exact: one instruction more is a change).
     Instructions,
+    /// Code bytes of the benchmark function and all it can reach (static, from the footprint command;
+    /// exact: one byte more is a change).
+    CodeBytes,
+    /// The static stack bound in bytes (from the footprint command; exact). An unbounded stack has no figure.
+    StaticStackBytes,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 5] = [
+    pub const ALL: [Metric; 7] = [
         Metric::Cycles,
         Metric::TimeNs,
         Metric::StackBytes,
         Metric::HeapPeakBytes,
         Metric::Instructions,
+        Metric::CodeBytes,
+        Metric::StaticStackBytes,
     ];
 
     /// A short stable name (`cycles`, `time_ns`, `stack_bytes`, `heap_peak_bytes`).
@@ -215,7 +222,15 @@ impl Metric {
             Metric::StackBytes => "stack_bytes",
             Metric::HeapPeakBytes => "heap_peak_bytes",
             Metric::Instructions => "instructions",
+            Metric::CodeBytes => "code_bytes",
+            Metric::StaticStackBytes => "static_stack_bytes",
         }
+    }
+
+    /// Whether the figure is read from the built image rather than measured by running it (code bytes, the
+    /// static stack bound): exact, so any growth is a change.
+    pub fn is_static(self) -> bool {
+        matches!(self, Metric::CodeBytes | Metric::StaticStackBytes)
     }
 }
 
@@ -253,6 +268,16 @@ impl BenchSummary {
                 .instructions
                 .as_ref()
                 .map(|figures| figures.net() as f64),
+            Metric::CodeBytes => self
+                .footprint
+                .as_ref()
+                .and_then(|f| f.code_bytes)
+                .map(|b| b as f64),
+            Metric::StaticStackBytes => self
+                .footprint
+                .as_ref()
+                .and_then(|f| f.static_stack_bytes)
+                .map(|b| b as f64),
         }
     }
 }
