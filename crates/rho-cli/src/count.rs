@@ -8,7 +8,6 @@
 //! attaches the totals to the run; rho-stats takes the harness's share off (fitted from `.overhead`'s two
 //! empty loops) and divides by the iterations.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -24,9 +23,6 @@ use crate::suite::ScratchDir;
 pub const DEFAULT_ITERATIONS: u64 = 10;
 /// Warm-ups when counting: one, so a first call's lazy set-up (a page fault, a PLT binding) is not counted.
 pub const DEFAULT_WARMUP: u64 = 1;
-
-/// The dump files' stem in the scratch directory: Callgrind writes `callgrind.out.1`, `.2`, ... per dump.
-const DUMP_STEM: &str = "callgrind.out";
 
 /// What `--measure instructions` runs a suite under.
 #[derive(Debug)]
@@ -51,6 +47,11 @@ impl Counter {
         })
     }
 
+    /// The `valgrind` found.
+    pub fn valgrind(&self) -> &Path {
+        &self.valgrind
+    }
+
     /// Run `executable` (with `env`, in `dir` when given) under Callgrind and return its run with every
     /// count's totals attached.
     pub fn run(
@@ -70,7 +71,10 @@ impl Counter {
             .arg("--collect-atstart=no")
             .arg(format!(
                 "--callgrind-out-file={}",
-                scratch.path().join(DUMP_STEM).display()
+                scratch
+                    .path()
+                    .join(rho_wire::callgrind::DUMP_STEM)
+                    .display()
             ))
             .arg("--compress-strings=no")
             .arg("--compress-pos=no")
@@ -92,105 +96,9 @@ impl Counter {
                  instructions are not measured"
             );
         }
-        attach_dumps(&mut run, scratch.path())?;
+        rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), None)?;
         Ok(run)
     }
-}
-
-/// Read the dump each `@count` names from `dir` and attach its totals, checking that the dump was written for
-/// that block (Callgrind records the benchmark's name as the dump's trigger).
-pub fn attach_dumps(run: &mut Run, dir: &Path) -> anyhow::Result<()> {
-    for bench in run.calibration.iter_mut().chain(run.benchmarks.iter_mut()) {
-        for count in &mut bench.counts {
-            let path = dir.join(format!("{DUMP_STEM}.{}", count.dump));
-            let text = std::fs::read_to_string(&path).with_context(|| {
-                format!(
-                    "cannot read Callgrind's dump {} for {} (@count {})",
-                    path.display(),
-                    bench.name,
-                    count.dump
-                )
-            })?;
-            let dump =
-                parse_dump(&text).map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
-            if dump.trigger != bench.name {
-                bail!(
-                    "{}: expected the dump of {} (@count {}), found one triggered by {:?}",
-                    path.display(),
-                    bench.name,
-                    count.dump,
-                    dump.trigger
-                );
-            }
-            count.totals = dump.totals;
-        }
-    }
-    Ok(())
-}
-
-/// One Callgrind dump: who asked for it and its totals per event.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Dump {
-    /// The name passed to `CALLGRIND_DUMP_STATS_AT` (the block's name).
-    pub trigger: String,
-    pub totals: BTreeMap<String, u64>,
-}
-
-/// Parse the header lines of a Callgrind output file: `desc: Trigger: Client Request: NAME`,
-/// `events: Ir ...` and `totals: N ...` (or `summary:`). Errors name the line and what was expected.
-pub fn parse_dump(text: &str) -> Result<Dump, String> {
-    const TRIGGER: &str = "desc: Trigger: Client Request: ";
-    let mut trigger = None;
-    let mut events: Option<Vec<&str>> = None;
-    let mut totals: Option<(usize, &str)> = None;
-    let mut summary: Option<(usize, &str)> = None;
-    for (index, line) in text.lines().enumerate() {
-        if let Some(name) = line.strip_prefix(TRIGGER) {
-            trigger = Some(name.trim().to_string());
-        } else if let Some(rest) = line.strip_prefix("events:") {
-            events = Some(rest.split_whitespace().collect());
-        } else if let Some(rest) = line.strip_prefix("totals:") {
-            totals = Some((index + 1, rest));
-        } else if let Some(rest) = line.strip_prefix("summary:") {
-            summary = Some((index + 1, rest));
-        }
-    }
-    let trigger =
-        trigger.ok_or("expected a `desc: Trigger: Client Request: NAME` line, found none")?;
-    let events = events.ok_or("expected an `events:` line, found none")?;
-    let (line, figures) = totals
-        .or(summary)
-        .ok_or("expected a `totals:` or `summary:` line, found none")?;
-    let mut values = BTreeMap::new();
-    let numbers: Vec<&str> = figures.split_whitespace().collect();
-    if numbers.len() > events.len() {
-        return Err(format!(
-            "line {line}: expected at most {} figures (one per event), found {}",
-            events.len(),
-            numbers.len()
-        ));
-    }
-    for (position, event) in events.iter().enumerate() {
-        // Callgrind leaves out trailing zero figures.
-        let value = match numbers.get(position) {
-            Some(text) => text.parse::<u64>().map_err(|_| {
-                format!("line {line}: expected a whole number for {event}, found {text:?}")
-            })?,
-            None => 0,
-        };
-        values.insert((*event).to_string(), value);
-    }
-    if !values.contains_key(rho_stats::INSTRUCTIONS_EVENT) {
-        return Err(format!(
-            "expected the {} event (instructions) among `events: {}`",
-            rho_stats::INSTRUCTIONS_EVENT,
-            events.join(" ")
-        ));
-    }
-    Ok(Dump {
-        trigger,
-        totals: values,
-    })
 }
 
 /// The harness's environment for a counted run: `env`, with this mode's own iterations and warm-ups unless
@@ -244,34 +152,5 @@ pub fn join(timed: &mut RunSummary, counted: &RunSummary) {
         bench.instructions = counted
             .benchmark(&bench.name)
             .and_then(|b| b.instructions.clone());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const DUMP: &str = "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 1\ncmd:  ./suite\npart: 3\n\n\
-        desc: I1 cache: \ndesc: Timerange: Basic block 0 - 27962\ndesc: Trigger: Client Request: bench_crc_64\n\n\
-        positions: line\nevents: Ir Dr Dw\nsummary: 45640 900\n\n\nfn=main\n0 45640\n\ntotals: 45640 900\n";
-
-    #[test]
-    fn a_dump_gives_its_trigger_and_totals_with_trailing_zeros() {
-        let dump = parse_dump(DUMP).unwrap();
-        assert_eq!(dump.trigger, "bench_crc_64");
-        assert_eq!(dump.totals["Ir"], 45640);
-        assert_eq!(dump.totals["Dr"], 900);
-        assert_eq!(dump.totals["Dw"], 0);
-    }
-
-    #[test]
-    fn a_broken_dump_says_what_it_expected() {
-        let no_trigger = DUMP.replace("desc: Trigger", "desc: Other");
-        assert!(parse_dump(&no_trigger).unwrap_err().contains("Trigger"));
-        let bad_number = DUMP.replace("totals: 45640 900", "totals: 45x40");
-        let error = parse_dump(&bad_number).unwrap_err();
-        assert!(error.contains("line 20") && error.contains("Ir"), "{error}");
-        let no_ir = DUMP.replace("events: Ir Dr Dw", "events: Dr Dw X");
-        assert!(parse_dump(&no_ir).unwrap_err().contains("Ir"));
     }
 }

@@ -116,11 +116,22 @@ pub struct GateArgs {
     #[arg(long, value_name = "FACTOR")]
     pub scale: Option<f64>,
 
+    /// What to measure: `time` (the default) or `instructions` (each side run once under Valgrind's Callgrind:
+    /// exact counts, `<bench>.instructions` metrics, budget 1% unless named). Default: module.yml's
+    /// `bench.measure`.
+    #[arg(long, value_name = "WHAT", value_parser = parse_gate_measure)]
+    pub measure: Option<rho_config::Measure>,
+
     /// For `git bisect run`: when the gate cannot decide, exit 125 (skip this commit) if head's code is to
     /// blame (its build, run or metrics), else 128 (stop the bisect: a bad setting, a side named wrongly, a
     /// base that fails) instead of 2.
     #[arg(long)]
     pub bisect: bool,
+}
+
+fn parse_gate_measure(text: &str) -> Result<rho_config::Measure, String> {
+    rho_config::Measure::parse(text)
+        .ok_or_else(|| format!("`{text}`: expected time or instructions"))
 }
 
 /// Run the gate; the exit status is the verdict. Errors are reported here (stderr, and an `undecided` JSON
@@ -229,6 +240,22 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
         }
         env.scale = Some(scale);
     }
+    let measure = args
+        .measure
+        .or(config.as_ref().map(|c| c.measure))
+        .unwrap_or_default();
+    if measure == rho_config::Measure::Both {
+        anyhow::bail!(
+            "the gate judges one measurement: --measure time or --measure instructions, not both"
+        );
+    }
+    if measure.counts() {
+        env.counter = Some(crate::count::Counter::find(false)?.valgrind().to_path_buf());
+        // module.yml's iterations are sized for timing; a count needs a few (as in `rho bench`).
+        env.iterations = Some(crate::count::DEFAULT_ITERATIONS);
+        env.warmup = Some(crate::count::DEFAULT_WARMUP);
+        env.per_benchmark.clear();
+    }
     env.iterations = args.iterations.or(env.iterations);
     env.warmup = args.warmup.or(env.warmup);
     let mut overrides = Vec::new();
@@ -246,13 +273,23 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
         overrides,
     };
 
-    eprintln!(
-        "rho: gate: base {} against head {}, {} alternating runs each, timeout {} s per build and run",
-        args.base,
-        args.head,
-        settings.runs(),
-        settings.timeout().as_secs_f64()
-    );
+    if env.counter.is_some() {
+        eprintln!(
+            "rho: gate: base {} against head {}, instructions counted under Callgrind: one run each (a count \
+             is exact, there is no best of N to take), timeout {} s per build and run",
+            args.base,
+            args.head,
+            settings.timeout().as_secs_f64()
+        );
+    } else {
+        eprintln!(
+            "rho: gate: base {} against head {}, {} alternating runs each, timeout {} s per build and run",
+            args.base,
+            args.head,
+            settings.runs(),
+            settings.timeout().as_secs_f64()
+        );
+    }
     let request = GateRequest {
         base: args.base.clone(),
         head: args.head.clone(),

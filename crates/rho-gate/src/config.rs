@@ -47,6 +47,7 @@ pub fn bench_env_from_config(config: &ModuleConfig) -> BenchEnv {
         scale: (config.scale != 1.0).then_some(config.scale),
         time_cap_ms: config.time_cap_ms,
         stack_off: !config.stack_watermark,
+        counter: None,
     }
 }
 

@@ -208,6 +208,34 @@ impl StdoutMetrics {
     }
 }
 
+impl StdoutMetrics {
+    /// A counted run's metrics (`--measure instructions`): its wire stream, with the counts its one dumping
+    /// process wrote into `dumps` attached; instructions, stack and heap per benchmark, all exact.
+    pub fn finish_counted(
+        self,
+        dumps: &std::path::Path,
+    ) -> Result<(MetricSource, RunMetrics), MetricsError> {
+        let wire = |e: String| MetricsError::Wire(e);
+        let mut run = match (self.wire, self.wire_error, self.parser) {
+            (false, _, _) => return Err(MetricsError::Empty),
+            (true, Some(error), _) => return Err(wire(error.to_string())),
+            (true, None, Some(parser)) => parser.finish().map_err(|e| wire(e.to_string()))?,
+            (true, None, None) => return Err(MetricsError::NoBenchmarks),
+        };
+        if run.counter.is_none() {
+            return Err(wire(
+                "the stream counted nothing: its harness was built without Valgrind's headers \
+                 (<valgrind/callgrind.h>; Debian/Ubuntu: apt-get install valgrind)"
+                    .to_owned(),
+            ));
+        }
+        let pid = rho_wire::callgrind::dumping_process(dumps).map_err(|e| wire(e.to_string()))?;
+        rho_wire::callgrind::attach_dumps(&mut run, dumps, Some(pid))
+            .map_err(|e| wire(e.to_string()))?;
+        crate::wire_metrics::metrics_from_run(&run).map(|m| (MetricSource::Wire, m))
+    }
+}
+
 /// The longest excerpt of a bad line quoted in an error.
 const QUOTE_LIMIT: usize = 200;
 

@@ -61,6 +61,11 @@ pub struct BenchEnv {
     pub time_cap_ms: Option<u64>,
     /// `RHO_BENCH_STACK_BYTES=0` when true: the stack is not measured.
     pub stack_off: bool,
+    /// Count instructions instead of timing (`--measure instructions`): every run is run under this
+    /// `valgrind` (Callgrind, following the run command's child processes) with
+    /// `RHO_BENCH_MEASURE=instructions`, its dumps are read into the wire stream's counts, and each side runs
+    /// once (a count is exact: there is no best of N to take).
+    pub counter: Option<PathBuf>,
 }
 
 impl BenchEnv {
@@ -317,7 +322,12 @@ pub fn run_gate(
         }
     }
 
-    let runs = request.settings.runs();
+    let counter = request.env.counter.as_deref();
+    let runs = if counter.is_some() {
+        1
+    } else {
+        request.settings.runs()
+    };
     for run in 1..=runs {
         // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides alike.
         for side in &mut sides {
@@ -326,25 +336,40 @@ pub fn run_gate(
             let mut metrics = RunMetrics::new();
             let mut elapsed = Duration::ZERO;
             for (index, job) in side.recipe.jobs.iter().enumerate() {
+                let out = scratch.out(name, index)?;
+                let dumps = out.join("callgrind-dumps");
+                let counted;
+                let command = match counter {
+                    Some(valgrind) => {
+                        counted = counted_command(valgrind, &dumps, &job.run).map_err(|e| {
+                            GateError::io(format!("cannot prepare {}", dumps.display()), e)
+                        })?;
+                        counted.as_str()
+                    }
+                    None => job.run.as_str(),
+                };
                 let shell = Shell {
                     side: name,
-                    command: &job.run,
+                    command,
                     dir: &side.prepared.module_root,
                     env: &environment,
                     job_env: &job.env,
                     include: &scratch.include,
-                    out: &scratch.out(name, index)?,
+                    out: &out,
                     timeout,
                 };
                 let (took, stdout) = shell.run(&what)?;
                 elapsed += took;
-                let (source, job_metrics) =
-                    stdout.finish().map_err(|error| GateError::Metrics {
-                        side: name,
-                        run,
-                        command: job.run.clone(),
-                        error,
-                    })?;
+                let finished = match counter {
+                    Some(_) => stdout.finish_counted(&dumps),
+                    None => stdout.finish(),
+                };
+                let (source, job_metrics) = finished.map_err(|error| GateError::Metrics {
+                    side: name,
+                    run,
+                    command: job.run.clone(),
+                    error,
+                })?;
                 side.source.get_or_insert(source);
                 let mut job_metrics = job_metrics;
                 add_static_metrics(&mut job_metrics, &job.static_metrics);
@@ -412,6 +437,25 @@ fn merge_metrics(into: &mut RunMetrics, job_metrics: RunMetrics, what: &str) {
             into.insert(name, figure);
         }
     }
+}
+
+/// `run` (a shell command) under Callgrind, counting: Valgrind follows the shell into the suite it starts
+/// (`--trace-children=yes`), each process writes its dumps as `DIR/callgrind.out.PID.K`, and the one that
+/// wrote numbered dumps is the suite. `dumps` is emptied first, so each run reads only its own.
+fn counted_command(valgrind: &Path, dumps: &Path, run: &str) -> std::io::Result<String> {
+    if dumps.exists() {
+        std::fs::remove_dir_all(dumps)?;
+    }
+    std::fs::create_dir_all(dumps)?;
+    let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
+    let out_file = dumps.join(format!("{}.%p", rho_wire::callgrind::DUMP_STEM));
+    Ok(format!(
+        "RHO_BENCH_MEASURE=instructions exec {} --tool=callgrind -q --trace-children=yes --collect-atstart=no \
+         --compress-strings=no --compress-pos=no --callgrind-out-file={} sh -c {}",
+        quote(&valgrind.display().to_string()),
+        quote(&out_file.display().to_string()),
+        quote(run)
+    ))
 }
 
 /// One build or run of one job of one side.

@@ -14,6 +14,9 @@ pub const DEFAULT_TIMEOUT_SECONDS: u64 = rho_config::DEFAULT_GATE_TIMEOUT.as_sec
 /// The budget of a metric nothing else names: 30% slower is allowed (perf-gate.txt, section 2.3).
 pub const DEFAULT_BUDGET: f64 = rho_config::DEFAULT_GATE_BUDGET;
 
+/// The budget of an instruction count nothing names: 1% (the same default as `--diff`'s for instructions).
+pub const INSTRUCTIONS_BUDGET: f64 = 0.01;
+
 /// The largest allowed regression of each metric, as a fraction in (0, 1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Budgets {
@@ -43,9 +46,15 @@ impl Budgets {
         })
     }
 
-    /// The budget of `metric`: its own if one is set, else the default.
+    /// The budget of `metric`: its own if one is set, else the default; an instruction count
+    /// (`<bench>.instructions`), which does not move with the machine's load, at most
+    /// [`INSTRUCTIONS_BUDGET`].
     pub fn for_metric(&self, metric: &str) -> f64 {
-        self.per_metric.get(metric).copied().unwrap_or(self.default)
+        match self.per_metric.get(metric) {
+            Some(&fraction) => fraction,
+            None if metric.ends_with(".instructions") => self.default.min(INSTRUCTIONS_BUDGET),
+            None => self.default,
+        }
     }
 
     /// The budget of metrics that have none of their own.

@@ -2,6 +2,7 @@
 
 use rho_judge::resolution_floor;
 use rho_stats::{ClockFigures, MIN_WINDOW_SAMPLES, Metric, RunSummary, WINDOWS, min_window_median};
+
 use rho_wire::{ClockRole, Run, StackMark};
 
 use crate::metrics::{Figure, MetricsError, RunMetrics};

@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::StatsError;
 use crate::run::ClockFigures;
 
-/// Callgrind's name for executed instructions.
-pub const INSTRUCTIONS_EVENT: &str = "Ir";
+/// Callgrind's name for executed instructions (rho-wire's, where the dumps are read).
+pub use rho_wire::callgrind::INSTRUCTIONS_EVENT;
 
 /// A benchmark's instruction figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -17,6 +17,7 @@
 //!   are ignored, unknown record keywords are errors.
 //! - Any error names the 1-based line, what was expected and what was found ([`WireError`]).
 
+pub mod callgrind;
 mod error;
 mod parse;
 mod types;
