@@ -228,7 +228,6 @@ impl std::fmt::Display for Run {
     }
 }
 
-
 /// Instructions, counted exactly under Callgrind: with nothing changed every `check --diff` passes at a
 /// 0.5% limit (a count does not move with the machine's load, so this holds on a machine whose cores are
 /// all busy); a 2% slowdown planted in one benchmark fails naming that benchmark and no other; the CRC's work
@@ -291,7 +290,10 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
 
     // A 2% slowdown planted in bench_checksum (its CRC over 128 bytes, and over 3 more): exit 1, naming it and
     // no other.
-    repo.write("bench/suite.c", &SUITE.replace("#define EXTRA 0", "#define EXTRA 3"));
+    repo.write(
+        "bench/suite.c",
+        &SUITE.replace("#define EXTRA 0", "#define EXTRA 3"),
+    );
     let run = repo.rho(&strict);
     assert_eq!(run.code(), 1, "{run}");
     let row = run
@@ -304,10 +306,15 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
         .split_whitespace()
         .find_map(|word| word.strip_suffix('%')?.strip_prefix('+')?.parse().ok())
         .unwrap_or_else(|| panic!("no change in {row:?}"));
-    assert!((1.0..4.0).contains(&change), "a planted 2% slowdown reads {change}%: {run}");
+    assert!(
+        (1.0..4.0).contains(&change),
+        "a planted 2% slowdown reads {change}%: {run}"
+    );
     for untouched in ["bench_hash", "bench_copy"] {
         assert!(
-            run.rows(untouched).iter().all(|row| !row.contains("REGRESSED")),
+            run.rows(untouched)
+                .iter()
+                .all(|row| !row.contains("REGRESSED")),
             "{untouched} passes: {run}"
         );
     }
@@ -569,7 +576,14 @@ fn the_example_project_passes_a_no_change_diff_run_after_run() {
     repo.commit("baseline", &["bench/baseline.json"]);
 
     for attempt in 1..=3 {
-        let run = repo.rho(&["bench", "check", "--diff", "HEAD", "--measure", "instructions"]);
+        let run = repo.rho(&[
+            "bench",
+            "check",
+            "--diff",
+            "HEAD",
+            "--measure",
+            "instructions",
+        ]);
         assert_eq!(run.code(), 0, "no-change diff {attempt} of 3:\n{run}");
         for bench in [
             "bench_crc_64",

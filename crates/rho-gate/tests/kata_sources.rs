@@ -1,12 +1,16 @@
-//! The project's kata (tests/kata) gated against itself through both metric sources: its last-line JSON
-//! benchmark (tests/kata/module.yml) and its rho wire-stream suite (tests/kata/wire/module.yml).
+//! The project's kata (tests/kata) through both metric sources: its last-line JSON benchmark
+//! (tests/kata/module.yml), timed, with a slowdown far outside any noise planted in head; and its rho
+//! wire-stream suite (tests/kata/wire/module.yml) against itself, counting instructions (exact, whatever the
+//! machine's load).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use rho_gate::config::{load_local_config, recipe_from_module, settings_from_config};
-use rho_gate::{BenchEnv, GateRequest, MetricSource, Progress, SideName, Verdict, run_gate};
+use rho_gate::{
+    BenchEnv, GateRequest, MetricOutcome, MetricSource, Progress, SideName, Verdict, run_gate,
+};
 
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
@@ -30,12 +34,16 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Gate a copy of the kata against another copy, from `sub` (`.` or `wire`) of each.
-fn gate_kata_against_itself(sub: &str, runs: Option<u32>) -> rho_gate::GateOutcome {
+/// Gate a copy of the kata against another copy (head's kernels.c replaced by `head_kernels` if given), from
+/// `sub` (`.` or `wire`) of each, with `env`.
+fn gate_kata(sub: &str, head_kernels: Option<&Path>, env: BenchEnv) -> rho_gate::GateOutcome {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     copy_tree(&kata_dir(), &tmp.path().join("base"));
     copy_tree(&kata_dir(), &tmp.path().join("head"));
+    if let Some(kernels) = head_kernels {
+        std::fs::copy(kernels, tmp.path().join("head/kernels.c")).unwrap();
+    }
     let cwd = tmp.path().join("head").join(sub);
     let config = load_local_config(&cwd)
         .unwrap()
@@ -43,15 +51,12 @@ fn gate_kata_against_itself(sub: &str, runs: Option<u32>) -> rho_gate::GateOutco
     // The kata's own settings (3 runs per side, its budgets), with a generous timeout for a busy machine.
     let mut settings = settings_from_config(&config.gate).unwrap();
     settings.set_timeout(Duration::from_secs(120)).unwrap();
-    if let Some(runs) = runs {
-        settings.set_runs(runs).unwrap();
-    }
     let request = GateRequest {
         base: tmp.path().join("base").join(sub).display().to_string(),
         head: ".".to_owned(),
         cwd,
         settings,
-        env: BenchEnv::default(),
+        env,
         bench_header: BENCH_H.to_owned(),
     };
     let outcome = run_gate(
@@ -64,9 +69,11 @@ fn gate_kata_against_itself(sub: &str, runs: Option<u32>) -> rho_gate::GateOutco
     outcome
 }
 
+/// Timed through the last-line JSON: s09 (a linear search for a binary one) is far outside any noise.
 #[test]
-fn the_kata_passes_against_itself_through_last_line_json() {
-    let outcome = gate_kata_against_itself(".", None);
+fn a_slowdown_far_outside_the_noise_fails_through_last_line_json() {
+    let linear_search = kata_dir().join("slowdowns/s09_count_below_linear_search.c");
+    let outcome = gate_kata(".", Some(&linear_search), BenchEnv::default());
     assert_eq!(outcome.base_source, MetricSource::JsonLine);
     let names: Vec<&str> = outcome
         .comparison
@@ -78,17 +85,32 @@ fn the_kata_passes_against_itself_through_last_line_json() {
         names,
         ["count_below_ns", "matmul_ns", "rmsnorm_ns", "sum_ns"]
     );
-    assert_eq!(outcome.comparison.verdict, Verdict::Ok);
+    assert_eq!(outcome.comparison.verdict, Verdict::Regressed);
+    let count_below = &outcome.comparison.metrics[0];
+    assert_eq!(count_below.outcome, MetricOutcome::Regressed);
+    assert!(count_below.change().unwrap() > 10.0);
 }
 
+/// Counted through the wire stream, the kata against itself: one run a side, every count the same.
 #[test]
-fn the_kata_passes_against_itself_through_the_wire_stream() {
-    // A wire metric is a run's best stretch, but on this machine a whole run of bench_matmul can come out
-    // 1.7x slow (each process's pages land differently in the cache), so each side needs enough runs for one
-    // to land well: identical builds read up to +61% with 5 runs per side, within 1.7% with 10 (docs/gate.md).
-    let outcome = gate_kata_against_itself("wire", Some(10));
+fn the_kata_passes_against_itself_counting_instructions() {
+    let valgrind = std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("valgrind"))
+                .find(|candidate| candidate.is_file())
+        })
+        .expect("valgrind on the PATH (.ci/run installs it)");
+    let env = BenchEnv {
+        iterations: Some(10),
+        warmup: Some(1),
+        counter: Some(valgrind),
+        ..BenchEnv::default()
+    };
+    let outcome = gate_kata("wire", None, env);
     assert_eq!(outcome.base_source, MetricSource::Wire);
     assert_eq!(outcome.head_source, MetricSource::Wire);
+    assert_eq!(outcome.base_runs.len(), 1, "a count needs one run a side");
     let names: Vec<&str> = outcome
         .comparison
         .metrics
@@ -96,15 +118,18 @@ fn the_kata_passes_against_itself_through_the_wire_stream() {
         .map(|m| m.name.as_str())
         .collect();
     for expected in [
-        "bench_matmul.ns",
-        "bench_matmul.cycles",
-        "bench_sum.ns",
+        "bench_matmul.instructions",
+        "bench_sum.instructions",
+        "bench_sum.stack",
         "bench_count_below.heap_peak",
     ] {
         assert!(
             names.contains(&expected),
             "{expected} missing from {names:?}"
         );
+    }
+    for metric in &outcome.comparison.metrics {
+        assert_eq!(metric.change(), Some(0.0), "{}", metric.name);
     }
     assert_eq!(outcome.comparison.verdict, Verdict::Ok);
 }
