@@ -3,7 +3,13 @@
  * count net of the harness's. */
 #include <rho/bench.h>
 
-#define RHO_NOPS(n) __asm__ __volatile__(".rept " #n "\n\tnop\n\t.endr" ::: "memory")
+/* Written out, not `.rept`: the compiler sizes an asm statement by its lines, and a loop branch around
+ * thousands of Thumb nops it took for one would be out of range. */
+#define RHO_NOP10 "nop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\t"
+#define RHO_NOP100 RHO_NOP10 RHO_NOP10 RHO_NOP10 RHO_NOP10 RHO_NOP10 RHO_NOP10 RHO_NOP10 RHO_NOP10 RHO_NOP10 RHO_NOP10
+#define RHO_NOP1000 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100
+#define RHO_NOPS(n) __asm__ __volatile__(RHO_NOP##n ::: "memory")
+#define RHO_NOP3000 RHO_NOP1000 RHO_NOP1000 RHO_NOP1000
 
 static void bench_nop_1000(rho_bench_t *state)
 {

@@ -75,7 +75,10 @@ pub fn bench_project(
         .unwrap_or_else(|| Duration::from_secs_f64(run.timeout));
     let flags = run.flags()?;
     let measure = run.measure.unwrap_or(config.measure);
-    let counter = if measure.counts() {
+    let counter = if measure.counts() && target.name() == crate::count::ICOUNT_TARGET {
+        // Under QEMU -icount every run's ticks are instructions already (crate::count::summarise).
+        None
+    } else if measure.counts() {
         if target.name() != "host" {
             bail!(
                 "--measure instructions counts under Valgrind on the host; target {} is not the host (on \
@@ -87,6 +90,8 @@ pub fn bench_project(
     } else {
         None
     };
+    // Under QEMU -icount the timed run's ticks give the instructions: it always runs.
+    let times = measure.times() || target.name() == crate::count::ICOUNT_TARGET;
     let jobs = jobs(&config, &target)?;
     // Before anything is built or run: a suite file that is not there is a mistake in module.yml.
     check_suite_files(&config)?;
@@ -124,7 +129,7 @@ pub fn bench_project(
     // The human report: stdout, or stderr when `--json -` takes stdout.
     let mut out = crate::export::report_output(json.as_ref());
     for (index, job) in jobs.iter().enumerate() {
-        if !measure.times() && !matches!(job.kind, JobKind::CFiles | JobKind::CMake(_)) {
+        if !times && !matches!(job.kind, JobKind::CFiles | JobKind::CMake(_)) {
             // rho runs a C suite it built under Valgrind; a command is its own business.
             eprintln!(
                 "rho: warning: {}: not counted (--measure instructions runs the C suites rho builds under \
@@ -154,7 +159,7 @@ pub fn bench_project(
             &flags,
             Measuring {
                 repetitions,
-                times: measure.times(),
+                times,
                 counter: counter.as_ref(),
                 iterations_set: run.iterations.is_some(),
                 warmup_set: run.warmup.is_some(),

@@ -140,6 +140,13 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
         .find_map(|b| b.instructions.as_ref());
     if let Some(counted) = counted {
         clock_lines.push(describe_counter(counted));
+        if counted.source == rho_stats::QEMU_ICOUNT {
+            clock_lines.push(
+                "under QEMU -icount the cycles and ns above are virtual time (32 ns per instruction), not a \
+                 Cortex-M4's cycles: read the instructions"
+                    .to_string(),
+            );
+        }
     }
     for (index, line) in clock_lines.iter().enumerate() {
         let label = if index == 0 { "clocks" } else { "" };

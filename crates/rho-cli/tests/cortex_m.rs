@@ -561,4 +561,33 @@ fn a_refill_in_the_untimed_setup_is_taken_out_of_the_sort_by_its_own_cost() {
         "the setup saved {saved} cycles ({in_body} - {in_setup}); the refill alone costs {refill}\n{}",
         run.report
     );
+
+/// Under QEMU -icount SysTick's ticks are a fixed function of the instructions run (one instruction is 32 ns
+/// of virtual time, a tick 40 ns): the report converts them, and bodies of exactly 1000 and 3000 nops read
+/// 1000 and 3000 instructions (QEMU icount), an empty body 0.
+#[test]
+fn bodies_of_exactly_n_nops_read_n_instructions_under_icount() {
+    if !cross_tools_present("bodies_of_exactly_n_nops_read_n_instructions_under_icount") {
+        return;
+    }
+    let run = run_on_board("tests/c/nops.c", &[]);
+    for (name, expected) in [
+        ("bench_nop_1000", 1000.0),
+        ("bench_nop_3000", 3000.0),
+        ("bench_nop_none", 0.0),
+    ] {
+        let instructions = &bench(&run.document, name)["instructions"];
+        assert_eq!(instructions["source"], "qemu-icount", "{instructions}");
+        let figure = instructions["per_iteration"].as_f64().unwrap();
+        assert!(
+            (figure - expected).abs() <= 2.0,
+            "{name}: {figure} instructions, expected {expected}"
+        );
+    }
+    assert!(
+        run.report.contains("instructions (QEMU icount)"),
+        "{}",
+        run.report
+    );
+    assert!(run.report.contains("virtual time"), "{}", run.report);
 }

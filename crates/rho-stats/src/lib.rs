@@ -37,7 +37,9 @@ mod summary;
 mod window;
 
 pub use best::{best_of, min_of};
-pub use count::{CacheFigures, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures};
+pub use count::{
+    CacheFigures, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures, QEMU_ICOUNT,
+};
 pub use error::StatsError;
 pub use gate_names::relative_spread;
 pub use run::{
