@@ -129,6 +129,12 @@
  *                               Unset or empty: all run. The others are neither run nor printed
  *                               (`.overhead` always runs), `@done benchmarks=` counts those that
  *                               ran, and a filter that matches none is not an error (benchmarks=0).
+ *   RHO_BENCH_MEASURE           `time` (default) or `instructions`: under Valgrind's Callgrind
+ *                               (`rho bench --measure instructions`), count each benchmark's measured
+ *                               loop instead of timing it (see "Counting" in the implementation, and
+ *                               docs/wire-format.md). Needs <valgrind/callgrind.h> at build time (found
+ *                               with __has_include; without it instructions are not measured, and the
+ *                               harness says what to install); RHO_BENCH_NO_VALGRIND leaves it out.
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
  * RHO_BENCH_SCALE a floating constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady;
  * no filter code without it); no per-benchmark override (RHO_BENCH_SET_BATCH(state, K) in the code
