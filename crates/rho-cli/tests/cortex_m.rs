@@ -561,6 +561,7 @@ fn a_refill_in_the_untimed_setup_is_taken_out_of_the_sort_by_its_own_cost() {
         "the setup saved {saved} cycles ({in_body} - {in_setup}); the refill alone costs {refill}\n{}",
         run.report
     );
+}
 
 /// Under QEMU -icount SysTick's ticks are a fixed function of the instructions run (one instruction is 32 ns
 /// of virtual time, a tick 40 ns): the report converts them, and bodies of exactly 1000 and 3000 nops read
