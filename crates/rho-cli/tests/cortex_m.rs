@@ -572,16 +572,18 @@ fn bodies_of_exactly_n_nops_read_n_instructions_under_icount() {
         return;
     }
     let run = run_on_board("tests/c/nops.c", &[]);
-    for (name, expected) in [
-        ("bench_nop_1000", 1000.0),
-        ("bench_nop_3000", 3000.0),
-        ("bench_nop_none", 0.0),
+    // The empty body is timed in batches (issue 10: too short for one tick), whose calibration reads it
+    // about 2.6 instructions (measured); the nop bodies are timed one iteration a sample.
+    for (name, expected, within) in [
+        ("bench_nop_1000", 1000.0, 2.0),
+        ("bench_nop_3000", 3000.0, 2.0),
+        ("bench_nop_none", 0.0, 3.0),
     ] {
         let instructions = &bench(&run.document, name)["instructions"];
         assert_eq!(instructions["source"], "qemu-icount", "{instructions}");
         let figure = instructions["per_iteration"].as_f64().unwrap();
         assert!(
-            (figure - expected).abs() <= 2.0,
+            (figure - expected).abs() <= within,
             "{name}: {figure} instructions, expected {expected}"
         );
     }

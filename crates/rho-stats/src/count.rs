@@ -69,7 +69,8 @@ impl crate::run::RunSummary {
     /// emulated board): virtual time advances `2^S` ns per instruction, so a tick is `1e9 / hz / 2^S`
     /// instructions, and each benchmark's instructions per iteration are its mean ticks less the calibrated
     /// mean ticks of an empty iteration, times that (means, not medians: a tick is more than one
-    /// instruction, and the mean over many iterations resolves below it). Labelled `qemu-icount`. Does
+    /// instruction, and the mean over many iterations resolves below it), per iteration of a batched sample.
+    /// Labelled `qemu-icount`. Does
     /// nothing without cycle figures of known frequency.
     pub fn add_icount_instructions(&mut self, shift: u32) {
         let Some(overhead) = self
@@ -90,7 +91,8 @@ impl crate::run::RunSummary {
             };
             bench.instructions = Some(InstructionFigures {
                 source: QEMU_ICOUNT.to_string(),
-                per_iteration: (cycles.raw.mean - empty) * per_tick,
+                // The overhead is taken once a sample; a sample may be a batch of iterations.
+                per_iteration: (cycles.raw.mean - empty) / cycles.batch.max(1) as f64 * per_tick,
                 iterations: bench.iterations,
                 loop_total: None,
                 overhead_per_iteration: empty * per_tick,
