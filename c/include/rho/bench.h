@@ -78,10 +78,11 @@
  *                             before the loop: every measured sample is K iterations (1: one
  *                             iteration a sample, never batched; 0: sized by the harness, the
  *                             default). RHO_BENCH_BATCH_<name> in the environment overrides it.
- *   RHO_BENCH_KEEP(value)     evaluates a scalar or pointer once and makes the optimiser
+ *   RHO_BENCH_KEEP(value)     evaluates a scalar, pointer or array once and makes the optimiser
  *                             believe it is used, and that memory may have changed (so work on
- *                             a buffer is redone every iteration). To make a local input
- *                             opaque, KEEP its address inside the loop.
+ *                             a buffer is redone every iteration). An array is kept as its
+ *                             address (KEEP(buffer) keeps the buffer). To make a local input
+ *                             opaque, KEEP it (or its address) inside the loop.
  *   RHO_BENCH_UNIT(state, "byte", 64)
  *                             one iteration does 64 units of "byte" (default: 1 "iter"). A unit
  *                             that is not a wire name, or 0 units, is a misuse: the benchmark is
@@ -653,9 +654,17 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next_setup(rho_bench__cursor *cur
 #else
 #define RHO_BENCH__KEEP_WHERE "r,m"
 #endif
+/* The copy's type is the value's after decay: an array becomes a pointer to its first element
+ * (`__typeof__(1 ? (v) : (v))` in C, `auto` in C++; neither evaluates `value` a second time), so
+ * RHO_BENCH_KEEP(buffer) keeps the buffer's address, and through "memory" its contents. */
+#ifdef __cplusplus
+#define RHO_BENCH__KEPT(value) auto rho_bench__kept = (value)
+#else
+#define RHO_BENCH__KEPT(value) __typeof__(1 ? (value) : (value)) rho_bench__kept = (value)
+#endif
 #define RHO_BENCH_KEEP(value)                                                            \
     do {                                                                                 \
-        __typeof__(value) rho_bench__kept = (value);                                     \
+        RHO_BENCH__KEPT(value);                                                          \
         __asm__ __volatile__("" : : RHO_BENCH__KEEP_WHERE(rho_bench__kept) : "memory"); \
     } while (0)
 #else

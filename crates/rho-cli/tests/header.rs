@@ -20,12 +20,16 @@ static void bench_everything(rho_bench_t *state)
 {
     void *held = 0;
     float ratio = 1.5f;
+    uint8_t buffer[64] = {0};
+    const char text[] = "rho";
     RHO_BENCH_UNIT(state, "byte", 64);
     RHO_BENCH_LOOP(state) {
         held = malloc(16);
         RHO_BENCH_HEAP_ALLOC(state, held, 16);
         RHO_BENCH_KEEP(held);
         RHO_BENCH_KEEP(ratio * 2.0f);
+        RHO_BENCH_KEEP(buffer); /* an array is kept as its address */
+        RHO_BENCH_KEEP(text);
         RHO_BENCH_HEAP_FREE(state, held, 16);
         free(held);
     }
