@@ -20,6 +20,10 @@ pub struct RunDocument<'a> {
     pub suite: SuiteInfo,
     #[serde(flatten)]
     pub summary: &'a RunSummary,
+    /// The benchmark families (`RHO_BENCH_ADD_ARG`) and how each metric grows with the argument; absent
+    /// without any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub families: Vec<rho_stats::FamilyGrowth>,
 }
 
 /// How the suite was built and run.
@@ -47,6 +51,7 @@ impl<'a> RunDocument<'a> {
             rho_version: env!("CARGO_PKG_VERSION"),
             suite,
             summary,
+            families: rho_stats::families(summary),
         }
     }
 }

@@ -13,6 +13,7 @@ mod count;
 mod export;
 mod footprint;
 mod gate;
+mod growth;
 mod project;
 mod report;
 mod run;

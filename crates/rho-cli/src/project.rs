@@ -240,6 +240,7 @@ pub fn bench_project(
             records.push(SuiteRecord {
                 suite: job.what.clone(),
                 budgets: crate::verdicts::BudgetsRecord::of(&judgement),
+                families: rho_stats::families(&summary),
                 summary,
             });
         }
@@ -402,6 +403,9 @@ struct SuiteRecord {
     /// The run's summary, its fields at this level (as in `rho-bench-run/1`).
     #[serde(flatten)]
     summary: RunSummary,
+    /// The benchmark families and their fits (as in `rho-bench-run/1`); absent without any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    families: Vec<rho_stats::FamilyGrowth>,
 }
 
 /// The nearest module.yml at or above the current directory, named `module.yml` in messages when it is in the

@@ -15,6 +15,11 @@ pub fn render(summary: &RunSummary, source: &str) -> String {
     out.push('\n');
     table(&mut out, summary);
     footprint_table(&mut out, summary);
+    let growth = crate::growth::render_text(summary);
+    if !growth.is_empty() {
+        out.push('\n');
+        out.push_str(&growth);
+    }
     out
 }
 

@@ -27,9 +27,17 @@ pub fn with_header_line(report: &str, line: &str) -> String {
     }
 }
 
+/// The table of budgeted figures, then the growth budgets' (`crate::growth::budget_table`). Empty when
+/// nothing has a budget.
+pub fn table(judgement: &Judgement) -> String {
+    let mut out = metric_table(judgement);
+    out.push_str(&crate::growth::budget_table(judgement));
+    out
+}
+
 /// The table of budgeted figures: one row per benchmark, three columns (figure, ceiling, verdict) per metric
 /// that has a budget in at least one benchmark. Empty when no figure has a budget.
-pub fn table(judgement: &Judgement) -> String {
+fn metric_table(judgement: &Judgement) -> String {
     let metrics = judgement.budgeted_metrics();
     if metrics.is_empty() {
         return String::new();
@@ -116,16 +124,27 @@ pub fn check_summary(judgements: &[(String, Judgement)]) -> (String, u8) {
     let mut undecided = Vec::new();
     let mut judged = 0usize;
     let mut reported_only = Vec::new();
+    // `max_growth` per family: sentences of their own beside the figures' failures.
+    let (mut growth_broken, mut growth_undecided) = (Vec::new(), Vec::new());
     for (what, judgement) in judgements {
+        let (over, unjudged, growth_judged) = crate::growth::check_lines(judgement);
+        growth_broken.extend(over);
+        growth_undecided.extend(unjudged);
         let count = judgement
             .benchmarks
             .iter()
             .flat_map(|b| &b.checks)
             .filter(|c| c.budget.is_some())
-            .count();
+            .count()
+            + growth_judged;
         judged += count;
         if !judgement.enforcement.enforced() && count > 0 {
-            let over = judgement.failures().len();
+            let over = judgement.failures().len()
+                + judgement
+                    .growth
+                    .iter()
+                    .filter(|c| c.verdict == rho_judge::growth::GrowthVerdict::Over)
+                    .count();
             reported_only.push(format!(
                 "{what}: {} ({over} over, not enforced)",
                 judgement.enforcement.describe()
@@ -145,6 +164,16 @@ pub fn check_summary(judgements: &[(String, Judgement)]) -> (String, u8) {
             }
         }
     }
+    let undecided: Vec<String> = undecided
+        .iter()
+        .map(ToString::to_string)
+        .chain(growth_undecided)
+        .collect();
+    let broken: Vec<String> = broken
+        .iter()
+        .map(ToString::to_string)
+        .chain(growth_broken)
+        .collect();
     let mut out = String::new();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     for line in &reported_only {
@@ -198,9 +227,16 @@ pub fn unmatched_budgets(
     target: &str,
     judgements: &[(String, Judgement)],
 ) -> Vec<String> {
+    // A family's name is seen too (its `max_growth` is judged under it), once any member ran.
     let seen: Vec<&str> = judgements
         .iter()
-        .flat_map(|(_, judgement)| judgement.benchmarks.iter().map(|b| b.name.as_str()))
+        .flat_map(|(_, judgement)| {
+            judgement
+                .benchmarks
+                .iter()
+                .map(|b| b.name.as_str())
+                .chain(judgement.families.iter().map(String::as_str))
+        })
         .collect();
     config
         .unmatched_benchmarks_on(Some(target), &seen)
@@ -219,6 +255,24 @@ pub struct BudgetsRecord {
     /// Why budgets were reported only (`scale 0.5 < 1.0`, `harness built without optimisation`).
     pub reported_only_because: Vec<String>,
     pub checks: Vec<CheckRecord>,
+    /// `max_growth` per family; absent without any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub growth: Vec<GrowthRecord>,
+}
+
+/// One family's `max_growth`.
+#[derive(Debug, Serialize)]
+pub struct GrowthRecord {
+    pub family: String,
+    /// The metric whose fit was judged (`instructions`, `cycles`, `time_ns`); `null` when none was measured.
+    pub metric: Option<&'static str>,
+    /// The best fit's class (`n^2`), `null` with too few points.
+    pub fit: Option<rho_stats::Complexity>,
+    /// Distinct sizes the fit had.
+    pub points: usize,
+    pub budget: rho_stats::Complexity,
+    /// `ok`, `over` or `undecided`.
+    pub verdict: &'static str,
 }
 
 /// One budgeted figure.
@@ -255,7 +309,24 @@ impl BudgetsRecord {
                 });
             }
         }
+        let growth = judgement
+            .growth
+            .iter()
+            .map(|check| GrowthRecord {
+                family: check.family.clone(),
+                metric: check.metric.map(rho_stats::Metric::name),
+                fit: check.fit.map(|fit| fit.complexity),
+                points: check.points,
+                budget: check.budget,
+                verdict: match check.verdict {
+                    rho_judge::growth::GrowthVerdict::Holds => "ok",
+                    rho_judge::growth::GrowthVerdict::Over => "over",
+                    rho_judge::growth::GrowthVerdict::Undecided => "undecided",
+                },
+            })
+            .collect();
         BudgetsRecord {
+            growth,
             enforced: judgement.enforcement.enforced(),
             reported_only_because: judgement
                 .enforcement
@@ -296,6 +367,8 @@ mod tests {
         };
         let judgement = Judgement {
             enforcement: Enforcement::decide(1.0, true),
+            growth: Vec::new(),
+            families: Vec::new(),
             benchmarks: vec![BenchJudgement {
                 name: "b".to_string(),
                 checks: vec![
@@ -348,6 +421,8 @@ mod tests {
                     checks: Vec::new(),
                 })
                 .collect(),
+            growth: Vec::new(),
+            families: Vec::new(),
         };
         let ran = [
             ("a.c".to_string(), judgement(&["bench_crc_64"])),

@@ -201,6 +201,10 @@ pub struct Budgets {
     pub max_instructions_per_iteration: Option<f64>,
     /// Largest allowed growth of instructions against the baseline, in percent (default 1%).
     pub fail_on_instructions_regression_percent: Option<f64>,
+    /// The fastest growth a benchmark family's cost may have against its argument (`max_growth: n`): its best
+    /// fit (cycles, time, instructions) must be this class or a slower one. Judged per family, under the
+    /// family's name (`bench.benchmarks.FAMILY.budgets`) or for every family (`bench.budgets`).
+    pub max_growth: Option<rho_stats::Complexity>,
 }
 
 impl Budgets {
@@ -225,6 +229,7 @@ impl Budgets {
             fail_on_instructions_regression_percent: over
                 .fail_on_instructions_regression_percent
                 .or(self.fail_on_instructions_regression_percent),
+            max_growth: over.max_growth.or(self.max_growth),
         }
     }
 
@@ -254,6 +259,7 @@ impl Budgets {
             && b.fail_on_regression_percent.is_none()
             && b.max_instructions_per_iteration.is_none()
             && b.fail_on_instructions_regression_percent.is_none()
+            && b.max_growth.is_none()
     }
 }
 

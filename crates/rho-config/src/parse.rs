@@ -48,6 +48,7 @@ const BUDGET_KEYS: &[&str] = &[
     "fail_on_regression_percent",
     "max_instructions_per_iteration",
     "fail_on_instructions_regression_percent",
+    "max_growth",
 ];
 const BENCHMARK_KEYS: &[&str] = &["iterations", "batch", "budgets"];
 const TARGET_KEYS: &[&str] = &[
@@ -274,6 +275,24 @@ fn number(cx: &Cx, node: &SNode, what: &str, bound: Bound) -> Result<f64, Config
             format!("{expected} for {what}, found {}", node.value.describe()),
         )),
     }
+}
+
+/// A growth class as a budget spells it: `1`, `log n`, `n`, `n log n`, `n^2`, `n^3`.
+fn growth(cx: &Cx, node: &SNode, what: &str) -> Result<rho_stats::Complexity, ConfigError> {
+    let parsed = match &node.value {
+        Node::Str(s) => rho_stats::Complexity::parse(s),
+        Node::Int(1) => Some(rho_stats::Complexity::Constant),
+        _ => None,
+    };
+    parsed.ok_or_else(|| {
+        cx.err_at(
+            node,
+            format!(
+                "expected a growth for {what} (1, log n, n, n log n, n^2 or n^3), found {}",
+                node.value.describe()
+            ),
+        )
+    })
 }
 
 fn boolean(cx: &Cx, node: &SNode, what: &str) -> Result<bool, ConfigError> {
@@ -662,6 +681,10 @@ fn parse_budgets(
         fail_on_regression_percent: real("fail_on_regression_percent")?,
         max_instructions_per_iteration: real("max_instructions_per_iteration")?,
         fail_on_instructions_regression_percent: real("fail_on_instructions_regression_percent")?,
+        max_growth: f
+            .value("max_growth")
+            .map(|v| growth(cx, v, &format!("{path}.max_growth")))
+            .transpose()?,
     };
     if let (false, Some((key, _))) = (stack_watermark, f.get("max_stack_bytes")) {
         return Err(cx.err_at(

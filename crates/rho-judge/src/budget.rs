@@ -475,6 +475,12 @@ pub struct BenchJudgement {
 pub struct Judgement {
     pub enforcement: Enforcement,
     pub benchmarks: Vec<BenchJudgement>,
+    /// The families with a `max_growth` budget (under the family's name, or for all), judged
+    /// ([`crate::growth`]).
+    pub growth: Vec<crate::growth::GrowthCheck>,
+    /// The names of the families that ran (`RHO_BENCH_ADD_ARG`), in order: a budget written under one is
+    /// not a typo.
+    pub families: Vec<String>,
 }
 
 /// One budget that did not hold (or could not be judged), for `rho bench check`'s list.
@@ -592,9 +598,18 @@ impl Judgement {
                 }
             })
             .collect();
+        let growth = crate::growth::judge_growth(summary, |family| budgets_for(family).max_growth);
+        let mut families: Vec<String> = Vec::new();
+        for member in summary.benchmarks.iter().filter_map(|b| b.family.as_ref()) {
+            if !families.contains(&member.name) {
+                families.push(member.name.clone());
+            }
+        }
         Judgement {
             enforcement,
             benchmarks,
+            growth,
+            families,
         }
     }
 
@@ -742,6 +757,7 @@ mod tests {
             warmup: 0,
             capped: false,
             cycles_wrapped: 0,
+            family: None,
             // 10 of overhead on each clock: the judged figure is the net one.
             cycles: Some(figures(ClockRole::Cycles, cycles + 10, 10)),
             time: Some(figures(ClockRole::Time, ns + 10, 10)),
@@ -796,6 +812,7 @@ mod tests {
             fail_on_regression_percent: None,
             max_instructions_per_iteration: None,
             fail_on_instructions_regression_percent: None,
+            max_growth: None,
         }
     }
 

@@ -2,6 +2,7 @@
 //! is judged on its own; this crate turns figures and budgets into verdicts.
 
 pub mod budget;
+pub mod growth;
 pub mod regression;
 
 pub use regression::{Change, RESOLUTION_STEPS, judge_change, regressed, resolution_floor};

@@ -32,6 +32,7 @@ mod best;
 mod count;
 mod error;
 mod gate_names;
+mod growth;
 mod run;
 mod summary;
 mod window;
@@ -42,6 +43,10 @@ pub use count::{
 };
 pub use error::StatsError;
 pub use gate_names::relative_spread;
+pub use growth::{
+    Complexity, FIT_TOLERANCE, FamilyGrowth, Fit, Growth, MIN_FIT_POINTS, Member, MetricGrowth,
+    families, fit_growth,
+};
 pub use run::{
     BenchSummary, ClockFigures, ClockInfo, ImageTotals, Metric, OverheadFigures, RunSummary,
     StaticFootprint,

@@ -1,6 +1,8 @@
 //! The summary of a whole run: what the report, the JSON export, budgets, baselines and the gate read.
 
-use rho_wire::{Benchmark, Clock, ClockRole, HeapFigures, Run, RunConfig, StackMark, Target};
+use rho_wire::{
+    Benchmark, Clock, ClockRole, FamilyMember, HeapFigures, Run, RunConfig, StackMark, Target,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::count::{CountOverhead, InstructionFigures};
@@ -159,6 +161,9 @@ pub struct BenchSummary {
     /// command was not run or did not answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub footprint: Option<StaticFootprint>,
+    /// The family this benchmark is a member of (`RHO_BENCH_ADD_ARG`), and its argument.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<FamilyMember>,
 }
 
 /// One benchmark's static footprint (docs/mem-json.md says how each figure is computed).
@@ -415,6 +420,7 @@ impl RunSummary {
                 warmup: bench.warmup,
                 capped: bench.capped,
                 cycles_wrapped: bench.wrapped,
+                family: bench.family.clone(),
                 cycles,
                 time,
                 instructions,

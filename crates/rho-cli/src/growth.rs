@@ -1,0 +1,256 @@
+//! Benchmark families in the reports: one small table per family (each metric's figure at each size, then its
+//! best fit, coefficient and RMS), in text and in Markdown, and the `max_growth` verdicts of `rho bench`'s
+//! budget table.
+
+use std::fmt::Write as _;
+
+use rho_judge::budget::Judgement;
+use rho_judge::growth::{GrowthCheck, GrowthVerdict};
+use rho_stats::{BenchSummary, FamilyGrowth, Growth, Metric, RunSummary};
+
+/// A metric's row label in a family table.
+fn row_label(metric: Metric, summary: &RunSummary) -> String {
+    let clock = |role| {
+        summary
+            .clocks
+            .iter()
+            .find(|c| c.role == role)
+            .map(|c| format!(" ({})", c.name))
+            .unwrap_or_default()
+    };
+    match metric {
+        Metric::Cycles => format!("cycles{}", clock(rho_wire::ClockRole::Cycles)),
+        Metric::TimeNs => "ns".to_string(),
+        Metric::StackBytes => "stack B".to_string(),
+        Metric::HeapPeakBytes => "heap peak B".to_string(),
+        Metric::Instructions => "instructions".to_string(),
+        Metric::CodeBytes => "code B".to_string(),
+        Metric::StaticStackBytes => "static stack B".to_string(),
+    }
+}
+
+/// A coefficient with about four significant figures, plain (no exponent) for everyday sizes.
+fn format_coefficient(value: f64) -> String {
+    let magnitude = value.abs();
+    if value == 0.0 {
+        "0".to_string()
+    } else if !(1e-4..1e7).contains(&magnitude) {
+        format!("{value:.3e}")
+    } else if magnitude >= 1000.0 {
+        format!("{value:.0}")
+    } else {
+        let decimals = (3 - magnitude.log10().floor() as i32).clamp(0, 7) as usize;
+        format!("{value:.decimals$}")
+    }
+}
+
+/// The fit cells: best fit, coefficient, RMS (or "too few points").
+fn fit_cells(growth: &Growth) -> [String; 3] {
+    match growth {
+        Growth::Fitted { best, .. } => [
+            best.complexity.to_string(),
+            format_coefficient(best.coefficient),
+            format!("{:.1}%", best.rms * 100.0),
+        ],
+        Growth::TooFewPoints { points } => [
+            format!(
+                "too few points ({points} size{}; {} needed)",
+                if *points == 1 { "" } else { "s" },
+                rho_stats::MIN_FIT_POINTS
+            ),
+            String::new(),
+            String::new(),
+        ],
+    }
+}
+
+/// The rows of one family's table: a header (the family, each size, then the fit's columns) and one row per
+/// metric measured.
+fn family_rows(family: &FamilyGrowth, summary: &RunSummary) -> Vec<Vec<String>> {
+    let benches: Vec<Option<&BenchSummary>> = family
+        .members
+        .iter()
+        .map(|m| summary.benchmarks.iter().find(|b| b.name == m.name))
+        .collect();
+    let mut header = vec![format!("{} / n", family.name)];
+    header.extend(family.members.iter().map(|m| m.arg.to_string()));
+    header.extend(["fit", "coefficient", "rms"].map(String::from));
+    let mut rows = vec![header];
+    for metric_growth in &family.metrics {
+        let mut row = vec![row_label(metric_growth.metric, summary)];
+        row.extend(benches.iter().map(|bench| {
+            bench
+                .and_then(|b| b.metric(metric_growth.metric))
+                .map_or("-".to_string(), |v| v.to_string())
+        }));
+        row.extend(fit_cells(&metric_growth.growth));
+        rows.push(row);
+    }
+    rows
+}
+
+/// The families of a run as text: one table per family, figures per iteration (net medians; exact stack and
+/// heap), the fit on the right. Empty when the run had no family.
+pub fn render_text(summary: &RunSummary) -> String {
+    let families = rho_stats::families(summary);
+    if families.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "growth: each family's figures per iteration against its argument n, and the best least-squares fit\n\
+         \x20       of O(1), O(log n), O(n), O(n log n), O(n^2), O(n^3) (rms relative to the mean)\n",
+    );
+    for family in &families {
+        out.push('\n');
+        let rows = family_rows(family, summary);
+        let columns = rows[0].len();
+        let fit_at = columns - 3;
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| {
+                rows.iter()
+                    .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for (index, row) in rows.iter().enumerate() {
+            let mut line = String::new();
+            for (c, cell) in row.iter().enumerate() {
+                let width = widths[c];
+                if c > 0 {
+                    line.push_str("  ");
+                }
+                // The label and the fit's name left, figures right; "too few points" runs on.
+                if c == 0 || c == fit_at {
+                    let _ = write!(line, "{cell:<width$}");
+                } else {
+                    let _ = write!(line, "{cell:>width$}");
+                }
+            }
+            let _ = writeln!(out, "{}", line.trim_end());
+            if index == 0 {
+                let total = widths.iter().sum::<usize>() + 2 * (columns - 1);
+                let _ = writeln!(out, "{}", "-".repeat(total));
+            }
+        }
+    }
+    out
+}
+
+/// The same tables in Markdown, under a `### Growth` heading. Empty when the run had no family.
+pub fn render_markdown(summary: &RunSummary) -> String {
+    let families = rho_stats::families(summary);
+    if families.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n### Growth\n\nEach family's figures per iteration against its argument n, and the best least-squares \
+         fit (rms relative to the mean).\n",
+    );
+    for family in &families {
+        out.push('\n');
+        let rows = family_rows(family, summary);
+        for (index, row) in rows.iter().enumerate() {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+            if index == 0 {
+                let _ = writeln!(out, "|{}", " --- |".repeat(row.len()));
+            }
+        }
+    }
+    out
+}
+
+/// The verdict of one growth budget as the budget table shows it: upper case when it decides, lower case when
+/// budgets are reported only.
+fn verdict_label(check: &GrowthCheck, enforced: bool) -> &'static str {
+    match (check.verdict, enforced) {
+        (GrowthVerdict::Holds, _) => "ok",
+        (GrowthVerdict::Over, true) => "OVER",
+        (GrowthVerdict::Over, false) => "over",
+        (GrowthVerdict::Undecided, true) => "UNDECIDED",
+        (GrowthVerdict::Undecided, false) => "undecided",
+    }
+}
+
+/// The growth budgets of a judgement as a small table (`max_growth` per family: the best fit, the budget, the
+/// verdict), with a line per family that is over or could not be judged saying why. Empty without any.
+pub fn budget_table(judgement: &Judgement) -> String {
+    if judgement.growth.is_empty() {
+        return String::new();
+    }
+    let enforced = judgement.enforcement.enforced();
+    let mut rows = vec![["growth budgets", "fit", "max_growth", "verdict"].map(String::from)];
+    for check in &judgement.growth {
+        let metric = check
+            .metric
+            .map(|m| format!(" ({})", rho_judge::growth::metric_label(m)))
+            .unwrap_or_default();
+        rows.push([
+            check.family.clone(),
+            check
+                .fit
+                .map_or("-".to_string(), |fit| format!("{}{metric}", fit.complexity)),
+            check.budget.term().to_string(),
+            verdict_label(check, enforced).to_string(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..4)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::from("\n");
+    for (index, row) in rows.iter().enumerate() {
+        let line = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, &width)| format!("{cell:<width$}"))
+            .collect::<Vec<_>>()
+            .join("  ");
+        let _ = writeln!(out, "{}", line.trim_end());
+        if index == 0 {
+            let _ = writeln!(out, "{}", "-".repeat(widths.iter().sum::<usize>() + 6));
+        }
+    }
+    for check in &judgement.growth {
+        if check.verdict != GrowthVerdict::Holds {
+            let _ = writeln!(out, "{check}");
+        }
+    }
+    out
+}
+
+/// What the growth budgets add to `rho bench check`'s verdict: the ones broken and the ones that could not be
+/// judged (both empty when budgets are reported only), and how many were judged.
+pub fn check_lines(judgement: &Judgement) -> (Vec<String>, Vec<String>, usize) {
+    let judged = judgement.growth.len();
+    if !judgement.enforcement.enforced() {
+        return (Vec::new(), Vec::new(), judged);
+    }
+    let lines = |verdict| {
+        judgement
+            .growth
+            .iter()
+            .filter(|c| c.verdict == verdict)
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    (
+        lines(GrowthVerdict::Over),
+        lines(GrowthVerdict::Undecided),
+        judged,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coefficients_keep_about_four_figures() {
+        assert_eq!(format_coefficient(0.0), "0");
+        assert_eq!(format_coefficient(1.4657), "1.466");
+        assert_eq!(format_coefficient(0.80392), "0.8039");
+        assert_eq!(format_coefficient(144.0), "144.0");
+        assert_eq!(format_coefficient(23456.7), "23457");
+        assert_eq!(format_coefficient(0.00001234), "1.234e-5");
+    }
+}
