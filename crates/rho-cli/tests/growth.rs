@@ -109,3 +109,128 @@ fn a_range_ends_at_its_upper_bound_and_arguments_are_64_bits() {
         ]
     );
 }
+
+/// The fit of `metric` (`cycles`, `instructions`, `stack_bytes`, ...) for `family` in a run's document.
+fn fit<'a>(document: &'a serde_json::Value, family: &str, metric: &str) -> &'a serde_json::Value {
+    let families = document["families"].as_array().expect("a families array");
+    let family = families
+        .iter()
+        .find(|f| f["name"] == family)
+        .unwrap_or_else(|| panic!("no family {family} in {families:?}"));
+    let growth = family["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == metric)
+        .unwrap_or_else(|| panic!("no {metric} growth in {family}"));
+    &growth["growth"]
+}
+
+fn best(document: &serde_json::Value, family: &str, metric: &str) -> String {
+    let growth = fit(document, family, metric);
+    assert_eq!(growth["status"], "fitted", "{growth}");
+    growth["best"]["complexity"].as_str().unwrap().to_string()
+}
+
+/// Counted by Callgrind, the figures are exact: the sum is O(n) with 5 instructions a byte, the pairwise loop
+/// O(n^2); the stack does not grow and the copy's heap peak is exactly n.
+#[test]
+fn counted_instructions_fit_o_n_to_the_sum_and_o_n2_to_the_pairwise_loop() {
+    let (outcome, document) = rho_json(
+        &[
+            "bench",
+            "examples/growth_bench.c",
+            "--measure",
+            "instructions",
+            "--iterations",
+            "20",
+        ],
+        LIMIT,
+    );
+    assert_eq!(bench_names(&document), MEMBERS);
+    assert_eq!(best(&document, "sum", "instructions"), "n");
+    assert_eq!(best(&document, "pairwise", "instructions"), "n^2");
+    assert_eq!(best(&document, "sum", "stack_bytes"), "1");
+    assert_eq!(best(&document, "dup", "heap_peak_bytes"), "n");
+    let heap = fit(&document, "dup", "heap_peak_bytes");
+    assert_eq!(heap["best"]["coefficient"].as_f64(), Some(1.0));
+    assert_eq!(heap["best"]["rms"].as_f64(), Some(0.0));
+    // The report shows each family as a table with its fit.
+    let line = line_with(&outcome.stdout, "pairwise / n");
+    assert!(
+        line.contains("16") && line.contains("128") && line.contains("fit"),
+        "{line}"
+    );
+    outcome.assert_stdout_has("O(n^2)");
+}
+
+/// On the wall clock only planted growth far outside the noise is asserted: over 16..128 items the pairwise
+/// loop's O(n^2) is 64 times its smallest cost, where O(n) would be 8 and O(n^3) 512.
+#[test]
+fn the_pairwise_loop_fits_o_n2_on_the_clock() {
+    let (_outcome, document) = rho_json(
+        &[
+            "bench",
+            "examples/growth_bench.c",
+            "--iterations",
+            "500",
+            "--filter",
+            "pairwise",
+        ],
+        LIMIT,
+    );
+    assert_eq!(best(&document, "pairwise", "cycles"), "n^2");
+}
+
+#[test]
+fn three_sizes_are_too_few_points() {
+    let (outcome, document) = rho_json(
+        &[
+            "bench",
+            "examples/growth_bench.c",
+            "--iterations",
+            "20",
+            "--filter",
+            "pairwise/16,pairwise/32,pairwise/64",
+        ],
+        LIMIT,
+    );
+    let growth = fit(&document, "pairwise", "stack_bytes");
+    assert_eq!(growth["status"], "too_few_points", "{growth}");
+    assert_eq!(growth["points"], 3);
+    outcome.assert_stdout_has("too few points (3 sizes; 4 needed)");
+}
+
+/// `max_growth: n` on the pairwise family: `check` fails with exit 1 and names the family; the sum holds its
+/// own `max_growth: n`. Counted, so the verdict is exact.
+#[test]
+fn max_growth_n_on_the_pairwise_family_fails_check_naming_it() {
+    let project = Project::new();
+    project.write(
+        "bench/growth_bench.c",
+        &std::fs::read_to_string(repo_file("examples/growth_bench.c")).unwrap(),
+    );
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 20\n  warmup_runs: 2\n  measure: instructions\n  suites:\n    - bench/growth_bench.c\n  benchmarks:\n    pairwise:\n      budgets:\n        max_growth: n\n    sum:\n      budgets:\n        max_growth: n\n",
+    );
+    let outcome = project.rho(&["bench", "check"]);
+    outcome.assert_exit(1);
+    outcome.assert_stdout_has("check: FAILED: 1 budget broken");
+    outcome.assert_stdout_has(
+        "pairwise: grows as O(n^2) in instructions (best fit over 4 sizes, rms 0.5%), faster than its budget max_growth: n",
+    );
+    let row = line_with(&outcome.stdout, "sum  ");
+    assert!(
+        row.contains("O(n) (instructions)") && row.ends_with("ok"),
+        "{row}"
+    );
+    // Raised to n^2 it holds, and nothing is reported as unmatched (the family's name is a budget's home).
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 20\n  warmup_runs: 2\n  measure: instructions\n  suites:\n    - bench/growth_bench.c\n  benchmarks:\n    pairwise:\n      budgets:\n        max_growth: n^2\n",
+    );
+    let outcome = project.rho(&["bench", "check"]);
+    outcome.assert_exit(0);
+    outcome.assert_stdout_has("check: ok: every budget holds");
+}

@@ -125,9 +125,22 @@ impl Localizer for NoLocationSuffix {
 
 struct Cx<'a> {
     file: &'a Path,
+    /// The file's text, for a scalar whose YAML type lost what was written (`n` reads as false in YAML 1.1).
+    text: &'a str,
 }
 
 impl Cx<'_> {
+    /// The plain scalar as written at `node`'s position (up to a space, `#` or the line's end).
+    fn written(&self, node: &SNode) -> Option<&str> {
+        let pos = pos_of(node);
+        let line = self
+            .text
+            .lines()
+            .nth(usize::try_from(pos.line).ok()?.checked_sub(1)?)?;
+        let rest = line.get(usize::try_from(pos.column).ok()?.checked_sub(1)?..)?;
+        rest.split([' ', '\t', '#']).next()
+    }
+
     fn err(&self, pos: SourcePos, message: impl Into<String>) -> ConfigError {
         ConfigError::Invalid {
             file: self.file.to_path_buf(),
@@ -282,6 +295,10 @@ fn growth(cx: &Cx, node: &SNode, what: &str) -> Result<rho_stats::Complexity, Co
     let parsed = match &node.value {
         Node::Str(s) => rho_stats::Complexity::parse(s),
         Node::Int(1) => Some(rho_stats::Complexity::Constant),
+        // YAML 1.1 reads a bare `n` as false: what was written decides.
+        Node::Bool(false) if matches!(cx.written(node), Some("n" | "N")) => {
+            Some(rho_stats::Complexity::Linear)
+        }
         _ => None,
     };
     parsed.ok_or_else(|| {
@@ -326,7 +343,7 @@ fn timeout(cx: &Cx, node: &SNode, what: &str) -> Result<Duration, ConfigError> {
 
 /// Parses and validates `text`; `file` is used in messages and its directory is the module root.
 pub(crate) fn parse(text: &str, file: &Path) -> Result<ModuleConfig, ConfigError> {
-    let cx = Cx { file };
+    let cx = Cx { file, text };
     let options = serde_saphyr::options! { with_snippet: false };
     let doc: SNode = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
         let formatter = UserMessageFormatter.with_localizer(&NoLocationSuffix);

@@ -8,6 +8,7 @@
 pub mod compare;
 pub mod config;
 mod error;
+mod growth_metrics;
 pub mod metrics;
 pub mod report;
 mod run;

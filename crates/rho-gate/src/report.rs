@@ -83,8 +83,15 @@ pub fn render_table(comparison: &Comparison) -> String {
     ];
     let mut rows: Vec<[String; 7]> = Vec::with_capacity(comparison.metrics.len());
     for m in &comparison.metrics {
+        // A growth metric reads as its class (O(n^2)), not as the figure that orders the classes.
         let side = |s: Option<crate::compare::SideFigures>| {
-            s.map_or_else(|| "-".to_owned(), |s| format_figure(s.min))
+            s.map_or_else(
+                || "-".to_owned(),
+                |s| match crate::growth_metrics::growth_class(&m.name, s.min) {
+                    Some(class) => class.to_string(),
+                    None => format_figure(s.min),
+                },
+            )
         };
         let noise = |s: Option<crate::compare::SideFigures>| {
             s.map_or_else(|| "-".to_owned(), |s| format_percent(s.noise()))

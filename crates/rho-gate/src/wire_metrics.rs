@@ -69,6 +69,7 @@ pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, Metric
             }
         }
     }
+    crate::growth_metrics::add_growth_metrics(&summary, &mut metrics);
     Ok(metrics)
 }
 

@@ -1,5 +1,4 @@
-//! Growth budgets and growth changes: a benchmark family's cost held against `max_growth`, and a family whose
-//! growth got worse between two runs (the gate's base and head).
+//! Growth budgets: a benchmark family's cost held against `max_growth`.
 //!
 //! The figure judged is the best fit ([`rho_stats::fit_growth`]) of the family's cost per iteration against
 //! its argument, on one metric: instructions when they were counted (exact), else cycles, else time (see
@@ -128,61 +127,6 @@ impl fmt::Display for GrowthCheck {
     }
 }
 
-/// A family whose growth got worse from one run to another, on one metric.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GrowthChange {
-    pub family: String,
-    pub metric: Metric,
-    pub base: Fit,
-    pub head: Fit,
-}
-
-impl fmt::Display for GrowthChange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {} grows as {} in head, {} in base",
-            self.family,
-            metric_label(self.metric),
-            self.head.complexity,
-            self.base.complexity
-        )
-    }
-}
-
-/// The families present in both runs whose best fit is a faster-growing class in `head` than in `base`, on
-/// the cost metric ([`cost_metric`], taken from `head`) and on stack and heap (a stack that starts growing
-/// with n is a finding too), whatever the absolute figures did.
-pub fn worse_growth(base: &[FamilyGrowth], head: &[FamilyGrowth]) -> Vec<GrowthChange> {
-    let mut changes = Vec::new();
-    for head_family in head {
-        let Some(base_family) = base.iter().find(|f| f.name == head_family.name) else {
-            continue;
-        };
-        let cost = cost_metric(head_family).map(|(m, _)| m);
-        let metrics = cost
-            .into_iter()
-            .chain([Metric::StackBytes, Metric::HeapPeakBytes]);
-        for metric in metrics {
-            let (Some(base_fit), Some(head_fit)) = (
-                base_family.growth(metric).and_then(Growth::best),
-                head_family.growth(metric).and_then(Growth::best),
-            ) else {
-                continue;
-            };
-            if head_fit.complexity > base_fit.complexity {
-                changes.push(GrowthChange {
-                    family: head_family.name.clone(),
-                    metric,
-                    base: *base_fit,
-                    head: *head_fit,
-                });
-            }
-        }
-    }
-    changes
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,28 +173,6 @@ mod tests {
         assert_eq!(cost_metric(&both).map(|(m, _)| m), Some(Metric::Cycles));
         let stack_only = family("f", Metric::StackBytes, &linear());
         assert!(cost_metric(&stack_only).is_none());
-    }
-
-    #[test]
-    fn a_growth_that_got_worse_is_found_and_one_that_did_not_is_not() {
-        let base = vec![
-            family("rmsnorm", Metric::Cycles, &linear()),
-            family("same", Metric::Cycles, &quadratic()),
-            family("better", Metric::Cycles, &quadratic()),
-        ];
-        let head = vec![
-            family("rmsnorm", Metric::Cycles, &quadratic()),
-            family("same", Metric::Cycles, &quadratic()),
-            family("better", Metric::Cycles, &linear()),
-            family("new", Metric::Cycles, &quadratic()),
-        ];
-        let changes = worse_growth(&base, &head);
-        assert_eq!(changes.len(), 1, "{changes:?}");
-        assert_eq!(changes[0].family, "rmsnorm");
-        assert_eq!(
-            changes[0].to_string(),
-            "rmsnorm: cycles grows as O(n^2) in head, O(n) in base"
-        );
     }
 
     #[test]

@@ -63,6 +63,19 @@ impl Complexity {
         }
     }
 
+    /// The class's place in [`Complexity::ALL`], 0 for O(1) to 5 for O(n^3).
+    pub fn rank(self) -> u32 {
+        Complexity::ALL
+            .iter()
+            .position(|&c| c == self)
+            .map_or(0, |i| i as u32)
+    }
+
+    /// The class at `rank` ([`Complexity::rank`]).
+    pub fn from_rank(rank: u32) -> Option<Complexity> {
+        Complexity::ALL.get(usize::try_from(rank).ok()?).copied()
+    }
+
     /// What is inside the O: `1`, `log n`, `n`, `n log n`, `n^2`, `n^3` (also how a budget spells it).
     pub fn term(self) -> &'static str {
         match self {
