@@ -594,3 +594,55 @@ fn bodies_of_exactly_n_nops_read_n_instructions_under_icount() {
     );
     assert!(run.report.contains("virtual time"), "{}", run.report);
 }
+
+/// The growth example on the emulated Cortex-M4: its members in registration order, and under `-icount` the
+/// cycle counts are deterministic, so the fits are exact facts: O(n) for the sum, O(n^2) for the pairwise
+/// loop, O(n) for the copy's heap peak, a stack that does not grow.
+#[test]
+fn the_growth_example_fits_o_n_and_o_n2_on_the_board() {
+    if !cross_tools_present("the_growth_example_fits_o_n_and_o_n2_on_the_board") {
+        return;
+    }
+    let run = run_on_board_with("examples/growth_bench.c", "20", "2", &[]);
+    let document = &run.document;
+    assert_eq!(
+        bench_names(document),
+        [
+            "sum/256",
+            "sum/1024",
+            "sum/4096",
+            "sum/16384",
+            "pairwise/16",
+            "pairwise/32",
+            "pairwise/64",
+            "pairwise/128",
+            "dup/256",
+            "dup/512",
+            "dup/1024",
+            "dup/2048",
+        ]
+    );
+    let best = |family: &str, metric: &str| -> String {
+        let family = document["families"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == family)
+            .unwrap_or_else(|| panic!("no family {family}"));
+        let growth = family["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metric"] == metric)
+            .unwrap_or_else(|| panic!("no {metric} in {family}"));
+        growth["growth"]["best"]["complexity"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no fit in {growth}"))
+            .to_string()
+    };
+    assert_eq!(best("sum", "cycles"), "n");
+    assert_eq!(best("pairwise", "cycles"), "n^2");
+    assert_eq!(best("sum", "stack_bytes"), "1");
+    assert_eq!(best("dup", "heap_peak_bytes"), "n");
+    assert!(run.report.contains("pairwise / n"), "{}", run.report);
+}
