@@ -164,22 +164,41 @@ fn counted_instructions_fit_o_n_to_the_sum_and_o_n2_to_the_pairwise_loop() {
     outcome.assert_stdout_has("O(n^2)");
 }
 
-/// On the wall clock only planted growth far outside the noise is asserted: over 16..128 items the pairwise
-/// loop's O(n^2) is 64 times its smallest cost, where O(n) would be 8 and O(n^3) 512.
+/// On the wall clock only what lies far outside the noise is asserted: over 16..128 items the pairwise loop's
+/// O(n^2) is 64 times its smallest cost, where O(n log n) would be 14 and O(n) 8, so the fit never reads it as
+/// O(n log n) or slower-growing. Which of O(n^2) and O(n^3) is best is for exact counts (the tests above and
+/// the board's): on a shared machine one member measured in a slow stretch (up to 2x, docs/gate.md) tips the
+/// least squares, which the largest size dominates, towards O(n^3). Best of 3 runs per figure.
 #[test]
-fn the_pairwise_loop_fits_o_n2_on_the_clock() {
+fn the_pairwise_loop_grows_faster_than_n_log_n_on_the_clock() {
     let (_outcome, document) = rho_json(
         &[
             "bench",
             "examples/growth_bench.c",
             "--iterations",
             "500",
+            "--repetitions",
+            "3",
             "--filter",
             "pairwise",
         ],
         LIMIT,
     );
-    assert_eq!(best(&document, "pairwise", "cycles"), "n^2");
+    for metric in ["cycles", "time_ns"] {
+        let class = best(&document, "pairwise", metric);
+        assert!(
+            ["n^2", "n^3"].contains(&class.as_str()),
+            "{metric}: {class}"
+        );
+        let growth = fit(&document, "pairwise", metric);
+        let linear = growth["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["complexity"] == "n")
+            .unwrap();
+        assert!(linear["rms"].as_f64().unwrap() > 0.2, "{growth}");
+    }
 }
 
 #[test]
