@@ -81,7 +81,14 @@ fn family_rows(family: &FamilyGrowth, summary: &RunSummary) -> Vec<Vec<String>> 
         row.extend(benches.iter().map(|bench| {
             bench
                 .and_then(|b| b.metric(metric_growth.metric))
-                .map_or("-".to_string(), |v| v.to_string())
+                .map_or("-".to_string(), |v| {
+                    // Whole counts as they are; a batched loop's share of a count to a tenth.
+                    if v.fract() == 0.0 {
+                        format!("{v:.0}")
+                    } else {
+                        format!("{v:.1}")
+                    }
+                })
         }));
         row.extend(fit_cells(&metric_growth.growth));
         rows.push(row);

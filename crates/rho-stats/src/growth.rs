@@ -309,7 +309,7 @@ pub fn families(summary: &RunSummary) -> Vec<FamilyGrowth> {
                         .iter()
                         .filter_map(|b| {
                             let arg = b.family.as_ref()?.arg;
-                            Some((arg, b.metric(metric)? as f64))
+                            Some((arg, b.metric(metric)?))
                         })
                         .collect();
                     (!points.is_empty()).then(|| MetricGrowth {
