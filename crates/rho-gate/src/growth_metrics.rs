@@ -76,7 +76,7 @@ mod tests {
     }
 
     fn metrics(text: &str) -> RunMetrics {
-        crate::wire_metrics::metrics_from_wire(text).unwrap()
+        crate::wire_metrics::metrics_from_run(&rho_wire::parse_str(text).unwrap()).unwrap()
     }
 
     #[test]
