@@ -111,6 +111,10 @@ function(rho_add_benchmark name)
     set_target_properties(${name} PROPERTIES SUFFIX ".elf")
   elseif(RHO_BENCH_PORT)
     message(FATAL_ERROR "rho_add_benchmark(${name}): RhoBench knows no port '${RHO_BENCH_PORT}' (known: mps2-an386)")
+  elseif(NOT APPLE AND NOT MSVC)
+    # Immediate binding, as rho's own host builds: the dynamic linker's lazy first-call work never lands in a
+    # benchmark's stack or time figures (docs/statistics.md).
+    target_link_options(${name} PRIVATE "LINKER:-z,now")
   endif()
   if(NOT MSVC)
     # After every library: the math library, as on every rho build.

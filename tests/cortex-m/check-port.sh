@@ -7,7 +7,9 @@
 #      its stream names the systick clock, two runs under -icount are byte-identical, the
 #      malloc/free pair's heap peak is one slot with nothing live;
 #   4. the stack mark: a recursion of known depth reports at least that depth, an overrun
-#      reports `overrun`.
+#      reports `overrun`;
+#   5. the stack guard: frames that skip bytes past the region read `overrun` and the suite goes
+#      on; a fault that is not the guard's, in a benchmark, still reaches the port's report.
 # Figures that need a statistic (the CRC-256/CRC-64 median ratio) are the host tool's to check:
 # crates/rho-cli/tests/cortex_m.rs runs `rho bench --target mps2-an386` and checks them.
 # Usage: tests/cortex-m/check-port.sh   (needs arm-none-eabi-gcc, newlib, qemu-system-arm)
@@ -87,5 +89,22 @@ known="$(stack_of "$work/stack.out" bench_recurse_known)"
 [ "$(stack_of "$work/stack.out" bench_stack_overrun)" = overrun ] \
   || fail "bench_stack_overrun @stack '$(stack_of "$work/stack.out" bench_stack_overrun)', expected overrun"
 
+# 5. the MPU stack guard
+build "$work/skip" "" "$repo/tests/c/skip_frames_suite.c" RHO_BENCH_ITERATIONS=50 RHO_BENCH_WARMUP=5
+status=0; run_elf "$work/skip" "$work/skip.out" || status=$?
+[ "$status" -eq 0 ] || fail "skip_frames_suite exited $status"
+grep -q ' stack_guard=mpu$' "$work/skip.out" || fail "no stack_guard=mpu: $(grep '^@config' "$work/skip.out")"
+[ "$(stack_of "$work/skip.out" bench_skip_frames)" = overrun ] \
+  || fail "bench_skip_frames @stack '$(stack_of "$work/skip.out" bench_skip_frames)', expected overrun"
+grep -q '^@end bench_skip_frames .* overran=1$' "$work/skip.out" || fail "no overran=1"
+after="$(stack_of "$work/skip.out" bench_shallow_after)"
+[ -n "$after" ] && [ "$after" != overrun ] || fail "bench_shallow_after @stack '$after'"
+build "$work/trap" "" "$repo/tests/cortex-m/trap_suite.c" RHO_BENCH_ITERATIONS=50 RHO_BENCH_WARMUP=5
+status=0; run_elf "$work/trap" "$work/trap.out" || status=$?
+[ "$status" -eq 134 ] || fail "trap_suite exited $status, expected 134"
+grep -q '^rho-port: fault exception=0x00000003 ' "$work/trap.out" \
+  || fail "no port fault report for a fault outside the guard: $(tail -n 2 "$work/trap.out")"
+
 echo "check-port: ok (exit status, console, malloc, FPU, fault report; harness: systick clock," \
-  "identical runs, $heap; stack: known depth $known >= 8192, overrun reported)"
+  "identical runs, $heap; stack: known depth $known >= 8192, overrun reported; guard: skipped" \
+  "frames overran, $after after it, other faults to the port)"

@@ -7,7 +7,9 @@
 #                  `.overhead` calibration still runs the whole measurement path).
 # Their difference is what the harness adds to a firmware. It is split into code (the
 # instructions) and read-only data (the stream's record text and the misuse messages) from
-# the harness's object, and static RAM (.data + .bss) less the suite's list.
+# the harness's object, and static RAM (.data + .bss) less the suite's list. The harness's object
+# is measured twice: as built (with the MPU stack guard, on by default on ARMv7-M) and with
+# -DRHO_BENCH_NO_STACK_GUARD, so the guard's own cost shows.
 # Usage: tests/cortex-m/measure-size.sh
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -19,6 +21,8 @@ make -s -f "$port/Makefile" SUITE="$repo/tests/cortex-m/no_harness.c" HARNESS_IM
   RHO_BENCH_OUT="$work/none" EXTRA_CFLAGS=-save-temps=obj
 make -s -f "$port/Makefile" SUITE="$repo/tests/cortex-m/empty_suite.c" \
   RHO_BENCH_OUT="$work/empty" EXTRA_CFLAGS=-save-temps=obj
+make -s -f "$port/Makefile" SUITE="$repo/tests/cortex-m/empty_suite.c" \
+  RHO_BENCH_OUT="$work/noguard" EXTRA_CFLAGS="-save-temps=obj -DRHO_BENCH_NO_STACK_GUARD"
 
 # Berkeley totals: text (code + read-only data), data, bss.
 read -r none_text none_data none_bss _ < <(arm-none-eabi-size "$work/none/bench.elf" | tail -n 1)
@@ -30,15 +34,19 @@ empty_bss="$(section "$work/empty/bench.elf" .bss)"
 suite_bytes="$(arm-none-eabi-nm -S -t d "$work/empty/bench.elf" | awk '$4 ~ /^suite/ { print $2 + 0 }')"
 
 # The harness's object, from -save-temps (rho_bench_impl.o in the build directory).
-impl_obj="$(ls "$work"/empty/*rho_bench_impl*.o)"
-read -r impl_code impl_rodata impl_ram < <(arm-none-eabi-size -A "$impl_obj" | awk '
-  $1 ~ /^\.text/ { code += $2 } $1 ~ /^\.rodata/ { ro += $2 } $1 ~ /^\.(data|bss)/ { ram += $2 }
-  END { print code + 0, ro + 0, ram + 0 }')
+object_sizes() { # code, read-only data and static RAM of the harness's object in build dir $1
+  arm-none-eabi-size -A "$(ls "$1"/*rho_bench_impl*.o)" | awk '
+    $1 ~ /^\.text/ { code += $2 } $1 ~ /^\.rodata/ { ro += $2 } $1 ~ /^\.(data|bss)/ { ram += $2 }
+    END { print code + 0, ro + 0, ram + 0 }'
+}
+read -r impl_code impl_rodata impl_ram < <(object_sizes "$work/empty")
+read -r bare_code bare_rodata bare_ram < <(object_sizes "$work/noguard")
 
 echo "flags: -std=c99 -Os -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffunction-sections -Wl,--gc-sections ($(arm-none-eabi-gcc -dumpversion))"
 echo "port alone (no_harness.c):        text $none_text  data $none_data  .bss $none_bss"
 echo "port + harness (empty_suite.c):   text $empty_text  data $empty_data  .bss $empty_bss"
 echo "harness, total flash:             $((empty_text - none_text)) bytes (code + read-only data + the suite's main)"
 echo "harness object rho_bench_impl.o:  code $impl_code bytes, read-only data $impl_rodata bytes, static RAM $impl_ram bytes"
+echo "without the stack guard:          code $bare_code bytes, read-only data $bare_rodata bytes, static RAM $bare_ram bytes (-DRHO_BENCH_NO_STACK_GUARD)"
 echo "static RAM added:                 $((empty_data + empty_bss - none_data - none_bss)) bytes, of which the suite's list $suite_bytes bytes -> harness $((empty_data + empty_bss - none_data - none_bss - suite_bytes)) bytes"
 echo "stack: RHO_BENCH_STACK_BYTES painted below the stack pointer (default 2048), not static"

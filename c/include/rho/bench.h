@@ -147,8 +147,12 @@
  *                               (default 65536; 0 compiles stack measurement out). Bare metal:
  *                               bytes painted below the stack pointer (default 2048); they must
  *                               exist in the board's RAM.
- *   RHO_BENCH_STACK_SLACK_BYTES hosted: reserved, unpainted bytes below the region (default
- *                               16384), so a modest overrun lands in the harness's own memory.
+ *   RHO_BENCH_STACK_SLACK_BYTES hosted: the guard below the region (default 16384, rounded up to
+ *                               whole pages): made inaccessible, so an overrun faults (see Stack).
+ *   RHO_BENCH_STACK_GUARD_BYTES Cortex-M3/M4/M7: the MPU guard below the region (default 1024, a
+ *                               power of two from 32); it must exist in RAM below the region.
+ *   RHO_BENCH_NO_STACK_GUARD    no guard (no guard page, no MPU region, no fault handling): the
+ *                               16-byte band alone, best effort (`stack_guard=none`).
  *   RHO_BENCH_SAMPLE_BUFFER     samples buffered between flushes (hosted 4096, bare metal 8)
  *   RHO_BENCH_OVERHEAD_ITERATIONS  measured iterations of `.overhead` (default 1000, whatever
  *                               RHO_BENCH_ITERATIONS says; its warm-ups are RHO_BENCH_WARMUP's)
@@ -219,16 +223,41 @@
  * from: then a sample is one iteration unless K is forced.
  *
  *
- * The region is painted with 0xAA, the benchmark runs (warm-ups included), and the region is
- * scanned from its low end for the first byte no longer painted: used = top - that byte. If that
- * byte is one of the lowest 16 (a guard: a frame's padding is never written, so a stack that ran
- * past the region can leave a few of its lowest bytes painted) the region overran:
- * `@stack overrun`, never a number. So the largest figure is RHO_BENCH_STACK_BYTES - 16.
- * Hosted, each benchmark runs on a static region through ucontext; a deeper overrun than the
- * slack corrupts the harness's other static data: size the region for the suite. Bare metal,
- * the region is the RHO_BENCH_STACK_BYTES below the stack pointer at the call. The figure
- * includes the harness's own frames below the benchmark (recording a sample; on bare metal also
- * writing out the sample buffer); the `.overhead` block's figure shows that part.
+ * The region is painted with 0xAA and the benchmark runs on it. Once its warm-ups are over, just
+ * before the first measured iteration, the region below the harness's frame is painted again
+ * (the benchmark's own frames above it are live and stay counted), and the heap peak and counts
+ * restart: a one-time cost in the warm-ups (the dynamic linker resolving a symbol on its first
+ * call, a table built on first use) is not the benchmark's figure. At the end the region is
+ * scanned from its low end for the first byte no longer painted: used = top - that byte. The
+ * lowest 16 bytes are never painted again: one of them written (at any time, set-up included)
+ * means the region overran: `@stack overrun`, never a number (the largest figure is
+ * RHO_BENCH_STACK_BYTES - 16).
+ * A frame's unwritten bytes (padding, a buffer written in a few places) can jump over those 16
+ * bytes, so where something can fault, a guard below the region catches what the paint cannot:
+ *   hosted (ucontext): each benchmark runs on a static region right above guard pages
+ *     (RHO_BENCH_STACK_SLACK_BYTES, mprotect PROT_NONE). A fault there (SIGSEGV or SIGBUS, taken
+ *     on a static alternate signal stack) while a benchmark runs goes back to the harness;
+ *     every other fault goes to the handler the program had (or the default action). The
+ *     handlers and the protection are in place during rho_bench_main only.
+ *   Cortex-M3/M4/M7 (ARMv7-M) with an MPU: a no-access MPU region (the highest-numbered, saved
+ *     and restored) of RHO_BENCH_STACK_GUARD_BYTES right below the region. The port's vector
+ *     table must point HardFault (entry 3; MemManage too, which the harness leaves disabled) at
+ *     rho_bench_fault_handler (defined here), and define
+ *     `void rho_bench_port_fault_handler(void)`, the port's own fault report, to which every
+ *     fault that is not the guard's goes, the core's frame as it was (a weak default prints
+ *     "rho: fault" and stops). The harness checks the vector, as it checks SysTick's, and goes
+ *     without a guard otherwise.
+ *   elsewhere, or with RHO_BENCH_NO_STACK_GUARD: the 16 bytes alone, best effort.
+ * A benchmark stopped by the guard is closed with the samples of the iterations that ended,
+ * `@stack overrun` and `@end ... overran=1`; the suite goes on. What it left half done is not
+ * undone (a lock it held inside a library stays held). On a board, an overrun while the harness
+ * writes out its sample buffer is left to the port (the line being written would be cut in two).
+ * Hosted, a deeper overrun than the guard (one frame larger than it, skipping it whole) is not
+ * caught: size the region for the suite. Bare metal, the region is the RHO_BENCH_STACK_BYTES
+ * below the stack pointer at the call. The figure includes the harness's own frames below the
+ * benchmark (recording a sample; on bare metal also writing out the sample buffer, and with the
+ * MPU guard the registers it keeps to come back to after a fault); the `.overhead` block's
+ * figure shows that part.
  *
  * On bare metal, writing out the sample buffer runs below the benchmark too, so a benchmark
  * shallower than that reports the harness's own depth, the same as `.overhead`'s.
@@ -780,6 +809,13 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 #if RHO_BENCH_STACK_BYTES > 0 && !defined(RHO_BENCH_NO_UCONTEXT)
 #include <ucontext.h>
 #define RHO_BENCH__UCONTEXT 1
+#if !defined(RHO_BENCH_NO_STACK_GUARD)
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#define RHO_BENCH__PAGE_GUARD 1
+#endif
 #endif
 #else
 #include <time.h>
@@ -788,6 +824,18 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 #ifndef RHO_BENCH__UCONTEXT
 #define RHO_BENCH__UCONTEXT 0
 #endif
+#ifndef RHO_BENCH__PAGE_GUARD
+#define RHO_BENCH__PAGE_GUARD 0
+#endif
+/* Cortex-M3/M4/M7 (ARMv7-M): an MPU region below the painted region catches an overrun. */
+#if RHO_BENCH_BARE_METAL && RHO_BENCH_STACK_BYTES > 0 && !defined(RHO_BENCH_NO_STACK_GUARD) && \
+    (defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__))
+#define RHO_BENCH__MPU_GUARD 1
+#else
+#define RHO_BENCH__MPU_GUARD 0
+#endif
+/* A guard can stop a benchmark in the middle of an iteration. */
+#define RHO_BENCH__GUARDED (RHO_BENCH__PAGE_GUARD || RHO_BENCH__MPU_GUARD)
 
 /* Counting instructions needs Valgrind's client requests (<valgrind/callgrind.h>, in Debian's
  * `valgrind` package). Without them the header still builds, and instructions are not measured. */
@@ -819,6 +867,15 @@ enum {
 /* The samples not yet written out: [cycles][time] per sample, in @clock order. */
 static rho_bench__uint rho_bench__samples[RHO_BENCH_SAMPLE_BUFFER][RHO_BENCH__NCLOCKS];
 static unsigned rho_bench__sample_count;
+#if RHO_BENCH__GUARDED
+/* Samples of the current block already written out (a benchmark stopped by a fault is closed
+ * with the samples it has, see rho_bench__run_one). */
+static rho_bench__uint rho_bench__block_samples;
+/* The benchmark was stopped by a fault on the guard: its iteration in progress never ended. */
+static int rho_bench__stopped;
+#else
+#define rho_bench__stopped 0
+#endif
 
 #if RHO_BENCH_BARE_METAL
 static uint32_t rho_bench__systick_period; /* 0: the counter is DWT->CYCCNT */
@@ -1492,8 +1549,16 @@ static void rho_bench__write_samples(void)
         w.bytes[w.len++] = '\n';
     }
     rho_bench__w_flush(&w);
+#if RHO_BENCH__GUARDED
+    rho_bench__block_samples += rho_bench__sample_count;
+#endif
     rho_bench__sample_count = 0;
 }
+
+#if RHO_BENCH__MPU_GUARD
+/* 0: no guard armed; else where the fault handler runs (see rho_bench__call_guarded). */
+uint32_t rho_bench__fault_sp;
+#endif
 
 #if RHO_BENCH__UCONTEXT
 static ucontext_t rho_bench__harness_context;
@@ -1513,8 +1578,22 @@ static void rho_bench__buffer_full(void)
         return;
     }
 #endif
+#if RHO_BENCH__MPU_GUARD
+    {
+        /* An overrun while writing would cut a line of the stream in two: disarmed, it is a fault
+         * like any other (the port reports it, and the stream stops). */
+        uint32_t armed = rho_bench__fault_sp;
+        rho_bench__fault_sp = 0;
+        rho_bench__write_samples();
+        rho_bench__fault_sp = armed;
+    }
+#else
     rho_bench__write_samples();
+#endif
 }
+
+/* The warm-ups are over (or there were none): the stack and heap figures start here. */
+static RHO_BENCH__ALWAYS_INLINE void rho_bench__measuring_starts(rho_bench_t *state);
 
 RHO_BENCH__NOINLINE rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
 {
@@ -1647,6 +1726,9 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
         (void)RHO_BENCH__SYST_CSR;
         rho_bench__systick_wrapped = 0;
 #endif
+        if (state->measured_done == 0 && state->warmup_done == state->warmup_target) {
+            rho_bench__measuring_starts(state); /* once: the first measured iteration is next */
+        }
         state->in_iteration = 1;
         return 1;
     }
@@ -1680,6 +1762,7 @@ static RHO_BENCH__NOINLINE int rho_bench__count_turn(rho_bench_t *state)
         state->warmup_done = state->warmup_target;
         state->count_measuring = 1;
         state->count_left = state->measured_target - 1; /* this call starts the first */
+        rho_bench__measuring_starts(state);
 #if RHO_BENCH__CALLGRIND
         CALLGRIND_ZERO_STATS;
         CALLGRIND_TOGGLE_COLLECT;
@@ -1739,6 +1822,7 @@ static int rho_bench__read_measure(void)
 
 #define RHO_BENCH__PAINT 0xAAu
 #define RHO_BENCH__OVERRUN ((size_t)-1)
+#define RHO_BENCH__STACK_OFF ((size_t)-2)
 
 /* Always inlined: on bare metal the region starts at the caller's stack pointer, so painting
  * and scanning must not push a frame of their own into it. Volatile: no memset call either. */
@@ -1754,33 +1838,84 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__paint(unsigned char *low, size_t
 /* The lowest bytes of the region that must all still be painted for a figure to be reported.
  * One byte is not enough: a frame's alignment padding and unwritten slots are never written,
  * so a recursion that ran past the region can leave its lowest bytes painted (seen on the
- * Cortex-M4 port: 4 bytes), which would read as a depth of bytes - 4 instead of an overrun. */
+ * Cortex-M4 port: 4 bytes), which would read as a depth of bytes - 4 instead of an overrun.
+ * Where a guard (a page, an MPU region) sits below the region, a frame that jumps over these
+ * bytes faults on the guard instead. */
 #define RHO_BENCH__GUARD_BYTES 16u
 
-/* Bytes used from the top of [low, low + bytes), or RHO_BENCH__OVERRUN when a byte of the
- * lowest RHO_BENCH__GUARD_BYTES was written (the boundary is lost). */
-static RHO_BENCH__ALWAYS_INLINE size_t rho_bench__scan(const unsigned char *low, size_t bytes)
+/* The painted bytes are [low, top); the region proper starts at limit - RHO_BENCH__GUARD_BYTES
+ * (on a board with an MPU guard, low is a little lower: the bytes between the guard and the
+ * region are painted too, and a write there is an overrun). Bytes used from top, or
+ * RHO_BENCH__OVERRUN when a byte below limit was written (the boundary is lost). */
+static RHO_BENCH__ALWAYS_INLINE size_t rho_bench__scan(const unsigned char *low,
+                                                       const unsigned char *limit,
+                                                       const unsigned char *top)
 {
     const volatile unsigned char *p = low;
-    size_t i = 0;
-    while (i < bytes && p[i] == RHO_BENCH__PAINT) {
-        i++;
+    while (p < top && *p == RHO_BENCH__PAINT) {
+        p++;
     }
-    return i < RHO_BENCH__GUARD_BYTES ? RHO_BENCH__OVERRUN : bytes - i;
+    return p < limit ? RHO_BENCH__OVERRUN : (size_t)(top - p);
 }
 
-#define RHO_BENCH__STACK_OFF ((size_t)-2)
+/* While a benchmark runs on a painted region, the end of its lowest RHO_BENCH__GUARD_BYTES (0: no
+ * region): a byte below it written means an overrun. */
+static unsigned char *rho_bench__region_limit;
+
+/* The stack pointer, read where this is inlined. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define RHO_BENCH__READ_SP(sp) __asm__ __volatile__("mov %%rsp, %0" : "=r"(sp))
+#elif defined(__GNUC__) && defined(__i386__)
+#define RHO_BENCH__READ_SP(sp) __asm__ __volatile__("mov %%esp, %0" : "=r"(sp))
+#elif defined(__GNUC__) && (defined(__aarch64__) || defined(__arm__))
+#define RHO_BENCH__READ_SP(sp) __asm__ __volatile__("mov %0, sp" : "=r"(sp))
+#endif
+
+/* The first measured iteration is next (called once per benchmark from rho_bench__step, inlined
+ * there, between iterations). The warm-ups' stack and heap are not the benchmark's figures: a
+ * one-time cost (the dynamic linker resolving a symbol on its first call, a table built on first
+ * use) would otherwise be reported as every iteration's. So the heap peak restarts from what is
+ * held now, the allocation counts from 0, and the region below this frame is painted again (the
+ * frames above it, the benchmark's own and its callers', are live and stay counted). Not its
+ * lowest bytes: one of them written already (an overrun in the set-up or the warm-ups) stays
+ * written, and the benchmark reads overrun whenever it happened. */
+static RHO_BENCH__ALWAYS_INLINE void rho_bench__measuring_starts(rho_bench_t *state)
+{
+    unsigned char *limit = rho_bench__region_limit;
+    state->heap_peak = state->heap_live;
+    state->heap_allocs = 0;
+    state->heap_frees = 0;
+    if (limit != 0) {
+        uintptr_t sp;
+#if defined(RHO_BENCH__READ_SP)
+        RHO_BENCH__READ_SP(sp);
+#else
+        /* No way to read the stack pointer: stop well above it (this frame's locals are not
+         * below this one by more than that). */
+        volatile unsigned char here = 0;
+        sp = (uintptr_t)&here - 256u;
+#endif
+        if (sp > (uintptr_t)limit) {
+            rho_bench__paint(limit, (size_t)(sp - (uintptr_t)limit));
+        }
+    }
+}
 
 #if RHO_BENCH__UCONTEXT
 
-/* The region benchmarks run on: slack, then up to RHO_BENCH_STACK_BYTES painted, top aligned. */
-#define RHO_BENCH__AREA_BYTES (RHO_BENCH_STACK_SLACK_BYTES + RHO_BENCH_STACK_BYTES + 64)
+/* The region benchmarks run on: the slack below it (made a guard, see below), then up to
+ * RHO_BENCH_STACK_BYTES painted. Room for aligning the guard to a page of up to
+ * RHO_BENCH__PAGE_MAX bytes; memory never touched costs nothing (it is .bss). */
+#define RHO_BENCH__PAGE_MAX 65536u
+#define RHO_BENCH__AREA_BYTES \
+    (RHO_BENCH__PAGE_MAX + RHO_BENCH_STACK_SLACK_BYTES + RHO_BENCH_STACK_BYTES + 64)
 static union {
     unsigned char bytes[RHO_BENCH__AREA_BYTES];
     long double align_long_double;
     void *align_pointer;
     uint64_t align_u64;
 } rho_bench__stack_area;
+static unsigned char *rho_bench__stack_base; /* the lowest byte a region may start at */
 
 static rho_bench_t *rho_bench__running_state;
 static rho_bench_fn rho_bench__running_fn;
@@ -1792,36 +1927,163 @@ static void rho_bench__entry(void)
     /* returning resumes rho_bench__harness_context (uc_link) */
 }
 
-/* Runs fn on the painted region; returns the bytes used, RHO_BENCH__OVERRUN or _STACK_OFF. */
-static size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state, int *failed)
+#if RHO_BENCH__PAGE_GUARD
+/* The guard: whole pages right below the region, made inaccessible (mprotect PROT_NONE), so the
+ * first access below the region faults whatever bytes a frame skipped. The fault (SIGSEGV, or
+ * SIGBUS on some systems) is taken on a static alternate signal stack; one inside the guard
+ * while a benchmark runs goes back to the harness (siglongjmp), which reports the benchmark as
+ * overrun and goes on with the next. Any other fault is left to what the program had before. */
+static unsigned char *rho_bench__guard_low; /* [low, high): the guard pages; 0 when none */
+static unsigned char *rho_bench__guard_high;
+static sigjmp_buf rho_bench__fault_jump;
+static volatile sig_atomic_t rho_bench__guard_armed;
+static struct sigaction rho_bench__old_segv;
+static struct sigaction rho_bench__old_bus;
+static stack_t rho_bench__old_alt_stack;
+static union {
+    char bytes[65536];
+    long double align_long_double;
+    void *align_pointer;
+} rho_bench__alt_stack;
+
+static void rho_bench__on_fault(int signal_number, siginfo_t *info, void *context)
+{
+    uintptr_t address = (uintptr_t)info->si_addr;
+    (void)context;
+    if (rho_bench__guard_armed && info->si_code > 0 &&
+        address >= (uintptr_t)rho_bench__guard_low && address < (uintptr_t)rho_bench__guard_high) {
+        rho_bench__guard_armed = 0;
+        siglongjmp(rho_bench__fault_jump, 1);
+    }
+    /* Not the guard: what the program had before (its handler, or the default action). A fault
+     * happens again when the instruction is retried; a signal sent by kill() is sent again. */
+    (void)sigaction(signal_number, signal_number == SIGSEGV ? &rho_bench__old_segv
+                                                            : &rho_bench__old_bus, 0);
+    if (info->si_code <= 0) {
+        (void)raise(signal_number);
+    }
+}
+
+/* Sets up the guard below the region; 0 without one (the slack below the region then only
+ * catches a modest overrun, which the lowest 16 bytes may not show). */
+static int rho_bench__guard_init(void)
 {
     unsigned char *area = rho_bench__stack_area.bytes;
-    uintptr_t top_address = ((uintptr_t)(area + RHO_BENCH__AREA_BYTES)) & ~(uintptr_t)63u;
-    unsigned char *top = area + (top_address - (uintptr_t)area);
-    size_t bytes = (size_t)rho_bench__config.stack_bytes;
-    *failed = 0;
-    if (bytes == 0) {
-        fn(state);
-        return RHO_BENCH__STACK_OFF;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t size, low;
+    stack_t alt;
+    struct sigaction action;
+    if (page <= 0 || (unsigned long)page > RHO_BENCH__PAGE_MAX ||
+        ((unsigned long)page & ((unsigned long)page - 1u)) != 0) {
+        return 0;
     }
-    rho_bench__paint(top - bytes, bytes);
+    size = ((uintptr_t)RHO_BENCH_STACK_SLACK_BYTES + (uintptr_t)page - 1u) & ~((uintptr_t)page - 1u);
+    if (size == 0) {
+        size = (uintptr_t)page;
+    }
+    low = ((uintptr_t)area + (uintptr_t)page - 1u) & ~((uintptr_t)page - 1u);
+    if (low + size + RHO_BENCH_STACK_BYTES > (uintptr_t)area + RHO_BENCH__AREA_BYTES) {
+        return 0;
+    }
+    alt.ss_sp = rho_bench__alt_stack.bytes;
+    alt.ss_size = sizeof rho_bench__alt_stack.bytes;
+    alt.ss_flags = 0;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = rho_bench__on_fault;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    if (sigaltstack(&alt, &rho_bench__old_alt_stack) != 0) {
+        return 0;
+    }
+    if (sigaction(SIGSEGV, &action, &rho_bench__old_segv) != 0) {
+        (void)sigaltstack(&rho_bench__old_alt_stack, 0);
+        return 0;
+    }
+    if (sigaction(SIGBUS, &action, &rho_bench__old_bus) != 0) {
+        (void)sigaction(SIGSEGV, &rho_bench__old_segv, 0);
+        (void)sigaltstack(&rho_bench__old_alt_stack, 0);
+        return 0;
+    }
+    if (mprotect(area + (low - (uintptr_t)area), (size_t)size, PROT_NONE) != 0) {
+        (void)sigaction(SIGBUS, &rho_bench__old_bus, 0);
+        (void)sigaction(SIGSEGV, &rho_bench__old_segv, 0);
+        (void)sigaltstack(&rho_bench__old_alt_stack, 0);
+        return 0;
+    }
+    rho_bench__guard_low = area + (low - (uintptr_t)area);
+    rho_bench__guard_high = rho_bench__guard_low + size;
+    rho_bench__stack_base = rho_bench__guard_high;
+    return 1;
+}
+
+/* Undoes rho_bench__guard_init: the program gets its memory and signal handling back. */
+static void rho_bench__guard_release(void)
+{
+    if (rho_bench__guard_low == 0) {
+        return;
+    }
+    (void)mprotect(rho_bench__guard_low, (size_t)(rho_bench__guard_high - rho_bench__guard_low),
+                   PROT_READ | PROT_WRITE);
+    (void)sigaction(SIGBUS, &rho_bench__old_bus, 0);
+    (void)sigaction(SIGSEGV, &rho_bench__old_segv, 0);
+    (void)sigaltstack(&rho_bench__old_alt_stack, 0);
+    rho_bench__guard_low = 0;
+    rho_bench__guard_high = 0;
+}
+#endif /* RHO_BENCH__PAGE_GUARD */
+
+/* Where regions start: right above the guard when there is one, else above the slack. Returns
+ * the name of what catches an overrun, for `@config stack_guard=`. */
+static const char *rho_bench__stack_init(void)
+{
+    unsigned char *area = rho_bench__stack_area.bytes;
+    uintptr_t base = ((uintptr_t)area + RHO_BENCH_STACK_SLACK_BYTES + 63u) & ~(uintptr_t)63u;
+#if RHO_BENCH__PAGE_GUARD
+    if (rho_bench__config.stack_bytes > 0 && rho_bench__guard_init()) {
+        return "page";
+    }
+#endif
+    rho_bench__stack_base = area + (base - (uintptr_t)area);
+    return rho_bench__config.stack_bytes > 0 ? "none" : "off";
+}
+
+static void rho_bench__stack_release(void)
+{
+#if RHO_BENCH__PAGE_GUARD
+    rho_bench__guard_release();
+#endif
+}
+
+/* The benchmark's context: rho_bench__entry on [low, low + bytes). Its own function (getcontext
+ * returns twice, like setjmp): nothing of the caller's is live across it. */
+static RHO_BENCH__NOINLINE int rho_bench__make_context(unsigned char *low, size_t bytes)
+{
     if (getcontext(&rho_bench__bench_context) != 0) {
-        fprintf(stderr, "rho: getcontext failed: %s\n", strerror(errno));
-        *failed = 1;
-        return RHO_BENCH__STACK_OFF;
+        return -1;
     }
-    rho_bench__bench_context.uc_stack.ss_sp = area;
-    rho_bench__bench_context.uc_stack.ss_size = (size_t)(top - area);
+    rho_bench__bench_context.uc_stack.ss_sp = low;
+    rho_bench__bench_context.uc_stack.ss_size = bytes;
     rho_bench__bench_context.uc_link = &rho_bench__harness_context;
     makecontext(&rho_bench__bench_context, rho_bench__entry, 0);
-    rho_bench__running_state = state;
-    rho_bench__running_fn = fn;
-    rho_bench__on_bench_stack = 1;
-    rho_bench__flush_wanted = 0;
+    return 0;
+}
+
+/* Runs the benchmark's context until it returns, writing out the samples whenever it comes back
+ * with the buffer full. Returns 0; 1 when a fault on the guard stopped it; -1 when swapcontext
+ * failed. Its own function: nothing of the caller's is live across sigsetjmp. */
+static RHO_BENCH__NOINLINE int rho_bench__switch_to_bench(void)
+{
+#if RHO_BENCH__PAGE_GUARD
+    if (sigsetjmp(rho_bench__fault_jump, 1) != 0) {
+        return 1;
+    }
+    rho_bench__guard_armed = rho_bench__guard_low != 0;
+#endif
     if (swapcontext(&rho_bench__harness_context, &rho_bench__bench_context) != 0) {
-        fprintf(stderr, "rho: swapcontext failed: %s\n", strerror(errno));
-        *failed = 1;
-        return RHO_BENCH__STACK_OFF;
+#if RHO_BENCH__PAGE_GUARD
+        rho_bench__guard_armed = 0;
+#endif
+        return -1;
     }
     /* Back here either because the sample buffer is full or because the benchmark returned. */
     while (rho_bench__flush_wanted) {
@@ -1829,26 +2091,293 @@ static size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state, int *
         rho_bench__write_samples();
         swapcontext(&rho_bench__harness_context, &rho_bench__bench_context);
     }
+#if RHO_BENCH__PAGE_GUARD
+    rho_bench__guard_armed = 0;
+#endif
+    return 0;
+}
+
+/* Runs fn on the painted region; returns the bytes used, RHO_BENCH__OVERRUN or _STACK_OFF. */
+static size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state, int *failed)
+{
+    unsigned char *low = rho_bench__stack_base;
+    size_t bytes = (size_t)rho_bench__config.stack_bytes;
+    unsigned char *top = low + bytes;
+    size_t figure;
+    int switched;
+    *failed = 0;
+#if RHO_BENCH__PAGE_GUARD
+    rho_bench__stopped = 0;
+#endif
+    if (bytes == 0) {
+        fn(state);
+        return RHO_BENCH__STACK_OFF;
+    }
+    rho_bench__paint(low, bytes);
+    rho_bench__region_limit = low + RHO_BENCH__GUARD_BYTES;
+    if (rho_bench__make_context(low, bytes) != 0) {
+        fprintf(stderr, "rho: getcontext failed: %s\n", strerror(errno));
+        *failed = 1;
+        return RHO_BENCH__STACK_OFF;
+    }
+    rho_bench__running_state = state;
+    rho_bench__running_fn = fn;
+    rho_bench__on_bench_stack = 1;
+    rho_bench__flush_wanted = 0;
+    switched = rho_bench__switch_to_bench();
+    if (switched < 0) {
+        fprintf(stderr, "rho: swapcontext failed: %s\n", strerror(errno));
+        *failed = 1;
+        return RHO_BENCH__STACK_OFF;
+    }
     rho_bench__on_bench_stack = 0;
-    return rho_bench__scan(top - bytes, bytes);
+    figure = rho_bench__scan(low, rho_bench__region_limit, top);
+    rho_bench__region_limit = 0;
+#if RHO_BENCH__PAGE_GUARD
+    if (switched > 0) {
+        /* The benchmark touched the guard: its stack is abandoned, the harness's is intact. */
+        rho_bench__stopped = 1;
+        return RHO_BENCH__OVERRUN;
+    }
+#endif
+    return figure;
 }
 
 #elif RHO_BENCH_BARE_METAL && RHO_BENCH_STACK_BYTES > 0
 
+#if RHO_BENCH__MPU_GUARD
+/* ARMv7-M: an MPU region with no access right below the painted region, so the first access
+ * below the region faults, whatever bytes a frame skipped. The port points its HardFault vector
+ * at rho_bench_fault_handler (the harness checks it, as it checks SysTick's, and goes without a
+ * guard otherwise). The harness leaves MemManage disabled: an MPU fault escalates to HardFault,
+ * which runs with the MPU off (HFNMIENA clear), so it has a stack even when the fault came from
+ * stacking into the guard. A guard fault while a benchmark runs returns into thread mode inside
+ * rho_bench__call_guarded, which returns 1: the benchmark is reported as overrun and the suite
+ * goes on. Any other fault goes to the port's rho_bench_port_fault_handler untouched. */
+#ifndef RHO_BENCH_STACK_GUARD_BYTES
+#define RHO_BENCH_STACK_GUARD_BYTES 1024
+#endif
+#if RHO_BENCH_STACK_GUARD_BYTES < 32 || RHO_BENCH_STACK_GUARD_BYTES > 65536 || \
+    (RHO_BENCH_STACK_GUARD_BYTES & (RHO_BENCH_STACK_GUARD_BYTES - 1)) != 0
+#error "RHO_BENCH_STACK_GUARD_BYTES must be a power of two from 32 to 65536"
+#endif
+#define RHO_BENCH__MPU_TYPE RHO_BENCH__REG(0xE000ED90u)
+#define RHO_BENCH__MPU_CTRL RHO_BENCH__REG(0xE000ED94u)
+#define RHO_BENCH__MPU_RNR RHO_BENCH__REG(0xE000ED98u)
+#define RHO_BENCH__MPU_RBAR RHO_BENCH__REG(0xE000ED9Cu)
+#define RHO_BENCH__MPU_RASR RHO_BENCH__REG(0xE000EDA0u)
+#define RHO_BENCH__SHCSR RHO_BENCH__REG(0xE000ED24u)
+#define RHO_BENCH__CFSR RHO_BENCH__REG(0xE000ED28u)
+#define RHO_BENCH__HFSR RHO_BENCH__REG(0xE000ED2Cu)
+#define RHO_BENCH__FPCCR RHO_BENCH__REG(0xE000EF34u)
+#if defined(__ARM_FP)
+#define RHO_BENCH__SAVE_FP "vpush {d8-d15}\n\t"
+#define RHO_BENCH__RESTORE_FP "vpop {d8-d15}\n\t"
+#else
+#define RHO_BENCH__SAVE_FP ""
+#define RHO_BENCH__RESTORE_FP ""
+#endif
+
+void rho_bench_fault_handler(void) __attribute__((naked));
+void rho_bench_port_fault_handler(void);
+int rho_bench__call_guarded(rho_bench_fn fn, rho_bench_t *state) __attribute__((naked, noinline));
+void rho_bench__guard_resume(void);
+void rho_bench__guard_fault(void) __attribute__((noreturn, used));
+
+static uint32_t rho_bench__mpu_region; /* the region number the guard takes, plus 1; 0: no guard */
+static uint32_t rho_bench__saved_ctrl, rho_bench__saved_rbar, rho_bench__saved_rasr;
+uint32_t rho_bench__guard_low; /* [low, low + RHO_BENCH_STACK_GUARD_BYTES) */
+
+/* The fault entry. Naked: nothing may touch the stack before it is known to be usable. The
+ * harness's fault: a guard armed, and MMFSR saying either MSTKERR (stacking into the guard) or
+ * DACCVIOL with a valid address inside the guard. Then it moves to the stack armed for it and
+ * goes on in C; anything else goes to the port with the core's frame as it was. */
+void rho_bench_fault_handler(void)
+{
+    __asm__ __volatile__("ldr r0, =rho_bench__fault_sp\n\t"
+                         "ldr r0, [r0]\n\t"
+                         "cbz r0, 2f\n\t"
+                         "ldr r1, =0xE000ED28\n\t" /* CFSR; MMFSR is its low byte */
+                         "ldrb r2, [r1]\n\t"
+                         "tst r2, #0x10\n\t" /* MSTKERR */
+                         "bne 1f\n\t"
+                         "and r2, r2, #0x82\n\t" /* DACCVIOL and MMARVALID */
+                         "cmp r2, #0x82\n\t"
+                         "bne 2f\n\t"
+                         "ldr r2, [r1, #12]\n\t" /* MMFAR */
+                         "ldr r3, =rho_bench__guard_low\n\t"
+                         "ldr r3, [r3]\n\t"
+                         "subs r2, r2, r3\n\t"
+                         "cmp r2, #" RHO_BENCH__STR(RHO_BENCH_STACK_GUARD_BYTES) "\n\t"
+                         "bhs 2f\n"
+                         "1:\n\t"
+                         "msr msp, r0\n\t"
+                         "b rho_bench__guard_fault\n"
+                         "2:\n\t"
+                         "b rho_bench_port_fault_handler\n\t"
+                         ".ltorg\n\t");
+}
+
+/* A port that vectors HardFault to the harness defines this (its own fault report); this one
+ * only says so and stops. */
+__attribute__((weak)) void rho_bench_port_fault_handler(void)
+{
+    static const char line[] = "rho: fault\n";
+    rho_bench_port_write(line, sizeof line - 1u);
+    for (;;) {
+    }
+}
+
+/* fn(state) with the callee-saved registers kept on this frame and rho_bench__fault_sp armed 32
+ * bytes below them (the fault handler's stack grows down from there, and the frame it returns
+ * through is the 32 bytes above). Returns 0 when fn returned; 1 when a guard fault came back
+ * through rho_bench__guard_resume, with the stack pointer right back at the saved registers. */
+int rho_bench__call_guarded(rho_bench_fn fn, rho_bench_t *state)
+{
+    (void)fn;
+    (void)state;
+    __asm__ __volatile__("push {r3-r11, lr}\n\t" RHO_BENCH__SAVE_FP
+                         "sub r2, sp, #32\n\t"
+                         "ldr r3, =rho_bench__fault_sp\n\t"
+                         "str r2, [r3]\n\t"
+                         "mov r3, r0\n\t"
+                         "mov r0, r1\n\t"
+                         "blx r3\n\t"
+                         "movs r0, #0\n"
+                         "1:\n\t"
+                         "ldr r3, =rho_bench__fault_sp\n\t"
+                         "movs r1, #0\n\t"
+                         "str r1, [r3]\n\t" RHO_BENCH__RESTORE_FP
+                         "pop {r3-r11, pc}\n\t"
+                         ".global rho_bench__guard_resume\n\t"
+                         ".thumb_func\n"
+                         "rho_bench__guard_resume:\n\t"
+                         "cpsie i\n\t"
+                         "movs r0, #1\n\t"
+                         "b 1b\n\t"
+                         ".ltorg\n\t");
+}
+
+/* In HardFault, on the stack armed for it: the fault status cleared, then an exception return
+ * into thread mode at rho_bench__guard_resume through a frame made for it (xPSR: Thumb), which
+ * leaves the stack pointer at rho_bench__call_guarded's saved registers. */
+void rho_bench__guard_fault(void)
+{
+    uint32_t *frame = (uint32_t *)rho_bench__fault_sp;
+    RHO_BENCH__CFSR = RHO_BENCH__CFSR & 0xFFu; /* write one to clear */
+    RHO_BENCH__HFSR = RHO_BENCH__HFSR;
+    RHO_BENCH__SHCSR &= ~(1u << 13); /* MEMFAULTPENDED */
+#if defined(__ARM_FP)
+    RHO_BENCH__FPCCR &= ~1u; /* LSPACT: no lazy floating-point state to save for that frame */
+#endif
+    frame[6] = (uint32_t)rho_bench__guard_resume & ~1u;
+    frame[7] = 1u << 24;
+    __asm__ __volatile__("msr msp, %0\n\t"
+                         "bx %1\n\t"
+                         :
+                         : "r"(frame), "r"(0xFFFFFFF9u)
+                         : "memory");
+    for (;;) {
+    }
+}
+
+/* Whether the guard can be used: an MPU with regions, and HardFault vectored to the harness. */
+static const char *rho_bench__stack_init(void)
+{
+    uint32_t regions = (RHO_BENCH__MPU_TYPE >> 8) & 0xFFu;
+    if (regions == 0 ||
+        ((volatile uint32_t *)RHO_BENCH__VTOR)[3] != (uint32_t)rho_bench_fault_handler) {
+        return "none";
+    }
+    rho_bench__mpu_region = regions; /* the highest number wins where regions overlap */
+    return "mpu";
+}
+
+/* The guard region on [low, low + RHO_BENCH_STACK_GUARD_BYTES), what the region held kept. */
+static void rho_bench__guard_arm(uint32_t low)
+{
+    RHO_BENCH__MPU_RNR = rho_bench__mpu_region - 1u;
+    rho_bench__saved_rbar = RHO_BENCH__MPU_RBAR;
+    rho_bench__saved_rasr = RHO_BENCH__MPU_RASR;
+    rho_bench__saved_ctrl = RHO_BENCH__MPU_CTRL;
+    rho_bench__guard_low = low;
+    RHO_BENCH__MPU_RASR = 0;
+    RHO_BENCH__MPU_RBAR = low;
+    /* XN, AP = no access, SIZE = log2(bytes) - 1, enabled */
+    RHO_BENCH__MPU_RASR =
+        (1u << 28) | ((uint32_t)(__builtin_ctz(RHO_BENCH_STACK_GUARD_BYTES) - 1) << 1) | 1u;
+    RHO_BENCH__MPU_CTRL = rho_bench__saved_ctrl | (1u << 2) | 1u; /* PRIVDEFENA, ENABLE */
+    __asm__ __volatile__("dsb\n\tisb" ::: "memory");
+}
+
+static void rho_bench__guard_disarm(void)
+{
+    RHO_BENCH__MPU_RNR = rho_bench__mpu_region - 1u;
+    RHO_BENCH__MPU_RASR = 0;
+    RHO_BENCH__MPU_RBAR = rho_bench__saved_rbar;
+    RHO_BENCH__MPU_RASR = rho_bench__saved_rasr;
+    RHO_BENCH__MPU_CTRL = rho_bench__saved_ctrl;
+    __asm__ __volatile__("dsb\n\tisb" ::: "memory");
+}
+#else
+static const char *rho_bench__stack_init(void)
+{
+    return "none";
+}
+#endif /* RHO_BENCH__MPU_GUARD */
+
+static void rho_bench__stack_release(void)
+{
+}
+
 /* The region is the RHO_BENCH_STACK_BYTES below this function's stack pointer: the benchmark's
- * frames start right there. Not inlined, so that pointer is this frame's, fixed. */
+ * frames start right there. Not inlined, so that pointer is this frame's, fixed. With an MPU
+ * guard, the guard is the RHO_BENCH_STACK_GUARD_BYTES below the region's low end rounded down to
+ * their size (the MPU's alignment), and the few bytes between are painted too: one of them
+ * written is an overrun as well. */
 static RHO_BENCH__NOINLINE size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state,
                                                           int *failed)
 {
     unsigned char *sp;
+    unsigned char *low;
+    size_t figure;
     __asm__ __volatile__("mov %0, sp" : "=r"(sp));
     *failed = 0;
-    rho_bench__paint(sp - RHO_BENCH_STACK_BYTES, RHO_BENCH_STACK_BYTES);
-    fn(state);
-    return rho_bench__scan(sp - RHO_BENCH_STACK_BYTES, RHO_BENCH_STACK_BYTES);
+    low = sp - RHO_BENCH_STACK_BYTES;
+    rho_bench__region_limit = low + RHO_BENCH__GUARD_BYTES;
+#if RHO_BENCH__MPU_GUARD
+    rho_bench__stopped = 0;
+    if (rho_bench__mpu_region != 0) {
+        low = (unsigned char *)((uint32_t)low & ~((uint32_t)RHO_BENCH_STACK_GUARD_BYTES - 1u));
+        rho_bench__guard_arm((uint32_t)low - RHO_BENCH_STACK_GUARD_BYTES);
+    }
+#endif
+    rho_bench__paint(low, (size_t)(sp - low));
+#if RHO_BENCH__MPU_GUARD
+    if (rho_bench__mpu_region != 0) {
+        rho_bench__stopped = rho_bench__call_guarded(fn, state);
+        rho_bench__guard_disarm();
+    } else
+#endif
+    {
+        fn(state);
+    }
+    figure = rho_bench__stopped ? RHO_BENCH__OVERRUN
+                                : rho_bench__scan(low, rho_bench__region_limit, sp);
+    rho_bench__region_limit = 0;
+    return figure;
 }
 
 #else
+
+static const char *rho_bench__stack_init(void)
+{
+    return "off";
+}
+
+static void rho_bench__stack_release(void)
+{
+}
 
 static size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state, int *failed)
 {
@@ -1971,6 +2500,15 @@ static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *fail
 }
 #endif
 
+/* `overran=1` on `@end`: only a guard can stop a benchmark. */
+#if RHO_BENCH__GUARDED
+#define RHO_BENCH__OVERRAN_FIELD "%s"
+#define RHO_BENCH__OVERRAN_ARG , rho_bench__stopped ? " overran=1" : ""
+#else
+#define RHO_BENCH__OVERRAN_FIELD ""
+#define RHO_BENCH__OVERRAN_ARG
+#endif
+
 /* Runs one benchmark and prints its block. Returns 0, or 2 (rho_bench_main's status) when the
  * stream cannot go on. */
 static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint iterations,
@@ -2018,10 +2556,31 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     }
     rho_bench__emit_flush();
     /* The sample buffer is empty here: every block's samples were written out at its end. */
+#if RHO_BENCH__GUARDED
+    rho_bench__block_samples = 0;
+#endif
     stack = rho_bench__run_measured(fn, &state, &failed);
     if (failed) {
         return 2;
     }
+#if RHO_BENCH__GUARDED
+    if (rho_bench__stopped && state.counting) {
+        state.measured_done = 0; /* no count: the dump it would have read was never made */
+    } else if (rho_bench__stopped) {
+        /* Stopped by a fault on the stack guard, in an iteration (or before the loop): the
+         * block closes with the samples it has. An iteration counted in the state but not yet
+         * in the buffer (the fault came in between) is not counted. */
+        rho_bench__uint batch = state.batch != 0 ? state.batch : 1u; /* iterations a sample */
+        if (state.warmup_done + state.measured_done / batch >
+            rho_bench__block_samples + rho_bench__sample_count) {
+            if (state.measured_done >= batch) {
+                state.measured_done -= batch;
+            } else {
+                state.warmup_done--;
+            }
+        }
+    }
+#endif
     rho_bench__write_samples();
 #if !RHO_BENCH_BARE_METAL
     if (rho_bench__count_lines(fn, &state, &failed) != 0) {
@@ -2059,11 +2618,11 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     RHO_BENCH__PRINT(RHO_BENCH__STREAM,
                      "@heap peak=%u live=%u allocs=%u frees=%u free_errors=%u\n"
                      "@end %s iterations=%u warmup=%u capped=%u unit=%s "
-                     "per_iteration=%u batch=%u" RHO_BENCH__WRAPPED_FIELD "\n",
+                     "per_iteration=%u batch=%u" RHO_BENCH__WRAPPED_FIELD RHO_BENCH__OVERRAN_FIELD "\n",
                      state.heap_peak, state.heap_live, state.heap_allocs, state.heap_frees,
                      state.heap_free_errors, name, state.measured_done, state.warmup_done,
                      RHO_BENCH__U(state.capped), state.unit,
-                     state.per_iteration, RHO_BENCH__U(state.batch != 0 ? state.batch : 1u) RHO_BENCH__WRAPPED_ARG);
+                     state.per_iteration, RHO_BENCH__U(state.batch != 0 ? state.batch : 1u) RHO_BENCH__WRAPPED_ARG RHO_BENCH__OVERRAN_ARG);
     rho_bench__emit_flush();
     return 0;
 }
@@ -2165,21 +2724,39 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #endif
 
 /* The stream's format version (docs/wire-format.md, "Versions"). */
-#define RHO_BENCH__WIRE_VERSION "4"
+#define RHO_BENCH__WIRE_VERSION "5"
 #define RHO_BENCH__TARGET_LINE                                                                   \
     "@rho-bench " RHO_BENCH__WIRE_VERSION "\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH \
     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n"
 
-static void rho_bench__write_header(void)
+/* `@config stack_guard=`: what catches an overrun, known at run time where a guard may be set up
+ * (hosted; a Cortex-M with an MPU), else a literal: no code for it on a board without one. */
+#if RHO_BENCH_BARE_METAL && !RHO_BENCH__MPU_GUARD
+#define RHO_BENCH__GUARD_FIELD RHO_BENCH__GUARD_NAME
+#define RHO_BENCH__GUARD_ARG
+#if RHO_BENCH_STACK_BYTES > 0
+#define RHO_BENCH__GUARD_NAME "none"
+#else
+#define RHO_BENCH__GUARD_NAME "off"
+#endif
+#else
+#define RHO_BENCH__GUARD_FIELD "%s"
+#define RHO_BENCH__GUARD_ARG , stack_guard
+#endif
+
+static void rho_bench__write_header(const char *stack_guard)
 {
+    (void)stack_guard; /* a literal in the format on a board without a guard */
 #if !RHO_BENCH_BARE_METAL
     if (rho_bench__counting) {
         /* No clock: Callgrind counts, and its dumps hold the figures (see "Counting"). */
         RHO_BENCH__PRINT(RHO_BENCH__STREAM,
                          RHO_BENCH__TARGET_LINE "@counter instructions callgrind\n"
-                         "@config iterations=%u warmup=%u time_cap_ms=0 stack_bytes=%u\n",
+                         "@config iterations=%u warmup=%u time_cap_ms=0 stack_bytes=%u "
+                         "stack_guard=" RHO_BENCH__GUARD_FIELD "\n",
                          RHO_BENCH__COMPILER_VERSION, rho_bench__config.iterations,
-                         rho_bench__config.warmup, rho_bench__config.stack_bytes);
+                         rho_bench__config.warmup,
+                         rho_bench__config.stack_bytes RHO_BENCH__GUARD_ARG);
         return;
     }
 #endif
@@ -2188,10 +2765,12 @@ static void rho_bench__write_header(void)
 #endif
     RHO_BENCH__PRINT(RHO_BENCH__STREAM,
                      RHO_BENCH__TARGET_LINE RHO_BENCH__CYCLES_LINE RHO_BENCH__TIME_LINE
-                     "@config iterations=%u warmup=%u time_cap_ms=%u stack_bytes=%u\n",
+                     "@config iterations=%u warmup=%u time_cap_ms=%u stack_bytes=%u "
+                     "stack_guard=" RHO_BENCH__GUARD_FIELD "\n",
                      RHO_BENCH__COMPILER_VERSION, RHO_BENCH__CYCLES_ARGS RHO_BENCH__TIME_ARGS
                      rho_bench__config.iterations, rho_bench__config.warmup,
-                     rho_bench__config.time_cap_ms, rho_bench__config.stack_bytes);
+                     rho_bench__config.time_cap_ms,
+                     rho_bench__config.stack_bytes RHO_BENCH__GUARD_ARG);
 }
 
 int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
@@ -2258,7 +2837,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
         rho_bench__clock_init();
     }
 #endif
-    rho_bench__write_header();
+    rho_bench__write_header(rho_bench__stack_init());
 #if RHO_BENCH__HAS_CYCLES
     rho_bench__sizing_step = rho_bench__cycles_resolution();
 #else
@@ -2297,6 +2876,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #if !RHO_BENCH__FILTERING
     ran = suite->count;
 #endif
+    rho_bench__stack_release();
     if (status == 0) {
         /* benchmarks= counts the blocks printed, so the filtered-out ones are not in it */
         RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@done benchmarks=%u dropped=%u\n", RHO_BENCH__U(ran),

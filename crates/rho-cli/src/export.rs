@@ -33,7 +33,7 @@ pub struct SuiteInfo {
     pub sources: Vec<PathBuf>,
     /// The compiler command (`cc`, or `$CC`; `c++` or `$CXX` for a suite with C++ files).
     pub compiler: Vec<String>,
-    /// The flags rho passed besides its include directory: `-O2`, then `--cflags`.
+    /// The flags rho passed besides its include directory: `-O2` (and `-Wl,-z,now` but on macOS), then `--cflags`.
     pub cflags: Vec<String>,
     /// The linker flags after the sources: `--ldflags`, then the libraries always linked (`-lm`).
     pub ldflags: Vec<String>,

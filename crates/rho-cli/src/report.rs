@@ -46,7 +46,20 @@ pub fn warnings(summary: &RunSummary) -> Vec<String> {
             },
         ));
     }
+    let region = summary
+        .config
+        .stack_bytes
+        .map_or_else(String::new, |bytes| format!(" of {bytes} bytes"));
     for bench in &summary.benchmarks {
+        if bench.overran {
+            warnings.push(format!(
+                "{}: stopped: its stack went below the painted region{region} into the guard under it, after {} \
+                 measured iteration{}; it has no figures (a larger RHO_BENCH_STACK_BYTES gives it room)",
+                bench.name,
+                bench.iterations,
+                plural(bench.iterations),
+            ));
+        }
         if bench.heap.free_errors > 0 {
             warnings.push(format!(
                 "{}: {} free{} of more bytes than were live: RHO_BENCH_HEAP_FREE does not match the allocations \
@@ -464,6 +477,7 @@ fn table(out: &mut String, summary: &RunSummary) {
     let mut any_few_samples = false;
     let mut any_wrapped = false;
     let mut any_batched = false;
+    let mut any_stopped = false;
 
     for bench in &summary.benchmarks {
         let figures: Vec<&ClockFigures> = [bench.cycles.as_ref(), bench.time.as_ref()]
@@ -502,6 +516,11 @@ fn table(out: &mut String, summary: &RunSummary) {
                 first.push(label.clone());
                 first.extend(cells.iter().cloned());
             }
+            None if bench.overran => {
+                any_stopped = true;
+                first.push("stopped: stack overran".to_string());
+                first.extend(std::iter::repeat_n(String::from("-"), 7));
+            }
             None if bench.cycles_wrapped > 0 => {
                 any_wrapped = true;
                 first.push("cycles not measured".to_string());
@@ -513,8 +532,15 @@ fn table(out: &mut String, summary: &RunSummary) {
             }
         }
         first.push(stack_cell(bench));
-        first.push(bench.heap.peak.to_string());
-        first.push(if bench.leaked {
+        // What a stopped benchmark held when it was stopped is not a figure of it.
+        first.push(if bench.overran {
+            "-".to_string()
+        } else {
+            bench.heap.peak.to_string()
+        });
+        first.push(if bench.overran {
+            "-".to_string()
+        } else if bench.leaked {
             format!("{} LEAK", bench.heap.live)
         } else {
             bench.heap.live.to_string()
@@ -591,6 +617,13 @@ fn table(out: &mut String, summary: &RunSummary) {
             "xK: timed in batches of K back-to-back iterations (the body is too short for the clock to time one):\n\
              each figure is a batch's net time / K, the overhead taken off once a batch, so p95, p99 and max are\n\
              tails of batch means, not of single iterations"
+                .to_string(),
+        );
+    }
+    if any_stopped {
+        footnotes.push(
+            "stopped: the benchmark's stack went below its painted region into the guard under it, so the harness\n\
+             stopped it and went on with the next; it has no figures. Give it a larger region (RHO_BENCH_STACK_BYTES)"
                 .to_string(),
         );
     }
@@ -700,7 +733,7 @@ fn format_spread(summary: &Summary) -> String {
 fn stack_cell(bench: &BenchSummary) -> String {
     match bench.stack {
         StackMark::Bytes(bytes) => bytes.to_string(),
-        StackMark::Overrun => "not measured".to_string(),
+        StackMark::Overrun => "overran".to_string(),
         StackMark::Off => "-".to_string(),
     }
 }
@@ -890,7 +923,7 @@ mod render_tests {
         // 2 iterations done, stopped by the cap.
         assert!(deep.contains(" 2* "), "{deep}");
         assert!(deep.contains("cycles (dwt)"), "{deep}");
-        assert!(deep.contains("not measured"), "{deep}");
+        assert!(deep.contains("overran"), "{deep}");
         assert!(deep.contains("32 LEAK"), "{deep}");
         // Net median 110 - 10 = 100 cycles = 4000 ns at 25 MHz; 64 bytes per 4 us = 16 M byte/s.
         assert!(deep.contains("16.0 M byte/s"), "{deep}");

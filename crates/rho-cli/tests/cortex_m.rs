@@ -1,7 +1,8 @@
 //! The Cortex-M target end to end through the real binary: `rho bench --target mps2-an386` builds a suite with
 //! arm-none-eabi-gcc and the embedded MPS2 AN386 port and runs it under qemu-system-arm (`-icount`, so the
 //! figures are deterministic). Checked from the `--json` document: the CRC-256/CRC-64 ratio, the stack mark of
-//! a known-depth recursion and an overrun reported as not measured, the malloc/free pair's heap figures,
+//! a known-depth recursion and an overrun reported as overran, frames that skip bytes caught by the MPU guard
+//! while the suite goes on, the warm-ups' stack and heap left out of the figures, the malloc/free pair's heap figures,
 //! identical cycle figures on two runs, the settings reaching the board as `-D` defines, a hung board killed by
 //! the timeout, the target in module.yml, a board baseline refused against a host one and the reverse, and the
 //! harness's own code size on the Cortex-M4.
@@ -187,7 +188,53 @@ fn the_stack_mark_covers_a_known_depth_and_an_overrun_is_not_measured_on_the_boa
         .lines()
         .find(|line| line.starts_with("bench_stack_overrun"))
         .unwrap();
-    assert!(row.contains("not measured"), "{row}");
+    assert!(row.contains("overran"), "{row}");
+}
+
+/// Frames that skip bytes on the board: 17 frames of a 240-byte buffer writing only its first and last bytes,
+/// with the default 2,048-byte region. Scanning the paint alone read 2,001 bytes here; the MPU region the
+/// harness puts below the painted region faults (QEMU emulates the Cortex-M4's MPU), and the harness reports
+/// the benchmark as stopped by an overrun and goes on with the next, whose figure is still read.
+#[test]
+fn frames_that_skip_bytes_read_overran_on_the_board_and_the_suite_carries_on() {
+    if !cross_tools_present("frames_that_skip_bytes_read_overran_on_the_board") {
+        return;
+    }
+    let run = run_on_board("tests/c/skip_frames_suite.c", &[]);
+    assert_eq!(u64_at(&run.document, "/config/stack_bytes"), 2048);
+    assert_eq!(run.document["config"]["stack_guard"], "mpu");
+    let deep = bench(&run.document, "bench_skip_frames");
+    assert_eq!(deep["stack"], "overrun", "{deep}");
+    assert_eq!(deep["overran"], true, "{deep}");
+    assert!(deep["cycles"].is_null() && deep["time"].is_null(), "{deep}");
+    for shallow in ["bench_shallow_before", "bench_shallow_after"] {
+        let figures = bench(&run.document, shallow);
+        let bytes = u64_at(figures, "/stack/bytes");
+        assert!(bytes > 0 && bytes < 512, "{shallow}: {bytes} bytes");
+        assert_eq!(u64_at(figures, "/iterations").to_string(), ITERATIONS);
+    }
+    assert!(line_with(&run.report, "bench_skip_frames ").contains("stopped: stack overran"));
+}
+
+/// On the board too, the warm-ups' stack and heap are not the benchmark's: a 4 kB first call (in the one
+/// warm-up) is left out of the figures, and counted when there is no warm-up. Exact under -icount.
+#[test]
+fn stack_and_heap_figures_cover_the_measured_iterations_on_the_board() {
+    if !cross_tools_present("stack_and_heap_figures_cover_the_measured_iterations_on_the_board") {
+        return;
+    }
+    let source = "tests/c/first_call_suite.c";
+    let deep = c_define(&repo_file(source), "FIRST_CALL_BYTES");
+    let region = format!("-DRHO_BENCH_STACK_BYTES={}", 2 * deep);
+    let warmed = run_on_board_with(source, ITERATIONS, "1", &["--cflags", &region]);
+    let first = bench(&warmed.document, "bench_first_call");
+    let stack = u64_at(first, "/stack/bytes");
+    assert!(stack < 1024, "stack {stack} after one warm-up");
+    assert_eq!(u64_at(first, "/heap/peak"), 64, "{first}");
+    let cold = run_on_board_with(source, ITERATIONS, "0", &["--cflags", &region]);
+    let first = bench(&cold.document, "bench_first_call");
+    assert!(u64_at(first, "/stack/bytes") >= deep, "{first}");
+    assert_eq!(u64_at(first, "/heap/peak"), deep, "{first}");
 }
 
 /// SysTick is a 24-bit counter: a body of more than 2^24 cycles wraps it. The harness counts the wraps (its
@@ -468,13 +515,17 @@ fn rho_baseline_refuses_to_compare_a_board_run_with_a_host_run() {
 }
 
 /// The harness's own cost on the Cortex-M4 at -Os, as `tests/cortex-m/measure-size.sh` measures it with
-/// arm-none-eabi-size: the issue's aim of 1.5 kB of code plus what benchmark families cost (the `name/arg`
-/// member name and the `family=`/`arg=` fields, 152 bytes) and what batched samples and the untimed setup cost
-/// (sizing the batch in the warm-ups and counting a batch down, 212 bytes), so at most 1920; and 64 bytes of
-/// static RAM (beyond the painted stack region and the suite's list).
+/// arm-none-eabi-size. Issue 6 aimed at 1.5 kB of code and 64 bytes of static RAM (beyond the painted stack
+/// region and the suite's list); benchmark families added 152 bytes (the `name/arg` member name and the
+/// `family=`/`arg=` fields) and batched samples with the untimed setup 212 (sizing the batch in the warm-ups
+/// and counting a batch down): 1920; issue 11 the repaint after the warm-ups and the closing of a stopped
+/// benchmark (about 60 bytes, in every build: 2000), and the MPU stack guard (about 640 bytes of code and 32
+/// of RAM, on by default on ARMv7-M, left out with -DRHO_BENCH_NO_STACK_GUARD). So: without the guard,
+/// within 2000 bytes and 64 bytes of RAM; the guard's own cost within 680 bytes of code and 32 of RAM. The
+/// figures are printed by the script and kept in README.md.
 #[test]
-fn the_harness_fits_in_its_code_size_aim_on_a_cortex_m4() {
-    if !cross_tools_present("the_harness_fits_in_its_code_size_aim_on_a_cortex_m4") {
+fn the_harness_code_size_on_a_cortex_m4_stays_within_its_aims() {
+    if !cross_tools_present("the_harness_code_size_on_a_cortex_m4_stays_within_its_aims") {
         return;
     }
     let output = Command::new("bash")
@@ -489,26 +540,40 @@ fn the_harness_fits_in_its_code_size_aim_on_a_cortex_m4() {
         String::from_utf8_lossy(&output.stderr)
     );
     // harness object rho_bench_impl.o:  code N bytes, read-only data N bytes, static RAM N bytes
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("harness object"))
-        .unwrap_or_else(|| panic!("no harness object line in:\n{text}"));
-    let figure = |label: &str| -> u64 {
-        let rest = &line[line
-            .find(label)
-            .unwrap_or_else(|| panic!("{label} in {line}"))
-            + label.len()..];
-        rest.split_whitespace().next().unwrap().parse().unwrap()
+    // without the stack guard:          code N bytes, read-only data N bytes, static RAM N bytes (...)
+    let figures = |prefix: &str| -> (u64, u64) {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{text}"));
+        let figure = |label: &str| -> u64 {
+            let rest = &line[line
+                .find(label)
+                .unwrap_or_else(|| panic!("{label} in {line}"))
+                + label.len()..];
+            rest.split_whitespace().next().unwrap().parse().unwrap()
+        };
+        (figure(" code "), figure("static RAM "))
     };
-    let code = figure(" code ");
-    let static_ram = figure("static RAM ");
+    let (code, static_ram) = figures("harness object");
+    let (bare_code, bare_ram) = figures("without the stack guard");
     assert!(
-        code > 0 && code <= 1920,
-        "harness code {code} bytes, aim at most 1920: {line}"
+        bare_code > 0 && bare_code <= 2000,
+        "harness code without the guard {bare_code} bytes, aim at most 2000:\n{text}"
     );
     assert!(
-        static_ram <= 64,
-        "harness static RAM {static_ram} bytes, aim at most 64: {line}"
+        bare_ram <= 64,
+        "harness static RAM without the guard {bare_ram} bytes, aim at most 64:\n{text}"
+    );
+    assert!(
+        code >= bare_code && code - bare_code <= 680,
+        "the stack guard's code {} bytes, aim at most 680:\n{text}",
+        code - bare_code
+    );
+    assert!(
+        static_ram >= bare_ram && static_ram - bare_ram <= 32,
+        "the stack guard's static RAM {} bytes, aim at most 32:\n{text}",
+        static_ram - bare_ram
     );
 }
 

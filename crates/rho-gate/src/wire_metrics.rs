@@ -57,6 +57,16 @@ pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, Metric
                 metrics.set_floor(&name, resolution_floor(step_of(figures)));
             } else if let Some(value) = bench.metric(metric) {
                 metrics.insert(name, Figure::Value(value));
+            } else if bench.overran && measured_in_run(run, metric) {
+                // Stopped by the harness when its stack ran into the guard: no figure can be decided.
+                metrics.insert(
+                    name,
+                    Figure::Unusable(
+                        "stopped: its stack overran the painted region into the guard, so it has no \
+                         figures"
+                            .to_owned(),
+                    ),
+                );
             } else if metric == Metric::StackBytes && bench.stack == StackMark::Overrun {
                 metrics.insert(
                     name,
@@ -71,6 +81,34 @@ pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, Metric
     }
     crate::growth_metrics::add_growth_metrics(&summary, &mut metrics);
     Ok(metrics)
+}
+
+/// Whether the run measures `metric` at all (a clock of its kind, a painted stack): a benchmark the harness
+/// stopped has no figure for it, and says so, only then.
+fn measured_in_run(run: &rho_wire::Run, metric: Metric) -> bool {
+    match metric {
+        Metric::Cycles | Metric::Instructions => {
+            // An instruction counter is a cycles clock of unit `instruction`, or a `@counter`.
+            let clock = run.clock_index(rho_wire::ClockRole::Cycles);
+            let instructions = run.counter.is_some()
+                || clock.is_some_and(|c| run.clocks[c].unit == rho_stats::INSTRUCTION_UNIT);
+            if metric == Metric::Cycles {
+                clock.is_some() && !instructions
+            } else {
+                instructions
+            }
+        }
+        Metric::TimeNs => {
+            run.clock_index(rho_wire::ClockRole::Time).is_some()
+                || run
+                    .clock_index(rho_wire::ClockRole::Cycles)
+                    .is_some_and(|c| run.clocks[c].hz.is_some())
+        }
+        Metric::StackBytes => run.config.stack_bytes.is_some(),
+        Metric::HeapPeakBytes => true,
+        // Figures of the image, not of the run: a stopped run does not touch them.
+        Metric::CodeBytes | Metric::StaticStackBytes => false,
+    }
 }
 
 #[cfg(test)]
@@ -115,6 +153,23 @@ mod tests {
         // Both clocks step by 1: two steps is a difference of 2.
         assert_eq!(metrics.floor("crc.cycles"), 2.0);
         assert_eq!(metrics.floor("crc.stack"), 0.0);
+    }
+
+    #[test]
+    fn a_benchmark_stopped_by_an_overrun_has_every_metric_undecidable() {
+        let stream = STREAM.replace("@rho-bench 1", "@rho-bench 4").replace(
+            "@end deep iterations=3 warmup=1 capped=0 unit=iter per_iteration=1",
+            "@end deep iterations=3 warmup=1 capped=0 unit=iter per_iteration=1 overran=1",
+        );
+        let (_, metrics) = metrics_from_stdout(&stream).unwrap();
+        for metric in ["cycles", "ns", "stack", "heap_peak"] {
+            assert!(
+                matches!(&metrics[&format!("deep.{metric}")], Figure::Unusable(why) if why.starts_with("stopped")),
+                "deep.{metric}: {:?}",
+                metrics.get(&format!("deep.{metric}"))
+            );
+        }
+        assert_eq!(metrics["crc.cycles"], Figure::Value(100.0));
     }
 
     /// A run whose first two thirds ran slow (330) and last third fast (190): the whole run's median is

@@ -115,6 +115,10 @@ impl BudgetMetric {
     /// This metric's figure for `bench`, or why there is none.
     pub fn figure(self, bench: &BenchSummary) -> Figure {
         match self {
+            BudgetMetric::StackBytes if bench.overran => {
+                Figure::Unmeasured(Unmeasured::StackOverrun)
+            }
+            _ if bench.overran => Figure::Unmeasured(Unmeasured::Stopped),
             BudgetMetric::Cycles => match &bench.cycles {
                 Some(f) => Figure::Value(f.per_iteration.median),
                 None => Figure::Unmeasured(Unmeasured::NoCycleClock),
@@ -239,13 +243,19 @@ pub enum Unmeasured {
     StackUnbounded,
     /// No static footprint: the footprint command did not answer, or named no function of the benchmark's.
     NoFootprint,
+    /// The harness stopped the benchmark when its stack overran into the guard: it never finished, so none of
+    /// its figures was measured. With a budget this is a failure.
+    Stopped,
 }
 
 impl Unmeasured {
     /// True when the figure is known to be beyond any budget the run could have measured (an overrun):
     /// a failure. Otherwise the budget cannot be judged at all.
     pub fn is_failure(self) -> bool {
-        matches!(self, Unmeasured::StackOverrun | Unmeasured::StackUnbounded)
+        matches!(
+            self,
+            Unmeasured::StackOverrun | Unmeasured::StackUnbounded | Unmeasured::Stopped
+        )
     }
 }
 
@@ -253,6 +263,7 @@ impl fmt::Display for Unmeasured {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Unmeasured::StackOverrun => "stack not measured (overrun)",
+            Unmeasured::Stopped => "not measured (stopped: its stack overran the painted region)",
             Unmeasured::StackOff => "stack not measured (measurement off)",
             Unmeasured::NoCycleClock => "cycles not measured (the target has no cycle clock)",
             Unmeasured::NoTime => {
@@ -758,6 +769,7 @@ mod tests {
             capped: false,
             cycles_wrapped: 0,
             family: None,
+            overran: false,
             // 10 of overhead on each clock: the judged figure is the net one.
             cycles: Some(figures(ClockRole::Cycles, cycles + 10, 10)),
             time: Some(figures(ClockRole::Time, ns + 10, 10)),
@@ -788,6 +800,7 @@ mod tests {
                 warmup: 0,
                 time_cap_ms: None,
                 stack_bytes: Some(65536),
+                stack_guard: None,
             },
             clocks: Vec::new(),
             calibrated: true,
@@ -1055,6 +1068,46 @@ mod tests {
         assert_eq!(
             failures[0].to_string(),
             "deep: stack not measured (overrun), so its budget of 1000000 stack bytes (max_stack_bytes) fails"
+        );
+    }
+
+    #[test]
+    fn every_budget_of_a_benchmark_stopped_by_an_overrun_fails() {
+        let mut stopped = bench("deep", 100, 100, 1, StackMark::Overrun, 64);
+        stopped.overran = true;
+        stopped.cycles = None;
+        stopped.time = None;
+        stopped.ns_per_op = None;
+        let summary = run(true, vec![stopped]);
+        let judgement = Judgement::of(
+            &summary,
+            |_| Budgets {
+                max_cycles_per_iteration: Some(1_000_000.0),
+                max_stack_bytes: Some(1_000_000),
+                max_heap_bytes: Some(1_000_000),
+                ..Budgets::default()
+            },
+            1.0,
+        );
+        let Outcome::Broken(failures) = judgement.outcome() else {
+            panic!(
+                "a stopped benchmark is a failure: {:?}",
+                judgement.outcome()
+            );
+        };
+        let failures: Vec<String> = failures.iter().map(|f| f.to_string()).collect();
+        assert_eq!(failures.len(), 3, "{failures:?}");
+        assert!(
+            failures.iter().any(|f| f
+                == "deep: stack not measured (overrun), so its budget of 1000000 stack bytes (max_stack_bytes) fails"),
+            "{failures:?}"
+        );
+        assert!(
+            failures.iter().any(|f| f.starts_with(
+                "deep: not measured (stopped: its stack overran the painted region), so its budget of 1000000 \
+                 heap peak bytes"
+            )),
+            "{failures:?}"
         );
     }
 

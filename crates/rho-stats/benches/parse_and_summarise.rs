@@ -72,6 +72,7 @@ fn benchmark(
         counts: Vec::new(),
         family: None,
         batch: 1,
+        overran: false,
     }
 }
 
@@ -120,6 +121,7 @@ fn realistic_run() -> Run {
             warmup: WARMUP,
             time_cap_ms: Some(5000),
             stack_bytes: Some(65536),
+            stack_guard: None,
         },
         benchmarks: suite
             .iter()

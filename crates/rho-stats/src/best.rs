@@ -37,6 +37,7 @@ pub fn min_of<T: PartialOrd>(values: impl IntoIterator<Item = T>) -> Option<T> {
 /// - Heap: the highest peak, and the highest live bytes, allocation and free counts and free errors, because
 ///   noise does not allocate: a larger peak, a leak or a misuse in any repetition is a fact to report, not noise
 ///   to fold away; `leaked` follows `live`.
+/// - `overran`: any run stopped by a stack overrun, and then no cycle or time figures at all;
 /// - `capped`: any run capped; `iterations`: the fewest done; `ops_per_second` and `ns_per_op` are recomputed from
 ///   the chosen figures ([`BenchSummary::rate_figures`]).
 /// - Run-level overhead: per entry, the one with the lowest median. `noise_lines` are added, `dropped` is the
@@ -52,8 +53,11 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
     let mut best = first.clone();
     for (index, bench) in best.benchmarks.iter_mut().enumerate() {
         let all: Vec<&BenchSummary> = runs.iter().map(|r| &r.benchmarks[index]).collect();
-        bench.cycles = best_figures(all.iter().map(|b| b.cycles.as_ref()));
-        bench.time = best_figures(all.iter().map(|b| b.time.as_ref()));
+        // A benchmark stopped by a stack overrun in any run stays stopped: it has no figures at all.
+        bench.overran = all.iter().any(|b| b.overran);
+        bench.cycles =
+            best_figures(all.iter().map(|b| b.cycles.as_ref())).filter(|_| !bench.overran);
+        bench.time = best_figures(all.iter().map(|b| b.time.as_ref())).filter(|_| !bench.overran);
         bench.stack = worst_stack(all.iter().map(|b| b.stack));
         bench.heap = HeapFigures {
             peak: all.iter().map(|b| b.heap.peak).max().unwrap_or(0),
@@ -62,7 +66,7 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
             frees: all.iter().map(|b| b.heap.frees).max().unwrap_or(0),
             free_errors: all.iter().map(|b| b.heap.free_errors).max().unwrap_or(0),
         };
-        bench.leaked = bench.heap.live != 0;
+        bench.leaked = bench.heap.live != 0 && !bench.overran;
         bench.capped = all.iter().any(|b| b.capped);
         bench.iterations = min_of(all.iter().map(|b| b.iterations)).unwrap_or(0);
         bench.batch = bench

@@ -48,8 +48,8 @@ pub use growth::{
     families, fit_growth,
 };
 pub use run::{
-    BenchSummary, ClockFigures, ClockInfo, ImageTotals, Metric, OverheadFigures, RunSummary,
-    StaticFootprint,
+    BenchSummary, ClockFigures, ClockInfo, INSTRUCTION_UNIT, ImageTotals, Metric, OverheadFigures,
+    RunSummary, StaticFootprint,
 };
 pub use summary::{
     PerIteration, SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile,

@@ -134,6 +134,11 @@ pub struct BenchSummary {
     /// non-zero the cycle figures, and any time derived from them, are not measured: `cycles` is `None`.
     #[serde(default)]
     pub cycles_wrapped: u64,
+    /// The harness stopped the benchmark when its stack overran into the guard below the painted region
+    /// (`@end overran=1`): it never finished, so it has no cycle, time or heap figures (`cycles` and `time` are
+    /// `None`, [`BenchSummary::metric`] has no heap peak) and its stack is an overrun.
+    #[serde(default)]
+    pub overran: bool,
     /// Cycle (or tick) figures, when the stream had a `cycles` clock and no sample spanned an uncounted wrap.
     pub cycles: Option<ClockFigures>,
     /// Nanosecond figures: from the `time` clock, or derived from the cycle clock when there is none and its
@@ -268,6 +273,7 @@ impl BenchSummary {
                 StackMark::Bytes(bytes) => Some(bytes as f64),
                 StackMark::Overrun | StackMark::Off => None,
             },
+            Metric::HeapPeakBytes if self.overran => None,
             Metric::HeapPeakBytes => Some(self.heap.peak as f64),
             Metric::Instructions => self
                 .instructions
@@ -390,8 +396,11 @@ impl RunSummary {
             };
             // A sample that spanned an uncounted wrap is off by a multiple of the counter's period: a
             // figure built on it would understate the truth, so there is none (not measured, never 0).
+            // A benchmark stopped by a stack overrun never finished: what it did until then is no figure.
             let mut cycles = match cycles_index {
-                Some(column) if bench.cycles_measured() => Some(figures_of(column)?),
+                Some(column) if bench.cycles_measured() && !bench.overran => {
+                    Some(figures_of(column)?)
+                }
                 _ => None,
             };
             let mut instructions = None;
@@ -400,10 +409,15 @@ impl RunSummary {
                     .take()
                     .map(|f| InstructionFigures::from_clock(f, bench.iterations));
             }
-            if let (Some(counter), Some(overhead)) = (&run.counter, &count_overhead) {
+            if let (Some(counter), Some(overhead)) = (&run.counter, &count_overhead)
+                && !bench.overran
+            {
                 instructions = overhead.figures(bench, &counter.name)?;
             }
-            let mut time = time_index.map(&mut figures_of).transpose()?;
+            let mut time = match time_index {
+                Some(column) if !bench.overran => Some(figures_of(column)?),
+                _ => None,
+            };
             if let (Some(hz), Some(c), Some(cyc)) = (derive_hz, cycles_index, &cycles) {
                 time = derive_time(&run.clocks[c], hz, cyc);
             }
@@ -421,12 +435,14 @@ impl RunSummary {
                 capped: bench.capped,
                 cycles_wrapped: bench.wrapped,
                 family: bench.family.clone(),
+                overran: bench.overran,
                 cycles,
                 time,
                 instructions,
                 stack: bench.stack,
                 heap: bench.heap,
-                leaked: bench.leaked(),
+                // What a stopped benchmark held when it was stopped is no leak.
+                leaked: bench.leaked() && !bench.overran,
                 ops_per_second,
                 ns_per_op,
                 footprint: None,

@@ -383,3 +383,49 @@ fn cycles_that_spanned_an_uncounted_wrap_are_not_measured_nor_is_time_derived_fr
     assert_eq!(short.cycles_wrapped, 0);
     assert_eq!(short.cycles.as_ref().unwrap().net.median, 2000);
 }
+
+/// A benchmark the harness stopped when its stack ran into the guard (`@end overran=1`, wire version 4) is
+/// summarised with no figures at all, even with no measured sample, and does not stop the others' summary;
+/// an overrun in any repetition keeps it stopped in the best of them.
+#[test]
+fn a_benchmark_stopped_by_a_stack_overrun_has_no_figures_and_the_others_keep_theirs() {
+    let stopped = "@bench deep\n:5 5\n@stack overrun\n@heap peak=64 live=64 allocs=1 frees=0 free_errors=0\n\
+                   @end deep iterations=0 warmup=1 capped=0 unit=iter per_iteration=1 overran=1\n";
+    let text = format!(
+        "{}{}{stopped}{}@done benchmarks=2 dropped=0\n",
+        header(TWO_CLOCKS).replace("@rho-bench 1", "@rho-bench 4"),
+        calibration(),
+        block(
+            "crc",
+            &["9 9", "2100 1040", "2000 1000", "2200 1100", "2010 1010"],
+            QUIET
+        ),
+    );
+    let summary = RunSummary::of(&parse_str(&text).unwrap()).unwrap();
+    let deep = summary.benchmark("deep").unwrap();
+    assert!(deep.overran);
+    assert!(deep.cycles.is_none() && deep.time.is_none());
+    assert_eq!(deep.stack, StackMark::Overrun);
+    assert!(!deep.leaked, "what it held when stopped is no leak");
+    for metric in Metric::ALL {
+        assert_eq!(deep.metric(metric), None, "{metric:?}");
+    }
+    assert_eq!(deep.ops_per_second, None);
+    let crc = summary.benchmark("crc").unwrap();
+    assert_eq!(crc.cycles.as_ref().unwrap().raw.median, 2010);
+    assert_eq!(crc.metric(Metric::StackBytes), Some(312));
+
+    // Folded with a run where it finished: still stopped, still no figures.
+    let finished = text.replace(
+        "@bench deep\n:5 5\n@stack overrun\n@heap peak=64 live=64 allocs=1 frees=0 free_errors=0\n\
+         @end deep iterations=0 warmup=1 capped=0 unit=iter per_iteration=1 overran=1\n",
+        "@bench deep\n:5 5\n:7 7\n@stack 400\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+         @end deep iterations=1 warmup=1 capped=0 unit=iter per_iteration=1\n",
+    );
+    let other = RunSummary::of(&parse_str(&finished).unwrap()).unwrap();
+    assert!(other.benchmark("deep").unwrap().cycles.is_some());
+    let best = best_of(&[other, summary]).unwrap();
+    let deep = best.benchmark("deep").unwrap();
+    assert!(deep.overran && deep.cycles.is_none() && deep.time.is_none());
+    assert_eq!(deep.stack, StackMark::Overrun);
+}

@@ -10,7 +10,8 @@ use std::io::{self, BufRead};
 use crate::error::{ErrorKind, WireError, quote};
 use crate::types::{
     BATCH_VERSION, Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, FAMILY_VERSION,
-    FamilyMember, Header, HeapFigures, Run, RunConfig, StackMark, Target, WIRE_VERSION,
+    FamilyMember, GUARD_VERSION, Header, HeapFigures, Run, RunConfig, StackMark, Target,
+    WIRE_VERSION,
 };
 
 /// The longest line the parser reads. A longer noise line is skipped (only its first bytes are kept); a longer
@@ -643,6 +644,12 @@ impl StreamParser {
         let warmup = fields.required_u64(self.line, line, "warmup")?;
         let time_cap_ms = fields.required_u64(self.line, line, "time_cap_ms")?;
         let stack_bytes = fields.required_u64(self.line, line, "stack_bytes")?;
+        // Version 4 says what catches a stack overrun; in an earlier stream the field is unknown, so ignored.
+        let stack_guard = if self.version >= GUARD_VERSION {
+            fields.optional_name(self.line, line, "stack_guard")?
+        } else {
+            None
+        };
         let Some(target) = self.target.take() else {
             return Err(self.unexpected(ErrorKind::OutOfOrder, line));
         };
@@ -660,6 +667,7 @@ impl StreamParser {
                 warmup,
                 time_cap_ms: (time_cap_ms != 0).then_some(time_cap_ms),
                 stack_bytes: (stack_bytes != 0).then_some(stack_bytes),
+                stack_guard,
             },
         });
         self.config_line = self.line;
@@ -890,6 +898,11 @@ impl StreamParser {
                 quote(line),
             ));
         }
+        // Version 5: the benchmark was stopped by a stack overrun (earlier, the field is unknown, so ignored).
+        let overran = self.version >= GUARD_VERSION
+            && fields
+                .optional_bool(self.line, line, "overran")?
+                .unwrap_or(false);
         if per_iteration == 0 {
             return Err(WireError::new(
                 self.line,
@@ -933,6 +946,17 @@ impl StreamParser {
                 format!("{count} samples"),
             ));
         }
+        if overran && open.stack != Some(StackMark::Overrun) {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                format!(
+                    "overran=1 only after @stack overrun (the benchmark started on line {})",
+                    open.line
+                ),
+                quote(line),
+            ));
+        }
         if wrapped > count {
             return Err(WireError::new(
                 self.line,
@@ -958,6 +982,7 @@ impl StreamParser {
             counts: open.counts,
             family: open.family,
             batch,
+            overran,
         };
         self.phase = Phase::Suite;
         if benchmark.name == CALIBRATION_NAME {
@@ -1268,12 +1293,39 @@ impl<'a> Fields<'a> {
         })
     }
 
-    /// A `key=` the format allows to be absent: `None` when it is, an error when it is not a u64.
+    /// A `key=` the format allows to be absent: `None` when it is, else what `required` reads (its error when
+    /// the value is not what the key takes).
+    fn optional<T>(
+        &self,
+        key: &str,
+        required: impl FnOnce() -> Result<T, WireError>,
+    ) -> Result<Option<T>, WireError> {
+        self.get(key).map(|_| required()).transpose()
+    }
+
+    /// An optional `key=` unsigned integer.
     fn optional_u64(&self, line_no: u64, line: &[u8], key: &str) -> Result<Option<u64>, WireError> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(_) => self.required_u64(line_no, line, key).map(Some),
-        }
+        self.optional(key, || self.required_u64(line_no, line, key))
+    }
+
+    /// An optional `key=0|1`.
+    fn optional_bool(
+        &self,
+        line_no: u64,
+        line: &[u8],
+        key: &str,
+    ) -> Result<Option<bool>, WireError> {
+        self.optional(key, || self.required_bool(line_no, line, key))
+    }
+
+    /// An optional `key=NAME`.
+    fn optional_name(
+        &self,
+        line_no: u64,
+        line: &[u8],
+        key: &str,
+    ) -> Result<Option<String>, WireError> {
+        self.optional(key, || self.required_name(line_no, line, key))
     }
 
     fn required_bool(&self, line_no: u64, line: &[u8], key: &str) -> Result<bool, WireError> {

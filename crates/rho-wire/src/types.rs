@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The format version this crate writes, and the newest it reads (it reads every version from 1 up to it; see
 /// the "Versions" table in docs/wire-format.md).
-pub const WIRE_VERSION: u32 = 4;
+pub const WIRE_VERSION: u32 = 5;
 
 /// The first version with `@counter` and `@count` (instructions counted outside the stream, e.g. by Callgrind).
 pub const COUNTER_VERSION: u32 = 2;
@@ -16,6 +16,9 @@ pub const FAMILY_VERSION: u32 = 3;
 
 /// The first version whose `@end` may say `batch=` (iterations per measured sample).
 pub const BATCH_VERSION: u32 = 4;
+/// The first version with `@config stack_guard=` and `@end overran=1`, whose stack and heap figures cover the
+/// measured iterations only.
+pub const GUARD_VERSION: u32 = 5;
 
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,6 +122,11 @@ pub struct RunConfig {
     pub time_cap_ms: Option<u64>,
     /// `None` when the stack is not measured (`stack_bytes=0`).
     pub stack_bytes: Option<u64>,
+    /// What catches a stack overrun (`@config stack_guard=`, version 4): `page` (a guard page that faults),
+    /// `mpu` (a Cortex-M MPU region), `none` (only the paint: best effort), `off`. `None` when the stream does
+    /// not say.
+    #[serde(default)]
+    pub stack_guard: Option<String>,
 }
 
 /// The stack high-water mark of one benchmark.
@@ -173,6 +181,11 @@ pub struct Benchmark {
     /// timed run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counts: Vec<Count>,
+    /// The harness stopped the benchmark when its stack overran into the guard below the painted region
+    /// (`@end overran=1`, version 4): the iteration in progress never ended, `iterations` and `warmup` count the
+    /// ones that did (possibly none), and no figure of it is a measurement. Its `stack` is `Overrun`.
+    #[serde(default)]
+    pub overran: bool,
     /// The family this benchmark is a member of (`@bench NAME family=F arg=A`, registered with
     /// `RHO_BENCH_ADD_ARG`), whose name is `F/A`. `None` for a benchmark registered on its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 use crate::parse::{CALIBRATION_NAME, is_name};
 use crate::types::{
-    Benchmark, COUNTER_VERSION, ClockRole, FAMILY_VERSION, Run, StackMark, WIRE_VERSION,
+    Benchmark, COUNTER_VERSION, ClockRole, FAMILY_VERSION, GUARD_VERSION, Run, StackMark,
+    WIRE_VERSION,
 };
 
 /// Flush the line buffer to the output once it holds this much.
@@ -68,6 +69,10 @@ pub fn write_run<W: Write>(mut out: W, run: &Run) -> io::Result<()> {
             c.stack_bytes.unwrap_or(0)
         ),
     );
+    if let Some(guard) = &c.stack_guard {
+        buf.pop();
+        line(&mut buf, format_args!(" stack_guard={guard}"));
+    }
     for bench in run.calibration.iter().chain(&run.benchmarks) {
         write_bench(&mut out, &mut buf, bench)?;
     }
@@ -164,6 +169,10 @@ fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> i
         buf.pop();
         line(buf, format_args!(" batch={}", bench.batch));
     }
+    if bench.overran {
+        buf.pop();
+        line(buf, format_args!(" overran=1"));
+    }
     Ok(())
 }
 
@@ -196,6 +205,26 @@ fn validate(run: &Run) -> Result<(), String> {
             run.version
         ));
     }
+    // A run keeps its own version, and with it the meaning of its records: what a later version added cannot
+    // be written into an earlier one.
+    if run.version < GUARD_VERSION {
+        if run.config.stack_guard.is_some() {
+            return Err(format!(
+                "stack_guard= needs wire format version {GUARD_VERSION}"
+            ));
+        }
+        if let Some(bench) = run
+            .calibration
+            .iter()
+            .chain(&run.benchmarks)
+            .find(|b| b.overran)
+        {
+            return Err(format!(
+                "benchmark {}: overran= needs wire format version {GUARD_VERSION}",
+                bench.name
+            ));
+        }
+    }
     let names = [
         ("target name", &run.target.name),
         ("target arch", &run.target.arch),
@@ -211,6 +240,11 @@ fn validate(run: &Run) -> Result<(), String> {
         return Err(format!(
             "compiler {compiler:?} must be non-empty printable ASCII without spaces"
         ));
+    }
+    if let Some(guard) = &run.config.stack_guard
+        && !is_name(guard.as_bytes())
+    {
+        return Err(format!("stack_guard {guard:?} is not a wire name"));
     }
     let counted = run.counter.is_some();
     if counted && !run.clocks.is_empty() {
@@ -289,6 +323,12 @@ fn validate(run: &Run) -> Result<(), String> {
             StackMark::Bytes(bytes) if bytes > region => {
                 return Err(format!(
                     "benchmark {}: stack mark {bytes} beyond the painted region ({region} bytes)",
+                    bench.name
+                ));
+            }
+            StackMark::Bytes(_) | StackMark::Off if bench.overran => {
+                return Err(format!(
+                    "benchmark {}: overran without a stack overrun",
                     bench.name
                 ));
             }

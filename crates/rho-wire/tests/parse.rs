@@ -480,10 +480,10 @@ fn missing_header() {
 #[test]
 fn unsupported_version() {
     assert_error(
-        &mutate("@rho-bench 1", "@rho-bench 5"),
+        &mutate("@rho-bench 1", "@rho-bench 6"),
         2,
         ErrorKind::UnsupportedVersion,
-        "line 2: expected wire format version 1 to 4 (the versions this rho reads), found \"@rho-bench 5\"",
+        "line 2: expected wire format version 1 to 5 (the versions this rho reads), found \"@rho-bench 6\"",
     );
     let e = err(&mutate("@rho-bench 1", "@rho-bench 0"));
     assert_eq!(e.kind(), Some(ErrorKind::UnsupportedVersion), "{e}");
@@ -763,8 +763,8 @@ fn a_counted_stream_names_its_dumps_and_version_1_has_none() {
         error.contains("line 3") && error.contains("version 1"),
         "{error}"
     );
-    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 5"));
-    assert!(error.contains("1 to 4"), "{error}");
+    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 6"));
+    assert!(error.contains("1 to 5"), "{error}");
 }
 
 /// The valid stream as version 4, with bench_crc_64's three measured samples made batches of 4 iterations.
@@ -843,4 +843,82 @@ fn a_version_1_to_3_stream_keeps_its_meaning_whatever_batch_it_carries() {
     run.benchmarks[0].batch = 3;
     run.benchmarks[0].iterations = 9;
     assert!(run_to_string(&run).is_err());
+}
+
+/// Version 5: `@config stack_guard=` says what catches an overrun, and `@end overran=1` marks a benchmark the
+/// harness stopped when its stack ran into the guard. Both round-trip through the writer.
+#[test]
+fn version_5_reads_the_stack_guard_and_a_benchmark_stopped_by_an_overrun() {
+    let text = mutate("@rho-bench 1", "@rho-bench 5")
+        .replace(
+            "stack_bytes=65536 future_key=7",
+            "stack_bytes=65536 stack_guard=page",
+        )
+        .replace(
+            "unit=pair per_iteration=1",
+            "unit=pair per_iteration=1 overran=1",
+        );
+    let run = parse_str(&text).unwrap();
+    assert_eq!(run.version, 5);
+    assert_eq!(run.config.stack_guard.as_deref(), Some("page"));
+    let stopped = &run.benchmarks[1];
+    assert!(stopped.overran);
+    assert_eq!(stopped.stack, StackMark::Overrun);
+    assert!(!run.benchmarks[0].overran);
+    let written = run_to_string(&run).unwrap();
+    assert!(written.starts_with("@rho-bench 5\n"), "{written}");
+    assert_eq!(written.matches(" overran=1").count(), 1, "{written}");
+    assert_eq!(
+        parse_str(&written).unwrap(),
+        rho_wire::Run {
+            noise_lines: 0,
+            ..run
+        }
+    );
+}
+
+/// Versions 1 to 4 keep their meaning: the fields version 5 added are unknown there, so ignored.
+#[test]
+fn versions_1_to_4_ignore_the_fields_version_5_added() {
+    for version in ["1", "2", "3", "4"] {
+        let text = VALID
+            .replace("@rho-bench 1", &format!("@rho-bench {version}"))
+            .replace("future_key=7", "stack_guard=page")
+            .replace(
+                "unit=pair per_iteration=1",
+                "unit=pair per_iteration=1 overran=1",
+            );
+        let run = parse_str(&text).unwrap();
+        assert_eq!(run.version.to_string(), version);
+        assert_eq!(run.config.stack_guard, None);
+        assert!(run.benchmarks.iter().all(|b| !b.overran));
+        // And the run is written back in its own version.
+        assert!(
+            run_to_string(&run)
+                .unwrap()
+                .starts_with(&format!("@rho-bench {version}\n"))
+        );
+    }
+}
+
+#[test]
+fn overran_needs_a_stack_overrun_and_a_flag() {
+    let v2 = mutate("@rho-bench 1", "@rho-bench 5");
+    assert_error(
+        &v2.replace(
+            "unit=byte per_iteration=64",
+            "unit=byte per_iteration=64 overran=1",
+        ),
+        23,
+        ErrorKind::Inconsistent,
+        "line 23: expected overran=1 only after @stack overrun (the benchmark started on line 16), found \
+         \"@end bench_crc_64 iterations=3 warmup=1 capped=0 unit=byte per_iteration=64 over\"...",
+    );
+    let e = err(&v2.replace(
+        "unit=pair per_iteration=1",
+        "unit=pair per_iteration=1 overran=yes",
+    ));
+    assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{e}");
+    let e = err(&v2.replace("future_key=7", "stack_guard=a/b"));
+    assert_eq!(e.line(), 6, "{e}");
 }

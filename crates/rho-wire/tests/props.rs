@@ -96,6 +96,8 @@ fn benchmark(
                     counts: Vec::new(),
                     family: None,
                     batch,
+                    // A stopped benchmark is one whose stack overran.
+                    overran: stack == StackMark::Overrun && wrap_seed % 3 == 0,
                 })
             },
         )
@@ -153,6 +155,7 @@ fn run() -> impl Strategy<Value = Run> {
                     warmup: config.1,
                     time_cap_ms: config.2,
                     stack_bytes: config.3,
+                    stack_guard: config.3.map(|_| "page".to_string()),
                 },
                 benchmarks,
                 dropped,
