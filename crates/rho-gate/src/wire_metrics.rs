@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn a_benchmark_stopped_by_an_overrun_has_every_metric_undecidable() {
-        let stream = STREAM.replace("@rho-bench 1", "@rho-bench 4").replace(
+        let stream = STREAM.replace("@rho-bench 1", "@rho-bench 5").replace(
             "@end deep iterations=3 warmup=1 capped=0 unit=iter per_iteration=1",
             "@end deep iterations=3 warmup=1 capped=0 unit=iter per_iteration=1 overran=1",
         );

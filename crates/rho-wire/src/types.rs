@@ -122,7 +122,7 @@ pub struct RunConfig {
     pub time_cap_ms: Option<u64>,
     /// `None` when the stack is not measured (`stack_bytes=0`).
     pub stack_bytes: Option<u64>,
-    /// What catches a stack overrun (`@config stack_guard=`, version 4): `page` (a guard page that faults),
+    /// What catches a stack overrun (`@config stack_guard=`, version 5): `page` (a guard page that faults),
     /// `mpu` (a Cortex-M MPU region), `none` (only the paint: best effort), `off`. `None` when the stream does
     /// not say.
     #[serde(default)]
@@ -182,7 +182,7 @@ pub struct Benchmark {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counts: Vec<Count>,
     /// The harness stopped the benchmark when its stack overran into the guard below the painted region
-    /// (`@end overran=1`, version 4): the iteration in progress never ended, `iterations` and `warmup` count the
+    /// (`@end overran=1`, version 5): the iteration in progress never ended, `iterations` and `warmup` count the
     /// ones that did (possibly none), and no figure of it is a measurement. Its `stack` is `Overrun`.
     #[serde(default)]
     pub overran: bool,
