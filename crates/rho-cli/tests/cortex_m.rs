@@ -211,7 +211,10 @@ fn frames_that_skip_bytes_read_overran_on_the_board_and_the_suite_carries_on() {
         let figures = bench(&run.document, shallow);
         let bytes = u64_at(figures, "/stack/bytes");
         assert!(bytes > 0 && bytes < 512, "{shallow}: {bytes} bytes");
-        assert_eq!(u64_at(figures, "/iterations").to_string(), ITERATIONS);
+        assert!(
+            u64_at(figures, "/iterations") >= ITERATIONS.parse::<u64>().unwrap(),
+            "{figures}"
+        );
     }
     assert!(line_with(&run.report, "bench_skip_frames ").contains("stopped: stack overran"));
 }

@@ -174,7 +174,7 @@ fn frames_that_skip_bytes_read_overran_and_the_suite_carries_on() {
             let bytes = u64_at(figures, "/stack/bytes");
             assert!(bytes > 0 && bytes < 1024, "{shallow}: {bytes} bytes");
             assert_eq!(figures["overran"], false);
-            assert_eq!(u64_at(figures, "/iterations"), 2000);
+            assert!(u64_at(figures, "/iterations") >= 2000, "{figures}");
         }
         let row = line_with(report, "bench_skip_frames ");
         assert!(
