@@ -275,20 +275,34 @@ fn context_start_bytes(machine: &str) -> u64 {
     if machine == "x86-64" { 16 } else { 0 }
 }
 
+/// The Cortex-M harness's guarded call (`rho_bench__call_guarded`, an assembly function with no frame
+/// information) keeps r3-r11 and lr (40 bytes) and, on a core with an FPU, d8-d15 (64 bytes) on the painted
+/// region above the benchmark. The FPU's 64 are counted whether or not the core has one: a bound may stand
+/// above the mark, never below it.
+const GUARDED_CALL: &str = "rho_bench__call_guarded";
+const GUARDED_CALL_BYTES: u64 = 40 + 64;
+
 /// The harness's frames under every benchmark on the measured stack: on a hosted target the entry
-/// function's frame and what the context switch leaves above it; 0 on bare metal (no entry function).
+/// function's frame and what the context switch leaves above it; on bare metal the guarded call's saved
+/// registers when the image has one (an MPU guard), else nothing.
 fn harness_bytes(document: &MemDocument) -> u64 {
     let machine = document
         .format
         .as_ref()
         .map(|f| f.machine.as_str())
         .unwrap_or("");
-    document
+    let entry = document
         .functions
         .iter()
         .find(|f| f.name == HARNESS_ENTRY)
         .and_then(|f| f.frame_bytes)
-        .map_or(0, |frame| frame + context_start_bytes(machine))
+        .map_or(0, |frame| frame + context_start_bytes(machine));
+    let guarded = if document.functions.iter().any(|f| f.name == GUARDED_CALL) {
+        GUARDED_CALL_BYTES
+    } else {
+        0
+    };
+    entry + guarded
 }
 
 /// The static footprint of the benchmark function `name`: its reachable code, and its stack bound plus
