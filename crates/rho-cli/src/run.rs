@@ -76,7 +76,12 @@ fn whereabouts(parser: &StreamParser) -> String {
         return String::new();
     }
     if let Some((name, samples)) = parser.in_progress() {
-        return format!(" while running {name} (after {samples} iterations)");
+        // The count is what reached rho, not where the suite got to: a harness writes its samples in blocks
+        // (up to RHO_BENCH_SAMPLE_BUFFER of them on a host), so a crash loses the block being filled.
+        return format!(
+            " while running {name} ({samples} of its samples received; the harness writes them in blocks, \
+             so it may have run further)"
+        );
     }
     match parser.benchmarks().last() {
         Some(last) => format!(" after {}", last.name),
@@ -314,7 +319,8 @@ mod tests {
         }
         assert_eq!(
             whereabouts(&parser),
-            " while running bench_a (after 1 iterations)"
+            " while running bench_a (1 of its samples received; the harness writes them in blocks, so it \
+             may have run further)"
         );
         for line in [
             "@stack off",
@@ -367,7 +373,8 @@ mod tests {
         result.unwrap();
         assert_eq!(
             whereabouts(&parser),
-            " while running bench_a (after 5 iterations)"
+            " while running bench_a (5 of its samples received; the harness writes them in blocks, so it \
+             may have run further)"
         );
         assert!(parser.finish().is_err());
     }
