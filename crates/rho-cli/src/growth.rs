@@ -110,36 +110,11 @@ pub fn render_text(summary: &RunSummary) -> String {
     for family in &families {
         out.push('\n');
         let rows = family_rows(family, summary);
-        let columns = rows[0].len();
-        let fit_at = columns - 3;
-        let widths: Vec<usize> = (0..columns)
-            .map(|c| {
-                rows.iter()
-                    .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        for (index, row) in rows.iter().enumerate() {
-            let mut line = String::new();
-            for (c, cell) in row.iter().enumerate() {
-                let width = widths[c];
-                if c > 0 {
-                    line.push_str("  ");
-                }
-                // The label and the fit's name left, figures right; "too few points" runs on.
-                if c == 0 || c == fit_at {
-                    let _ = write!(line, "{cell:<width$}");
-                } else {
-                    let _ = write!(line, "{cell:>width$}");
-                }
-            }
-            let _ = writeln!(out, "{}", line.trim_end());
-            if index == 0 {
-                let total = widths.iter().sum::<usize>() + 2 * (columns - 1);
-                let _ = writeln!(out, "{}", "-".repeat(total));
-            }
-        }
+        let fit_at = rows[0].len() - 3;
+        // The label and the fit's name left, figures right; "too few points" runs on.
+        out.push_str(&crate::report::aligned_table(&rows, |c| {
+            c == 0 || c == fit_at
+        }));
     }
     out
 }
@@ -186,13 +161,17 @@ pub fn budget_table(judgement: &Judgement) -> String {
         return String::new();
     }
     let enforced = judgement.enforcement.enforced();
-    let mut rows = vec![["growth budgets", "fit", "max_growth", "verdict"].map(String::from)];
+    let mut rows: Vec<Vec<String>> = vec![
+        ["growth budgets", "fit", "max_growth", "verdict"]
+            .map(String::from)
+            .into(),
+    ];
     for check in &judgement.growth {
         let metric = check
             .metric
             .map(|m| format!(" ({})", rho_judge::growth::metric_label(m)))
             .unwrap_or_default();
-        rows.push([
+        rows.push(vec![
             check.family.clone(),
             check
                 .fit
@@ -201,22 +180,8 @@ pub fn budget_table(judgement: &Judgement) -> String {
             verdict_label(check, enforced).to_string(),
         ]);
     }
-    let widths: Vec<usize> = (0..4)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
     let mut out = String::from("\n");
-    for (index, row) in rows.iter().enumerate() {
-        let line = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, &width)| format!("{cell:<width$}"))
-            .collect::<Vec<_>>()
-            .join("  ");
-        let _ = writeln!(out, "{}", line.trim_end());
-        if index == 0 {
-            let _ = writeln!(out, "{}", "-".repeat(widths.iter().sum::<usize>() + 6));
-        }
-    }
+    out.push_str(&crate::report::aligned_table(&rows, |_| true));
     for check in &judgement.growth {
         if check.verdict != GrowthVerdict::Holds {
             let _ = writeln!(out, "{check}");

@@ -440,11 +440,6 @@ fn format_ms(ms: u64) -> String {
     }
 }
 
-/// One cell per column; the table pads them.
-struct Row {
-    cells: Vec<String>,
-}
-
 const COLUMNS: [&str; 15] = [
     "benchmark",
     "iterations",
@@ -470,7 +465,7 @@ const LEFT: [bool; 15] = [
 ];
 
 fn table(out: &mut String, summary: &RunSummary) {
-    let mut rows: Vec<Row> = Vec::new();
+    let mut rows: Vec<Vec<String>> = vec![COLUMNS.iter().map(|c| c.to_string()).collect()];
     let mut footnotes: Vec<String> = Vec::new();
     let mut any_capped = false;
     let mut any_spread_capped = false;
@@ -554,7 +549,7 @@ fn table(out: &mut String, summary: &RunSummary) {
             None => "-".to_string(),
         });
         first.push(format!("{} {}", bench.per_iteration, bench.unit));
-        rows.push(Row { cells: first });
+        rows.push(first);
 
         for f in figures.iter().skip(1) {
             any_spread_capped |= f.net.spread.capped;
@@ -563,7 +558,7 @@ fn table(out: &mut String, summary: &RunSummary) {
             let mut cells = vec![String::new(), String::new(), label.clone()];
             cells.extend(stats.iter().cloned());
             cells.extend(std::iter::repeat_n(String::new(), 5));
-            rows.push(Row { cells });
+            rows.push(cells);
         }
         if bench.heap.free_errors > 0 {
             footnotes.push(format!(
@@ -575,21 +570,7 @@ fn table(out: &mut String, summary: &RunSummary) {
         }
     }
 
-    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.len()).collect();
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(&row.cells) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let header = Row {
-        cells: COLUMNS.iter().map(|c| c.to_string()).collect(),
-    };
-    write_row(out, &header, &widths);
-    let total: usize = widths.iter().sum::<usize>() + 2 * (widths.len() - 1);
-    let _ = writeln!(out, "{}", "-".repeat(total));
-    for row in &rows {
-        write_row(out, row, &widths);
-    }
+    out.push_str(&aligned_table(&rows, |c| LEFT[c]));
 
     if summary.benchmarks.is_empty() {
         out.push_str("(the suite ran no benchmarks)\n");
@@ -759,19 +740,39 @@ fn format_rate(rate: f64) -> String {
     format!("{value:.digits$}{prefix}").trim_end().to_string()
 }
 
-fn write_row(out: &mut String, row: &Row, widths: &[usize]) {
-    let mut line = String::new();
-    for (index, (cell, width)) in row.cells.iter().zip(widths).enumerate() {
-        if index > 0 {
-            line.push_str("  ");
+/// `rows` (the first is the header) as a text table: each column as wide as its widest cell, two spaces
+/// between columns, the columns `left` names aligned left and the others right, a rule of dashes under the
+/// header, trailing blanks trimmed. The one layout of every table of the text report.
+pub(crate) fn aligned_table(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (index, row) in rows.iter().enumerate() {
+        let mut line = String::new();
+        for (c, (cell, width)) in row.iter().zip(&widths).enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            if left(c) {
+                let _ = write!(line, "{cell:<width$}");
+            } else {
+                let _ = write!(line, "{cell:>width$}");
+            }
         }
-        if LEFT[index] {
-            let _ = write!(line, "{cell:<width$}");
-        } else {
-            let _ = write!(line, "{cell:>width$}");
+        let _ = writeln!(out, "{}", line.trim_end());
+        if index == 0 {
+            let total = widths.iter().sum::<usize>() + 2 * columns.saturating_sub(1);
+            let _ = writeln!(out, "{}", "-".repeat(total));
         }
     }
-    let _ = writeln!(out, "{}", line.trim_end());
+    out
 }
 
 #[cfg(test)]

@@ -72,32 +72,8 @@ fn metric_table(judgement: &Judgement) -> String {
         rows.push(row);
     }
 
-    let columns = rows[0].len();
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for (index, row) in rows.iter().enumerate() {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            let width = widths[c];
-            // Text columns (the name, the verdicts) are aligned left, figures right.
-            let left = c == 0 || c % 3 == 0;
-            if c > 0 {
-                line.push_str("  ");
-            }
-            if left {
-                let _ = write!(line, "{cell:<width$}");
-            } else {
-                let _ = write!(line, "{cell:>width$}");
-            }
-        }
-        let _ = writeln!(out, "{}", line.trim_end());
-        if index == 0 {
-            let total = widths.iter().sum::<usize>() + 2 * (columns - 1);
-            let _ = writeln!(out, "{}", "-".repeat(total));
-        }
-    }
+    // Text columns (the name, the verdicts) are aligned left, figures right.
+    let mut out = crate::report::aligned_table(&rows, |c| c == 0 || c % 3 == 0);
     if !judgement.enforcement.enforced() && judgement.failures().iter().any(|f| !f.undecided()) {
         let _ = writeln!(
             out,
