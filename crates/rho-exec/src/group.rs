@@ -10,28 +10,14 @@ pub fn running_in_group(pgid: libc::pid_t) -> Vec<(libc::pid_t, String)> {
     #[cfg(target_os = "linux")]
     {
         let mut running = Vec::new();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return running;
-        };
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|name| name.parse::<libc::pid_t>().ok())
-            else {
-                continue;
-            };
-            // A process that has exited since the directory was read has no stat: it is not running.
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-                continue;
-            };
-            if let Some((command, state, group)) = parse_stat(&stat)
+        for_each_stat(|pid, stat| {
+            if let Some((command, state, group)) = parse_stat(stat)
                 && group == pgid
                 && state != "Z"
             {
                 running.push((pid, command.to_string()));
             }
-        }
+        });
         running.sort();
         running
     }
@@ -46,6 +32,28 @@ pub fn running_in_group(pgid: libc::pid_t) -> Vec<(libc::pid_t, String)> {
         } else {
             Vec::new()
         }
+    }
+}
+
+/// Each process in `/proc` with its `/proc/PID/stat` line. A process that has exited since the directory was
+/// read has no stat (it is not running) and is left out; without a readable `/proc` there is none.
+#[cfg(target_os = "linux")]
+pub(crate) fn for_each_stat(mut visit: impl FnMut(libc::pid_t, &str)) {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        visit(pid, &stat);
     }
 }
 

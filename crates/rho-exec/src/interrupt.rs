@@ -336,28 +336,15 @@ fn escaped_children(registry: &Registry) -> Vec<libc::pid_t> {
     // SAFETY: getpid and getpgrp cannot fail and touch no memory.
     let (me, my_group) = unsafe { (libc::getpid(), libc::getpgrp()) };
     let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return found;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|name| name.parse::<libc::pid_t>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        if let Some((_, _, parent, group)) = crate::group::parse_stat_fields(&stat)
+    crate::group::for_each_stat(|pid, stat| {
+        if let Some((_, _, parent, group)) = crate::group::parse_stat_fields(stat)
             && parent == me
             && group != my_group
             && !registry.groups.contains_key(&group)
         {
             found.push(pid);
         }
-    }
+    });
     found
 }
 
