@@ -411,15 +411,21 @@ pub fn compare(
     limit_percent: f64,
 ) -> Result<Comparison, Refusal> {
     compare_with(base, head, limit_percent, &|_, metric| {
-        if metric == Metric::Instructions {
-            DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
-        } else if metric.is_static() {
-            // Exact: one byte more is a change.
-            0.0
-        } else {
-            limit_percent
-        }
+        metric_limit(metric, limit_percent, DEFAULT_INSTRUCTIONS_LIMIT_PERCENT)
     })
+}
+
+/// The limit, in percent, `metric` is judged with when a benchmark's regression limit is `limit_percent` and
+/// its instructions limit `instructions_limit_percent`: the instructions one for instructions, 0 for the code
+/// bytes and the static stack bound (exact: one byte more is a change), the regression limit for the rest.
+pub fn metric_limit(metric: Metric, limit_percent: f64, instructions_limit_percent: f64) -> f64 {
+    if metric == Metric::Instructions {
+        instructions_limit_percent
+    } else if metric.is_static() {
+        0.0
+    } else {
+        limit_percent
+    }
 }
 
 /// [`compare`] with a limit per benchmark and metric: `limit_for(name, metric)` is that benchmark's

@@ -25,7 +25,7 @@ pub mod store;
 
 pub use compare::{
     Comparison, DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS,
-    Refusal, Verdict, compare, compare_with,
+    Refusal, Verdict, compare, compare_with, metric_limit,
 };
 pub use error::Error;
 pub use format::{BaselineFile, SCHEMA, TargetBaseline};
@@ -45,13 +45,11 @@ pub fn diff(
     limit_percent: f64,
 ) -> Result<Comparison, Error> {
     diff_with(base_file, base_name, head, limit_percent, &|_, metric| {
-        if metric == rho_stats::Metric::Instructions {
-            compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
-        } else if metric.is_static() {
-            0.0
-        } else {
-            limit_percent
-        }
+        compare::metric_limit(
+            metric,
+            limit_percent,
+            compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT,
+        )
     })
 }
 

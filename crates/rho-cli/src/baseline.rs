@@ -168,18 +168,15 @@ pub fn finish(
             .unwrap_or(rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT);
         let limit_for = |name: &str, metric: rho_stats::Metric| -> f64 {
             let budgets = config.map(|c| c.budgets_for(name));
-            if metric == rho_stats::Metric::Instructions {
-                budgets
-                    .and_then(|b| b.fail_on_instructions_regression_percent)
-                    .unwrap_or(instructions_global)
-            } else if metric.is_static() {
-                // Code bytes and the static stack bound are exact: one byte more is a change.
-                0.0
-            } else {
+            rho_baseline::metric_limit(
+                metric,
                 budgets
                     .and_then(|b| b.fail_on_regression_percent)
-                    .unwrap_or(global)
-            }
+                    .unwrap_or(global),
+                budgets
+                    .and_then(|b| b.fail_on_instructions_regression_percent)
+                    .unwrap_or(instructions_global),
+            )
         };
         let base_name = source.describe();
         let comparison = rho_baseline::diff_with(base, &base_name, &section, global, &limit_for)?;
