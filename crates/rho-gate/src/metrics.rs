@@ -194,16 +194,22 @@ impl StdoutMetrics {
     /// The run's metrics: from the wire stream when there was one, else from the last non-empty line.
     pub fn finish(self) -> Result<(MetricSource, RunMetrics), MetricsError> {
         if self.wire {
-            let run = match (self.wire_error, self.parser) {
-                (Some(error), _) => Err(error),
-                (None, Some(parser)) => parser.finish(),
-                (None, None) => return Err(MetricsError::NoBenchmarks),
-            }
-            .map_err(|e| MetricsError::Wire(e.to_string()))?;
+            let run = self.wire_run()?;
             crate::wire_metrics::metrics_from_run(&run).map(|m| (MetricSource::Wire, m))
         } else {
             metrics_from_json_line(&String::from_utf8_lossy(&self.last_line))
                 .map(|m| (MetricSource::JsonLine, m))
+        }
+    }
+
+    /// The wire stream's run: the parser's first error, or the finished stream.
+    fn wire_run(self) -> Result<rho_wire::Run, MetricsError> {
+        match (self.wire_error, self.parser) {
+            (Some(error), _) => Err(MetricsError::Wire(error.to_string())),
+            (None, Some(parser)) => parser
+                .finish()
+                .map_err(|e| MetricsError::Wire(e.to_string())),
+            (None, None) => Err(MetricsError::NoBenchmarks),
         }
     }
 }
@@ -216,12 +222,10 @@ impl StdoutMetrics {
         dumps: &std::path::Path,
     ) -> Result<(MetricSource, RunMetrics), MetricsError> {
         let wire = |e: String| MetricsError::Wire(e);
-        let mut run = match (self.wire, self.wire_error, self.parser) {
-            (false, _, _) => return Err(MetricsError::Empty),
-            (true, Some(error), _) => return Err(wire(error.to_string())),
-            (true, None, Some(parser)) => parser.finish().map_err(|e| wire(e.to_string()))?,
-            (true, None, None) => return Err(MetricsError::NoBenchmarks),
-        };
+        if !self.wire {
+            return Err(MetricsError::Empty);
+        }
+        let mut run = self.wire_run()?;
         if run.counter.is_none() {
             return Err(wire(
                 "the stream counted nothing: its harness was built without Valgrind's headers \
