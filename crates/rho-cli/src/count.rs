@@ -72,9 +72,7 @@ impl Counter {
             .context("cannot create a directory for Callgrind's dumps")?;
         let mut command = Command::new(&self.valgrind);
         command
-            .arg("--tool=callgrind")
-            .arg("-q")
-            .arg("--collect-atstart=no")
+            .args(rho_wire::callgrind::CALLGRIND_OPTIONS)
             .arg(format!(
                 "--callgrind-out-file={}",
                 scratch
@@ -82,8 +80,6 @@ impl Counter {
                     .join(rho_wire::callgrind::DUMP_STEM)
                     .display()
             ))
-            .arg("--compress-strings=no")
-            .arg("--compress-pos=no")
             .arg(format!(
                 "--cache-sim={}",
                 if self.cache_sim { "yes" } else { "no" }

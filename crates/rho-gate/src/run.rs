@@ -450,9 +450,9 @@ fn counted_command(valgrind: &Path, dumps: &Path, run: &str) -> std::io::Result<
     let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
     let out_file = dumps.join(format!("{}.%p", rho_wire::callgrind::DUMP_STEM));
     Ok(format!(
-        "RHO_BENCH_MEASURE=instructions exec {} --tool=callgrind -q --trace-children=yes --collect-atstart=no \
-         --compress-strings=no --compress-pos=no --callgrind-out-file={} sh -c {}",
+        "RHO_BENCH_MEASURE=instructions exec {} {} --trace-children=yes --callgrind-out-file={} sh -c {}",
         quote(&valgrind.display().to_string()),
+        rho_wire::callgrind::CALLGRIND_OPTIONS.join(" "),
         quote(&out_file.display().to_string()),
         quote(run)
     ))

@@ -12,6 +12,16 @@ use crate::types::Run;
 /// with `--callgrind-out-file=DIR/callgrind.out.%p` (a traced child process), `DIR/callgrind.out.PID.K`.
 pub const DUMP_STEM: &str = "callgrind.out";
 
+/// The Valgrind options of every counted run, besides where the dumps go: Callgrind, quiet, collecting only
+/// between the harness's own toggles (each measured loop), dumps written with names and positions in full.
+pub const CALLGRIND_OPTIONS: [&str; 5] = [
+    "--tool=callgrind",
+    "-q",
+    "--collect-atstart=no",
+    "--compress-strings=no",
+    "--compress-pos=no",
+];
+
 /// Callgrind's name for executed instructions.
 pub const INSTRUCTIONS_EVENT: &str = "Ir";
 
