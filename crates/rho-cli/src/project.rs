@@ -663,12 +663,13 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
 }
 
 /// The QEMU command line that runs the ELF `kernel` (a shell word) on the mps2-an386 board, as the Makefile's
-/// `print-run-command` prints it.
+/// `print-run-command` prints it; `-icount` with the shift rho converts its ticks with.
 pub fn mps2_an386_run(kernel: &str) -> String {
     format!(
-        "qemu-system-arm -M mps2-an386 -display none -serial none -monitor none -icount shift=5 \
+        "qemu-system-arm -M mps2-an386 -display none -serial none -monitor none -icount shift={} \
          -chardev stdio,id=rho-console -semihosting-config enable=on,target=native,chardev=rho-console \
-         -kernel {kernel}"
+         -kernel {kernel}",
+        crate::count::ICOUNT_SHIFT
     )
 }
 
