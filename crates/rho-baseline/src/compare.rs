@@ -22,10 +22,8 @@ use crate::format::{BenchmarkBaseline, ClockInfo, Context, Stack, TargetBaseline
 pub const DEFAULT_LIMIT_PERCENT: f64 = 10.0;
 
 /// The regression limit for instructions, in percent, when module.yml sets no
-/// `fail_on_instructions_regression_percent`. An instruction count does not move with the machine's load (the
-/// same build counts the same instructions, run after run), so the limit only says how small a real change is
-/// worth failing a pipeline for.
-pub const DEFAULT_INSTRUCTIONS_LIMIT_PERCENT: f64 = 1.0;
+/// `fail_on_instructions_regression_percent`: [`rho_judge::INSTRUCTIONS_MAX_REGRESSION`], the gate's too.
+pub const DEFAULT_INSTRUCTIONS_LIMIT_PERCENT: f64 = rho_judge::INSTRUCTIONS_MAX_REGRESSION * 100.0;
 
 /// The fewest runs a baseline or a diff folds (best of N, per benchmark and metric) unless told otherwise:
 /// one run carries the noise of whatever else the machine was doing at that moment, and the best of three

@@ -14,8 +14,9 @@ pub const DEFAULT_TIMEOUT_SECONDS: u64 = rho_config::DEFAULT_GATE_TIMEOUT.as_sec
 /// The budget of a metric nothing else names: 30% slower is allowed (perf-gate.txt, section 2.3).
 pub const DEFAULT_BUDGET: f64 = rho_config::DEFAULT_GATE_BUDGET;
 
-/// The budget of an instruction count nothing names: 1% (the same default as `--diff`'s for instructions).
-pub const INSTRUCTIONS_BUDGET: f64 = 0.01;
+/// The budget of an instruction count nothing names: 1% ([`rho_judge::INSTRUCTIONS_MAX_REGRESSION`], `--diff`'s
+/// default for instructions too).
+pub const INSTRUCTIONS_BUDGET: f64 = rho_judge::INSTRUCTIONS_MAX_REGRESSION;
 
 /// The largest allowed regression of each metric, as a fraction in (0, 1).
 #[derive(Debug, Clone, PartialEq)]

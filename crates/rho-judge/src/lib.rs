@@ -5,4 +5,7 @@ pub mod budget;
 pub mod growth;
 pub mod regression;
 
-pub use regression::{Change, RESOLUTION_STEPS, judge_change, regressed, resolution_floor};
+pub use regression::{
+    Change, INSTRUCTIONS_MAX_REGRESSION, RESOLUTION_STEPS, judge_change, regressed,
+    resolution_floor,
+};

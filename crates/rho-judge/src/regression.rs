@@ -22,6 +22,12 @@ pub fn regressed(base: f64, head: f64, max_regression: f64) -> bool {
 /// The one constant the baseline comparison and the gate both use.
 pub const RESOLUTION_STEPS: f64 = 2.0;
 
+/// The largest regression of an instruction count allowed when nothing names one, a fraction: 1%. A count does
+/// not move with the machine's load (the same build counts the same instructions, run after run), so this only
+/// says how small a real change is worth failing a pipeline for. The one default the baseline comparison and
+/// the gate both use.
+pub const INSTRUCTIONS_MAX_REGRESSION: f64 = 0.01;
+
 /// The smallest difference of a figure read off a clock that steps by `step` (in the figure's unit) that is
 /// a measured change: [`RESOLUTION_STEPS`] steps. 0 for exact figures (stack, heap, a JSON metric).
 pub fn resolution_floor(step: f64) -> f64 {
