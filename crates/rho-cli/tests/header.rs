@@ -126,24 +126,6 @@ fn the_header_is_clean_strict_c99_on_the_host() {
     assert_compiles_clean(&host_compiler(), &flags);
 }
 
-/// Whether `cross` is installed; when it is not, a note (the test is skipped), or a failure when
-/// `RHO_REQUIRE_CROSS` says it must run.
-fn cross_present(cross: &str) -> bool {
-    let available = Command::new(cross)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        if std::env::var_os("RHO_REQUIRE_CROSS").is_some() {
-            panic!("{cross} is not installed, and RHO_REQUIRE_CROSS says this test must run");
-        }
-        println!(
-            "note: {cross} is not installed; skipping the Cortex-M4 compile (.ci/run installs it)"
-        );
-    }
-    available
-}
-
 /// The warnings of the C builds, for C++: `-std=` is each test's own.
 const CXX_WARNINGS: &[&str] = &["-Wall", "-Wextra", "-Werror", "-pedantic"];
 const CXX_STANDARDS: &[&str] = &["-std=c++11", "-std=c++14", "-std=c++17", "-std=c++20"];
@@ -164,7 +146,11 @@ fn the_header_is_clean_cxx11_and_later_on_the_host() {
 #[test]
 fn the_header_is_clean_cxx11_and_later_for_a_cortex_m4() {
     let cross = "arm-none-eabi-g++";
-    if !cross_present(cross) {
+    let package = "libstdc++-arm-none-eabi-newlib";
+    if !tools_present(
+        "the_header_is_clean_cxx11_and_later_for_a_cortex_m4",
+        &[(cross, package)],
+    ) {
         return;
     }
     for standard in CXX_STANDARDS {
@@ -184,7 +170,11 @@ fn the_header_is_clean_cxx11_and_later_for_a_cortex_m4() {
 #[test]
 fn the_header_is_clean_strict_c99_for_a_cortex_m4() {
     let cross = "arm-none-eabi-gcc";
-    if !cross_present(cross) {
+    let package = "gcc-arm-none-eabi";
+    if !tools_present(
+        "the_header_is_clean_strict_c99_for_a_cortex_m4",
+        &[(cross, package)],
+    ) {
         return;
     }
     let mut flags = STRICT.to_vec();

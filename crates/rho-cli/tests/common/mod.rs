@@ -266,15 +266,21 @@ pub fn tools_present(test: &str, tools: &[(&str, &str)]) -> bool {
         .map(|(t, _)| *t)
         .collect::<Vec<_>>()
         .join(", ");
-    if std::env::var_os("RHO_REQUIRE_CROSS").is_some() {
-        panic!("{test}: {names} not installed, and RHO_REQUIRE_CROSS says this test must run");
-    }
     let packages = missing
         .iter()
         .map(|(_, p)| *p)
         .collect::<Vec<_>>()
         .join(", ");
-    println!("note: {test} skipped: {names} not installed (.ci/run installs {packages})");
+    skipped_unless_required(test, &names, &packages)
+}
+
+/// `what` (a tool, a library) is not installed: the test is skipped with a note naming the Debian `packages`
+/// that bring it, or fails when `RHO_REQUIRE_CROSS` says it must run. Returns false (for `if !present { return }`).
+pub fn skipped_unless_required(test: &str, what: &str, packages: &str) -> bool {
+    if std::env::var_os("RHO_REQUIRE_CROSS").is_some() {
+        panic!("{test}: {what} not installed, and RHO_REQUIRE_CROSS says this test must run");
+    }
+    println!("note: {test} skipped: {what} not installed (.ci/run installs {packages})");
     false
 }
 
