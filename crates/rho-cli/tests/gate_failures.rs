@@ -46,6 +46,53 @@ fn json_module(dir: &Path, json: &str) {
     module(dir, "true", &format!("echo '{json}'"), "");
 }
 
+/// `rho bench gate --base HEAD~1 --head HEAD` started in `repo` with its temporary directory `scratch`, its
+/// stdout discarded and its stderr as given.
+fn spawn_gate(repo: &Path, scratch: &Path, stderr: std::process::Stdio) -> std::process::Child {
+    common::rho_command(
+        scratch,
+        &["bench", "gate", "--base", "HEAD~1", "--head", "HEAD"],
+    )
+    .current_dir(repo)
+    .stdout(std::process::Stdio::null())
+    .stderr(stderr)
+    .spawn()
+    .unwrap()
+}
+
+/// Wait for a gate started with its stderr piped; its exit status and what it wrote there.
+fn wait_with_stderr(child: &mut std::process::Child) -> (std::process::ExitStatus, String) {
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    (status, stderr)
+}
+
+/// Commit a head whose run hangs, after writing the process group it leads into `marker`.
+fn commit_a_hanging_head(repo: &Path, marker: &Path) {
+    module(
+        repo,
+        "true",
+        &format!("echo $$ > {}; sleep 600", marker.display()),
+        "",
+    );
+    git(repo, &["commit", "--quiet", "-am", "hangs"]);
+}
+
+/// Wait (at most 2 minutes) for the hung run to write its process group into `marker`; that group.
+fn hung_run_group(marker: &Path) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !marker.exists() || std::fs::read_to_string(marker).unwrap().trim().is_empty() {
+        assert!(Instant::now() < deadline, "the hung run never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::fs::read_to_string(marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
 #[test]
 fn a_head_that_does_not_build_cannot_be_decided() {
     let tmp = tempfile::tempdir().unwrap();
@@ -463,35 +510,13 @@ fn ctrl_c_removes_the_worktrees_and_stops_the_runs() {
     git(&repo, &["commit", "--quiet", "-m", "fast"]);
     // Head hangs in its first run, after saying where it is and which process group it leads.
     let marker = tmp.path().join("running");
-    module(
-        &repo,
-        "true",
-        &format!("echo $$ > {}; sleep 600", marker.display()),
-        "",
-    );
-    git(&repo, &["commit", "--quiet", "-am", "hangs"]);
+    commit_a_hanging_head(&repo, &marker);
 
     // rho's temporary directories (worktrees, build directories) go here, to be found afterwards.
     let scratch = tmp.path().join("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
-        .args(["bench", "gate", "--base", "HEAD~1", "--head", "HEAD"])
-        .current_dir(&repo)
-        .env("TMPDIR", &scratch)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !marker.exists() || std::fs::read_to_string(&marker).unwrap().trim().is_empty() {
-        assert!(Instant::now() < deadline, "the hung run never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let pgid: i32 = std::fs::read_to_string(&marker)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let mut child = spawn_gate(&repo, &scratch, std::process::Stdio::piped());
+    let pgid = hung_run_group(&marker);
     assert_eq!(
         git(&repo, &["worktree", "list", "--porcelain"])
             .matches("worktree ")
@@ -502,9 +527,7 @@ fn ctrl_c_removes_the_worktrees_and_stops_the_runs() {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
-    let status = child.wait().unwrap();
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    let (status, stderr) = wait_with_stderr(&mut child);
     assert_eq!(status.code(), Some(130), "{stderr}");
 
     assert_eq!(
@@ -564,19 +587,10 @@ fn interrupts_anywhere_in_the_first_200_ms_leave_no_worktree_no_directory_and_no
     let (repo, scratch, sleeper) = escaping_repo(tmp.path(), "1");
     // Every 12 ms from 0 to 204 ms: before, during and after both `git worktree add`s, in the builds and runs.
     for delay_ms in (0..=204).step_by(12) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
-            .args(["bench", "gate", "--base", "HEAD~1", "--head", "HEAD"])
-            .current_dir(&repo)
-            .env("TMPDIR", &scratch)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_gate(&repo, &scratch, std::process::Stdio::piped());
         std::thread::sleep(Duration::from_millis(delay_ms));
         common::interrupt(&child);
-        let status = child.wait().unwrap();
-        let mut stderr = String::new();
-        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+        let (status, stderr) = wait_with_stderr(&mut child);
         let at = format!("interrupted after {delay_ms} ms ({status}): {stderr}");
         // 130 after the cleanup, 0 when it had finished, or killed by the signal itself when it came before
         // rho installed its handler (and had made nothing).
@@ -603,31 +617,9 @@ fn the_next_gate_removes_what_a_killed_gate_left_and_nothing_of_the_users() {
     let (repo, scratch, sleeper) = escaping_repo(tmp.path(), "2");
     // A gate killed beyond cleaning up (SIGKILL) while its head hangs: both worktrees stay registered.
     let marker = tmp.path().join("running");
-    module(
-        &repo,
-        "true",
-        &format!("echo $$ > {}; sleep 600", marker.display()),
-        "",
-    );
-    git(&repo, &["commit", "--quiet", "-am", "hangs"]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
-        .args(["bench", "gate", "--base", "HEAD~1", "--head", "HEAD"])
-        .current_dir(&repo)
-        .env("TMPDIR", &scratch)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !marker.exists() || std::fs::read_to_string(&marker).unwrap().trim().is_empty() {
-        assert!(Instant::now() < deadline, "the hung run never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let pgid: i32 = std::fs::read_to_string(&marker)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    commit_a_hanging_head(&repo, &marker);
+    let mut child = spawn_gate(&repo, &scratch, std::process::Stdio::null());
+    let pgid = hung_run_group(&marker);
     child.kill().unwrap();
     child.wait().unwrap();
     // SAFETY: the hung run's group, which the killed rho could not end.
