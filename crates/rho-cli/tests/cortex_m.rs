@@ -690,24 +690,7 @@ fn the_growth_example_fits_o_n_and_o_n2_on_the_board() {
             "dup/2048",
         ]
     );
-    let best = |family: &str, metric: &str| -> String {
-        let family = document["families"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["name"] == family)
-            .unwrap_or_else(|| panic!("no family {family}"));
-        let growth = family["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["metric"] == metric)
-            .unwrap_or_else(|| panic!("no {metric} in {family}"));
-        growth["growth"]["best"]["complexity"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no fit in {growth}"))
-            .to_string()
-    };
+    let best = |family: &str, metric: &str| best_growth(document, family, metric);
     assert_eq!(best("sum", "cycles"), "n");
     assert_eq!(best("pairwise", "cycles"), "n^2");
     assert_eq!(best("sum", "stack_bytes"), "1");

@@ -110,26 +110,10 @@ fn a_range_ends_at_its_upper_bound_and_arguments_are_64_bits() {
     );
 }
 
-/// The fit of `metric` (`cycles`, `instructions`, `stack_bytes`, ...) for `family` in a run's document.
-fn fit<'a>(document: &'a serde_json::Value, family: &str, metric: &str) -> &'a serde_json::Value {
-    let families = document["families"].as_array().expect("a families array");
-    let family = families
-        .iter()
-        .find(|f| f["name"] == family)
-        .unwrap_or_else(|| panic!("no family {family} in {families:?}"));
-    let growth = family["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["metric"] == metric)
-        .unwrap_or_else(|| panic!("no {metric} growth in {family}"));
-    &growth["growth"]
-}
-
 fn best(document: &serde_json::Value, family: &str, metric: &str) -> String {
-    let growth = fit(document, family, metric);
+    let growth = growth_fit(document, family, metric);
     assert_eq!(growth["status"], "fitted", "{growth}");
-    growth["best"]["complexity"].as_str().unwrap().to_string()
+    best_growth(document, family, metric)
 }
 
 /// Counted by Callgrind, the figures are exact: the sum is O(n) with 5 instructions a byte, the pairwise loop
@@ -152,7 +136,7 @@ fn counted_instructions_fit_o_n_to_the_sum_and_o_n2_to_the_pairwise_loop() {
     assert_eq!(best(&document, "pairwise", "instructions"), "n^2");
     assert_eq!(best(&document, "sum", "stack_bytes"), "1");
     assert_eq!(best(&document, "dup", "heap_peak_bytes"), "n");
-    let heap = fit(&document, "dup", "heap_peak_bytes");
+    let heap = growth_fit(&document, "dup", "heap_peak_bytes");
     assert_eq!(heap["best"]["coefficient"].as_f64(), Some(1.0));
     assert_eq!(heap["best"]["rms"].as_f64(), Some(0.0));
     // The report shows each family as a table with its fit.
@@ -190,7 +174,7 @@ fn the_pairwise_loop_grows_faster_than_n_log_n_on_the_clock() {
             ["n^2", "n^3"].contains(&class.as_str()),
             "{metric}: {class}"
         );
-        let growth = fit(&document, "pairwise", metric);
+        let growth = growth_fit(&document, "pairwise", metric);
         let linear = growth["candidates"]
             .as_array()
             .unwrap()
@@ -214,7 +198,7 @@ fn three_sizes_are_too_few_points() {
         ],
         LIMIT,
     );
-    let growth = fit(&document, "pairwise", "stack_bytes");
+    let growth = growth_fit(&document, "pairwise", "stack_bytes");
     assert_eq!(growth["status"], "too_few_points", "{growth}");
     assert_eq!(growth["points"], 3);
     outcome.assert_stdout_has("too few points (3 sizes; 4 needed)");

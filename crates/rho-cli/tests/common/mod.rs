@@ -352,6 +352,36 @@ pub fn assert_crc_256_costs_3_to_5_times_crc_64(document: &serde_json::Value) {
     );
 }
 
+/// The fit of `metric` (`cycles`, `instructions`, `stack_bytes`, ...) for `family` in a run's document (its
+/// `growth` object).
+pub fn growth_fit<'a>(
+    document: &'a serde_json::Value,
+    family: &str,
+    metric: &str,
+) -> &'a serde_json::Value {
+    let families = document["families"].as_array().expect("a families array");
+    let family = families
+        .iter()
+        .find(|f| f["name"] == family)
+        .unwrap_or_else(|| panic!("no family {family} in {families:?}"));
+    let growth = family["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == metric)
+        .unwrap_or_else(|| panic!("no {metric} growth in {family}"));
+    &growth["growth"]
+}
+
+/// The best fit's complexity (`n`, `n^2`, ...) of `metric` for `family` in a run's document.
+pub fn best_growth(document: &serde_json::Value, family: &str, metric: &str) -> String {
+    let growth = growth_fit(document, family, metric);
+    growth["best"]["complexity"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no fit in {growth}"))
+        .to_string()
+}
+
 pub fn u64_at(value: &serde_json::Value, pointer: &str) -> u64 {
     value
         .pointer(pointer)
