@@ -6,19 +6,10 @@ mod common;
 
 use std::time::Duration;
 
+use common::bench;
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(300);
-
-/// The benchmark called `name` in a run document.
-fn bench<'a>(document: &'a Value, name: &str) -> &'a Value {
-    document["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {document}"))
-}
 
 /// Net instructions per iteration of `name`, the exact quotient.
 fn per_iteration(document: &Value, name: &str) -> f64 {
