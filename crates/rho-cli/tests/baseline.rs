@@ -531,20 +531,6 @@ fn a_missing_ref_or_a_ref_without_a_baseline_exits_2_before_running() {
     assert!(run.stdout().is_empty(), "nothing ran: {run}");
 }
 
-/// Copy `from` into `to`, recursively (the example project into a temporary repository).
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// The example project as shipped (`examples/project`, its module.yml limits untouched), copied into a
 /// temporary git repository: an instructions baseline recorded and committed, then `check --diff HEAD` with
 /// nothing changed must pass run after run, at the example's 0.5% instruction limit, however busy the machine. If it does not, the example's benchmarks or limits (or
@@ -554,7 +540,7 @@ fn the_example_project_passes_a_no_change_diff_run_after_run() {
     let _guard = measuring();
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/project");
     let repo = tempfile::tempdir().unwrap();
-    copy_tree(&example, repo.path());
+    common::copy_tree(&example, repo.path());
     // A baseline committed with the example (if one ever is) is another machine's: record this one's.
     let _ = fs::remove_file(repo.path().join("bench/baseline.json"));
     let repo = Repo { dir: repo };

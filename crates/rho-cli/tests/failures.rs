@@ -314,19 +314,6 @@ fn an_unwritable_json_path_is_found_before_anything_is_built() {
     assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
 }
 
-/// Copy directory `from` into `to`, recursively.
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn sigterm_anywhere_in_a_module_run_leaves_no_scratch_directory_and_no_compiler_file() {
     // The example project: a C-file suite, a two-file suite and a command suite that runs its own compiler.

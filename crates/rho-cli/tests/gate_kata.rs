@@ -21,23 +21,6 @@ fn kata_dir() -> PathBuf {
     common::repo_file("tests/kata")
 }
 
-/// Copy a directory tree (the kata is a few small files), skipping Python caches.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_name().to_string_lossy().starts_with("__") {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// Run `rho bench gate ARGS` in `cwd` (at most 10 minutes: a test fails rather than hangs).
 fn gate(cwd: &Path, args: &[&str]) -> Outcome {
     let args = [&["bench", "gate"], args].concat();
@@ -50,8 +33,8 @@ fn gate(cwd: &Path, args: &[&str]) -> Outcome {
 fn kata_pair(tmp: &Path, head_kernels: Option<&Path>) -> (PathBuf, PathBuf) {
     let base = tmp.join("base");
     let head = tmp.join("head");
-    copy_tree(&kata_dir(), &base);
-    copy_tree(&kata_dir(), &head);
+    common::copy_tree(&kata_dir(), &base);
+    common::copy_tree(&kata_dir(), &head);
     if let Some(kernels) = head_kernels {
         std::fs::copy(kernels, head.join("kernels.c")).unwrap();
     }

@@ -228,6 +228,23 @@ pub fn entries(dir: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Copy directory `from` into `to`, recursively, skipping Python caches (`__pycache__`).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name().to_string_lossy().starts_with("__") {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 /// Nothing is left in `dir`.
 #[track_caller]
 pub fn assert_nothing_left(dir: &Path) {
