@@ -298,19 +298,9 @@ fn the_mbedtls_suite_built_by_rho_by_cmake_and_by_make_gives_the_same_figures() 
     let project = mbedtls_example();
     // Counted exactly under Callgrind: the suite rho builds from its `sources:` with `ldflags:` and the CMake
     // target run the same instructions, to the last one (the command suite, Make's, is not counted).
-    let json = project.path().join("counted.json");
-    let outcome = project.rho(&[
-        "bench",
-        "--measure",
-        "instructions",
-        "--iterations",
-        "100",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    outcome.assert_exit(0);
+    let (outcome, document) =
+        project.rho_json(&["bench", "--measure", "instructions", "--iterations", "100"]);
     outcome.assert_stderr_has("make -s run: not counted");
-    let document = read_json(&json);
     for name in ["bench_sha256_64", "bench_sha256_1k", "bench_aes128_block"] {
         assert_eq!(
             instructions(&document, "bench/mbed_bench.c", name),
@@ -331,16 +321,7 @@ fn the_mbedtls_suite_built_by_rho_by_cmake_and_by_make_gives_the_same_figures() 
     );
 
     // Timed, all three suites run and print the same benchmarks.
-    let json = project.path().join("timed.json");
-    let outcome = project.rho(&[
-        "bench",
-        "--iterations",
-        "300",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    outcome.assert_exit(0);
-    let document = read_json(&json);
+    let (_, document) = project.rho_json(&["bench", "--iterations", "300"]);
     let suites = document["suites"].as_array().unwrap();
     let names: Vec<&str> = suites
         .iter()
@@ -430,10 +411,7 @@ fn a_mapping_suite_is_built_with_its_includes_defines_packages_and_the_targets_f
          include: [inc]\n      defines: { CHUNK: 512, WITH_CHECK: }\n      pkg_config: [zlib]\n  targets:\n    - name: \
          host\n      cflags: -DLEVEL=6\n",
     );
-    let json = project.path().join("run.json");
-    let outcome = project.rho(&["bench", "--json", json.to_str().unwrap()]);
-    outcome.assert_exit(0);
-    let document = read_json(&json);
+    let (_, document) = project.rho_json(&["bench"]);
     assert_eq!(
         bench_names(&document["suites"][0]),
         ["bench_crc32", "bench_compress2"]
@@ -468,18 +446,7 @@ fn a_cmake_suite_runs_on_the_emulated_cortex_m4_with_the_toolchain_file() {
         "module.yml",
         "bench:\n  suites:\n    - cmake: { build_dir: build/bench, target: sort_bench }\n  targets: [mps2-an386, host]\n",
     );
-    let json = project.path().join("run.json");
-    let outcome = project.rho(&[
-        "bench",
-        "--iterations",
-        "20",
-        "--warmup",
-        "2",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    outcome.assert_exit(0);
-    let document = read_json(&json);
+    let (_, document) = project.rho_json(&["bench", "--iterations", "20", "--warmup", "2"]);
     let suite = &document["suites"][0];
     assert_eq!(suite["target"]["name"], "mps2-an386");
     assert_eq!(bench_names(suite), ["bench_sort_1000", "bench_sqrt"]);

@@ -446,6 +446,14 @@ impl Project {
         self.rho_in(self.path(), args, &[])
     }
 
+    /// Run `rho ARGS --json FILE` in the project's root: it must exit 0. Its outcome and the document.
+    pub fn rho_json(&self, args: &[&str]) -> (Outcome, serde_json::Value) {
+        let json = self.path().join("run.json");
+        let outcome = self.rho(&[args, &["--json", json.to_str().unwrap()]].concat());
+        outcome.assert_exit(0);
+        (outcome, read_json(&json))
+    }
+
     /// Run `rho ARGS` in `dir` with `env` added, at most five minutes (a test fails rather than hangs).
     pub fn rho_in(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
         let mut command = rho_command(&self.path().join("tmp"), args);
