@@ -57,19 +57,30 @@ fn a_filter_term_picks_one_member() {
     );
 }
 
+/// A suite `name` in `dir` of one benchmark `grow` (it keeps its argument), added to the suite by `adds`.
+fn grow_suite(dir: &std::path::Path, name: &str, adds: &str) -> std::path::PathBuf {
+    write_c(
+        dir,
+        name,
+        &format!(
+            "#include <rho/bench.h>\n\
+             static void grow(rho_bench_t *state) {{ RHO_BENCH_LOOP(state) {{ RHO_BENCH_KEEP(RHO_BENCH_ARG(state)); }} }}\n\
+             int main(int argc, char **argv) {{\n    \
+                 rho_bench_suite_t suite = {{0}};\n    \
+                 {adds}\n    \
+                 return rho_bench_main(&suite, argc, argv);\n\
+             }}\n"
+        ),
+    )
+}
+
 #[test]
 fn a_range_that_cannot_be_walked_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let suite = write_c(
+    let suite = grow_suite(
         tmp.path(),
         "bad_range.c",
-        "#include <rho/bench.h>\n\
-         static void grow(rho_bench_t *state) { RHO_BENCH_LOOP(state) { RHO_BENCH_KEEP(RHO_BENCH_ARG(state)); } }\n\
-         int main(int argc, char **argv) {\n\
-             rho_bench_suite_t suite = {0};\n\
-             RHO_BENCH_ADD_RANGE(&suite, grow, 64, 8, 2);\n\
-             return rho_bench_main(&suite, argc, argv);\n\
-         }\n",
+        "RHO_BENCH_ADD_RANGE(&suite, grow, 64, 8, 2);",
     );
     let outcome = rho_in(tmp.path(), &["bench", suite.to_str().unwrap()], LIMIT);
     outcome.assert_exit(2);
@@ -81,17 +92,10 @@ fn a_range_that_cannot_be_walked_is_refused() {
 #[test]
 fn a_range_ends_at_its_upper_bound_and_arguments_are_64_bits() {
     let tmp = tempfile::tempdir().unwrap();
-    let suite = write_c(
+    let suite = grow_suite(
         tmp.path(),
         "ranges.c",
-        "#include <rho/bench.h>\n\
-         static void grow(rho_bench_t *state) { RHO_BENCH_LOOP(state) { RHO_BENCH_KEEP(RHO_BENCH_ARG(state)); } }\n\
-         int main(int argc, char **argv) {\n\
-             rho_bench_suite_t suite = {0};\n\
-             RHO_BENCH_ADD_RANGE(&suite, grow, 0, 20, 3);\n\
-             RHO_BENCH_ADD_ARG(&suite, grow, UINT64_MAX);\n\
-             return rho_bench_main(&suite, argc, argv);\n\
-         }\n",
+        "RHO_BENCH_ADD_RANGE(&suite, grow, 0, 20, 3);\n    RHO_BENCH_ADD_ARG(&suite, grow, UINT64_MAX);",
     );
     let (_outcome, document) = rho_json(
         &["bench", suite.to_str().unwrap(), "--iterations", "5"],
