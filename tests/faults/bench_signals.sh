@@ -13,10 +13,7 @@ cd "$(dirname "$0")/../.."
 trials=${1:-300}
 window_ms=${2:-2000}
 signal=${3:-TERM}
-if [ -z "${RHO:-}" ]; then
-  cargo build -q -p rho-cli || exit 2
-  RHO=$PWD/target/debug/rho
-fi
+. tests/faults/lib.sh
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -27,15 +24,7 @@ cp -r examples/project "$project"
 
 scratch_left=0 processes_left=0 finished=0
 for trial in $(seq 1 "$trials"); do
-  delay_ms=$(( RANDOM % (window_ms + 1) ))
-  ( cd "$project" && TMPDIR=$scratch exec "$RHO" bench --iterations 2000 >/dev/null 2>&1 ) &
-  pid=$!
-  sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
-  kill -s "$signal" "$pid" 2>/dev/null
-  wait "$pid"
-  status=$?
-  [ "$status" -ne 130 ] && finished=$((finished + 1))
-  sleep 0.05
+  signal_at_random "$project" "$window_ms" "$signal" bench --iterations 2000
   left=$(ls -A "$scratch" | wc -l)
   procs=$(pgrep -fc "$scratch")
   if [ "$left" -gt 0 ] || [ "$procs" -gt 0 ]; then

@@ -12,10 +12,7 @@ cd "$(dirname "$0")/../.."
 trials=${1:-200}
 window_ms=${2:-300}
 signal=${3:-INT}
-if [ -z "${RHO:-}" ]; then
-  cargo build -q -p rho-cli || exit 2
-  RHO=$PWD/target/debug/rho
-fi
+. tests/faults/lib.sh
 
 work=$(mktemp -d)
 trap 'pkill -f "sleep 987654" 2>/dev/null; rm -rf "$work"' EXIT
@@ -45,15 +42,7 @@ git -C "$repo" commit -qam head
 
 worktrees_left=0 scratch_left=0 processes_left=0 broken=0 finished=0
 for trial in $(seq 1 "$trials"); do
-  delay_ms=$(( RANDOM % (window_ms + 1) ))
-  ( cd "$repo" && TMPDIR=$scratch exec "$RHO" bench gate --base HEAD~1 --head HEAD >/dev/null 2>&1 ) &
-  pid=$!
-  sleep "$(printf '0.%03d' "$delay_ms")"
-  kill -s "$signal" "$pid" 2>/dev/null
-  wait "$pid"
-  status=$?
-  [ "$status" -ne 130 ] && finished=$((finished + 1))
-  sleep 0.05
+  signal_at_random "$repo" "$window_ms" "$signal" bench gate --base HEAD~1 --head HEAD
   entries=$(ls -A "$repo/.git/worktrees" 2>/dev/null | wc -l)
   left=$(ls -A "$scratch" | wc -l)
   procs=$(pgrep -fc "sleep 987654")
