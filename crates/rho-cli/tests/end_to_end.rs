@@ -111,9 +111,12 @@ fn the_outlier_moves_the_mean_and_not_the_median() {
     let outlier = bench(document, "bench_outlier");
     let median = net_cycles(outlier, "median");
     let mean = net_cycles(outlier, "mean");
+    // The planted outliers (one iteration in 1000 doing 10000 times the work) move the mean about 11 times;
+    // the two benchmarks are timed at different moments, and on a shared machine one can run at half the speed
+    // of the other (docs/baseline.md), more when it is loaded: so "not moved" is within 3 times, far below 11.
     assert!(
-        (median - typical).abs() <= 0.2 * typical,
-        "outlier median {median} is not within 20% of the typical iteration {typical}"
+        (typical / 3.0..=typical * 3.0).contains(&median),
+        "outlier median {median} is not within 3 times the typical iteration {typical}"
     );
     assert!(
         (mean - typical).abs() > 0.2 * typical,
