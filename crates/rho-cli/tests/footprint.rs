@@ -131,18 +131,26 @@ fn on_the_emulated_cortex_m4_the_static_bound_stands_beside_the_measured_mark() 
     assert!(!flags.iter().any(|f| f == "-fstack-usage"), "{flags:?}");
 }
 
+/// The footprint suite as `DIR/bench.c` of a module (100 iterations, 5 warm-ups) whose `bench.mem_command`
+/// is `mem_command`, with `script` as `DIR/mem.sh`.
+fn write_footprint_module(project: &Project, dir: &str, script: &str, mem_command: &str) {
+    project.write(
+        &format!("{dir}/bench.c"),
+        &std::fs::read_to_string(repo_file(SUITE)).unwrap(),
+    );
+    project.write(&format!("{dir}/mem.sh"), script);
+    project.write(
+        &format!("{dir}/module.yml"),
+        &format!(
+            "bench:\n  default_iterations: 100\n  warmup_runs: 5\n  mem_command: {mem_command}\n  suites:\n    - bench.c\n"
+        ),
+    );
+}
+
 /// A module project running the footprint suite with `mem_command` set to `script` (run with sh).
 fn project_with_mem_command(script: &str) -> (Project, Outcome) {
     let project = Project::new();
-    project.write(
-        "bench.c",
-        &std::fs::read_to_string(repo_file(SUITE)).unwrap(),
-    );
-    project.write("mem.sh", script);
-    project.write(
-        "module.yml",
-        "bench:\n  default_iterations: 100\n  warmup_runs: 5\n  mem_command: sh ./mem.sh --my-flag\n  suites:\n    - bench.c\n",
-    );
+    write_footprint_module(&project, ".", script, "sh ./mem.sh --my-flag");
     let outcome = project.rho(&["bench"]);
     (project, outcome)
 }
@@ -210,16 +218,8 @@ fn the_baseline_keeps_the_footprint_and_a_diff_counts_one_byte_more_as_a_change(
                 "stack": {"bound": 512, "unbounded": null}}]}
 EOF
 "#;
-    project.write(
-        "bench.c",
-        &std::fs::read_to_string(repo_file(SUITE)).unwrap(),
-    );
-    project.write("mem.sh", script);
+    write_footprint_module(&project, ".", script, "sh mem.sh");
     project.write("code.txt", "1000\n");
-    project.write(
-        "module.yml",
-        "bench:\n  default_iterations: 100\n  warmup_runs: 5\n  mem_command: sh mem.sh\n  suites:\n    - bench.c\n",
-    );
     let dir = project.path();
     git(dir, &["init", "-q", "-b", "main"]);
     let outcome = project.rho(&["bench", "--write-baseline"]);
@@ -282,20 +282,10 @@ fn the_gate_compares_each_benchmarks_code_from_the_built_images() {
     // bench_small_call: the gate reports bench_small_call.code and fails it.
     let project = Project::new();
     for (side, code) in [("base", 1000), ("head", 2000)] {
-        project.write(
-            &format!("{side}/bench.c"),
-            &std::fs::read_to_string(repo_file(SUITE)).unwrap(),
+        let script = format!(
+            r#"echo '{{"schema": "rho-mem/1", "totals": {{"text": 1, "data": 1, "bss": 1, "total": 3}}, "functions": [{{"name": "bench_small_call", "reachable": {{"code_bytes": {code}}}, "stack": {{"bound": 300}}}}]}}'"#
         );
-        project.write(
-            &format!("{side}/mem.sh"),
-            &format!(
-                r#"echo '{{"schema": "rho-mem/1", "totals": {{"text": 1, "data": 1, "bss": 1, "total": 3}}, "functions": [{{"name": "bench_small_call", "reachable": {{"code_bytes": {code}}}, "stack": {{"bound": 300}}}}]}}'"#
-            ),
-        );
-        project.write(
-            &format!("{side}/module.yml"),
-            "bench:\n  default_iterations: 100\n  warmup_runs: 5\n  mem_command: sh mem.sh\n  suites:\n    - bench.c\n",
-        );
+        write_footprint_module(&project, side, &script, "sh mem.sh");
     }
     let outcome = project.rho_in(
         &project.path().join("head"),
