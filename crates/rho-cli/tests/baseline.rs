@@ -4,8 +4,9 @@
 //! while the others pass; a baseline of another target, of another clock, of another schema, corrupt, or
 //! missing at the ref is refused with exit 2.
 //!
-//! No figure is hard-coded: the test compares the binary with itself. The limit is rho's default (module.yml
-//! sets none), so this also checks that the default sits above this machine's noise.
+//! No figure is hard-coded: the test compares the binary with itself. The no-change and slowdown checks count
+//! instructions under Callgrind (exact, at a 0.5% limit), so they hold however busy the machine is; no
+//! wall-clock figure is asserted not to have moved.
 
 mod common;
 
