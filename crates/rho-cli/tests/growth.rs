@@ -10,28 +10,13 @@ use common::*;
 
 const LIMIT: Duration = Duration::from_secs(600);
 
-const MEMBERS: [&str; 12] = [
-    "sum/256",
-    "sum/1024",
-    "sum/4096",
-    "sum/16384",
-    "pairwise/16",
-    "pairwise/32",
-    "pairwise/64",
-    "pairwise/128",
-    "dup/256",
-    "dup/512",
-    "dup/1024",
-    "dup/2048",
-];
-
 #[test]
 fn members_are_reported_as_name_slash_arg_in_registration_order() {
     let (_outcome, document) = rho_json(
         &["bench", "examples/growth_bench.c", "--iterations", "50"],
         LIMIT,
     );
-    assert_eq!(bench_names(&document), MEMBERS);
+    assert_eq!(bench_names(&document), GROWTH_MEMBERS);
     // RHO_BENCH_ARG reached the body: the copy's heap peak is its argument.
     for (name, bytes) in [("dup/256", 256), ("dup/2048", 2048)] {
         assert_eq!(u64_at(bench(&document, name), "/heap/peak"), bytes);
@@ -135,7 +120,7 @@ fn counted_instructions_fit_o_n_to_the_sum_and_o_n2_to_the_pairwise_loop() {
         ],
         LIMIT,
     );
-    assert_eq!(bench_names(&document), MEMBERS);
+    assert_eq!(bench_names(&document), GROWTH_MEMBERS);
     assert_eq!(best(&document, "sum", "instructions"), "n");
     assert_eq!(best(&document, "pairwise", "instructions"), "n^2");
     assert_eq!(best(&document, "sum", "stack_bytes"), "1");

@@ -370,6 +370,22 @@ pub fn assert_crc_256_costs_3_to_5_times_crc_64(document: &serde_json::Value, po
     );
 }
 
+/// The members of `examples/growth_bench.c`, in registration order.
+pub const GROWTH_MEMBERS: [&str; 12] = [
+    "sum/256",
+    "sum/1024",
+    "sum/4096",
+    "sum/16384",
+    "pairwise/16",
+    "pairwise/32",
+    "pairwise/64",
+    "pairwise/128",
+    "dup/256",
+    "dup/512",
+    "dup/1024",
+    "dup/2048",
+];
+
 /// The fit of `metric` (`cycles`, `instructions`, `stack_bytes`, ...) for `family` in a run's document (its
 /// `growth` object).
 pub fn growth_fit<'a>(
