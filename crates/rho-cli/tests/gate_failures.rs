@@ -739,13 +739,7 @@ fn a_metric_name_with_control_sequences_is_shown_escaped() {
     json_module(&tmp.path().join("head"), json);
     let outcome = gate(&tmp.path().join("head"), &["--base", "../base"]);
     assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
-    for (stream, text) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
-        assert!(
-            !text.contains('\x1b') && !text.contains('\x07'),
-            "a raw control character on rho's {stream}:\n{}",
-            outcome.describe()
-        );
-    }
+    outcome.assert_no_raw(&['\x1b', '\x07']);
     assert!(
         outcome.stdout.contains("\\x1b]0;owned\\x07\\x1b[2Jsum_ns"),
         "{}",

@@ -56,6 +56,19 @@ impl Outcome {
         assert!(self.stdout.contains(text), "{}", self.describe());
     }
 
+    /// Neither of `rho`'s streams carries any of the raw control characters `raw` (a suite's or a metric's
+    /// terminal control sequences are shown escaped).
+    #[track_caller]
+    pub fn assert_no_raw(&self, raw: &[char]) {
+        for (stream, text) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            assert!(
+                !text.contains(raw),
+                "a raw control character on rho's {stream}:\n{}",
+                self.describe()
+            );
+        }
+    }
+
     /// `rho`'s stderr contains `text`.
     #[track_caller]
     pub fn assert_stderr_has(&self, text: &str) {
