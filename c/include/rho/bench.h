@@ -1708,16 +1708,7 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
                 state->capped = 1;
             }
         }
-        /* The warm-ups are over: they had a cap of their own, and the measured iterations get
-         * the whole cap, counted from here (the cap is on measured time). */
-        if (state->measured_done == 0 && state->warmup_done == state->warmup_target) {
-            state->cap_used = 0;
-        }
     }
-    if (state->batch == 0 && state->warmup_done >= state->warmup_target) {
-        rho_bench__size_batch(state);
-    }
-    state->next_batch = state->warmup_done < state->warmup_target ? 1u : state->batch;
     if (state->warmup_done < state->warmup_target ||
         state->measured_done < state->measured_target) {
 #if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
@@ -1726,8 +1717,15 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
         (void)RHO_BENCH__SYST_CSR;
         rho_bench__systick_wrapped = 0;
 #endif
-        if (state->measured_done == 0 && state->warmup_done == state->warmup_target) {
-            rho_bench__measuring_starts(state); /* once: the first measured iteration is next */
+        if (state->batch == 0 && state->warmup_done == state->warmup_target) {
+            /* Once, the warm-ups over (or none; batch is 0 until here): the first measured
+             * iteration is next. Its samples are sized; the warm-ups had a cap of their own, and
+             * the measured iterations get the whole cap, counted from here (the cap is on
+             * measured time); the stack and heap figures start. */
+            rho_bench__size_batch(state);
+            state->next_batch = state->batch;
+            state->cap_used = 0;
+            rho_bench__measuring_starts(state);
         }
         state->in_iteration = 1;
         return 1;
@@ -2524,6 +2522,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     state.batch_forced = batch;
     state.batch_priority = batch_priority;
     state.single_min = (rho_bench__uint)-1;
+    state.next_batch = 1; /* the warm-ups are single iterations; then rho_bench__step sets it */
     state.unit = "iter";
     state.per_iteration = 1;
     state.measured_target = iterations;
