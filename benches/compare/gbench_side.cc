@@ -1,4 +1,4 @@
-// The comparison's kernels timed by Google Benchmark (see compare.sh), with the loop shapes its
+// The comparison's kernels timed by Google Benchmark (see compare.py), with the loop shapes its
 // documentation gives: the same kernels as rho_side.c.
 #include <benchmark/benchmark.h>
 

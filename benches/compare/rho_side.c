@@ -1,4 +1,4 @@
-/* The comparison's kernels timed by rho (see compare.sh). */
+/* The comparison's kernels timed by rho (see compare.py). */
 #include <rho/bench.h>
 
 #include <stdlib.h>
