@@ -1624,7 +1624,8 @@ RHO_BENCH__NOINLINE rho_bench_t *rho_bench__setup_begin(rho_bench_t *state, size
 /* The unit of the sizing (see "Batches"): the larger of the sizing clock's resolution and the
  * least raw sample of `.overhead`, set once `.overhead` has run (0 before: nothing is batched). */
 static rho_bench__uint rho_bench__batch_unit;
-static rho_bench__uint rho_bench__sizing_step; /* the sizing clock's resolution */
+/* The sizing clock's resolution, measured once; `@clock` prints it (0: never seen to move). */
+static rho_bench__uint rho_bench__sizing_step;
 #define RHO_BENCH__BATCH_BELOW 16u /* bodies under 16 units are batched ... */
 #define RHO_BENCH__BATCH_AIM 128u  /* ... into samples of at least 128 units */
 
@@ -2588,7 +2589,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #endif
     if (rho_bench__batch_unit == 0 && state.single_min != (rho_bench__uint)-1) {
         /* `.overhead`, the first block: the cost of the reads sets the unit batches are sized in */
-        rho_bench__uint step = rho_bench__sizing_step;
+        rho_bench__uint step = rho_bench__sizing_step != 0 ? rho_bench__sizing_step : 1u;
         rho_bench__batch_unit = state.single_min > step ? state.single_min : step;
     }
 
@@ -2686,7 +2687,9 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #define RHO_BENCH__COMPILER_VERSION ""
 #endif
 
-/* The `@clock` lines and their arguments (each argument list ends with a comma). */
+/* The `@clock` lines and their arguments (each argument list ends with a comma). The resolution of
+ * the clock batches are sized on (the cycle clock, else the time clock) is the one measured for the
+ * sizing, rho_bench__sizing_step: read once, and the stream shows the figure the harness used. */
 #if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
 /* A SysTick the firmware runs from its external reference clock (CLKSOURCE clear) counts at a
  * rate only the board knows: ticks, hz unknown. */
@@ -2694,16 +2697,16 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     rho_bench__systick_period == 0 ? "dwt unit=cycle"                               \
     : ticks                        ? "systick unit=tick"                            \
                                    : "systick unit=cycle",                          \
-        RHO_BENCH__U(ticks ? 0 : RHO_BENCH_CPU_HZ), rho_bench__cycles_resolution(),
+        RHO_BENCH__U(ticks ? 0 : RHO_BENCH_CPU_HZ), rho_bench__sizing_step,
 #elif RHO_BENCH_BARE_METAL
 /* The harness's own SysTick runs on the core clock. */
 #define RHO_BENCH__CYCLES_ARGS                                                         \
     rho_bench__systick_period == 0 ? "dwt" : "systick", RHO_BENCH__U(RHO_BENCH_CPU_HZ), \
-        rho_bench__cycles_resolution(),
+        rho_bench__sizing_step,
 #elif defined(__aarch64__)
-#define RHO_BENCH__CYCLES_ARGS "cntvct unit=tick", rho_bench__cycles_hz, rho_bench__cycles_resolution(),
+#define RHO_BENCH__CYCLES_ARGS "cntvct unit=tick", rho_bench__cycles_hz, rho_bench__sizing_step,
 #elif RHO_BENCH__HAS_CYCLES
-#define RHO_BENCH__CYCLES_ARGS "tsc unit=cycle", rho_bench__cycles_hz, rho_bench__cycles_resolution(),
+#define RHO_BENCH__CYCLES_ARGS "tsc unit=cycle", rho_bench__cycles_hz, rho_bench__sizing_step,
 #endif
 #if RHO_BENCH_BARE_METAL && !defined(RHO_BENCH_SYSTICK_EXTERNAL)
 #define RHO_BENCH__CYCLES_LINE "@clock cycles %s unit=cycle hz=%u resolution=%u\n"
@@ -2716,7 +2719,11 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #if RHO_BENCH__HAS_TIME
 #define RHO_BENCH__TIME_LINE \
     "@clock time " RHO_BENCH__TIME_NAME " unit=ns hz=1000000000 resolution=%u\n"
+#if RHO_BENCH__HAS_CYCLES
 #define RHO_BENCH__TIME_ARGS rho_bench__time_resolution(),
+#else
+#define RHO_BENCH__TIME_ARGS rho_bench__sizing_step,
+#endif
 #else
 #define RHO_BENCH__TIME_LINE ""
 #define RHO_BENCH__TIME_ARGS
@@ -2836,15 +2843,12 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
         rho_bench__clock_init();
     }
 #endif
-    rho_bench__write_header(rho_bench__stack_init());
 #if RHO_BENCH__HAS_CYCLES
     rho_bench__sizing_step = rho_bench__cycles_resolution();
 #else
     rho_bench__sizing_step = rho_bench__time_resolution();
 #endif
-    if (rho_bench__sizing_step == 0) {
-        rho_bench__sizing_step = 1;
-    }
+    rho_bench__write_header(rho_bench__stack_init());
 
     status = rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS,
                                 0, 0, 0, 1, 3);
