@@ -189,7 +189,7 @@ pub fn finish(
             let mut markdown = rho_baseline::render_markdown(&comparison, &base_name);
             // Head's families, each a small table with its fit.
             for (_, summary) in &parts {
-                markdown.push_str(&crate::growth::render_markdown(summary));
+                markdown.push_str(&rho_report::growth::render_markdown(summary));
             }
             // The error names the file, what it is and why; no context needed on top.
             rho_baseline::store::write_atomic(path, "the Markdown comparison", |w| {

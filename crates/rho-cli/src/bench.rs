@@ -107,13 +107,13 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 
     let mut summary = crate::count::summarise(&runs, counted.as_ref(), &what)?;
     crate::footprint::attach_or_warn(&mut summary, footprint, &what);
-    for warning in crate::report::warnings(&summary) {
+    for warning in rho_report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");
     }
     if let Some(warning) = crate::run::filter_warning(args.run.filter.as_deref(), &summary) {
         eprintln!("rho: warning: {warning}");
     }
-    let text = crate::report::render(&summary, &what);
+    let text = rho_report::render(&summary, &what);
     // The human report: stdout, or stderr when `--json -` takes stdout.
     let mut out = crate::export::report_output(json.as_ref());
     // A closed stdout (`rho bench ... | head`) is not worth a panic.

@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use rho_exec::{Runner, Termination};
 use rho_stats::{ImageTotals, RunSummary, StaticFootprint};
-use rho_wire::StackMark;
 use serde::Deserialize;
 
 /// The schema the document must name.
@@ -375,29 +374,13 @@ pub fn attach_or_warn(summary: &mut RunSummary, answer: Result<MemDocument, Stri
             "rho: warning: {what}: {warning}; code bytes and static stack bounds are not reported"
         ),
     }
-    for (name, mark, bound) in marks_above_bound(summary) {
+    for (name, mark, bound) in rho_report::marks_above_bound(summary) {
         eprintln!(
             "rho: warning: {what}: {name}'s measured stack mark, {mark} bytes, is above its static bound of \
              {bound} bytes: the bound misses a frame (assembly, a library function, an interrupt) or the stack \
              overran"
         );
     }
-}
-
-/// The benchmarks whose measured stack mark is above their static bound: a bound that misses something
-/// (an assembly function, a library's frame, an interrupt) or a stack that overran.
-pub fn marks_above_bound(summary: &RunSummary) -> Vec<(String, u64, u64)> {
-    summary
-        .benchmarks
-        .iter()
-        .filter_map(|bench| {
-            let bound = bench.footprint.as_ref()?.static_stack_bytes?;
-            match bench.stack {
-                StackMark::Bytes(mark) if mark > bound => Some((bench.name.clone(), mark, bound)),
-                _ => None,
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

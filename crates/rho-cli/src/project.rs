@@ -202,7 +202,7 @@ pub fn bench_project(
                 continue;
             }
         };
-        for warning in crate::report::warnings(&summary) {
+        for warning in rho_report::warnings(&summary) {
             eprintln!("rho: warning: {}: {warning}", job.what);
         }
         if let Some(warning) = crate::run::filter_warning(run.filter.as_deref(), &summary) {
@@ -220,7 +220,7 @@ pub fn bench_project(
         );
         // The stream names the target it ran on (a command suite runs on the host whatever the target).
         let mut text = crate::verdicts::with_header_line(
-            &crate::report::render(&summary, &job.what),
+            &rho_report::render(&summary, &job.what),
             &crate::verdicts::header_line(&judgement),
         );
         let budgets = crate::verdicts::table(&judgement);

@@ -27,11 +27,11 @@ pub fn with_header_line(report: &str, line: &str) -> String {
     }
 }
 
-/// The table of budgeted figures, then the growth budgets' (`crate::growth::budget_table`). Empty when
+/// The table of budgeted figures, then the growth budgets' (`rho_report::growth::budget_table`). Empty when
 /// nothing has a budget.
 pub fn table(judgement: &Judgement) -> String {
     let mut out = metric_table(judgement);
-    out.push_str(&crate::growth::budget_table(judgement));
+    out.push_str(&rho_report::growth::budget_table(judgement));
     out
 }
 
@@ -73,7 +73,7 @@ fn metric_table(judgement: &Judgement) -> String {
     }
 
     // Text columns (the name, the verdicts) are aligned left, figures right.
-    let mut out = crate::report::aligned_table(&rows, |c| c == 0 || c % 3 == 0);
+    let mut out = rho_report::aligned_table(&rows, |c| c == 0 || c % 3 == 0);
     if !judgement.enforcement.enforced() && judgement.failures().iter().any(|f| !f.undecided()) {
         let _ = writeln!(
             out,
@@ -103,7 +103,7 @@ pub fn check_summary(judgements: &[(String, Judgement)]) -> (String, u8) {
     // `max_growth` per family: sentences of their own beside the figures' failures.
     let (mut growth_broken, mut growth_undecided) = (Vec::new(), Vec::new());
     for (what, judgement) in judgements {
-        let (over, unjudged, growth_judged) = crate::growth::check_lines(judgement);
+        let (over, unjudged, growth_judged) = rho_report::growth::check_lines(judgement);
         growth_broken.extend(over);
         growth_undecided.extend(unjudged);
         let count = judgement

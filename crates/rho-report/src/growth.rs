@@ -112,9 +112,7 @@ pub fn render_text(summary: &RunSummary) -> String {
         let rows = family_rows(family, summary);
         let fit_at = rows[0].len() - 3;
         // The label and the fit's name left, figures right; "too few points" runs on.
-        out.push_str(&crate::report::aligned_table(&rows, |c| {
-            c == 0 || c == fit_at
-        }));
+        out.push_str(&crate::aligned_table(&rows, |c| c == 0 || c == fit_at));
     }
     out
 }
@@ -181,7 +179,7 @@ pub fn budget_table(judgement: &Judgement) -> String {
         ]);
     }
     let mut out = String::from("\n");
-    out.push_str(&crate::report::aligned_table(&rows, |_| true));
+    out.push_str(&crate::aligned_table(&rows, |_| true));
     for check in &judgement.growth {
         if check.verdict != GrowthVerdict::Holds {
             let _ = writeln!(out, "{check}");

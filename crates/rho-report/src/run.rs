@@ -241,7 +241,7 @@ fn footprint_table(out: &mut String, summary: &RunSummary) {
     if summary.benchmarks.iter().all(|b| b.footprint.is_none()) {
         return;
     }
-    let above: Vec<String> = crate::footprint::marks_above_bound(summary)
+    let above: Vec<String> = marks_above_bound(summary)
         .into_iter()
         .map(|(name, _, _)| name)
         .collect();
@@ -743,7 +743,7 @@ fn format_rate(rate: f64) -> String {
 /// `rows` (the first is the header) as a text table: each column as wide as its widest cell, two spaces
 /// between columns, the columns `left` names aligned left and the others right, a rule of dashes under the
 /// header, trailing blanks trimmed. The one layout of every table of the text report.
-pub(crate) fn aligned_table(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+pub fn aligned_table(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
@@ -773,6 +773,22 @@ pub(crate) fn aligned_table(rows: &[Vec<String>], left: impl Fn(usize) -> bool) 
         }
     }
     out
+}
+
+/// The benchmarks whose measured stack mark is above their static bound: a bound that misses something
+/// (an assembly function, a library's frame, an interrupt) or a stack that overran.
+pub fn marks_above_bound(summary: &RunSummary) -> Vec<(String, u64, u64)> {
+    summary
+        .benchmarks
+        .iter()
+        .filter_map(|bench| {
+            let bound = bench.footprint.as_ref()?.static_stack_bytes?;
+            match bench.stack {
+                StackMark::Bytes(mark) if mark > bound => Some((bench.name.clone(), mark, bound)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,12 @@
+//! Reports for rho: the text a person reads of one summarised run (the header saying where the figures came
+//! from, the per-benchmark table, the footprint and family tables) and the tables of the judgements made on it.
+//!
+//! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
+//! -> reports): it computes no statistic of its own, only lays out what `rho-stats` and `rho-judge` produced.
+//! Both the `rho` command and harnesses that print their own report (a `cargo bench` target) use it.
+
+mod run;
+
+pub mod growth;
+
+pub use run::{aligned_table, marks_above_bound, render, warnings};
