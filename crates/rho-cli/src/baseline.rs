@@ -160,26 +160,15 @@ pub fn finish(
 
     let mut finished = Finished::default();
     if let Some((base, source)) = &plan.base {
-        let global = config
-            .and_then(|c| c.budgets.fail_on_regression_percent)
-            .unwrap_or(rho_baseline::DEFAULT_LIMIT_PERCENT);
-        let instructions_global = config
-            .and_then(|c| c.budgets.fail_on_instructions_regression_percent)
-            .unwrap_or(rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT);
-        let limit_for = |name: &str, metric: rho_stats::Metric| -> f64 {
-            let budgets = config.map(|c| c.budgets_for(name));
-            rho_baseline::metric_limit(
-                metric,
-                budgets
-                    .and_then(|b| b.fail_on_regression_percent)
-                    .unwrap_or(global),
-                budgets
-                    .and_then(|b| b.fail_on_instructions_regression_percent)
-                    .unwrap_or(instructions_global),
-            )
-        };
+        let limits = Limits::of(config);
         let base_name = source.describe();
-        let comparison = rho_baseline::diff_with(base, &base_name, &section, global, &limit_for)?;
+        let comparison = rho_baseline::diff_with(
+            base,
+            &base_name,
+            &section,
+            limits.global(),
+            &|name, metric| limits.for_metric(name, metric),
+        )?;
         let text = rho_baseline::render_text(&comparison, &base_name);
         // A closed stdout (`rho bench | head`) is not worth failing over.
         let _ = out
@@ -215,6 +204,62 @@ pub fn finish(
         .and_then(|()| out.flush());
     }
     Ok(finished)
+}
+
+/// The regression limits a comparison judges with (`--diff`, `rho bench compare`): module.yml's
+/// `fail_on_regression_percent` and `fail_on_instructions_regression_percent` (per benchmark, then global) when
+/// there is a module.yml, else rho's defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits<'a> {
+    config: Option<&'a ModuleConfig>,
+    global: f64,
+    instructions_global: f64,
+}
+
+impl<'a> Limits<'a> {
+    pub fn of(config: Option<&'a ModuleConfig>) -> Limits<'a> {
+        Limits {
+            config,
+            global: config
+                .and_then(|c| c.budgets.fail_on_regression_percent)
+                .unwrap_or(rho_baseline::DEFAULT_LIMIT_PERCENT),
+            instructions_global: config
+                .and_then(|c| c.budgets.fail_on_instructions_regression_percent)
+                .unwrap_or(rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT),
+        }
+    }
+
+    /// The global limit, in percent (shown in reports).
+    pub fn global(&self) -> f64 {
+        self.global
+    }
+
+    /// The limit of `metric` of benchmark `name`, in percent.
+    pub fn for_metric(&self, name: &str, metric: rho_stats::Metric) -> f64 {
+        let budgets = self.config.map(|c| c.budgets_for(name));
+        rho_baseline::metric_limit(
+            metric,
+            budgets
+                .and_then(|b| b.fail_on_regression_percent)
+                .unwrap_or(self.global),
+            budgets
+                .and_then(|b| b.fail_on_instructions_regression_percent)
+                .unwrap_or(self.instructions_global),
+        )
+    }
+}
+
+/// The nearest module.yml at or above the current directory, read; `None` when there is none (a broken one is
+/// an error: its limits were meant).
+pub fn nearest_config() -> anyhow::Result<Option<ModuleConfig>> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    match rho_config::find_module_root(&cwd) {
+        Ok(root) => Ok(Some(ModuleConfig::load(
+            &root.join(rho_config::MODULE_FILE),
+        )?)),
+        Err(rho_config::ConfigError::NoModuleFile { .. }) => Ok(None),
+        Err(error) => Err(error.into()),
+    }
 }
 
 /// The target whose section this run records or compares: the one asked for when a suite's stream names it

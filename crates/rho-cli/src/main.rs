@@ -15,6 +15,7 @@ mod footprint;
 mod gate;
 mod project;
 mod run;
+mod saved;
 mod suite;
 mod verdicts;
 
@@ -51,6 +52,8 @@ fn main() -> ExitCode {
                 project::Mode::Check,
             ),
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
+            Some(cli::BenchAction::Show(show)) => saved::show(show),
+            Some(cli::BenchAction::Compare(compare)) => saved::compare(compare),
             None => match &args.cmake_module {
                 Some(dir) => cmake::export(dir).map(|()| ExitCode::SUCCESS),
                 None if args.files.is_empty() => project::bench_project(

@@ -8,5 +8,6 @@
 mod run;
 
 pub mod growth;
+pub mod markdown;
 
 pub use run::{aligned_table, marks_above_bound, render, warnings};

@@ -328,7 +328,7 @@ fn describe_counter(figures: &InstructionFigures) -> String {
 }
 
 /// `instructions (callgrind)`, `instructions (QEMU icount)`.
-fn instructions_label(figures: &InstructionFigures) -> String {
+pub(crate) fn instructions_label(figures: &InstructionFigures) -> String {
     match figures.source.as_str() {
         "qemu-icount" => "instructions (QEMU icount)".to_string(),
         source => format!("instructions ({source})"),
@@ -336,7 +336,7 @@ fn instructions_label(figures: &InstructionFigures) -> String {
 }
 
 /// An instruction figure: whole when it is, else one decimal.
-fn format_count(value: f64) -> String {
+pub(crate) fn format_count(value: f64) -> String {
     if (value - value.round()).abs() < 0.05 {
         format!("{:.0}", value.round())
     } else {
@@ -406,7 +406,7 @@ fn describe_overhead(overhead: &OverheadFigures) -> String {
 }
 
 /// The label that names a figure's unit and clock: `cycles (tsc)`, `ns (clock_gettime)`, `ns (derived, dwt)`.
-fn column_label(clock: &ClockInfo, derived: bool) -> String {
+pub(crate) fn column_label(clock: &ClockInfo, derived: bool) -> String {
     let unit = match (clock.role, clock.unit.as_str()) {
         (_, "cycle") => "cycles".to_string(),
         (_, "tick") => "ticks".to_string(),
@@ -677,7 +677,7 @@ fn stat_cells(figures: &ClockFigures) -> [String; 7] {
 
 /// A per-iteration order statistic: an observed sample, so a whole number when not batched; batched, a
 /// sample divided by its batch, shown with the places that matter (`1.53`, `24.4`, `1560`).
-fn format_figure(value: f64, batch: u64) -> String {
+pub(crate) fn format_figure(value: f64, batch: u64) -> String {
     if batch <= 1 || value >= 1000.0 {
         format!("{value:.0}")
     } else if value >= 100.0 {
@@ -703,7 +703,7 @@ fn format_mean(mean: f64) -> String {
     }
 }
 
-fn format_spread(summary: &Summary) -> String {
+pub(crate) fn format_spread(summary: &Summary) -> String {
     if summary.spread.capped {
         ">100%".to_string()
     } else {
@@ -711,7 +711,7 @@ fn format_spread(summary: &Summary) -> String {
     }
 }
 
-fn stack_cell(bench: &BenchSummary) -> String {
+pub(crate) fn stack_cell(bench: &BenchSummary) -> String {
     match bench.stack {
         StackMark::Bytes(bytes) => bytes.to_string(),
         StackMark::Overrun => "overran".to_string(),
@@ -720,7 +720,7 @@ fn stack_cell(bench: &BenchSummary) -> String {
 }
 
 /// A rate with an SI prefix: `95.3 M`, `512 k`, `7.00`.
-fn format_rate(rate: f64) -> String {
+pub(crate) fn format_rate(rate: f64) -> String {
     let (value, prefix) = if rate >= 1e9 {
         (rate / 1e9, " G")
     } else if rate >= 1e6 {

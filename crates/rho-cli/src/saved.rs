@@ -1,0 +1,282 @@
+//! `rho bench show RUN.json` and `rho bench compare A.json B.json`: runs saved by `--json`, read back.
+//!
+//! A saved document is a `rho-bench-run/1` (one suite) or a `rho-bench-project/1` (every suite of a
+//! module.yml); both carry each suite's whole summary, so the text report, the Markdown and the HTML page are
+//! rendered from it exactly as they were from the run, and two of them compare through the baseline's one
+//! comparison (`rho_baseline::compare_with`), with the limits `--diff` uses.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use clap::Args;
+use rho_stats::RunSummary;
+use serde::Deserialize;
+
+/// `rho bench show RUN.json`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A document written by `rho bench --json` (`rho-bench-run/1` or `rho-bench-project/1`).
+    #[arg(value_name = "RUN.json")]
+    pub run: PathBuf,
+
+    /// Write the report as Markdown tables instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+}
+
+/// `rho bench compare BASE.json HEAD.json`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The base: a document written by `rho bench --json`.
+    #[arg(value_name = "BASE.json")]
+    pub base: PathBuf,
+
+    /// The head, compared with the base per benchmark and metric.
+    #[arg(value_name = "HEAD.json")]
+    pub head: PathBuf,
+
+    /// Also write the comparison as a Markdown table (as `--diff --markdown` does).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+}
+
+/// The schemas a saved run is read from.
+const RUN_SCHEMA: &str = crate::export::SCHEMA;
+const PROJECT_SCHEMA: &str = crate::project::PROJECT_SCHEMA;
+
+/// One suite of a saved document: what it was (its files or command) and its summary.
+#[derive(Debug, Clone)]
+pub struct SavedSuite {
+    pub what: String,
+    pub summary: RunSummary,
+}
+
+#[derive(Deserialize)]
+struct Schema {
+    schema: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RunDocument {
+    suite: RunSuite,
+    #[serde(flatten)]
+    summary: RunSummary,
+}
+
+#[derive(Deserialize)]
+struct RunSuite {
+    sources: Vec<PathBuf>,
+}
+
+#[derive(Deserialize)]
+struct ProjectDocument {
+    suites: Vec<ProjectSuite>,
+}
+
+#[derive(Deserialize)]
+struct ProjectSuite {
+    suite: String,
+    #[serde(flatten)]
+    summary: RunSummary,
+}
+
+/// Reads a saved document's suites, in order. Errors name the file, and for malformed JSON the line and
+/// column and what was expected.
+pub fn read(path: &Path) -> anyhow::Result<Vec<SavedSuite>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse(&text, path)
+}
+
+fn json_error(path: &Path, error: &serde_json::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{}: line {} column {}: {error}",
+        path.display(),
+        error.line(),
+        error.column()
+    )
+}
+
+fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<SavedSuite>> {
+    let schema: Schema = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+    let suites = match schema.schema.as_deref() {
+        Some(RUN_SCHEMA) => {
+            let document: RunDocument =
+                serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+            let what = document
+                .suite
+                .sources
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ");
+            vec![SavedSuite {
+                what,
+                summary: document.summary,
+            }]
+        }
+        Some(PROJECT_SCHEMA) => {
+            let document: ProjectDocument =
+                serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
+            document
+                .suites
+                .into_iter()
+                .map(|s| SavedSuite {
+                    what: s.suite,
+                    summary: s.summary,
+                })
+                .collect()
+        }
+        Some(other) => bail!(
+            "{}: schema \"{other}\": expected \"{RUN_SCHEMA}\" or \"{PROJECT_SCHEMA}\" (a document written by \
+             `rho bench --json`)",
+            path.display()
+        ),
+        None => bail!(
+            "{}: no \"schema\" key: expected a document written by `rho bench --json` (\"{RUN_SCHEMA}\" or \
+             \"{PROJECT_SCHEMA}\")",
+            path.display()
+        ),
+    };
+    if suites.is_empty() {
+        bail!(
+            "{}: no suite in the document: nothing to show",
+            path.display()
+        );
+    }
+    Ok(suites)
+}
+
+/// `rho bench show`: the text report on stdout, or the Markdown / HTML written to their files.
+pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let suites = read(&args.run)?;
+    if args.markdown.is_none() {
+        let mut text = String::new();
+        for (index, suite) in suites.iter().enumerate() {
+            if index > 0 {
+                text.push('\n');
+            }
+            text.push_str(&rho_report::render(&suite.summary, &suite.what));
+        }
+        let mut out = std::io::stdout().lock();
+        // A closed stdout (`rho bench show x.json | head`) is not worth failing over.
+        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let parts: Vec<(&str, &RunSummary)> = suites
+        .iter()
+        .map(|s| (s.what.as_str(), &s.summary))
+        .collect();
+    if let Some(path) = &args.markdown {
+        let markdown: String = parts
+            .iter()
+            .map(|(what, summary)| rho_report::markdown::render(summary, what))
+            .collect::<Vec<_>>()
+            .join("\n");
+        write_text(path, "the Markdown report", &markdown)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `rho bench compare`: base against head with `--diff`'s rules; exit 1 on a regression beyond the limit.
+pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let base = read(&args.base)?;
+    let head = read(&args.head)?;
+    // The limits of the nearest module.yml, when there is one (as `--diff` judges), else the defaults.
+    let config = crate::baseline::nearest_config()?;
+    let recording_of = |path: &Path| {
+        rho_baseline::Recording::now(env!("CARGO_PKG_VERSION"), Some(path.display().to_string()))
+    };
+    let section = |suites: &[SavedSuite], path: &Path| -> anyhow::Result<_> {
+        let parts: Vec<(&str, &RunSummary)> = suites
+            .iter()
+            .map(|s| (s.what.as_str(), &s.summary))
+            .collect();
+        rho_baseline::section_from_summaries(&parts, &recording_of(path))
+            .with_context(|| format!("{}", path.display()))
+    };
+    let base_section = section(&base, &args.base)?;
+    let head_section = section(&head, &args.head)?;
+    let limits = crate::baseline::Limits::of(config.as_ref());
+    let comparison = rho_baseline::compare_with(
+        &base_section,
+        &head_section,
+        limits.global(),
+        &|name, metric| limits.for_metric(name, metric),
+    )
+    .with_context(|| {
+        format!(
+            "{} and {} cannot be compared",
+            args.base.display(),
+            args.head.display()
+        )
+    })?;
+    let base_name = args.base.display().to_string();
+    let text = rho_baseline::render_text(&comparison, &base_name);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    if let Some(path) = &args.markdown {
+        let markdown = rho_baseline::render_markdown(&comparison, &base_name);
+        write_text(path, "the Markdown comparison", &markdown)?;
+    }
+    if comparison.failed() {
+        let counts = comparison.counts();
+        let _ = writeln!(
+            out,
+            "compare: {} metric(s) regressed and {} not measured: fails",
+            counts.regressed, counts.not_measured
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `text` to `path` atomically (`what` names it in errors).
+pub fn write_text(path: &Path, what: &str, text: &str) -> anyhow::Result<()> {
+    rho_baseline::store::write_atomic(path, what, |w| {
+        w.write_all(text.as_bytes())
+            .map_err(|error| rho_baseline::Error::Io {
+                path: path.to_path_buf(),
+                action: format!("writing {what}"),
+                error,
+            })
+    })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_of_another_kind_is_refused_with_its_schema() {
+        let error = parse(r#"{"schema": "rho-baseline/1"}"#, Path::new("x.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("x.json"), "{error}");
+        assert!(error.contains("rho-baseline/1"), "{error}");
+        let error = parse("{}", Path::new("x.json")).unwrap_err().to_string();
+        assert!(error.contains("no \"schema\""), "{error}");
+    }
+
+    #[test]
+    fn malformed_json_names_its_line_and_column() {
+        let error = parse("{\n  \"schema\": ]", Path::new("x.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("x.json: line 2 column"), "{error}");
+    }
+
+    #[test]
+    fn a_run_document_missing_its_figures_is_refused() {
+        let error = parse(
+            r#"{"schema": "rho-bench-run/1", "suite": {"sources": ["a.c"]}}"#,
+            Path::new("x.json"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("missing field"), "{error}");
+    }
+}

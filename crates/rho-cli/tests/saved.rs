@@ -1,0 +1,296 @@
+//! `rho bench show RUN.json` and `rho bench compare A.json B.json` through the real binary, on runs saved by
+//! `--json`: `show` prints the very report the run printed, and writes it as Markdown; `compare` of a run with
+//! itself passes, and a planted 10x change of one benchmark's work (counted instructions under Callgrind:
+//! exact, whatever the machine's load) regresses that benchmark alone and exits 1, unless the nearest
+//! module.yml's limit allows it; a file that is not a saved run exits 2 naming it.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use common::Outcome;
+
+const LIMIT: Duration = Duration::from_secs(300);
+
+/// Two benchmarks: `bench_work` loops `WORK` times (the planted change: 100, then 1000), `bench_fixed` never
+/// changes.
+const SUITE: &str = r#"#include <rho/bench.h>
+#include <stdint.h>
+
+#ifndef WORK
+#define WORK 100
+#endif
+
+static void bench_work(rho_bench_t *state)
+{
+    RHO_BENCH_LOOP(state) {
+        uint32_t sum = 0;
+        int i;
+        for (i = 0; i < WORK; i++) {
+            RHO_BENCH_KEEP(sum);
+            sum = sum * 31u + (uint32_t)i;
+        }
+        RHO_BENCH_KEEP(sum);
+    }
+}
+
+static void bench_fixed(rho_bench_t *state)
+{
+    RHO_BENCH_LOOP(state) {
+        uint32_t sum = 7;
+        RHO_BENCH_KEEP(sum);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_work);
+    RHO_BENCH_ADD(&suite, bench_fixed);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+/// The saved runs, made once: `base.json` (WORK 100) and `head.json` (WORK 1000), with the report each run
+/// printed.
+struct Saved {
+    dir: tempfile::TempDir,
+    base_report: String,
+}
+
+fn saved() -> &'static Saved {
+    static SAVED: OnceLock<Saved> = OnceLock::new();
+    SAVED.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = common::write_c(dir.path(), "work.c", SUITE);
+        let mut base_report = String::new();
+        for (name, work) in [("base.json", 100), ("head.json", 1000)] {
+            let json = dir.path().join(name);
+            let cflags = format!("-DWORK={work}");
+            let outcome = common::rho_in(
+                dir.path(),
+                &[
+                    "bench",
+                    "--measure",
+                    "instructions",
+                    "--cflags",
+                    &cflags,
+                    suite.to_str().unwrap(),
+                    "--json",
+                    json.to_str().unwrap(),
+                ],
+                LIMIT,
+            );
+            outcome.assert_exit(0);
+            if work == 100 {
+                base_report = outcome.stdout;
+            }
+        }
+        Saved { dir, base_report }
+    })
+}
+
+impl Saved {
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).to_str().unwrap().to_owned()
+    }
+}
+
+/// `rho ARGS` run in `cwd` (where `compare` looks for a module.yml).
+fn rho_at(cwd: &Path, args: &[&str]) -> Outcome {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.args(args).current_dir(cwd);
+    common::run_rho(command, args, LIMIT)
+}
+
+/// The comparison's row for `name`'s `metric`, split into words, in lower case.
+fn row(outcome: &Outcome, name: &str, metric: &str) -> Vec<String> {
+    outcome
+        .stdout
+        .lines()
+        .map(|line| {
+            line.split_whitespace()
+                .map(str::to_lowercase)
+                .collect::<Vec<_>>()
+        })
+        .find(|words| {
+            words.first().is_some_and(|w| w == name) && words.get(1).is_some_and(|w| w == metric)
+        })
+        .unwrap_or_else(|| panic!("no {name} {metric} row:\n{}", outcome.describe()))
+}
+
+fn verdict(row: &[String]) -> &str {
+    row.last().map_or("", String::as_str)
+}
+
+#[test]
+fn show_prints_the_report_the_run_printed() {
+    let saved = saved();
+    let outcome = rho_at(
+        saved.dir.path(),
+        &["bench", "show", &saved.path("base.json")],
+    );
+    outcome.assert_exit(0);
+    assert_eq!(outcome.stdout, saved.base_report);
+    assert!(
+        outcome.stdout.contains("bench_work"),
+        "{}",
+        outcome.describe()
+    );
+}
+
+#[test]
+fn show_writes_markdown_instead() {
+    let saved = saved();
+    let markdown = saved.dir.path().join("run.md");
+    let outcome = rho_at(
+        saved.dir.path(),
+        &[
+            "bench",
+            "show",
+            &saved.path("base.json"),
+            "--markdown",
+            markdown.to_str().unwrap(),
+        ],
+    );
+    outcome.assert_exit(0);
+    assert_eq!(
+        outcome.stdout, "",
+        "the Markdown replaces the printed report"
+    );
+    let text = std::fs::read_to_string(&markdown).unwrap();
+    // One row per benchmark, its name escaped for Markdown, its counted instructions as the median.
+    for name in ["bench\\_work", "bench\\_fixed"] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{text}"));
+        assert!(line.contains("instructions (callgrind)"), "{line}");
+    }
+}
+
+#[test]
+fn a_run_compared_with_itself_passes() {
+    let saved = saved();
+    let base = saved.path("base.json");
+    let outcome = rho_at(saved.dir.path(), &["bench", "compare", &base, &base]);
+    outcome.assert_exit(0);
+    assert_eq!(verdict(&row(&outcome, "bench_work", "instructions")), "ok");
+    assert!(
+        outcome.stdout.contains("0 regressed"),
+        "{}",
+        outcome.describe()
+    );
+}
+
+#[test]
+fn a_planted_tenfold_change_regresses_that_benchmark_alone() {
+    let saved = saved();
+    let outcome = rho_at(
+        saved.dir.path(),
+        &[
+            "bench",
+            "compare",
+            &saved.path("base.json"),
+            &saved.path("head.json"),
+        ],
+    );
+    outcome.assert_exit(1);
+    let work = row(&outcome, "bench_work", "instructions");
+    assert_eq!(verdict(&work), "regressed", "{work:?}");
+    let (base, head): (f64, f64) = (work[2].parse().unwrap(), work[3].parse().unwrap());
+    assert!(head > 5.0 * base, "{work:?}");
+    // The untouched benchmark passes on every metric (the changed one's code may have grown too).
+    for metric in [
+        "instructions",
+        "stack_bytes",
+        "heap_peak_bytes",
+        "code_bytes",
+    ] {
+        assert_eq!(
+            verdict(&row(&outcome, "bench_fixed", metric)),
+            "ok",
+            "{metric}"
+        );
+    }
+    assert!(
+        outcome.stdout.contains("compare: "),
+        "{}",
+        outcome.describe()
+    );
+
+    // The other way round it is an improvement, and passes.
+    let outcome = rho_at(
+        saved.dir.path(),
+        &[
+            "bench",
+            "compare",
+            &saved.path("head.json"),
+            &saved.path("base.json"),
+        ],
+    );
+    outcome.assert_exit(0);
+    assert_eq!(
+        verdict(&row(&outcome, "bench_work", "instructions")),
+        "improved"
+    );
+}
+
+#[test]
+fn the_nearest_module_yml_sets_the_limits() {
+    let saved = saved();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("module.yml"),
+        "bench:\n  budgets:\n    fail_on_instructions_regression_percent: 5000\n",
+    )
+    .unwrap();
+    let below = project.path().join("src");
+    std::fs::create_dir(&below).unwrap();
+    let outcome = rho_at(
+        &below,
+        &[
+            "bench",
+            "compare",
+            &saved.path("base.json"),
+            &saved.path("head.json"),
+        ],
+    );
+    // The tenfold count is within the module's limit (the code's growth still fails: static figures are exact).
+    assert_eq!(verdict(&row(&outcome, "bench_work", "instructions")), "ok");
+    assert!(
+        outcome.stdout.contains("instructions +5000%"),
+        "{}",
+        outcome.describe()
+    );
+}
+
+#[test]
+fn what_is_not_a_saved_run_is_refused_by_name() {
+    let saved = saved();
+    let bad = saved.dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"schema\": \"rho-bench-run/1\",\n \"suite\": 3}\n").unwrap();
+    for args in [
+        vec!["bench", "show", bad.to_str().unwrap()],
+        vec![
+            "bench",
+            "compare",
+            bad.to_str().unwrap(),
+            bad.to_str().unwrap(),
+        ],
+    ] {
+        let outcome = rho_at(saved.dir.path(), &args);
+        outcome.assert_exit(2);
+        outcome.assert_stderr_has("bad.json: line 2 column");
+    }
+    let missing = saved.dir.path().join("missing.json");
+    let outcome = rho_at(
+        saved.dir.path(),
+        &["bench", "show", missing.to_str().unwrap()],
+    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("cannot read");
+}
