@@ -1,5 +1,5 @@
 /*
- * The spec's example suite (rho-bench.txt, "What is verified"): an empty body, CRC-32 over 64
+ * rho's example suite: an empty body, CRC-32 over 64
  * and 256 bytes, a malloc/free pair through the heap macros, and the outlier demonstration.
  *
  *     rho bench examples/crypto_bench.c

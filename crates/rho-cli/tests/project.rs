@@ -6,7 +6,7 @@ mod common;
 
 use common::{HELD_BYTES, Project, SUITE, budget_row, canned_script, line_with, module_yml};
 
-/// The spec's module.yml, exactly as rho-bench.txt writes it.
+/// The module.yml of rho's specification, byte for byte.
 const SPEC_MODULE_YML: &str = "\
 bench:
   default_iterations: 20000

@@ -188,8 +188,8 @@ pub struct Budgets {
     pub max_cycles_per_iteration: Option<f64>,
     /// Nanoseconds per measured iteration. 0 in the file means report only.
     pub max_ns_per_iteration: Option<f64>,
-    /// Nanoseconds per op (an iteration's time divided by its `per_iteration` ops), as in benchutil.h's
-    /// `budget_ns`. 0 in the file means report only.
+    /// Nanoseconds per op (an iteration's time divided by its `per_iteration` ops). 0 in the file means report
+    /// only.
     pub max_ns_per_op: Option<f64>,
     /// Code bytes of the benchmark function and everything it can reach (static, from the built image).
     pub max_code_bytes: Option<u64>,

@@ -9,7 +9,7 @@ use rho_config::{
     find_module_root, unmatched_benchmarks, unmatched_message,
 };
 
-/// The spec's module.yml, byte for byte (rho-bench.txt, "Budgets and regressions").
+/// The module.yml of rho's specification, byte for byte.
 const SPEC_MODULE_YML: &str = "\
 bench:
   default_iterations: 20000

@@ -1,6 +1,6 @@
 //! Base against head: each side's minimum per metric over its runs, the change, the budget, the verdict.
 //!
-//! The minimum, because noise only ever adds time (perf-gate.txt, 2.1); the spread of a side's runs is
+//! The minimum, because noise only ever adds time; the spread of a side's runs is
 //! reported as its noise, because a verdict on a metric noisier than its budget means little.
 
 use std::collections::BTreeSet;
@@ -302,7 +302,8 @@ mod tests {
         Budgets::new(default, BTreeMap::new()).unwrap()
     }
 
-    /// perf-gate.txt section 3 through the whole comparison, one metric at a time.
+    /// The worked example (a base of 8.0, a budget of 0.25: a head up to 10.0 passes) through the whole
+    /// comparison, one metric at a time.
     #[test]
     fn the_specs_worked_example() {
         for (head, verdict) in [
@@ -320,7 +321,7 @@ mod tests {
         }
     }
 
-    /// Section 3's second half: a noisy base does not make the head look faster or slower; minima are used.
+    /// A noisy base does not make the head look faster or slower; minima are used.
     #[test]
     fn each_side_keeps_its_minimum() {
         let base: Vec<_> = [8.0, 8.1, 12.7, 8.0, 8.3]

@@ -1,7 +1,7 @@
 //! The perf gate: build base and head, run them alternately on the same machine, keep each side's best run
 //! per metric, and say whether head is slower than base by more than each metric's budget.
 //!
-//! A gate compares rather than remembers (perf-gate.txt, 2.2): it needs no stored numbers, so a slow laptop
+//! A gate compares rather than remembers: it needs no stored numbers, so a slow laptop
 //! and a fast CI runner give the same verdict. Drift during the gate hits both sides alike, because their
 //! runs alternate.
 

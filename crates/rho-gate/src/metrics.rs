@@ -2,8 +2,7 @@
 //!
 //! - a rho wire stream (a line starting with `@rho-bench`): per benchmark `<bench>.cycles` and `<bench>.ns`
 //!   (the run's per-iteration net median), `<bench>.stack` (bytes) and `<bench>.heap_peak` (bytes);
-//! - otherwise the last non-empty stdout line, one JSON object of metric name to number (perf-gate.txt,
-//!   section 2.1), so a benchmark in any language can be gated.
+//! - otherwise the last non-empty stdout line, one JSON object of metric name to number, so a benchmark in any language can be gated.
 //!
 //! Every metric is a cost: lower is better.
 

@@ -11,7 +11,7 @@ pub const DEFAULT_RUNS: u32 = rho_config::DEFAULT_GATE_RUNS;
 pub const MIN_RUNS: u32 = rho_config::MIN_GATE_RUNS;
 /// Seconds each build and each run may take when nothing says otherwise (module.yml's default).
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = rho_config::DEFAULT_GATE_TIMEOUT.as_secs();
-/// The budget of a metric nothing else names: 30% slower is allowed (perf-gate.txt, section 2.3).
+/// The budget of a metric nothing else names: 30% slower is allowed.
 pub const DEFAULT_BUDGET: f64 = rho_config::DEFAULT_GATE_BUDGET;
 
 /// The budget of an instruction count nothing names: 1% ([`rho_judge::INSTRUCTIONS_MAX_REGRESSION`], `--diff`'s
@@ -80,7 +80,7 @@ impl Budgets {
     }
 }
 
-/// A fraction in (0, 1): 0 would fail on noise alone, 1 or more lets a doubling through (perf-gate.txt, 2.3).
+/// A fraction in (0, 1): 0 would fail on noise alone, 1 or more lets a doubling through.
 /// rho-config's rule, the same for module.yml and for the flags.
 fn check_fraction(metric: &str, fraction: f64) -> Result<(), GateError> {
     if rho_config::is_gate_budget(fraction) {

@@ -71,7 +71,7 @@ pub fn judge_change(base: f64, head: f64, fraction: f64, floor: f64) -> Change {
 mod tests {
     use super::*;
 
-    /// perf-gate.txt section 3, with a budget of 0.25.
+    /// The worked example: a base of 8.0 with a budget of 0.25 allows a head up to 10.0 (inclusive).
     #[test]
     fn the_specs_worked_example() {
         assert!(!regressed(8.0, 9.6, 0.25), "+20% is within a 25% budget");

@@ -5,7 +5,7 @@
 //! stretch can outlast many iterations. The median of the whole run lands in whichever speed held for more
 //! than half of it, so two runs of the same code can differ by the ratio of the speeds. Cut into consecutive
 //! windows, the run shows each stretch separately; the lowest window median is the run's best stretch, as the
-//! lowest of N runs is the best run (perf-gate.txt: the minimum of the repetitions, each long enough to time).
+//! lowest of N runs is the best run (the minimum of the repetitions, each long enough to time).
 
 use crate::summary::percentile;
 
