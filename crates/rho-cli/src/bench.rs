@@ -10,6 +10,27 @@ use crate::run::{HarnessSettings, run_suite};
 use crate::suite::{BuildOptions, build, compiler_for};
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    // `rho bench chek`: a typo of a subcommand, not a suite named `chek`.
+    if let Some(message) = crate::init::did_you_mean(&args.files) {
+        anyhow::bail!("{message}");
+    }
+    // `--list`: each benchmark run once, to learn its name; nothing judged, compared or recorded.
+    let listing;
+    let args = if args.list {
+        let (project, run) = crate::project::listing_args(&args.project, &args.run);
+        listing = BenchArgs {
+            action: None,
+            project,
+            cmake_module: None,
+            files: args.files.clone(),
+            run,
+            list: true,
+            json: None,
+        };
+        &listing
+    } else {
+        args
+    };
     let timeout = Duration::from_secs_f64(args.run.timeout);
     let flags = args.run.flags()?;
     let what = args
@@ -106,6 +127,13 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         };
 
     let mut summary = crate::count::summarise(&runs, counted.as_ref(), &what)?;
+    if args.list {
+        let mut out = std::io::stdout().lock();
+        let _ = out
+            .write_all(crate::project::names(&summary).as_bytes())
+            .and_then(|()| out.flush());
+        return Ok(ExitCode::SUCCESS);
+    }
     crate::footprint::attach_or_warn(&mut summary, footprint, &what);
     for warning in rho_report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");

@@ -45,6 +45,12 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub run: RunArgs,
 
+    /// List the benchmarks the suite (FILE.c) or module.yml's suites would run, with --filter applied, one
+    /// name a line, and exit: each suite is built and each benchmark run for a single iteration to learn its
+    /// name (the harness registers them as it runs).
+    #[arg(long, conflicts_with_all = ["json", "cmake_module"])]
+    pub list: bool,
+
     /// Also write the run as a JSON document (schema `rho-bench-run/1`, see docs/json-output.md; without FILE.c,
     /// module.yml mode writes `rho-bench-project/1`: every suite with its budgets and verdicts). `-` writes it
     /// to stdout, and the human report goes to stderr.
@@ -68,6 +74,10 @@ pub enum BenchAction {
     /// nearest module.yml's, else the defaults): exit 0 when no metric regressed beyond its limit, 1 when one
     /// did, 2 when they cannot be compared.
     Compare(crate::saved::CompareArgs),
+    /// Start a project here (a git repository or not): write a commented module.yml and a first suite,
+    /// bench/first_bench.c, that builds and runs, then print the next three commands. Never overwrites a
+    /// file: when either exists, nothing is written.
+    Init,
 }
 
 /// `rho bench check`: module.yml's suites, judged.

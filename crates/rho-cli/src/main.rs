@@ -13,6 +13,7 @@ mod count;
 mod export;
 mod footprint;
 mod gate;
+mod init;
 mod project;
 mod run;
 mod saved;
@@ -54,8 +55,16 @@ fn main() -> ExitCode {
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
             Some(cli::BenchAction::Show(show)) => saved::show(show),
             Some(cli::BenchAction::Compare(compare)) => saved::compare(compare),
+            Some(cli::BenchAction::Init) => std::env::current_dir()
+                .map_err(anyhow::Error::from)
+                .and_then(|dir| init::init(&dir, &mut std::io::stdout())),
             None => match &args.cmake_module {
                 Some(dir) => cmake::export(dir).map(|()| ExitCode::SUCCESS),
+                None if args.list && args.files.is_empty() => {
+                    let (project, run) = project::listing_args(&args.project, &args.run);
+                    project::bench_project(&project, &run, None, project::Mode::List)
+                }
+
                 None if args.files.is_empty() => project::bench_project(
                     &args.project,
                     &args.run,

@@ -37,6 +37,36 @@ use crate::suite::{BuildOptions, Flags, ScratchDir, write_header};
 pub enum Mode {
     Report,
     Check,
+    /// `rho bench --list`: the names of the benchmarks each suite ran, nothing else.
+    List,
+}
+
+/// The settings of a `--list` run (from the user's `--filter`, `--target`, flags and timeout): every benchmark
+/// once (the lowest scale: one iteration), no warm-up, one repetition, timed only, no baseline.
+pub fn listing_args(project: &ProjectArgs, run: &RunArgs) -> (ProjectArgs, RunArgs) {
+    let project = ProjectArgs {
+        target: project.target.clone(),
+        repetitions: Some(1),
+        baseline: crate::baseline::BaselineArgs::default(),
+    };
+    let run = RunArgs {
+        iterations: None,
+        warmup: Some(0),
+        scale: Some(rho_config::SCALE_RANGE.0),
+        measure: Some(rho_config::Measure::default()),
+        cache_sim: false,
+        ..run.clone()
+    };
+    (project, run)
+}
+
+/// `--list`'s text: the benchmarks' names, one a line, in the order they ran.
+pub fn names(summary: &RunSummary) -> String {
+    summary
+        .benchmarks
+        .iter()
+        .map(|b| format!("{}\n", b.name))
+        .collect()
 }
 
 /// Run the module's suites and report (and, for [`Mode::Check`], enforce) their budgets.
@@ -202,6 +232,16 @@ pub fn bench_project(
                 continue;
             }
         };
+        if mode == Mode::List {
+            let indented: String = names(&summary)
+                .lines()
+                .map(|n| format!("  {n}\n"))
+                .collect();
+            let _ = out
+                .write_all(format!("{}:\n{indented}", job.what).as_bytes())
+                .and_then(|()| out.flush());
+            continue;
+        }
         for warning in rho_report::warnings(&summary) {
             eprintln!("rho: warning: {}: {warning}", job.what);
         }
@@ -284,13 +324,13 @@ pub fn bench_project(
     // Budgets naming no benchmark that any suite printed (a typo) would otherwise be silently unused. With a
     // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on
     // purpose.
-    let unmatched = if failed.is_empty() && run.filter.is_none() && !skipped {
+    let unmatched = if failed.is_empty() && run.filter.is_none() && !skipped && mode != Mode::List {
         crate::verdicts::unmatched_budgets(&config, target.name(), &judgements)
     } else {
         Vec::new()
     };
     match mode {
-        Mode::Report => {
+        Mode::Report | Mode::List => {
             for message in &unmatched {
                 eprintln!("rho: warning: {message}");
             }

@@ -180,7 +180,8 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
     }
     let run = parser.finish().map_err(|error| {
         anyhow!(
-            "the benchmark suite {what} exited normally but its wire stream is incomplete: output {error}{}",
+            "the benchmark suite {what} exited normally but its wire stream is incomplete: output {error}{}{}",
+            never_started_hint(&error),
             stderr_tail()
         )
     })?;
@@ -190,6 +191,19 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
         eprintln!("{text}");
     }
     Ok(run)
+}
+
+/// What a stream that ended before its first line (`@rho-bench`) most likely means, and what to check.
+fn never_started_hint(error: &rho_wire::WireError) -> &'static str {
+    match error {
+        rho_wire::WireError::Unexpected { expected, .. } if expected.starts_with("@rho-bench") => {
+            "\nthe program exited without starting the stream: most likely its main never calls \
+             rho_bench_main(&suite, argc, argv) (or returns before it), or it is not the suite's program, or it \
+             printed nothing on stdout. Check that main ends with `return rho_bench_main(&suite, argc, argv);` \
+             and that the command runs the suite you built"
+        }
+        _ => "",
+    }
 }
 
 /// Why reading a suite's output stopped early.

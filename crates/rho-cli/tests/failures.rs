@@ -211,6 +211,31 @@ fn a_truncated_stream_is_an_error() {
 }
 
 #[test]
+fn a_program_that_never_starts_the_stream_is_told_the_likely_cause() {
+    // A suite whose main forgot rho_bench_main: it prints a line of its own and exits 0.
+    let (_tmp, outcome) = bench_written(
+        "forgot.c",
+        "#include <stdio.h>\n#include <rho/bench.h>\nint main(void) { puts(\"hello\"); return 0; }\n",
+        &[],
+    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("expected @rho-bench");
+    outcome.assert_stderr_has("never calls rho_bench_main");
+    outcome.assert_stderr_has("return rho_bench_main(&suite, argc, argv);");
+    // A stream cut off later gets no such hint: its program did start.
+    let (_tmp, truncated) = bench_written(
+        "truncated.c",
+        "#include <stdio.h>\nint main(void) { puts(\"@rho-bench 1\"); return 0; }\n",
+        &[],
+    );
+    assert!(
+        !truncated.stderr.contains("never calls"),
+        "{}",
+        truncated.describe()
+    );
+}
+
+#[test]
 fn a_missing_file_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
     let outcome = rho_in(tmp.path(), &["bench", "no/such/suite.c"], LIMIT);

@@ -31,6 +31,12 @@ pub use model::{
     is_gate_budget, is_scale, is_timeout_seconds, unmatched_benchmarks, unmatched_message,
 };
 
+/// The candidate closest to `word` when it is a plausible typo of it (a third of its length, at least one
+/// edit, a swap of neighbours counting one): the "did you mean" of config keys, reused for the CLI's words.
+pub fn closest_word<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    suggest::closest(word, candidates)
+}
+
 /// The config file's name, at the module root.
 pub const MODULE_FILE: &str = "module.yml";
 
