@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The harness's own cost on the Cortex-M4 at -Os (issue 6 part 5), with arm-none-eabi-size.
+# The harness's own cost on a Cortex-M at -Os (issue 6 part 5), with arm-none-eabi-size: on the
+# Cortex-M4 (the mps2-an386 port) by default, on another core with its port's name as argument
+# (`measure-size.sh stm32h743zi`: the Cortex-M7).
 #
-# Two programs built by the MPS2 AN386 port with the same flags:
+# Two programs built by the port with the same flags:
 #   no_harness.c   the port alone (start-up, semihosting, newlib's exit), main returns 0;
 #   empty_suite.c  the same with the harness linked and a suite of no benchmarks (the
 #                  `.overhead` calibration still runs the whole measurement path).
@@ -10,10 +12,12 @@
 # the harness's object, and static RAM (.data + .bss) less the suite's list. The harness's object
 # is measured twice: as built (with the MPU stack guard, on by default on ARMv7-M) and with
 # -DRHO_BENCH_NO_STACK_GUARD, so the guard's own cost shows.
-# Usage: tests/cortex-m/measure-size.sh
+# Usage: tests/cortex-m/measure-size.sh [PORT]   (a directory of c/ports; default mps2-an386)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
-port="$repo/c/ports/mps2-an386"
+port="$repo/c/ports/${1:-mps2-an386}"
+[ -f "$port/Makefile" ] || { echo "measure-size: no port ${1:-} (no $port/Makefile)" >&2; exit 2; }
+arch_flags="$(sed -n 's/^ARCH_FLAGS := //p' "$port/Makefile")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -42,7 +46,7 @@ object_sizes() { # code, read-only data and static RAM of the harness's object i
 read -r impl_code impl_rodata impl_ram < <(object_sizes "$work/empty")
 read -r bare_code bare_rodata bare_ram < <(object_sizes "$work/noguard")
 
-echo "flags: -std=c99 -Os -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffunction-sections -Wl,--gc-sections ($(arm-none-eabi-gcc -dumpversion))"
+echo "flags: -std=c99 -Os $arch_flags -ffunction-sections -Wl,--gc-sections ($(arm-none-eabi-gcc -dumpversion))"
 echo "port alone (no_harness.c):        text $none_text  data $none_data  .bss $none_bss"
 echo "port + harness (empty_suite.c):   text $empty_text  data $empty_data  .bss $empty_bss"
 echo "harness, total flash:             $((empty_text - none_text)) bytes (code + read-only data + the suite's main)"

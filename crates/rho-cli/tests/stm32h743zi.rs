@@ -1,0 +1,82 @@
+//! The STM32H743ZI port (`c/ports/stm32h743zi`, a Cortex-M7), built but not measured here: no NUCLEO-H743ZI is
+//! attached to this machine. `tests/cortex-m/check-stm32h743zi.sh` builds the example suite for the part and
+//! checks the image (vector table, stack, RTT block, the probe-rs run command, FLASH and DTCM use), then runs the
+//! same port on QEMU's Cortex-M7 with its memories moved (start-up, console, exit status, fault report, the
+//! harness's stream, the MPU guard); `tests/cortex-m/measure-size.sh stm32h743zi` gives the harness's own cost
+//! on the M7 at -Os, held to the same aims as on the M4.
+//!
+//! Without arm-none-eabi-gcc or qemu-system-arm each test prints a note and passes, unless `RHO_REQUIRE_CROSS`
+//! is set (`.ci/run` sets it and installs both).
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+
+fn script(test: &str, path: &str, args: &[&str]) -> Option<String> {
+    if !cross_tools_present(test) {
+        return None;
+    }
+    let output = Command::new("bash")
+        .arg(repo_file(path))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{path}: {}\n{text}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(text)
+}
+
+#[test]
+fn the_stm32h743zi_port_builds_for_the_part_and_its_start_up_runs_on_an_emulated_cortex_m7() {
+    let Some(text) = script(
+        "the_stm32h743zi_port_builds_for_the_part",
+        "tests/cortex-m/check-stm32h743zi.sh",
+        &[],
+    ) else {
+        return;
+    };
+    assert!(text.starts_with("check-stm32h743zi: ok"), "{text}");
+}
+
+/// The harness's own cost on the Cortex-M7 at -Os: the aims of the M4 (see cortex_m.rs) hold here too, the
+/// figures are in README.md.
+#[test]
+fn the_harness_code_size_on_a_cortex_m7_stays_within_the_aims() {
+    let Some(text) = script(
+        "the_harness_code_size_on_a_cortex_m7_stays_within_the_aims",
+        "tests/cortex-m/measure-size.sh",
+        &["stm32h743zi"],
+    ) else {
+        return;
+    };
+    assert!(text.contains("-mcpu=cortex-m7"), "{text}");
+    let figure = |prefix: &str, label: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{text}"));
+        let at = line
+            .find(label)
+            .unwrap_or_else(|| panic!("{label} in {line}"));
+        line[at + label.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a number after {label} in {line}"))
+    };
+    let code = figure("harness object", " code ");
+    let ram = figure("harness object", "static RAM ");
+    let bare_code = figure("without the stack guard", " code ");
+    let bare_ram = figure("without the stack guard", "static RAM ");
+    assert!(bare_code > 0 && bare_code <= 2000, "{text}");
+    assert!(bare_ram <= 64, "{text}");
+    assert!(code >= bare_code && code - bare_code <= 680, "{text}");
+    assert!(ram >= bare_ram && ram - bare_ram <= 32, "{text}");
+}
