@@ -1,0 +1,396 @@
+//! [`Bench`]: one benchmark's state and its measured loop, the C harness's `RHO_BENCH_LOOP` and
+//! `rho_bench__step` (`c/include/rho/bench.h`): warm-ups, then measured samples, each timed around the
+//! body only, batched when the body is too short for the clock, under a time cap; or, under Callgrind, one
+//! counted loop.
+
+use core::hint::black_box;
+
+use crate::heap;
+use crate::hosted::clock;
+use crate::hosted::valgrind;
+
+/// Bodies under this many sizing units are batched ...
+const BATCH_BELOW: u64 = 16;
+/// ... into samples of at least this many units (c/include/rho/bench.h, "Batches").
+const BATCH_AIM: u64 = 128;
+/// Inputs `iter_batched` holds at once: its batches are at most this long.
+pub const BATCHED_INPUTS: usize = 64;
+/// The paint of the stack region.
+pub(crate) const PAINT: u8 = 0xAA;
+/// Bytes below the stack pointer left unpainted: x86-64's red zone, which a leaf function may use.
+pub(crate) const RED_ZONE: usize = 128;
+
+/// A benchmark's state, handed to each benchmark function: say what one iteration is ([`Bench::unit`]), then
+/// run the measured loop once ([`Bench::iter`] or [`Bench::iter_batched`]).
+///
+/// ```no_run
+/// fn sum_1k(b: &mut rho_bench::Bench) {
+///     let data = vec![1u8; 1024];
+///     b.unit("byte", 1024);
+///     b.iter(|| std::hint::black_box(&data).iter().map(|&x| u64::from(x)).sum::<u64>());
+/// }
+/// rho_bench::main!(sum_1k);
+/// ```
+pub struct Bench {
+    pub(crate) name: String,
+    /// `name` with a NUL, for Callgrind's dump.
+    pub(crate) name_nul: Vec<u8>,
+    pub(crate) unit: &'static str,
+    pub(crate) per_iteration: u64,
+    pub(crate) misuse: Option<&'static str>,
+    loops: u32,
+
+    cycles_start: u64,
+    time_start: u64,
+    in_iteration: bool,
+    pub(crate) warmup_target: u64,
+    pub(crate) warmup_done: u64,
+    pub(crate) measured_target: u64,
+    pub(crate) measured_done: u64,
+    pub(crate) cap_limit: u64,
+    cap_used: u64,
+    pub(crate) capped: bool,
+
+    pub(crate) batch: u64,
+    pub(crate) batch_forced: u64,
+    pub(crate) batch_priority: u8,
+    batch_limit: u64,
+    pub(crate) single_min: u64,
+    next_batch: u64,
+    /// The unit batches are sized in (0 while `.overhead` runs: nothing batched).
+    pub(crate) batch_unit: u64,
+
+    pub(crate) counting: bool,
+    count_measuring: bool,
+    count_left: u64,
+    pub(crate) dumps: u64,
+    /// The counted loops of this block: (dump number, iterations), at most two (`.overhead`'s).
+    pub(crate) counts: [(u64, u64); 2],
+    pub(crate) counts_len: usize,
+    /// The scale for [`Bench::iterations`], and whether the environment fixed the iterations already.
+    pub(crate) scale: f64,
+    pub(crate) iterations_fixed: bool,
+
+    /// The samples, `[cycles, time]` (only time without a cycle clock).
+    pub(crate) samples: Uncounted<[u64; 2]>,
+    /// The lowest byte of the painted region above its 16-byte band (0: stack not measured).
+    pub(crate) region_limit: usize,
+    pub(crate) heap_base: heap::Snapshot,
+    pub(crate) heap_start: heap::Snapshot,
+    /// The counters when the benchmark returned.
+    pub(crate) heap_end: heap::Snapshot,
+}
+
+/// A buffer the harness owns on the benchmark's thread: allocated, grown and freed outside the heap counts.
+pub(crate) struct Uncounted<T>(pub(crate) Vec<T>);
+
+impl<T> Uncounted<T> {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Uncounted(heap::uncounted(|| Vec::with_capacity(capacity)))
+    }
+
+    #[inline(always)]
+    fn push(&mut self, value: T) {
+        if self.0.len() == self.0.capacity() {
+            heap::uncounted(|| self.0.reserve(self.0.len().max(64)));
+        }
+        self.0.push(value);
+    }
+}
+
+impl<T> Drop for Uncounted<T> {
+    fn drop(&mut self) {
+        let vec = core::mem::take(&mut self.0);
+        heap::uncounted(|| drop(vec));
+    }
+}
+
+impl Bench {
+    pub(crate) fn new(name: &str) -> Bench {
+        let mut name_nul = name.as_bytes().to_vec();
+        name_nul.push(0);
+        Bench {
+            name: name.to_string(),
+            name_nul,
+            unit: "iter",
+            per_iteration: 1,
+            misuse: None,
+            loops: 0,
+            cycles_start: 0,
+            time_start: 0,
+            in_iteration: false,
+            warmup_target: 0,
+            warmup_done: 0,
+            measured_target: 0,
+            measured_done: 0,
+            cap_limit: 0,
+            cap_used: 0,
+            capped: false,
+            batch: 0,
+            batch_forced: 0,
+            batch_priority: 0,
+            batch_limit: 0,
+            single_min: u64::MAX,
+            next_batch: 1,
+            batch_unit: 0,
+            counting: false,
+            count_measuring: false,
+            count_left: 0,
+            dumps: 0,
+            counts: [(0, 0); 2],
+            counts_len: 0,
+            scale: 1.0,
+            iterations_fixed: false,
+            samples: Uncounted(Vec::new()),
+            region_limit: 0,
+            heap_base: heap::Snapshot::default(),
+            heap_start: heap::Snapshot::default(),
+            heap_end: heap::Snapshot::default(),
+        }
+    }
+
+    /// The benchmark's name, as reported.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// One iteration does `per_iteration` units of `unit` (default: 1 `iter`), as `RHO_BENCH_UNIT`: rho
+    /// reports rates in it (`byte` gives bytes per second). `unit` must be a wire name (1 to 63 of
+    /// `[A-Za-z0-9_.:+-]`) and `per_iteration` at least 1, else the run stops with an error.
+    pub fn unit(&mut self, unit: &'static str, per_iteration: u64) {
+        self.unit = unit;
+        self.per_iteration = per_iteration;
+    }
+
+    /// This benchmark's measured iterations (scaled by `RHO_BENCH_SCALE` like the others), before its loop:
+    /// for a body too slow for the default 20,000. `RHO_BENCH_ITERATIONS_<name>` (module.yml's per-benchmark
+    /// `iterations`) overrides it.
+    pub fn iterations(&mut self, iterations: u64) {
+        if !self.iterations_fixed && self.loops == 0 {
+            let scaled = (iterations as f64 * self.scale + 0.5).min(1.8e19) as u64;
+            self.measured_target = scaled.max(1);
+        }
+    }
+
+    /// Every measured sample is `iterations` back-to-back iterations (1: never batched; 0: sized by the
+    /// harness, the default), before the loop, as `RHO_BENCH_SET_BATCH`. `RHO_BENCH_BATCH_<name>` overrides it.
+    pub fn batch(&mut self, iterations: u64) {
+        if self.batch_priority < 2 {
+            self.batch_forced = iterations;
+            self.batch_priority = 2;
+        }
+    }
+
+    /// The measured loop: runs `routine` for the warm-ups, then the measured samples, each timed around the
+    /// body alone (`RHO_BENCH_LOOP`). Its result is kept from the optimiser (`RHO_BENCH_KEEP`) and dropped
+    /// inside the timing. One loop per benchmark.
+    #[inline(always)]
+    pub fn iter<R, F: FnMut() -> R>(&mut self, mut routine: F) {
+        if !self.loop_begin() {
+            return;
+        }
+        if self.counting {
+            while self.count_next() {
+                black_box(routine());
+            }
+            return;
+        }
+        let (mut cycles_stop, mut time_stop) = (0, 0);
+        while self.step(cycles_stop, time_stop) {
+            let mut left = self.next_batch;
+            self.time_start = clock::time_now();
+            self.cycles_start = clock::cycles_start();
+            loop {
+                black_box(routine());
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+            cycles_stop = clock::cycles_stop();
+            time_stop = clock::time_now();
+        }
+    }
+
+    /// The measured loop with an untimed `setup` before each `routine` (criterion's `iter_batched`,
+    /// `RHO_BENCH_LOOP_SETUP`): for a sample of K iterations the harness runs `setup` K times with the clocks
+    /// stopped, then times the K routines; their results are dropped after the clocks stop. K is at most
+    /// [`BATCHED_INPUTS`]. Heap figures include what `setup` allocates. Counting instructions reads no clock:
+    /// there the setup is counted with the routine.
+    #[inline(always)]
+    pub fn iter_batched<I, R, S, F>(&mut self, mut setup: S, mut routine: F)
+    where
+        S: FnMut() -> I,
+        F: FnMut(I) -> R,
+    {
+        self.batch_limit = BATCHED_INPUTS as u64;
+        if !self.loop_begin() {
+            return;
+        }
+        if self.counting {
+            while self.count_next() {
+                let input = setup();
+                black_box(routine(input));
+            }
+            return;
+        }
+        let mut inputs: Uncounted<I> = Uncounted::with_capacity(BATCHED_INPUTS);
+        let mut outputs: Uncounted<R> = Uncounted::with_capacity(BATCHED_INPUTS);
+        let (mut cycles_stop, mut time_stop) = (0, 0);
+        while self.step(cycles_stop, time_stop) {
+            for _ in 0..self.next_batch {
+                inputs.0.push(setup());
+            }
+            self.time_start = clock::time_now();
+            self.cycles_start = clock::cycles_start();
+            for input in inputs.0.drain(..) {
+                outputs.0.push(black_box(routine(black_box(input))));
+            }
+            cycles_stop = clock::cycles_stop();
+            time_stop = clock::time_now();
+            outputs.0.clear();
+        }
+    }
+
+    /// Counts the loops; false when the benchmark cannot be measured (a second loop).
+    #[inline(never)]
+    fn loop_begin(&mut self) -> bool {
+        self.loops += 1;
+        if self.loops > 1 && self.misuse.is_none() {
+            self.misuse = Some(
+                "the measured loop (iter, iter_batched) ran more than once; one loop a benchmark",
+            );
+        }
+        self.in_iteration = false;
+        if self.counting {
+            self.count_left = if self.misuse.is_none() {
+                self.warmup_target
+            } else {
+                0
+            };
+            self.count_measuring = false;
+        }
+        self.misuse.is_none()
+    }
+
+    /// K for the measured samples, once the warm-ups are over.
+    fn size_batch(&mut self) {
+        let mut k = self.batch_forced;
+        let least = self.single_min;
+        if k == 0 {
+            let most = (self.measured_target / 32).min(crate::hosted::settings::BATCH_MAX);
+            k = 1;
+            if self.warmup_done > 0 && self.batch_unit != 0 && least / BATCH_BELOW < self.batch_unit
+            {
+                while k * 2 <= most && least.saturating_mul(k) < BATCH_AIM * self.batch_unit {
+                    k *= 2;
+                }
+            }
+        }
+        if self.batch_limit != 0 && k > self.batch_limit {
+            k = self.batch_limit;
+        }
+        self.batch = k;
+    }
+
+    /// Records the sample of the iteration that just ended (if one did) and decides whether another runs
+    /// (`rho_bench__step`). Not inlined: it runs between the stop and start reads, and must not be scheduled
+    /// into the windows.
+    #[inline(never)]
+    fn step(&mut self, cycles_stop: u64, time_stop: u64) -> bool {
+        if self.in_iteration {
+            let cycles = cycles_stop.wrapping_sub(self.cycles_start);
+            let spent = time_stop.wrapping_sub(self.time_start);
+            self.samples.push([cycles, spent]);
+            if self.warmup_done < self.warmup_target {
+                self.warmup_done += 1;
+            } else {
+                self.measured_done += self.next_batch;
+            }
+            if self.next_batch == 1 {
+                let single = if clock::HAS_CYCLES { cycles } else { spent };
+                self.single_min = self.single_min.min(single);
+            }
+            self.cap_used = self.cap_used.wrapping_add(spent);
+            if self.cap_limit != 0 && (self.cap_used >= self.cap_limit || self.cap_used < spent) {
+                if self.warmup_done < self.warmup_target {
+                    self.warmup_target = self.warmup_done;
+                } else if self.measured_done > 0 && self.measured_done < self.measured_target {
+                    self.measured_target = self.measured_done;
+                    self.capped = true;
+                }
+            }
+        }
+        if self.warmup_done < self.warmup_target || self.measured_done < self.measured_target {
+            if self.batch == 0 && self.warmup_done == self.warmup_target {
+                self.size_batch();
+                self.next_batch = self.batch;
+                self.cap_used = 0;
+                self.measuring_starts();
+            }
+            self.in_iteration = true;
+            return true;
+        }
+        self.in_iteration = false;
+        false
+    }
+
+    /// The first measured iteration is next: the heap peak and counts restart, and the stack region below
+    /// this frame is painted again (the frames above it are live and stay counted), except its lowest 16
+    /// bytes, so an overrun in the warm-ups still reads as one.
+    #[inline(always)]
+    fn measuring_starts(&mut self) {
+        heap::restart_peak();
+        self.heap_start = heap::snapshot();
+        if self.region_limit != 0 {
+            let sp = clock::stack_pointer() - RED_ZONE;
+            if sp > self.region_limit {
+                crate::hosted::stack::paint(self.region_limit, sp);
+            }
+        }
+    }
+
+    /// The counting loop's step (`rho_bench__count_next`): the same few instructions every iteration.
+    #[inline(never)]
+    fn count_next(&mut self) -> bool {
+        if self.count_left != 0 {
+            self.count_left -= 1;
+            return true;
+        }
+        self.count_turn()
+    }
+
+    /// The measured loop starts (collection on) or ends (collection off, totals dumped under the name).
+    #[inline(never)]
+    fn count_turn(&mut self) -> bool {
+        if self.misuse.is_some() {
+            return false;
+        }
+        if !self.count_measuring {
+            self.warmup_done = self.warmup_target;
+            self.count_measuring = true;
+            self.count_left = self.measured_target - 1;
+            self.measuring_starts();
+            valgrind::zero_stats();
+            valgrind::toggle_collect();
+            return true;
+        }
+        valgrind::toggle_collect();
+        valgrind::dump_stats_at(&self.name_nul);
+        self.dumps += 1;
+        if self.counts_len < self.counts.len() {
+            self.counts[self.counts_len] = (self.dumps, self.measured_target);
+            self.counts_len += 1;
+        }
+        self.count_measuring = false;
+        self.measured_done = self.measured_target;
+        false
+    }
+
+    /// Ready for another counted loop of `.overhead` (twice the iterations).
+    pub(crate) fn again(&mut self, iterations: u64) {
+        self.loops = 0;
+        self.measured_target = iterations;
+        self.measured_done = 0;
+    }
+}

@@ -1,0 +1,175 @@
+//! The clocks, as the C harness reads them (`c/include/rho/bench.h`, "Clocks"): each sample reads time
+//! start, cycles start, the body, cycles stop, time stop, the cycle window innermost.
+//!
+//! - x86-64: cycles `tsc` (`lfence; rdtsc; lfence` at both ends), unit cycle, hz calibrated against the
+//!   monotonic clock over about 20 ms.
+//! - aarch64: cycles `cntvct` (`isb; mrs cntvct_el0`), unit tick, hz from `cntfrq_el0`.
+//! - elsewhere: no cycle clock.
+//! - time: `clock_gettime(CLOCK_MONOTONIC)` in ns on Unix (`Instant` elsewhere, named `instant`).
+
+/// Whether this target has a cycle clock.
+pub const HAS_CYCLES: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// The cycle counter at the start of a window.
+#[inline(always)]
+pub fn cycles_start() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (low, high): (u32, u32);
+        // SAFETY: rdtsc and lfence only read the counter; no memory is touched (the missing `nomem` keeps the
+        // compiler from moving memory accesses across it, as the C harness's "memory" clobber does).
+        unsafe {
+            core::arch::asm!("lfence", "rdtsc", "lfence", out("eax") low, out("edx") high,
+                options(nostack, preserves_flags));
+        }
+        (u64::from(high) << 32) | u64::from(low)
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let value: u64;
+        // SAFETY: reads the virtual counter, which EL0 may read on every OS rho runs on.
+        unsafe {
+            core::arch::asm!("isb", "mrs {v}, cntvct_el0", "isb", v = out(reg) value,
+                options(nostack, preserves_flags));
+        }
+        value
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        0
+    }
+}
+
+/// The cycle counter at the end of a window.
+#[inline(always)]
+pub fn cycles_stop() -> u64 {
+    #[cfg(target_arch = "aarch64")]
+    {
+        let value: u64;
+        // SAFETY: as in `cycles_start`.
+        unsafe {
+            core::arch::asm!("isb", "mrs {v}, cntvct_el0", v = out(reg) value,
+                options(nostack, preserves_flags));
+        }
+        value
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
+        cycles_start()
+    }
+}
+
+/// The time clock's name in `@clock time NAME`.
+pub const TIME_NAME: &str = if cfg!(unix) {
+    "clock_gettime"
+} else {
+    "instant"
+};
+
+/// The monotonic clock in ns. Not inlined, as in the C harness: the same call in every window.
+#[inline(never)]
+pub fn time_now() -> u64 {
+    #[cfg(unix)]
+    {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `now` is a valid timespec to write; CLOCK_MONOTONIC exists on every Unix.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+        (now.tv_sec as u64)
+            .wrapping_mul(1_000_000_000)
+            .wrapping_add(now.tv_nsec as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_nanos() as u64
+    }
+}
+
+/// The cycle clock's rate in counts per second (0 when unknown), measured or read once.
+pub fn cycles_hz() -> u64 {
+    #[cfg(target_arch = "aarch64")]
+    {
+        let hz: u64;
+        // SAFETY: reads the counter's frequency register, readable at EL0.
+        unsafe {
+            core::arch::asm!("mrs {v}, cntfrq_el0", v = out(reg) hz, options(nomem, nostack))
+        };
+        hz
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let t0 = time_now();
+        let c0 = cycles_start();
+        let mut t1;
+        loop {
+            t1 = time_now();
+            if t1.wrapping_sub(t0) >= 20_000_000 {
+                break;
+            }
+        }
+        let c1 = cycles_stop();
+        let t1 = time_now();
+        ((c1.wrapping_sub(c0)) as f64 * 1e9 / (t1.wrapping_sub(t0)) as f64 + 0.5) as u64
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        0
+    }
+}
+
+/// The smallest non-zero step between successive reads of the cycle clock (10,000 reads), 0 if it never
+/// moved.
+pub fn cycles_resolution() -> u64 {
+    smallest_step(10_000, 10_000, cycles_start)
+}
+
+/// The smallest non-zero step of the time clock (a coarse clock may need many reads to move at all).
+pub fn time_resolution() -> u64 {
+    smallest_step(10_000, 100_000_000, time_now)
+}
+
+fn smallest_step(reads: u64, most: u64, read: impl Fn() -> u64) -> u64 {
+    let mut smallest = 0u64;
+    let mut previous = read();
+    let mut i = 0u64;
+    while i < reads || (smallest == 0 && i < most) {
+        let now = read();
+        let step = now.wrapping_sub(previous);
+        if step != 0 && (smallest == 0 || step < smallest) {
+            smallest = step;
+        }
+        previous = now;
+        i += 1;
+    }
+    smallest
+}
+
+/// The stack pointer where this is inlined.
+#[inline(always)]
+pub fn stack_pointer() -> usize {
+    let sp: usize;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: copies rsp into a register.
+    unsafe {
+        core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(any(target_arch = "aarch64", target_arch = "arm"))]
+    // SAFETY: copies sp into a register.
+    unsafe {
+        core::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "arm")))]
+    {
+        // No way to read it: a local's address, well above where the stack pointer is.
+        let here = 0u8;
+        sp = core::hint::black_box(&here) as *const u8 as usize - 256;
+    }
+    sp
+}

@@ -1,0 +1,125 @@
+//! rho's Rust harness: benchmarks written for `cargo bench` that measure as rho's C harness does
+//! (`c/include/rho/bench.h`) and print the same wire stream (`docs/wire-format.md`), so `rho` summarises,
+//! budgets, baselines and gates them like any suite.
+//!
+//! ```no_run
+//! use rho_bench::Bench;
+//!
+//! #[global_allocator]
+//! static ALLOC: rho_bench::CountingAlloc = rho_bench::CountingAlloc::system();
+//!
+//! fn sum_1k(b: &mut Bench) {
+//!     let data = vec![1u8; 1024];
+//!     b.unit("byte", 1024); // one iteration is 1024 bytes of work
+//!     b.iter(|| std::hint::black_box(&data).iter().map(|&x| u64::from(x)).sum::<u64>());
+//! }
+//!
+//! rho_bench::main!(sum_1k); // in a `[[bench]] harness = false` target
+//! ```
+//!
+//! What it measures, per benchmark:
+//! - **cycles and time**: the TSC (x86-64) or `cntvct_el0` (aarch64) and the monotonic clock, around the body
+//!   alone; the harness's own cost is measured first as `.overhead` (rho takes it off); bodies too short for
+//!   the clock are timed in batches sized as the C harness sizes them.
+//! - **stack**: each benchmark runs on a thread of its own; a region of its stack is painted and the
+//!   high-water mark of the measured iterations read back.
+//! - **heap**: peak, live bytes and allocation counts, through [`CountingAlloc`] installed as the global
+//!   allocator ("heap not measured" without it).
+//! - **instructions**: under Valgrind's Callgrind (`rho bench --measure instructions`), each benchmark's
+//!   measured loop is counted instead of timed.
+//!
+//! Output: run by rho (which sets `RHO_BENCH_FORMAT=wire`), the raw stream on stdout; run by `cargo bench`
+//! alone, the stream is parsed with rho-wire, summarised with rho-stats and printed as rho-report's text
+//! report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. The settings are the C
+//! harness's environment variables (`RHO_BENCH_ITERATIONS`, `RHO_BENCH_WARMUP`, `RHO_BENCH_SCALE`, ...: see
+//! [`Settings`]).
+
+#![cfg_attr(not(feature = "std"), no_std)]
+#![warn(missing_docs)]
+
+#[cfg(feature = "std")]
+mod bench;
+mod heap;
+#[cfg(feature = "std")]
+mod hosted;
+mod wire;
+
+#[cfg(feature = "std")]
+pub use bench::{BATCHED_INPUTS, Bench};
+pub use heap::CountingAlloc;
+#[cfg(feature = "std")]
+pub use hosted::settings::{FORMAT_VARIABLE, Measure, Output, Settings};
+#[cfg(feature = "std")]
+pub use hosted::{BuildInfo, Sink, main as run_main, report, run};
+
+/// A benchmark of a suite: its name and its function.
+#[cfg(feature = "std")]
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    /// The name reported (1 to 63 of `[A-Za-z0-9_.:+-]`).
+    pub name: &'static str,
+    /// The benchmark.
+    pub run: fn(&mut Bench),
+}
+
+#[cfg(feature = "std")]
+impl Entry {
+    /// A benchmark named `name`.
+    pub const fn new(name: &'static str, run: fn(&mut Bench)) -> Entry {
+        Entry { name, run }
+    }
+}
+
+/// What stops a run (the harness prints it as `rho: ...` on stderr and exits with status 2).
+#[cfg(feature = "std")]
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A setting from the environment or the command line that cannot be read.
+    #[error("{variable}: expected {expected}, got \"{got}\"")]
+    Setting {
+        /// The variable.
+        variable: String,
+        /// What it may hold.
+        expected: String,
+        /// What it held.
+        got: String,
+    },
+    /// A benchmark used the harness wrongly (two loops, a bad unit, a bad name).
+    #[error("{bench}: {what}")]
+    Misuse {
+        /// The benchmark.
+        bench: String,
+        /// What it did.
+        what: String,
+    },
+    /// The benchmark's thread could not be started, or its stack region set up, or it panicked.
+    #[error("{0}")]
+    Thread(String),
+    /// Writing the stream failed.
+    #[error("writing the stream failed: {0}")]
+    Output(std::io::Error),
+    /// The stream could not be summarised into the report (a harness bug: rho-wire names the line).
+    #[error("cannot report the run: {0}")]
+    Report(String),
+}
+
+/// The `main` of a `[[bench]] harness = false` target: runs the benchmarks named, in order, and exits with
+/// the harness's status (0, or 2 on a bad setting or a misuse).
+///
+/// ```no_run
+/// fn empty(b: &mut rho_bench::Bench) {
+///     b.iter(|| ());
+/// }
+/// rho_bench::main!(empty);
+/// ```
+#[cfg(feature = "std")]
+#[macro_export]
+macro_rules! main {
+    ($($bench:ident),+ $(,)?) => {
+        fn main() {
+            let entries = [$($crate::Entry::new(stringify!($bench), $bench)),+];
+            let build = $crate::BuildInfo { optimized: !cfg!(debug_assertions) };
+            ::std::process::exit($crate::run_main(&entries, build));
+        }
+    };
+}

@@ -1,0 +1,126 @@
+//! Writing the wire stream (docs/wire-format.md, version 5): the records, formatted with `core::fmt` so the
+//! same code serves a hosted run and a board. Reading it is rho-wire's job alone.
+
+use core::fmt::{self, Write};
+
+/// The wire format version this harness prints.
+pub const WIRE_VERSION: u32 = 5;
+
+/// A byte of a wire name: `[A-Za-z0-9_.:+-]`.
+pub const fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'+' | b'-')
+}
+
+/// 1 to 63 name bytes.
+pub fn is_name(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 63 && text.bytes().all(is_name_byte)
+}
+
+/// `@rho-bench V` and `@target NAME arch= optimized= compiler=`.
+pub fn target(
+    out: &mut impl Write,
+    target: &str,
+    arch: &str,
+    optimized: bool,
+    compiler: &str,
+) -> fmt::Result {
+    write!(
+        out,
+        "@rho-bench {WIRE_VERSION}\n@target {target} arch={arch} optimized={}",
+        u8::from(optimized)
+    )?;
+    if !compiler.is_empty() {
+        write!(out, " compiler={compiler}")?;
+    }
+    out.write_char('\n')
+}
+
+/// `@clock ROLE NAME unit= hz= resolution=`.
+pub fn clock(
+    out: &mut impl Write,
+    role: &str,
+    name: &str,
+    unit: &str,
+    hz: u64,
+    resolution: u64,
+) -> fmt::Result {
+    writeln!(
+        out,
+        "@clock {role} {name} unit={unit} hz={hz} resolution={resolution}"
+    )
+}
+
+/// `@config iterations= warmup= time_cap_ms= stack_bytes= stack_guard=`.
+pub fn config(
+    out: &mut impl Write,
+    iterations: u64,
+    warmup: u64,
+    time_cap_ms: u64,
+    stack_bytes: u64,
+    stack_guard: &str,
+) -> fmt::Result {
+    writeln!(
+        out,
+        "@config iterations={iterations} warmup={warmup} time_cap_ms={time_cap_ms} \
+         stack_bytes={stack_bytes} stack_guard={stack_guard}"
+    )
+}
+
+/// One sample line: `:A B`.
+pub fn sample(out: &mut impl Write, figures: &[u64]) -> fmt::Result {
+    for (i, figure) in figures.iter().enumerate() {
+        out.write_char(if i == 0 { ':' } else { ' ' })?;
+        write!(out, "{figure}")?;
+    }
+    out.write_char('\n')
+}
+
+/// The stack figure of a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stack {
+    Bytes(u64),
+    Overrun,
+    Off,
+}
+
+/// What closes a block: `@stack`, `@heap`, `@end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockEnd<'a> {
+    pub name: &'a str,
+    pub stack: Stack,
+    pub heap_peak: u64,
+    pub heap_live: u64,
+    pub allocs: u64,
+    pub frees: u64,
+    pub iterations: u64,
+    pub warmup: u64,
+    pub capped: bool,
+    pub unit: &'a str,
+    pub per_iteration: u64,
+    pub batch: u64,
+}
+
+/// `@stack`, `@heap` and `@end` of a block.
+pub fn block_end(out: &mut impl Write, end: &BlockEnd<'_>) -> fmt::Result {
+    match end.stack {
+        Stack::Bytes(n) => writeln!(out, "@stack {n}")?,
+        Stack::Overrun => out.write_str("@stack overrun\n")?,
+        Stack::Off => out.write_str("@stack off\n")?,
+    }
+    writeln!(
+        out,
+        "@heap peak={} live={} allocs={} frees={} free_errors=0",
+        end.heap_peak, end.heap_live, end.allocs, end.frees
+    )?;
+    writeln!(
+        out,
+        "@end {} iterations={} warmup={} capped={} unit={} per_iteration={} batch={}",
+        end.name,
+        end.iterations,
+        end.warmup,
+        u8::from(end.capped),
+        end.unit,
+        end.per_iteration,
+        end.batch
+    )
+}

@@ -1,0 +1,171 @@
+//! The harness's stream, read by rho-wire (the one parser): its shape, and the figures that are exact.
+//! One test: the heap counters are process-wide, so nothing else may allocate while it measures.
+
+use std::hint::black_box;
+
+use rho_bench::{Bench, BuildInfo, Entry, Settings, Sink};
+use rho_wire::StackMark;
+
+#[global_allocator]
+static ALLOC: rho_bench::CountingAlloc = rho_bench::CountingAlloc::system();
+
+fn sum_1k(b: &mut Bench) {
+    let data = vec![1u8; 1024];
+    b.unit("byte", 1024);
+    b.iter(|| black_box(&data).iter().map(|&x| u64::from(x)).sum::<u64>());
+}
+
+fn vec_1000(b: &mut Bench) {
+    b.iter(|| Vec::<u8>::with_capacity(1000));
+}
+
+/// Nine frames of at least 1 KiB each.
+#[inline(never)]
+fn recurse(depth: u32) -> u64 {
+    let mut frame = [0u8; 1024];
+    black_box(&mut frame);
+    if depth <= 1 {
+        return u64::from(frame[0]);
+    }
+    recurse(depth - 1) + u64::from(black_box(&frame)[1023])
+}
+
+fn deep_9k(b: &mut Bench) {
+    b.iter(|| recurse(black_box(9)));
+}
+
+fn sorted_64(b: &mut Bench) {
+    b.iterations(40);
+    b.iter_batched(
+        || (0..64u32).rev().collect::<Vec<u32>>(),
+        |mut v| {
+            v.sort_unstable();
+            v
+        },
+    );
+}
+
+fn empty(b: &mut Bench) {
+    b.iter(|| ());
+}
+
+fn two_loops(b: &mut Bench) {
+    b.iter(|| ());
+    b.iter(|| ());
+}
+
+fn stream(entries: &[Entry], settings: &Settings) -> Result<String, rho_bench::Error> {
+    let mut sink = Sink::Memory(Vec::new(), false);
+    rho_bench::run(entries, settings, BuildInfo { optimized: true }, &mut sink)?;
+    let Sink::Memory(bytes, _) = sink else {
+        unreachable!()
+    };
+    Ok(String::from_utf8(bytes).unwrap())
+}
+
+#[test]
+fn the_stream_parses_and_its_exact_figures_hold() {
+    let settings = Settings {
+        iterations: 200,
+        warmup: 5,
+        ..Settings::default()
+    };
+    let entries = [
+        Entry::new("sum_1k", sum_1k),
+        Entry::new("vec_1000", vec_1000),
+        Entry::new("deep_9k", deep_9k),
+        Entry::new("sorted_64", sorted_64),
+        Entry::new("empty", empty),
+    ];
+    let text = stream(&entries, &settings).unwrap();
+    let run = rho_wire::parse_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(run.version, 5);
+    assert_eq!(run.target.name, "host");
+    assert!(run.target.optimized);
+    assert!(
+        run.target
+            .compiler
+            .as_deref()
+            .unwrap()
+            .starts_with("rustc-")
+    );
+    assert_eq!(run.config.iterations, 200);
+    assert_eq!(run.config.stack_bytes, Some(65536));
+    let calibration = run.calibration.as_ref().expect(".overhead");
+    assert_eq!(calibration.iterations, 1000);
+    assert_eq!(calibration.batch, 1);
+    let names: Vec<&str> = run.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["sum_1k", "vec_1000", "deep_9k", "sorted_64", "empty"]
+    );
+    let bench = |name: &str| run.benchmarks.iter().find(|b| b.name == name).unwrap();
+
+    let sum = bench("sum_1k");
+    assert_eq!((sum.unit.as_str(), sum.per_iteration), ("byte", 1024));
+    assert!(sum.iterations >= 200 && sum.iterations % sum.batch == 0);
+    assert_eq!(sum.warmup, 5);
+    // The set-up's 1024 bytes are held through the loop; the loop allocates nothing.
+    assert_eq!(
+        (sum.heap.peak, sum.heap.allocs),
+        (1024, 0),
+        "{:?}",
+        sum.heap
+    );
+
+    let vec = bench("vec_1000");
+    assert!(vec.heap.peak >= 1000, "{:?}", vec.heap);
+    assert_eq!(vec.heap.live, 0);
+    assert_eq!(
+        vec.heap.allocs, vec.iterations,
+        "one allocation an iteration"
+    );
+    assert_eq!(vec.heap.frees, vec.iterations);
+
+    let StackMark::Bytes(deep) = bench("deep_9k").stack else {
+        panic!("{:?}", bench("deep_9k").stack)
+    };
+    let StackMark::Bytes(shallow) = bench("empty").stack else {
+        panic!("{:?}", bench("empty").stack)
+    };
+    assert!(deep >= 9 * 1024, "nine 1 KiB frames read {deep} bytes");
+    assert!(shallow < 2048, "an empty body reads {shallow} bytes");
+
+    let sorted = bench("sorted_64");
+    assert!(
+        sorted.iterations >= 40 && sorted.iterations < 200,
+        "b.iterations(40)"
+    );
+    assert!(sorted.batch <= rho_bench::BATCHED_INPUTS as u64);
+    // Each iteration's input is a 256-byte Vec made by the setup.
+    assert!(sorted.heap.peak >= 256, "{:?}", sorted.heap);
+
+    // The report renders from the same stream.
+    let report = rho_bench::report(text.as_bytes(), "stream").unwrap();
+    assert!(
+        report.contains("sum_1k") && report.contains("deep_9k"),
+        "{report}"
+    );
+    assert!(!report.contains("heap not measured"), "{report}");
+
+    // A filter runs only the names that contain a term.
+    let filtered = Settings {
+        filter: vec!["vec".to_string()],
+        ..settings.clone()
+    };
+    let run = rho_wire::parse_str(&stream(&entries, &filtered).unwrap()).unwrap();
+    assert_eq!(run.benchmarks.len(), 1);
+    assert_eq!(run.benchmarks[0].name, "vec_1000");
+
+    // Two loops in one benchmark is a misuse: the run stops with an error naming it.
+    let error = stream(&[Entry::new("two_loops", two_loops)], &settings).unwrap_err();
+    assert!(error.to_string().contains("two_loops"), "{error}");
+
+    // No stack region: `@stack off`.
+    let off = Settings {
+        stack_bytes: 0,
+        ..settings
+    };
+    let run = rho_wire::parse_str(&stream(&entries[..1], &off).unwrap()).unwrap();
+    assert_eq!(run.benchmarks[0].stack, StackMark::Off);
+}
