@@ -30,6 +30,22 @@ pub const DEFAULT_ITERATIONS: u64 = 10;
 /// Warm-ups when counting: one, so a first call's lazy set-up (a page fault, a PLT binding) is not counted.
 pub const DEFAULT_WARMUP: u64 = 1;
 
+/// The programs a counted command suite may run to build itself that Callgrind does not follow
+/// (`--trace-children-skip` patterns, matched against the path run): they hold no harness.
+/// (Build tools that run the suite, `make run` say, are followed: the suite is their child.)
+const UNFOLLOWED: [&str; 10] = [
+    "*/cc",
+    "*/gcc",
+    "*/g++",
+    "*/c++",
+    "*/clang",
+    "*/cc1",
+    "*/cc1plus",
+    "*/as",
+    "*/ld",
+    "*/collect2",
+];
+
 /// What `--measure instructions` runs a suite under.
 #[derive(Debug)]
 pub struct Counter {
@@ -56,6 +72,56 @@ impl Counter {
     /// The `valgrind` found.
     pub fn valgrind(&self) -> &Path {
         &self.valgrind
+    }
+
+    /// Run the shell command `command` (in `dir`, with `env`) under Callgrind, following it into the
+    /// processes it starts (`--trace-children=yes`), and return the suite's run with every count's totals
+    /// attached. Each process writes `callgrind.out.PID[.K]`; the one that wrote numbered dumps is the suite
+    /// (the shell, and any tool around it, only collect nothing). Compilers and linkers a command suite runs
+    /// to build itself are not followed: they count nothing and would run some 50 times slower.
+    pub fn run_shell(
+        &self,
+        command: &str,
+        env: &[(String, String)],
+        dir: &Path,
+        what: &str,
+        timeout: std::time::Duration,
+    ) -> anyhow::Result<Run> {
+        let scratch = ScratchDir::new("rho-count-")
+            .context("cannot create a directory for Callgrind's dumps")?;
+        let mut valgrind = Command::new(&self.valgrind);
+        valgrind
+            .args(rho_wire::callgrind::CALLGRIND_OPTIONS)
+            .arg("--trace-children=yes")
+            .arg(format!("--trace-children-skip={}", UNFOLLOWED.join(",")))
+            .arg(format!(
+                "--callgrind-out-file={}",
+                scratch
+                    .path()
+                    .join(format!("{}.%p", rho_wire::callgrind::DUMP_STEM))
+                    .display()
+            ))
+            .arg(format!(
+                "--cache-sim={}",
+                if self.cache_sim { "yes" } else { "no" }
+            ))
+            .arg("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(dir)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .env("RHO_BENCH_MEASURE", "instructions");
+        let mut run = crate::run::run_stream(valgrind, what, timeout)?;
+        if run.counter.is_none() {
+            bail!(
+                "the suite {what} ran under Callgrind but counted nothing: the program it runs was built \
+                 without Valgrind's headers (<valgrind/callgrind.h>; Debian/Ubuntu: apt-get install \
+                 valgrind), or it is not a rho harness, so instructions are not measured"
+            );
+        }
+        let pid = rho_wire::callgrind::dumping_process(scratch.path())?;
+        rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), Some(pid))?;
+        Ok(run)
     }
 
     /// Run `executable` (with `env`, in `dir` when given) under Callgrind and return its run with every

@@ -159,11 +159,10 @@ pub fn bench_project(
     // The human report: stdout, or stderr when `--json -` takes stdout.
     let mut out = crate::export::report_output(json.as_ref());
     for (index, job) in jobs.iter().enumerate() {
-        if !times && !matches!(job.kind, JobKind::CFiles | JobKind::CMake(_)) {
-            // rho runs a C suite it built under Valgrind; a command is its own business.
+        if !times && matches!(job.kind, JobKind::TargetOnly) {
             eprintln!(
-                "rho: warning: {}: not counted (--measure instructions runs the C suites rho builds under \
-                 Valgrind; a command suite cannot be): skipped",
+                "rho: warning: {}: not counted (--measure instructions counts the suites rho runs on the \
+                 host under Valgrind): skipped",
                 job.what
             );
             skipped = true;
@@ -785,6 +784,25 @@ impl Measuring<'_> {
     }
 }
 
+impl Measuring<'_> {
+    /// The counted run of a command suite (`sh -c command` in `root`, with `env`) when counting, else
+    /// `None`.
+    fn count_shell(
+        &self,
+        command: &str,
+        env: &[(String, String)],
+        root: &Path,
+        what: &str,
+        timeout: Duration,
+    ) -> anyhow::Result<Option<rho_wire::Run>> {
+        let Some(counter) = self.counter else {
+            return Ok(None);
+        };
+        let env = crate::count::environment(env.to_vec(), self.iterations_set, self.warmup_set);
+        Ok(Some(counter.run_shell(command, &env, root, what, timeout)?))
+    }
+}
+
 /// What the footprint command answered for a built suite (`None`: no image to ask about, e.g. a command
 /// suite).
 type FootprintAnswer = Option<Result<crate::footprint::MemDocument, String>>;
@@ -811,7 +829,7 @@ fn run_job(
     } else {
         0
     };
-    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_), TargetSpec::Builtin { name, .. }) if name == "host");
+    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_), TargetSpec::Builtin { name, .. }) if name == "host");
     if measuring.counter.is_some() && !host_c {
         eprintln!(
             "rho: warning: {what}: timed, not counted (--measure instructions runs the C suites rho builds for \
@@ -828,6 +846,9 @@ fn run_job(
                     &job.what,
                     timeout,
                 )?);
+            }
+            if target.name() == "host" {
+                counted = measuring.count_shell(command, env, &config.root, &job.what, timeout)?;
             }
         }
         (JobKind::CMake(cmake), _) => {
