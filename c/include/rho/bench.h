@@ -158,7 +158,8 @@
  *                               RHO_BENCH_ITERATIONS says; its warm-ups are RHO_BENCH_WARMUP's)
  *   RHO_BENCH_BATCH_MAX         the largest batch the harness chooses by itself (default 1024)
  *   RHO_BENCH_CPU_HZ            bare metal: the core clock in Hz (0 = unknown)
- *   RHO_BENCH_TARGET            bare metal: the target's name, unquoted (default cortex-m)
+ *   RHO_BENCH_TARGET            the target's name, unquoted (default cortex-m on bare metal,
+ *                               host hosted; a cross build names its target, e.g. aarch64-linux)
  *   RHO_BENCH_BARE_METAL        1/0 to force the bare-metal/hosted path (default: bare metal
  *                               on an M-profile Arm core)
  *   RHO_BENCH_NO_UCONTEXT       hosted POSIX without getcontext/makecontext (e.g. musl): stack
@@ -2659,7 +2660,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #define RHO_BENCH__ARCH "unknown"
 #endif
 
-#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_TARGET)
+#if defined(RHO_BENCH_TARGET)
 #define RHO_BENCH__TARGET RHO_BENCH__STR(RHO_BENCH_TARGET)
 #elif RHO_BENCH_BARE_METAL
 #define RHO_BENCH__TARGET "cortex-m"
@@ -2824,7 +2825,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
         }
 #endif
     }
-#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_TARGET)
+#if defined(RHO_BENCH_TARGET)
     if (!rho_bench__valid_name(RHO_BENCH__TARGET)) {
         rho_bench__bad_name("", "RHO_BENCH_TARGET", RHO_BENCH__TARGET);
         return 2;

@@ -20,7 +20,7 @@ use crate::run::HarnessSettings;
 use crate::suite::{Flags, ScratchDir, run_build, with_link_hint, write_header};
 
 /// The targets `--target` accepts with FILE.c arguments (`host` is the plain `rho bench FILE.c`).
-pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386"];
+pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386", "aarch64-linux"];
 
 /// What a built-in board needs on the PATH, and where Debian gets it.
 fn tools_of(target: &str) -> &'static [(&'static str, &'static str)] {
@@ -32,6 +32,14 @@ fn tools_of(target: &str) -> &'static [(&'static str, &'static str)] {
                 "gcc-arm-none-eabi and libnewlib-arm-none-eabi",
             ),
             ("qemu-system-arm", "qemu-system-arm"),
+        ],
+        "aarch64-linux" => &[
+            ("make", "make"),
+            (
+                "aarch64-linux-gnu-gcc",
+                "gcc-aarch64-linux-gnu and libc6-dev-arm64-cross",
+            ),
+            ("qemu-aarch64", "qemu-user"),
         ],
         _ => &[],
     }
@@ -65,6 +73,7 @@ pub struct BoardRuns {
 fn compiler_of(target: &str) -> Option<&'static str> {
     match target {
         "mps2-an386" => Some("arm-none-eabi-gcc"),
+        "aarch64-linux" => Some("aarch64-linux-gnu-gcc"),
         _ => None,
     }
 }

@@ -697,6 +697,29 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
             let run = mps2_an386_run("\"$RHO_BENCH_OUT/bench.elf\"");
             Ok(Some((build, run)))
         }
+        "aarch64-linux" => {
+            // The hosted harness cross-compiled for 64-bit Arm Linux and run under QEMU's user-mode emulator: the
+            // `cntvct` counter's path on a machine that is not arm64. Its settings are read from the environment at
+            // run time, which qemu-aarch64 passes through, as on a host.
+            let port = ports.join("aarch64-linux");
+            std::fs::create_dir_all(&port)
+                .with_context(|| format!("cannot create {}", port.display()))?;
+            for (file, text) in AARCH64_LINUX_PORT {
+                let path = port.join(file);
+                std::fs::write(&path, text)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            let makefile = shell_quote(&port.join("Makefile").display().to_string());
+            let build = format!(
+                "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
+                 RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
+                 EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
+            );
+            Ok(Some((
+                build,
+                "qemu-aarch64 \"$RHO_BENCH_OUT/bench.elf\"".to_string(),
+            )))
+        }
         _ => Ok(None),
     }
 }
@@ -711,6 +734,18 @@ pub fn mps2_an386_run(kernel: &str) -> String {
         crate::count::ICOUNT_SHIFT
     )
 }
+
+/// The aarch64-linux port (a Makefile for the cross compiler, and the harness's implementation unit), embedded.
+pub(crate) const AARCH64_LINUX_PORT: [(&str, &str); 2] = [
+    (
+        "Makefile",
+        include_str!("../../../c/ports/aarch64-linux/Makefile"),
+    ),
+    (
+        "rho_bench_impl.c",
+        include_str!("../../../c/ports/aarch64-linux/rho_bench_impl.c"),
+    ),
+];
 
 /// The mps2-an386 port, embedded so an installed `rho` needs no checkout.
 pub(crate) const MPS2_AN386_PORT: [(&str, &str); 6] = [

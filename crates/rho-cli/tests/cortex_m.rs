@@ -385,7 +385,7 @@ fn an_unknown_target_is_refused_naming_the_built_in_ones() {
     );
     outcome.assert_exit(2);
     outcome.assert_stderr_has(
-        "--target stm32h743zi: not a built-in target (built in: host, mps2-an386)",
+        "--target stm32h743zi: not a built-in target (built in: host, mps2-an386, aarch64-linux)",
     );
     assert!(outcome.stdout.is_empty(), "{}", outcome.describe());
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::error::{ConfigError, SourcePos};
 
 /// Targets the `rho` binary knows how to build and run without a `build:`/`run:` in module.yml.
-pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386"];
+pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386", "aarch64-linux"];
 
 /// Where the committed baseline lives when `bench.baseline` is not given, relative to the module root.
 pub const DEFAULT_BASELINE: &str = "bench/baseline.json";
