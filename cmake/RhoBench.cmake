@@ -51,7 +51,7 @@ if(NOT EXISTS "${RHO_BENCH_INCLUDE_DIR}/rho/bench.h")
 endif()
 
 if(NOT RHO_BENCH_PORTS_DIR)
-  _rho_bench_find(_rho_ports ports mps2-an386/startup.c)
+  _rho_bench_find(_rho_ports ports cortex-m/startup.c)
   set(RHO_BENCH_PORTS_DIR "${_rho_ports}" CACHE PATH "The directory holding rho's board ports")
 endif()
 
@@ -71,12 +71,12 @@ function(rho_add_benchmark name)
   endif()
 
   if(RHO_BENCH_PORT)
-    set(port "${RHO_BENCH_PORTS_DIR}/${RHO_BENCH_PORT}")
-    if(NOT EXISTS "${port}/startup.c")
-      message(FATAL_ERROR "rho_add_benchmark(${name}): no port '${RHO_BENCH_PORT}' in ${RHO_BENCH_PORTS_DIR}")
+    set(port "${RHO_BENCH_PORTS_DIR}")
+    if(NOT EXISTS "${port}/boards/${RHO_BENCH_PORT}.ld")
+      message(FATAL_ERROR "rho_add_benchmark(${name}): no board '${RHO_BENCH_PORT}' in ${RHO_BENCH_PORTS_DIR}/boards")
     endif()
     # The port compiles the harness (rho_bench_impl.c) with its start-up code and system calls.
-    set(harness "${port}/startup.c" "${port}/semihost.c" "${port}/rho_bench_impl.c")
+    set(harness "${port}/cortex-m/startup.c" "${port}/common/semihost.c" "${port}/common/rho_bench_impl.c")
   else()
     set(harness "${CMAKE_CURRENT_BINARY_DIR}/rho_bench_${name}_impl.c")
     file(CONFIGURE OUTPUT "${harness}" CONTENT
@@ -96,17 +96,19 @@ function(rho_add_benchmark name)
   target_link_libraries(${name} PRIVATE ${RHO_LINK})
 
   if(RHO_BENCH_PORT STREQUAL "mps2-an386")
-    # As c/ports/mps2-an386/Makefile builds: the AN386's 25 MHz clock, the stream's target name, the
-    # painted stack region checked against the stack at link time.
+    # As c/ports/Makefile builds with BOARD=mps2-an386 (c/ports/boards/mps2-an386.mk): the AN386's 25 MHz
+    # clock, its 32 interrupts, the stream's target name, the painted stack region checked against the stack
+    # at link time.
     set(paint 2048)
     foreach(define IN LISTS RHO_BENCH_DEFINES)
       if(define MATCHES "^RHO_BENCH_STACK_BYTES=([0-9]+)$")
         set(paint "${CMAKE_MATCH_1}")
       endif()
     endforeach()
-    target_compile_definitions(${name} PRIVATE RHO_BENCH_CPU_HZ=25000000 RHO_BENCH_TARGET=mps2-an386)
+    target_compile_definitions(${name} PRIVATE RHO_BENCH_CPU_HZ=25000000 RHO_BENCH_TARGET=mps2-an386
+      RHO_PORT_IRQ_COUNT=32)
     target_link_options(${name} PRIVATE
-      --specs=nano.specs -nostartfiles "-T${port}/mps2-an386.ld" -Wl,--gc-sections
+      --specs=nano.specs -nostartfiles "-T${port}/boards/mps2-an386.ld" "-L${port}/cortex-m" -Wl,--gc-sections
       -Wl,--defsym=__stack_size=65536 "-Wl,--defsym=__rho_bench_stack_bytes=${paint}")
     set_target_properties(${name} PROPERTIES SUFFIX ".elf")
   elseif(RHO_BENCH_PORT)

@@ -3,7 +3,7 @@
 #     cmake -S . -B build/mps2-an386 -DCMAKE_TOOLCHAIN_FILE=<this file> -DCMAKE_MODULE_PATH=<its directory>
 #
 # arm-none-eabi-gcc/g++ (Debian: gcc-arm-none-eabi, libnewlib-arm-none-eabi, and
-# libstdc++-arm-none-eabi-newlib for C++), the flags of c/ports/mps2-an386/Makefile, and
+# libstdc++-arm-none-eabi-newlib for C++), the flags of c/ports/boards/mps2-an386.mk, and
 # RHO_BENCH_PORT=mps2-an386 so that rho_add_benchmark links every suite with the port.
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR arm)

@@ -15,7 +15,7 @@
 # Usage: tests/cortex-m/check-port.sh   (needs arm-none-eabi-gcc, newlib, qemu-system-arm)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
-port="$repo/c/ports/mps2-an386"
+port="$repo/c/ports"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

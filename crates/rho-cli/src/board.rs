@@ -1,9 +1,10 @@
 //! `rho bench --target NAME FILE.c...`: a suite built for a built-in board target and run on it, reported like
 //! a host run.
 //!
-//! The target's definition is the one module.yml mode uses ([`crate::project::builtin_commands`]: for
-//! `mps2-an386`, the embedded port's Makefile and the QEMU command line), so `targets: [mps2-an386]` in a
-//! module.yml and `--target mps2-an386` on the command line build and run a suite the same way. Here the two
+//! The target's definition is the one module.yml mode uses ([`crate::project::builtin_commands`]: for a board
+//! such as `mps2-an386`, the embedded ports' Makefile and the QEMU command line, [`crate::ports`]), so
+//! `targets: [mps2-an386]` in a module.yml and `--target mps2-an386` on the command line build and run a suite
+//! the same way. Here the two
 //! commands run in the current directory, with the embedded header, the port and the build directory in one
 //! temporary directory (removed afterwards, and on Ctrl-C), and the settings (`--iterations`, `--warmup`,
 //! `--scale`, `--cflags`, `--ldflags`) in their environment: the port compiles them in as `-D` defines, since a board has
@@ -20,19 +21,11 @@ use crate::run::HarnessSettings;
 use crate::suite::{Flags, ScratchDir, run_build, with_link_hint, write_header};
 
 /// The targets `--target` accepts with FILE.c arguments (`host` is the plain `rho bench FILE.c`).
-pub const BUILTIN_TARGETS: &[&str] = &["host", "mps2-an386", "aarch64-linux"];
+pub const BUILTIN_TARGETS: &[&str] = rho_config::BUILTIN_TARGETS;
 
-/// What a built-in board needs on the PATH, and where Debian gets it.
+/// What a built-in target that is not a QEMU board (crate::ports) needs on the PATH, and where Debian gets it.
 fn tools_of(target: &str) -> &'static [(&'static str, &'static str)] {
     match target {
-        "mps2-an386" => &[
-            ("make", "make"),
-            (
-                "arm-none-eabi-gcc",
-                "gcc-arm-none-eabi and libnewlib-arm-none-eabi",
-            ),
-            ("qemu-system-arm", "qemu-system-arm"),
-        ],
         "aarch64-linux" => &[
             ("make", "make"),
             (
@@ -69,12 +62,11 @@ pub struct BoardRuns {
     pub files: crate::footprint::ImageFiles,
 }
 
-/// The compiler a built-in board's port runs, probed for the stack-usage flags.
-fn compiler_of(target: &str) -> Option<&'static str> {
+/// The compiler a built-in target's port runs, probed for the stack-usage flags.
+fn compiler_of(target: &str) -> Option<String> {
     match target {
-        "mps2-an386" => Some("arm-none-eabi-gcc"),
-        "aarch64-linux" => Some("aarch64-linux-gnu-gcc"),
-        _ => None,
+        "aarch64-linux" => Some("aarch64-linux-gnu-gcc".to_string()),
+        _ => crate::ports::board(target).map(|b| b.compiler),
     }
 }
 
@@ -84,7 +76,7 @@ pub fn stack_usage_flags(target: &str) -> Vec<String> {
     let Some(compiler) = compiler_of(target) else {
         return Vec::new();
     };
-    let probe = crate::footprint::probe(&[compiler.to_string()]);
+    let probe = crate::footprint::probe(&[compiler]);
     if let Some(missing) = &probe.missing {
         eprintln!("rho: warning: {missing}");
     }
@@ -108,8 +100,15 @@ impl Board {
                 BUILTIN_TARGETS.join(", ")
             );
         };
-        for (program, package) in tools_of(name) {
-            if find_on_path(program).is_none() {
+        let tools = match crate::ports::board(name) {
+            Some(board) => board.tools(),
+            None => tools_of(name)
+                .iter()
+                .map(|(program, package)| (program.to_string(), *package))
+                .collect(),
+        };
+        for (program, package) in tools {
+            if find_on_path(&program).is_none() {
                 bail!(
                     "--target {name} needs `{program}`, which is not on the PATH (Debian package: {package})"
                 );
@@ -338,7 +337,7 @@ mod tests {
             error.contains("--target stm32h743zi: not a built-in target"),
             "{error}"
         );
-        assert!(error.contains("host, mps2-an386"), "{error}");
+        assert!(error.contains("host, mps2-an385, mps2-an386"), "{error}");
         assert!(error.contains("module.yml"), "{error}");
     }
 
@@ -398,7 +397,10 @@ mod tests {
                     .is_some(),
                 "{name}"
             );
-            assert!(!tools_of(name).is_empty(), "{name}");
+            assert!(
+                crate::ports::board(name).is_some() || !tools_of(name).is_empty(),
+                "{name}"
+            );
         }
     }
 }

@@ -34,7 +34,7 @@ const COMPILED_IN: &[&str] = &[
 ];
 
 /// Write the module into `dir`: `RhoBench.cmake`, `mps2-an386.toolchain.cmake`, `include/rho/bench.h` and
-/// `ports/mps2-an386/`. A file already holding the same text is left alone (its time too, so a build does not
+/// `ports/` (the board ports, c/ports). A file already holding the same text is left alone (its time too, so a build does not
 /// start over). Returns the path of `RhoBench.cmake`.
 pub fn write_module(dir: &Path) -> anyhow::Result<PathBuf> {
     let mut files: Vec<(PathBuf, &str)> = vec![
@@ -45,8 +45,8 @@ pub fn write_module(dir: &Path) -> anyhow::Result<PathBuf> {
         ),
         (PathBuf::from("include/rho/bench.h"), BENCH_HEADER),
     ];
-    for (name, text) in crate::project::MPS2_AN386_PORT {
-        files.push((Path::new("ports/mps2-an386").join(name), text));
+    for (name, text) in crate::ports::PORT_FILES {
+        files.push((Path::new("ports").join(name), text));
     }
     for (relative, text) in files {
         let path = dir.join(relative);
@@ -90,7 +90,9 @@ impl BuiltCMake {
                 .map(|q| q.into_owned())
                 .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             let mut sh = Command::new("sh");
-            sh.arg("-c").arg(crate::project::mps2_an386_run(&quoted));
+            let board = crate::ports::board("mps2-an386")
+                .ok_or_else(|| anyhow::anyhow!("no built-in board mps2-an386"))?;
+            sh.arg("-c").arg(board.run_command(&quoted));
             sh
         } else {
             Command::new(&self.executable)
@@ -210,7 +212,7 @@ mod tests {
         let module = write_module(dir.path()).unwrap();
         assert_eq!(std::fs::read_to_string(&module).unwrap(), RHO_BENCH_CMAKE);
         assert!(dir.path().join("include/rho/bench.h").is_file());
-        assert!(dir.path().join("ports/mps2-an386/startup.c").is_file());
+        assert!(dir.path().join("ports/cortex-m/startup.c").is_file());
         assert!(dir.path().join("mps2-an386.toolchain.cmake").is_file());
         assert!(RHO_BENCH_CMAKE.contains("function(rho_add_benchmark name)"));
 

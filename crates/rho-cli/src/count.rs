@@ -17,12 +17,6 @@ use rho_wire::Run;
 
 use crate::suite::ScratchDir;
 
-/// The built-in board that runs under QEMU `-icount` (its port names its streams' target so), and the shift
-/// rho runs it with: every instruction advances virtual time by `2^ICOUNT_SHIFT` ns, so its SysTick ticks
-/// (25 MHz, 40 ns) are a fixed function of the instruction count, and rho reports the instructions.
-pub const ICOUNT_TARGET: &str = "mps2-an386";
-pub const ICOUNT_SHIFT: u32 = 5;
-
 /// Measured iterations per benchmark when counting and neither `--iterations` nor module.yml says: a count
 /// is exact, so a few iterations give the same figure as thousands, and Callgrind runs code some 50 times
 /// slower than the machine.
@@ -210,8 +204,11 @@ pub fn summarise(timed: &[Run], counted: Option<&Run>, what: &str) -> anyhow::Re
     if let Some(counted) = &counted {
         join(&mut summary, counted);
     }
-    if summary.target.name == ICOUNT_TARGET {
-        summary.add_icount_instructions(ICOUNT_SHIFT);
+    // A built-in board runs under QEMU `-icount shift=S` (its port names its streams' target so): every
+    // instruction advances virtual time by 2^S ns, so its counter's ticks are a fixed function of the
+    // instruction count, and rho reports the instructions.
+    if let Some(shift) = crate::ports::icount_shift(&summary.target.name) {
+        summary.add_icount_instructions(shift);
     }
     Ok(summary)
 }

@@ -14,6 +14,7 @@ mod export;
 mod footprint;
 mod gate;
 mod init;
+mod ports;
 mod project;
 mod run;
 mod saved;

@@ -8,8 +8,8 @@
 //! Targets:
 //! - `host` (built in): a C-file suite is compiled with the system compiler exactly as `rho bench FILE.c` does
 //!   (`suite::build`) and its executable run in the module root.
-//! - `mps2-an386` (built in): the port in `c/ports/mps2-an386` (embedded in the binary) builds the suite with
-//!   `arm-none-eabi-gcc` and QEMU runs it; see [`builtin_commands`].
+//! - a built-in board such as `mps2-an386`: the ports in `c/ports` (embedded in the binary) build the suite with
+//!   the board's cross compiler and QEMU runs it; see [`builtin_commands`].
 //! - a target with `build:` and `run:`: the two shell commands, run in the module root once per C-file suite,
 //!   with the suite's files in `RHO_BENCH_SOURCES`. With no `suites:` they run once: the commands are the suite.
 //!
@@ -105,14 +105,15 @@ pub fn bench_project(
         .unwrap_or_else(|| Duration::from_secs_f64(run.timeout));
     let flags = run.flags()?;
     let measure = run.measure.unwrap_or(config.measure);
-    let counter = if measure.counts() && target.name() == crate::count::ICOUNT_TARGET {
+    let icount = crate::ports::icount_shift(target.name()).is_some();
+    let counter = if measure.counts() && icount {
         // Under QEMU -icount every run's ticks are instructions already (crate::count::summarise).
         None
     } else if measure.counts() {
         if target.name() != "host" {
             bail!(
                 "--measure instructions counts under Valgrind on the host; target {} is not the host (on \
-                 mps2-an386 the figures are QEMU icount instructions in every run)",
+                 the built-in boards the figures are QEMU icount instructions in every run)",
                 target.name()
             );
         }
@@ -121,7 +122,7 @@ pub fn bench_project(
         None
     };
     // Under QEMU -icount the timed run's ticks give the instructions: it always runs.
-    let times = measure.times() || target.name() == crate::count::ICOUNT_TARGET;
+    let times = measure.times() || icount;
     let jobs = jobs(&config, &target)?;
     // Before anything is built or run: a suite file that is not there is a mistake in module.yml.
     check_suite_files(&config)?;
@@ -674,65 +675,45 @@ fn check_suite_files(config: &ModuleConfig) -> Result<(), rho_config::ConfigErro
 /// `RHO_BENCH_INCLUDE` and the settings in the environment). `None` for `host`, which rho builds itself, and
 /// for a name that is not built in. The port's files are written under `ports` first.
 pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(String, String)>> {
-    match name {
-        "mps2-an386" => {
-            let port = ports.join("mps2-an386");
-            std::fs::create_dir_all(&port)
-                .with_context(|| format!("cannot create {}", port.display()))?;
-            for (file, text) in MPS2_AN386_PORT {
-                let path = port.join(file);
-                std::fs::write(&path, text)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
-            let makefile = shell_quote(&port.join("Makefile").display().to_string());
-            // The suite's settings reach the Makefile through the environment (make reads it), and it compiles
-            // them in as defines: a board has no environment at run time.
-            let build = format!(
-                "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
-                 RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
-                 EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
-            );
-            // QEMU run directly (not `make run`, which would turn the suite's exit status into make's own 2);
-            // the same command as the Makefile's `print-run-command`. Stdin is closed by the runner.
-            let run = mps2_an386_run("\"$RHO_BENCH_OUT/bench.elf\"");
-            Ok(Some((build, run)))
+    if name == "aarch64-linux" {
+        // The hosted harness cross-compiled for 64-bit Arm Linux and run under QEMU's user-mode emulator: the
+        // `cntvct` counter's path on a machine that is not arm64. Its settings are read from the environment at
+        // run time, which qemu-aarch64 passes through, as on a host.
+        let port = ports.join("aarch64-linux");
+        std::fs::create_dir_all(&port)
+            .with_context(|| format!("cannot create {}", port.display()))?;
+        for (file, text) in AARCH64_LINUX_PORT {
+            let path = port.join(file);
+            std::fs::write(&path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        "aarch64-linux" => {
-            // The hosted harness cross-compiled for 64-bit Arm Linux and run under QEMU's user-mode emulator: the
-            // `cntvct` counter's path on a machine that is not arm64. Its settings are read from the environment at
-            // run time, which qemu-aarch64 passes through, as on a host.
-            let port = ports.join("aarch64-linux");
-            std::fs::create_dir_all(&port)
-                .with_context(|| format!("cannot create {}", port.display()))?;
-            for (file, text) in AARCH64_LINUX_PORT {
-                let path = port.join(file);
-                std::fs::write(&path, text)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
-            let makefile = shell_quote(&port.join("Makefile").display().to_string());
-            let build = format!(
-                "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
-                 RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
-                 EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
-            );
-            Ok(Some((
-                build,
-                "qemu-aarch64 \"$RHO_BENCH_OUT/bench.elf\"".to_string(),
-            )))
-        }
-        _ => Ok(None),
+        let makefile = shell_quote(&port.join("Makefile").display().to_string());
+        let build = format!(
+            "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
+             RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
+             EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
+        );
+        return Ok(Some((
+            build,
+            "qemu-aarch64 \"$RHO_BENCH_OUT/bench.elf\"".to_string(),
+        )));
     }
-}
-
-/// The QEMU command line that runs the ELF `kernel` (a shell word) on the mps2-an386 board, as the Makefile's
-/// `print-run-command` prints it; `-icount` with the shift rho converts its ticks with.
-pub fn mps2_an386_run(kernel: &str) -> String {
-    format!(
-        "qemu-system-arm -M mps2-an386 -display none -serial none -monitor none -icount shift={} \
-         -chardev stdio,id=rho-console -semihosting-config enable=on,target=native,chardev=rho-console \
-         -kernel {kernel}",
-        crate::count::ICOUNT_SHIFT
-    )
+    let Some(board) = crate::ports::board(name) else {
+        return Ok(None);
+    };
+    crate::ports::write_ports(ports)?;
+    let makefile = shell_quote(&ports.join("Makefile").display().to_string());
+    // The suite's settings reach the Makefile through the environment (make reads it), and it compiles
+    // them in as defines: a board has no environment at run time.
+    let build = format!(
+        "make -s -f {makefile} BOARD={name} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
+         RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
+         EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
+    );
+    // QEMU run directly (not `make run`, which would turn the suite's exit status into make's own 2);
+    // the same command as the Makefile's `print-run-command`. Stdin is closed by the runner.
+    let run = board.run_command("\"$RHO_BENCH_OUT/bench.elf\"");
+    Ok(Some((build, run)))
 }
 
 /// The aarch64-linux port (a Makefile for the cross compiler, and the harness's implementation unit), embedded.
@@ -744,34 +725,6 @@ pub(crate) const AARCH64_LINUX_PORT: [(&str, &str); 2] = [
     (
         "rho_bench_impl.c",
         include_str!("../../../c/ports/aarch64-linux/rho_bench_impl.c"),
-    ),
-];
-
-/// The mps2-an386 port, embedded so an installed `rho` needs no checkout.
-pub(crate) const MPS2_AN386_PORT: [(&str, &str); 6] = [
-    (
-        "Makefile",
-        include_str!("../../../c/ports/mps2-an386/Makefile"),
-    ),
-    (
-        "startup.c",
-        include_str!("../../../c/ports/mps2-an386/startup.c"),
-    ),
-    (
-        "semihost.c",
-        include_str!("../../../c/ports/mps2-an386/semihost.c"),
-    ),
-    (
-        "rho_bench_impl.c",
-        include_str!("../../../c/ports/mps2-an386/rho_bench_impl.c"),
-    ),
-    (
-        "semihost.h",
-        include_str!("../../../c/ports/mps2-an386/semihost.h"),
-    ),
-    (
-        "mps2-an386.ld",
-        include_str!("../../../c/ports/mps2-an386/mps2-an386.ld"),
     ),
 ];
 
@@ -1122,7 +1075,9 @@ mod tests {
     fn the_mps2_an386_hook_writes_its_port_and_names_its_commands() {
         let dir = tempfile::tempdir().unwrap();
         let (build, run) = builtin_commands("mps2-an386", dir.path()).unwrap().unwrap();
-        assert!(dir.path().join("mps2-an386/Makefile").is_file());
+        assert!(dir.path().join("Makefile").is_file());
+        assert!(dir.path().join("boards/mps2-an386.mk").is_file());
+        assert!(build.contains("BOARD=mps2-an386"), "{build}");
         assert!(build.contains("SUITE=\"$RHO_BENCH_SOURCES\""), "{build}");
         assert!(run.starts_with("qemu-system-arm -M mps2-an386"), "{run}");
         assert!(builtin_commands("host", dir.path()).unwrap().is_none());

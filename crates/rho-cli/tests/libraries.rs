@@ -495,6 +495,6 @@ fn the_cmake_module_is_written_where_asked_with_the_header_and_the_ports() {
         std::fs::read_to_string(target.join("include/rho/bench.h")).unwrap(),
         std::fs::read_to_string(repo_file("c/include/rho/bench.h")).unwrap()
     );
-    assert!(target.join("ports/mps2-an386/mps2-an386.ld").is_file());
+    assert!(target.join("ports/boards/mps2-an386.ld").is_file());
     assert!(target.join("mps2-an386.toolchain.cmake").is_file());
 }

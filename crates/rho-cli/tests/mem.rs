@@ -320,7 +320,7 @@ fn an_arm_image_matches_arm_none_eabi_size_section_by_section() {
         &[
             "-s",
             "-f",
-            repo_file("c/ports/mps2-an386/Makefile").to_str().unwrap(),
+            repo_file("c/ports/Makefile").to_str().unwrap(),
             &format!("SUITE={}", repo_file("examples/crypto_bench.c").display()),
             &format!("RHO_BENCH_OUT={}", out.display()),
         ],

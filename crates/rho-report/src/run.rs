@@ -160,8 +160,8 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
         clock_lines.push(describe_counter(counted));
         if counted.source == rho_stats::QEMU_ICOUNT {
             clock_lines.push(
-                "under QEMU -icount the cycles and ns above are virtual time (32 ns per instruction), not a \
-                 Cortex-M4's cycles: read the instructions"
+                "under QEMU -icount the cycles and ns above are virtual time (a fixed time per instruction), \
+                 not the core's cycles: read the instructions"
                     .to_string(),
             );
         }

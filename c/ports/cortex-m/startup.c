@@ -1,8 +1,9 @@
 /*
- * Start-up code for the Arm MPS2 board with the AN386 image (Cortex-M4F), as QEMU's
- * `-M mps2-an386` models it. Written in C so that it reads as a checklist; to adapt it to
- * another Cortex-M board, keep the structure and change:
- *   - IRQ_COUNT and the vector table's device entries (from the part's reference manual);
+ * Start-up code for the Cortex-M boards (ARMv6-M, ARMv7-M, ARMv8-M Main), as QEMU models them.
+ * Written in C so that it reads as a checklist. What differs between boards is data: the
+ * number of external interrupts (RHO_PORT_IRQ_COUNT, from boards/<board>.mk) and the memory
+ * map (boards/<board>.ld). To adapt it to another Cortex-M part, keep the structure and change:
+ *   - RHO_PORT_IRQ_COUNT (from the part's reference manual);
  *   - the clock set-up, if the part boots on a slow oscillator (add it before main);
  *   - the exit path: semihosting (rho_port_exit) needs a debugger or an emulator.
  *
@@ -16,7 +17,7 @@
  * Any fault or unexpected interrupt lands in fault_report(), which prints one line and
  * exits with status RHO_PORT_FAULT_STATUS: a crash is an error, never a hang.
  */
-#include "semihost.h"
+#include "../common/semihost.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,17 +26,24 @@
  * what a shell shows for a crashed host process). */
 #define RHO_PORT_FAULT_STATUS 134
 
-/* External interrupts on the AN386 (QEMU: num-irq 32). */
-#define IRQ_COUNT 32
+/* External interrupts: the board's (boards/<board>.mk), a multiple of 8. */
+#ifndef RHO_PORT_IRQ_COUNT
+#error "RHO_PORT_IRQ_COUNT: the board's number of external interrupts (boards/<board>.mk)"
+#endif
+#define IRQ_COUNT RHO_PORT_IRQ_COUNT
+#if IRQ_COUNT % 8 != 0
+#error "RHO_PORT_IRQ_COUNT must be a multiple of 8"
+#endif
 
-/* System Control Block registers (ARMv7-M Architecture Reference Manual, B3.2). */
+/* System Control Block registers (ARMv7-M Architecture Reference Manual, B3.2; ARMv6-M has
+ * none of the fault status registers). */
 #define SCB_CPACR (*(volatile uint32_t *)0xE000ED88u) /* coprocessor access control */
 #define SCB_CFSR (*(volatile uint32_t *)0xE000ED28u)  /* configurable fault status */
 #define SCB_HFSR (*(volatile uint32_t *)0xE000ED2Cu)  /* HardFault status */
 #define SCB_MMFAR (*(volatile uint32_t *)0xE000ED34u) /* MemManage fault address */
 #define SCB_BFAR (*(volatile uint32_t *)0xE000ED38u)  /* BusFault address */
 
-/* Symbols from mps2-an386.ld. */
+/* Symbols from sections.ld. */
 extern uint32_t __data_start__[];
 extern uint32_t __data_end__[];
 extern const uint32_t __data_load__[];
@@ -108,8 +116,18 @@ __attribute__((section(".vectors"), used)) static const struct vector_table vect
         rho_bench_systick_handler,
     },
     /* UARTs, timers, ethernet...: none is enabled by this port. */
-    {IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8},
+    {IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8
+#if IRQ_COUNT > 32
+     , IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8
+#endif
+#if IRQ_COUNT > 64
+     , IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8
+#endif
+    },
 };
+#if IRQ_COUNT != 32 && IRQ_COUNT != 64 && IRQ_COUNT != 128
+#error "RHO_PORT_IRQ_COUNT: 32, 64 or 128 (add rows of IRQ_X8 for another count)"
+#endif
 
 void Reset_Handler(void)
 {
@@ -148,12 +166,28 @@ void Reset_Handler(void)
  * to fault_report. Naked: no prologue may touch the stack before we look at it. */
 void Fault_Handler(void)
 {
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
+    /* Thumb-1: no IT blocks, no `tst` with an immediate, and a `b` reaches only 2 kB. */
+    __asm__ volatile("movs r0, #4\n\t"
+                     "mov r1, lr\n\t"
+                     "tst r0, r1\n\t"
+                     "bne 1f\n\t"
+                     "mrs r0, msp\n\t"
+                     "b 2f\n"
+                     "1:\n\t"
+                     "mrs r0, psp\n"
+                     "2:\n\t"
+                     "ldr r2, =fault_report\n\t"
+                     "bx r2\n\t"
+                     ".ltorg\n\t");
+#else
     __asm__ volatile("tst lr, #4\n\t"
                      "ite eq\n\t"
                      "mrseq r0, msp\n\t"
                      "mrsne r0, psp\n\t"
                      "mov r1, lr\n\t"
                      "b fault_report\n\t");
+#endif
 }
 
 static char *append_text(char *out, const char *text)
@@ -186,10 +220,12 @@ void fault_report(const uint32_t *frame, uint32_t exc_return)
     out = append_hex(out, " exception=0x", ipsr & 0x1FFu);
     out = append_hex(out, " pc=0x", frame[6]);
     out = append_hex(out, " lr=0x", frame[5]);
+#if !defined(__ARM_ARCH_6M__) && !defined(__ARM_ARCH_8M_BASE__)
     out = append_hex(out, " cfsr=0x", SCB_CFSR);
     out = append_hex(out, " hfsr=0x", SCB_HFSR);
     out = append_hex(out, " mmfar=0x", SCB_MMFAR);
     out = append_hex(out, " bfar=0x", SCB_BFAR);
+#endif
     out = append_hex(out, " exc_return=0x", exc_return);
     *out++ = '\n';
     (void)rho_port_console_write(line, (size_t)(out - line));

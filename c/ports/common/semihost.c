@@ -1,7 +1,9 @@
 /*
- * Semihosting for the MPS2 AN386 port: the console the wire stream goes to, the exit
- * that hands main's status to QEMU, and the handful of newlib system calls a C suite
- * can reach (malloc -> _sbrk, printf -> _write, exit -> _exit).
+ * Semihosting for every built-in board (Cortex-M and RISC-V): the console the wire stream goes
+ * to, the exit that hands main's status to QEMU, and the handful of C-library system calls a C
+ * suite can reach (malloc -> _sbrk, printf -> _write, exit -> _exit; newlib's names, which
+ * picolibc's libsemihost-free build also calls). The one architecture-specific part is the trap
+ * that calls the host (semihost_call).
  *
  * Everything here is in its own section (-ffunction-sections) so that --gc-sections drops
  * what a suite does not call.
@@ -24,12 +26,30 @@
 
 static uintptr_t semihost_call(uintptr_t operation, const void *argument)
 {
-    /* r0/r1 must hold the operands at the bkpt; the host writes the result into r0 and
-     * may read or write memory through the argument block ("memory" clobber). */
+#if defined(__riscv)
+    /* RISC-V: the operands in a0/a1 and `ebreak` between two marker instructions (the RISC-V
+     * semihosting specification), uncompressed so the host finds them at fixed offsets. */
+    register uintptr_t a0 __asm__("a0") = operation;
+    register const void *a1 __asm__("a1") = argument;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t"
+                     ".balign 16\n\t"
+                     "slli x0, x0, 0x1f\n\t"
+                     "ebreak\n\t"
+                     "srai x0, x0, 7\n\t"
+                     ".option pop"
+                     : "+r"(a0)
+                     : "r"(a1)
+                     : "memory");
+    return a0;
+#else
+    /* Arm (Thumb): r0/r1 must hold the operands at the bkpt; the host writes the result into r0
+     * and may read or write memory through the argument block ("memory" clobber). */
     register uintptr_t r0 __asm__("r0") = operation;
     register const void *r1 __asm__("r1") = argument;
     __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
     return r0;
+#endif
 }
 
 /* The console's handle. Semihosting has no pre-opened stdout: the special file name
@@ -79,9 +99,9 @@ void rho_bench_port_write(const char *bytes, unsigned long len)
     (void)rho_port_console_write(bytes, (size_t)len);
 }
 
-/* ---- newlib system calls ------------------------------------------------------------ */
+/* ---- C library system calls ---------------------------------------------------------- */
 
-/* Declared here because newlib's headers do not declare the underscore versions. */
+/* Declared here because the C libraries' headers do not declare the underscore versions. */
 void *_sbrk(ptrdiff_t increment);
 int _write(int fd, const char *bytes, int len);
 int _read(int fd, char *bytes, int len);

@@ -1,15 +1,16 @@
 /*
- * Arm semihosting, the few calls this port uses.
+ * Semihosting, the few calls the ports use (Arm's "Semihosting for AArch32 and AArch64", which
+ * RISC-V's semihosting specification adopts).
  *
- * Semihosting is a debugger (or emulator) service: the program executes `bkpt 0xAB` with
- * an operation number in r0 and an argument in r1, and the host carries out the operation
- * and resumes the program with a result in r0. QEMU implements it with
+ * Semihosting is a debugger (or emulator) service: the program executes `bkpt 0xAB` (Arm; RISC-V:
+ * `ebreak` between two marker instructions) with an operation number in r0 (a0) and an argument
+ * in r1 (a1), and the host carries out the operation and resumes the program with a result in r0. QEMU implements it with
  * `-semihosting-config enable=on`; a debug probe (probe-rs, OpenOCD, a J-Link) implements
  * it when semihosting is enabled there.
  *
  * On a real board WITHOUT a debugger attached, `bkpt` escalates to a HardFault (or
  * locks the core up): do not ship firmware that calls these. For a board, write the
- * stream to a UART or an RTT buffer instead (see README.md, "Adapting the port").
+ * stream to a UART or an RTT buffer instead (see ../README.md, "Adding a board").
  */
 #ifndef RHO_PORT_SEMIHOST_H
 #define RHO_PORT_SEMIHOST_H

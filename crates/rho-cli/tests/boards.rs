@@ -1,0 +1,111 @@
+//! Every built-in board end to end through the real binary: `rho bench --target BOARD examples/crypto_bench.c`
+//! builds the example with the board's cross compiler and the embedded ports (c/ports) and runs it under QEMU
+//! `-icount`, twice. On each board: the stream names the board, the figures are instructions counted under
+//! QEMU icount, the two runs' figures are identical, and CRC-256 costs about four times CRC-64 (the per-byte loop
+//! dominates on every core). The mps2-an386 board's own features (stack guard, heap, timeouts, baselines) are
+//! checked in cortex_m.rs.
+//!
+//! Without a board's cross compiler or emulator its test prints a note and passes, unless `RHO_REQUIRE_CROSS`
+//! is set (`.ci/run` sets it and installs them): in CI every board really runs. Few iterations: the figures are
+//! exact counts, so a few dozen give the same ones as thousands.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(600);
+
+/// The tools a board needs: (program, Debian package).
+fn tools_of(board: &str) -> &'static [(&'static str, &'static str)] {
+    if board.starts_with("riscv") {
+        &[
+            (
+                "riscv64-unknown-elf-gcc",
+                "gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf",
+            ),
+            ("qemu-system-riscv32", "qemu-system-misc"),
+            ("make", "make"),
+        ]
+    } else {
+        CROSS_TOOLS
+    }
+}
+
+/// `rho bench --target BOARD examples/crypto_bench.c` with few iterations: its JSON document.
+fn crypto_on(board: &str) -> Value {
+    let (_outcome, document) = rho_json(
+        &[
+            "bench",
+            "--target",
+            board,
+            "examples/crypto_bench.c",
+            "--iterations",
+            "40",
+            "--warmup",
+            "2",
+        ],
+        LIMIT,
+    );
+    document
+}
+
+/// The instructions per iteration of `name` in `document`.
+fn instructions(document: &Value, name: &str) -> f64 {
+    let bench = document["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {document}"));
+    assert_eq!(bench["instructions"]["source"], "qemu-icount", "{bench}");
+    bench["instructions"]["per_iteration"].as_f64().unwrap()
+}
+
+fn check_board(board: &str) {
+    if !tools_present(&format!("crypto_bench_on_{board}"), tools_of(board)) {
+        return;
+    }
+    let first = crypto_on(board);
+    let second = crypto_on(board);
+    assert_eq!(first["target"]["name"], board);
+    // Under -icount every figure is a function of the instructions run: the two runs agree exactly.
+    assert_eq!(first["benchmarks"], second["benchmarks"], "{board}");
+    assert_eq!(first["overhead"], second["overhead"], "{board}");
+    let crc64 = instructions(&first, "bench_crc_64");
+    let crc256 = instructions(&first, "bench_crc_256");
+    let ratio = crc256 / crc64;
+    assert!(
+        (3.8..=4.2).contains(&ratio),
+        "{board}: CRC-256 {crc256} / CRC-64 {crc64} instructions = {ratio}"
+    );
+}
+
+#[test]
+fn crypto_bench_on_mps2_an385_cortex_m3() {
+    check_board("mps2-an385");
+}
+
+#[test]
+fn crypto_bench_on_mps2_an386_cortex_m4() {
+    check_board("mps2-an386");
+}
+
+#[test]
+fn crypto_bench_on_mps2_an500_cortex_m7() {
+    check_board("mps2-an500");
+}
+
+/// Every built-in board has its test above.
+#[test]
+fn every_built_in_board_is_tested_here() {
+    let source = include_str!("boards.rs");
+    for board in rho_config::BUILTIN_BOARDS {
+        assert!(
+            source.contains(&format!("check_board(\"{board}\")")),
+            "no test runs {board}"
+        );
+    }
+}
