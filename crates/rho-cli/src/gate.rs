@@ -429,6 +429,20 @@ fn host_jobs(
                     static_metrics,
                 });
             }
+            Suite::Cargo(cargo) => {
+                let what = suite.describe();
+                eprintln!("rho: gate: {side}: building {what} for host");
+                let executable = crate::cargo::build(config, cargo, &[], None, timeout)
+                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
+                jobs.push(Job {
+                    what,
+                    build: None,
+                    run: quoted(&executable)?,
+                    // The stream, not the report a person gets from `cargo bench`.
+                    env: vec![("RHO_BENCH_FORMAT".to_string(), "wire".to_string())],
+                    static_metrics: Vec::new(),
+                });
+            }
             Suite::Command { command, .. } => jobs.push(Job {
                 what: command.clone(),
                 build: None,

@@ -7,6 +7,7 @@
 mod baseline;
 mod bench;
 mod board;
+mod cargo;
 mod cli;
 mod cmake;
 mod count;

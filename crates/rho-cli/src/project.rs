@@ -14,6 +14,8 @@
 //!   with the suite's files in `RHO_BENCH_SOURCES`. With no `suites:` they run once: the commands are the suite.
 //!
 //! A `{ command: ... }` suite is its own build and run on every target: `sh -c COMMAND` in the module root.
+//! A `{ cargo: BENCH }` suite is a bench target written with the `rho-bench` crate, built by cargo
+//! ([`crate::cargo`]) and run with `RHO_BENCH_FORMAT=wire`.
 //! Every command gets the harness settings in its environment (`RHO_BENCH_ITERATIONS`, `_WARMUP`, `_SCALE`,
 //! `_TIME_CAP_MS`, `_STACK_BYTES`, `RHO_BENCH_ITERATIONS_<name>`) plus `RHO_BENCH_INCLUDE` and `RHO_BENCH_OUT`.
 
@@ -23,7 +25,9 @@ use std::process::{Command, ExitCode};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
-use rho_config::{CMakeSuite, MODULE_FILE, ModuleConfig, Suite, SuiteBuild, TargetSpec};
+use rho_config::{
+    CMakeSuite, CargoSuite, MODULE_FILE, ModuleConfig, Suite, SuiteBuild, TargetSpec,
+};
 use rho_exec::{Runner, Termination};
 use rho_judge::budget::Judgement;
 use rho_stats::RunSummary;
@@ -534,6 +538,8 @@ impl Settings {
         if let Some(filter) = &self.filter {
             env.push(("RHO_BENCH_FILTER".to_string(), filter.clone()));
         }
+        // A Rust harness (rho-bench) prints its report unless told to print the stream; C ignores it.
+        env.push(("RHO_BENCH_FORMAT".to_string(), "wire".to_string()));
         env
     }
 }
@@ -581,6 +587,8 @@ pub enum JobKind {
     TargetOnly,
     /// A target of the module's CMake project, built with `cmake --build` (see [`crate::cmake`]).
     CMake(CMakeSuite),
+    /// A bench target of a cargo project using `rho-bench`, built with cargo (see [`crate::cargo`]).
+    Cargo(CargoSuite),
 }
 
 /// The suites to run, in module.yml's order.
@@ -612,6 +620,11 @@ fn jobs(config: &ModuleConfig, target: &TargetSpec) -> anyhow::Result<Vec<Job>> 
                     Vec::new(),
                     SuiteBuild::default(),
                     JobKind::CMake(cmake.clone()),
+                ),
+                Suite::Cargo(cargo) => (
+                    Vec::new(),
+                    SuiteBuild::default(),
+                    JobKind::Cargo(cargo.clone()),
                 ),
             };
             Job {
@@ -664,7 +677,7 @@ fn check_suite_files(config: &ModuleConfig) -> Result<(), rho_config::ConfigErro
                     ));
                 }
             }
-            Suite::Command { .. } => {}
+            Suite::Command { .. } | Suite::Cargo(_) => {}
         }
     }
     Ok(())
@@ -817,7 +830,7 @@ fn run_job(
     } else {
         0
     };
-    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_), TargetSpec::Builtin { name, .. }) if name == "host");
+    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_) | JobKind::Cargo(_), TargetSpec::Builtin { name, .. }) if name == "host");
     if measuring.counter.is_some() && !host_c {
         eprintln!(
             "rho: warning: {what}: timed, not counted (--measure instructions runs the C suites rho builds for \
@@ -848,6 +861,23 @@ fn run_job(
                 counted =
                     measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
             }
+        }
+        (JobKind::Cargo(cargo), TargetSpec::Builtin { name, .. }) if name == "host" => {
+            let executable = crate::cargo::build(config, cargo, env, None, timeout)?;
+            for _ in 0..repetitions {
+                let mut command = Command::new(&executable);
+                command.current_dir(&config.root);
+                command.envs(env.iter().map(|(k, v)| (k, v)));
+                runs.push(crate::run::run_stream(command, &job.what, timeout)?);
+            }
+            counted = measuring.count(&executable, env, &config.root, &job.what, timeout)?;
+        }
+        (JobKind::Cargo(_), _) => {
+            bail!(
+                "{what}: a cargo suite runs on the host (rho builds it with cargo for the host); target {} \
+                 is not built in for cargo",
+                target.name()
+            );
         }
         (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {
             let flags = crate::suite::suite_flags(config, name, &job.build, flags, timeout)?;

@@ -301,6 +301,22 @@ pub enum Suite {
     Command { command: String, at: SourcePos },
     /// A target of the module's CMake project: `cmake --build BUILD_DIR --target TARGET`, then the executable.
     CMake(CMakeSuite),
+    /// A `[[bench]] harness = false` target of a cargo project using the `rho-bench` crate: built with cargo,
+    /// then the executable.
+    Cargo(CargoSuite),
+}
+
+/// `{ cargo: BENCH_NAME, package: PACKAGE, features: [...] }`: `cargo bench --no-run --bench BENCH_NAME` in the
+/// module root (cargo finds the project's `Cargo.toml` from there, as it does for a person).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CargoSuite {
+    /// The bench target's name (`[[bench]] name`).
+    pub bench: String,
+    /// The package that has it (`-p`), when the project is a workspace of several.
+    pub package: Option<String>,
+    /// Cargo features to enable (`--features`).
+    pub features: Vec<String>,
+    pub at: SourcePos,
 }
 
 /// `{ cmake: { build_dir, target, source_dir } }`.
@@ -321,6 +337,7 @@ impl Suite {
         match self {
             Suite::CFiles { at, .. } | Suite::Command { at, .. } => *at,
             Suite::CMake(cmake) => cmake.at,
+            Suite::Cargo(cargo) => cargo.at,
         }
     }
 
@@ -334,6 +351,10 @@ impl Suite {
                 .join(" "),
             Suite::Command { command, .. } => command.clone(),
             Suite::CMake(cmake) => format!("cmake target {}", cmake.target),
+            Suite::Cargo(cargo) => match &cargo.package {
+                Some(package) => format!("cargo bench {} -p {package}", cargo.bench),
+                None => format!("cargo bench {}", cargo.bench),
+            },
         }
     }
 }

@@ -9,8 +9,8 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
-    BenchmarkConfig, Budgets, CMakeSuite, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET, DefaultFlags,
-    GateConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry,
+    BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
+    DefaultFlags, GateConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry,
     is_gate_budget,
 };
 use crate::node::{Node, pos_of};
@@ -72,7 +72,12 @@ const SUITE_KEYS: &[&str] = &[
     "pkg_config",
     "command",
     "cmake",
+    "cargo",
+    "package",
+    "features",
 ];
+/// The keys of a `cargo:` suite beside it.
+const CARGO_KEYS: &[&str] = &["package", "features"];
 /// The keys of a suite that say how rho compiles its files: only with `sources:`.
 const SUITE_BUILD_KEYS: &[&str] = &["cflags", "ldflags", "include", "defines", "pkg_config"];
 const CMAKE_KEYS: &[&str] = &["build_dir", "target", "source_dir"];
@@ -95,6 +100,9 @@ fn home_of(key: &str) -> Option<&'static str> {
         "defines",
         "pkg_config",
         "cmake",
+        "cargo",
+        "package",
+        "features",
     ]
     .contains(&key)
     {
@@ -776,7 +784,7 @@ fn parse_benchmarks_at(
 }
 
 const SUITE_EXPECTED: &str = "expected a C or C++ file path, a list of them, `{ sources: [...], cflags, \
-     ldflags, include, defines, pkg_config }`, `{ command: \"...\" }` or `{ cmake: { build_dir, target } }`";
+     ldflags, include, defines, pkg_config }`, `{ command: \"...\" }`, `{ cmake: { build_dir, target } }` or `{ cargo: BENCH_NAME }`";
 
 /// The endings of the files a suite is compiled from: C, and C++ (compiled with the C++ compiler).
 const SOURCE_ENDINGS: &[&str] = &[".c", ".cpp", ".cc", ".cxx"];
@@ -857,6 +865,45 @@ fn cmake_suite(
     })
 }
 
+/// `{ cargo: BENCH_NAME, package: PACKAGE, features: [...] }`.
+fn cargo_suite(cx: &Cx, f: &Fields, what: &str, at: SourcePos) -> Result<CargoSuite, ConfigError> {
+    let name = |key: &str, expected: &str| -> Result<Option<String>, ConfigError> {
+        let Some(node) = f.value(key) else {
+            return Ok(None);
+        };
+        let value = text(cx, node, &format!("{what}.{key}"), expected)?;
+        if !is_cargo_name(value) {
+            return Err(cx.err_at(
+                node,
+                format!(
+                    "'{value}' is not {expected} ({what}.{key}): expected letters, digits, `_` and `-`"
+                ),
+            ));
+        }
+        Ok(Some(value.to_owned()))
+    };
+    let bench = name("cargo", "a bench target name")?.unwrap_or_default();
+    let package = name("package", "a package name")?;
+    let features = match f.value("features") {
+        Some(node) => text_list(cx, node, &format!("{what}.features"), "a feature name")?,
+        None => Vec::new(),
+    };
+    Ok(CargoSuite {
+        bench,
+        package,
+        features,
+        at,
+    })
+}
+
+/// A cargo target or package name: `[A-Za-z0-9_-]+`.
+fn is_cargo_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
     let items = match &node.value {
         Node::Seq(items) if !items.is_empty() => items,
@@ -892,7 +939,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
             },
             Node::Map(_) => {
                 let f = fields(cx, item, &what, Some(SUITE_KEYS))?;
-                let kinds: Vec<(&str, &SNode)> = ["sources", "command", "cmake"]
+                let kinds: Vec<(&str, &SNode)> = ["sources", "command", "cmake", "cargo"]
                     .into_iter()
                     .filter_map(|k| f.get(k).map(|(key, _)| (k, key)))
                     .collect();
@@ -901,7 +948,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                         return Err(cx.err_at(
                             item,
                             format!(
-                                "{what} needs `sources:` (C files rho builds), `command:` or `cmake:`"
+                                "{what} needs `sources:` (C files rho builds), `command:`, `cmake:` or `cargo:`"
                             ),
                         ));
                     }
@@ -909,13 +956,25 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                         return Err(cx.err_at(
                             key,
                             format!(
-                                "{what} has `{}:` and `{second}:`; a suite is one of `sources:`, `command:` \
-                                 or `cmake:`",
+                                "{what} has `{}:` and `{second}:`; a suite is one of `sources:`, `command:`, \
+                                 `cmake:` or `cargo:`",
                                 kinds[0].0
                             ),
                         ));
                     }
                     [(kind, _)] => {
+                        if *kind != "cargo"
+                            && let Some((key, _)) = CARGO_KEYS.iter().find_map(|k| f.get(k))
+                        {
+                            let name = match &key.value {
+                                Node::Str(name) => name.as_str(),
+                                _ => "",
+                            };
+                            return Err(cx.err_at(
+                                key,
+                                format!("`{name}:` in {what} applies to a `cargo:` suite only"),
+                            ));
+                        }
                         if *kind != "sources"
                             && let Some((key, _)) = SUITE_BUILD_KEYS.iter().find_map(|k| f.get(k))
                         {
@@ -956,6 +1015,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                 .to_owned(),
                                 at,
                             },
+                            "cargo" => Suite::Cargo(cargo_suite(cx, &f, &what, at)?),
                             _ => Suite::CMake(cmake_suite(
                                 cx,
                                 f.value("cmake").unwrap_or(item),

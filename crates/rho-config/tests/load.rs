@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rho_config::{
-    CMakeSuite, ConfigError, ModuleConfig, SourcePos, Suite, SuiteBuild, TargetSpec,
+    CMakeSuite, CargoSuite, ConfigError, ModuleConfig, SourcePos, Suite, SuiteBuild, TargetSpec,
     find_module_root, unmatched_benchmarks, unmatched_message,
 };
 
@@ -571,6 +571,24 @@ bench:
     assert!(matches!(&suites[3], Suite::CMake(c) if c.source_dir == Path::new("sub")));
     assert_eq!(suites[2].describe(), "cmake target mbed_bench");
 
+    let cargo = load(
+        "bench:\n  suites:\n    - cargo: example\n    - { cargo: walk, package: tree-walk, features: [fast, simd] }\n",
+    );
+    let suites = cargo.require_suites().unwrap();
+    assert_eq!(
+        suites[0],
+        Suite::Cargo(CargoSuite {
+            bench: "example".into(),
+            package: None,
+            features: Vec::new(),
+            at: SourcePos { line: 3, column: 7 },
+        })
+    );
+    assert!(matches!(&suites[1], Suite::Cargo(c)
+        if c.package.as_deref() == Some("tree-walk") && c.features == ["fast", "simd"]));
+    assert_eq!(suites[0].describe(), "cargo bench example");
+    assert_eq!(suites[1].describe(), "cargo bench walk -p tree-walk");
+
     // bench.cflags/ldflags are the defaults; a target's own replace them, key by key.
     let words = |list: &[&str]| list.iter().map(|w| w.to_string()).collect::<Vec<_>>();
     assert_eq!(
@@ -590,18 +608,18 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
             "bench:\n  suites:\n    - { sources: [a.c], libs: -lz }\n",
             (3, 25),
             "unknown key 'libs' in bench.suites[0]; expected one of: sources, cflags, ldflags, include, \
-             defines, pkg_config, command, cmake",
+             defines, pkg_config, command, cmake, cargo, package, features",
         ),
         (
             "bench:\n  suites:\n    - { cflags: -O3 }\n",
             (3, 7),
-            "bench.suites[0] needs `sources:` (C files rho builds), `command:` or `cmake:`",
+            "bench.suites[0] needs `sources:` (C files rho builds), `command:`, `cmake:` or `cargo:`",
         ),
         (
             "bench:\n  suites:\n    - { sources: a.c, command: x }\n",
             (3, 23),
-            "bench.suites[0] has `sources:` and `command:`; a suite is one of `sources:`, `command:` or \
-             `cmake:`",
+            "bench.suites[0] has `sources:` and `command:`; a suite is one of `sources:`, `command:`, \
+             `cmake:` or `cargo:`",
         ),
         (
             "bench:\n  suites:\n    - { command: make run, ldflags: -lz }\n",
@@ -646,6 +664,22 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
             (3, 19),
             "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`) for \
              bench.suites[0].sources[0], found the text 'a.h'",
+        ),
+        (
+            "bench:\n  suites:\n    - { cargo: \"my bench\" }\n",
+            (3, 16),
+            "'my bench' is not a bench target name (bench.suites[0].cargo): expected letters, digits, `_` and `-`",
+        ),
+        (
+            "bench:\n  suites:\n    - { command: x, package: p }\n",
+            (3, 21),
+            "`package:` in bench.suites[0] applies to a `cargo:` suite only",
+        ),
+        (
+            "bench:\n  suites:\n    - { cargo: b, cflags: -O3 }\n",
+            (3, 19),
+            "`cflags:` in bench.suites[0] applies to a `sources:` suite, which rho compiles; a `cargo:` suite \
+             builds itself",
         ),
         (
             "bench:\n  suites:\n    - cmake: { build_dir: build }\n",

@@ -106,6 +106,18 @@ pub fn command_jobs(config: &ModuleConfig, target: &str, build: &str, run: &str)
                 env: Vec::new(),
                 static_metrics: Vec::new(),
             },
+            // Likewise a cargo suite: rho builds it for the host.
+            Suite::Cargo(cargo) => Job {
+                what: suite.describe(),
+                build: Some(format!(
+                    "echo 'rho: {}: a cargo suite runs on the built-in host target, not on target {target}' >&2; \
+                     exit 2",
+                    suite.describe()
+                )),
+                run: format!("exit 2 # {}", cargo.bench),
+                env: Vec::new(),
+                static_metrics: Vec::new(),
+            },
         })
         .collect()
 }

@@ -1,0 +1,142 @@
+//! `cargo:` suites: a `[[bench]] harness = false` target of a cargo project that uses the `rho-bench` crate.
+//! rho builds it with `cargo bench --no-run --message-format=json-render-diagnostics` in the module root
+//! (cargo finds the project from there), reads the executable's path from cargo's `compiler-artifact`
+//! message, and runs it with `RHO_BENCH_FORMAT=wire` (the harness then prints the raw stream instead of its
+//! report) and the harness settings in the environment, like any suite.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rho_config::{CargoSuite, ModuleConfig};
+use rho_exec::{Runner, Termination};
+
+use crate::suite::MIN_BUILD_TIMEOUT;
+
+/// The cargo to run: `$CARGO` (set when rho itself runs under cargo) when set, else `cargo`.
+fn cargo_program() -> std::ffi::OsString {
+    std::env::var_os("CARGO")
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "cargo".into())
+}
+
+/// The cargo command that builds `suite` (without running it) and prints its artifacts as JSON, in `root`;
+/// `target` is a rustc target triple to build for (`None`: the host).
+pub fn build_command(suite: &CargoSuite, root: &Path, target: Option<&str>) -> Command {
+    let mut command = Command::new(cargo_program());
+    command
+        .arg("bench")
+        .arg("--no-run")
+        .arg("--message-format=json-render-diagnostics")
+        .arg("--bench")
+        .arg(&suite.bench);
+    if let Some(package) = &suite.package {
+        command.arg("-p").arg(package);
+    }
+    if !suite.features.is_empty() {
+        command.arg("--features").arg(suite.features.join(","));
+    }
+    if let Some(target) = target {
+        command.arg("--target").arg(target);
+    }
+    command.current_dir(root);
+    command
+}
+
+/// Build `suite` with cargo for the host (or for the rustc `target`) and return the bench executable.
+pub fn build(
+    config: &ModuleConfig,
+    suite: &CargoSuite,
+    env: &[(String, String)],
+    target: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<PathBuf> {
+    let mut command = build_command(suite, &config.root, target);
+    command.envs(env.iter().map(|(k, v)| (k, v)));
+    let what = format!("cargo bench target {}", suite.bench);
+    let (finished, stdout) = Runner::new(command)
+        .timeout(timeout.max(MIN_BUILD_TIMEOUT))
+        .run_collect()
+        .context("cannot run `cargo` (set CARGO to choose another)")?;
+    if finished.termination != Termination::Exited(0) {
+        bail!(
+            "cannot build {what} in {}: `cargo bench --no-run` {}:\n{}",
+            config.root.display(),
+            finished.termination,
+            finished.stderr.trim_end()
+        );
+    }
+    executable(&stdout, &suite.bench).with_context(|| {
+        format!(
+            "cargo built {what} in {} but named no executable for it: is it a `[[bench]]` target of the \
+             project there?",
+            config.root.display()
+        )
+    })
+}
+
+/// The executable of bench target `bench` in cargo's JSON messages (one object a line).
+pub fn executable(messages: &str, bench: &str) -> Option<PathBuf> {
+    messages
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact")
+        .filter(|m| {
+            m["target"]["name"] == bench
+                && m["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|kinds| kinds.iter().any(|k| k == "bench"))
+        })
+        .filter_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .next_back()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_executable_is_read_from_cargos_messages() {
+        let messages = r#"{"reason":"compiler-artifact","target":{"kind":["lib"],"name":"rho_bench"},"executable":null}
+{"reason":"compiler-artifact","target":{"kind":["bench"],"name":"other"},"executable":"/t/other-1"}
+{"reason":"compiler-artifact","target":{"kind":["bench"],"name":"example"},"executable":"/t/example-2"}
+{"reason":"build-finished","success":true}"#;
+        assert_eq!(
+            executable(messages, "example"),
+            Some(PathBuf::from("/t/example-2"))
+        );
+        assert_eq!(executable(messages, "missing"), None);
+    }
+
+    #[test]
+    fn the_build_names_the_bench_its_package_and_features() {
+        let suite = CargoSuite {
+            bench: "walk".into(),
+            package: Some("tree".into()),
+            features: vec!["a".into(), "b".into()],
+            at: rho_config::SourcePos { line: 1, column: 1 },
+        };
+        let command = build_command(&suite, Path::new("."), Some("thumbv7em-none-eabihf"));
+        let args: Vec<_> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "bench",
+                "--no-run",
+                "--message-format=json-render-diagnostics",
+                "--bench",
+                "walk",
+                "-p",
+                "tree",
+                "--features",
+                "a,b",
+                "--target",
+                "thumbv7em-none-eabihf"
+            ]
+        );
+    }
+}
