@@ -248,7 +248,11 @@
  *     fault that is not the guard's goes, the core's frame as it was (a weak default prints
  *     "rho: fault" and stops). The harness checks the vector, as it checks SysTick's, and goes
  *     without a guard otherwise.
- *   elsewhere, or with RHO_BENCH_NO_STACK_GUARD: the 16 bytes alone, best effort.
+ *   Cortex-M33 (ARMv8-M Main): the stack-limit register MSPLIM at the region's low end (saved and
+ *     restored), `stack_guard=msplim`: a push or stack-pointer move below it faults (UsageFault
+ *     STKOF, escalated to HardFault) instead of happening; the same vector and port handler.
+ *   elsewhere (ARMv6-M has neither an MPU the harness uses nor a stack limit; RISC-V machine
+ *     mode), or with RHO_BENCH_NO_STACK_GUARD: the 16 bytes alone, best effort.
  * A benchmark stopped by the guard is closed with the samples of the iterations that ended,
  * `@stack overrun` and `@end ... overran=1`; the suite goes on. What it left half done is not
  * undone (a lock it held inside a library stays held). On a board, an overrun while the harness
@@ -828,12 +832,20 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 #ifndef RHO_BENCH__PAGE_GUARD
 #define RHO_BENCH__PAGE_GUARD 0
 #endif
-/* Cortex-M3/M4/M7 (ARMv7-M): an MPU region below the painted region catches an overrun. */
+/* The core catches an overrun below the painted region: on a Cortex-M3/M4/M7 (ARMv7-M) an MPU
+ * region; on a Cortex-M33 (ARMv8-M Main) the stack-limit register MSPLIM (RHO_BENCH__SPLIM). Both
+ * take the same way back from the fault (RHO_BENCH__MPU_GUARD covers both). */
 #if RHO_BENCH_BARE_METAL && RHO_BENCH_STACK_BYTES > 0 && !defined(RHO_BENCH_NO_STACK_GUARD) && \
-    (defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__))
+    (defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_MAIN__) ||   \
+     defined(__ARM_ARCH_8_1M_MAIN__))
 #define RHO_BENCH__MPU_GUARD 1
 #else
 #define RHO_BENCH__MPU_GUARD 0
+#endif
+#if RHO_BENCH__MPU_GUARD && (defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__))
+#define RHO_BENCH__SPLIM 1
+#else
+#define RHO_BENCH__SPLIM 0
 #endif
 /* A guard can stop a benchmark in the middle of an iteration. */
 #define RHO_BENCH__GUARDED (RHO_BENCH__PAGE_GUARD || RHO_BENCH__MPU_GUARD)
@@ -2185,13 +2197,39 @@ void rho_bench__guard_resume(void);
 void rho_bench__guard_fault(void) __attribute__((noreturn, used));
 
 static uint32_t rho_bench__mpu_region; /* the region number the guard takes, plus 1; 0: no guard */
+#if !RHO_BENCH__SPLIM
 static uint32_t rho_bench__saved_ctrl, rho_bench__saved_rbar, rho_bench__saved_rasr;
 uint32_t rho_bench__guard_low; /* [low, low + RHO_BENCH_STACK_GUARD_BYTES) */
+#endif
 
 /* The fault entry. Naked: nothing may touch the stack before it is known to be usable. The
  * harness's fault: a guard armed, and MMFSR saying either MSTKERR (stacking into the guard) or
  * DACCVIOL with a valid address inside the guard. Then it moves to the stack armed for it and
  * goes on in C; anything else goes to the port with the core's frame as it was. */
+#if RHO_BENCH__SPLIM
+/* ARMv8-M Main: the guard is MSPLIM at the painted region's low end. A push or a stack-pointer move
+ * below it does not happen: it is a UsageFault (UFSR.STKOF, CFSR bit 20), escalated to HardFault
+ * (UsageFault left disabled); the exception's own frame stops at the limit. The limit is cleared
+ * first (HardFault checks it too), so both the harness's way back and the port's report have a
+ * stack. */
+void rho_bench_fault_handler(void)
+{
+    __asm__ __volatile__("ldr r0, =rho_bench__fault_sp\n\t"
+                         "ldr r0, [r0]\n\t"
+                         "cbz r0, 2f\n\t"
+                         "movs r1, #0\n\t"
+                         "msr msplim, r1\n\t"
+                         "ldr r1, =0xE000ED28\n\t" /* CFSR */
+                         "ldr r2, [r1]\n\t"
+                         "tst r2, #0x100000\n\t" /* STKOF */
+                         "beq 2f\n\t"
+                         "msr msp, r0\n\t"
+                         "b rho_bench__guard_fault\n"
+                         "2:\n\t"
+                         "b rho_bench_port_fault_handler\n\t"
+                         ".ltorg\n\t");
+}
+#else
 void rho_bench_fault_handler(void)
 {
     __asm__ __volatile__("ldr r0, =rho_bench__fault_sp\n\t"
@@ -2217,6 +2255,7 @@ void rho_bench_fault_handler(void)
                          "b rho_bench_port_fault_handler\n\t"
                          ".ltorg\n\t");
 }
+#endif
 
 /* A port that vectors HardFault to the harness defines this (its own fault report); this one
  * only says so and stops. */
@@ -2264,9 +2303,15 @@ int rho_bench__call_guarded(rho_bench_fn fn, rho_bench_t *state)
 void rho_bench__guard_fault(void)
 {
     uint32_t *frame = (uint32_t *)rho_bench__fault_sp;
+#if RHO_BENCH__SPLIM
+    RHO_BENCH__CFSR = 1u << 20; /* STKOF; write one to clear */
+    RHO_BENCH__HFSR = RHO_BENCH__HFSR;
+    RHO_BENCH__SHCSR &= ~(1u << 12); /* USGFAULTPENDED */
+#else
     RHO_BENCH__CFSR = RHO_BENCH__CFSR & 0xFFu; /* write one to clear */
     RHO_BENCH__HFSR = RHO_BENCH__HFSR;
     RHO_BENCH__SHCSR &= ~(1u << 13); /* MEMFAULTPENDED */
+#endif
 #if defined(__ARM_FP)
     RHO_BENCH__FPCCR &= ~1u; /* LSPACT: no lazy floating-point state to save for that frame */
 #endif
@@ -2281,6 +2326,31 @@ void rho_bench__guard_fault(void)
     }
 }
 
+#if RHO_BENCH__SPLIM
+static uint32_t rho_bench__saved_msplim;
+
+/* Whether the guard can be used: HardFault vectored to the harness (the core has MSPLIM). */
+static const char *rho_bench__stack_init(void)
+{
+    if (((volatile uint32_t *)RHO_BENCH__VTOR)[3] != (uint32_t)rho_bench_fault_handler) {
+        return "none";
+    }
+    rho_bench__mpu_region = 1; /* armed from now on */
+    return "msplim";
+}
+
+/* MSPLIM at low, the painted region's low end (8-byte aligned), what it held kept. */
+static void rho_bench__guard_arm(uint32_t low)
+{
+    __asm__ __volatile__("mrs %0, msplim" : "=r"(rho_bench__saved_msplim));
+    __asm__ __volatile__("msr msplim, %0\n\tisb" : : "r"(low & ~7u) : "memory");
+}
+
+static void rho_bench__guard_disarm(void)
+{
+    __asm__ __volatile__("msr msplim, %0\n\tisb" : : "r"(rho_bench__saved_msplim) : "memory");
+}
+#else
 /* Whether the guard can be used: an MPU with regions, and HardFault vectored to the harness. */
 static const char *rho_bench__stack_init(void)
 {
@@ -2319,6 +2389,7 @@ static void rho_bench__guard_disarm(void)
     RHO_BENCH__MPU_CTRL = rho_bench__saved_ctrl;
     __asm__ __volatile__("dsb\n\tisb" ::: "memory");
 }
+#endif /* RHO_BENCH__SPLIM */
 #else
 static const char *rho_bench__stack_init(void)
 {
@@ -2348,8 +2419,13 @@ static RHO_BENCH__NOINLINE size_t rho_bench__run_measured(rho_bench_fn fn, rho_b
 #if RHO_BENCH__MPU_GUARD
     rho_bench__stopped = 0;
     if (rho_bench__mpu_region != 0) {
+#if RHO_BENCH__SPLIM
+        low = (unsigned char *)((uint32_t)low & ~7u);
+        rho_bench__guard_arm((uint32_t)low);
+#else
         low = (unsigned char *)((uint32_t)low & ~((uint32_t)RHO_BENCH_STACK_GUARD_BYTES - 1u));
         rho_bench__guard_arm((uint32_t)low - RHO_BENCH_STACK_GUARD_BYTES);
+#endif
     }
 #endif
     rho_bench__paint(low, (size_t)(sp - low));

@@ -59,6 +59,14 @@ pub(crate) const PORT_FILES: &[(&str, &str)] = &[
         "boards/mps2-an500.ld",
         include_str!("../../../c/ports/boards/mps2-an500.ld"),
     ),
+    (
+        "boards/mps2-an505.mk",
+        include_str!("../../../c/ports/boards/mps2-an505.mk"),
+    ),
+    (
+        "boards/mps2-an505.ld",
+        include_str!("../../../c/ports/boards/mps2-an505.ld"),
+    ),
 ];
 
 /// Write every port file under `dir` (as `c/ports` lays them out).

@@ -98,6 +98,60 @@ fn crypto_bench_on_mps2_an500_cortex_m7() {
     check_board("mps2-an500");
 }
 
+#[test]
+fn crypto_bench_on_mps2_an505_cortex_m33() {
+    check_board("mps2-an505");
+}
+
+/// What catches a stack overrun on each board's core (`@config stack_guard=`): the MPU on ARMv7-M, the
+/// stack-limit register on ARMv8-M Main, nothing but the painted band on the Cortex-M0 and in RISC-V machine
+/// mode.
+const GUARDS: &[(&str, &str)] = &[
+    ("mps2-an385", "mpu"),
+    ("mps2-an386", "mpu"),
+    ("mps2-an500", "mpu"),
+    ("mps2-an505", "msplim"),
+];
+
+/// Frames that skip bytes past the painted region (tests/c/skip_frames_suite.c): on a core with a guard the
+/// benchmark is stopped as overran and the suite goes on; the guard is named in the document.
+#[test]
+fn each_core_names_its_stack_guard_and_a_guarded_one_stops_an_overrun() {
+    for (board, guard) in GUARDS {
+        if !tools_present(&format!("stack_guard_on_{board}"), tools_of(board)) {
+            continue;
+        }
+        let (_outcome, document) = rho_json(
+            &[
+                "bench",
+                "--target",
+                board,
+                "tests/c/skip_frames_suite.c",
+                "--iterations",
+                "5",
+                "--warmup",
+                "1",
+            ],
+            LIMIT,
+        );
+        assert_eq!(document["config"]["stack_guard"], *guard, "{board}");
+        let benchmarks = document["benchmarks"].as_array().unwrap();
+        let named = |name: &str| {
+            benchmarks
+                .iter()
+                .find(|b| b["name"] == name)
+                .unwrap_or_else(|| panic!("{board}: no {name}"))
+        };
+        if *guard != "none" {
+            let deep = named("bench_skip_frames");
+            assert_eq!(deep["stack"], "overrun", "{board}: {deep}");
+            assert_eq!(deep["overran"], true, "{board}: {deep}");
+        }
+        // The suite went on after it.
+        assert_eq!(named("bench_shallow_after")["iterations"], 5, "{board}");
+    }
+}
+
 /// Every built-in board has its test above.
 #[test]
 fn every_built_in_board_is_tested_here() {
@@ -106,6 +160,10 @@ fn every_built_in_board_is_tested_here() {
         assert!(
             source.contains(&format!("check_board(\"{board}\")")),
             "no test runs {board}"
+        );
+        assert!(
+            GUARDS.iter().any(|(b, _)| b == board),
+            "no stack guard named for {board}"
         );
     }
 }

@@ -12,11 +12,12 @@ pub const BUILTIN_TARGETS: &[&str] = &[
     "mps2-an385",
     "mps2-an386",
     "mps2-an500",
+    "mps2-an505",
     "aarch64-linux",
 ];
 /// The built-in targets that are boards under QEMU's system emulation (c/ports/boards), in the order
 /// `--target all` runs them.
-pub const BUILTIN_BOARDS: &[&str] = &["mps2-an385", "mps2-an386", "mps2-an500"];
+pub const BUILTIN_BOARDS: &[&str] = &["mps2-an385", "mps2-an386", "mps2-an500", "mps2-an505"];
 
 /// Where the committed baseline lives when `bench.baseline` is not given, relative to the module root.
 pub const DEFAULT_BASELINE: &str = "bench/baseline.json";
