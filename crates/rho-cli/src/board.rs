@@ -34,7 +34,29 @@ fn tools_of(target: &str) -> &'static [(&'static str, &'static str)] {
             ),
             ("qemu-aarch64", "qemu-user"),
         ],
+        // What builds the suite; what runs it (probe-rs and the board) is checked after the build, so a machine
+        // without them still builds and checks the suite for the part.
+        "stm32h743zi" => &[
+            ("make", "make"),
+            (
+                "arm-none-eabi-gcc",
+                "gcc-arm-none-eabi and libnewlib-arm-none-eabi",
+            ),
+        ],
         _ => &[],
+    }
+}
+
+/// A target whose run needs more than the build: the program that runs it, and what it runs on.
+fn runner_of(target: &str) -> Option<(&'static str, &'static str)> {
+    match target {
+        "stm32h743zi" => Some((
+            "probe-rs",
+            "a NUCLEO-H743ZI on USB and probe-rs (`cargo install probe-rs-tools`), which flashes the image, prints \
+             its RTT output and exits with its status; without them, build and keep the image with \
+             `make -f c/ports/stm32h743zi/Makefile SUITE=FILE.c` in a rho checkout (c/ports/stm32h743zi/README.md)",
+        )),
+        _ => None,
     }
 }
 
@@ -66,6 +88,7 @@ pub struct BoardRuns {
 fn compiler_of(target: &str) -> Option<String> {
     match target {
         "aarch64-linux" => Some("aarch64-linux-gnu-gcc".to_string()),
+        "stm32h743zi" => Some("arm-none-eabi-gcc".to_string()),
         _ => crate::ports::board(target).map(|b| b.compiler),
     }
 }
@@ -198,6 +221,15 @@ impl Board {
         )
         .map_err(|error| with_link_hint(error, &flags.cflags))?;
         let recorded = recorded_build(&out.join("build-command"), self.dir.path())?;
+        if let Some((runner, needs)) = runner_of(&self.name)
+            && find_on_path(runner).is_none()
+        {
+            bail!(
+                "--target {}: built {what}, but cannot run it here: `{runner}` is not on the PATH. Running it needs \
+                 {needs}",
+                self.name
+            );
+        }
 
         let mut runs = Vec::new();
         for _ in 0..repetitions.max(1) {
@@ -330,11 +362,11 @@ mod tests {
     fn the_host_is_no_board_and_an_unknown_target_is_refused_with_the_choices() {
         assert!(Board::for_target(None).unwrap().is_none());
         assert!(Board::for_target(Some("host")).unwrap().is_none());
-        let error = Board::for_target(Some("stm32h743zi"))
+        let error = Board::for_target(Some("nrf52840dk"))
             .unwrap_err()
             .to_string();
         assert!(
-            error.contains("--target stm32h743zi: not a built-in target"),
+            error.contains("--target nrf52840dk: not a built-in target"),
             "{error}"
         );
         assert!(error.contains("host, mps2-an385, mps2-an386"), "{error}");

@@ -711,6 +711,26 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
             "qemu-aarch64 \"$RHO_BENCH_OUT/bench.elf\"".to_string(),
         )));
     }
+    if name == "stm32h743zi" {
+        // A real board: built with its own port (the README's recipe), flashed and run by probe-rs, whose standard
+        // output is the RTT console and whose exit status is the program's (semihosting SYS_EXIT_EXTENDED).
+        let port = ports.join("stm32h743zi");
+        std::fs::create_dir_all(&port)
+            .with_context(|| format!("cannot create {}", port.display()))?;
+        for (file, text) in STM32H743ZI_PORT {
+            let path = port.join(file);
+            std::fs::write(&path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        let makefile = shell_quote(&port.join("Makefile").display().to_string());
+        let build = format!(
+            "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
+             RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
+             EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
+        );
+        let run = "probe-rs run --chip STM32H743ZITx \"$RHO_BENCH_OUT/bench.elf\"".to_string();
+        return Ok(Some((build, run)));
+    }
     let Some(board) = crate::ports::board(name) else {
         return Ok(None);
     };
@@ -738,6 +758,38 @@ pub(crate) const AARCH64_LINUX_PORT: [(&str, &str); 2] = [
     (
         "rho_bench_impl.c",
         include_str!("../../../c/ports/aarch64-linux/rho_bench_impl.c"),
+    ),
+];
+
+/// The stm32h743zi port (NUCLEO-H743ZI, Cortex-M7), embedded.
+pub(crate) const STM32H743ZI_PORT: [(&str, &str); 7] = [
+    (
+        "Makefile",
+        include_str!("../../../c/ports/stm32h743zi/Makefile"),
+    ),
+    (
+        "startup.c",
+        include_str!("../../../c/ports/stm32h743zi/startup.c"),
+    ),
+    (
+        "console.c",
+        include_str!("../../../c/ports/stm32h743zi/console.c"),
+    ),
+    (
+        "console.h",
+        include_str!("../../../c/ports/stm32h743zi/console.h"),
+    ),
+    (
+        "rho_bench_impl.c",
+        include_str!("../../../c/ports/stm32h743zi/rho_bench_impl.c"),
+    ),
+    (
+        "stm32h743zi.ld",
+        include_str!("../../../c/ports/stm32h743zi/stm32h743zi.ld"),
+    ),
+    (
+        "stm32h743zi-memory.ld",
+        include_str!("../../../c/ports/stm32h743zi/stm32h743zi-memory.ld"),
     ),
 ];
 

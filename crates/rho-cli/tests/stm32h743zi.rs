@@ -10,9 +10,14 @@
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use common::*;
+
+const LIMIT: Duration = Duration::from_secs(600);
 
 fn script(test: &str, path: &str, args: &[&str]) -> Option<String> {
     if !cross_tools_present(test) {
@@ -79,4 +84,63 @@ fn the_harness_code_size_on_a_cortex_m7_stays_within_the_aims() {
     assert!(bare_ram <= 64, "{text}");
     assert!(code >= bare_code && code - bare_code <= 680, "{text}");
     assert!(ram >= bare_ram && ram - bare_ram <= 32, "{text}");
+}
+
+/// `--target stm32h743zi` is built in: it builds the suite with the embedded port and runs `probe-rs run --chip
+/// STM32H743ZITx` on the image. Here there is no board: without probe-rs the suite is built and the error says
+/// what running it needs; with a stand-in `probe-rs` on the PATH, the stand-in is called with the image rho built
+/// for the part (its answer, no stream, is reported as a failed run: nothing is measured).
+#[test]
+fn the_built_in_stm32h743zi_target_builds_the_suite_and_runs_it_with_probe_rs() {
+    if !cross_tools_present("the_built_in_stm32h743zi_target_builds_the_suite") {
+        return;
+    }
+    let args = [
+        "bench",
+        "--target",
+        "stm32h743zi",
+        "examples/crypto_bench.c",
+        "--iterations",
+        "100",
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let on_path = std::env::var("PATH").unwrap_or_default();
+    if !on_path
+        .split(':')
+        .any(|dir| Path::new(dir).join("probe-rs").is_file())
+    {
+        let outcome = rho_in(tmp.path(), &args, LIMIT);
+        outcome.assert_exit(2);
+        outcome.assert_stderr_has(
+            "--target stm32h743zi: built examples/crypto_bench.c for target stm32h743zi, but cannot run it \
+             here: `probe-rs` is not on the PATH",
+        );
+        outcome.assert_stderr_has("NUCLEO-H743ZI");
+        assert_nothing_left(tmp.path());
+    }
+
+    // A stand-in probe-rs: records its arguments and the image's first bytes, and prints nothing.
+    let bin = tempfile::tempdir().unwrap();
+    let record = bin.path().join("record");
+    let stand_in = bin.path().join("probe-rs");
+    std::fs::write(
+        &stand_in,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{0}'\narm-none-eabi-objdump -f \"$4\" >> '{0}'\nexit 0\n",
+            record.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{on_path}", bin.path().display());
+    let outcome = rho_in_env(tmp.path(), &args, &[("PATH", &path)], LIMIT);
+    assert_ne!(outcome.status, Some(0), "{}", outcome.describe());
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let mut lines = recorded.lines();
+    let words: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(words[..3], ["run", "--chip", "STM32H743ZITx"], "{recorded}");
+    assert!(words[3].ends_with("/bench.elf"), "{recorded}");
+    assert!(recorded.contains("architecture: arm"), "{recorded}");
+    assert!(recorded.contains("start address 0x08"), "{recorded}");
+    assert_nothing_left(tmp.path());
 }

@@ -14,6 +14,7 @@ pub const BUILTIN_TARGETS: &[&str] = &[
     "mps2-an500",
     "mps2-an505",
     "aarch64-linux",
+    "stm32h743zi",
 ];
 /// The built-in targets that are boards under QEMU's system emulation (c/ports/boards), in the order
 /// `--target all` runs them.
