@@ -116,9 +116,18 @@ pub fn prepare(
 pub struct Finished {
     /// The comparison, when `--diff` was given.
     pub comparison: Option<Comparison>,
+    /// Where the base came from (`bench/baseline.json at origin/main (...)`), with a comparison.
+    pub base_name: String,
 }
 
 impl Finished {
+    /// The comparison and where its base came from, for the HTML page.
+    pub fn diff(&self) -> Option<(&Comparison, &str)> {
+        self.comparison
+            .as_ref()
+            .map(|comparison| (comparison, self.base_name.as_str()))
+    }
+
     /// Whether a metric regressed or lost its measurement (`check` exits 1).
     pub fn failed(&self) -> bool {
         self.comparison.as_ref().is_some_and(Comparison::failed)
@@ -191,6 +200,7 @@ pub fn finish(
             })?;
         }
         finished.comparison = Some(comparison);
+        finished.base_name = base_name;
     }
     if plan.write {
         let target = section.context.target.clone();

@@ -47,6 +47,9 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     // Before building: an unwritable `--json` path stops here, not after the run.
     let json = crate::export::prepare_json(args.json.as_deref())?;
+    if let Some(html) = &args.project.html {
+        crate::export::check_destination("--html", html)?;
+    }
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
     crate::run::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
     let cwd = std::env::current_dir()?;
@@ -172,13 +175,21 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let target = summary.target.name.clone();
     // Report only: `rho bench FILE.c --diff REF` prints the comparison; enforcing it is `rho bench check`'s.
-    crate::baseline::finish(
-        &baseline,
-        None,
-        &target,
-        &[(what, summary)],
-        built_with,
-        &mut out,
-    )?;
+    let summaries = [(what, summary)];
+    let finished =
+        crate::baseline::finish(&baseline, None, &target, &summaries, built_with, &mut out)?;
+    if let Some(html) = &args.project.html {
+        let (what, summary) = &summaries[0];
+        crate::export::write_html(
+            html,
+            &format!("rho bench {what}"),
+            vec![rho_report::html::Suite {
+                what,
+                summary,
+                judgement: None,
+            }],
+            finished.diff(),
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -112,6 +112,12 @@ pub struct ProjectArgs {
 
     #[command(flatten)]
     pub baseline: crate::baseline::BaselineArgs,
+
+    /// Also write the report as one self-contained HTML page (inline SVG and CSS, no script, nothing
+    /// fetched): per benchmark a histogram of its samples with the median and p99 marked, its stack and heap
+    /// against their budgets, and with `--diff` base against head.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// How a suite is built and run.

@@ -72,28 +72,7 @@ impl JsonTarget {
         if path.as_os_str() == "-" {
             return Ok(JsonTarget::Stdout);
         }
-        let parent = parent_dir(path);
-        if !parent.is_dir() {
-            bail!(
-                "--json {}: the directory {} does not exist",
-                path.display(),
-                parent.display()
-            );
-        }
-        if path.is_dir() {
-            bail!("--json {}: is a directory", path.display());
-        }
-        // The write itself is a new file beside `path` renamed over it: that is what must be possible.
-        tempfile::Builder::new()
-            .prefix(".rho-json-")
-            .tempfile_in(parent)
-            .map_err(|error| {
-                anyhow::anyhow!(
-                    "--json {}: cannot create a file in {}: {error}",
-                    path.display(),
-                    parent.display()
-                )
-            })?;
+        check_destination("--json", path)?;
         Ok(JsonTarget::File(path.to_path_buf()))
     }
 
@@ -116,6 +95,55 @@ impl JsonTarget {
             }
         }
     }
+}
+
+/// Checks before anything runs that `flag`'s file `path` can be written: its directory exists and a file can
+/// be created in it, and it is not itself a directory. A run of minutes must not end in "cannot write".
+pub fn check_destination(flag: &str, path: &Path) -> anyhow::Result<()> {
+    let parent = parent_dir(path);
+    if !parent.is_dir() {
+        bail!(
+            "{flag} {}: the directory {} does not exist",
+            path.display(),
+            parent.display()
+        );
+    }
+    if path.is_dir() {
+        bail!("{flag} {}: is a directory", path.display());
+    }
+    // The write itself is a new file beside `path` renamed over it: that is what must be possible.
+    tempfile::Builder::new()
+        .prefix(".rho-json-")
+        .tempfile_in(parent)
+        .map_err(|error| {
+            anyhow::anyhow!(
+                "{flag} {}: cannot create a file in {}: {error}",
+                path.display(),
+                parent.display()
+            )
+        })?;
+    Ok(())
+}
+
+/// `--html FILE`: the page of `suites` (each with its budgets when judged) and of the comparison with the
+/// baseline when there was one, written atomically.
+pub fn write_html(
+    path: &Path,
+    title: &str,
+    suites: Vec<rho_report::html::Suite>,
+    comparison: Option<(&rho_baseline::Comparison, &str)>,
+) -> anyhow::Result<()> {
+    let page = rho_report::html::Page {
+        title: title.to_string(),
+        suites,
+        diff: comparison.map(|(comparison, base_name)| rho_report::html::Diff {
+            comparison,
+            base_name,
+            base_runs: Vec::new(),
+        }),
+        gate: None,
+    };
+    crate::saved::write_text(path, "the HTML report", &page.render())
 }
 
 /// `--json`'s argument, prepared (see [`JsonTarget::prepare`]).

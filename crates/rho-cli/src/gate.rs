@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -127,6 +127,11 @@ pub struct GateArgs {
     /// base that fails) instead of 2.
     #[arg(long)]
     pub bisect: bool,
+
+    /// Also write the outcome as one self-contained HTML page: per benchmark and metric every run of each
+    /// side, with the budget line head's best run must stay under.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 fn parse_gate_measure(text: &str) -> Result<rho_config::Measure, String> {
@@ -137,9 +142,16 @@ fn parse_gate_measure(text: &str) -> Result<rho_config::Measure, String> {
 /// Run the gate; the exit status is the verdict. Errors are reported here (stderr, and an `undecided` JSON
 /// line on stdout), so this returns the exit code rather than an error.
 pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
+    // Before the gate runs: an unwritable `--html` path stops here, not after minutes of runs.
+    if let Some(html) = &args.html {
+        crate::export::check_destination("--html", html)?;
+    }
     match gate(args) {
         Ok((outcome, settings)) => {
             print_outcome(&outcome, &settings);
+            if let Some(html) = &args.html {
+                write_html(html, &outcome)?;
+            }
             let code = match outcome.comparison.verdict {
                 Verdict::Undecided => {
                     let side = outcome.comparison.undecided_side();
@@ -524,6 +536,26 @@ fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource) {
     text.push_str(&document.to_string());
     text.push('\n');
     print_stdout(&text);
+}
+
+/// `--html FILE`: every run of each side, per metric.
+fn write_html(path: &Path, outcome: &GateOutcome) -> anyhow::Result<()> {
+    let page = rho_report::html::Page {
+        title: format!(
+            "rho bench gate: {} against {}",
+            outcome.head_described, outcome.base_described
+        ),
+        suites: Vec::new(),
+        diff: None,
+        gate: Some(rho_report::html::Gate {
+            comparison: &outcome.comparison,
+            base_runs: &outcome.base_runs,
+            head_runs: &outcome.head_runs,
+            base: &outcome.base_described,
+            head: &outcome.head_described,
+        }),
+    };
+    crate::saved::write_text(path, "the HTML report", &page.render())
 }
 
 fn print_stdout(text: &str) {

@@ -52,6 +52,7 @@ pub fn listing_args(project: &ProjectArgs, run: &RunArgs) -> (ProjectArgs, RunAr
         target: project.target.clone(),
         repetitions: Some(1),
         baseline: crate::baseline::BaselineArgs::default(),
+        html: None,
     };
     let run = RunArgs {
         iterations: None,
@@ -82,6 +83,9 @@ pub fn bench_project(
 ) -> anyhow::Result<ExitCode> {
     // Before anything runs: an unwritable `--json` path stops here, not after minutes of runs.
     let json = crate::export::prepare_json(json)?;
+    if let Some(html) = &project.html {
+        crate::export::check_destination("--html", html)?;
+    }
     crate::run::refuse_filtered_baseline(run.filter.as_deref(), &project.baseline)?;
     let config = load_config()?;
     let target = config.target(project.target.as_deref())?;
@@ -161,6 +165,8 @@ pub fn bench_project(
     let mut failed: Vec<FailedSuite> = Vec::new();
     let mut records = Vec::new();
     let mut summaries = Vec::new();
+    // With `--html`: each judged suite's summary, beside `judgements`.
+    let mut html_summaries = Vec::new();
     // The human report: stdout, or stderr when `--json -` takes stdout.
     let mut out = crate::export::report_output(json.as_ref());
     for (index, job) in jobs.iter().enumerate() {
@@ -280,6 +286,9 @@ pub fn bench_project(
         if baseline.active() {
             summaries.push((job.what.clone(), summary.clone()));
         }
+        if project.html.is_some() {
+            html_summaries.push(summary.clone());
+        }
         if json.is_some() {
             records.push(SuiteRecord {
                 suite: job.what.clone(),
@@ -324,6 +333,23 @@ pub fn bench_project(
             &mut out,
         )?
     };
+
+    if let Some(html) = &project.html {
+        let suites = judgements
+            .iter()
+            .zip(&html_summaries)
+            .map(|((what, judgement), summary)| rho_report::html::Suite {
+                what,
+                summary,
+                judgement: Some(judgement),
+            })
+            .collect();
+        let title = match mode {
+            Mode::Check => format!("rho bench check: {}", config.file.display()),
+            Mode::Report | Mode::List => format!("rho bench: {}", config.file.display()),
+        };
+        crate::export::write_html(html, &title, suites, baseline.diff())?;
+    }
 
     // Budgets naming no benchmark that any suite printed (a typo) would otherwise be silently unused. With a
     // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on

@@ -24,6 +24,10 @@ pub struct ShowArgs {
     /// Write the report as Markdown tables instead of printing it.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+
+    /// Write the report as one self-contained HTML page (a chart per benchmark) instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// `rho bench compare BASE.json HEAD.json`.
@@ -40,6 +44,11 @@ pub struct CompareArgs {
     /// Also write the comparison as a Markdown table (as `--diff --markdown` does).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+
+    /// Also write the comparison as one self-contained HTML page: per benchmark both histograms on one axis
+    /// and each metric's base against head with its limit.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// The schemas a saved run is read from.
@@ -149,10 +158,10 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<SavedSuite>> {
     Ok(suites)
 }
 
-/// `rho bench show`: the text report on stdout, or the Markdown / HTML written to their files.
+/// `rho bench show`: the text report on stdout, or the Markdown and/or HTML written to their files.
 pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let suites = read(&args.run)?;
-    if args.markdown.is_none() {
+    if args.markdown.is_none() && args.html.is_none() {
         let mut text = String::new();
         for (index, suite) in suites.iter().enumerate() {
             if index > 0 {
@@ -176,6 +185,18 @@ pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join("\n");
         write_text(path, "the Markdown report", &markdown)?;
+    }
+    if let Some(path) = &args.html {
+        let suites = parts
+            .iter()
+            .map(|&(what, summary)| rho_report::html::Suite {
+                what,
+                summary,
+                judgement: None,
+            })
+            .collect();
+        let title = format!("rho bench show {}", args.run.display());
+        crate::export::write_html(path, &title, suites, None)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -220,6 +241,30 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.markdown {
         let markdown = rho_baseline::render_markdown(&comparison, &base_name);
         write_text(path, "the Markdown comparison", &markdown)?;
+    }
+    if let Some(path) = &args.html {
+        let page = rho_report::html::Page {
+            title: format!(
+                "rho bench compare {} {}",
+                args.base.display(),
+                args.head.display()
+            ),
+            suites: head
+                .iter()
+                .map(|s| rho_report::html::Suite {
+                    what: &s.what,
+                    summary: &s.summary,
+                    judgement: None,
+                })
+                .collect(),
+            diff: Some(rho_report::html::Diff {
+                comparison: &comparison,
+                base_name: &base_name,
+                base_runs: base.iter().map(|s| &s.summary).collect(),
+            }),
+            gate: None,
+        };
+        write_text(path, "the HTML comparison", &page.render())?;
     }
     if comparison.failed() {
         let counts = comparison.counts();

@@ -748,6 +748,7 @@ mod tests {
             per_iteration: raw.minus(overhead).per_iteration(1),
             overhead,
             below_resolution: false,
+            distribution: None,
         }
     }
 

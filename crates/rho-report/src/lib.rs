@@ -2,12 +2,15 @@
 //! from, the per-benchmark table, the footprint and family tables) and the tables of the judgements made on it.
 //!
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
-//! -> reports): it computes no statistic of its own, only lays out what `rho-stats` and `rho-judge` produced.
+//! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
+//! and `rho-gate` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
+//! ([`html`]).
 //! Both the `rho` command and harnesses that print their own report (a `cargo bench` target) use it.
 
 mod run;
 
 pub mod growth;
+pub mod html;
 pub mod markdown;
 
 pub use run::{aligned_table, marks_above_bound, render, warnings};

@@ -30,6 +30,7 @@
 
 mod best;
 mod count;
+mod distribution;
 mod error;
 mod gate_names;
 mod growth;
@@ -41,6 +42,7 @@ pub use best::{best_of, min_of};
 pub use count::{
     CacheFigures, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures, QEMU_ICOUNT,
 };
+pub use distribution::{DISTRIBUTION_BINS, Distribution};
 pub use error::StatsError;
 pub use gate_names::relative_spread;
 pub use growth::{

@@ -6,6 +6,7 @@ use rho_wire::{
 use serde::{Deserialize, Serialize};
 
 use crate::count::{CountOverhead, InstructionFigures};
+use crate::distribution::Distribution;
 use crate::error::StatsError;
 use crate::summary::{PerIteration, Summary};
 
@@ -66,6 +67,10 @@ pub struct ClockFigures {
     /// figure is reported, not enforced, and no rate is computed from it.
     #[serde(default)]
     pub below_resolution: bool,
+    /// The samples' shape: a histogram of the net figures per iteration (what the HTML report draws). `None`
+    /// in a document written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<Distribution>,
 }
 
 impl ClockFigures {
@@ -376,13 +381,17 @@ impl RunSummary {
         for bench in &run.benchmarks {
             check_columns(run, bench)?;
             let mut figures_of = |column: usize| -> Result<ClockFigures, StatsError> {
-                let raw = Summary::of_with_scratch(bench.measured(column), &mut scratch)
-                    .ok_or_else(|| StatsError::NoSamples {
+                let samples = bench.measured(column);
+                let raw = Summary::of_with_scratch(samples, &mut scratch).ok_or_else(|| {
+                    StatsError::NoSamples {
                         benchmark: bench.name.clone(),
-                    })?;
+                    }
+                })?;
                 let overhead = overhead_by_column[column];
                 let net = raw.minus(overhead);
                 let resolution = run.clocks[column].resolution;
+                let distribution =
+                    Distribution::of(samples, overhead, bench.batch, resolution, net.min, net.p99);
                 Ok(ClockFigures {
                     clock: ClockInfo::from(&run.clocks[column]),
                     derived: false,
@@ -392,6 +401,7 @@ impl RunSummary {
                     per_iteration: net.per_iteration(bench.batch),
                     overhead,
                     below_resolution: ClockFigures::is_below_resolution(net.median, resolution),
+                    distribution,
                 })
             };
             // A sample that spanned an uncounted wrap is off by a multiple of the counter's period: a
@@ -511,6 +521,10 @@ fn derive_time(cycles_clock: &Clock, hz: u64, cycles: &ClockFigures) -> Option<C
         per_iteration: cycles.per_iteration.scaled(1e9 / hz as f64),
         overhead: crate::summary::counts_to_ns(cycles.overhead, hz)?,
         below_resolution: cycles.below_resolution,
+        distribution: cycles
+            .distribution
+            .as_ref()
+            .map(|d| d.scaled(1e9 / hz as f64)),
     })
 }
 

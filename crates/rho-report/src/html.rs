@@ -1,0 +1,1017 @@
+//! The report as one self-contained HTML page (`--html FILE`): inline CSS and hand-written SVG, nothing fetched
+//! and no script, so it reads the same from a CI artefact, a mail attachment or a file on disk.
+//!
+//! Per benchmark: a histogram of its samples per iteration (the primary clock's: nanoseconds unless they are
+//! below their clock's resolution) with the median and the p99 marked, and its stack and heap peak as bars
+//! against their budgets (or, without a budget, against the painted stack region). With a comparison
+//! (`--diff`, `rho bench compare`): each metric's base and head side by side with its limit, and both
+//! histograms on one axis when both runs are at hand. With a gate: every run of each side, per metric, with
+//! the budget line. Every piece of text is escaped: benchmark names and suite names come from the user.
+
+use std::fmt::Write as _;
+
+use rho_judge::budget::{BudgetMetric, Judgement};
+use rho_stats::{BenchSummary, ClockFigures, Distribution, RunSummary};
+use rho_wire::StackMark;
+
+use crate::run::column_label;
+
+/// Text made safe in HTML content and in a quoted attribute value.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One suite's run, with its budgets when they were judged (`check`).
+pub struct Suite<'a> {
+    pub what: &'a str,
+    pub summary: &'a RunSummary,
+    pub judgement: Option<&'a Judgement>,
+}
+
+/// A comparison of this run (head) with a base: `--diff REF` or `rho bench compare`.
+pub struct Diff<'a> {
+    pub comparison: &'a rho_baseline::Comparison,
+    /// Where the base came from (a git ref, a file).
+    pub base_name: &'a str,
+    /// The base runs, when they are at hand (`rho bench compare`): their histograms are drawn beside head's.
+    pub base_runs: Vec<&'a RunSummary>,
+}
+
+/// A gate's outcome: every run of each side.
+pub struct Gate<'a> {
+    pub comparison: &'a rho_gate::Comparison,
+    pub base_runs: &'a [rho_gate::RunMetrics],
+    pub head_runs: &'a [rho_gate::RunMetrics],
+    /// What base and head were (revisions, directories).
+    pub base: &'a str,
+    pub head: &'a str,
+}
+
+/// A whole page.
+pub struct Page<'a> {
+    pub title: String,
+    pub suites: Vec<Suite<'a>>,
+    pub diff: Option<Diff<'a>>,
+    pub gate: Option<Gate<'a>>,
+}
+
+const STYLE: &str = "\
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;\
+color:#1a202c;background:#fff}\
+h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #cbd5e0}\
+h3{font-size:15px;margin:0 0 4px;font-family:ui-monospace,Menlo,Consolas,monospace}\
+.meta{color:#4a5568;margin:2px 0}.figures{color:#2d3748;margin:0 0 6px}\
+.bench{border:1px solid #e2e8f0;border-radius:6px;padding:10px 12px;margin:10px 0;break-inside:avoid}\
+.charts{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}\
+svg{font:11px system-ui,sans-serif;background:#fafbfc;border-radius:4px}\
+svg text{fill:#2d3748}.bar{fill:#4a78c2}.base-bar{fill:#a0aec0}.base-hist{fill:none;stroke:#718096;stroke-width:1.5}\
+.median{stroke:#b7791f;stroke-width:2}.p99{stroke:#c53030;stroke-width:2;stroke-dasharray:4 3}\
+.limit{stroke:#c53030;stroke-width:1.5;stroke-dasharray:3 2}.axis{stroke:#718096;stroke-width:1}\
+.ok{fill:#2f855a}.bad{fill:#c53030}.neutral{fill:#4a78c2}.head-dot{fill:#4a78c2}.base-dot{fill:#a0aec0}\
+.verdict-bad{color:#c53030;font-weight:600}.verdict-ok{color:#2f855a}\
+table{border-collapse:collapse;margin:6px 0}td,th{padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}\
+.note{color:#718096;font-size:12px}";
+
+/// A number as a chart label: the places that matter.
+fn num(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 100.0 || value == value.trunc() {
+        format!("{value:.0}")
+    } else if magnitude >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+/// A coordinate, to a tenth of a pixel.
+fn px(value: f64) -> String {
+    let value = if value.is_finite() { value } else { 0.0 };
+    format!("{value:.1}")
+}
+
+/// A linear map from `[lo, hi]` to `[left, right]` pixels.
+#[derive(Clone, Copy)]
+struct Scale {
+    lo: f64,
+    hi: f64,
+    left: f64,
+    right: f64,
+}
+
+impl Scale {
+    fn new(lo: f64, hi: f64, left: f64, right: f64) -> Scale {
+        let hi = if hi > lo { hi } else { lo + 1.0 };
+        Scale {
+            lo,
+            hi,
+            left,
+            right,
+        }
+    }
+
+    fn at(&self, value: f64) -> f64 {
+        self.left + (value - self.lo) / (self.hi - self.lo) * (self.right - self.left)
+    }
+}
+
+const CHART_WIDTH: f64 = 520.0;
+const CHART_HEIGHT: f64 = 170.0;
+const MARGIN: f64 = 36.0;
+
+impl Page<'_> {
+    /// The page as HTML text.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+            escape(&self.title),
+            escape(&self.title)
+        );
+        if let Some(gate) = &self.gate {
+            render_gate(&mut out, gate);
+        }
+        if let Some(diff) = &self.diff {
+            let counts = diff.comparison.counts();
+            let _ = writeln!(
+                out,
+                "<p class=\"meta {}\">Against {}: {} regressed, {} not measured, {} improved, {} ok \
+                 (limit +{}%).</p>",
+                if diff.comparison.failed() {
+                    "verdict-bad"
+                } else {
+                    "verdict-ok"
+                },
+                escape(diff.base_name),
+                counts.regressed,
+                counts.not_measured,
+                counts.improved,
+                counts.ok,
+                num(diff.comparison.limit_percent)
+            );
+        }
+        for suite in &self.suites {
+            render_suite(&mut out, suite, self.diff.as_ref());
+        }
+        out.push_str(
+            "<p class=\"note\">Written by rho. Histograms: the net samples per iteration, from the lowest to \
+             the p99; the samples above it are counted beside. Solid line: median; dashed: p99.</p>\n\
+             </body>\n</html>\n",
+        );
+        out
+    }
+}
+
+fn render_suite(out: &mut String, suite: &Suite, diff: Option<&Diff>) {
+    let summary = suite.summary;
+    let target = &summary.target;
+    let _ = writeln!(
+        out,
+        "<section class=\"suite\">\n<h2>{}</h2>\n<p class=\"meta\">target {} ({}), {}{}; {} run(s) folded</p>",
+        escape(suite.what),
+        escape(&target.name),
+        escape(&target.arch),
+        if target.optimized {
+            "optimized"
+        } else {
+            "<strong>NOT optimized</strong>"
+        },
+        target
+            .compiler
+            .as_deref()
+            .map(|c| format!(", {}", escape(c)))
+            .unwrap_or_default(),
+        summary.repetitions
+    );
+    if let Some(judgement) = suite.judgement {
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">budgets: {}</p>",
+            escape(&judgement.enforcement.describe())
+        );
+    }
+    for bench in &summary.benchmarks {
+        let _ = writeln!(
+            out,
+            "<article class=\"bench\" id=\"{}\">\n<h3>{}</h3>",
+            escape(&bench.name),
+            escape(&bench.name)
+        );
+        let _ = writeln!(
+            out,
+            "<p class=\"figures\">{}</p>",
+            escape(&figures_line(bench))
+        );
+        out.push_str("<div class=\"charts\">\n");
+        let base = diff.and_then(|d| {
+            d.base_runs
+                .iter()
+                .find_map(|run| run.benchmarks.iter().find(|b| b.name == bench.name))
+        });
+        distribution_chart(out, bench, base);
+        footprint_chart(out, bench, summary, suite.judgement);
+        if let Some(compared) = diff.and_then(|d| d.comparison.benchmark(&bench.name)) {
+            diff_chart(out, compared);
+        }
+        out.push_str("</div>\n</article>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// The figures the distribution is drawn from: the time figures unless they are below their clock's
+/// resolution (then the cycles, as the rates do), else a clock that counted instructions.
+fn drawn(bench: &BenchSummary) -> Option<&ClockFigures> {
+    bench
+        .rate_figures()
+        .filter(|f| f.distribution.is_some())
+        .or(bench.cycles.as_ref())
+        .or(bench.time.as_ref())
+        .or(bench.instructions.as_ref().and_then(|i| i.samples.as_ref()))
+}
+
+fn figures_line(bench: &BenchSummary) -> String {
+    let mut parts = Vec::new();
+    if let Some(f) = drawn(bench) {
+        let unit = column_label(&f.clock, f.derived);
+        parts.push(format!("median {} {unit}", num(f.per_iteration.median)));
+        if f.net.p99_is_informative() {
+            parts.push(format!("p99 {}", num(f.per_iteration.p99)));
+        }
+        parts.push(format!(
+            "{} samples{}",
+            f.net.n,
+            if f.batch > 1 {
+                format!(" (batches of {})", f.batch)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if let Some(instructions) = &bench.instructions {
+        parts.push(format!(
+            "{} instructions ({})",
+            num(instructions.per_iteration),
+            instructions.source
+        ));
+    }
+    if let Some(rate) = bench.ops_per_second {
+        parts.push(format!(
+            "{} {}/s",
+            crate::run::format_rate(rate),
+            bench.unit
+        ));
+    }
+    if bench.leaked {
+        parts.push(format!("LEAK: {} bytes still held", bench.heap.live));
+    }
+    if bench.overran {
+        parts.push("stopped: the stack overran".to_string());
+    }
+    parts.join(" · ")
+}
+
+/// The histogram of `bench`'s samples, with `base`'s drawn as an outline on the same axis when given.
+fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&BenchSummary>) {
+    let Some(figures) = drawn(bench) else {
+        let _ = writeln!(
+            out,
+            "<svg class=\"chart distribution empty\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"60\" \
+             viewBox=\"0 0 {CHART_WIDTH} 60\"><title>no samples</title><text x=\"12\" y=\"34\">{}</text></svg>",
+            if bench.instructions.is_some() {
+                "counted exactly: one figure, no distribution"
+            } else {
+                "no samples: not measured"
+            }
+        );
+        return;
+    };
+    let Some(head) = &figures.distribution else {
+        let _ = writeln!(
+            out,
+            "<svg class=\"chart distribution empty\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"60\" \
+             viewBox=\"0 0 {CHART_WIDTH} 60\"><title>no histogram</title><text x=\"12\" y=\"34\">median \
+             {}: this document carries no histogram</text></svg>",
+            num(figures.per_iteration.median)
+        );
+        return;
+    };
+    // Base's figures on the same clock, when both runs are at hand.
+    let base_figures = base.and_then(|b| {
+        [b.time.as_ref(), b.cycles.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|f| f.clock.unit == figures.clock.unit && f.derived == figures.derived)
+    });
+    let base_hist = base_figures.and_then(|f| f.distribution.as_ref());
+    let mut lo = head.start;
+    let mut hi = head.end().max(figures.per_iteration.p99);
+    if let Some(b) = base_hist {
+        lo = lo.min(b.start);
+        hi = hi.max(b.end());
+    }
+    let x = Scale::new(lo, hi, MARGIN, CHART_WIDTH - 12.0);
+    let top = 22.0;
+    let bottom = CHART_HEIGHT - 30.0;
+    let share = |d: &Distribution, count: u64| count as f64 / d.total().max(1) as f64;
+    let peak = head
+        .counts
+        .iter()
+        .map(|&c| share(head, c))
+        .chain(
+            base_hist
+                .into_iter()
+                .flat_map(|b| b.counts.iter().map(move |&c| share(b, c))),
+        )
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let y = |fraction: f64| bottom - fraction / peak * (bottom - top);
+    let unit = column_label(&figures.clock, figures.derived);
+    let _ = writeln!(
+        out,
+        "<svg class=\"chart distribution\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"{CHART_HEIGHT}\" \
+         viewBox=\"0 0 {CHART_WIDTH} {CHART_HEIGHT}\" data-benchmark=\"{}\">\n<title>{}: distribution of {} \
+         samples per iteration, {}</title>",
+        escape(&bench.name),
+        escape(&bench.name),
+        head.total(),
+        escape(&unit)
+    );
+    for (i, &count) in head.counts.iter().enumerate() {
+        if count == 0 {
+            continue;
+        }
+        let left = x.at(head.start + head.width * i as f64);
+        let right = x.at(head.start + head.width * (i + 1) as f64);
+        let _ = writeln!(
+            out,
+            "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} samples from {}</title></rect>",
+            px(left),
+            px(y(share(head, count))),
+            px((right - left - 0.5).max(1.0)),
+            px(bottom - y(share(head, count))),
+            count,
+            num(head.start + head.width * i as f64)
+        );
+    }
+    if let Some(b) = base_hist {
+        // The base as a step outline over head's bars.
+        let mut path = format!("M{} {}", px(x.at(b.start)), px(bottom));
+        for (i, &count) in b.counts.iter().enumerate() {
+            let level = px(y(share(b, count)));
+            let _ = write!(
+                path,
+                " L{} {level} L{} {level}",
+                px(x.at(b.start + b.width * i as f64)),
+                px(x.at(b.start + b.width * (i + 1) as f64))
+            );
+        }
+        let _ = write!(path, " L{} {}", px(x.at(b.end())), px(bottom));
+        let _ = writeln!(
+            out,
+            "<path class=\"base-hist\" d=\"{path}\"><title>base</title></path>"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+        px(MARGIN),
+        px(bottom),
+        px(CHART_WIDTH - 12.0),
+        px(bottom)
+    );
+    // The median's label left of its line, the p99's right of its own: they never sit on each other.
+    let mut marker = |class: &str, value: f64, label: String, right: bool| {
+        let at = x.at(value);
+        // Near an edge, a label goes to the line's other side.
+        let right = if right {
+            at < CHART_WIDTH - 80.0
+        } else {
+            at < 90.0
+        };
+        let (anchor, text_at) = if right {
+            ("start", at + 3.0)
+        } else {
+            ("end", at - 3.0)
+        };
+        let _ = writeln!(
+            out,
+            "<line class=\"{class}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\
+             <text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\">{}</text>",
+            px(at),
+            px(top - 8.0),
+            px(at),
+            px(bottom),
+            px(text_at),
+            px(top - 4.0),
+            escape(&label)
+        );
+    };
+    marker(
+        "median",
+        figures.per_iteration.median,
+        format!("median {}", num(figures.per_iteration.median)),
+        false,
+    );
+    if figures.net.p99_is_informative() {
+        marker(
+            "p99",
+            figures.per_iteration.p99,
+            format!("p99 {}", num(figures.per_iteration.p99)),
+            true,
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+        px(MARGIN),
+        px(bottom + 13.0),
+        num(lo),
+        px(CHART_WIDTH - 12.0),
+        px(bottom + 13.0),
+        num(hi)
+    );
+    let mut legend = unit;
+    if head.above > 0 {
+        let _ = write!(
+            legend,
+            "; {} above p99 (max {})",
+            head.above,
+            num(figures.per_iteration.max)
+        );
+    }
+    if base_hist.is_some() {
+        legend.push_str("; outline: base");
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n</svg>",
+        px(MARGIN),
+        px(CHART_HEIGHT - 2.0),
+        escape(&legend)
+    );
+}
+
+/// Horizontal bars, one row each: `(label, value, scale_to, budget, class)`.
+struct BarRow {
+    label: String,
+    value: Option<f64>,
+    /// A second bar drawn above the value's (the base of a comparison).
+    base: Option<f64>,
+    limit: Option<f64>,
+    text: String,
+    class: &'static str,
+}
+
+fn bar_chart(out: &mut String, class: &str, title: &str, rows: &[BarRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    let width = 360.0;
+    let label_width = 110.0;
+    let row_height = 34.0;
+    let height = 20.0 + row_height * rows.len() as f64;
+    let _ = writeln!(
+        out,
+        "<svg class=\"chart {class}\" role=\"img\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\">\n<title>{}</title><text x=\"6\" y=\"13\">{}</text>",
+        escape(title),
+        escape(title)
+    );
+    for (i, row) in rows.iter().enumerate() {
+        let top = 20.0 + row_height * i as f64;
+        let scale_to = [row.value, row.base, row.limit]
+            .into_iter()
+            .flatten()
+            .fold(0.0, f64::max)
+            * 1.1;
+        let x = Scale::new(0.0, scale_to.max(1e-9), label_width, width - 8.0);
+        let _ = writeln!(
+            out,
+            "<text x=\"6\" y=\"{}\">{}</text>",
+            px(top + 13.0),
+            escape(&row.label)
+        );
+        if let Some(base) = row.base {
+            let _ = writeln!(
+                out,
+                "<rect class=\"base-bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"7\"><title>base {}</title></rect>",
+                px(label_width),
+                px(top + 2.0),
+                px(x.at(base) - label_width),
+                num(base)
+            );
+        }
+        if let Some(value) = row.value {
+            let _ = writeln!(
+                out,
+                "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"9\"><title>{}</title></rect>",
+                row.class,
+                px(label_width),
+                px(top + 10.0),
+                px((x.at(value) - label_width).max(0.5)),
+                num(value)
+            );
+        }
+        if let Some(limit) = row.limit {
+            let at = x.at(limit);
+            let _ = writeln!(
+                out,
+                "<line class=\"limit\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+                px(at),
+                px(top),
+                px(at),
+                px(top + 21.0)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<text x=\"{}\" y=\"{}\" class=\"note\">{}</text>",
+            px(label_width),
+            px(top + 31.0),
+            escape(&row.text)
+        );
+    }
+    out.push_str("</svg>\n");
+}
+
+/// Stack and heap peak against their budgets (the judged run's), else the stack against the painted region.
+fn footprint_chart(
+    out: &mut String,
+    bench: &BenchSummary,
+    summary: &RunSummary,
+    judgement: Option<&Judgement>,
+) {
+    let check = |metric: BudgetMetric| {
+        judgement
+            .and_then(|j| j.benchmarks.iter().find(|b| b.name == bench.name))
+            .and_then(|b| b.checks.iter().find(|c| c.metric == metric))
+    };
+    let row =
+        |label: &str, value: Option<f64>, metric: BudgetMetric, fallback: Option<(f64, &str)>| {
+            let check = check(metric);
+            let budget = check.and_then(|c| c.budget);
+            let verdict = check.map(|c| c.verdict);
+            let bad = matches!(
+                verdict,
+                Some(rho_judge::budget::Verdict::Over | rho_judge::budget::Verdict::Unmeasured)
+            );
+            let value_text = value.map_or("not measured".to_string(), |v| format!("{} B", num(v)));
+            let (limit, text) = match (budget, fallback) {
+                (Some(budget), _) => (
+                    Some(budget),
+                    format!(
+                        "{value_text}, budget {} B: {}",
+                        num(budget),
+                        verdict.map_or("-", |v| v.label())
+                    ),
+                ),
+                (None, Some((bound, what))) => (
+                    Some(bound),
+                    format!("{value_text} of {} B {what}", num(bound)),
+                ),
+                (None, None) => (None, format!("{value_text}, no budget")),
+            };
+            BarRow {
+                label: label.to_string(),
+                value,
+                base: None,
+                limit,
+                text,
+                class: if bad {
+                    "bad"
+                } else if budget.is_some() {
+                    "ok"
+                } else {
+                    "neutral"
+                },
+            }
+        };
+    let stack = match bench.stack {
+        StackMark::Bytes(bytes) => Some(bytes as f64),
+        StackMark::Overrun | StackMark::Off => None,
+    };
+    let painted = summary
+        .config
+        .stack_bytes
+        .map(|bytes| (bytes as f64, "painted"));
+    let heap = (!bench.overran).then_some(bench.heap.peak as f64);
+    let rows = [
+        row("stack", stack, BudgetMetric::StackBytes, painted),
+        row("heap peak", heap, BudgetMetric::HeapPeakBytes, None),
+    ];
+    bar_chart(out, "footprint", "stack and heap, bytes", &rows);
+}
+
+/// One benchmark's metrics, base against head, each with its limit.
+fn diff_chart(out: &mut String, compared: &rho_baseline::compare::BenchmarkComparison) {
+    use rho_baseline::compare::Value;
+    let rows: Vec<BarRow> = compared
+        .metrics
+        .iter()
+        .map(|m| {
+            let limit_percent = rho_baseline::metric_limit(
+                m.metric,
+                compared.limit_percent,
+                compared.instructions_limit_percent,
+            );
+            let base = m.base.figure();
+            let head = m.head.figure();
+            let change = m
+                .change_percent
+                .map_or(String::new(), |c| format!(" ({c:+.1}%)"));
+            let show = |v: Value| match v {
+                Value::Figure(f) => num(f),
+                Value::Overrun => "overran".to_string(),
+                Value::Off => "off".to_string(),
+                Value::Absent => "absent".to_string(),
+            };
+            BarRow {
+                label: m.metric.name().to_string(),
+                value: head,
+                base,
+                limit: base.map(|b| b * (1.0 + limit_percent / 100.0)),
+                text: format!(
+                    "{} -> {}{change}: {}",
+                    show(m.base),
+                    show(m.head),
+                    m.verdict.label()
+                ),
+                class: if m.verdict.fails() { "bad" } else { "ok" },
+            }
+        })
+        .collect();
+    bar_chart(
+        out,
+        "diff",
+        "base (grey) against head, with the limit",
+        &rows,
+    );
+}
+
+/// The gate: per benchmark (metric names `BENCH.METRIC`), every run of base and head for each metric, with
+/// the line head's best must stay under.
+fn render_gate(out: &mut String, gate: &Gate) {
+    let comparison = gate.comparison;
+    let _ = writeln!(
+        out,
+        "<section class=\"gate\">\n<h2>Gate: {} against {}</h2>\n<p class=\"meta {}\">verdict: {}; {} run(s) \
+         of each side, alternating; each side's best run is judged</p>",
+        escape(gate.head),
+        escape(gate.base),
+        if comparison.verdict == rho_gate::Verdict::Ok {
+            "verdict-ok"
+        } else {
+            "verdict-bad"
+        },
+        comparison.verdict,
+        gate.base_runs.len().max(gate.head_runs.len())
+    );
+    let mut groups: Vec<(String, Vec<&rho_gate::MetricComparison>)> = Vec::new();
+    for metric in &comparison.metrics {
+        let group = metric
+            .name
+            .rsplit_once('.')
+            .map_or(metric.name.as_str(), |(bench, _)| bench)
+            .to_string();
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, members)) => members.push(metric),
+            None => groups.push((group, vec![metric])),
+        }
+    }
+    for (group, metrics) in &groups {
+        let _ = writeln!(
+            out,
+            "<article class=\"bench\" id=\"gate-{}\">\n<h3>{}</h3>\n<div class=\"charts\">",
+            escape(group),
+            escape(group)
+        );
+        runs_chart(out, group, metrics, gate);
+        out.push_str("</div>\n</article>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+fn run_values(runs: &[rho_gate::RunMetrics], name: &str) -> Vec<f64> {
+    runs.iter()
+        .filter_map(|run| match run.get(name) {
+            Some(rho_gate::Figure::Value(v)) => Some(*v),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One strip per metric: base's runs on the upper line, head's on the lower, the budget line at base's best
+/// times (1 + budget).
+fn runs_chart(out: &mut String, group: &str, metrics: &[&rho_gate::MetricComparison], gate: &Gate) {
+    let row_height = 46.0;
+    let label_width = 150.0;
+    let height = 10.0 + row_height * metrics.len() as f64;
+    let _ = writeln!(
+        out,
+        "<svg class=\"chart gate-runs\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"{height}\" \
+         viewBox=\"0 0 {CHART_WIDTH} {height}\">\n<title>{}: every run of base (grey, upper) and head (blue, \
+         lower)</title>",
+        escape(group)
+    );
+    for (i, metric) in metrics.iter().enumerate() {
+        let top = 8.0 + row_height * i as f64;
+        let base = run_values(gate.base_runs, &metric.name);
+        let head = run_values(gate.head_runs, &metric.name);
+        let limit = metric.base.map(|b| b.min * (1.0 + metric.budget));
+        let all: Vec<f64> = base.iter().chain(&head).chain(&limit).copied().collect();
+        let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+        let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01).max(1e-9);
+        let x = Scale::new(lo - pad, hi + pad, label_width, CHART_WIDTH - 12.0);
+        let metric_name = metric.name.rsplit_once('.').map_or("", |(_, m)| m);
+        let outcome = match &metric.outcome {
+            rho_gate::MetricOutcome::Ok => "ok".to_string(),
+            rho_gate::MetricOutcome::Regressed => "REGRESSED".to_string(),
+            rho_gate::MetricOutcome::Undecided(why) => format!("undecided: {why}"),
+        };
+        let change = metric
+            .change()
+            .map_or(String::new(), |c| format!(" {:+.1}%", c * 100.0));
+        let _ = writeln!(
+            out,
+            "<text x=\"6\" y=\"{}\">{}</text><text x=\"6\" y=\"{}\" class=\"note\">{}{}</text>",
+            px(top + 12.0),
+            escape(metric_name),
+            px(top + 26.0),
+            escape(&outcome),
+            escape(&change)
+        );
+        let _ = writeln!(
+            out,
+            "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+            px(label_width),
+            px(top + 34.0),
+            px(CHART_WIDTH - 12.0),
+            px(top + 34.0)
+        );
+        for (class, values, line) in [
+            ("base-dot", &base, top + 10.0),
+            ("head-dot", &head, top + 24.0),
+        ] {
+            for value in values.iter() {
+                let _ = writeln!(
+                    out,
+                    "<circle class=\"{class}\" cx=\"{}\" cy=\"{}\" r=\"4\"><title>{}</title></circle>",
+                    px(x.at(*value)),
+                    px(line),
+                    num(*value)
+                );
+            }
+        }
+        if let Some(limit) = limit {
+            let at = x.at(limit);
+            let _ = writeln!(
+                out,
+                "<line class=\"limit\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"><title>budget: {}</title></line>",
+                px(at),
+                px(top + 2.0),
+                px(at),
+                px(top + 32.0),
+                num(limit)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<text x=\"{}\" y=\"{}\" class=\"note\">{}</text><text x=\"{}\" y=\"{}\" class=\"note\" \
+             text-anchor=\"end\">{}</text>",
+            px(label_width),
+            px(top + 44.0),
+            num(lo - pad),
+            px(CHART_WIDTH - 12.0),
+            px(top + 44.0),
+            num(hi + pad)
+        );
+    }
+    out.push_str("</svg>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_cannot_open_a_tag_or_leave_an_attribute() {
+        assert_eq!(
+            escape("<script>alert('x')</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+        );
+        assert_eq!(escape("a\" onload=\"x"), "a&quot; onload=&quot;x");
+        assert_eq!(escape("a&b"), "a&amp;b");
+        assert_eq!(escape("bell\u{7}"), "bell\u{FFFD}");
+    }
+
+    #[test]
+    fn numbers_keep_the_places_that_matter() {
+        assert_eq!(num(1740.0), "1740");
+        assert_eq!(num(39.0625), "39.1");
+        assert_eq!(num(0.625), "0.62");
+        assert_eq!(num(12.0), "12");
+    }
+
+    /// Two benchmarks on a cycle clock of known frequency (time derived), the second with one wild sample.
+    const STREAM: &str = "\
+@rho-bench 1
+@target host arch=x86_64 optimized=1
+@clock cycles tsc unit=cycle hz=1000000000 resolution=1
+@config iterations=5 warmup=1 time_cap_ms=5000 stack_bytes=4096
+@bench bench_a
+:100
+:100
+:101
+:102
+:103
+:150
+@stack 96
+@heap peak=64 live=0 allocs=1 frees=1 free_errors=0
+@end bench_a iterations=5 warmup=1 capped=0 unit=iter per_iteration=1
+@bench bench_b
+:20
+:20
+:21
+:22
+:20
+:2000
+@stack 128
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
+@end bench_b iterations=5 warmup=1 capped=0 unit=iter per_iteration=1
+@done benchmarks=2 dropped=0
+";
+
+    fn summary() -> RunSummary {
+        let run = rho_wire::parse_str(STREAM).unwrap();
+        RunSummary::of(&run).unwrap()
+    }
+
+    fn page<'a>(suites: Vec<Suite<'a>>) -> Page<'a> {
+        Page {
+            title: "rho bench".to_string(),
+            suites,
+            diff: None,
+            gate: None,
+        }
+    }
+
+    /// Every element opened is closed (the tags this module writes), a crude check of well-formedness.
+    fn assert_balanced(html: &str) {
+        for tag in ["svg", "section", "article", "div", "text", "rect", "title"] {
+            let open = html.matches(&format!("<{tag}>")).count()
+                + html.matches(&format!("<{tag} ")).count();
+            let close = html.matches(&format!("</{tag}>")).count();
+            assert_eq!(open, close, "<{tag}> opened {open} times, closed {close}");
+        }
+    }
+
+    #[test]
+    fn a_run_gets_one_distribution_chart_per_benchmark_and_its_names_escaped() {
+        let mut summary = summary();
+        summary.benchmarks[1].name = "bench_<script>alert(1)</script>".to_string();
+        let html = page(vec![Suite {
+            what: "suite \"x\" & <y>.c",
+            summary: &summary,
+            judgement: None,
+        }])
+        .render();
+        assert_balanced(&html);
+        assert_eq!(html.matches("class=\"chart distribution\"").count(), 2);
+        assert_eq!(html.matches("class=\"chart footprint\"").count(), 2);
+        assert!(!html.contains("<script"), "{html}");
+        assert!(html.contains("bench_&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(html.contains("suite &quot;x&quot; &amp; &lt;y&gt;.c"));
+        // Self-contained: nothing is fetched.
+        for fetch in ["http://", "https://", "src=", "<link", "@import"] {
+            assert!(!html.contains(fetch), "{fetch} in the page");
+        }
+        // The median is marked (the p99 of 5 samples is only the max: not marked), every sample counted.
+        assert_eq!(html.matches("class=\"median\"").count(), 2);
+        assert!(!html.contains("class=\"p99\""));
+        assert!(
+            html.contains("<title>bench_a: distribution of 5 samples"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn a_judged_run_draws_its_budgets() {
+        let summary = summary();
+        let budgets = rho_config::Budgets {
+            max_stack_bytes: Some(100),
+            ..Default::default()
+        };
+        let judgement = Judgement::of(&summary, |_| budgets, 1.0);
+        let html = page(vec![Suite {
+            what: "a.c",
+            summary: &summary,
+            judgement: Some(&judgement),
+        }])
+        .render();
+        assert_balanced(&html);
+        // bench_a's 96 bytes hold, bench_b's 128 do not.
+        assert!(html.contains("96 B, budget 100 B: ok"), "{html}");
+        assert!(html.contains("128 B, budget 100 B: OVER"), "{html}");
+        assert!(html.contains("class=\"bad\""));
+    }
+
+    #[test]
+    fn a_comparison_draws_base_against_head_and_both_histograms() {
+        let base = summary();
+        let mut head = summary();
+        head.benchmarks[0].stack = StackMark::Bytes(960);
+        let recording = rho_baseline::Recording::now("0", None);
+        let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
+        let comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
+        let mut page = page(vec![Suite {
+            what: "a.c",
+            summary: &head,
+            judgement: None,
+        }]);
+        page.diff = Some(Diff {
+            comparison: &comparison,
+            base_name: "base.json",
+            base_runs: vec![&base],
+        });
+        let html = page.render();
+        assert_balanced(&html);
+        assert_eq!(html.matches("class=\"chart diff\"").count(), 2);
+        assert_eq!(html.matches("class=\"base-hist\"").count(), 2);
+        assert!(html.contains("96 -&gt; 960 (+900.0%): regressed"), "{html}");
+        assert!(html.contains("1 regressed"));
+    }
+
+    #[test]
+    fn a_gate_draws_every_run_of_each_side() {
+        let mut base_runs = Vec::new();
+        let mut head_runs = Vec::new();
+        for run in 0..3 {
+            let mut base = rho_gate::RunMetrics::new();
+            base.insert(
+                "bench_a.cycles".into(),
+                rho_gate::Figure::Value(100.0 + run as f64),
+            );
+            base_runs.push(base);
+            let mut head = rho_gate::RunMetrics::new();
+            head.insert(
+                "bench_a.cycles".into(),
+                rho_gate::Figure::Value(1000.0 + run as f64),
+            );
+            head_runs.push(head);
+        }
+        let side = |min, max| rho_gate::SideFigures { min, max, runs: 3 };
+        let comparison = rho_gate::Comparison {
+            verdict: rho_gate::Verdict::Regressed,
+            metrics: vec![rho_gate::MetricComparison {
+                name: "bench_a.cycles".into(),
+                floor: 0.0,
+                within_resolution: false,
+                base: Some(side(100.0, 102.0)),
+                head: Some(side(1000.0, 1002.0)),
+                budget: 0.05,
+                outcome: rho_gate::MetricOutcome::Regressed,
+                undecided_side: None,
+            }],
+        };
+        let mut page = page(Vec::new());
+        page.gate = Some(Gate {
+            comparison: &comparison,
+            base_runs: &base_runs,
+            head_runs: &head_runs,
+            base: "main",
+            head: "<HEAD>",
+        });
+        let html = page.render();
+        assert_balanced(&html);
+        assert_eq!(html.matches("class=\"chart gate-runs\"").count(), 1);
+        assert_eq!(html.matches("class=\"base-dot\"").count(), 3);
+        assert_eq!(html.matches("class=\"head-dot\"").count(), 3);
+        assert!(html.contains("&lt;HEAD&gt;"));
+        assert!(html.contains("REGRESSED +900.0%"), "{html}");
+    }
+
+    #[test]
+    fn a_scale_maps_its_ends_and_survives_an_empty_range() {
+        let s = Scale::new(10.0, 20.0, 0.0, 100.0);
+        assert_eq!((s.at(10.0), s.at(15.0), s.at(20.0)), (0.0, 50.0, 100.0));
+        let flat = Scale::new(5.0, 5.0, 0.0, 100.0);
+        assert!(flat.at(5.0).is_finite());
+    }
+}
