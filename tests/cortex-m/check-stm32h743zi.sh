@@ -11,8 +11,13 @@
 #      (VTOR, FPU, DWT unlock, caches, .data/.bss, heap) reaches main, whose status becomes
 #      QEMU's; a fault is reported and exits 134; the harness's stream names the target and the
 #      64 MHz clock and completes; the MPU guard catches frames that skip past the painted stack.
-# Neither measures the board: QEMU has no DWT (the stream there says systick) and no caches.
-# Usage: tests/cortex-m/check-stm32h743zi.sh   (needs arm-none-eabi-gcc, newlib, qemu-system-arm)
+#   3. the RTT console (the default) on the same emulated M7, with gdb-multiarch on QEMU's gdbstub
+#      standing in for the probe (tests/cortex-m/rtt-host.py): a buffer that wraps and fills, the
+#      drain before the exit, the exit status, and a whole stream; skipped with a note where
+#      gdb-multiarch is missing, unless RHO_REQUIRE_CROSS is set.
+# None measures the board: QEMU has no DWT (the stream there says systick) and no caches.
+# Usage: tests/cortex-m/check-stm32h743zi.sh   (needs arm-none-eabi-gcc, newlib, qemu-system-arm;
+#        gdb-multiarch for part 3)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 port="$repo/c/ports/stm32h743zi"
@@ -99,7 +104,47 @@ status=0; qemu_m7 "$work/skip/bench.elf" "$work/skip.out" || status=$?
 grep -q ' stack_guard=mpu$' "$work/skip.out" || fail "no stack_guard=mpu"
 grep -q '^@end bench_skip_frames .* overran=1$' "$work/skip.out" || fail "the guard did not catch the skip"
 
+# 3. the RTT console on QEMU's Cortex-M7, gdb-multiarch standing in for the probe
+# (tests/cortex-m/rtt-host.py: at each stop on rho_port_rtt_wait it reads up-buffer 0 and moves
+# RdOff, as probe-rs does while the core runs).
+rtt_run() { # elf, file for what the stand-in read; returns QEMU's status
+  local sock="$work/gdb.sock" status=0 qemu
+  rm -f "$sock"
+  timeout 120 qemu-system-arm -M mps2-an500 -display none -serial none -monitor none \
+    -icount shift=5 -semihosting-config enable=on,target=native -S \
+    -chardev socket,path="$sock",server=on,wait=off,id=gdb0 -gdb chardev:gdb0 -kernel "$1" \
+    </dev/null >"$2.qemu" 2>&1 &
+  qemu=$!
+  for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+  RTT_GDB_SOCKET="$sock" timeout 120 gdb-multiarch -batch -ex "python OUT=\"$2\"" \
+    -x "$repo/tests/cortex-m/rtt-host.py" "$1" >"$2.gdb" 2>&1 || true
+  wait "$qemu" || status=$?
+  return "$status"
+}
+rtt_note="RTT not checked (no gdb-multiarch)"
+if command -v gdb-multiarch >/dev/null 2>&1; then
+  # A 16-byte buffer: the 34 bytes of hello.c wrap it and wait for the reader twice.
+  build "$work/rtt-hello" "$repo/tests/cortex-m/hello.c" CONSOLE=rtt \
+    MEMORY_LD="$repo/tests/cortex-m/stm32h743zi-on-qemu.ld" HARNESS_IMPL= \
+    EXTRA_CFLAGS="-DHELLO_STATUS=3 -DRHO_PORT_HOST_ALWAYS_THERE -DRHO_PORT_RTT_BUFFER_BYTES=16"
+  status=0; rtt_run "$work/rtt-hello/bench.elf" "$work/rtt-hello.out" || status=$?
+  [ "$status" -eq 3 ] || fail "hello over RTT exited $status, expected 3: $(cat "$work/rtt-hello.out.gdb")"
+  printf 'hello from bench\nmalloc ok\nfpu ok\n' | cmp -s - "$work/rtt-hello.out" \
+    || fail "hello over RTT read: $(cat "$work/rtt-hello.out" 2>/dev/null) ($(tail -n 3 "$work/rtt-hello.out.gdb"))"
+  # The whole stream through the default 8 kB buffer.
+  build "$work/rtt-crypto" "$repo/examples/crypto_bench.c" CONSOLE=rtt \
+    MEMORY_LD="$repo/tests/cortex-m/stm32h743zi-on-qemu.ld" \
+    EXTRA_CFLAGS=-DRHO_PORT_HOST_ALWAYS_THERE RHO_BENCH_ITERATIONS=300 RHO_BENCH_WARMUP=10
+  status=0; rtt_run "$work/rtt-crypto/bench.elf" "$work/rtt-crypto.out" || status=$?
+  [ "$status" -eq 0 ] || fail "crypto_bench over RTT exited $status"
+  grep -q '^@target stm32h743zi ' "$work/rtt-crypto.out" || fail "no @target line over RTT"
+  grep -q '^@done benchmarks=6 dropped=0$' "$work/rtt-crypto.out" || fail "no @done line over RTT"
+  rtt_note="RTT: hello through a 16-byte buffer ($(tail -n 1 "$work/rtt-hello.out.gdb" | sed 's/^rtt-host: //')), crypto_bench's stream whole ($(tail -n 1 "$work/rtt-crypto.out.gdb" | sed 's/^rtt-host: //'))"
+elif [ -n "${RHO_REQUIRE_CROSS:-}" ]; then
+  fail "gdb-multiarch not installed, and RHO_REQUIRE_CROSS says the RTT check must run"
+fi
+
 echo "check-stm32h743zi: ok (image for the part: FLASH $flash bytes of 2097152 (.text $text_size," \
   ".data $data_size), DTCM $dtcm bytes of 131072 (.data, .bss $bss_size, stack $stack_size);" \
   "vectors at 0x08000000, SP 0x20020000, RTT block in DTCM; on QEMU's M7: exit status, console," \
-  "fault report, the stream with hz=64000000, the MPU guard)"
+  "fault report, the stream with hz=64000000, the MPU guard; $rtt_note)"

@@ -112,6 +112,16 @@ struct rtt_control_block _SEGGER_RTT __attribute__((aligned(4)));
 static char rtt_up_bytes[RHO_PORT_RTT_BUFFER_BYTES];
 static char rtt_down_bytes[16];
 
+/* Called while the target waits for the probe (buffer full, or draining at exit). A function of its
+ * own, never inlined, so that a debugger can stand in for the probe with a breakpoint here
+ * (tests/cortex-m/rtt-host.py does, on QEMU): at the breakpoint it reads what is between RdOff and
+ * WrOff and moves RdOff. */
+void rho_port_rtt_wait(void) __attribute__((noinline));
+void rho_port_rtt_wait(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
 static void rtt_init(void)
 {
     static const char terminal[] = "Terminal";
@@ -154,7 +164,8 @@ int rho_port_console_write(const char *bytes, size_t len)
             if (!debugger_attached()) {
                 return -1; /* nobody will read it: drop the rest rather than hang */
             }
-            continue; /* block if full: the probe is reading */
+            rho_port_rtt_wait(); /* block if full: the probe is reading */
+            continue;
         }
         if (room > len) {
             room = (uint32_t)len;
@@ -175,6 +186,7 @@ static void console_drain(void)
 {
     const struct rtt_buffer *up = &_SEGGER_RTT.up[0];
     while (debugger_attached() && up->read_offset != up->write_offset) {
+        rho_port_rtt_wait();
     }
 }
 

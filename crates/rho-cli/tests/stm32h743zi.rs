@@ -2,11 +2,13 @@
 //! attached to this machine. `tests/cortex-m/check-stm32h743zi.sh` builds the example suite for the part and
 //! checks the image (vector table, stack, RTT block, the probe-rs run command, FLASH and DTCM use), then runs the
 //! same port on QEMU's Cortex-M7 with its memories moved (start-up, console, exit status, fault report, the
-//! harness's stream, the MPU guard); `tests/cortex-m/measure-size.sh stm32h743zi` gives the harness's own cost
-//! on the M7 at -Os, held to the same aims as on the M4.
+//! harness's stream, the MPU guard, and the RTT console read by gdb-multiarch standing in for the probe);
+//! `tests/cortex-m/measure-size.sh stm32h743zi` gives the harness's own cost on the M7 at -Os, held to the same
+//! aims as on the M4.
 //!
 //! Without arm-none-eabi-gcc or qemu-system-arm each test prints a note and passes, unless `RHO_REQUIRE_CROSS`
-//! is set (`.ci/run` sets it and installs both).
+//! is set (`.ci/run` sets it and installs both, and gdb-multiarch for the RTT check, which the script otherwise
+//! skips with a note).
 
 mod common;
 
@@ -48,6 +50,12 @@ fn the_stm32h743zi_port_builds_for_the_part_and_its_start_up_runs_on_an_emulated
         return;
     };
     assert!(text.starts_with("check-stm32h743zi: ok"), "{text}");
+    if std::env::var_os("RHO_REQUIRE_CROSS").is_some() {
+        assert!(
+            text.contains("RTT: hello through a 16-byte buffer"),
+            "{text}"
+        );
+    }
 }
 
 /// The harness's own cost on the Cortex-M7 at -Os: the aims of the M4 (see cortex_m.rs) hold here too, the
