@@ -200,6 +200,13 @@
  *             The read is a call (rho_bench__cycles_now), part of the overhead `.overhead`
  *             measures; 32-bit counts, so a single body of 2^32 cycles or more (DWT or SysTick)
  *             is reported modulo 2^32.
+ *             RHO_BENCH_PORT_CLOCK=NAME: a core with neither counter (the nRF51's Cortex-M0 has no
+ *             DWT and no SysTick): the port supplies `int rho_bench_port_clock_start(void)` (0 when
+ *             the counter runs) and `uint32_t rho_bench_port_clock_read(void)` (counting up at
+ *             RHO_BENCH_CPU_HZ, wrapping at 2^32, e.g. a 32-bit timer captured); the stream names
+ *             the clock NAME (`@clock cycles NAME unit=cycle`).
+ *   RISC-V (bare metal, machine mode): cycles `mcycle` (its low 32 bits), unit cycle, hz
+ *             RHO_BENCH_CPU_HZ.
  *             No time clock on bare metal; the host derives time from hz. Bare metal needs GNU C
  *             (gcc or clang) for its inline assembly.
  * Every `resolution=` is the smallest non-zero step seen between successive reads.
@@ -302,7 +309,8 @@
 #ifndef RHO_BENCH_BARE_METAL
 #if (defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M') || defined(__ARM_ARCH_6M__) ||   \
     defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_BASE__) || \
-    defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+    defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__) ||                       \
+    (defined(__riscv) && !defined(__linux__) && !defined(__unix__) && !defined(__APPLE__))
 #define RHO_BENCH_BARE_METAL 1
 #else
 #define RHO_BENCH_BARE_METAL 0
@@ -318,6 +326,17 @@
 #else
 #define RHO_BENCH__HAS_CYCLES 0
 #define RHO_BENCH__HAS_TIME 1
+#endif
+
+/* Bare metal, the cycle counter is the core's own (DWT or SysTick on a Cortex-M), or one counting
+ * up by itself: the port's (RHO_BENCH_PORT_CLOCK) or RISC-V's mcycle. */
+#if RHO_BENCH_BARE_METAL && (defined(RHO_BENCH_PORT_CLOCK) || defined(__riscv))
+#define RHO_BENCH__UP_COUNTER 1
+#if defined(RHO_BENCH_SYSTICK_EXTERNAL)
+#error "RHO_BENCH_SYSTICK_EXTERNAL is for a Cortex-M counting with SysTick, not with RHO_BENCH_PORT_CLOCK or mcycle"
+#endif
+#else
+#define RHO_BENCH__UP_COUNTER 0
 #endif
 
 #if !RHO_BENCH_BARE_METAL && (defined(__unix__) || defined(__APPLE__))
@@ -499,7 +518,13 @@ void rho_bench_port_write(const char *bytes, unsigned long len);
 /* The chosen cycle counter, read (DWT->CYCCNT, or SysTick made to count up with its wraps). Not
  * inline: one short call in every benchmark's loop instead of the wrap-safe read inlined. */
 uint32_t rho_bench__cycles_now(void);
-#if !defined(RHO_BENCH_SYSTICK_EXTERNAL)
+#if defined(RHO_BENCH_PORT_CLOCK)
+/* Supplied by the board port with RHO_BENCH_PORT_CLOCK (see "Clocks"): start the counter (0 when it
+ * runs), and read it, counting up at RHO_BENCH_CPU_HZ and wrapping at 2^32. */
+int rho_bench_port_clock_start(void);
+uint32_t rho_bench_port_clock_read(void);
+#endif
+#if !RHO_BENCH__UP_COUNTER && !defined(RHO_BENCH_SYSTICK_EXTERNAL)
 /* The SysTick exception handler the port's vector table must point at (see "Clocks"). */
 void rho_bench_systick_handler(void);
 #endif
@@ -890,7 +915,8 @@ static int rho_bench__stopped;
 #define rho_bench__stopped 0
 #endif
 
-#if RHO_BENCH_BARE_METAL
+#if RHO_BENCH__UP_COUNTER
+#elif RHO_BENCH_BARE_METAL
 static uint32_t rho_bench__systick_period; /* 0: the counter is DWT->CYCCNT */
 #if defined(RHO_BENCH_SYSTICK_EXTERNAL)
 static int rho_bench__systick_wrapped; /* a read saw COUNTFLAG: the counter wrapped */
@@ -1138,6 +1164,61 @@ RHO_BENCH__NOINLINE rho_bench__uint rho_bench__time_now(void)
 #define RHO_BENCH__ICSR RHO_BENCH__REG(0xE000ED04u)
 #define RHO_BENCH__VTOR RHO_BENCH__REG(0xE000ED08u)
 
+#if RHO_BENCH__UP_COUNTER
+/* A counter that counts up by itself at RHO_BENCH_CPU_HZ: the port's, or RISC-V's mcycle (machine
+ * mode; its low 32 bits, read without the Zicsr extension having to be in -march). */
+RHO_BENCH__NOINLINE uint32_t rho_bench__cycles_now(void)
+{
+#if defined(RHO_BENCH_PORT_CLOCK)
+    return rho_bench_port_clock_read();
+#else
+    uint32_t value;
+    __asm__ __volatile__(".option push\n\t"
+                         ".option arch, +zicsr\n\t"
+                         "csrr %0, mcycle\n\t"
+                         ".option pop"
+                         : "=r"(value)
+                         :
+                         : "memory");
+    return value;
+#endif
+}
+
+static uint32_t rho_bench__cycles_between(uint32_t start, uint32_t stop)
+{
+    return stop - start; /* unsigned arithmetic handles one 2^32 wrap */
+}
+
+static RHO_BENCH__NOINLINE rho_bench__uint rho_bench__cycles_resolution(void)
+{
+    uint32_t smallest = 0, previous = rho_bench__cycles_now();
+    unsigned i;
+    for (i = 0; i < 1000u; i++) {
+        uint32_t now = rho_bench__cycles_now();
+        uint32_t step = now - previous;
+        if (step != 0 && (smallest == 0 || step < smallest)) {
+            smallest = step;
+        }
+        previous = now;
+    }
+    return smallest;
+}
+
+/* Starts the counter; returns 0, or 2 (rho_bench_main's status) when it cannot measure. */
+static int rho_bench__clock_init(void)
+{
+#if defined(RHO_BENCH_PORT_CLOCK)
+    if (rho_bench_port_clock_start() != 0 || rho_bench__cycles_resolution() == 0) {
+        RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
+                         "rho: the port's clock (RHO_BENCH_PORT_CLOCK) does not run\n");
+        return 2;
+    }
+#endif
+    return 0;
+}
+
+#else /* the Cortex-M's own counters: DWT, else SysTick */
+
 #if !defined(RHO_BENCH_SYSTICK_EXTERNAL)
 /* SysTick's exception: the counter went through 0 and reloaded. The port's vector table points
  * here (entry 15); the harness enables the exception only when it owns SysTick. */
@@ -1253,6 +1334,7 @@ static int rho_bench__clock_init(void)
 #endif
     return 0;
 }
+#endif /* RHO_BENCH__UP_COUNTER */
 
 #else /* hosted */
 
@@ -1881,6 +1963,8 @@ static unsigned char *rho_bench__region_limit;
 #define RHO_BENCH__READ_SP(sp) __asm__ __volatile__("mov %%esp, %0" : "=r"(sp))
 #elif defined(__GNUC__) && (defined(__aarch64__) || defined(__arm__))
 #define RHO_BENCH__READ_SP(sp) __asm__ __volatile__("mov %0, sp" : "=r"(sp))
+#elif defined(__GNUC__) && defined(__riscv)
+#define RHO_BENCH__READ_SP(sp) __asm__ __volatile__("mv %0, sp" : "=r"(sp))
 #endif
 
 /* The first measured iteration is next (called once per benchmark from rho_bench__step, inlined
@@ -2412,7 +2496,7 @@ static RHO_BENCH__NOINLINE size_t rho_bench__run_measured(rho_bench_fn fn, rho_b
     unsigned char *sp;
     unsigned char *low;
     size_t figure;
-    __asm__ __volatile__("mov %0, sp" : "=r"(sp));
+    RHO_BENCH__READ_SP(sp);
     *failed = 0;
     low = sp - RHO_BENCH_STACK_BYTES;
     rho_bench__region_limit = low + RHO_BENCH__GUARD_BYTES;
@@ -2775,6 +2859,11 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     : ticks                        ? "systick unit=tick"                            \
                                    : "systick unit=cycle",                          \
         RHO_BENCH__U(ticks ? 0 : RHO_BENCH_CPU_HZ), rho_bench__sizing_step,
+#elif RHO_BENCH__UP_COUNTER && defined(RHO_BENCH_PORT_CLOCK)
+#define RHO_BENCH__CYCLES_ARGS \
+    RHO_BENCH__STR(RHO_BENCH_PORT_CLOCK), RHO_BENCH__U(RHO_BENCH_CPU_HZ), rho_bench__sizing_step,
+#elif RHO_BENCH__UP_COUNTER
+#define RHO_BENCH__CYCLES_ARGS "mcycle", RHO_BENCH__U(RHO_BENCH_CPU_HZ), rho_bench__sizing_step,
 #elif RHO_BENCH_BARE_METAL
 /* The harness's own SysTick runs on the core clock. */
 #define RHO_BENCH__CYCLES_ARGS                                                         \

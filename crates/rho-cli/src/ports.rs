@@ -67,6 +67,18 @@ pub(crate) const PORT_FILES: &[(&str, &str)] = &[
         "boards/mps2-an505.ld",
         include_str!("../../../c/ports/boards/mps2-an505.ld"),
     ),
+    (
+        "boards/microbit.mk",
+        include_str!("../../../c/ports/boards/microbit.mk"),
+    ),
+    (
+        "boards/microbit.ld",
+        include_str!("../../../c/ports/boards/microbit.ld"),
+    ),
+    (
+        "boards/microbit.c",
+        include_str!("../../../c/ports/boards/microbit.c"),
+    ),
 ];
 
 /// Write every port file under `dir` (as `c/ports` lays them out).

@@ -103,6 +103,11 @@ fn crypto_bench_on_mps2_an505_cortex_m33() {
     check_board("mps2-an505");
 }
 
+#[test]
+fn crypto_bench_on_microbit_cortex_m0() {
+    check_board("microbit");
+}
+
 /// What catches a stack overrun on each board's core (`@config stack_guard=`): the MPU on ARMv7-M, the
 /// stack-limit register on ARMv8-M Main, nothing but the painted band on the Cortex-M0 and in RISC-V machine
 /// mode.
@@ -111,6 +116,7 @@ const GUARDS: &[(&str, &str)] = &[
     ("mps2-an386", "mpu"),
     ("mps2-an500", "mpu"),
     ("mps2-an505", "msplim"),
+    ("microbit", "none"),
 ];
 
 /// Frames that skip bytes past the painted region (tests/c/skip_frames_suite.c): on a core with a guard the

@@ -13,12 +13,19 @@ pub const BUILTIN_TARGETS: &[&str] = &[
     "mps2-an386",
     "mps2-an500",
     "mps2-an505",
+    "microbit",
     "aarch64-linux",
     "stm32h743zi",
 ];
 /// The built-in targets that are boards under QEMU's system emulation (c/ports/boards), in the order
 /// `--target all` runs them.
-pub const BUILTIN_BOARDS: &[&str] = &["mps2-an385", "mps2-an386", "mps2-an500", "mps2-an505"];
+pub const BUILTIN_BOARDS: &[&str] = &[
+    "mps2-an385",
+    "mps2-an386",
+    "mps2-an500",
+    "mps2-an505",
+    "microbit",
+];
 
 /// Where the committed baseline lives when `bench.baseline` is not given, relative to the module root.
 pub const DEFAULT_BASELINE: &str = "bench/baseline.json";
