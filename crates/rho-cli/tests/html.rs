@@ -61,8 +61,15 @@ fn names(json: &Path) -> Vec<String> {
 }
 
 /// Loads `page` in Chromium: its DOM after loading has one distribution chart per name in `benchmarks`
-/// (each naming its benchmark) and `extra` charts of class `extra_class`; a screenshot shows the bars.
-fn assert_renders(dir: &Path, page: &Path, benchmarks: &[String], extra: Option<(&str, usize)>) {
+/// (each naming its benchmark) and `charts` more of each class given; a screenshot is not blank and shows the
+/// charts' blue (the histogram bars, the gate's head runs) over at least `blue_per_mille` of it.
+fn assert_renders(
+    dir: &Path,
+    page: &Path,
+    benchmarks: &[String],
+    charts: &[(&str, usize)],
+    blue_per_mille: usize,
+) {
     let dom = chromium(dir, page, &["--dump-dom"]);
     assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
     assert_eq!(
@@ -76,10 +83,10 @@ fn assert_renders(dir: &Path, page: &Path, benchmarks: &[String], extra: Option<
             "no chart for {name}"
         );
     }
-    if let Some((class, count)) = extra {
+    for (class, count) in charts {
         assert_eq!(
             dom.matches(&format!("class=\"chart {class}\"")).count(),
-            count,
+            *count,
             "{class} charts"
         );
     }
@@ -97,18 +104,21 @@ fn assert_renders(dir: &Path, page: &Path, benchmarks: &[String], extra: Option<
     let total = pixels.len() / channels;
     let first = &pixels[..3];
     let differing = pixels.chunks(channels).filter(|p| &p[..3] != first).count();
-    let bars = pixels
+    let blue = pixels
         .chunks(channels)
         .filter(|p| p[..3].iter().zip(BAR_RGB).all(|(&a, b)| a.abs_diff(b) <= 4))
         .count();
     eprintln!(
-        "{}: {}x{}, {differing} of {total} pixels not the background, {bars} of the bars' colour",
+        "{}: {}x{}, {differing} of {total} pixels not the background, {blue} of the charts' blue",
         page.display(),
         info.width,
         info.height
     );
     assert!(differing * 20 > total, "the screenshot is almost blank");
-    assert!(bars * 200 > total, "the screenshot shows no histogram bars");
+    assert!(
+        blue * 1000 > total * blue_per_mille,
+        "the screenshot shows too little of the charts"
+    );
 }
 
 #[test]
@@ -137,7 +147,7 @@ fn the_spec_suite_s_page_renders_a_chart_per_benchmark() {
     outcome.assert_exit(0);
     let benchmarks = names(&json);
     assert_eq!(benchmarks.len(), 6, "{benchmarks:?}");
-    assert_renders(dir.path(), &page, &benchmarks, Some(("footprint", 6)));
+    assert_renders(dir.path(), &page, &benchmarks, &[("footprint", 6)], 5);
 
     // The saved run re-rendered: the same charts.
     let shown = dir.path().join("shown.html");
@@ -153,7 +163,7 @@ fn the_spec_suite_s_page_renders_a_chart_per_benchmark() {
         LIMIT,
     );
     outcome.assert_exit(0);
-    assert_renders(dir.path(), &shown, &benchmarks, None);
+    assert_renders(dir.path(), &shown, &benchmarks, &[], 5);
 
     // Compared with itself: base against head for every benchmark.
     let compared = dir.path().join("compared.html");
@@ -170,7 +180,131 @@ fn the_spec_suite_s_page_renders_a_chart_per_benchmark() {
         LIMIT,
     );
     outcome.assert_exit(0);
-    assert_renders(dir.path(), &compared, &benchmarks, Some(("diff", 6)));
+    assert_renders(dir.path(), &compared, &benchmarks, &[("diff", 6)], 5);
+}
+
+/// A project checked against its budgets and its committed baseline: one benchmark's stack budget is broken
+/// (8 bytes), and the page shows it over, with every benchmark's base against head.
+#[test]
+fn check_draws_its_budgets_and_the_baseline_comparison() {
+    if !chromium_present("check_draws_its_budgets_and_the_baseline_comparison") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("bench")).unwrap();
+    std::fs::copy(
+        common::repo_file("examples/crypto_bench.c"),
+        root.join("bench/suite.c"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("module.yml"),
+        "bench:\n  default_iterations: 1000\n  suites:\n    - bench/suite.c\n  benchmarks:\n    \
+         bench_crc_64:\n      budgets:\n        max_stack_bytes: 8\n",
+    )
+    .unwrap();
+    common::git(root, &["init", "-q", "-b", "main"]);
+    let rho = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+        command.args(args).current_dir(root).env("TMPDIR", root);
+        common::run_rho(command, args, LIMIT)
+    };
+    rho(&["bench", "--write-baseline", "--repetitions", "1"]).assert_exit(0);
+    common::git(root, &["add", "module.yml", "bench"]);
+    common::git(root, &["commit", "-q", "-m", "suite and baseline"]);
+
+    let page = root.join("check.html");
+    let outcome = rho(&[
+        "bench",
+        "check",
+        "--diff",
+        "HEAD",
+        "--repetitions",
+        "1",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    // The broken stack budget fails the check whatever the timings did.
+    outcome.assert_exit(1);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(", budget 8 B: OVER"), "{html}");
+    let benchmarks: Vec<String> = [
+        "bench_empty",
+        "bench_crc_64",
+        "bench_crc_256",
+        "bench_malloc_free",
+        "bench_steady",
+        "bench_outlier",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert_renders(
+        root,
+        &page,
+        &benchmarks,
+        &[("footprint", 6), ("diff", 6)],
+        5,
+    );
+}
+
+/// A gate of two runs a side: every run of each side is a dot, per benchmark and metric. Timed, so nothing
+/// is asserted of the verdict (head does a linear search for a binary one), only of what is drawn.
+#[test]
+fn the_gate_draws_every_run_of_each_side() {
+    if !chromium_present("the_gate_draws_every_run_of_each_side") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let kata = common::repo_file("tests/kata");
+    let (base, head) = (tmp.path().join("base"), tmp.path().join("head"));
+    common::copy_tree(&kata, &base);
+    common::copy_tree(&kata, &head);
+    std::fs::copy(
+        kata.join("slowdowns/s09_count_below_linear_search.c"),
+        head.join("kernels.c"),
+    )
+    .unwrap();
+    let page = tmp.path().join("gate.html");
+    let args = [
+        "bench",
+        "gate",
+        "--base",
+        "../../base/wire",
+        "--runs",
+        "2",
+        "--scale",
+        "0.1",
+        "--html",
+        page.to_str().unwrap(),
+    ];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.args(args).current_dir(head.join("wire"));
+    let outcome = common::run_rho(command, &args, Duration::from_secs(600));
+    eprintln!("{}", outcome.describe());
+    assert!(
+        matches!(outcome.status, Some(0 | 1)),
+        "{}",
+        outcome.describe()
+    );
+    let document = outcome.document();
+    let metrics = document["metrics"].as_object().unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
+    // Two dots a side for every metric both sides measured.
+    assert_eq!(
+        html.matches("class=\"base-dot\"").count(),
+        2 * metrics.len()
+    );
+    assert_eq!(
+        html.matches("class=\"head-dot\"").count(),
+        2 * metrics.len()
+    );
+    let groups: std::collections::BTreeSet<&str> = metrics
+        .keys()
+        .map(|name| name.rsplit_once('.').map_or(name.as_str(), |(b, _)| b))
+        .collect();
+    assert_eq!(groups.len(), 4, "{groups:?}");
+    assert_renders(tmp.path(), &page, &[], &[("gate-runs", groups.len())], 0);
 }
 
 #[test]

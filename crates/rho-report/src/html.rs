@@ -669,7 +669,7 @@ fn render_gate(out: &mut String, gate: &Gate) {
     let comparison = gate.comparison;
     let _ = writeln!(
         out,
-        "<section class=\"gate\">\n<h2>Gate: {} against {}</h2>\n<p class=\"meta {}\">verdict: {}; {} run(s) \
+        "<section class=\"gate\">\n<h2>Every run: head {} (blue), base {} (grey)</h2>\n<p class=\"meta {}\">verdict: {}; {} run(s) \
          of each side, alternating; each side's best run is judged</p>",
         escape(gate.head),
         escape(gate.base),
@@ -719,7 +719,7 @@ fn run_values(runs: &[rho_gate::RunMetrics], name: &str) -> Vec<f64> {
 /// times (1 + budget).
 fn runs_chart(out: &mut String, group: &str, metrics: &[&rho_gate::MetricComparison], gate: &Gate) {
     let row_height = 46.0;
-    let label_width = 150.0;
+    let label_width = 175.0;
     let height = 10.0 + row_height * metrics.len() as f64;
     let _ = writeln!(
         out,
@@ -737,8 +737,18 @@ fn runs_chart(out: &mut String, group: &str, metrics: &[&rho_gate::MetricCompari
         let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
-        let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01).max(1e-9);
-        let x = Scale::new(lo - pad, hi + pad, label_width, CHART_WIDTH - 12.0);
+        let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01);
+        let pad = if pad > 0.0 { pad } else { 1.0 };
+        // Costs are not negative: the axis starts at 0 at the lowest.
+        let (lo, hi) = (
+            if lo >= 0.0 {
+                (lo - pad).max(0.0)
+            } else {
+                lo - pad
+            },
+            hi + pad,
+        );
+        let x = Scale::new(lo, hi, label_width, CHART_WIDTH - 12.0);
         let metric_name = metric.name.rsplit_once('.').map_or("", |(_, m)| m);
         let outcome = match &metric.outcome {
             rho_gate::MetricOutcome::Ok => "ok".to_string(),
@@ -797,10 +807,10 @@ fn runs_chart(out: &mut String, group: &str, metrics: &[&rho_gate::MetricCompari
              text-anchor=\"end\">{}</text>",
             px(label_width),
             px(top + 44.0),
-            num(lo - pad),
+            num(lo),
             px(CHART_WIDTH - 12.0),
             px(top + 44.0),
-            num(hi + pad)
+            num(hi)
         );
     }
     out.push_str("</svg>\n");
