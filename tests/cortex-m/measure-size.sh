@@ -57,7 +57,7 @@ suite_bytes="$("${cross}nm" -S -t d "$work/empty/bench.elf" | awk '$4 ~ /^suite/
 # The harness's object, from -save-temps (rho_bench_impl.o in the build directory).
 object_sizes() { # code, read-only data and static RAM of the harness's object in build dir $1
   "${cross}size" -A "$(ls "$1"/*rho_bench_impl*.o)" | awk '
-    $1 ~ /^\.text/ { code += $2 } $1 ~ /^\.rodata/ { ro += $2 } $1 ~ /^\.(data|bss)/ { ram += $2 }
+    $1 ~ /^\.text/ { code += $2 } $1 ~ /^\.s?rodata/ { ro += $2 } $1 ~ /^\.s?(data|bss)/ { ram += $2 }
     END { print code + 0, ro + 0, ram + 0 }'
 }
 read -r impl_code impl_rodata impl_ram < <(object_sizes "$work/empty")

@@ -36,6 +36,14 @@ pub(crate) const PORT_FILES: &[(&str, &str)] = &[
         include_str!("../../../c/ports/cortex-m/sections.ld"),
     ),
     (
+        "riscv/startup.c",
+        include_str!("../../../c/ports/riscv/startup.c"),
+    ),
+    (
+        "riscv/sections.ld",
+        include_str!("../../../c/ports/riscv/sections.ld"),
+    ),
+    (
         "boards/mps2-an385.mk",
         include_str!("../../../c/ports/boards/mps2-an385.mk"),
     ),
@@ -78,6 +86,14 @@ pub(crate) const PORT_FILES: &[(&str, &str)] = &[
     (
         "boards/microbit.c",
         include_str!("../../../c/ports/boards/microbit.c"),
+    ),
+    (
+        "boards/riscv32-virt.mk",
+        include_str!("../../../c/ports/boards/riscv32-virt.mk"),
+    ),
+    (
+        "boards/riscv32-virt.ld",
+        include_str!("../../../c/ports/boards/riscv32-virt.ld"),
     ),
 ];
 

@@ -108,6 +108,11 @@ fn crypto_bench_on_microbit_cortex_m0() {
     check_board("microbit");
 }
 
+#[test]
+fn crypto_bench_on_riscv32_virt_rv32imac() {
+    check_board("riscv32-virt");
+}
+
 /// What catches a stack overrun on each board's core (`@config stack_guard=`): the MPU on ARMv7-M, the
 /// stack-limit register on ARMv8-M Main, nothing but the painted band on the Cortex-M0 and in RISC-V machine
 /// mode.
@@ -117,6 +122,7 @@ const GUARDS: &[(&str, &str)] = &[
     ("mps2-an500", "mpu"),
     ("mps2-an505", "msplim"),
     ("microbit", "none"),
+    ("riscv32-virt", "none"),
 ];
 
 /// Frames that skip bytes past the painted region (tests/c/skip_frames_suite.c): on a core with a guard the

@@ -14,6 +14,7 @@ pub const BUILTIN_TARGETS: &[&str] = &[
     "mps2-an500",
     "mps2-an505",
     "microbit",
+    "riscv32-virt",
     "aarch64-linux",
     "stm32h743zi",
 ];
@@ -25,6 +26,7 @@ pub const BUILTIN_BOARDS: &[&str] = &[
     "mps2-an500",
     "mps2-an505",
     "microbit",
+    "riscv32-virt",
 ];
 
 /// Where the committed baseline lives when `bench.baseline` is not given, relative to the module root.
