@@ -68,7 +68,7 @@ pub enum BenchAction {
     /// when one did, 2 when it cannot decide (see docs/gate.md).
     Gate(crate::gate::GateArgs),
     /// Re-render a run saved by `--json` (`rho-bench-run/1` or `rho-bench-project/1`): the text report on
-    /// stdout, or with `--markdown F` that file instead.
+    /// stdout, or with `--markdown F` and/or `--html F` those files instead.
     Show(crate::saved::ShowArgs),
     /// Compare two runs saved by `--json`, per benchmark and metric, with `--diff`'s rules and limits (the
     /// nearest module.yml's, else the defaults): exit 0 when no metric regressed beyond its limit, 1 when one

@@ -295,6 +295,83 @@ pub fn write_text(path: &Path, what: &str, text: &str) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
+    const STREAM: &str = "\
+@rho-bench 1
+@target host arch=x86_64 optimized=1
+@clock cycles tsc unit=cycle hz=2000000000 resolution=1
+@config iterations=4 warmup=1 time_cap_ms=5000 stack_bytes=4096
+@bench bench_a
+:100
+:100
+:101
+:102
+:150
+@stack 96
+@heap peak=64 live=0 allocs=1 frees=1 free_errors=0
+@end bench_a iterations=4 warmup=1 capped=0 unit=iter per_iteration=1
+@done benchmarks=1 dropped=0
+";
+
+    fn summary() -> RunSummary {
+        RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_run_document_reads_back_as_the_summary_it_was_written_from() {
+        let summary = summary();
+        assert!(
+            summary.benchmarks[0]
+                .cycles
+                .as_ref()
+                .unwrap()
+                .distribution
+                .is_some()
+        );
+        let suite = crate::export::SuiteInfo {
+            sources: vec![PathBuf::from("a.c"), PathBuf::from("b.c")],
+            compiler: vec!["cc".into()],
+            cflags: Vec::new(),
+            ldflags: Vec::new(),
+            iterations: None,
+            warmup: None,
+            scale: None,
+            timeout_seconds: 300.0,
+        };
+        let text =
+            serde_json::to_string(&crate::export::RunDocument::new(suite, &summary)).unwrap();
+        let suites = parse(&text, Path::new("run.json")).unwrap();
+        assert_eq!(suites.len(), 1);
+        assert_eq!(suites[0].what, "a.c b.c");
+        assert_eq!(
+            suites[0].summary, summary,
+            "every figure, the histogram included"
+        );
+    }
+
+    #[test]
+    fn a_project_document_reads_back_suite_by_suite() {
+        let summary = summary();
+        let mut one = serde_json::to_value(&summary).unwrap();
+        one["suite"] = "bench/a.c".into();
+        one["budgets"] = serde_json::json!({"enforced": true, "checks": []});
+        let mut two = one.clone();
+        two["suite"] = "bench/b.c".into();
+        let document = serde_json::json!({
+            "schema": PROJECT_SCHEMA,
+            "module": "module.yml",
+            "suites": [one, two],
+            "failed": [],
+        });
+        let suites = parse(&document.to_string(), Path::new("p.json")).unwrap();
+        let names: Vec<&str> = suites.iter().map(|s| s.what.as_str()).collect();
+        assert_eq!(names, ["bench/a.c", "bench/b.c"]);
+        assert!(suites.iter().all(|s| s.summary == summary));
+        // A project with no suite has nothing to show.
+        let empty = serde_json::json!({"schema": PROJECT_SCHEMA, "suites": []});
+        let error = parse(&empty.to_string(), Path::new("p.json")).unwrap_err();
+        assert!(error.to_string().contains("no suite"), "{error}");
+    }
+
     #[test]
     fn a_document_of_another_kind_is_refused_with_its_schema() {
         let error = parse(r#"{"schema": "rho-baseline/1"}"#, Path::new("x.json"))
