@@ -16,4 +16,32 @@ fn main() {
         .collect();
     println!("cargo:rustc-env=RHO_BENCH_RUSTC_VERSION={version}");
     println!("cargo:rerun-if-env-changed=RUSTC");
+
+    // The architecture a Cortex-M build names in `@target arch=`, from the target triple.
+    let target = std::env::var("TARGET").unwrap_or_default();
+    let arch = [
+        ("thumbv6m", "armv6-m"),
+        ("thumbv7em", "armv7e-m"),
+        ("thumbv7m", "armv7-m"),
+        ("thumbv8m.base", "armv8-m.base"),
+        ("thumbv8m.main", "armv8-m.main"),
+    ]
+    .iter()
+    .find(|(prefix, _)| target.starts_with(prefix))
+    .map_or("arm", |(_, arch)| arch);
+    println!("cargo:rustc-env=RHO_BENCH_ARCH={arch}");
+    // A board's settings are compiled in (src/bare/mod.rs): a change rebuilds.
+    for name in [
+        "RHO_BENCH_ITERATIONS",
+        "RHO_BENCH_WARMUP",
+        "RHO_BENCH_SCALE",
+        "RHO_BENCH_TIME_CAP_MS",
+        "RHO_BENCH_STACK_BYTES",
+        "RHO_BENCH_BATCH",
+        "RHO_BENCH_FILTER",
+        "RHO_BENCH_TARGET",
+        "RHO_BENCH_CPU_HZ",
+    ] {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
 }

@@ -6,14 +6,18 @@
 use core::hint::black_box;
 
 use crate::heap;
-use crate::hosted::clock;
+#[cfg(feature = "std")]
 use crate::hosted::valgrind;
+use crate::platform::{Samples, clock, stack};
+#[cfg(feature = "std")]
+use std::vec::Vec;
 
 /// Bodies under this many sizing units are batched ...
 const BATCH_BELOW: u64 = 16;
 /// ... into samples of at least this many units (c/include/rho/bench.h, "Batches").
 const BATCH_AIM: u64 = 128;
 /// Inputs `iter_batched` holds at once: its batches are at most this long.
+#[cfg(feature = "std")]
 pub const BATCHED_INPUTS: usize = 64;
 /// The paint of the stack region.
 pub(crate) const PAINT: u8 = 0xAA;
@@ -32,8 +36,9 @@ pub(crate) const RED_ZONE: usize = 128;
 /// rho_bench::main!(sum_1k);
 /// ```
 pub struct Bench {
-    pub(crate) name: String,
+    pub(crate) name: &'static str,
     /// `name` with a NUL, for Callgrind's dump.
+    #[cfg(feature = "std")]
     pub(crate) name_nul: Vec<u8>,
     pub(crate) unit: &'static str,
     pub(crate) per_iteration: u64,
@@ -60,19 +65,26 @@ pub struct Bench {
     /// The unit batches are sized in (0 while `.overhead` runs: nothing batched).
     pub(crate) batch_unit: u64,
 
+    /// Counting instructions under Callgrind instead of timing (hosted only).
+    #[cfg(feature = "std")]
     pub(crate) counting: bool,
+    #[cfg(feature = "std")]
     count_measuring: bool,
+    #[cfg(feature = "std")]
     count_left: u64,
+    #[cfg(feature = "std")]
     pub(crate) dumps: u64,
     /// The counted loops of this block: (dump number, iterations), at most two (`.overhead`'s).
+    #[cfg(feature = "std")]
     pub(crate) counts: [(u64, u64); 2],
+    #[cfg(feature = "std")]
     pub(crate) counts_len: usize,
     /// The scale for [`Bench::iterations`], and whether the environment fixed the iterations already.
     pub(crate) scale: f64,
     pub(crate) iterations_fixed: bool,
 
-    /// The samples, `[cycles, time]` (only time without a cycle clock).
-    pub(crate) samples: Uncounted<[u64; 2]>,
+    /// The samples, `[cycles, time]` (only time without a cycle clock, only cycles without a time clock).
+    pub(crate) samples: Samples,
     /// The lowest byte of the painted region above its 16-byte band (0: stack not measured).
     pub(crate) region_limit: usize,
     pub(crate) heap_base: heap::Snapshot,
@@ -82,15 +94,21 @@ pub struct Bench {
 }
 
 /// A buffer the harness owns on the benchmark's thread: allocated, grown and freed outside the heap counts.
+#[cfg(feature = "std")]
 pub(crate) struct Uncounted<T>(pub(crate) Vec<T>);
 
+#[cfg(feature = "std")]
 impl<T> Uncounted<T> {
+    pub(crate) fn new() -> Self {
+        Uncounted(Vec::new())
+    }
+
     pub(crate) fn with_capacity(capacity: usize) -> Self {
         Uncounted(heap::uncounted(|| Vec::with_capacity(capacity)))
     }
 
     #[inline(always)]
-    fn push(&mut self, value: T) {
+    pub(crate) fn push(&mut self, value: T) {
         if self.0.len() == self.0.capacity() {
             heap::uncounted(|| self.0.reserve(self.0.len().max(64)));
         }
@@ -98,6 +116,7 @@ impl<T> Uncounted<T> {
     }
 }
 
+#[cfg(feature = "std")]
 impl<T> Drop for Uncounted<T> {
     fn drop(&mut self) {
         let vec = core::mem::take(&mut self.0);
@@ -106,12 +125,15 @@ impl<T> Drop for Uncounted<T> {
 }
 
 impl Bench {
-    pub(crate) fn new(name: &str) -> Bench {
-        let mut name_nul = name.as_bytes().to_vec();
-        name_nul.push(0);
+    pub(crate) fn new(name: &'static str) -> Bench {
         Bench {
-            name: name.to_string(),
-            name_nul,
+            name,
+            #[cfg(feature = "std")]
+            name_nul: {
+                let mut bytes = name.as_bytes().to_vec();
+                bytes.push(0);
+                bytes
+            },
             unit: "iter",
             per_iteration: 1,
             misuse: None,
@@ -133,15 +155,21 @@ impl Bench {
             single_min: u64::MAX,
             next_batch: 1,
             batch_unit: 0,
+            #[cfg(feature = "std")]
             counting: false,
+            #[cfg(feature = "std")]
             count_measuring: false,
+            #[cfg(feature = "std")]
             count_left: 0,
+            #[cfg(feature = "std")]
             dumps: 0,
+            #[cfg(feature = "std")]
             counts: [(0, 0); 2],
+            #[cfg(feature = "std")]
             counts_len: 0,
             scale: 1.0,
             iterations_fixed: false,
-            samples: Uncounted(Vec::new()),
+            samples: Samples::new(),
             region_limit: 0,
             heap_base: heap::Snapshot::default(),
             heap_start: heap::Snapshot::default(),
@@ -151,7 +179,7 @@ impl Bench {
 
     /// The benchmark's name, as reported.
     pub fn name(&self) -> &str {
-        &self.name
+        self.name
     }
 
     /// One iteration does `per_iteration` units of `unit` (default: 1 `iter`), as `RHO_BENCH_UNIT`: rho
@@ -189,6 +217,7 @@ impl Bench {
         if !self.loop_begin() {
             return;
         }
+        #[cfg(feature = "std")]
         if self.counting {
             while self.count_next() {
                 black_box(routine());
@@ -217,6 +246,7 @@ impl Bench {
     /// stopped, then times the K routines; their results are dropped after the clocks stop. K is at most
     /// [`BATCHED_INPUTS`]. Heap figures include what `setup` allocates. Counting instructions reads no clock:
     /// there the setup is counted with the routine.
+    #[cfg(feature = "std")]
     #[inline(always)]
     pub fn iter_batched<I, R, S, F>(&mut self, mut setup: S, mut routine: F)
     where
@@ -262,6 +292,7 @@ impl Bench {
             );
         }
         self.in_iteration = false;
+        #[cfg(feature = "std")]
         if self.counting {
             self.count_left = if self.misuse.is_none() {
                 self.warmup_target
@@ -278,7 +309,7 @@ impl Bench {
         let mut k = self.batch_forced;
         let least = self.single_min;
         if k == 0 {
-            let most = (self.measured_target / 32).min(crate::hosted::settings::BATCH_MAX);
+            let most = (self.measured_target / 32).min(crate::platform::BATCH_MAX);
             k = 1;
             if self.warmup_done > 0 && self.batch_unit != 0 && least / BATCH_BELOW < self.batch_unit
             {
@@ -299,8 +330,13 @@ impl Bench {
     #[inline(never)]
     fn step(&mut self, cycles_stop: u64, time_stop: u64) -> bool {
         if self.in_iteration {
-            let cycles = cycles_stop.wrapping_sub(self.cycles_start);
-            let spent = time_stop.wrapping_sub(self.time_start);
+            let cycles = clock::cycles_between(self.cycles_start, cycles_stop);
+            // The cap counts in ns, or in cycles without a time clock.
+            let spent = if clock::HAS_TIME {
+                time_stop.wrapping_sub(self.time_start)
+            } else {
+                cycles
+            };
             self.samples.push([cycles, spent]);
             if self.warmup_done < self.warmup_target {
                 self.warmup_done += 1;
@@ -345,12 +381,13 @@ impl Bench {
         if self.region_limit != 0 {
             let sp = clock::stack_pointer() - RED_ZONE;
             if sp > self.region_limit {
-                crate::hosted::stack::paint(self.region_limit, sp);
+                stack::paint(self.region_limit, sp);
             }
         }
     }
 
     /// The counting loop's step (`rho_bench__count_next`): the same few instructions every iteration.
+    #[cfg(feature = "std")]
     #[inline(never)]
     fn count_next(&mut self) -> bool {
         if self.count_left != 0 {
@@ -361,6 +398,7 @@ impl Bench {
     }
 
     /// The measured loop starts (collection on) or ends (collection off, totals dumped under the name).
+    #[cfg(feature = "std")]
     #[inline(never)]
     fn count_turn(&mut self) -> bool {
         if self.misuse.is_some() {
@@ -388,6 +426,7 @@ impl Bench {
     }
 
     /// Ready for another counted loop of `.overhead` (twice the iterations).
+    #[cfg(feature = "std")]
     pub(crate) fn again(&mut self, iterations: u64) {
         self.loops = 0;
         self.measured_target = iterations;

@@ -152,6 +152,7 @@ pub(crate) fn restart_peak() {
 
 /// Whether a `CountingAlloc` is the global allocator: it has served an allocation. The harness allocates
 /// once before asking.
+#[cfg(feature = "std")]
 pub(crate) fn installed() -> bool {
     INSTALLED.load(Ordering::Relaxed)
 }

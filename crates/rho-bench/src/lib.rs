@@ -32,28 +32,57 @@
 //! alone, the stream is parsed with rho-wire, summarised with rho-stats and printed as rho-report's text
 //! report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. The settings are the C
 //! harness's environment variables (`RHO_BENCH_ITERATIONS`, `RHO_BENCH_WARMUP`, `RHO_BENCH_SCALE`, ...: see
-//! [`Settings`]).
+//! `Settings`).
+//!
+//! On a Cortex-M (default features off, feature `cortex-m`): the same [`Bench`] and `main!`, with cortex-m-rt's
+//! start-up, the DWT or SysTick cycle counter, the stack painted below the stack pointer, the settings compiled
+//! in from the build's environment and the stream through semihosting (see `src/bare/mod.rs`); the crate using
+//! it is `#![no_std]` and `#![no_main]` there. The feature also defines the panic handler (it reports through
+//! semihosting) and SysTick's exception handler (the harness owns SysTick when the core has no working DWT).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 
-#[cfg(feature = "std")]
 mod bench;
 mod heap;
 #[cfg(feature = "std")]
 mod hosted;
+#[cfg(feature = "std")]
+use hosted as platform;
+#[cfg(all(not(feature = "std"), feature = "cortex-m"))]
+mod bare;
+#[cfg(all(not(feature = "std"), feature = "cortex-m"))]
+use bare as platform;
 mod wire;
 
+#[cfg(all(not(feature = "std"), feature = "cortex-m"))]
+pub use bare::{exit, main as run_main};
 #[cfg(feature = "std")]
-pub use bench::{BATCHED_INPUTS, Bench};
+pub use bench::BATCHED_INPUTS;
+pub use bench::Bench;
+#[cfg(all(not(feature = "std"), feature = "cortex-m"))]
+#[doc(hidden)]
+pub use cortex_m_rt::entry;
 pub use heap::CountingAlloc;
 #[cfg(feature = "std")]
 pub use hosted::settings::{FORMAT_VARIABLE, Measure, Output, Settings};
 #[cfg(feature = "std")]
-pub use hosted::{BuildInfo, Sink, main as run_main, report, run};
+pub use hosted::{Sink, main as run_main, report, run};
+
+#[cfg(all(feature = "std", feature = "cortex-m"))]
+compile_error!("rho-bench: feature `cortex-m` is for a board: build it with default features off");
+#[cfg(not(any(feature = "std", feature = "cortex-m")))]
+compile_error!("rho-bench: enable `std` (the default) or, on a Cortex-M, `cortex-m`");
+
+/// What the suite was built as, from the `main!` expansion in the user's crate.
+#[derive(Debug, Clone, Copy)]
+pub struct BuildInfo {
+    /// Whether the user's crate was compiled with optimisation (no `debug_assertions`: a release or bench
+    /// profile).
+    pub optimized: bool,
+}
 
 /// A benchmark of a suite: its name and its function.
-#[cfg(feature = "std")]
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
     /// The name reported (1 to 63 of `[A-Za-z0-9_.:+-]`).
@@ -62,7 +91,6 @@ pub struct Entry {
     pub run: fn(&mut Bench),
 }
 
-#[cfg(feature = "std")]
 impl Entry {
     /// A benchmark named `name`.
     pub const fn new(name: &'static str, run: fn(&mut Bench)) -> Entry {
@@ -120,6 +148,22 @@ macro_rules! main {
             let entries = [$($crate::Entry::new(stringify!($bench), $bench)),+];
             let build = $crate::BuildInfo { optimized: !cfg!(debug_assertions) };
             ::std::process::exit($crate::run_main(&entries, build));
+        }
+    };
+}
+
+/// The `main` of a benchmark program on a Cortex-M (default features off, feature `cortex-m`): cortex-m-rt's
+/// entry point runs the benchmarks named, in order, prints the stream through semihosting and exits through
+/// it with the harness's status. The crate using it is `#![no_std]` and `#![no_main]` on that target.
+#[cfg(all(not(feature = "std"), feature = "cortex-m"))]
+#[macro_export]
+macro_rules! main {
+    ($($bench:ident),+ $(,)?) => {
+        #[$crate::entry]
+        fn main() -> ! {
+            let entries = [$($crate::Entry::new(stringify!($bench), $bench)),+];
+            let build = $crate::BuildInfo { optimized: !cfg!(debug_assertions) };
+            $crate::exit($crate::run_main(&entries, build))
         }
     };
 }

@@ -44,6 +44,99 @@ pub fn build_command(suite: &CargoSuite, root: &Path, target: Option<&str>) -> C
     command
 }
 
+/// The boards a cargo suite runs on: their rustc target and the memory map cortex-m-rt links against
+/// (`memory.x`, its FLASH and RAM regions), as QEMU models them (c/ports/boards/<board>.ld).
+pub fn rust_board(name: &str) -> Option<(&'static str, &'static str)> {
+    match name {
+        "mps2-an386" => Some((
+            "thumbv7em-none-eabihf",
+            "/* The MPS2 (AN386, Cortex-M4) memory map as QEMU models it: c/ports/boards/mps2-an386.ld. */\n\
+             MEMORY\n{\n    FLASH : ORIGIN = 0x00000000, LENGTH = 4M\n    RAM : ORIGIN = 0x20000000, LENGTH = 4M\n}\n",
+        )),
+        _ => None,
+    }
+}
+
+/// Build `suite` for built-in board `board` (a no_std build of the rho-bench crate, feature `cortex-m`):
+/// cortex-m-rt's `link.x` with the board's `memory.x` (written under the project's target directory, so the
+/// flags, and so the build, stay the same from run to run), the settings compiled in, the stream's target
+/// named after the board. Returns the ELF.
+pub fn build_for_board(
+    config: &ModuleConfig,
+    suite: &CargoSuite,
+    env: &[(String, String)],
+    board: &crate::ports::BoardData,
+    timeout: Duration,
+) -> anyhow::Result<PathBuf> {
+    let Some((triple, memory)) = rust_board(board.name) else {
+        bail!(
+            "a cargo suite runs on the host and on mps2-an386, not yet on {}",
+            board.name
+        );
+    };
+    let link_dir = target_directory(config, timeout)?
+        .join("rho-link")
+        .join(board.name);
+    std::fs::create_dir_all(&link_dir)
+        .with_context(|| format!("cannot create {}", link_dir.display()))?;
+    let memory_x = link_dir.join("memory.x");
+    if std::fs::read_to_string(&memory_x).ok().as_deref() != Some(memory) {
+        std::fs::write(&memory_x, memory)
+            .with_context(|| format!("cannot write {}", memory_x.display()))?;
+    }
+    let variable = format!(
+        "CARGO_TARGET_{}_RUSTFLAGS",
+        triple.to_uppercase().replace(['-', '.'], "_")
+    );
+    let mut rustflags = std::env::var(&variable).unwrap_or_default();
+    rustflags.push_str(&format!(
+        " -C link-arg=-Tlink.x -C link-arg=-L{}",
+        link_dir.display()
+    ));
+    let mut env = env.to_vec();
+    env.push((variable, rustflags.trim().to_string()));
+    env.push(("RHO_BENCH_TARGET".to_string(), board.name.to_string()));
+    env.push(("RHO_BENCH_CPU_HZ".to_string(), board.cpu_hz.to_string()));
+    build(config, suite, &env, Some(triple), timeout).map_err(|error| {
+        let text = format!("{error:#}");
+        if text.contains("target may not be installed")
+            || text.contains("can't find crate for `core`")
+        {
+            error.context(format!(
+                "the Rust target is missing: rustup target add {triple}"
+            ))
+        } else {
+            error
+        }
+    })
+}
+
+/// The cargo project's target directory (`cargo metadata`).
+fn target_directory(config: &ModuleConfig, timeout: Duration) -> anyhow::Result<PathBuf> {
+    let mut command = Command::new(cargo_program());
+    command
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(&config.root);
+    let (finished, stdout) = Runner::new(command)
+        .timeout(timeout.max(MIN_BUILD_TIMEOUT))
+        .run_collect()
+        .context("cannot run `cargo metadata` (set CARGO to choose another)")?;
+    if finished.termination != Termination::Exited(0) {
+        bail!(
+            "`cargo metadata` in {} {}:\n{}",
+            config.root.display(),
+            finished.termination,
+            finished.stderr.trim_end()
+        );
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_str(&stdout).context("`cargo metadata` printed what is not JSON")?;
+    metadata["target_directory"]
+        .as_str()
+        .map(PathBuf::from)
+        .context("`cargo metadata` named no target_directory")
+}
+
 /// Build `suite` with cargo for the host (or for the rustc `target`) and return the bench executable.
 pub fn build(
     config: &ModuleConfig,

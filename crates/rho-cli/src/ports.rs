@@ -124,6 +124,8 @@ pub struct BoardData {
     pub machine: String,
     /// `-icount shift=`: every instruction advances QEMU's virtual time by `2^shift` ns.
     pub icount_shift: u32,
+    /// The core clock in Hz, which the cycle counter counts.
+    pub cpu_hz: u64,
 }
 
 /// The data of built-in board `name`, `None` for any other name.
@@ -146,6 +148,7 @@ pub fn board(name: &str) -> Option<BoardData> {
         qemu: value("QEMU")?,
         machine: value("QEMU_MACHINE")?,
         icount_shift: value("ICOUNT_SHIFT")?.parse().ok()?,
+        cpu_hz: value("CPU_HZ")?.parse().ok()?,
     })
 }
 

@@ -950,11 +950,24 @@ fn run_job(
             }
             counted = measuring.count(&executable, env, &config.root, &job.what, timeout)?;
         }
-        (JobKind::Cargo(_), _) => {
+        (JobKind::Cargo(cargo), TargetSpec::Builtin { name, .. }) => {
+            let board = crate::ports::board(name).ok_or_else(|| {
+                anyhow!("target '{name}' is built in but rho has no definition of it")
+            })?;
+            let elf = crate::cargo::build_for_board(config, cargo, env, &board, timeout)?;
+            let kernel = shell_quote(&elf.display().to_string());
+            for _ in 0..repetitions {
+                runs.push(crate::run::run_stream(
+                    shell(&board.run_command(&kernel), &config.root, env),
+                    &what,
+                    timeout,
+                )?);
+            }
+        }
+        (JobKind::Cargo(_), TargetSpec::Commands { .. }) => {
             bail!(
-                "{what}: a cargo suite runs on the host (rho builds it with cargo for the host); target {} \
-                 is not built in for cargo",
-                target.name()
+                "{what}: a cargo suite runs on the built-in targets (host, mps2-an386), not on a target of \
+                 module.yml's own"
             );
         }
         (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {

@@ -69,3 +69,86 @@ fn a_cargo_suite_is_built_run_and_judged_like_any_suite() {
         assert!((3.5..4.5).contains(&ratio), "sum_4k / sum_1k = {ratio}");
     }
 }
+
+/// Whether rustc has the standard library of `triple` (`rustup target add`).
+fn rust_target_installed(triple: &str) -> bool {
+    Command::new("rustc")
+        .args(["--print", "target-libdir", "--target", triple])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .is_some_and(|dir| {
+            dir.is_dir() && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some())
+        })
+}
+
+#[test]
+fn a_cargo_suite_runs_on_the_emulated_cortex_m4_with_identical_figures_twice() {
+    let test = "a_cargo_suite_runs_on_the_emulated_cortex_m4_with_identical_figures_twice";
+    if !common::tools_present(test, &[("qemu-system-arm", "qemu-system-arm")]) {
+        return;
+    }
+    if !rust_target_installed("thumbv7em-none-eabihf")
+        && !common::skipped_unless_required(
+            test,
+            "the Rust target thumbv7em-none-eabihf",
+            "(rustup target add thumbv7em-none-eabihf)",
+        )
+    {
+        return;
+    }
+    let run = || {
+        let tmp = tempfile::tempdir().unwrap();
+        let json = tmp.path().join("run.json");
+        let args = [
+            "bench",
+            "--target",
+            "mps2-an386",
+            "--iterations",
+            "200",
+            "--warmup",
+            "5",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+        command
+            .args(args)
+            .current_dir(common::repo_file("examples/rust-bench"))
+            .env("TMPDIR", tmp.path())
+            .env(
+                "CARGO_TARGET_DIR",
+                PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rust-bench-example"),
+            );
+        let outcome = common::run_rho(command, &args, LIMIT);
+        outcome.assert_exit(0);
+        common::read_json(&json)
+    };
+    let (first, second) = (run(), run());
+    let suite = &first["suites"][0];
+    assert_eq!(suite["target"]["name"], "mps2-an386", "{first}");
+    assert_eq!(suite["target"]["arch"], "armv7e-m", "{first}");
+    for name in ["sum_1k", "sum_4k", "recurse_9"] {
+        let figures = |document: &serde_json::Value| {
+            let bench = bench(&document["suites"][0], name);
+            (
+                bench["cycles"]["per_iteration"].clone(),
+                bench["instructions"]["per_iteration"].clone(),
+                bench["stack"].clone(),
+            )
+        };
+        assert_eq!(
+            figures(&first),
+            figures(&second),
+            "{name} differs between two runs"
+        );
+    }
+    assert!(
+        u64_at(bench(suite, "recurse_9"), "/stack/bytes") >= 9 * 1024,
+        "{suite}"
+    );
+    let per = |name: &str| common::f64_at(bench(suite, name), "/instructions/per_iteration");
+    let ratio = per("sum_4k") / per("sum_1k");
+    assert!((3.5..4.5).contains(&ratio), "sum_4k / sum_1k = {ratio}");
+}

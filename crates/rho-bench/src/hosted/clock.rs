@@ -7,6 +7,15 @@
 //! - elsewhere: no cycle clock.
 //! - time: `clock_gettime(CLOCK_MONOTONIC)` in ns on Unix (`Instant` elsewhere, named `instant`).
 
+/// A hosted target always has the monotonic clock.
+pub const HAS_TIME: bool = true;
+
+/// Counts between two readings of the cycle counter.
+#[inline(always)]
+pub fn cycles_between(start: u64, stop: u64) -> u64 {
+    stop.wrapping_sub(start)
+}
+
 /// Whether this target has a cycle clock.
 pub const HAS_CYCLES: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 

@@ -10,17 +10,13 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use crate::bench::{Bench, Uncounted};
-use crate::wire::{self, BlockEnd, Stack};
-use crate::{Entry, Error, heap};
-use settings::{Measure, Output, Settings};
 
-/// What the suite was built as, from the `main!` expansion in the user's crate.
-#[derive(Debug, Clone, Copy)]
-pub struct BuildInfo {
-    /// Whether the user's crate was compiled with optimisation (no `debug_assertions`: a release or bench
-    /// profile).
-    pub optimized: bool,
-}
+/// The sample buffer of a hosted run.
+pub(crate) type Samples = Uncounted<[u64; 2]>;
+use crate::wire::{self, BlockEnd, Stack};
+use crate::{BuildInfo, Entry, Error, heap};
+pub(crate) use settings::BATCH_MAX;
+use settings::{Measure, Output, Settings};
 
 /// The run's shared figures: the clocks' and the sizing unit.
 struct Run<'a> {
@@ -264,7 +260,7 @@ fn overhead(b: &mut Bench) {
 /// clock's step, sets the unit later batches are sized in.
 fn run_one(
     run: &mut Run<'_>,
-    name: &str,
+    name: &'static str,
     function: fn(&mut Bench),
     is_overhead: bool,
     out: &mut Sink<'_>,
@@ -391,7 +387,7 @@ fn on_thread(
     } else {
         settings
             .iterations_for
-            .get(&bench.name)
+            .get(bench.name)
             .map(|&n| settings.scaled(n, true))
     };
     let iterations = fixed.unwrap_or(settings.iterations);

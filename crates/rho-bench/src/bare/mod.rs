@@ -1,0 +1,344 @@
+//! Running a suite on a Cortex-M without `std` (default features off, feature `cortex-m`): cortex-m-rt's
+//! start-up, the settings compiled in, the cycle counter of the C harness's Cortex-M port (DWT, else SysTick
+//! with its wraps counted), the stack painted below the stack pointer, and the stream through semihosting.
+//!
+//! The settings are the C harness's bare-metal defines, read from the build's environment (`option_env!`):
+//! `RHO_BENCH_ITERATIONS`, `RHO_BENCH_WARMUP`, `RHO_BENCH_SCALE`, `RHO_BENCH_TIME_CAP_MS` (counted in cycles,
+//! needs `RHO_BENCH_CPU_HZ`), `RHO_BENCH_STACK_BYTES` (default 16384), `RHO_BENCH_BATCH`, `RHO_BENCH_FILTER`,
+//! `RHO_BENCH_TARGET` (the stream's target name, default `cortex-m`) and `RHO_BENCH_CPU_HZ` (default 0,
+//! unknown). `rho bench --target mps2-an386` sets them when it builds a `cargo:` suite.
+
+pub mod clock;
+pub mod stack;
+
+use core::fmt::Write as _;
+
+use crate::bench::Bench;
+use crate::wire::{self, BlockEnd, Stack};
+use crate::{BuildInfo, Entry, heap};
+
+/// The largest batch the harness chooses by itself.
+pub(crate) const BATCH_MAX: u64 = 1024;
+/// Samples buffered between writes.
+const SAMPLE_BUFFER: usize = 8;
+
+/// The buffered samples of the running benchmark: its cycles only (no time clock), written out as `:N`
+/// lines when the buffer is full (on the benchmark's stack, as the C harness does on a board) and at its end.
+pub(crate) struct Samples {
+    cycles: [u32; SAMPLE_BUFFER],
+    len: usize,
+}
+
+impl Samples {
+    pub(crate) const fn new() -> Samples {
+        Samples {
+            cycles: [0; SAMPLE_BUFFER],
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, sample: [u64; 2]) {
+        self.cycles[self.len] = sample[0] as u32;
+        self.len += 1;
+        if self.len == SAMPLE_BUFFER {
+            self.flush();
+        }
+    }
+
+    #[inline(never)]
+    pub(crate) fn flush(&mut self) {
+        let mut out = Out::new();
+        for cycles in &self.cycles[..self.len] {
+            let _ = wire::sample(&mut out, &[u64::from(*cycles)]);
+        }
+        out.flush();
+        self.len = 0;
+    }
+}
+
+/// A line buffer written out through semihosting (SYS_WRITE to the host's stdout) when full or flushed.
+pub(crate) struct Out {
+    bytes: [u8; 96],
+    len: usize,
+}
+
+impl Out {
+    pub(crate) const fn new() -> Out {
+        Out {
+            bytes: [0; 96],
+            len: 0,
+        }
+    }
+
+    pub(crate) fn flush(&mut self) {
+        if self.len > 0 {
+            if let Ok(mut stdout) = cortex_m_semihosting::hio::hstdout() {
+                let _ = stdout.write_all(&self.bytes[..self.len]);
+            }
+            self.len = 0;
+        }
+    }
+}
+
+impl core::fmt::Write for Out {
+    fn write_str(&mut self, text: &str) -> core::fmt::Result {
+        for &byte in text.as_bytes() {
+            if self.len == self.bytes.len() {
+                self.flush();
+            }
+            self.bytes[self.len] = byte;
+            self.len += 1;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Out {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+/// The settings, compiled in.
+struct Settings {
+    iterations: u64,
+    warmup: u64,
+    scale: f64,
+    time_cap_ms: u64,
+    stack_bytes: u64,
+    batch: u64,
+    filter: &'static str,
+    target: &'static str,
+    cpu_hz: u64,
+}
+
+fn number(value: Option<&'static str>, name: &str, default: u64) -> Result<u64, &'static str> {
+    match value {
+        None => Ok(default),
+        Some(text) => text.trim().parse().map_err(|_| {
+            let _ = name;
+            "a compiled-in setting is not a whole number"
+        }),
+    }
+}
+
+impl Settings {
+    fn compiled_in() -> Result<Settings, &'static str> {
+        let scale = match option_env!("RHO_BENCH_SCALE") {
+            None => 1.0,
+            Some(text) => match text.trim().parse::<f64>() {
+                Ok(v) if v > 0.0 && v <= 1e9 => v,
+                _ => return Err("RHO_BENCH_SCALE: expected a positive number"),
+            },
+        };
+        let mut s = Settings {
+            iterations: number(option_env!("RHO_BENCH_ITERATIONS"), "iterations", 20_000)?.max(1),
+            warmup: number(option_env!("RHO_BENCH_WARMUP"), "warmup", 100)?,
+            scale,
+            time_cap_ms: number(option_env!("RHO_BENCH_TIME_CAP_MS"), "cap", 5_000)?,
+            stack_bytes: number(option_env!("RHO_BENCH_STACK_BYTES"), "stack", 16_384)?,
+            batch: number(option_env!("RHO_BENCH_BATCH"), "batch", 0)?,
+            filter: option_env!("RHO_BENCH_FILTER").unwrap_or(""),
+            target: option_env!("RHO_BENCH_TARGET").unwrap_or("cortex-m"),
+            cpu_hz: number(option_env!("RHO_BENCH_CPU_HZ"), "hz", 0)?,
+        };
+        if !wire::is_name(s.target) {
+            return Err("RHO_BENCH_TARGET: expected a name (1 to 63 of [A-Za-z0-9_.:+-])");
+        }
+        s.iterations = s.scaled(s.iterations, true);
+        s.warmup = s.scaled(s.warmup, s.warmup > 0);
+        Ok(s)
+    }
+
+    fn scaled(&self, count: u64, at_least_one: bool) -> u64 {
+        let value = (count as f64 * self.scale + 0.5) as u64;
+        if value == 0 && at_least_one { 1 } else { value }
+    }
+
+    fn selected(&self, name: &str) -> bool {
+        self.filter.is_empty() || self.filter.split(',').any(|term| name.contains(term))
+    }
+}
+
+/// The entry point of `main!` on a board: runs the suite and returns the exit status (0, or 2 on a bad
+/// setting or a misuse, said on a `rho: ...` line).
+pub fn main(entries: &[Entry], build: BuildInfo) -> i32 {
+    match run(entries, build) {
+        Ok(()) => 0,
+        Err(message) => {
+            let mut out = Out::new();
+            let _ = writeln!(out, "rho: {message}");
+            2
+        }
+    }
+}
+
+/// Ends the program through semihosting (QEMU exits with a failure status for any status but 0).
+pub fn exit(status: i32) -> ! {
+    cortex_m_semihosting::debug::exit(if status == 0 {
+        cortex_m_semihosting::debug::EXIT_SUCCESS
+    } else {
+        cortex_m_semihosting::debug::EXIT_FAILURE
+    });
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+fn run(entries: &[Entry], build: BuildInfo) -> Result<(), &'static str> {
+    let settings = Settings::compiled_in()?;
+    for entry in entries {
+        if !wire::is_name(entry.name) {
+            return Err("a benchmark name is 1 to 63 of [A-Za-z0-9_.:+-]");
+        }
+    }
+    let counter = clock::init()?;
+    let step = clock::resolution();
+    {
+        let mut out = Out::new();
+        let compiler = concat!("rustc-", env!("RHO_BENCH_RUSTC_VERSION"));
+        let _ = wire::target(
+            &mut out,
+            settings.target,
+            env!("RHO_BENCH_ARCH"),
+            build.optimized,
+            if wire::is_name(compiler) {
+                compiler
+            } else {
+                ""
+            },
+        );
+        let _ = wire::clock(&mut out, "cycles", counter, "cycle", settings.cpu_hz, step);
+        let _ = wire::config(
+            &mut out,
+            settings.iterations,
+            settings.warmup,
+            settings.time_cap_ms,
+            settings.stack_bytes,
+            if settings.stack_bytes > 0 {
+                "none"
+            } else {
+                "off"
+            },
+        );
+    }
+    let mut batch_unit = 0;
+    run_one(
+        &settings,
+        ".overhead",
+        overhead,
+        true,
+        step,
+        &mut batch_unit,
+    )?;
+    let mut ran = 0u64;
+    for entry in entries {
+        if settings.selected(entry.name) {
+            ran += 1;
+            run_one(
+                &settings,
+                entry.name,
+                entry.run,
+                false,
+                step,
+                &mut batch_unit,
+            )?;
+        }
+    }
+    let mut out = Out::new();
+    let _ = writeln!(out, "@done benchmarks={ran} dropped=0");
+    Ok(())
+}
+
+fn overhead(b: &mut Bench) {
+    b.iter(|| ());
+}
+
+fn run_one(
+    settings: &Settings,
+    name: &'static str,
+    function: fn(&mut Bench),
+    is_overhead: bool,
+    step: u64,
+    batch_unit: &mut u64,
+) -> Result<(), &'static str> {
+    {
+        let mut out = Out::new();
+        let _ = writeln!(out, "@bench {name}");
+    }
+    let mut bench = Bench::new(name);
+    bench.batch_unit = *batch_unit;
+    bench.warmup_target = settings.warmup;
+    bench.measured_target = if is_overhead {
+        1_000
+    } else {
+        settings.iterations
+    };
+    bench.iterations_fixed = is_overhead;
+    bench.scale = settings.scale;
+    bench.cap_limit = (settings.cpu_hz / 1000).saturating_mul(settings.time_cap_ms);
+    if is_overhead {
+        bench.batch_forced = 1;
+        bench.batch_priority = 3;
+    } else if settings.batch != 0 {
+        bench.batch_forced = settings.batch;
+        bench.batch_priority = 1;
+    }
+    let region = if settings.stack_bytes > 0 {
+        let region =
+            stack::Region::paint_below(clock::stack_pointer(), settings.stack_bytes as usize);
+        bench.region_limit = region.limit();
+        Some(region)
+    } else {
+        None
+    };
+    heap::restart_peak();
+    bench.heap_base = heap::snapshot();
+    bench.heap_start = bench.heap_base;
+    function(&mut bench);
+    bench.heap_end = heap::snapshot();
+    bench.samples.flush();
+    let stack = match &region {
+        Some(region) => region.scan().map_or(Stack::Overrun, Stack::Bytes),
+        None => Stack::Off,
+    };
+    if let Some(what) = bench.misuse {
+        return Err(what);
+    }
+    if !wire::is_name(bench.unit) || bench.per_iteration == 0 {
+        return Err("Bench::unit: expected a name and at least 1 unit an iteration");
+    }
+    if is_overhead && bench.single_min != u64::MAX {
+        *batch_unit = bench.single_min.max(step.max(1));
+    }
+    let (end, base) = (bench.heap_end, bench.heap_base);
+    let mut out = Out::new();
+    let _ = wire::block_end(
+        &mut out,
+        &BlockEnd {
+            name,
+            stack,
+            heap_peak: end.peak.saturating_sub(base.live) as u64,
+            heap_live: end.live.saturating_sub(base.live) as u64,
+            allocs: end.allocs.saturating_sub(bench.heap_start.allocs) as u64,
+            frees: end.frees.saturating_sub(bench.heap_start.frees) as u64,
+            iterations: bench.measured_done,
+            warmup: bench.warmup_done,
+            capped: bench.capped,
+            unit: bench.unit,
+            per_iteration: bench.per_iteration,
+            batch: bench.batch.max(1),
+        },
+    );
+    Ok(())
+}
+
+/// A panic is reported on the stream's channel, and the program ends with a failure status.
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    {
+        let mut out = Out::new();
+        let _ = writeln!(out, "rho: panic: {}", info.message());
+    }
+    exit(101)
+}
