@@ -4,12 +4,13 @@
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
 //! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
 //! and `rho-gate` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
-//! ([`html`]).
+//! (`html`, with the feature of that name).
 //! Both the `rho` command and harnesses that print their own report (a `cargo bench` target) use it.
 
 mod run;
 
 pub mod growth;
+#[cfg(feature = "html")]
 pub mod html;
 pub mod markdown;
 
