@@ -38,7 +38,8 @@ impl Distribution {
         if raw.is_empty() || p99 < min {
             return None;
         }
-        let span = p99 - min + 1;
+        // Samples come from the wire: the extremes of u64 must not overflow.
+        let span = (p99 - min).saturating_add(1);
         let width = span.div_ceil(DISTRIBUTION_BINS).max(resolution).max(1);
         let bins = span.div_ceil(width);
         let mut counts = vec![0u64; usize::try_from(bins).ok()?];
@@ -108,6 +109,35 @@ mod tests {
         assert_eq!(d.start, 25.0);
         assert_eq!(d.counts, [1, 2, 1, 1]);
         assert_eq!(d.above, 0);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_sample_lands_in_a_bin_or_above_it(
+            raw in proptest::collection::vec(0u64..1_000_000, 1..300),
+            overhead in 0u64..1000,
+            batch in 1u64..64,
+            resolution in 1u64..5000,
+        ) {
+            let net = crate::Summary::of(&raw).unwrap().minus(overhead);
+            let d = Distribution::of(&raw, overhead, batch, resolution, net.min, net.p99).unwrap();
+            proptest::prop_assert_eq!(d.total(), raw.len() as u64);
+            proptest::prop_assert!(d.counts.len() as u64 <= DISTRIBUTION_BINS);
+            proptest::prop_assert!(d.width > 0.0);
+            // Nothing at or below the p99 is counted above the bins (the last bin may hold a few above it).
+            let at_most_p99 = raw.iter().filter(|&&r| r.saturating_sub(overhead) <= net.p99).count() as u64;
+            proptest::prop_assert!(d.counts.iter().sum::<u64>() >= at_most_p99);
+        }
+    }
+
+    #[test]
+    fn the_extremes_of_a_sample_do_not_overflow() {
+        let raw = [0, u64::MAX / 2, u64::MAX];
+        let d = Distribution::of(&raw, 0, 1, 1, 0, u64::MAX).unwrap();
+        assert_eq!(d.total(), 3);
+        assert!(d.counts.len() <= DISTRIBUTION_BINS as usize);
+        let d = Distribution::of(&raw, u64::MAX, 3, u64::MAX, 0, 0).unwrap();
+        assert_eq!((d.counts.clone(), d.above), (vec![3], 0));
     }
 
     #[test]
