@@ -29,8 +29,9 @@ pub struct BaselineArgs {
     #[arg(long, value_name = "REF")]
     pub diff: Option<String>,
 
-    /// With --diff: also write the comparison as a Markdown table for a pull-request comment.
-    #[arg(long, value_name = "FILE", requires = "diff")]
+    /// With --diff: also write the comparison as a Markdown table for a pull-request comment. With several
+    /// targets (`--target a,b` and FILE.c): the side-by-side tables.
+    #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
 }
 
@@ -82,6 +83,12 @@ pub fn prepare(
     config: Option<&ModuleConfig>,
     target: Option<&str>,
 ) -> anyhow::Result<Plan> {
+    if args.markdown.is_some() && args.diff.is_none() {
+        anyhow::bail!(
+            "--markdown writes the comparison --diff REF makes (or, with FILE.c and several targets, \
+             --target a,b, the side-by-side tables): give --diff REF"
+        );
+    }
     let path = match config {
         Some(config) => config.baseline_path(),
         None => root.join(rho_config::DEFAULT_BASELINE),

@@ -31,6 +31,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         args
     };
+    // `--target a,b,c` (or `all`): the suite on each, side by side.
+    let targets = target_list(args.project.target.as_deref())?;
+    if targets.len() > 1 {
+        return several(args, &targets);
+    }
     let timeout = Duration::from_secs_f64(args.run.timeout);
     let flags = args.run.flags()?;
     let what = args
@@ -60,76 +65,24 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
     let repetitions =
         crate::baseline::repetitions(&args.project.baseline, args.project.repetitions, 1);
-    let measure = args.run.measure.unwrap_or_default();
-    // Counting needs Valgrind: said before anything is built.
-    let counter = match (measure.counts(), args.project.target.as_deref()) {
-        (true, None | Some("host")) => Some(crate::count::Counter::find(args.run.cache_sim)?),
-        _ => None,
-    };
-    let mut counted = None;
-    // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
-    // The footprint is asked for while the build directory is there (the board's, or the host build's).
-    let mem_command = crate::footprint::MemCommand::resolve(None, &cwd)?;
-    let (runs, compiler, cflags, ldflags, footprint) =
-        match crate::board::Board::for_target(args.project.target.as_deref())? {
-            Some(board) => {
-                let built = board.build_and_run(
-                    &args.files,
-                    &what,
-                    &settings,
-                    &flags,
-                    repetitions,
-                    timeout,
-                )?;
-                let footprint = crate::footprint::ask(&mem_command, &built.files, timeout);
-                (
-                    built.runs,
-                    built.compiler,
-                    built.cflags,
-                    built.ldflags,
-                    footprint,
-                )
-            }
-            None => {
-                let built = build(
-                    &args.files,
-                    &BuildOptions {
-                        flags: flags.clone(),
-                        timeout,
-                    },
-                )?;
-                let mut runs = Vec::new();
-                if measure.times() {
-                    for _ in 0..repetitions {
-                        runs.push(run_suite(&built.executable, &what, &settings, timeout)?);
-                    }
-                }
-                if let Some(counter) = &counter {
-                    let env = settings
-                        .environment()
-                        .into_iter()
-                        .map(|(k, v)| (k.to_string(), v))
-                        .collect();
-                    let env = crate::count::environment(
-                        env,
-                        settings.iterations.is_some(),
-                        settings.warmup.is_some(),
-                    );
-                    counted = Some(counter.run(&built.executable, &env, None, &what, timeout)?);
-                }
-                let footprint = crate::footprint::ask(&mem_command, &built.image_files(), timeout);
-                let mut cflags: Vec<String> = crate::suite::BASE_FLAGS
-                    .iter()
-                    .map(|f| f.to_string())
-                    .collect();
-                cflags.extend(flags.cflags.iter().cloned());
-                let mut ldflags = flags.ldflags.clone();
-                ldflags.extend(crate::suite::DEFAULT_LIBS.iter().map(|f| f.to_string()));
-                (runs, compiler_for(&args.files)?, cflags, ldflags, footprint)
-            }
-        };
-
-    let mut summary = crate::count::summarise(&runs, counted.as_ref(), &what)?;
+    let Measured {
+        mut summary,
+        compiler,
+        cflags,
+        ldflags,
+        footprint,
+    } = measure_suite(
+        args,
+        args.project.target.as_deref(),
+        &Inputs {
+            what: &what,
+            settings: &settings,
+            flags: &flags,
+            timeout,
+            repetitions,
+            cwd: &cwd,
+        },
+    )?;
     if args.list {
         let mut out = std::io::stdout().lock();
         let _ = out
@@ -192,4 +145,283 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a suite is measured with, the same on every target.
+struct Inputs<'a> {
+    what: &'a str,
+    settings: &'a HarnessSettings,
+    flags: &'a crate::suite::Flags,
+    timeout: Duration,
+    repetitions: u32,
+    cwd: &'a std::path::Path,
+}
+
+/// A suite measured on one target: its summary (the footprint not yet attached), how it was built, and its
+/// footprint.
+struct Measured {
+    summary: rho_stats::RunSummary,
+    compiler: Vec<String>,
+    cflags: Vec<String>,
+    ldflags: Vec<String>,
+    footprint: Result<crate::footprint::MemDocument, String>,
+}
+
+/// Build `args.files` for `target` (the host for `None`), run and summarise them.
+fn measure_suite(
+    args: &BenchArgs,
+    target: Option<&str>,
+    inputs: &Inputs<'_>,
+) -> anyhow::Result<Measured> {
+    let measure = args.run.measure.unwrap_or_default();
+    // Counting needs Valgrind: said before anything is built.
+    let counter = match (measure.counts(), target) {
+        (true, None | Some("host")) => Some(crate::count::Counter::find(args.run.cache_sim)?),
+        _ => None,
+    };
+    let mut counted = None;
+    // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
+    // The footprint is asked for while the build directory is there (the board's, or the host build's).
+    let mem_command = crate::footprint::MemCommand::resolve(None, inputs.cwd)?;
+    let (runs, compiler, cflags, ldflags, footprint) =
+        match crate::board::Board::for_target(target)? {
+            Some(board) => {
+                let built = board.build_and_run(
+                    &args.files,
+                    inputs.what,
+                    inputs.settings,
+                    inputs.flags,
+                    inputs.repetitions,
+                    inputs.timeout,
+                )?;
+                let footprint = crate::footprint::ask(&mem_command, &built.files, inputs.timeout);
+                (
+                    built.runs,
+                    built.compiler,
+                    built.cflags,
+                    built.ldflags,
+                    footprint,
+                )
+            }
+            None => {
+                let built = build(
+                    &args.files,
+                    &BuildOptions {
+                        flags: inputs.flags.clone(),
+                        timeout: inputs.timeout,
+                    },
+                )?;
+                let mut runs = Vec::new();
+                if measure.times() {
+                    for _ in 0..inputs.repetitions {
+                        runs.push(run_suite(
+                            &built.executable,
+                            inputs.what,
+                            inputs.settings,
+                            inputs.timeout,
+                        )?);
+                    }
+                }
+                if let Some(counter) = &counter {
+                    let env = inputs
+                        .settings
+                        .environment()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect();
+                    let env = crate::count::environment(
+                        env,
+                        inputs.settings.iterations.is_some(),
+                        inputs.settings.warmup.is_some(),
+                    );
+                    counted = Some(counter.run(
+                        &built.executable,
+                        &env,
+                        None,
+                        inputs.what,
+                        inputs.timeout,
+                    )?);
+                }
+                let footprint =
+                    crate::footprint::ask(&mem_command, &built.image_files(), inputs.timeout);
+                let mut cflags: Vec<String> = crate::suite::BASE_FLAGS
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect();
+                cflags.extend(inputs.flags.cflags.iter().cloned());
+                let mut ldflags = inputs.flags.ldflags.clone();
+                ldflags.extend(crate::suite::DEFAULT_LIBS.iter().map(|f| f.to_string()));
+                (runs, compiler_for(&args.files)?, cflags, ldflags, footprint)
+            }
+        };
+
+    let summary = crate::count::summarise(&runs, counted.as_ref(), inputs.what)?;
+    Ok(Measured {
+        summary,
+        compiler,
+        cflags,
+        ldflags,
+        footprint,
+    })
+}
+
+/// The targets `--target` names: one, a comma-separated list (each once), or `all` (every built-in board under
+/// QEMU, in rho's order). `[None]` without `--target`.
+pub fn target_list(target: Option<&str>) -> anyhow::Result<Vec<Option<String>>> {
+    let Some(target) = target else {
+        return Ok(vec![None]);
+    };
+    if target == "all" {
+        return Ok(rho_config::BUILTIN_BOARDS
+            .iter()
+            .map(|b| Some(b.to_string()))
+            .collect());
+    }
+    let mut names: Vec<Option<String>> = Vec::new();
+    for name in target.split(',').map(str::trim) {
+        if name.is_empty() {
+            anyhow::bail!(
+                "--target {target}: an empty name in the list (names are separated by single commas, e.g. \
+                 --target mps2-an386,mps2-an500)"
+            );
+        }
+        if names.iter().any(|n| n.as_deref() == Some(name)) {
+            anyhow::bail!("--target {target}: {name} is named twice");
+        }
+        names.push(Some(name.to_string()));
+    }
+    Ok(names)
+}
+
+/// The document `--json` writes for several targets: each target's run, then the comparison.
+#[derive(serde::Serialize)]
+struct TargetsDocument<'a> {
+    schema: &'static str,
+    rho_version: &'static str,
+    runs: Vec<RunDocument<'a>>,
+    comparison: &'a rho_stats::targets::TargetComparison,
+}
+
+/// `rho bench --target a,b,c FILE.c...`: the suite built and run on each target in turn (the first is the
+/// reference), then one table per benchmark side by side and the geometric means (rho_report::targets).
+fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitCode> {
+    if args.project.baseline.any() {
+        anyhow::bail!(
+            "--write-baseline and --diff work on one target at a time (a baseline has a section per target): \
+             run them with a single --target"
+        );
+    }
+    if args.project.html.is_some() {
+        anyhow::bail!("--html writes one target's report: run it with a single --target");
+    }
+    let timeout = Duration::from_secs_f64(args.run.timeout);
+    let flags = args.run.flags()?;
+    let what = args
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let settings = HarnessSettings {
+        iterations: args.run.iterations,
+        warmup: args.run.warmup,
+        scale: args.run.scale,
+        filter: args.run.filter.clone(),
+    };
+    let json = crate::export::prepare_json(args.json.as_deref())?;
+    if let Some(markdown) = &args.project.baseline.markdown {
+        crate::export::check_destination("--markdown", markdown)?;
+    }
+    let cwd = std::env::current_dir()?;
+    let repetitions = args.project.repetitions.unwrap_or(1);
+    let inputs = Inputs {
+        what: &what,
+        settings: &settings,
+        flags: &flags,
+        timeout,
+        repetitions,
+        cwd: &cwd,
+    };
+    let mut measured = Vec::new();
+    for target in targets {
+        let name = target.as_deref().unwrap_or("host");
+        eprintln!("rho: {what} on {name}");
+        let Measured {
+            mut summary,
+            compiler,
+            cflags,
+            ldflags,
+            footprint,
+        } = measure_suite(args, target.as_deref(), &inputs)?;
+        crate::footprint::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
+        for warning in rho_report::warnings(&summary) {
+            eprintln!("rho: warning: {name}: {warning}");
+        }
+        let suite = SuiteInfo {
+            sources: args.files.clone(),
+            compiler,
+            cflags,
+            ldflags,
+            iterations: args.run.iterations,
+            warmup: args.run.warmup,
+            scale: args.run.scale,
+            timeout_seconds: args.run.timeout,
+        };
+        measured.push((name.to_string(), summary, suite));
+    }
+    let runs: Vec<(String, &rho_stats::RunSummary)> = measured
+        .iter()
+        .map(|(name, summary, _)| (name.clone(), summary))
+        .collect();
+    let comparison = rho_stats::targets::compare(&runs);
+    let text = rho_report::targets::render_text(&comparison, &what);
+    let mut out = crate::export::report_output(json.as_ref());
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    if let Some(markdown) = &args.project.baseline.markdown {
+        std::fs::write(
+            markdown,
+            rho_report::targets::render_markdown(&comparison, &what),
+        )
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", markdown.display()))?;
+    }
+    if let Some(json) = &json {
+        let documents = measured
+            .iter()
+            .map(|(_, summary, suite)| RunDocument::new(suite.clone(), summary))
+            .collect();
+        json.write(&TargetsDocument {
+            schema: "rho-bench-targets/1",
+            rho_version: env!("CARGO_PKG_VERSION"),
+            runs: documents,
+            comparison: &comparison,
+        })?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_list_is_split_on_commas_and_all_is_every_board() {
+        assert_eq!(target_list(None).unwrap(), [None]);
+        assert_eq!(
+            target_list(Some("mps2-an386, mps2-an500")).unwrap(),
+            [
+                Some("mps2-an386".to_string()),
+                Some("mps2-an500".to_string())
+            ]
+        );
+        assert_eq!(
+            target_list(Some("all")).unwrap().len(),
+            rho_config::BUILTIN_BOARDS.len()
+        );
+        let twice = target_list(Some("host,host")).unwrap_err().to_string();
+        assert!(twice.contains("host is named twice"), "{twice}");
+        let empty = target_list(Some("host,,mps2-an386"))
+            .unwrap_err()
+            .to_string();
+        assert!(empty.contains("an empty name"), "{empty}");
+    }
 }

@@ -101,7 +101,9 @@ pub struct ProjectArgs {
     /// The module.yml target to build and run for (default: the first listed, `host` when none is). With FILE.c
     /// arguments, a built-in target: `host`, a board under QEMU (`mps2-an385`, `mps2-an386`, `mps2-an500`, `mps2-an505`,
     /// `microbit`, `riscv32-virt`; c/ports/README.md), `aarch64-linux` (cross-built for 64-bit Arm Linux, run under qemu-aarch64),
-    /// or `stm32h743zi` (a NUCLEO-H743ZI, run with probe-rs).
+    /// or `stm32h743zi` (a NUCLEO-H743ZI, run with probe-rs). Several, `--target a,b,c` (or `all`: with FILE.c
+    /// every board under QEMU, in module.yml mode every target it lists): the suites on each in turn, then one
+    /// table per benchmark side by side, relative to the first target, with the geometric means.
     #[arg(long, value_name = "NAME")]
     pub target: Option<String>,
 

@@ -81,6 +81,118 @@ pub fn bench_project(
     json: Option<&Path>,
     mode: Mode,
 ) -> anyhow::Result<ExitCode> {
+    match project.target.as_deref() {
+        Some(list) if list == "all" || list.contains(',') => {
+            bench_targets(project, run, json, mode, list)
+        }
+        _ => bench_target(project, run, json, mode, None),
+    }
+}
+
+/// `--target a,b` or `--target all` (every target module.yml lists) in module.yml mode: each target's run as
+/// usual, one after the other, then per suite one table per benchmark side by side (rho_report::targets). The
+/// exit status is the worst of the targets'.
+fn bench_targets(
+    project: &ProjectArgs,
+    run: &RunArgs,
+    json: Option<&Path>,
+    mode: Mode,
+    list: &str,
+) -> anyhow::Result<ExitCode> {
+    if json.is_some() || project.html.is_some() || project.baseline.any() {
+        bail!(
+            "--target {list}: --json, --html and baselines (--write-baseline, --diff) are one target's; run them \
+             with a single --target (with FILE.c arguments, --json writes several targets' runs)"
+        );
+    }
+    if let Some(markdown) = &project.baseline.markdown {
+        crate::export::check_destination("--markdown", markdown)?;
+    }
+    let names: Vec<String> = if list == "all" {
+        let config = load_config()?;
+        if config.targets.is_empty() {
+            bail!(
+                "--target all runs every target {} lists under bench.targets, and it lists none",
+                config.file.display()
+            );
+        }
+        config.targets.iter().map(|t| t.name.clone()).collect()
+    } else {
+        crate::bench::target_list(Some(list))?
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    let mut worst: u8 = 0;
+    let mut collected: Vec<(String, Vec<(String, RunSummary)>)> = Vec::new();
+    for name in &names {
+        eprintln!("rho: target {name}");
+        let one = ProjectArgs {
+            target: Some(name.clone()),
+            repetitions: project.repetitions,
+            baseline: crate::baseline::BaselineArgs::default(),
+            html: None,
+        };
+        let mut summaries = Vec::new();
+        let code = bench_target(&one, run, None, mode, Some(&mut summaries))?;
+        worst = worst.max(exit_code_number(code));
+        collected.push((name.clone(), summaries));
+    }
+    if mode == Mode::List {
+        return Ok(ExitCode::from(worst));
+    }
+    // Per suite, in the first target's order, the targets that ran it.
+    let mut suites: Vec<String> = Vec::new();
+    for (_, summaries) in &collected {
+        for (what, _) in summaries {
+            if !suites.contains(what) {
+                suites.push(what.clone());
+            }
+        }
+    }
+    let mut text = String::new();
+    let mut markdown = String::new();
+    for what in &suites {
+        let runs: Vec<(String, &RunSummary)> = collected
+            .iter()
+            .filter_map(|(target, summaries)| {
+                summaries
+                    .iter()
+                    .find(|(w, _)| w == what)
+                    .map(|(_, summary)| (target.clone(), summary))
+            })
+            .collect();
+        let comparison = rho_stats::targets::compare(&runs);
+        text.push('\n');
+        text.push_str(&rho_report::targets::render_text(&comparison, what));
+        markdown.push_str(&rho_report::targets::render_markdown(&comparison, what));
+        markdown.push('\n');
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    if let Some(path) = &project.baseline.markdown {
+        std::fs::write(path, markdown)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::from(worst))
+}
+
+/// The number an exit code stands for (0, 1 or 2 here).
+fn exit_code_number(code: ExitCode) -> u8 {
+    [0u8, 1, 2]
+        .into_iter()
+        .find(|n| ExitCode::from(*n) == code)
+        .unwrap_or(EXIT_CANNOT_DECIDE)
+}
+
+/// One target's run of module.yml's suites; with `collect`, each suite's summary is also kept there.
+fn bench_target(
+    project: &ProjectArgs,
+    run: &RunArgs,
+    json: Option<&Path>,
+    mode: Mode,
+    mut collect: Option<&mut Vec<(String, RunSummary)>>,
+) -> anyhow::Result<ExitCode> {
     // Before anything runs: an unwritable `--json` path stops here, not after minutes of runs.
     let json = crate::export::prepare_json(json)?;
     if let Some(html) = &project.html {
@@ -288,6 +400,9 @@ pub fn bench_project(
         }
         if project.html.is_some() {
             html_summaries.push(summary.clone());
+        }
+        if let Some(collect) = collect.as_mut() {
+            collect.push((job.what.clone(), summary.clone()));
         }
         if json.is_some() {
             records.push(SuiteRecord {

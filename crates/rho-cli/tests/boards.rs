@@ -164,6 +164,111 @@ fn each_core_names_its_stack_guard_and_a_guarded_one_stops_an_overrun() {
     }
 }
 
+/// `--target a,b FILE.c`: the suite on each target, then one table per benchmark side by side, relative to the
+/// first target, and the geometric means; the same in `--json` (`rho-bench-targets/1`) and `--markdown`.
+#[test]
+fn several_targets_are_reported_side_by_side() {
+    if !tools_present("several_targets_are_reported_side_by_side", CROSS_TOOLS) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let markdown = tmp.path().join("targets.md");
+    let (_tmp, outcome, document) = rho_to_json(
+        &[
+            "bench",
+            "--target",
+            "mps2-an386,mps2-an500",
+            "examples/crypto_bench.c",
+            "--iterations",
+            "40",
+            "--warmup",
+            "2",
+            "--markdown",
+            markdown.to_str().unwrap(),
+        ],
+        &[],
+        LIMIT,
+    );
+    outcome.assert_exit(0);
+    let document = document.unwrap();
+    assert_eq!(document["schema"], "rho-bench-targets/1");
+    assert_eq!(document["runs"][0]["target"]["name"], "mps2-an386");
+    assert_eq!(document["runs"][1]["target"]["name"], "mps2-an500");
+    let comparison = &document["comparison"];
+    assert_eq!(comparison["targets"][0], "mps2-an386");
+    let crc = comparison["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "bench_crc_256")
+        .unwrap();
+    assert_eq!(crc["cells"][0]["relative"], 1.0);
+    assert_eq!(crc["cells"][1]["metric"]["source"], "qemu-icount");
+    // The Cortex-M7 runs the same Thumb-2 code: the same instructions to a tenth of a percent.
+    let relative = crc["cells"][1]["relative"].as_f64().unwrap();
+    assert!((relative - 1.0).abs() < 0.001, "{crc}");
+    assert!(
+        comparison["geometric_means"][1]["relative"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+
+    let text = &outcome.stdout;
+    assert!(
+        text.contains("on 2 targets: mps2-an386, mps2-an500"),
+        "{text}"
+    );
+    assert!(text.contains("geometric mean"), "{text}");
+    assert_eq!(text.matches("\nbench_crc_64\n").count(), 1, "{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "over 100 columns: {line}");
+    }
+    let markdown = std::fs::read_to_string(&markdown).unwrap();
+    assert!(markdown.contains("#### bench\\_crc\\_256"), "{markdown}");
+    assert!(markdown.contains("| mps2-an500 |"), "{markdown}");
+}
+
+/// module.yml mode: `--target all` runs the suites on every target the module lists, each reported as usual,
+/// then side by side per suite.
+#[test]
+fn module_targets_all_are_reported_side_by_side() {
+    if !tools_present("module_targets_all_are_reported_side_by_side", CROSS_TOOLS) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("bench")).unwrap();
+    std::fs::copy(
+        repo_file("examples/crypto_bench.c"),
+        tmp.path().join("bench/crypto_bench.c"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join("module.yml"),
+        "bench:\n  default_iterations: 40\n  warmup_runs: 2\n  targets: [mps2-an385, microbit]\n  \
+         suites:\n    - bench/crypto_bench.c\n",
+    )
+    .unwrap();
+    let args = ["bench", "--target", "all"];
+    let mut command = rho_command(tmp.path(), &args);
+    command.current_dir(tmp.path());
+    let outcome = run_rho(command, &args, LIMIT);
+    outcome.assert_exit(0);
+    let text = &outcome.stdout;
+    assert!(
+        text.contains("bench/crypto_bench.c  on 2 targets: mps2-an385, microbit"),
+        "{text}"
+    );
+    // The Cortex-M0 (Thumb-1) runs more instructions than the Cortex-M3 (Thumb-2) for the same CRC.
+    let row = text
+        .lines()
+        .skip_while(|l| *l != "bench_crc_256")
+        .find(|l| l.starts_with("microbit"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let relative: f64 = row.split_whitespace().nth(5).unwrap().parse().unwrap();
+    assert!(relative > 1.0, "{row}");
+}
+
 /// Every built-in board has its test above.
 #[test]
 fn every_built_in_board_is_tested_here() {

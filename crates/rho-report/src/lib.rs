@@ -13,5 +13,6 @@ pub mod growth;
 #[cfg(feature = "html")]
 pub mod html;
 pub mod markdown;
+pub mod targets;
 
 pub use run::{aligned_table, marks_above_bound, render, warnings};

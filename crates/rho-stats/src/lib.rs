@@ -36,6 +36,7 @@ mod gate_names;
 mod growth;
 mod run;
 mod summary;
+pub mod targets;
 mod window;
 
 pub use best::{best_of, min_of};
