@@ -2,7 +2,8 @@
 //! builds the example with the board's cross compiler and the embedded ports (c/ports) and runs it under QEMU
 //! `-icount`, twice. On each board: the stream names the board, the figures are instructions counted under
 //! QEMU icount, the two runs' figures are identical, and CRC-256 costs about four times CRC-64 (the per-byte loop
-//! dominates on every core). The mps2-an386 board's own features (stack guard, heap, timeouts, baselines) are
+//! dominates on every core); each core's stack guard; several targets side by side; the harness's size on each
+//! core. The mps2-an386 board's own features (stack guard, heap, timeouts, baselines) are
 //! checked in cortex_m.rs.
 //!
 //! Without a board's cross compiler or emulator its test prints a note and passes, unless `RHO_REQUIRE_CROSS`
@@ -267,6 +268,53 @@ fn module_targets_all_are_reported_side_by_side() {
         .unwrap_or_else(|| panic!("{text}"));
     let relative: f64 = row.split_whitespace().nth(5).unwrap().parse().unwrap();
     assert!(relative > 1.0, "{row}");
+}
+
+/// The harness's own cost on every core at -Os, as `tests/cortex-m/measure-size.sh BOARD` measures it (the
+/// figures are in c/ports/README.md): at most 2600 bytes of code and 96 bytes of static RAM with the core's
+/// stack guard (the Cortex-M4's 2578 and 88 are the largest), at most 2000 bytes of code where the guard is
+/// left out or the core has none but RISC-V's (its 32-bit instructions for the same C: 2296).
+#[test]
+fn the_harness_footprint_on_every_core_stays_within_its_aims() {
+    for board in rho_config::BUILTIN_BOARDS {
+        if !tools_present(&format!("footprint_on_{board}"), tools_of(board)) {
+            continue;
+        }
+        let output = std::process::Command::new("bash")
+            .arg(repo_file("tests/cortex-m/measure-size.sh"))
+            .arg(board)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{board}: {text}");
+        let figure = |prefix: &str, label: &str| -> u64 {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(prefix))
+                .unwrap_or_else(|| panic!("{board}: no {prefix:?} in {text}"));
+            let at = line.find(label).unwrap() + label.len();
+            line[at..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let code = figure("harness object", " code ");
+        let ram = figure("harness object", "static RAM ");
+        let bare = figure("without the stack guard", " code ");
+        assert!(code > 1000 && code <= 2600, "{board}: code {code}\n{text}");
+        assert!(ram <= 96, "{board}: static RAM {ram}\n{text}");
+        let aim = if board.starts_with("riscv") {
+            2400
+        } else {
+            2000
+        };
+        assert!(
+            bare <= aim,
+            "{board}: code without the guard {bare}\n{text}"
+        );
+    }
 }
 
 /// Every built-in board has its test above.
