@@ -33,7 +33,8 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     // `--target a,b,c` (or `all`): the suite on each, side by side.
     let targets = target_list(args.project.target.as_deref())?;
-    if targets.len() > 1 {
+    // `--list` names the benchmarks; the first target's build says them.
+    if targets.len() > 1 && !args.list {
         return several(args, &targets);
     }
     let timeout = Duration::from_secs_f64(args.run.timeout);
@@ -59,7 +60,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     crate::run::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
     let cwd = std::env::current_dir()?;
     // FILE.c is built for the built-in target asked for (host by default), whose name its stream carries.
-    let known_target = args.project.target.as_deref().unwrap_or("host");
+    let known_target = targets[0].as_deref().unwrap_or("host");
     let baseline =
         crate::baseline::prepare(&args.project.baseline, &cwd, None, Some(known_target))?;
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
@@ -73,7 +74,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         footprint,
     } = measure_suite(
         args,
-        args.project.target.as_deref(),
+        targets[0].as_deref(),
         &Inputs {
             what: &what,
             settings: &settings,

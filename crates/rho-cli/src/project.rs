@@ -123,6 +123,11 @@ fn bench_targets(
             .flatten()
             .collect()
     };
+    let mut names = names;
+    if mode == Mode::List {
+        // `--list` names the benchmarks; the first target's run says them.
+        names.truncate(1);
+    }
     let mut worst: u8 = 0;
     let mut collected: Vec<(String, Vec<(String, RunSummary)>)> = Vec::new();
     for name in &names {
