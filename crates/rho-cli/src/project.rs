@@ -99,16 +99,17 @@ fn bench_targets(
     mode: Mode,
     list: &str,
 ) -> anyhow::Result<ExitCode> {
-    if json.is_some() || project.html.is_some() || project.baseline.any() {
+    if project.html.is_some() || project.baseline.any() {
         bail!(
-            "--target {list}: --json, --html and baselines (--write-baseline, --diff) are one target's; run them \
-             with a single --target (with FILE.c arguments, --json writes several targets' runs)"
+            "--target {list}: --html and baselines (--write-baseline, --diff) are one target's; run them with a \
+             single --target"
         );
     }
+    let json = crate::export::prepare_json(json)?;
     if let Some(markdown) = &project.baseline.markdown {
         crate::export::check_destination("--markdown", markdown)?;
     }
-    let names: Vec<String> = if list == "all" {
+    let mut names: Vec<String> = if list == "all" {
         let config = load_config()?;
         if config.targets.is_empty() {
             bail!(
@@ -123,13 +124,12 @@ fn bench_targets(
             .flatten()
             .collect()
     };
-    let mut names = names;
     if mode == Mode::List {
         // `--list` names the benchmarks; the first target's run says them.
         names.truncate(1);
     }
     let mut worst: u8 = 0;
-    let mut collected: Vec<(String, Vec<(String, RunSummary)>)> = Vec::new();
+    let mut collected: Vec<(String, Collected)> = Vec::new();
     for name in &names {
         eprintln!("rho: target {name}");
         let one = ProjectArgs {
@@ -138,18 +138,23 @@ fn bench_targets(
             baseline: crate::baseline::BaselineArgs::default(),
             html: None,
         };
-        let mut summaries = Vec::new();
-        let code = bench_target(&one, run, None, mode, Some(&mut summaries))?;
+        let mut kept = Collected {
+            report_to_stderr: json
+                .as_ref()
+                .is_some_and(crate::export::JsonTarget::is_stdout),
+            ..Collected::default()
+        };
+        let code = bench_target(&one, run, None, mode, Some(&mut kept))?;
         worst = worst.max(exit_code_number(code));
-        collected.push((name.clone(), summaries));
+        collected.push((name.clone(), kept));
     }
     if mode == Mode::List {
         return Ok(ExitCode::from(worst));
     }
     // Per suite, in the first target's order, the targets that ran it.
     let mut suites: Vec<String> = Vec::new();
-    for (_, summaries) in &collected {
-        for (what, _) in summaries {
+    for (_, kept) in &collected {
+        for (what, _) in &kept.summaries {
             if !suites.contains(what) {
                 suites.push(what.clone());
             }
@@ -157,11 +162,12 @@ fn bench_targets(
     }
     let mut text = String::new();
     let mut markdown = String::new();
+    let mut across = Vec::new();
     for what in &suites {
         let runs: Vec<(String, &RunSummary)> = collected
             .iter()
-            .filter_map(|(target, summaries)| {
-                summaries
+            .filter_map(|(target, kept)| {
+                kept.summaries
                     .iter()
                     .find(|(w, _)| w == what)
                     .map(|(_, summary)| (target.clone(), summary))
@@ -172,12 +178,28 @@ fn bench_targets(
         text.push_str(&rho_report::targets::render_text(&comparison, what));
         markdown.push_str(&rho_report::targets::render_markdown(&comparison, what));
         markdown.push('\n');
+        across.push(SuiteAcross {
+            suite: what.clone(),
+            comparison,
+        });
     }
-    let mut out = std::io::stdout().lock();
+    // The tables: stdout, or stderr when `--json -` takes stdout.
+    let mut out = crate::export::report_output(json.as_ref());
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     if let Some(path) = &project.baseline.markdown {
         std::fs::write(path, markdown)
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(json) = &json {
+        json.write(&ProjectTargetsDocument {
+            schema: "rho-bench-project-targets/1",
+            rho_version: env!("CARGO_PKG_VERSION"),
+            targets: collected
+                .into_iter()
+                .filter_map(|(_, kept)| kept.document)
+                .collect(),
+            suites: across,
+        })?;
     }
     Ok(ExitCode::from(worst))
 }
@@ -190,13 +212,40 @@ fn exit_code_number(code: ExitCode) -> u8 {
         .unwrap_or(EXIT_CANNOT_DECIDE)
 }
 
-/// One target's run of module.yml's suites; with `collect`, each suite's summary is also kept there.
+/// What one target's run keeps for the side-by-side report: each suite's summary, and the run as its
+/// `rho-bench-project/1` document.
+#[derive(Debug, Default)]
+struct Collected {
+    summaries: Vec<(String, RunSummary)>,
+    document: Option<serde_json::Value>,
+    /// `--json -` takes stdout for the combined document: the target's report goes to stderr.
+    report_to_stderr: bool,
+}
+
+/// One suite side by side on several targets, for `rho-bench-project-targets/1`.
+#[derive(Debug, Serialize)]
+struct SuiteAcross {
+    suite: String,
+    comparison: rho_stats::targets::TargetComparison,
+}
+
+/// The document `--json` writes for several targets in module.yml mode.
+#[derive(Debug, Serialize)]
+struct ProjectTargetsDocument {
+    schema: &'static str,
+    rho_version: &'static str,
+    targets: Vec<serde_json::Value>,
+    suites: Vec<SuiteAcross>,
+}
+
+/// One target's run of module.yml's suites; with `collect`, each suite's summary and the run's document are
+/// also kept there.
 fn bench_target(
     project: &ProjectArgs,
     run: &RunArgs,
     json: Option<&Path>,
     mode: Mode,
-    mut collect: Option<&mut Vec<(String, RunSummary)>>,
+    mut collect: Option<&mut Collected>,
 ) -> anyhow::Result<ExitCode> {
     // Before anything runs: an unwritable `--json` path stops here, not after minutes of runs.
     let json = crate::export::prepare_json(json)?;
@@ -285,7 +334,11 @@ fn bench_target(
     // With `--html`: each judged suite's summary, beside `judgements`.
     let mut html_summaries = Vec::new();
     // The human report: stdout, or stderr when `--json -` takes stdout.
-    let mut out = crate::export::report_output(json.as_ref());
+    let mut out: Box<dyn std::io::Write> = if collect.as_ref().is_some_and(|c| c.report_to_stderr) {
+        Box::new(std::io::stderr())
+    } else {
+        crate::export::report_output(json.as_ref())
+    };
     for (index, job) in jobs.iter().enumerate() {
         if !times && matches!(job.kind, JobKind::TargetOnly) {
             eprintln!(
@@ -407,9 +460,9 @@ fn bench_target(
             html_summaries.push(summary.clone());
         }
         if let Some(collect) = collect.as_mut() {
-            collect.push((job.what.clone(), summary.clone()));
+            collect.summaries.push((job.what.clone(), summary.clone()));
         }
-        if json.is_some() {
+        if json.is_some() || collect.is_some() {
             records.push(SuiteRecord {
                 suite: job.what.clone(),
                 budgets: crate::verdicts::BudgetsRecord::of(&judgement),
@@ -421,7 +474,7 @@ fn bench_target(
     }
     drop(workspace);
 
-    if let Some(json) = &json {
+    if json.is_some() || collect.is_some() {
         let document = ProjectDocument {
             schema: PROJECT_SCHEMA,
             rho_version: env!("CARGO_PKG_VERSION"),
@@ -432,7 +485,13 @@ fn bench_target(
             suites: records,
             failed: &failed,
         };
-        json.write(&document)?;
+        if let Some(json) = &json {
+            json.write(&document)?;
+        }
+        if let Some(collect) = collect.as_mut() {
+            collect.document =
+                Some(serde_json::to_value(&document).context("cannot write the run as JSON")?);
+        }
     }
     let built_with = crate::baseline::build_description(&target, &flags);
     let baseline = if !failed.is_empty() && project.baseline.write_baseline {

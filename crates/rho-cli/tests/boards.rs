@@ -250,7 +250,8 @@ fn module_targets_all_are_reported_side_by_side() {
          suites:\n    - bench/crypto_bench.c\n",
     )
     .unwrap();
-    let args = ["bench", "--target", "all"];
+    let json = tmp.path().join("targets.json");
+    let args = ["bench", "--target", "all", "--json", json.to_str().unwrap()];
     let mut command = rho_command(tmp.path(), &args);
     command.current_dir(tmp.path());
     let outcome = run_rho(command, &args, LIMIT);
@@ -268,6 +269,14 @@ fn module_targets_all_are_reported_side_by_side() {
         .unwrap_or_else(|| panic!("{text}"));
     let relative: f64 = row.split_whitespace().nth(5).unwrap().parse().unwrap();
     assert!(relative > 1.0, "{row}");
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(document["schema"], "rho-bench-project-targets/1");
+    assert_eq!(document["targets"][1]["target"], "microbit");
+    assert_eq!(document["suites"][0]["suite"], "bench/crypto_bench.c");
+    assert_eq!(
+        document["suites"][0]["comparison"]["geometric_means"][0]["relative"],
+        1.0
+    );
 }
 
 /// The harness's own cost on every core at -Os, as `tests/cortex-m/measure-size.sh BOARD` measures it (the
