@@ -52,8 +52,12 @@ fn functions<M: Measurement + 'static>(c: &mut Criterion<M>, prefix: &str) {
     let k1 = bytes(1024);
     let k4 = bytes(4096);
     let k256 = bytes(256);
-    c.bench_function(&format!("{prefix}sum_1k"), |b| b.iter(|| sum(black_box(&k1))));
-    c.bench_function(&format!("{prefix}sum_4k"), |b| b.iter(|| sum(black_box(&k4))));
+    c.bench_function(&format!("{prefix}sum_1k"), |b| {
+        b.iter(|| sum(black_box(&k1)))
+    });
+    c.bench_function(&format!("{prefix}sum_4k"), |b| {
+        b.iter(|| sum(black_box(&k4)))
+    });
     c.bench_function(&format!("{prefix}crc32_256"), |b| {
         b.iter(|| crc32(black_box(&k256)))
     });
