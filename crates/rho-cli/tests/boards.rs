@@ -326,6 +326,67 @@ fn the_harness_footprint_on_every_core_stays_within_its_aims() {
     }
 }
 
+/// Each board's port by itself (its Makefile, then QEMU as `print-run-command` says): QEMU exits with main's
+/// status, the console carries printf and malloc, and a fault (a trap on RISC-V) is one `rho-port:` line and
+/// status 134, never a hang.
+#[test]
+fn each_port_passes_main_s_status_and_reports_a_fault() {
+    for board in rho_config::BUILTIN_BOARDS {
+        if !tools_present(&format!("port_of_{board}"), tools_of(board)) {
+            continue;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let run = |name: &str, define: &str| -> (Option<i32>, String) {
+            let out = tmp.path().join(name);
+            let make = |goal: &str| {
+                std::process::Command::new("make")
+                    .arg("-s")
+                    .arg("-f")
+                    .arg(repo_file("c/ports/Makefile"))
+                    .arg(format!("BOARD={board}"))
+                    .arg(format!(
+                        "SUITE={}",
+                        repo_file("tests/cortex-m/hello.c").display()
+                    ))
+                    .arg(format!("RHO_BENCH_OUT={}", out.display()))
+                    .arg(format!("EXTRA_CFLAGS={define}"))
+                    .arg(goal)
+                    .output()
+                    .unwrap()
+            };
+            let built = make("all");
+            assert!(
+                built.status.success(),
+                "{board}: {}",
+                String::from_utf8_lossy(&built.stderr)
+            );
+            let command = String::from_utf8(make("print-run-command").stdout).unwrap();
+            let mut words = command.split_whitespace();
+            let output = std::process::Command::new(words.next().unwrap())
+                .args(words)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            (
+                output.status.code(),
+                String::from_utf8_lossy(&output.stdout).into_owned(),
+            )
+        };
+        let (status, console) = run("hello", "-DHELLO_STATUS=3");
+        assert_eq!(status, Some(3), "{board}: {console}");
+        assert!(
+            console.starts_with("hello from bench\nmalloc ok\n"),
+            "{board}: {console}"
+        );
+        let (status, console) = run("fault", "-DHELLO_FAULT");
+        assert_eq!(status, Some(134), "{board}: {console}");
+        assert!(
+            console.lines().any(|l| l.starts_with("rho-port: ")),
+            "{board}: {console}"
+        );
+    }
+}
+
 /// Every built-in board has its test above.
 #[test]
 fn every_built_in_board_is_tested_here() {
