@@ -19,6 +19,7 @@ pub mod compare;
 pub mod error;
 pub mod format;
 pub mod git;
+pub mod json;
 pub mod record;
 pub mod render;
 pub mod store;
@@ -30,6 +31,7 @@ pub use compare::{
 pub use error::Error;
 pub use format::{BaselineFile, SCHEMA, TargetBaseline};
 pub use git::{RefSource, read_at_ref};
+pub use json::ComparisonRecord;
 pub use record::{Recording, section_from_summaries, section_from_summary, utc_now_rfc3339};
 pub use render::{render_markdown, render_text};
 pub use store::{check_recordable, read_file, write_target};

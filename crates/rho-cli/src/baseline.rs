@@ -24,8 +24,8 @@ pub struct BaselineArgs {
     pub write_baseline: bool,
 
     /// Compare this run with the baseline as committed at git REF (a branch, tag or commit, e.g. origin/main),
-    /// per benchmark and metric. `rho bench` reports; `rho bench check` exits 1 on a regression beyond
-    /// `fail_on_regression_percent`.
+    /// per benchmark and metric. Both `rho bench` and `rho bench check` exit 1 on a regression beyond
+    /// `fail_on_regression_percent` (budgets stay `check`'s alone); `--json` carries the comparison.
     #[arg(long, value_name = "REF")]
     pub diff: Option<String>,
 
@@ -125,6 +125,8 @@ pub struct Finished {
     pub comparison: Option<Comparison>,
     /// Where the base came from (`bench/baseline.json at origin/main (...)`), with a comparison.
     pub base_name: String,
+    /// The same as `--json` carries it.
+    pub record: Option<rho_baseline::ComparisonRecord>,
 }
 
 impl Finished {
@@ -144,7 +146,7 @@ impl Finished {
 /// After the run: compare `summaries` (each suite's, in order) with the baseline and print the comparison to
 /// `out`, and/or record them as the target's section. `selected` is the target asked for (module.yml's name);
 /// `flags` says how the suites were built (compiler flags, or the target's build command), for the baseline's
-/// context.
+/// context. The comparison's prose wraps at `width` columns.
 pub fn finish(
     plan: &Plan,
     config: Option<&ModuleConfig>,
@@ -152,6 +154,7 @@ pub fn finish(
     summaries: &[(String, RunSummary)],
     flags: Option<String>,
     out: &mut dyn Write,
+    width: usize,
 ) -> anyhow::Result<Finished> {
     if !plan.active() {
         return Ok(Finished::default());
@@ -185,7 +188,11 @@ pub fn finish(
             limits.global(),
             &|name, metric| limits.for_metric(name, metric),
         )?;
-        let text = rho_baseline::render_text(&comparison, &base_name);
+        let text = rho_report::wrap(
+            &rho_baseline::render_text(&comparison, &base_name),
+            width,
+            2,
+        );
         // A closed stdout (`rho bench | head`) is not worth failing over.
         let _ = out
             .write_all(format!("\n{text}").as_bytes())
@@ -206,6 +213,7 @@ pub fn finish(
                     })
             })?;
         }
+        finished.record = Some(rho_baseline::ComparisonRecord::of(&comparison, &base_name));
         finished.comparison = Some(comparison);
         finished.base_name = base_name;
     }
@@ -325,6 +333,22 @@ pub fn build_description(
         TargetSpec::Builtin { name, .. } => Some(format!("built-in port {name}{extra}")),
         TargetSpec::Commands { build, .. } => Some(build.clone()),
     }
+}
+
+/// `rho bench --diff REF`'s exit status: 1 when a metric regressed past its limit (or lost its measurement),
+/// said on `out`, as `check --diff` does; else 0. Budgets are not `rho bench`'s to enforce.
+pub fn diff_code(finished: &Finished, out: &mut dyn Write) -> u8 {
+    let Some(comparison) = finished.comparison.as_ref().filter(|_| finished.failed()) else {
+        return 0;
+    };
+    let counts = comparison.counts();
+    let _ = writeln!(
+        out,
+        "diff: {} metric(s) regressed and {} not measured against the baseline: exit 1",
+        counts.regressed, counts.not_measured
+    )
+    .and_then(|()| out.flush());
+    1
 }
 
 /// `rho bench check`'s exit status with the baseline comparison taken in: a regression (or a metric that lost

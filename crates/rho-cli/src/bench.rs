@@ -24,6 +24,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             cmake_module: None,
             files: args.files.clone(),
             run,
+            output: args.output.clone(),
             list: true,
             json: None,
         };
@@ -98,9 +99,9 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(warning) = crate::run::filter_warning(args.run.filter.as_deref(), &summary) {
         eprintln!("rho: warning: {warning}");
     }
-    let text = rho_report::render(&summary, &what);
     // The human report: stdout, or stderr when `--json -` takes stdout.
-    let mut out = crate::export::report_output(json.as_ref());
+    let (mut out, style) = crate::export::report_output(json.as_ref(), &args.output);
+    let text = rho_report::render_with(&summary, &what, style.layout);
     // A closed stdout (`rho bench ... | head`) is not worth a panic.
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 
@@ -114,6 +115,18 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         .trim_end()
         .to_string(),
     );
+    let target = summary.target.name.clone();
+    let summaries = [(what, summary)];
+    let finished = crate::baseline::finish(
+        &baseline,
+        None,
+        &target,
+        &summaries,
+        built_with,
+        &mut out,
+        style.layout.width,
+    )?;
+    let summary = &summaries[0].1;
     if let Some(json) = &json {
         let suite = SuiteInfo {
             sources: args.files.clone(),
@@ -125,13 +138,10 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             scale: args.run.scale,
             timeout_seconds: args.run.timeout,
         };
-        json.write(&RunDocument::new(suite, &summary))?;
+        let mut document = RunDocument::new(suite, summary);
+        document.comparison = finished.record.as_ref();
+        json.write(&document)?;
     }
-    let target = summary.target.name.clone();
-    // Report only: `rho bench FILE.c --diff REF` prints the comparison; enforcing it is `rho bench check`'s.
-    let summaries = [(what, summary)];
-    let finished =
-        crate::baseline::finish(&baseline, None, &target, &summaries, built_with, &mut out)?;
     if let Some(html) = &args.project.html {
         let (what, summary) = &summaries[0];
         crate::export::write_html(
@@ -145,7 +155,10 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             finished.diff(),
         )?;
     }
-    Ok(ExitCode::SUCCESS)
+    // `--diff REF`: a regression past the limit exits 1, as `check --diff` does (budgets are check's alone).
+    Ok(ExitCode::from(crate::baseline::diff_code(
+        &finished, &mut out,
+    )))
 }
 
 /// What a suite is measured with, the same on every target.
@@ -184,6 +197,7 @@ fn measure_suite(
     // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
     // The footprint is asked for while the build directory is there (the board's, or the host build's).
     let mem_command = crate::footprint::MemCommand::resolve(None, inputs.cwd)?;
+    crate::term::progress::suite(inputs.what, 1, 1, inputs.repetitions);
     let (runs, compiler, cflags, ldflags, footprint) =
         match crate::board::Board::for_target(target)? {
             Some(board) => {
@@ -376,7 +390,7 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
         .collect();
     let comparison = rho_stats::targets::compare(&runs);
     let text = rho_report::targets::render_text(&comparison, &what);
-    let mut out = crate::export::report_output(json.as_ref());
+    let (mut out, _) = crate::export::report_output(json.as_ref(), &args.output);
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     if let Some(markdown) = &args.project.baseline.markdown {
         std::fs::write(

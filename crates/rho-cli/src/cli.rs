@@ -45,6 +45,9 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub run: RunArgs,
 
+    #[command(flatten)]
+    pub output: crate::term::OutputArgs,
+
     /// List the benchmarks the suite (FILE.c) or module.yml's suites would run, with --filter applied, one
     /// name a line, and exit: each suite is built and each benchmark run for a single iteration to learn its
     /// name (the harness registers them as it runs).
@@ -88,6 +91,9 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub run: RunArgs,
+
+    #[command(flatten)]
+    pub output: crate::term::OutputArgs,
 
     /// Also write the runs, budgets and verdicts as a JSON document (schema `rho-bench-project/1`); `-` writes
     /// it to stdout, and the human report goes to stderr.

@@ -24,6 +24,9 @@ pub struct RunDocument<'a> {
     /// without any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub families: Vec<rho_stats::FamilyGrowth>,
+    /// With `--diff REF`: the run against the baseline, per benchmark and metric; absent without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<&'a rho_baseline::ComparisonRecord>,
 }
 
 /// How the suite was built and run.
@@ -52,6 +55,7 @@ impl<'a> RunDocument<'a> {
             suite,
             summary,
             families: rho_stats::families(summary),
+            comparison: None,
         }
     }
 }
@@ -151,13 +155,22 @@ pub fn prepare_json(path: Option<&Path>) -> anyhow::Result<Option<JsonTarget>> {
     path.map(JsonTarget::prepare).transpose()
 }
 
-/// Where the human report goes: stdout, or stderr when `--json -` takes stdout.
-pub fn report_output(json: Option<&JsonTarget>) -> Box<dyn Write> {
-    if json.is_some_and(JsonTarget::is_stdout) {
-        Box::new(std::io::stderr())
+/// Where the human report goes: stdout, or stderr when `--json -` takes stdout; and how it is laid out and
+/// coloured there (the writer paints it when colour is on).
+pub fn report_output(
+    json: Option<&JsonTarget>,
+    output: &crate::term::OutputArgs,
+) -> (Box<dyn Write>, crate::term::Style) {
+    let (stream, writer): (_, Box<dyn Write>) = if json.is_some_and(JsonTarget::is_stdout) {
+        (crate::term::Stream::Stderr, Box::new(std::io::stderr()))
     } else {
-        Box::new(std::io::stdout().lock())
-    }
+        (
+            crate::term::Stream::Stdout,
+            Box::new(std::io::stdout().lock()),
+        )
+    };
+    let style = crate::term::Style::new(output, stream);
+    (style.writer(writer), style)
 }
 
 fn to_json_text(value: &impl Serialize) -> anyhow::Result<String> {

@@ -132,6 +132,14 @@ pub struct GateArgs {
     /// side, with the budget line head's best run must stay under.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+
+    /// Print the verdict as one JSON object, the last line of stdout, on a terminal too (piped, it is always
+    /// printed; on a terminal only the table is, unless asked).
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub color: crate::term::ColorArgs,
 }
 
 fn parse_gate_measure(text: &str) -> Result<rho_config::Measure, String> {
@@ -148,7 +156,7 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
     }
     match gate(args) {
         Ok((outcome, settings)) => {
-            print_outcome(&outcome, &settings);
+            print_outcome(&outcome, &settings, args);
             if let Some(html) = &args.html {
                 write_html(html, &outcome)?;
             }
@@ -193,7 +201,9 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
                 "side": side.map(SideName::label),
                 "metrics": {},
             });
-            print_stdout(&format!("{document}\n"));
+            if json_wanted(args) {
+                print_stdout(&format!("{document}\n"));
+            }
             Ok(ExitCode::from(undecided_exit(args.bisect, head_to_blame)))
         }
     }
@@ -366,9 +376,12 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
             jobs,
         })
     };
-    let outcome = run_gate(&request, &load_recipe, &mut |progress: &Progress| {
-        eprintln!("rho: gate: {progress}");
+    // On a terminal a spinner with the latest step (base run 2 of 3, ...); piped, one line a step.
+    let progress = crate::term::progress::Gate::new();
+    let outcome = run_gate(&request, &load_recipe, &mut |step: &Progress| {
+        progress.step(&step.to_string());
     })?;
+    drop(progress);
     for warning in unmatched_budget_warnings(&outcome.comparison, request.settings.budgets()) {
         eprintln!("rho: {warning}");
     }
@@ -475,9 +488,16 @@ fn quoted(path: &Path) -> anyhow::Result<String> {
         .map_err(|e| anyhow::anyhow!("{text}: {e}"))
 }
 
-fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource) {
+/// Whether the JSON line is printed: piped (a script reads it), or `--json`.
+fn json_wanted(args: &GateArgs) -> bool {
+    args.json || !crate::term::Stream::Stdout.is_terminal()
+}
+
+fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource, args: &GateArgs) {
     let comparison = &outcome.comparison;
-    let mut text = format!(
+    let stdout = crate::term::Stream::Stdout;
+    let width = crate::term::width(stdout);
+    let header = format!(
         "base: {} ({})\nhead: {} ({})\nruns: {} per side, alternating; each side's best run per metric\n\
          settings: {}\n\n",
         outcome.base_described,
@@ -487,11 +507,11 @@ fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource) {
         outcome.base_runs.len(),
         settings.describe(),
     );
+    let mut text = rho_report::wrap(&header, width, 6);
     text.push_str(&render_table(comparison));
     text.push('\n');
     for warning in noise_warnings(comparison) {
-        text.push_str(&warning);
-        text.push('\n');
+        text.push_str(&rho_report::wrap(&warning, width, 2));
     }
     let regressed: Vec<String> = comparison
         .metrics
@@ -525,10 +545,21 @@ fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource) {
             comparison.metrics.len()
         ),
     };
-    text.push_str(&format!(
-        "verdict: {summary}; {:.1} s to verdict\n",
-        outcome.elapsed.as_secs_f64()
+    text.push_str(&rho_report::wrap(
+        &format!(
+            "verdict: {summary}; {:.1} s to verdict",
+            outcome.elapsed.as_secs_f64()
+        ),
+        width,
+        2,
     ));
+    if crate::term::colour(args.color.choice, stdout) {
+        text = rho_report::paint(&text);
+    }
+    if !json_wanted(args) {
+        print_stdout(&text);
+        return;
+    }
     let runs = u32::try_from(outcome.base_runs.len()).unwrap_or(u32::MAX);
     let mut document = to_json(comparison, runs);
     document["settings_file"] =

@@ -20,6 +20,7 @@ mod project;
 mod run;
 mod saved;
 mod suite;
+mod term;
 mod verdicts;
 
 use std::process::ExitCode;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
                 &check.project,
                 &check.run,
                 check.json.as_deref(),
+                &check.output,
                 project::Mode::Check,
             ),
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
@@ -64,13 +66,14 @@ fn main() -> ExitCode {
                 Some(dir) => cmake::export(dir).map(|()| ExitCode::SUCCESS),
                 None if args.list && args.files.is_empty() => {
                     let (project, run) = project::listing_args(&args.project, &args.run);
-                    project::bench_project(&project, &run, None, project::Mode::List)
+                    project::bench_project(&project, &run, None, &args.output, project::Mode::List)
                 }
 
                 None if args.files.is_empty() => project::bench_project(
                     &args.project,
                     &args.run,
                     args.json.as_deref(),
+                    &args.output,
                     project::Mode::Report,
                 ),
                 None => bench::bench(&args),

@@ -79,13 +79,14 @@ pub fn bench_project(
     project: &ProjectArgs,
     run: &RunArgs,
     json: Option<&Path>,
+    output: &crate::term::OutputArgs,
     mode: Mode,
 ) -> anyhow::Result<ExitCode> {
     match project.target.as_deref() {
         Some(list) if list == "all" || list.contains(',') => {
-            bench_targets(project, run, json, mode, list)
+            bench_targets(project, run, json, output, mode, list)
         }
-        _ => bench_target(project, run, json, mode, None),
+        _ => bench_target(project, run, json, output, mode, None),
     }
 }
 
@@ -96,6 +97,7 @@ fn bench_targets(
     project: &ProjectArgs,
     run: &RunArgs,
     json: Option<&Path>,
+    output: &crate::term::OutputArgs,
     mode: Mode,
     list: &str,
 ) -> anyhow::Result<ExitCode> {
@@ -144,7 +146,7 @@ fn bench_targets(
                 .is_some_and(crate::export::JsonTarget::is_stdout),
             ..Collected::default()
         };
-        let code = bench_target(&one, run, None, mode, Some(&mut kept))?;
+        let code = bench_target(&one, run, None, output, mode, Some(&mut kept))?;
         worst = worst.max(exit_code_number(code));
         collected.push((name.clone(), kept));
     }
@@ -184,7 +186,7 @@ fn bench_targets(
         });
     }
     // The tables: stdout, or stderr when `--json -` takes stdout.
-    let mut out = crate::export::report_output(json.as_ref());
+    let (mut out, _) = crate::export::report_output(json.as_ref(), output);
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     if let Some(path) = &project.baseline.markdown {
         std::fs::write(path, markdown)
@@ -244,6 +246,7 @@ fn bench_target(
     project: &ProjectArgs,
     run: &RunArgs,
     json: Option<&Path>,
+    output: &crate::term::OutputArgs,
     mode: Mode,
     mut collect: Option<&mut Collected>,
 ) -> anyhow::Result<ExitCode> {
@@ -334,11 +337,13 @@ fn bench_target(
     // With `--html`: each judged suite's summary, beside `judgements`.
     let mut html_summaries = Vec::new();
     // The human report: stdout, or stderr when `--json -` takes stdout.
-    let mut out: Box<dyn std::io::Write> = if collect.as_ref().is_some_and(|c| c.report_to_stderr) {
-        Box::new(std::io::stderr())
+    let (mut out, style) = if collect.as_ref().is_some_and(|c| c.report_to_stderr) {
+        let style = crate::term::Style::new(output, crate::term::Stream::Stderr);
+        (style.writer(Box::new(std::io::stderr())), style)
     } else {
-        crate::export::report_output(json.as_ref())
+        crate::export::report_output(json.as_ref(), output)
     };
+    let width = style.layout.width;
     for (index, job) in jobs.iter().enumerate() {
         if !times && matches!(job.kind, JobKind::TargetOnly) {
             eprintln!(
@@ -349,6 +354,7 @@ fn bench_target(
             skipped = true;
             continue;
         }
+        crate::term::progress::suite(&job.what, index + 1, jobs.len(), repetitions);
         let out_dir = workspace.out_dir(index)?;
         let mut env = environment.clone();
         env.push(("RHO_BENCH_OUT".to_string(), out_dir.display().to_string()));
@@ -440,10 +446,10 @@ fn bench_target(
         );
         // The stream names the target it ran on (a command suite runs on the host whatever the target).
         let mut text = crate::verdicts::with_header_line(
-            &rho_report::render(&summary, &job.what),
-            &crate::verdicts::header_line(&judgement),
+            &rho_report::render_with(&summary, &job.what, style.layout),
+            &crate::verdicts::header_line(&judgement, width),
         );
-        let budgets = crate::verdicts::table(&judgement);
+        let budgets = crate::verdicts::table(&judgement, width);
         if !budgets.is_empty() {
             text.push('\n');
             text.push_str(&budgets);
@@ -474,25 +480,6 @@ fn bench_target(
     }
     drop(workspace);
 
-    if json.is_some() || collect.is_some() {
-        let document = ProjectDocument {
-            schema: PROJECT_SCHEMA,
-            rho_version: env!("CARGO_PKG_VERSION"),
-            module: config.file.clone(),
-            target: target.name().to_string(),
-            scale: settings.scale,
-            repetitions,
-            suites: records,
-            failed: &failed,
-        };
-        if let Some(json) = &json {
-            json.write(&document)?;
-        }
-        if let Some(collect) = collect.as_mut() {
-            collect.document =
-                Some(serde_json::to_value(&document).context("cannot write the run as JSON")?);
-        }
-    }
     let built_with = crate::baseline::build_description(&target, &flags);
     let baseline = if !failed.is_empty() && project.baseline.write_baseline {
         // A baseline without the failed suites would silently drop their figures from every later comparison.
@@ -510,6 +497,7 @@ fn bench_target(
             &summaries,
             built_with,
             &mut out,
+            width,
         )?
     };
 
@@ -529,6 +517,26 @@ fn bench_target(
         };
         crate::export::write_html(html, &title, suites, baseline.diff())?;
     }
+    if json.is_some() || collect.is_some() {
+        let document = ProjectDocument {
+            schema: PROJECT_SCHEMA,
+            rho_version: env!("CARGO_PKG_VERSION"),
+            module: config.file.clone(),
+            target: target.name().to_string(),
+            scale: settings.scale,
+            repetitions,
+            suites: records,
+            failed: &failed,
+            comparison: baseline.record.as_ref(),
+        };
+        if let Some(json) = &json {
+            json.write(&document)?;
+        }
+        if let Some(collect) = collect.as_mut() {
+            collect.document =
+                Some(serde_json::to_value(&document).context("cannot write the run as JSON")?);
+        }
+    }
 
     // Budgets naming no benchmark that any suite printed (a typo) would otherwise be silently unused. With a
     // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on
@@ -544,7 +552,10 @@ fn bench_target(
                 eprintln!("rho: warning: {message}");
             }
             if failed.is_empty() {
-                Ok(ExitCode::SUCCESS)
+                // `rho bench --diff REF`: a regression past the limit fails, as in `check --diff`.
+                Ok(ExitCode::from(crate::baseline::diff_code(
+                    &baseline, &mut out,
+                )))
             } else {
                 let _ = out.flush();
                 eprint!("{}", failure_summary("rho: error:", &failed, jobs.len()));
@@ -565,8 +576,9 @@ fn bench_target(
                 text.push_str(&format!("check: cannot decide: {message}\n"));
             }
             let failures = failure_summary("check: cannot decide:", &failed, jobs.len());
+            let text = rho_report::wrap(&format!("{text}{failures}"), width, 4);
             let _ = out
-                .write_all(format!("\n{text}{failures}").as_bytes())
+                .write_all(format!("\n{text}").as_bytes())
                 .and_then(|()| out.flush());
             // A regression against the baseline breaks the check like a budget does; "cannot decide" stays 2.
             let code = crate::baseline::check_code(code, &baseline, &mut out);
@@ -642,6 +654,9 @@ struct ProjectDocument<'a> {
     suites: Vec<SuiteRecord>,
     /// The suites that could not be built, run or summarised (their figures are missing from `suites`).
     failed: &'a [FailedSuite],
+    /// With `--diff REF`: the run against the baseline, per benchmark and metric (docs/json-output.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comparison: Option<&'a rho_baseline::ComparisonRecord>,
 }
 
 #[derive(Debug, Serialize)]

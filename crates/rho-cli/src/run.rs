@@ -2,7 +2,7 @@
 //! whatever goes wrong (a crash, a non-zero exit, a timeout, a malformed or truncated stream) becomes one error
 //! naming what happened and where.
 
-use std::io::{BufRead, IsTerminal as _};
+use std::io::BufRead;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -105,17 +105,15 @@ pub fn run_suite(
 /// parsing its stdout as the stream as it arrives, with `timeout` and its process group killed on any failure.
 /// `what` names the suite in messages.
 pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Result<Run> {
-    let show_progress = std::io::stderr().is_terminal();
+    // On a terminal: the suite, the run and the benchmark running, until the run is over.
+    let progress = crate::term::progress::run(what);
 
     let mut parser = StreamParser::new();
     let mut failure = None;
     let finished = Runner::new(command)
         .timeout(timeout)
         .run_reader(|reader| {
-            let mut progress = Progress {
-                show: show_progress,
-                noise_echoed: 0,
-            };
+            let mut progress = Progress { noise_echoed: 0 };
             match read_stream(reader, &mut parser, &mut progress) {
                 Ok(()) => LineControl::Continue,
                 Err(error) => {
@@ -125,9 +123,7 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
             }
         })
         .map_err(|error| anyhow!("cannot run the benchmark suite {what}: {error}"))?;
-    if show_progress {
-        eprint!("\r\x1b[K");
-    }
+    drop(progress);
 
     let stderr_tail = || {
         let text = finished.stderr.trim_end();
@@ -213,27 +209,24 @@ enum ReadFailure {
     Io(std::io::Error),
 }
 
-/// What the user sees while a suite runs: which benchmark is running (on a terminal) and the first noise lines.
+/// What the user sees while a suite runs: which benchmark is running (on a terminal, crate::term::progress)
+/// and the first noise lines.
 struct Progress {
-    show: bool,
     noise_echoed: u64,
 }
 
 impl Progress {
     fn event(&mut self, event: &Event<'_>) {
         match event {
-            Event::BenchStarted { name } if self.show && !name.starts_with('.') => {
-                eprint!("\r\x1b[Krunning {name} ...");
+            Event::BenchStarted { name } if !name.starts_with('.') => {
+                crate::term::progress::benchmark(name);
             }
             Event::Noise(text) if self.noise_echoed < NOISE_ECHO_LIMIT => {
                 self.noise_echoed += 1;
-                if self.show {
-                    eprint!("\r\x1b[K");
-                }
-                eprintln!(
+                crate::term::progress::eprintln(&format!(
                     "rho: suite output: {}",
                     rho_exec::escape_line(&String::from_utf8_lossy(text))
-                );
+                ));
             }
             _ => {}
         }
@@ -362,7 +355,6 @@ mod tests {
         let mut reader = std::io::BufReader::with_capacity(buffer, text);
         let mut parser = StreamParser::new();
         let mut progress = Progress {
-            show: false,
             noise_echoed: NOISE_ECHO_LIMIT,
         };
         let result = read_stream(&mut reader, &mut parser, &mut progress);

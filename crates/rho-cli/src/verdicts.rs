@@ -7,15 +7,15 @@ use rho_judge::budget::{Figure, Judgement, Outcome};
 use serde::Serialize;
 
 /// The header line: `budgets   enforced; judged on net medians (...)` or `budgets   reported only: scale 0.5 <
-/// 1.0`.
-pub fn header_line(judgement: &Judgement) -> String {
+/// 1.0`, wrapped at `width` columns under a 10-column margin.
+pub fn header_line(judgement: &Judgement, width: usize) -> String {
     let mut line = format!("{:<10}{}", "budgets", judgement.enforcement.describe());
     if judgement.budgeted_metrics().is_empty() {
         line.push_str(" (none set for these benchmarks)");
     } else {
         line.push_str("; judged on net medians (the calibrated overhead taken off)");
     }
-    line
+    rho_report::wrap(&line, width, 10).trim_end().to_string()
 }
 
 /// Insert `line` as the last line of the report's header (the header is everything before the first blank
@@ -28,16 +28,22 @@ pub fn with_header_line(report: &str, line: &str) -> String {
 }
 
 /// The table of budgeted figures, then the growth budgets' (`rho_report::growth::budget_table`). Empty when
-/// nothing has a budget.
-pub fn table(judgement: &Judgement) -> String {
-    let mut out = metric_table(judgement);
+/// nothing has a budget. The figures' table is one row per benchmark when that fits in `width` columns, else
+/// one row per benchmark and budgeted metric.
+pub fn table(judgement: &Judgement, width: usize) -> String {
+    let wide = metric_table(judgement, width);
+    let mut out = if wide.lines().all(|line| line.chars().count() <= width) {
+        wide
+    } else {
+        long_metric_table(judgement, width)
+    };
     out.push_str(&rho_report::growth::budget_table(judgement));
     out
 }
 
 /// The table of budgeted figures: one row per benchmark, three columns (figure, ceiling, verdict) per metric
 /// that has a budget in at least one benchmark. Empty when no figure has a budget.
-fn metric_table(judgement: &Judgement) -> String {
+fn metric_table(judgement: &Judgement, width: usize) -> String {
     let metrics = judgement.budgeted_metrics();
     if metrics.is_empty() {
         return String::new();
@@ -74,9 +80,52 @@ fn metric_table(judgement: &Judgement) -> String {
 
     // Text columns (the name, the verdicts) are aligned left, figures right.
     let mut out = rho_report::aligned_table(&rows, |c| c == 0 || c % 3 == 0);
+    table_notes(&mut out, judgement, &notes, width);
+    out
+}
+
+/// The same figures one row per benchmark and budgeted metric (`budgets  metric  figure  max  verdict`), for
+/// a terminal too narrow for a column triple per metric. A benchmark's name is on each of its rows.
+fn long_metric_table(judgement: &Judgement, width: usize) -> String {
+    let metrics = judgement.budgeted_metrics();
+    let mut rows = vec![
+        ["budgets", "metric", "figure", "max", "verdict"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    let mut notes: Vec<String> = Vec::new();
+    for bench in &judgement.benchmarks {
+        for metric in &metrics {
+            let Some(check) = bench.checks.iter().find(|c| c.metric == *metric) else {
+                continue;
+            };
+            if check.budget.is_none() {
+                continue;
+            }
+            rows.push(vec![
+                bench.name.clone(),
+                metric.label().to_string(),
+                check.figure_text(),
+                check.budget_text(),
+                check.verdict.label().to_string(),
+            ]);
+            if let Figure::Unmeasured(why) = check.figure {
+                notes.push(format!("{}: {why}", bench.name));
+            }
+            if let Some(caveat) = &check.caveat {
+                notes.push(format!("{}: {}: {caveat}", bench.name, check.metric));
+            }
+        }
+    }
+    let mut out = rho_report::aligned_table(&rows, |c| c <= 1 || c == 4);
+    table_notes(&mut out, judgement, &notes, width);
+    out
+}
+
+/// The lines under a budget table: why `over` is not enforced, and the notes on its figures.
+fn table_notes(out: &mut String, judgement: &Judgement, notes: &[String], width: usize) {
     if !judgement.enforcement.enforced() && judgement.failures().iter().any(|f| !f.undecided()) {
-        let _ = writeln!(
-            out,
+        let line = format!(
             "over: broken, but not enforced in this run ({})",
             judgement
                 .enforcement
@@ -86,11 +135,11 @@ fn metric_table(judgement: &Judgement) -> String {
                 .collect::<Vec<_>>()
                 .join("; ")
         );
+        out.push_str(&rho_report::wrap(&line, width, 2));
     }
     for note in notes {
-        let _ = writeln!(out, "{note}");
+        out.push_str(&rho_report::wrap(note, width, 2));
     }
-    out
 }
 
 /// What `rho bench check` prints at the end, and its exit status: 0 every budget holds (or budgets are
@@ -367,7 +416,7 @@ mod tests {
                 ],
             }],
         };
-        let text = table(&judgement);
+        let text = table(&judgement, 200);
         assert!(
             text.contains(
                 "b: ns per iteration: below the clock's resolution (net median 70 ns, one step 100 ns): \
@@ -378,6 +427,19 @@ mod tests {
         assert!(
             text.contains("b: heap peak bytes: leaked 16 bytes\n"),
             "{text}"
+        );
+        // Too narrow for a column triple per metric: a row per metric, the same notes, wrapped.
+        let long = table(&judgement, 50);
+        let rows: Vec<&str> = long.lines().filter(|l| l.starts_with("b ")).collect();
+        assert_eq!(rows.len(), 2, "{long}");
+        assert!(
+            rows[1].contains("heap peak B") && rows[1].ends_with("OVER"),
+            "{long}"
+        );
+        assert!(long.lines().all(|l| l.chars().count() <= 50), "{long}");
+        assert!(
+            long.contains("b: heap peak bytes: leaked 16 bytes\n"),
+            "{long}"
         );
     }
 

@@ -371,15 +371,83 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
         "{text}"
     );
 
-    // `rho bench --diff` reports the same and does not enforce it.
-    let run = repo.rho(&["bench", "--diff", "HEAD", "--measure", "instructions"]);
-    assert_eq!(run.code(), 0, "{run}");
+    // `rho bench --diff` fails the same way (exit 1), as a pipeline copied from the spec expects, and its
+    // `--json` carries the comparison per benchmark and metric.
+    let json = repo.path().join("run.json");
+    let run = repo.rho(&[
+        "bench",
+        "--diff",
+        "HEAD",
+        "--measure",
+        "instructions",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code(), 1, "{run}");
     assert!(
         run.rows("bench_checksum")
             .iter()
             .any(|row| row.ends_with("REGRESSED")),
         "{run}"
     );
+    assert!(
+        run.stdout().lines().any(|l| l.starts_with("diff: ")
+            && l.ends_with("metric(s) regressed and 0 not measured against the baseline: exit 1")),
+        "{run}"
+    );
+    // The report and the comparison fit 100 columns (piped, no COLUMNS).
+    for line in run.stdout().lines() {
+        assert!(line.chars().count() <= 100, "{line:?}: {run}");
+    }
+    let document = common::read_json(&json);
+    let comparison = &document["comparison"];
+    assert_eq!(comparison["failed"], true, "{comparison}");
+    // The instructions, and the code the second CRC call added.
+    assert!(
+        comparison["counts"]["regressed"].as_u64().unwrap() >= 1,
+        "{comparison}"
+    );
+    assert!(comparison["base"].as_str().unwrap().contains("at HEAD"));
+    let metric = |bench: &str, metric: &str| {
+        comparison["benchmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == bench)
+            .and_then(|b| {
+                b["metrics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|m| m["metric"] == metric)
+            })
+            .unwrap_or_else(|| panic!("no {bench} {metric} in {comparison}"))
+            .clone()
+    };
+    let doubled = metric("bench_checksum", "instructions");
+    assert_eq!(doubled["verdict"], "regressed", "{doubled}");
+    assert_eq!(doubled["limit_percent"], 0.5, "{doubled}");
+    assert!(doubled["not_counted"].is_null(), "{doubled}");
+    let (base, head) = (
+        common::f64_at(&doubled, "/base"),
+        common::f64_at(&doubled, "/head"),
+    );
+    // The CRC's work twice: far outside any noise, and the change is head against base.
+    assert!(head > base * 1.5, "{doubled}");
+    let change = common::f64_at(&doubled, "/change_percent");
+    assert!(
+        (change - (head - base) / base * 100.0).abs() < 1e-6,
+        "{doubled}"
+    );
+    let same = metric("bench_hash", "instructions");
+    assert_eq!(same["verdict"], "ok", "{same}");
+    assert_eq!(same["change_percent"], 0.0, "{same}");
+    // Every row says what it was judged against.
+    for bench in ["bench_hash", "bench_copy"] {
+        let counted = metric(bench, "instructions");
+        assert_eq!(counted["unit"], "instructions (callgrind)", "{counted}");
+        assert!(counted["base"].as_f64().unwrap() > 0.0, "{counted}");
+    }
 }
 
 #[test]

@@ -274,7 +274,7 @@ int main(int argc, char **argv)
     );
     let out = project.rho(&["bench", "check", "--cflags", "-DRHO_BENCH_STACK_BYTES=8192"]);
     out.assert_exit(1);
-    out.assert_stdout_has("bench_overrun: stack not measured (overrun), so its budget of 1000000 stack bytes (max_stack_bytes) fails");
+    out.assert_stdout_has_words("bench_overrun: stack not measured (overrun), so its budget of 1000000 stack bytes (max_stack_bytes) fails");
     let row = budget_row(&out.stdout, "bench_overrun");
     assert_eq!(
         row[1..],

@@ -21,13 +21,7 @@ fn a_budget_for_a_misspelt_benchmark_is_named_with_a_suggestion() {
 
     let check = project.rho(&["bench", "check"]);
     assert_eq!(check.status, Some(2), "{}", check.describe());
-    assert!(
-        check
-            .stdout
-            .contains(&format!("check: cannot decide: {message}")),
-        "{}",
-        check.describe()
-    );
+    check.assert_stdout_has_words(&format!("check: cannot decide: {message}"));
     assert!(!check.stdout.contains("check: ok"), "{}", check.describe());
 
     // A plain report warns and still succeeds.

@@ -7,12 +7,18 @@
 //! (`html`, with the feature of that name).
 //! Both the `rho` command and harnesses that print their own report (a `cargo bench` target) use it.
 
+mod paint;
 mod run;
 
 pub mod growth;
 #[cfg(feature = "html")]
 pub mod html;
+
+pub use paint::paint;
 pub mod markdown;
 pub mod targets;
 
-pub use run::{aligned_table, marks_above_bound, render, warnings};
+pub use run::{
+    DEFAULT_WIDTH, Layout, MIN_WIDTH, aligned_table, marks_above_bound, render, render_with,
+    warnings, wrap,
+};

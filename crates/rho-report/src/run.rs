@@ -1,5 +1,7 @@
 //! The text report of one run: a header saying where the figures came from and how they were measured, then
-//! one block of two lines per benchmark (cycles, then nanoseconds), in suite order.
+//! the per-benchmark table in suite order. By default the table has one row per benchmark (the first clock's
+//! median, p99 and spread, stack, heap peak, rate) and the prose wraps at [`Layout::width`], so the report
+//! fits a 100-column terminal; [`Layout::wide`] gives every clock and statistic, as wide as they make it.
 
 use std::fmt::Write as _;
 
@@ -8,13 +10,81 @@ use rho_stats::{
 };
 use rho_wire::{ClockRole, StackMark};
 
-/// Render the report. `source` names what ran (the suite's files).
-pub fn render(summary: &RunSummary, source: &str) -> String {
+/// How the text report is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// The columns the report may use: prose wraps there, and the default table is made to fit (a benchmark
+    /// name too long for it goes on a line of its own).
+    pub width: usize,
+    /// Every clock's row and every statistic (mean, p95, max, iqr/med, heap live, ops per iteration): the
+    /// table is as wide as they make it.
+    pub wide: bool,
+}
+
+/// The width a report fits when nothing says how wide the terminal is.
+pub const DEFAULT_WIDTH: usize = 100;
+
+/// The narrowest width a report is laid out for: below it, tables could not fit anyway.
+pub const MIN_WIDTH: usize = 60;
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            width: DEFAULT_WIDTH,
+            wide: false,
+        }
+    }
+}
+
+impl Layout {
+    /// A layout `width` columns wide (never below [`MIN_WIDTH`]).
+    pub fn new(width: usize, wide: bool) -> Layout {
+        Layout {
+            width: width.max(MIN_WIDTH),
+            wide,
+        }
+    }
+}
+
+/// `text` wrapped at `width` columns (at spaces only: names and figures are never split), each paragraph
+/// (line of `text`) on its own. Lines after the first of a paragraph are indented by `indent` spaces.
+pub fn wrap(text: &str, width: usize, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let options = textwrap::Options::new(width.max(indent + 20))
+        .subsequent_indent(&pad)
+        .break_words(false);
     let mut out = String::new();
-    header(&mut out, summary, source);
+    for paragraph in text.lines() {
+        for line in textwrap::wrap(paragraph, &options) {
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// A header line: `label` in a 10-column margin, then `text` wrapped at `width` under the margin.
+fn labelled(out: &mut String, label: &str, text: &str, width: usize) {
+    out.push_str(&wrap(&format!("{label:<10}{text}"), width, 10));
+}
+
+/// Render the report in the default layout (100 columns, one row per benchmark). `source` names what ran
+/// (the suite's files).
+pub fn render(summary: &RunSummary, source: &str) -> String {
+    render_with(summary, source, Layout::default())
+}
+
+/// Render the report in `layout`.
+pub fn render_with(summary: &RunSummary, source: &str, layout: Layout) -> String {
+    let mut out = String::new();
+    header(&mut out, summary, source, layout.width);
     out.push('\n');
-    table(&mut out, summary);
-    footprint_table(&mut out, summary);
+    if layout.wide {
+        table(&mut out, summary, layout.width);
+    } else {
+        compact_table(&mut out, summary, layout.width);
+    }
+    footprint_table(&mut out, summary, layout.width);
     let growth = crate::growth::render_text(summary);
     if !growth.is_empty() {
         out.push('\n');
@@ -122,10 +192,9 @@ fn plural(count: u64) -> &'static str {
     if count == 1 { "" } else { "s" }
 }
 
-fn header(out: &mut String, summary: &RunSummary, source: &str) {
+fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
     let target = &summary.target;
-    let _ = writeln!(
-        out,
+    let first = format!(
         "rho bench  {source}  target {} ({}), {}{}",
         target.name,
         target.arch,
@@ -140,6 +209,7 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
             .map(|c| format!(", {c}"))
             .unwrap_or_default(),
     );
+    out.push_str(&wrap(&first, width, 11));
 
     let mut clock_lines: Vec<String> = summary.clocks.iter().map(describe_clock).collect();
     if let Some(derived) = summary
@@ -168,7 +238,7 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
     }
     for (index, line) in clock_lines.iter().enumerate() {
         let label = if index == 0 { "clocks" } else { "" };
-        let _ = writeln!(out, "{label:<10}{line}");
+        labelled(out, label, line, width);
     }
 
     if let Some(counted) = counted.filter(|c| c.loop_total.is_some()) {
@@ -180,25 +250,29 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
             format_count(counted.overhead_per_loop),
             counted.source
         ));
-        let _ = writeln!(
+        labelled(
             out,
-            "{:<10}{}; the figures below are net of it",
             "overhead",
-            parts.join(", ")
+            &format!("{}; the figures below are net of it", parts.join(", ")),
+            width,
         );
     } else if summary.calibrated && !summary.overhead.is_empty() {
         let parts: Vec<String> = summary.overhead.iter().map(describe_overhead).collect();
-        let _ = writeln!(
+        labelled(
             out,
-            "{:<10}{} per empty measured iteration; the figures below are net of it (the JSON keeps raw and net)",
             "overhead",
-            parts.join(", ")
+            &format!(
+                "{} per empty measured iteration; the figures below are net of it (the JSON keeps raw and net)",
+                parts.join(", ")
+            ),
+            width,
         );
     } else {
-        let _ = writeln!(
+        labelled(
             out,
-            "{:<10}not calibrated (the stream has no .overhead block): the figures below are raw",
-            "overhead"
+            "overhead",
+            "not calibrated (the stream has no .overhead block): the figures below are raw",
+            width,
         );
     }
 
@@ -225,19 +299,24 @@ fn header(out: &mut String, summary: &RunSummary, source: &str) {
     if summary.repetitions > 1 {
         let _ = write!(run_line, ", best of {} runs", summary.repetitions);
     }
-    let _ = writeln!(out, "{:<10}{run_line}", "run");
+    labelled(out, "run", &run_line, width);
     if let Some(image) = &summary.image {
-        let _ = writeln!(
+        labelled(
             out,
-            "{:<10}text {} B, data {} B, bss {} B (the built image, as `size` counts it; from the footprint command)",
-            "image", image.text, image.data, image.bss
+            "image",
+            &format!(
+                "text {} B, data {} B, bss {} B (the built image, as `size` counts it; from the footprint \
+                 command)",
+                image.text, image.data, image.bss
+            ),
+            width,
         );
     }
 }
 
 /// The static footprint per benchmark, beside the measured stack mark: reachable code bytes and the static
 /// stack bound (or why there is none). Only when the footprint command answered.
-fn footprint_table(out: &mut String, summary: &RunSummary) {
+fn footprint_table(out: &mut String, summary: &RunSummary, width: usize) {
     if summary.benchmarks.iter().all(|b| b.footprint.is_none()) {
         return;
     }
@@ -282,11 +361,13 @@ fn footprint_table(out: &mut String, summary: &RunSummary) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    let _ = writeln!(
-        out,
-        "\nfootprint (static: reachable code and the deepest call path's frames, harness frames included; the \
-         stack B column is the measured mark)"
-    );
+    out.push('\n');
+    out.push_str(&wrap(
+        "footprint (static: reachable code and the deepest call path's frames, harness frames included; the \
+         stack B column is the measured mark)",
+        width,
+        0,
+    ));
     let line = |cells: &[String]| {
         let mut text = format!("{:<w$}", cells[0], w = widths[0]);
         for (cell, width) in cells.iter().zip(&widths).skip(1) {
@@ -307,7 +388,7 @@ fn footprint_table(out: &mut String, summary: &RunSummary) {
         );
     }
     for note in notes {
-        let _ = writeln!(out, "{note}");
+        out.push_str(&wrap(&note, width, 2));
     }
 }
 
@@ -373,7 +454,7 @@ fn describe_clock(clock: &ClockInfo) -> String {
         plural_unit(&clock.unit),
         amount(clock.resolution, &clock.unit),
         if clock.resolution > 1 {
-            " (a body shorter than that reads 0)"
+            " (a shorter body reads 0)"
         } else {
             ""
         }
@@ -464,75 +545,107 @@ const LEFT: [bool; 15] = [
     true,
 ];
 
-fn table(out: &mut String, summary: &RunSummary) {
-    let mut rows: Vec<Vec<String>> = vec![COLUMNS.iter().map(|c| c.to_string()).collect()];
-    let mut footnotes: Vec<String> = Vec::new();
-    let mut any_capped = false;
-    let mut any_spread_capped = false;
-    let mut any_few_samples = false;
-    let mut any_wrapped = false;
-    let mut any_batched = false;
-    let mut any_stopped = false;
+/// The default table's columns: one row per benchmark.
+const COMPACT_COLUMNS: [&str; 8] = [
+    "benchmark",
+    "iterations",
+    "median",
+    "p99",
+    "spread",
+    "stack B",
+    "heap peak",
+    "ops/s",
+];
 
+/// The clocks' figures of a benchmark, cycles first.
+fn clock_figures(bench: &BenchSummary) -> Vec<&ClockFigures> {
+    [bench.cycles.as_ref(), bench.time.as_ref()]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// One (label, cells) per metric row of a benchmark: the clocks', then the instructions'.
+fn metric_rows(bench: &BenchSummary) -> Vec<(String, [String; 7])> {
+    let mut rows: Vec<(String, [String; 7])> = clock_figures(bench)
+        .iter()
+        .map(|f| (column_label(&f.clock, f.derived), stat_cells(f)))
+        .collect();
+    if let Some(instructions) = &bench.instructions {
+        rows.push((
+            instructions_label(instructions),
+            instruction_cells(instructions),
+        ));
+    }
+    rows
+}
+
+/// Why a benchmark has no figure row at all.
+fn no_figures_reason(bench: &BenchSummary) -> &'static str {
+    if bench.overran {
+        "stopped: stack overran"
+    } else if bench.cycles_wrapped > 0 {
+        "cycles not measured"
+    } else {
+        "no clock"
+    }
+}
+
+/// `20000`, `20096 x128` (timed in batches of 128), `2*` (stopped by the time cap).
+fn iterations_cell(bench: &BenchSummary) -> String {
+    let batch = clock_figures(bench)
+        .first()
+        .map_or(bench.batch, |f| f.batch);
+    let mut iterations = bench.iterations.to_string();
+    if batch > 1 {
+        // `x64`: timed in batches of 64 iterations, one sample a batch.
+        let _ = write!(iterations, " x{batch}");
+    }
+    if bench.capped {
+        iterations.push('*');
+    }
+    iterations
+}
+
+/// The heap peak; what a stopped benchmark held when it was stopped is not a figure of it.
+fn heap_peak_cell(bench: &BenchSummary) -> String {
+    if bench.overran {
+        "-".to_string()
+    } else {
+        bench.heap.peak.to_string()
+    }
+}
+
+/// Operations per second in the benchmark's unit, or why there is no rate.
+fn rate_cell(bench: &BenchSummary) -> String {
+    match bench.ops_per_second {
+        Some(rate) => format!("{} {}/s", format_rate(rate), bench.unit),
+        // Shorter than one step of every clock: no rate, and saying why beats a bare "-".
+        None if bench.rate_figures().is_some_and(|f| f.below_resolution) => {
+            "below resolution".to_string()
+        }
+        None => "-".to_string(),
+    }
+}
+
+/// The full table (`--wide`): a row per clock and counter of each benchmark, every statistic.
+fn table(out: &mut String, summary: &RunSummary, width: usize) {
+    let mut rows: Vec<Vec<String>> = vec![COLUMNS.iter().map(|c| c.to_string()).collect()];
     for bench in &summary.benchmarks {
-        let figures: Vec<&ClockFigures> = [bench.cycles.as_ref(), bench.time.as_ref()]
-            .into_iter()
-            .flatten()
-            .collect();
-        // One (label, cells) per metric row: the clocks', then the instructions'.
-        let mut metric_rows: Vec<(String, [String; 7])> = figures
-            .iter()
-            .map(|f| (column_label(&f.clock, f.derived), stat_cells(f)))
-            .collect();
-        if let Some(instructions) = &bench.instructions {
-            metric_rows.push((
-                instructions_label(instructions),
-                instruction_cells(instructions),
-            ));
-        }
-        any_capped |= bench.capped;
-        any_few_samples |= figures.iter().any(|f| !f.net.p99_is_informative());
-        let batch = figures.first().map_or(bench.batch, |f| f.batch);
-        any_batched |= batch > 1;
-        let mut iterations = bench.iterations.to_string();
-        if batch > 1 {
-            // `x64`: timed in batches of 64 iterations, one sample a batch.
-            let _ = write!(iterations, " x{batch}");
-        }
-        if bench.capped {
-            iterations.push('*');
-        }
-        let mut first = vec![bench.name.clone(), iterations];
-        if let Some(f) = figures.first() {
-            any_spread_capped |= f.net.spread.capped;
-        }
+        let metric_rows = metric_rows(bench);
+        let mut first = vec![bench.name.clone(), iterations_cell(bench)];
         match metric_rows.first() {
             Some((label, cells)) => {
                 first.push(label.clone());
                 first.extend(cells.iter().cloned());
             }
-            None if bench.overran => {
-                any_stopped = true;
-                first.push("stopped: stack overran".to_string());
-                first.extend(std::iter::repeat_n(String::from("-"), 7));
-            }
-            None if bench.cycles_wrapped > 0 => {
-                any_wrapped = true;
-                first.push("cycles not measured".to_string());
-                first.extend(std::iter::repeat_n(String::from("-"), 7));
-            }
             None => {
-                first.push("no clock".to_string());
+                first.push(no_figures_reason(bench).to_string());
                 first.extend(std::iter::repeat_n(String::from("-"), 7));
             }
         }
         first.push(stack_cell(bench));
-        // What a stopped benchmark held when it was stopped is not a figure of it.
-        first.push(if bench.overran {
-            "-".to_string()
-        } else {
-            bench.heap.peak.to_string()
-        });
+        first.push(heap_peak_cell(bench));
         first.push(if bench.overran {
             "-".to_string()
         } else if bench.leaked {
@@ -540,37 +653,165 @@ fn table(out: &mut String, summary: &RunSummary) {
         } else {
             bench.heap.live.to_string()
         });
-        first.push(match bench.ops_per_second {
-            Some(rate) => format!("{} {}/s", format_rate(rate), bench.unit),
-            // Shorter than one step of every clock: no rate, and saying why beats a bare "-".
-            None if bench.rate_figures().is_some_and(|f| f.below_resolution) => {
-                "below resolution".to_string()
-            }
-            None => "-".to_string(),
-        });
+        first.push(rate_cell(bench));
         first.push(format!("{} {}", bench.per_iteration, bench.unit));
         rows.push(first);
-
-        for f in figures.iter().skip(1) {
-            any_spread_capped |= f.net.spread.capped;
-        }
         for (label, stats) in metric_rows.iter().skip(1) {
             let mut cells = vec![String::new(), String::new(), label.clone()];
             cells.extend(stats.iter().cloned());
             cells.extend(std::iter::repeat_n(String::new(), 5));
             rows.push(cells);
         }
-        if bench.heap.free_errors > 0 {
-            footnotes.push(format!(
-                "{}: {} free{} of more than was live: a harness-use error, its heap figures cannot be trusted",
-                bench.name,
-                bench.heap.free_errors,
-                plural(bench.heap.free_errors)
-            ));
+    }
+    out.push_str(&aligned_table(&rows, |c| LEFT[c]));
+    notes(out, summary, width, true);
+}
+
+/// The default table: one row per benchmark with the first metric's median, p99 and spread (and a second row
+/// for counted instructions beside a clock), the stack mark, the heap peak and the rate. A benchmark whose
+/// name would push the table past `width` gets a line of its own above its figures.
+fn compact_table(out: &mut String, summary: &RunSummary, width: usize) {
+    // The metric the caption names: the first benchmark's first row (cycles where there is a cycle clock).
+    let primary = summary
+        .benchmarks
+        .iter()
+        .find_map(|b| metric_rows(b).into_iter().next().map(|(label, _)| label));
+    let others: Vec<String> = {
+        let mut labels: Vec<String> = Vec::new();
+        for bench in &summary.benchmarks {
+            for (label, _) in metric_rows(bench) {
+                if Some(&label) != primary.as_ref() && !labels.contains(&label) {
+                    labels.push(label);
+                }
+            }
         }
+        labels
+    };
+    if let Some(primary) = &primary {
+        let mut caption = format!("figures per iteration, net of the overhead, in {primary}");
+        let counted: Vec<&String> = others
+            .iter()
+            .filter(|l| l.starts_with("instructions"))
+            .collect();
+        if !counted.is_empty() && !primary.starts_with("instructions") {
+            let _ = write!(
+                caption,
+                "; {} on each benchmark's second row",
+                counted
+                    .iter()
+                    .map(|l| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let mut more: Vec<String> = others
+            .iter()
+            .filter(|l| !l.starts_with("instructions"))
+            .cloned()
+            .collect();
+        more.push("mean, p95, max, iqr/med, heap live, ops per iteration".to_string());
+        let _ = write!(caption, "; --wide adds {}", more.join(", "));
+        out.push_str(&wrap(&caption, width, 0));
     }
 
-    out.push_str(&aligned_table(&rows, |c| LEFT[c]));
+    // Each body row, with the name it starts (continuation rows start none).
+    let mut body: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    for bench in &summary.benchmarks {
+        let rows = metric_rows(bench);
+        let mut first = vec![bench.name.clone(), iterations_cell(bench)];
+        let mut rate = rate_cell(bench);
+        match rows.first() {
+            Some((label, cells)) => {
+                first.extend([cells[0].clone(), cells[3].clone(), cells[5].clone()]);
+                if Some(label) != primary.as_ref() {
+                    // Another benchmark's first metric: say which, where the row has room.
+                    let _ = write!(rate, "  [{label}]");
+                }
+            }
+            None => {
+                first.extend(std::iter::repeat_n(String::from("-"), 3));
+                rate = no_figures_reason(bench).to_string();
+            }
+        }
+        first.push(stack_cell(bench));
+        let mut heap = heap_peak_cell(bench);
+        if bench.leaked && !bench.overran {
+            heap.push_str(" LEAK");
+        }
+        first.push(heap);
+        first.push(rate);
+        body.push((Some(bench.name.clone()), first));
+        // Counted instructions beside a clock: asked for, so shown on a row of their own.
+        for (label, cells) in rows.iter().skip(1) {
+            if label.starts_with("instructions") {
+                let mut row = vec![String::new(), String::new()];
+                row.extend([cells[0].clone(), cells[3].clone(), cells[5].clone()]);
+                // The caption names the counter; the row says only what it is.
+                row.extend([String::new(), String::new(), "instructions".to_string()]);
+                body.push((None, row));
+            }
+        }
+    }
+    let left = |c: usize| c == 0 || c == 7;
+    let header: Vec<String> = COMPACT_COLUMNS.iter().map(|c| c.to_string()).collect();
+    let mut rows = vec![header.clone()];
+    rows.extend(body.iter().map(|(_, row)| row.clone()));
+    let text = aligned_table(&rows, left);
+    if text.lines().all(|line| line.chars().count() <= width) {
+        out.push_str(&text);
+    } else {
+        // Too wide: the names go on lines of their own, the figures under them.
+        let mut rows = vec![header];
+        rows.extend(body.iter().map(|(_, row)| {
+            let mut row = row.clone();
+            row[0] = String::new();
+            row
+        }));
+        let text = aligned_table(&rows, left);
+        let mut lines = text.lines();
+        for line in lines.by_ref().take(2) {
+            let _ = writeln!(out, "{line}");
+        }
+        for ((name, _), line) in body.iter().zip(lines) {
+            if let Some(name) = name {
+                let _ = writeln!(out, "{name}");
+            }
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    notes(out, summary, width, false);
+}
+
+/// The notes under the table, for what it shows: the marks it used (`*`, `xK`, `-`, `>100%`, LEAK), the
+/// benchmarks that have no figures, coarse clocks. `wide`: the table shows every clock and statistic.
+fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
+    let mut footnotes: Vec<String> = Vec::new();
+    let shown = |bench| {
+        let figures = clock_figures(bench);
+        let count = if wide { figures.len() } else { 1 };
+        figures.into_iter().take(count).collect::<Vec<_>>()
+    };
+    let any_capped = summary.benchmarks.iter().any(|b| b.capped);
+    let any_batched = summary
+        .benchmarks
+        .iter()
+        .any(|b| clock_figures(b).first().map_or(b.batch, |f| f.batch) > 1);
+    let any_few_samples = summary
+        .benchmarks
+        .iter()
+        .any(|b| clock_figures(b).iter().any(|f| !f.net.p99_is_informative()));
+    let any_spread_capped = summary
+        .benchmarks
+        .iter()
+        .any(|b| shown(b).iter().any(|f| f.net.spread.capped));
+    let no_rows = |b: &&BenchSummary| metric_rows(b).is_empty();
+    let any_stopped = summary.benchmarks.iter().filter(no_rows).any(|b| b.overran);
+    let any_wrapped = summary
+        .benchmarks
+        .iter()
+        .filter(no_rows)
+        .any(|b| !b.overran && b.cycles_wrapped > 0);
+    let any_leak = summary.benchmarks.iter().any(|b| b.leaked && !b.overran);
 
     if summary.benchmarks.is_empty() {
         out.push_str("(the suite ran no benchmarks)\n");
@@ -581,30 +822,36 @@ fn table(out: &mut String, summary: &RunSummary) {
             .time_cap_ms
             .map(format_ms)
             .unwrap_or_else(|| "the time cap".to_string());
-        footnotes.insert(
-            0,
-            format!("* stopped early by the time cap ({cap} of measured time); the figures are over the iterations done"),
-        );
+        footnotes.push(format!(
+            "* stopped early by the time cap ({cap} of measured time); the figures are over the iterations done"
+        ));
     }
     if any_wrapped {
         footnotes.push(
-            "cycles not measured: some samples spanned a counter wrap the harness could not count (a firmware that\n\
+            "cycles not measured: some samples spanned a counter wrap the harness could not count (a firmware that \
              owns SysTick, RHO_BENCH_SYSTICK_EXTERNAL); a figure from them would understate the truth"
                 .to_string(),
         );
     }
     if any_batched {
         footnotes.push(
-            "xK: timed in batches of K back-to-back iterations (the body is too short for the clock to time one):\n\
-             each figure is a batch's net time / K, the overhead taken off once a batch, so p95, p99 and max are\n\
-             tails of batch means, not of single iterations"
+            "xK: timed in batches of K back-to-back iterations (the body is too short for the clock to time one): \
+             each figure is a batch's net time / K, the overhead taken off once a batch, so p95, p99 and max \
+             are tails of batch means, not of single iterations"
                 .to_string(),
         );
     }
     if any_stopped {
         footnotes.push(
-            "stopped: the benchmark's stack went below its painted region into the guard under it, so the harness\n\
-             stopped it and went on with the next; it has no figures. Give it a larger region (RHO_BENCH_STACK_BYTES)"
+            "stopped: the benchmark's stack went below its painted region into the guard under it, so the harness \
+             stopped it and went on with the next; it has no figures. Give it a larger region \
+             (RHO_BENCH_STACK_BYTES)"
+                .to_string(),
+        );
+    }
+    if any_leak && !wide {
+        footnotes.push(
+            "LEAK: bytes still live at the end of the benchmark (the warning says how many; --wide shows heap live)"
                 .to_string(),
         );
     }
@@ -616,22 +863,23 @@ fn table(out: &mut String, summary: &RunSummary) {
         ));
     }
     if any_spread_capped {
-        footnotes.push(
-            ">100%: the standard deviation is more than the median (capped); read the p99 and the max beside it,\n\
+        footnotes.push(if wide {
+            ">100%: the standard deviation is more than the median (capped); read the p99 and the max beside it, \
              and iqr/med, (p75 - p25) / median, which a few far-out iterations do not move"
-                .to_string(),
-        );
+                .to_string()
+        } else {
+            ">100%: the standard deviation is more than the median (capped); read the p99 beside it (--wide adds \
+             the max and iqr/med, (p75 - p25) / median, which a few far-out iterations do not move)"
+                .to_string()
+        });
     }
     for clock in &summary.clocks {
         if clock.resolution > 1 {
             let label = column_label(clock, false);
             let coarse = summary.benchmarks.iter().any(|b| {
-                [b.cycles.as_ref(), b.time.as_ref()]
-                    .into_iter()
-                    .flatten()
-                    .any(|f| {
-                        !f.derived && f.clock.name == clock.name && f.raw.median < clock.resolution
-                    })
+                clock_figures(b).iter().any(|f| {
+                    !f.derived && f.clock.name == clock.name && f.raw.median < clock.resolution
+                })
             });
             if coarse {
                 footnotes.push(format!(
@@ -641,10 +889,20 @@ fn table(out: &mut String, summary: &RunSummary) {
             }
         }
     }
+    for bench in &summary.benchmarks {
+        if bench.heap.free_errors > 0 {
+            footnotes.push(format!(
+                "{}: {} free{} of more than was live: a harness-use error, its heap figures cannot be trusted",
+                bench.name,
+                bench.heap.free_errors,
+                plural(bench.heap.free_errors)
+            ));
+        }
+    }
     if !footnotes.is_empty() {
         out.push('\n');
         for note in footnotes {
-            let _ = writeln!(out, "{note}");
+            out.push_str(&wrap(&note, width, 2));
         }
     }
 }
@@ -873,7 +1131,19 @@ mod render_tests {
     fn render_board() -> (String, Vec<String>) {
         let run = rho_wire::parse_str(BOARD_STREAM).unwrap();
         let summary = RunSummary::of(&run).unwrap();
-        (render(&summary, "board.c"), warnings(&summary))
+        (wide(&summary, "board.c"), warnings(&summary))
+    }
+
+    /// The full table (`--wide`), never wrapped.
+    fn wide(summary: &RunSummary, source: &str) -> String {
+        render_with(
+            summary,
+            source,
+            Layout {
+                width: 1000,
+                wide: true,
+            },
+        )
     }
 
     fn row<'a>(report: &'a str, name: &str) -> &'a str {
@@ -915,7 +1185,7 @@ mod render_tests {
                 "unit=iter per_iteration=1 wrapped=1\n@done",
             );
         let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
-        let report = render(&summary, "board.c");
+        let report = wide(&summary, "board.c");
         let spiky = row(&report, "bench_spiky");
         assert!(spiky.contains("cycles not measured"), "{spiky}");
         assert!(
@@ -986,7 +1256,7 @@ mod render_tests {
              @done benchmarks=1 dropped=0\n"
         );
         let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
-        let report = render(&summary, "thirty.c");
+        let report = wide(&summary, "thirty.c");
         let cells: Vec<&str> = row(&report, "bench_thirty").split_whitespace().collect();
         // Measured 2..=31: p95 is rank ceil(28.5) = 29, the value 30; the p99 would be the max, 31.
         assert_eq!(
@@ -1023,5 +1293,65 @@ mod render_tests {
             report.contains(">100%: the standard deviation is more than the median"),
             "{report}"
         );
+    }
+
+    #[test]
+    fn the_default_layout_fits_100_columns_one_row_per_benchmark() {
+        let summary = RunSummary::of(&rho_wire::parse_str(BOARD_STREAM).unwrap()).unwrap();
+        let report = render(&summary, "board.c");
+        for line in report.lines() {
+            assert!(line.chars().count() <= 100, "{line:?} in\n{report}");
+        }
+        let deep = row(&report, "bench_deep");
+        // 2 iterations done (capped), median 100 cycles, stack overran, the leak, the rate.
+        let cells: Vec<&str> = deep.split_whitespace().collect();
+        assert_eq!(cells[..3], ["bench_deep", "2*", "100"], "{deep}");
+        assert!(
+            deep.contains("overran") && deep.contains("32 LEAK"),
+            "{deep}"
+        );
+        assert!(deep.contains("16.0 M byte/s"), "{deep}");
+        // No second clock row: the derived ns are named in the caption, for --wide.
+        assert!(!report.contains("\n                "), "{report}");
+        assert!(
+            report.contains("in cycles (dwt); --wide adds ns (derived, dwt)"),
+            "{report}"
+        );
+        assert!(report.contains("LEAK: bytes still live"), "{report}");
+    }
+
+    #[test]
+    fn the_default_layout_puts_a_long_name_on_its_own_line_and_wraps_prose() {
+        let long = format!("bench_{}", "x".repeat(57));
+        let stream = BOARD_STREAM.replace("bench_spiky", &long);
+        let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
+        let report = render_with(&summary, "board.c", Layout::new(80, false));
+        for line in report.lines() {
+            assert!(line.chars().count() <= 80, "{line:?} in\n{report}");
+        }
+        let lines: Vec<&str> = report.lines().collect();
+        let at = lines.iter().position(|l| *l == long).expect(&report);
+        assert!(lines[at + 1].trim_start().starts_with("4 "), "{report}");
+        // The wide layout keeps every statistic on the name's row, however wide.
+        let wide = wide(&summary, "board.c");
+        assert!(
+            wide.lines()
+                .any(|l| l.starts_with(&long) && l.contains("cycles (dwt)"))
+        );
+    }
+
+    #[test]
+    fn a_benchmark_without_figures_says_why_in_the_default_layout() {
+        let stream = BOARD_STREAM
+            .replace("@clock cycles dwt", "@clock cycles systick")
+            .replace(
+                "unit=iter per_iteration=1\n@done",
+                "unit=iter per_iteration=1 wrapped=1\n@done",
+            );
+        let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
+        let report = render(&summary, "board.c");
+        let spiky = row(&report, "bench_spiky");
+        assert!(spiky.ends_with("cycles not measured"), "{spiky}");
+        assert!(!spiky.contains("2000"), "{spiky}");
     }
 }

@@ -56,6 +56,18 @@ impl Outcome {
         assert!(self.stdout.contains(text), "{}", self.describe());
     }
 
+    /// `rho`'s stdout contains `text`, wherever the report wrapped it: runs of blanks and line breaks compared
+    /// as one space.
+    #[track_caller]
+    pub fn assert_stdout_has_words(&self, text: &str) {
+        let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words(&self.stdout).contains(&words(text)),
+            "{}",
+            self.describe()
+        );
+    }
+
     /// Neither of `rho`'s streams carries any of the raw control characters `raw` (a suite's or a metric's
     /// terminal control sequences are shown escaped).
     #[track_caller]
@@ -603,17 +615,36 @@ pub fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
 }
 
 /// The words of the budget table's row for `bench` (the table after the line that starts with `budgets` and
-/// names the `verdict` columns).
-pub fn budget_row<'a>(stdout: &'a str, bench: &str) -> Vec<&'a str> {
+/// names the `verdict` columns): its name, then figure, max and verdict per budgeted metric. A table too wide
+/// for the report has a row per benchmark and metric (`budgets  metric  figure  max  verdict`): its rows for
+/// `bench` are read as one, without the metric column.
+pub fn budget_row<'a>(stdout: &'a str, bench: &'a str) -> Vec<&'a str> {
     let mut lines = stdout.lines();
-    lines
+    let header = lines
         .find(|l| l.starts_with("budgets ") && l.contains("verdict"))
         .unwrap_or_else(|| panic!("no budget table in:\n{stdout}"));
-    lines
-        .find(|l| l.split_whitespace().next() == Some(bench))
-        .unwrap_or_else(|| panic!("no budget row for {bench} in:\n{stdout}"))
-        .split_whitespace()
-        .collect()
+    let rows: Vec<&str> = lines
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.split_whitespace().next() == Some(bench))
+        .collect();
+    assert!(!rows.is_empty(), "no budget row for {bench} in:\n{stdout}");
+    if !header.split_whitespace().any(|w| w == "metric") {
+        return rows[0].split_whitespace().collect();
+    }
+    let mut words = vec![bench];
+    for row in rows {
+        // Cells are two or more spaces apart; a metric's label may have a space of its own.
+        let cells: Vec<&str> = row
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        for cell in &cells[2..] {
+            words.extend(cell.split_whitespace());
+        }
+    }
+    words
 }
 
 /// Whether the cross toolchain and the emulator are here (see [`tools_present`]).

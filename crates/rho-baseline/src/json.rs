@@ -1,0 +1,200 @@
+//! The comparison as JSON: what `--json` carries beside a run compared with `--diff` (docs/json-output.md,
+//! "The comparison"), so a script reads base, head, change, limit and verdict per benchmark and metric rather
+//! than scraping the text table.
+
+use serde::Serialize;
+
+use crate::compare::{
+    BenchmarkComparison, Comparison, MetricComparison, Presence, Value, Verdict, metric_limit,
+    metric_unit,
+};
+
+/// A [`Comparison`] as the JSON documents carry it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComparisonRecord {
+    /// What the run was compared with: the baseline file at its git ref.
+    pub base: String,
+    pub target: String,
+    /// The global regression limit in percent (`fail_on_regression_percent`).
+    pub limit_percent: f64,
+    /// Whether a metric regressed or lost its measurement: `check --diff` and `rho bench --diff` exit 1.
+    pub failed: bool,
+    pub counts: CountsRecord,
+    pub benchmarks: Vec<BenchmarkRecord>,
+}
+
+/// How many metric comparisons got each verdict.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CountsRecord {
+    pub regressed: usize,
+    pub not_measured: usize,
+    pub improved: usize,
+    pub ok: usize,
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// One benchmark, compared metric by metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchmarkRecord {
+    pub name: String,
+    /// `both`, `added` (this run only) or `removed` (the baseline only).
+    pub presence: &'static str,
+    pub metrics: Vec<MetricRecord>,
+}
+
+/// One metric of one benchmark, compared.
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricRecord {
+    /// The metric's name (`cycles`, `time_ns`, `instructions`, `stack_bytes`, `heap_peak_bytes`, ...).
+    pub metric: &'static str,
+    /// Its unit (`tsc cycle`, `ns`, `byte`, ...).
+    pub unit: String,
+    /// The baseline's figure; `null` with `base_missing` saying why.
+    pub base: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_missing: Option<&'static str>,
+    /// This run's figure; `null` with `head_missing` saying why.
+    pub head: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_missing: Option<&'static str>,
+    /// `(head - base) / base * 100`; `null` without two figures, or from a base of 0.
+    pub change_percent: Option<f64>,
+    /// The largest growth allowed, in percent.
+    pub limit_percent: f64,
+    /// `regressed`, `not measured`, `improved`, `ok`, `added` or `removed`.
+    pub verdict: &'static str,
+    /// Why a change was not counted as a regression or an improvement (`null` when it was, or when there is
+    /// no change to count).
+    pub not_counted: Option<String>,
+}
+
+impl ComparisonRecord {
+    /// `comparison`, compared with `base` (as its reports name it).
+    pub fn of(comparison: &Comparison, base: &str) -> ComparisonRecord {
+        let counts = comparison.counts();
+        ComparisonRecord {
+            base: base.to_string(),
+            target: comparison.target.clone(),
+            limit_percent: comparison.limit_percent,
+            failed: comparison.failed(),
+            counts: CountsRecord {
+                regressed: counts.regressed,
+                not_measured: counts.not_measured,
+                improved: counts.improved,
+                ok: counts.ok,
+                added: counts.added,
+                removed: counts.removed,
+            },
+            benchmarks: comparison
+                .benchmarks
+                .iter()
+                .map(|bench| BenchmarkRecord {
+                    name: bench.name.clone(),
+                    presence: match bench.presence {
+                        Presence::Both => "both",
+                        Presence::Added => "added",
+                        Presence::Removed => "removed",
+                    },
+                    metrics: bench
+                        .metrics
+                        .iter()
+                        .map(|row| metric_record(comparison, bench, row))
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn metric_record(
+    comparison: &Comparison,
+    bench: &BenchmarkComparison,
+    row: &MetricComparison,
+) -> MetricRecord {
+    let limit = metric_limit(
+        row.metric,
+        bench.limit_percent,
+        bench.instructions_limit_percent,
+    );
+    MetricRecord {
+        metric: row.metric.name(),
+        unit: metric_unit(row.metric, &comparison.head),
+        base: row.base.figure(),
+        base_missing: missing(row.base),
+        head: row.head.figure(),
+        head_missing: missing(row.head),
+        change_percent: row.change_percent,
+        limit_percent: limit,
+        verdict: row.verdict.label(),
+        not_counted: not_counted(row, limit),
+    }
+}
+
+/// Why a side has no figure.
+fn missing(value: Value) -> Option<&'static str> {
+    match value {
+        Value::Figure(_) => None,
+        Value::Overrun => Some("overrun"),
+        Value::Off => Some("not measured"),
+        Value::Absent => Some("absent"),
+    }
+}
+
+/// Why a change did not count: within the clock's resolution, within the limit, or nothing to compare with.
+fn not_counted(row: &MetricComparison, limit: f64) -> Option<String> {
+    match row.verdict {
+        Verdict::Regressed | Verdict::NotMeasured | Verdict::Improved => None,
+        Verdict::Added => Some("no figure in the baseline to compare with".to_string()),
+        Verdict::Removed => Some("no figure in this run to compare with".to_string()),
+        Verdict::Ok if row.within_resolution => Some(format!(
+            "within {} steps of the clock, which cannot tell the two figures apart",
+            crate::compare::RESOLUTION_STEPS
+        )),
+        Verdict::Ok => match row.change_percent {
+            Some(change) if change.abs() > 0.0 => {
+                Some(format!("{change:+.1}% is within the limit of {limit}%"))
+            }
+            _ => None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::judge;
+    use rho_stats::Metric;
+
+    fn row(base: Value, head: Value, floor: f64) -> MetricComparison {
+        judge(Metric::Cycles, base, head, 0.10, floor).unwrap()
+    }
+
+    #[test]
+    fn a_change_not_counted_says_why() {
+        // +5% against a 10% limit: ok, and why.
+        let within = row(Value::Figure(100.0), Value::Figure(105.0), 1.0);
+        assert_eq!(
+            not_counted(&within, 10.0).as_deref(),
+            Some("+5.0% is within the limit of 10%")
+        );
+        // Within two clock steps: ok whatever the percentage.
+        let resolution = row(Value::Figure(2.0), Value::Figure(3.0), 2.0);
+        assert_eq!(resolution.verdict, Verdict::Ok);
+        assert!(
+            not_counted(&resolution, 10.0)
+                .unwrap()
+                .contains("steps of the clock")
+        );
+        // Counted changes, and no change, need no reason.
+        let regressed = row(Value::Figure(100.0), Value::Figure(200.0), 1.0);
+        assert_eq!(not_counted(&regressed, 10.0), None);
+        let same = row(Value::Figure(100.0), Value::Figure(100.0), 1.0);
+        assert_eq!(not_counted(&same, 10.0), None);
+        // Nothing to compare with.
+        let added = row(Value::Absent, Value::Figure(100.0), 1.0);
+        assert!(not_counted(&added, 10.0).unwrap().contains("baseline"));
+        assert_eq!(missing(Value::Overrun), Some("overrun"));
+        assert_eq!(missing(Value::Figure(1.0)), None);
+    }
+}
