@@ -124,7 +124,7 @@ fn context_lines(comparison: &Comparison, base_name: &str) -> Vec<String> {
             comparison.base.recorded_at, comparison.base.tool
         ),
         format!(
-            "target {} ({}); {}; figures are net medians per iteration, stack and heap peak exact",
+            "target {} ({}); {}",
             comparison.target,
             head.arch,
             if clocks.is_empty() {
@@ -133,6 +133,7 @@ fn context_lines(comparison: &Comparison, base_name: &str) -> Vec<String> {
                 clocks.join(", ")
             }
         ),
+        "figures are net medians per iteration, stack and heap peak exact".to_string(),
     ]
 }
 
