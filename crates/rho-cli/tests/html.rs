@@ -62,7 +62,12 @@ fn names(json: &Path) -> Vec<String> {
 
 /// Loads `page` in Chromium: its DOM after loading has one distribution chart per name in `benchmarks`
 /// (each naming its benchmark) and `charts` more of each class given; a screenshot is not blank and shows the
-/// charts' blue (the histogram bars, the gate's head runs) over at least `blue_per_mille` of it.
+/// charts' blue (the histogram bars, the gate's head runs), over at least `blue_per_mille` of it.
+///
+/// How much blue a page shows depends on the timings: a histogram's tallest bar always spans the chart's
+/// height, but 40 bins make it a twelfth of the width, and a base from another run can squeeze the head's bars
+/// further. So the floor is what the geometry guarantees whatever the samples (1 per mille: five visible
+/// charts of 40 bins show about 3 per mille), or, where a base shares the scale, only that some blue shows.
 fn assert_renders(
     dir: &Path,
     page: &Path,
@@ -116,7 +121,7 @@ fn assert_renders(
     );
     assert!(differing * 20 > total, "the screenshot is almost blank");
     assert!(
-        blue * 1000 > total * blue_per_mille,
+        blue > 0 && blue * 1000 >= total * blue_per_mille,
         "the screenshot shows too little of the charts"
     );
 }
@@ -147,7 +152,7 @@ fn the_spec_suite_s_page_renders_a_chart_per_benchmark() {
     outcome.assert_exit(0);
     let benchmarks = names(&json);
     assert_eq!(benchmarks.len(), 6, "{benchmarks:?}");
-    assert_renders(dir.path(), &page, &benchmarks, &[("footprint", 6)], 5);
+    assert_renders(dir.path(), &page, &benchmarks, &[("footprint", 6)], 1);
 
     // The saved run re-rendered: the same charts.
     let shown = dir.path().join("shown.html");
@@ -163,7 +168,7 @@ fn the_spec_suite_s_page_renders_a_chart_per_benchmark() {
         LIMIT,
     );
     outcome.assert_exit(0);
-    assert_renders(dir.path(), &shown, &benchmarks, &[], 5);
+    assert_renders(dir.path(), &shown, &benchmarks, &[], 1);
 
     // Compared with itself: base against head for every benchmark.
     let compared = dir.path().join("compared.html");
@@ -180,7 +185,7 @@ fn the_spec_suite_s_page_renders_a_chart_per_benchmark() {
         LIMIT,
     );
     outcome.assert_exit(0);
-    assert_renders(dir.path(), &compared, &benchmarks, &[("diff", 6)], 5);
+    assert_renders(dir.path(), &compared, &benchmarks, &[("diff", 6)], 1);
 }
 
 /// A project checked against its budgets and its committed baseline: one benchmark's stack budget is broken
@@ -244,7 +249,7 @@ fn check_draws_its_budgets_and_the_baseline_comparison() {
         &page,
         &benchmarks,
         &[("footprint", 6), ("diff", 6)],
-        5,
+        0,
     );
 }
 
