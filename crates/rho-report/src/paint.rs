@@ -1,16 +1,20 @@
 //! Colour for a terminal: the words of a report that must stand out (a broken budget, a regression, a leak, an
-//! overrun) painted with ANSI escapes after the text is laid out, so alignment is never disturbed.
+//! overrun) painted with ANSI escapes after the text is laid out, so alignment is never disturbed; verdicts
+//! that hold in green, and each table's header row and each report's first line in bold, so the structure
+//! reads at a glance when nothing is wrong.
 
 /// Red and bold: something is wrong.
 const ALARM: &str = "\x1b[1;31m";
 /// Yellow: worth a look, not a failure.
 const CAUTION: &str = "\x1b[33m";
-/// Green: better than before.
+/// Green: better than before, or within its budget.
 const GOOD: &str = "\x1b[32m";
+/// Bold: a table's header row, a report's first line.
+const BOLD: &str = "\x1b[1m";
 const RESET: &str = "\x1b[0m";
 
 /// The words painted, whole words only (`OVER` and not `OVERHEAD`), with their colour.
-const WORDS: [(&str, &str); 12] = [
+const WORDS: [(&str, &str); 13] = [
     ("NOT MEASURED", ALARM),
     ("ABOVE BOUND", ALARM),
     ("REGRESSED", ALARM),
@@ -23,11 +27,40 @@ const WORDS: [(&str, &str); 12] = [
     ("unmeasured", CAUTION),
     ("over", CAUTION),
     ("improved", GOOD),
+    ("ok", GOOD),
 ];
 
-/// `text` with each of [`WORDS`] painted where it stands as a word of its own. Lowercase `over` only as a
-/// verdict cell (two spaces or a line's edge on each side), never inside prose.
+/// Words painted only where they stand as a table cell, never in prose.
+const CELL_ONLY: [&str; 2] = ["over", "ok"];
+
+/// `text` painted: each of [`WORDS`] where it stands as a word of its own (lowercase `over` and `ok` only as a
+/// verdict cell: two spaces or a line's edge on each side, never inside prose); then, in bold, every line a rule
+/// of dashes follows (a table's header row) and every line that starts a report (`rho bench ...`).
 pub fn paint(text: &str) -> String {
+    let words = paint_words(text);
+    let lines: Vec<&str> = words.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(words.len() + 64);
+    for (index, line) in lines.iter().enumerate() {
+        let ruled = lines
+            .get(index + 1)
+            .map(|next| next.trim_end())
+            .is_some_and(|next| next.len() >= 3 && next.bytes().all(|b| b == b'-'));
+        let heading = line.starts_with("rho bench ") || line.starts_with("rho gate ");
+        let body = line.trim_end_matches('\n');
+        if (ruled || heading) && !body.is_empty() {
+            out.push_str(BOLD);
+            out.push_str(body);
+            out.push_str(RESET);
+            out.push_str(&line[body.len()..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// `text` with each of [`WORDS`] painted.
+fn paint_words(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 64);
     let bytes = text.as_bytes();
     let mut at = 0;
@@ -38,7 +71,7 @@ pub fn paint(text: &str) -> String {
                 let end = at + word.len();
                 if text[at..].starts_with(word) && (end == text.len() || !is_word_byte(bytes[end]))
                 {
-                    if word == "over" && !cell(text, at, end) {
+                    if CELL_ONLY.contains(&word) && !cell(text, at, end) {
                         continue;
                     }
                     out.push_str(colour);
@@ -89,12 +122,33 @@ mod tests {
 
     #[test]
     fn painting_then_stripping_gives_the_text_back() {
-        let text = "x  REGRESSED  +12%\nstack overran, NOT MEASURED, 3 improved\n";
+        let text = "rho bench  x\nname  verdict\n-------------\nx  REGRESSED  +12%\nstack overran, NOT MEASURED, 3 improved  ok\n";
         let stripped = paint(text)
             .replace(ALARM, "")
             .replace(CAUTION, "")
             .replace(GOOD, "")
+            .replace(BOLD, "")
             .replace(RESET, "");
         assert_eq!(stripped, text);
+    }
+
+    #[test]
+    fn a_clean_report_has_its_structure_in_colour() {
+        let text = "rho bench  a.c  target host\n\nbenchmark  stack B  max  verdict\n------------------------------\n\
+                    bench_a        144  4096  ok\nthe ok of prose\n";
+        let painted = paint(text);
+        assert!(
+            painted.starts_with("\x1b[1mrho bench  a.c  target host\x1b[0m\n"),
+            "{painted:?}"
+        );
+        assert!(
+            painted.contains("\x1b[1mbenchmark  stack B  max  verdict\x1b[0m\n---"),
+            "{painted:?}"
+        );
+        assert!(painted.contains("4096  \x1b[32mok\x1b[0m\n"), "{painted:?}");
+        assert!(
+            painted.contains("the ok of prose"),
+            "prose 'ok' untouched: {painted:?}"
+        );
     }
 }
