@@ -30,7 +30,9 @@
 //!
 //! Output: run by rho (which sets `RHO_BENCH_FORMAT=wire`), the raw stream on stdout; run by `cargo bench`
 //! alone, the stream is parsed with rho-wire, summarised with rho-stats and printed as rho-report's text
-//! report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. The settings are the C
+//! report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. Under `cargo test` (no
+//! `--bench` on the command line, not run by rho) each benchmark's loop runs once, as a test, and nothing is
+//! measured. The settings are the C
 //! harness's environment variables (`RHO_BENCH_ITERATIONS`, `RHO_BENCH_WARMUP`, `RHO_BENCH_SCALE`, ...: see
 //! `Settings`).
 //!

@@ -32,10 +32,16 @@ struct Run<'a> {
 /// stream or the report printed. Returns the process's exit status: 0, or 2 on a bad setting, a misuse or
 /// an output error (the message on stderr).
 pub fn main(entries: &[Entry], build: BuildInfo) -> i32 {
-    let result = Settings::from_env(std::env::args().skip(1)).and_then(|mut settings| {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `cargo bench` passes `--bench`; `cargo test --benches` (or `--all-targets`) does not.
+    let benching = args.iter().any(|a| a == "--bench");
+    let result = Settings::from_env(args).and_then(|mut settings| {
         if settings.measure == Measure::Instructions && settings.output == Output::Report {
             // The counts are in Callgrind's dumps, which rho reads: only the stream makes sense.
             settings.output = Output::Wire;
+        }
+        if settings.output == Output::Report && !benching {
+            return smoke_test(entries, settings, build);
         }
         let source = suite_name();
         match settings.output {
@@ -63,6 +69,29 @@ pub fn main(entries: &[Entry], build: BuildInfo) -> i32 {
             2
         }
     }
+}
+
+/// Under `cargo test` (no `--bench`, not run by rho), as criterion does: each benchmark's loop runs once, the
+/// stream is checked by rho-wire, and one line says so per benchmark; nothing is measured or reported.
+fn smoke_test(entries: &[Entry], mut settings: Settings, build: BuildInfo) -> Result<(), Error> {
+    settings.iterations = 1;
+    settings.warmup = 0;
+    settings.time_cap_ms = 0;
+    settings.iterations_for.clear();
+    let mut out = Sink::Memory(Vec::new(), false);
+    run(entries, &settings, build, &mut out)?;
+    let Sink::Memory(stream, _) = out else {
+        unreachable!("a test run writes to memory")
+    };
+    let run = rho_wire::parse_bytes(&stream).map_err(|e| Error::Report(e.to_string()))?;
+    for bench in &run.benchmarks {
+        println!("test {} ... ok", bench.name);
+    }
+    println!(
+        "{} benchmarks ran once each (cargo test); `cargo bench` measures them",
+        run.benchmarks.len()
+    );
+    Ok(())
 }
 
 /// The suite's name for the report: the executable's, less cargo's `-HASH`.
