@@ -457,12 +457,24 @@ fn host_jobs(
             Suite::Cargo(cargo) => {
                 let what = suite.describe();
                 eprintln!("rho: gate: {side}: building {what} for host");
-                let executable = crate::cargo::build(config, cargo, &[], None, timeout)
+                // Each side in a target directory of its own: with one shared (a CARGO_TARGET_DIR in the
+                // environment), cargo would take one side's build for the other's (the two are the same
+                // package at the same place in their trees).
+                let target_dir = config.root.join("target");
+                let env = [(
+                    "CARGO_TARGET_DIR".to_string(),
+                    target_dir.display().to_string(),
+                )];
+                let executable = crate::cargo::build(config, cargo, &env, None, timeout)
                     .map_err(|e| e.context(format!("cannot build {what} for host")))?;
+                // Its own copy: the other side's build may write the same path (a shared target directory).
+                let suite = BuiltSuite::copied(&executable)?;
+                let run = quoted(&suite.executable)?;
+                built.borrow_mut().push(suite);
                 jobs.push(Job {
                     what,
                     build: None,
-                    run: quoted(&executable)?,
+                    run,
                     // The stream, not the report a person gets from `cargo bench`.
                     env: vec![("RHO_BENCH_FORMAT".to_string(), "wire".to_string())],
                     static_metrics: Vec::new(),

@@ -135,6 +135,23 @@ pub struct BuiltSuite {
 pub use rho_exec::ScratchDir;
 
 impl BuiltSuite {
+    /// A copy of an executable built elsewhere (a cargo suite's), in a temporary directory of its own: what
+    /// runs stays the same whatever a later build writes at the original path (the gate builds both sides,
+    /// which may share a cargo target directory, before it runs either).
+    pub fn copied(executable: &Path) -> anyhow::Result<BuiltSuite> {
+        let dir = ScratchDir::new("rho-cargo-").context("cannot create a temporary directory")?;
+        let name = executable.file_name().unwrap_or_else(|| "suite".as_ref());
+        let copy = dir.path().join(name);
+        std::fs::copy(executable, &copy).with_context(|| {
+            format!("cannot copy {} to {}", executable.display(), copy.display())
+        })?;
+        Ok(BuiltSuite {
+            executable: copy,
+            stack_usage: false,
+            _dir: dir,
+        })
+    }
+
     /// The image and its stack-usage files, for the footprint command.
     pub fn image_files(&self) -> crate::footprint::ImageFiles {
         crate::footprint::ImageFiles {
