@@ -14,7 +14,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Build C benchmark suites against the bundled harness, run them and report per benchmark.
+    /// Build benchmark suites (C and C++ against the bundled harness, Rust with rho-bench, or any command that
+    /// prints the wire stream), run them and report per benchmark.
     Bench(Box<BenchArgs>),
     /// The static footprint of a built image: sections as `size -A` lists them, symbols with sizes and, with
     /// GCC's stack-usage files, each function's reachable code and static stack bound (crate rho-mem).

@@ -1,8 +1,10 @@
-//! `rho`, the benchmarking tool: builds C benchmark suites against the bundled harness, runs them with a
-//! timeout in their own process group, parses the wire stream they print, summarises it and reports.
+//! `rho`, the benchmarking tool: builds benchmark suites (C and C++ against the bundled harness, Rust with
+//! rho-bench, or a command), runs them with a timeout in their own process group, parses the wire stream they
+//! print, summarises it and reports.
 //!
 //! Exit status: 0 when the run succeeded, 2 when it could not run or decide (a usage error, a build failure, a
-//! crash, a timeout, a malformed stream), 130 on Ctrl-C. 1 is reserved for budgets that do not hold.
+//! crash, a timeout, a malformed stream), 130 on Ctrl-C. 1 is reserved for a verdict against the code: a budget
+//! that does not hold, a regression past its limit (`--diff`, `compare`), a gate that fails head.
 
 mod baseline;
 mod bench;
