@@ -40,18 +40,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let timeout = Duration::from_secs_f64(args.run.timeout);
     let flags = args.run.flags()?;
-    let what = args
-        .files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let settings = HarnessSettings {
-        iterations: args.run.iterations,
-        warmup: args.run.warmup,
-        scale: args.run.scale,
-        filter: args.run.filter.clone(),
-    };
+    let (what, settings) = suite_and_settings(args);
     // Before building: an unwritable `--json` path stops here, not after the run.
     let json = crate::export::prepare_json(args.json.as_deref())?;
     if let Some(html) = &args.project.html {
@@ -182,6 +171,23 @@ struct Measured {
 }
 
 /// Build `args.files` for `target` (the host for `None`), run and summarise them.
+/// What ran (the suite's files, space-separated) and the settings the harness reads from its environment.
+fn suite_and_settings(args: &BenchArgs) -> (String, HarnessSettings) {
+    let what = args
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let settings = HarnessSettings {
+        iterations: args.run.iterations,
+        warmup: args.run.warmup,
+        scale: args.run.scale,
+        filter: args.run.filter.clone(),
+    };
+    (what, settings)
+}
+
 fn measure_suite(
     args: &BenchArgs,
     target: Option<&str>,
@@ -331,18 +337,7 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
     }
     let timeout = Duration::from_secs_f64(args.run.timeout);
     let flags = args.run.flags()?;
-    let what = args
-        .files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let settings = HarnessSettings {
-        iterations: args.run.iterations,
-        warmup: args.run.warmup,
-        scale: args.run.scale,
-        filter: args.run.filter.clone(),
-    };
+    let (what, settings) = suite_and_settings(args);
     let json = crate::export::prepare_json(args.json.as_deref())?;
     if let Some(markdown) = &args.project.baseline.markdown {
         crate::export::check_destination("--markdown", markdown)?;

@@ -903,6 +903,23 @@ fn check_suite_files(config: &ModuleConfig) -> Result<(), rho_config::ConfigErro
     Ok(())
 }
 
+/// A port of its own (`files`) written under `ports/dir`, and the shell command that builds the suite with its
+/// Makefile, the settings and flags from the environment.
+fn port_build(ports: &Path, dir: &str, files: &[(&str, &str)]) -> anyhow::Result<String> {
+    let port = ports.join(dir);
+    std::fs::create_dir_all(&port).with_context(|| format!("cannot create {}", port.display()))?;
+    for (file, text) in files {
+        let path = port.join(file);
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let makefile = shell_quote(&port.join("Makefile").display().to_string());
+    Ok(format!(
+        "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
+         RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
+         EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
+    ))
+}
+
 /// How a built-in target other than `host` builds and runs a C suite: two shell commands, run like a
 /// module.yml target's `build:` and `run:` (in the module root, with `RHO_BENCH_SOURCES`, `RHO_BENCH_OUT`,
 /// `RHO_BENCH_INCLUDE` and the settings in the environment). `None` for `host`, which rho builds itself, and
@@ -912,20 +929,7 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
         // The hosted harness cross-compiled for 64-bit Arm Linux and run under QEMU's user-mode emulator: the
         // `cntvct` counter's path on a machine that is not arm64. Its settings are read from the environment at
         // run time, which qemu-aarch64 passes through, as on a host.
-        let port = ports.join("aarch64-linux");
-        std::fs::create_dir_all(&port)
-            .with_context(|| format!("cannot create {}", port.display()))?;
-        for (file, text) in AARCH64_LINUX_PORT {
-            let path = port.join(file);
-            std::fs::write(&path, text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        let makefile = shell_quote(&port.join("Makefile").display().to_string());
-        let build = format!(
-            "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
-             RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
-             EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
-        );
+        let build = port_build(ports, "aarch64-linux", &AARCH64_LINUX_PORT)?;
         return Ok(Some((
             build,
             "qemu-aarch64 \"$RHO_BENCH_OUT/bench.elf\"".to_string(),
@@ -934,20 +938,7 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
     if name == "stm32h743zi" {
         // A real board: built with its own port (the README's recipe), flashed and run by probe-rs, whose standard
         // output is the RTT console and whose exit status is the program's (semihosting SYS_EXIT_EXTENDED).
-        let port = ports.join("stm32h743zi");
-        std::fs::create_dir_all(&port)
-            .with_context(|| format!("cannot create {}", port.display()))?;
-        for (file, text) in STM32H743ZI_PORT {
-            let path = port.join(file);
-            std::fs::write(&path, text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        let makefile = shell_quote(&port.join("Makefile").display().to_string());
-        let build = format!(
-            "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
-             RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
-             EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
-        );
+        let build = port_build(ports, "stm32h743zi", &STM32H743ZI_PORT)?;
         let run = "probe-rs run --chip STM32H743ZITx \"$RHO_BENCH_OUT/bench.elf\"".to_string();
         return Ok(Some((build, run)));
     }
