@@ -226,3 +226,74 @@ fn max_growth_n_on_the_pairwise_family_fails_check_naming_it() {
     outcome.assert_exit(0);
     outcome.assert_stdout_has("check: ok: every budget holds");
 }
+
+/// A family of twelve sizes fits 100 columns: its table is turned on its side,
+/// a row per size; `--wide` keeps the table of a row per metric, as wide as its sizes make it.
+#[test]
+fn a_family_of_many_sizes_fits_100_columns_and_wide_keeps_a_row_per_metric() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = grow_suite(
+        tmp.path(),
+        "ten.c",
+        "RHO_BENCH_ADD_RANGE(&suite, grow, 1, 1000000000, 10);\n    \
+         RHO_BENCH_ADD_ARG(&suite, grow, 3);\n    RHO_BENCH_ADD_ARG(&suite, grow, 5);",
+    );
+    let path = suite.to_str().unwrap();
+    let run = |wide: bool| {
+        let mut args = vec!["bench", path, "--iterations", "5"];
+        if wide {
+            args.push("--wide");
+        }
+        let outcome = rho_in_env(tmp.path(), &args, &[("COLUMNS", "100")], LIMIT);
+        outcome.assert_exit(0);
+        outcome
+    };
+    let narrow = run(false);
+    let over: Vec<&str> = narrow
+        .stdout
+        .lines()
+        .filter(|l| l.chars().count() > 100)
+        .collect();
+    assert!(over.is_empty(), "lines over 100 columns: {over:#?}");
+    // A row per size (the first cell is the size), the fit below them.
+    let sizes: Vec<&str> = narrow
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("grow / n"))
+        .skip(2)
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .take(13)
+        .collect();
+    assert_eq!(
+        sizes,
+        [
+            "1",
+            "10",
+            "100",
+            "1000",
+            "10000",
+            "100000",
+            "1000000",
+            "10000000",
+            "100000000",
+            "1000000000",
+            "3",
+            "5",
+            "fit"
+        ],
+        "{}",
+        narrow.stdout
+    );
+    let wide = run(true);
+    let header = wide
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("grow / n"))
+        .unwrap_or_else(|| panic!("no family table: {}", wide.stdout));
+    assert!(header.chars().count() > 100, "{header}");
+    let words: Vec<&str> = header.split_whitespace().collect();
+    assert!(
+        words.ends_with(&["1000000000", "3", "5", "fit", "coefficient", "rms"]),
+        "{header}"
+    );
+}

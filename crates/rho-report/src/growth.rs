@@ -97,22 +97,58 @@ fn family_rows(family: &FamilyGrowth, summary: &RunSummary) -> Vec<Vec<String>> 
 }
 
 /// The families of a run as text: one table per family, figures per iteration (net medians; exact stack and
-/// heap), the fit on the right. Empty when the run had no family.
-pub fn render_text(summary: &RunSummary) -> String {
+/// heap), the fit on the right. A table wider than `layout.width` (a family of many sizes) is turned on its
+/// side unless `layout.wide`: a row per size, a column per metric, the fit in the last rows. Empty when the
+/// run had no family.
+pub fn render_text(summary: &RunSummary, layout: crate::Layout) -> String {
     let families = rho_stats::families(summary);
     if families.is_empty() {
         return String::new();
     }
-    let mut out = String::from(
-        "growth: each family's figures per iteration against its argument n, and the best least-squares fit\n\
-         \x20       of O(1), O(log n), O(n), O(n log n), O(n^2), O(n^3) (rms relative to the mean)\n",
+    let mut out = crate::wrap(
+        "growth: each family's figures per iteration against its argument n, and the best least-squares fit          of O(1), O(log n), O(n), O(n log n), O(n^2), O(n^3) (rms relative to the mean)",
+        layout.width,
+        8,
     );
     for family in &families {
         out.push('\n');
         let rows = family_rows(family, summary);
         let fit_at = rows[0].len() - 3;
         // The label and the fit's name left, figures right; "too few points" runs on.
-        out.push_str(&crate::aligned_table(&rows, |c| c == 0 || c == fit_at));
+        let table = crate::aligned_table(&rows, |c| c == 0 || c == fit_at);
+        if layout.wide || table.lines().all(|l| l.chars().count() <= layout.width) {
+            out.push_str(&table);
+        } else {
+            out.push_str(&transposed(family, &rows));
+        }
+    }
+    out
+}
+
+/// A family's table on its side: a row per size and a column per metric, then the fit, coefficient and rms
+/// as the last three rows (too few points said once under the table, as it holds for every metric alike).
+fn transposed(family: &FamilyGrowth, rows: &[Vec<String>]) -> String {
+    let sizes = family.members.len();
+    let mut turned: Vec<Vec<String>> = (0..sizes + 4)
+        .map(|r| vec![rows[0].get(r).cloned().unwrap_or_default()])
+        .collect();
+    let mut too_few = None;
+    for (row, metric) in rows.iter().skip(1).zip(&family.metrics) {
+        let too_few_here = matches!(metric.growth, Growth::TooFewPoints { .. });
+        if too_few_here {
+            too_few = Some(row[sizes + 1].clone());
+        }
+        for (r, (turned_row, cell)) in turned.iter_mut().zip(row).enumerate() {
+            turned_row.push(if too_few_here && r > sizes {
+                "-".to_string()
+            } else {
+                cell.clone()
+            });
+        }
+    }
+    let mut out = crate::aligned_table(&turned, |c| c == 0);
+    if let Some(note) = too_few {
+        let _ = writeln!(out, "  fit: {note}");
     }
     out
 }

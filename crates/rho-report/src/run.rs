@@ -85,7 +85,7 @@ pub fn render_with(summary: &RunSummary, source: &str, layout: Layout) -> String
         compact_table(&mut out, summary, layout.width);
     }
     footprint_table(&mut out, summary, layout.width);
-    let growth = crate::growth::render_text(summary);
+    let growth = crate::growth::render_text(summary, layout);
     if !growth.is_empty() {
         out.push('\n');
         out.push_str(&growth);
