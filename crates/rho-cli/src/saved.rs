@@ -295,22 +295,7 @@ pub fn write_text(path: &Path, what: &str, text: &str) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
-    const STREAM: &str = "\
-@rho-bench 1
-@target host arch=x86_64 optimized=1
-@clock cycles tsc unit=cycle hz=2000000000 resolution=1
-@config iterations=4 warmup=1 time_cap_ms=5000 stack_bytes=4096
-@bench bench_a
-:100
-:100
-:101
-:102
-:150
-@stack 96
-@heap peak=64 live=0 allocs=1 frees=1 free_errors=0
-@end bench_a iterations=4 warmup=1 capped=0 unit=iter per_iteration=1
-@done benchmarks=1 dropped=0
-";
+    const STREAM: &str = include_str!("../../rho-report/testdata/two_benchmarks.wire");
 
     fn summary() -> RunSummary {
         RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap()

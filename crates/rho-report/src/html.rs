@@ -840,33 +840,7 @@ mod tests {
     }
 
     /// Two benchmarks on a cycle clock of known frequency (time derived), the second with one wild sample.
-    const STREAM: &str = "\
-@rho-bench 1
-@target host arch=x86_64 optimized=1
-@clock cycles tsc unit=cycle hz=1000000000 resolution=1
-@config iterations=5 warmup=1 time_cap_ms=5000 stack_bytes=4096
-@bench bench_a
-:100
-:100
-:101
-:102
-:103
-:150
-@stack 96
-@heap peak=64 live=0 allocs=1 frees=1 free_errors=0
-@end bench_a iterations=5 warmup=1 capped=0 unit=iter per_iteration=1
-@bench bench_b
-:20
-:20
-:21
-:22
-:20
-:2000
-@stack 128
-@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
-@end bench_b iterations=5 warmup=1 capped=0 unit=iter per_iteration=1
-@done benchmarks=2 dropped=0
-";
+    const STREAM: &str = include_str!("../testdata/two_benchmarks.wire");
 
     fn summary() -> RunSummary {
         let run = rho_wire::parse_str(STREAM).unwrap();

@@ -1095,38 +1095,19 @@ mod render_tests {
 
     /// A board-like stream: one cycle clock at a known frequency (so time is derived), a capped benchmark
     /// with a stack overrun and a leak, and one with a noisy sample.
-    const BOARD_STREAM: &str = "\
-@rho-bench 1
-@target mps2-an386 arch=armv7e-m optimized=1
-@clock cycles dwt unit=cycle hz=25000000 resolution=1
-@config iterations=4 warmup=1 time_cap_ms=5000 stack_bytes=2048
-@bench .overhead
-:9
-:10
-:10
-:10
-:11
-@stack 40
-@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
-@end .overhead iterations=4 warmup=1 capped=0 unit=iter per_iteration=1
-@bench bench_deep
-:500
-:110
-:110
-@stack overrun
-@heap peak=32 live=32 allocs=1 frees=0 free_errors=0
-@end bench_deep iterations=2 warmup=1 capped=1 unit=byte per_iteration=64
-@bench bench_spiky
-:20
-:20
-:20
-:20
-:2000
-@stack 96
-@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
-@end bench_spiky iterations=4 warmup=1 capped=0 unit=iter per_iteration=1
-@done benchmarks=2 dropped=0
-";
+    const BOARD_STREAM: &str = include_str!("../testdata/board.wire");
+
+    /// The board's run on a SysTick clock whose last benchmark spanned a counter wrap the harness could not
+    /// count.
+    fn wrapped_board() -> RunSummary {
+        let stream = BOARD_STREAM
+            .replace("@clock cycles dwt", "@clock cycles systick")
+            .replace(
+                "unit=iter per_iteration=1\n@done",
+                "unit=iter per_iteration=1 wrapped=1\n@done",
+            );
+        RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap()
+    }
 
     fn render_board() -> (String, Vec<String>) {
         let run = rho_wire::parse_str(BOARD_STREAM).unwrap();
@@ -1178,13 +1159,7 @@ mod render_tests {
 
     #[test]
     fn cycles_that_spanned_an_uncounted_wrap_read_not_measured_never_a_number() {
-        let stream = BOARD_STREAM
-            .replace("@clock cycles dwt", "@clock cycles systick")
-            .replace(
-                "unit=iter per_iteration=1\n@done",
-                "unit=iter per_iteration=1 wrapped=1\n@done",
-            );
-        let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
+        let summary = wrapped_board();
         let report = wide(&summary, "board.c");
         let spiky = row(&report, "bench_spiky");
         assert!(spiky.contains("cycles not measured"), "{spiky}");
@@ -1342,13 +1317,7 @@ mod render_tests {
 
     #[test]
     fn a_benchmark_without_figures_says_why_in_the_default_layout() {
-        let stream = BOARD_STREAM
-            .replace("@clock cycles dwt", "@clock cycles systick")
-            .replace(
-                "unit=iter per_iteration=1\n@done",
-                "unit=iter per_iteration=1 wrapped=1\n@done",
-            );
-        let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
+        let summary = wrapped_board();
         let report = render(&summary, "board.c");
         let spiky = row(&report, "bench_spiky");
         assert!(spiky.ends_with("cycles not measured"), "{spiky}");
