@@ -146,7 +146,7 @@ impl Finished {
 /// After the run: compare `summaries` (each suite's, in order) with the baseline and print the comparison to
 /// `out`, and/or record them as the target's section. `selected` is the target asked for (module.yml's name);
 /// `flags` says how the suites were built (compiler flags, or the target's build command), for the baseline's
-/// context. The comparison's prose wraps at `width` columns.
+/// context. The comparison is laid out as `layout` says ([`comparison_text`]).
 pub fn finish(
     plan: &Plan,
     config: Option<&ModuleConfig>,
@@ -154,7 +154,7 @@ pub fn finish(
     summaries: &[(String, RunSummary)],
     flags: Option<String>,
     out: &mut dyn Write,
-    width: usize,
+    layout: rho_report::Layout,
 ) -> anyhow::Result<Finished> {
     if !plan.active() {
         return Ok(Finished::default());
@@ -188,11 +188,7 @@ pub fn finish(
             limits.global(),
             &|name, metric| limits.for_metric(name, metric),
         )?;
-        let text = rho_report::wrap(
-            &rho_baseline::render_text(&comparison, &base_name),
-            width,
-            2,
-        );
+        let text = comparison_text(&comparison, &base_name, layout);
         // A closed stdout (`rho bench | head`) is not worth failing over.
         let _ = out
             .write_all(format!("\n{text}").as_bytes())
@@ -229,6 +225,21 @@ pub fn finish(
         .and_then(|()| out.flush());
     }
     Ok(finished)
+}
+
+/// A comparison as the terminal shows it (`--diff`, `rho bench compare`): its prose wrapped at the layout's
+/// width, or as long as it makes it with `--wide`.
+pub fn comparison_text(
+    comparison: &Comparison,
+    base_name: &str,
+    layout: rho_report::Layout,
+) -> String {
+    let text = rho_baseline::render_text(comparison, base_name);
+    if layout.wide {
+        text
+    } else {
+        rho_report::wrap(&text, layout.width, 2)
+    }
 }
 
 /// The regression limits a comparison judges with (`--diff`, `rho bench compare`): module.yml's

@@ -113,7 +113,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         &summaries,
         built_with,
         &mut out,
-        style.layout.width,
+        style.layout,
     )?;
     let summary = &summaries[0].1;
     if let Some(json) = &json {

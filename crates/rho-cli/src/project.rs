@@ -497,7 +497,7 @@ fn bench_target(
             &summaries,
             built_with,
             &mut out,
-            width,
+            style.layout,
         )?
     };
 

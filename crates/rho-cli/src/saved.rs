@@ -28,6 +28,9 @@ pub struct ShowArgs {
     /// Write the report as one self-contained HTML page (a chart per benchmark) instead of printing it.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: crate::term::OutputArgs,
 }
 
 /// `rho bench compare BASE.json HEAD.json`.
@@ -49,6 +52,27 @@ pub struct CompareArgs {
     /// and each metric's base against head with its limit.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+
+    /// Also write the comparison as JSON (schema `rho-bench-compare/1`: its `comparison` object is the one
+    /// `--diff --json` writes, see docs/json-output.md); `-` writes it to stdout and the text to stderr.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: crate::term::OutputArgs,
+}
+
+/// The schema of `rho bench compare --json`'s document.
+pub const COMPARE_SCHEMA: &str = "rho-bench-compare/1";
+
+/// What `rho bench compare --json` writes: the two files and the comparison, as `--diff --json` carries it.
+#[derive(Debug, serde::Serialize)]
+struct CompareDocument {
+    schema: &'static str,
+    rho_version: &'static str,
+    base_file: String,
+    head_file: String,
+    comparison: rho_baseline::ComparisonRecord,
 }
 
 /// The schemas a saved run is read from.
@@ -162,14 +186,18 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<SavedSuite>> {
 pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let suites = read(&args.run)?;
     if args.markdown.is_none() && args.html.is_none() {
+        let (mut out, style) = crate::export::report_output(None, &args.output);
         let mut text = String::new();
         for (index, suite) in suites.iter().enumerate() {
             if index > 0 {
                 text.push('\n');
             }
-            text.push_str(&rho_report::render(&suite.summary, &suite.what));
+            text.push_str(&rho_report::render_with(
+                &suite.summary,
+                &suite.what,
+                style.layout,
+            ));
         }
-        let mut out = std::io::stdout().lock();
         // A closed stdout (`rho bench show x.json | head`) is not worth failing over.
         let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
         return Ok(ExitCode::SUCCESS);
@@ -203,6 +231,11 @@ pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
 
 /// `rho bench compare`: base against head with `--diff`'s rules; exit 1 on a regression beyond the limit.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let json = args
+        .json
+        .as_deref()
+        .map(crate::export::JsonTarget::prepare)
+        .transpose()?;
     let base = read(&args.base)?;
     let head = read(&args.head)?;
     // The limits of the nearest module.yml, when there is one (as `--diff` judges), else the defaults.
@@ -235,9 +268,19 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         )
     })?;
     let base_name = args.base.display().to_string();
-    let text = rho_baseline::render_text(&comparison, &base_name);
-    let mut out = std::io::stdout().lock();
+    // The text: stdout, or stderr when `--json -` takes stdout.
+    let (mut out, style) = crate::export::report_output(json.as_ref(), &args.output);
+    let text = crate::baseline::comparison_text(&comparison, &base_name, style.layout);
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    if let Some(json) = &json {
+        json.write(&CompareDocument {
+            schema: COMPARE_SCHEMA,
+            rho_version: env!("CARGO_PKG_VERSION"),
+            base_file: base_name.clone(),
+            head_file: args.head.display().to_string(),
+            comparison: rho_baseline::ComparisonRecord::of(&comparison, &base_name),
+        })?;
+    }
     if let Some(path) = &args.markdown {
         let markdown = rho_baseline::render_markdown(&comparison, &base_name);
         write_text(path, "the Markdown comparison", &markdown)?;

@@ -294,3 +294,152 @@ fn what_is_not_a_saved_run_is_refused_by_name() {
     outcome.assert_exit(2);
     outcome.assert_stderr_has("cannot read");
 }
+
+/// `show` lays its report out as `rho bench` does: `--wide` for every statistic, `$COLUMNS` otherwise; and
+/// colours it with `--color always` only (piped, `auto` is off, as NO_COLOR would make it).
+#[test]
+fn show_and_compare_honour_wide_and_color() {
+    let saved = saved();
+    let (base, head) = (saved.path("base.json"), saved.path("head.json"));
+    let show = |extra: &[&str]| {
+        let mut args = vec!["bench", "show", base.as_str()];
+        args.extend_from_slice(extra);
+        let outcome = rho_at(saved.dir.path(), &args);
+        outcome.assert_exit(0);
+        outcome.stdout
+    };
+    let narrow = show(&[]);
+    let wide = show(&["--wide"]);
+    let header = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("benchmark "))
+            .unwrap_or_else(|| panic!("no table header in\n{text}"))
+            .to_owned()
+    };
+    assert!(!header(&narrow).contains("mean"), "{narrow}");
+    assert!(header(&wide).contains("mean"), "{wide}");
+    assert!(header(&wide).contains("p95"), "{wide}");
+    assert!(!narrow.contains('\x1b'), "piped: no colour");
+    assert!(show(&["--color", "always"]).contains("\x1b[1m"));
+    assert!(!show(&["--color", "never"]).contains('\x1b'));
+
+    let compare = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["bench", "compare", base.as_str(), head.as_str()];
+        args.extend_from_slice(extra);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+        command
+            .args(&args)
+            .current_dir(saved.dir.path())
+            .envs(env.iter().copied());
+        let outcome = common::run_rho(command, &args, LIMIT);
+        outcome.assert_exit(1);
+        outcome.stdout
+    };
+    let plain = compare(&[], &[]);
+    assert!(!plain.contains('\x1b'), "piped: no colour");
+    let painted = compare(&["--color", "always"], &[("NO_COLOR", "1")]);
+    assert!(
+        painted.contains("\x1b[1;31mREGRESSED\x1b[0m"),
+        "--color always over NO_COLOR: {painted:?}"
+    );
+    // The context's prose wraps at $COLUMNS but for --wide.
+    let base_line = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("base: "))
+            .unwrap_or_default()
+            .chars()
+            .count()
+    };
+    let long = base_line(&plain);
+    assert!(long > 60, "{plain}");
+    assert!(base_line(&compare(&[], &[("COLUMNS", "60")])) <= 60);
+    assert_eq!(base_line(&compare(&["--wide"], &[("COLUMNS", "60")])), long);
+}
+
+/// `compare --json` writes the comparison as `--diff --json` does (one record, docs/json-output.md): with `-`
+/// the document is all of stdout and the text goes to stderr.
+#[test]
+fn compare_writes_the_diff_comparison_as_json() {
+    let saved = saved();
+    let (base, head) = (saved.path("base.json"), saved.path("head.json"));
+    let outcome = rho_at(
+        saved.dir.path(),
+        &["bench", "compare", &base, &head, "--json", "-"],
+    );
+    outcome.assert_exit(1);
+    let document: serde_json::Value = serde_json::from_str(&outcome.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", outcome.describe()));
+    assert!(
+        outcome.stderr.contains("bench_work"),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(document["schema"], "rho-bench-compare/1");
+    assert_eq!(document["head_file"], head.as_str());
+    let comparison = &document["comparison"];
+    let mut keys: Vec<&str> = comparison
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "base",
+            "benchmarks",
+            "counts",
+            "failed",
+            "limit_percent",
+            "target"
+        ]
+    );
+    assert_eq!(comparison["base"], base.as_str());
+    assert_eq!(comparison["failed"], true);
+    // bench_work's instructions, and perhaps its code (it may have grown too).
+    assert!(
+        comparison["counts"]["regressed"].as_u64() >= Some(1),
+        "{comparison}"
+    );
+    let work = comparison["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "bench_work")
+        .unwrap();
+    let instructions = work["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "instructions")
+        .unwrap();
+    assert_eq!(instructions["verdict"], "regressed");
+    assert!(instructions["change_percent"].as_f64().unwrap() > 400.0);
+
+    // To a file: the text stays on stdout.
+    let file = saved.dir.path().join("comparison.json");
+    let outcome = rho_at(
+        saved.dir.path(),
+        &[
+            "bench",
+            "compare",
+            &base,
+            &head,
+            "--json",
+            file.to_str().unwrap(),
+        ],
+    );
+    outcome.assert_exit(1);
+    assert!(
+        outcome.stdout.contains("bench_work"),
+        "{}",
+        outcome.describe()
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        written["comparison"]["benchmarks"],
+        comparison["benchmarks"]
+    );
+}
