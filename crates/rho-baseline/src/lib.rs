@@ -33,7 +33,7 @@ pub use format::{BaselineFile, SCHEMA, TargetBaseline};
 pub use git::{RefSource, read_at_ref};
 pub use json::ComparisonRecord;
 pub use record::{Recording, section_from_summaries, section_from_summary, utc_now_rfc3339};
-pub use render::{render_markdown, render_text};
+pub use render::{render_markdown, render_text, render_text_within};
 pub use store::{check_recordable, read_file, write_target};
 
 /// Compares `head` (this run's section, from [`section_from_summary`]) with its target's section of

@@ -139,28 +139,65 @@ fn context_lines(comparison: &Comparison, base_name: &str) -> Vec<String> {
 
 /// The comparison as a text table, one row per benchmark and metric, in suite order, with a summary line.
 pub fn render_text(comparison: &Comparison, base_name: &str) -> String {
-    let mut rows: Vec<[String; 6]> = vec![[
-        "benchmark".to_string(),
-        "metric".to_string(),
-        "base".to_string(),
-        "head".to_string(),
-        "change".to_string(),
-        "verdict".to_string(),
-    ]];
+    render_text_within(comparison, base_name, usize::MAX)
+}
+
+/// [`render_text`] with its table fitted to `width` columns where it can be: when a row would be wider (a long
+/// benchmark name), each benchmark's name goes on a line of its own and its metrics' rows under it, indented.
+/// The context lines above the table are left as they are, for the caller to wrap.
+pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize) -> String {
+    let mut rows: Vec<(&str, [String; 5])> = Vec::new();
     for (name, row) in comparison.rows() {
-        rows.push([
-            name.to_string(),
-            metric_label(comparison, row.metric),
-            format_value(row.base),
-            format_value(row.head),
-            format_change(row),
-            verdict_text(row),
-        ]);
+        rows.push((
+            name,
+            [
+                metric_label(comparison, row.metric),
+                format_value(row.base),
+                format_value(row.head),
+                format_change(row),
+                verdict_text(row),
+            ],
+        ));
     }
-    let mut widths = [0usize; 6];
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row.iter()) {
-            *width = (*width).max(cell.chars().count());
+    let header = ["metric", "base", "head", "change", "verdict"].map(String::from);
+    let flat: Vec<Vec<String>> = std::iter::once(
+        std::iter::once("benchmark".to_string())
+            .chain(header.iter().cloned())
+            .collect(),
+    )
+    .chain(rows.iter().map(|(name, cells)| {
+        std::iter::once(name.to_string())
+            .chain(cells.iter().cloned())
+            .collect()
+    }))
+    .collect();
+    let mut table = aligned(&flat, |i| (2..=4).contains(&i));
+    if table.iter().any(|line| line.chars().count() > width) {
+        // Too wide: the names on lines of their own, the metrics under them.
+        let mut grouped: Vec<Vec<String>> = vec![
+            std::iter::once("benchmark / metric".to_string())
+                .chain(header.iter().skip(1).cloned())
+                .collect(),
+        ];
+        let mut names = Vec::new();
+        let mut last = None;
+        for (name, cells) in &rows {
+            if last != Some(*name) {
+                names.push((grouped.len(), *name));
+                last = Some(*name);
+            }
+            let mut row = cells.to_vec();
+            row[0] = format!("  {}", row[0]);
+            grouped.push(row);
+        }
+        let lines = aligned(&grouped, |i| (1..=3).contains(&i));
+        table = Vec::with_capacity(lines.len() + names.len());
+        let mut names = names.into_iter().peekable();
+        for (index, line) in lines.into_iter().enumerate() {
+            if let Some((_, name)) = names.next_if(|(at, _)| *at == index) {
+                table.push(name.to_string());
+            }
+            table.push(line);
         }
     }
     let mut out = String::new();
@@ -168,21 +205,37 @@ pub fn render_text(comparison: &Comparison, base_name: &str) -> String {
         let _ = writeln!(out, "{line}");
     }
     out.push('\n');
-    for row in &rows {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            // Names and words left-aligned, figures right-aligned.
-            if (2..=4).contains(&i) {
-                let _ = write!(line, "{cell:>width$}  ", width = widths[i]);
-            } else {
-                let _ = write!(line, "{cell:<width$}  ", width = widths[i]);
-            }
-        }
-        let _ = writeln!(out, "{}", line.trim_end());
+    for line in table {
+        let _ = writeln!(out, "{line}");
     }
     out.push('\n');
     let _ = writeln!(out, "{}", summary_line(comparison));
     out
+}
+
+/// `rows` aligned in columns two spaces apart, each as wide as its widest cell: the columns `right` says
+/// right-aligned (figures), the others left-aligned (names and words).
+fn aligned(rows: &[Vec<String>], right: impl Fn(usize) -> bool) -> Vec<String> {
+    let mut widths: Vec<usize> = Vec::new();
+    for row in rows {
+        widths.resize(widths.len().max(row.len()), 0);
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    rows.iter()
+        .map(|row| {
+            let mut line = String::new();
+            for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
+                if right(i) {
+                    let _ = write!(line, "{cell:>width$}  ");
+                } else {
+                    let _ = write!(line, "{cell:<width$}  ");
+                }
+            }
+            line.trim_end().to_string()
+        })
+        .collect()
 }
 
 /// Regressions shout in a terminal; everything else is a plain word.
@@ -408,6 +461,47 @@ mod tests {
         assert!(
             text.contains("1 benchmark(s) added, 1 benchmark(s) removed"),
             "{text}"
+        );
+    }
+
+    /// Too wide for its width (long names), the table puts each benchmark's name on a line of its own and
+    /// its metrics under it: no row is longer than the width, none is split, every verdict stays on its row.
+    #[test]
+    fn a_table_too_wide_puts_the_names_on_lines_of_their_own() {
+        let base = "bench/baseline.json at HEAD (0123456789)";
+        let wide = render_text(&mixed(), base);
+        let table_width = |text: &str| {
+            text.lines()
+                .skip_while(|l| !l.is_empty())
+                .take_while(|l| !l.starts_with(|c: char| c.is_ascii_digit()))
+                .map(|l| l.chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let full = table_width(&wide);
+        assert_eq!(render_text_within(&mixed(), base, full), wide);
+        let narrow = render_text_within(&mixed(), base, full - 1);
+        assert!(table_width(&narrow) < full, "{narrow}");
+        let lines: Vec<&str> = narrow.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| *l == "bench_crc_64")
+            .unwrap_or_else(|| panic!("no name line in\n{narrow}"));
+        assert!(
+            lines[at + 1].starts_with("  cycles (tsc cycle)")
+                && lines[at + 1].ends_with("+100.0%  REGRESSED"),
+            "{narrow}"
+        );
+        assert!(lines.contains(&"bench_malloc_free"), "{narrow}");
+        assert!(
+            narrow
+                .lines()
+                .any(|l| l.starts_with("  stack_bytes") && l.ends_with("NOT MEASURED")),
+            "{narrow}"
+        );
+        assert!(
+            narrow.starts_with(&wide[..wide.find("\n\n").unwrap()]),
+            "the context is unchanged"
         );
     }
 

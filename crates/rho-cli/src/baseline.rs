@@ -227,17 +227,19 @@ pub fn finish(
     Ok(finished)
 }
 
-/// A comparison as the terminal shows it (`--diff`, `rho bench compare`): its prose wrapped at the layout's
-/// width, or as long as it makes it with `--wide`.
+/// A comparison as the terminal shows it (`--diff`, `rho bench compare`): its table fitted to the layout's
+/// width (long names on lines of their own) and its prose wrapped there, or as wide as they make it with
+/// `--wide`.
 pub fn comparison_text(
     comparison: &Comparison,
     base_name: &str,
     layout: rho_report::Layout,
 ) -> String {
-    let text = rho_baseline::render_text(comparison, base_name);
     if layout.wide {
-        text
+        rho_baseline::render_text(comparison, base_name)
     } else {
+        // The table fitted first (a row is never wrapped), then the prose around it wrapped.
+        let text = rho_baseline::render_text_within(comparison, base_name, layout.width);
         rho_report::wrap(&text, layout.width, 2)
     }
 }
