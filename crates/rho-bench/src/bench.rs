@@ -5,10 +5,10 @@
 
 use core::hint::black_box;
 
-use crate::heap;
 #[cfg(feature = "std")]
 use crate::hosted::valgrind;
 use crate::platform::{Samples, clock, stack};
+use crate::{heap, wire};
 #[cfg(feature = "std")]
 use std::vec::Vec;
 
@@ -36,7 +36,12 @@ pub(crate) const RED_ZONE: usize = 128;
 /// rho_bench::main!(sum_1k);
 /// ```
 pub struct Bench {
-    pub(crate) name: &'static str,
+    /// The printed name: the function's, or `family/arg`.
+    pub(crate) name: wire::Name,
+    /// The function's name (a family's: RHO_BENCH_ITERATIONS_<name> and the like apply to every member).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) family: &'static str,
+    pub(crate) arg: Option<u64>,
     /// `name` with a NUL, for Callgrind's dump.
     #[cfg(feature = "std")]
     pub(crate) name_nul: Vec<u8>,
@@ -125,12 +130,15 @@ impl<T> Drop for Uncounted<T> {
 }
 
 impl Bench {
-    pub(crate) fn new(name: &'static str) -> Bench {
+    pub(crate) fn new(family: &'static str, arg: Option<u64>) -> Bench {
+        let name = wire::Name::new(family, arg);
         Bench {
             name,
+            family,
+            arg,
             #[cfg(feature = "std")]
             name_nul: {
-                let mut bytes = name.as_bytes().to_vec();
+                let mut bytes = name.as_str().as_bytes().to_vec();
                 bytes.push(0);
                 bytes
             },
@@ -177,9 +185,15 @@ impl Bench {
         }
     }
 
-    /// The benchmark's name, as reported.
+    /// The benchmark's name, as reported: a family member's is `name/ARG`.
     pub fn name(&self) -> &str {
-        self.name
+        self.name.as_str()
+    }
+
+    /// The argument of the running family member (`sum_n = [64, 256]` in [`main!`](crate::main!), an
+    /// [`Args`](crate::Args) of its [`Entry`](crate::Entry)); 0 for a benchmark that is not a family's.
+    pub fn arg(&self) -> u64 {
+        self.arg.unwrap_or(0)
     }
 
     /// One iteration does `per_iteration` units of `unit` (default: 1 `iter`), as `RHO_BENCH_UNIT`: rho

@@ -16,6 +16,54 @@ pub fn is_name(text: &str) -> bool {
     !text.is_empty() && text.len() <= 63 && text.bytes().all(is_name_byte)
 }
 
+/// A benchmark's printed name: its function's, or a family member's `FAMILY/ARG` (63 + 1 + 20 bytes at
+/// most), held without allocating so a board can print it.
+#[derive(Debug, Clone, Copy)]
+pub struct Name {
+    bytes: [u8; 84],
+    len: usize,
+}
+
+impl Name {
+    /// `family`, or `family/arg` for a member (`family` is a checked name: at most 63 bytes).
+    pub fn new(family: &str, arg: Option<u64>) -> Name {
+        let mut name = Name {
+            bytes: [0; 84],
+            len: 0,
+        };
+        let _ = name.write_str(family);
+        if let Some(arg) = arg {
+            let _ = write!(name, "/{arg}");
+        }
+        name
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl Write for Name {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        let end = self.len + text.len();
+        if end > self.bytes.len() {
+            return Err(fmt::Error);
+        }
+        self.bytes[self.len..end].copy_from_slice(text.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// `@bench NAME`, with `family=F arg=A` for a family member (version 3 on).
+pub fn bench(out: &mut impl Write, name: &Name, family: &str, arg: Option<u64>) -> fmt::Result {
+    match arg {
+        Some(arg) => writeln!(out, "@bench {} family={family} arg={arg}", name.as_str()),
+        None => writeln!(out, "@bench {}", name.as_str()),
+    }
+}
+
 /// `@rho-bench V` and `@target NAME arch= optimized= compiler=`.
 pub fn target(
     out: &mut impl Write,

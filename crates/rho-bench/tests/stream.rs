@@ -45,6 +45,13 @@ fn sorted_64(b: &mut Bench) {
     );
 }
 
+/// A family member: the sum over `b.arg()` bytes.
+fn sum_n(b: &mut Bench) {
+    let data = vec![1u8; b.arg() as usize];
+    b.unit("byte", b.arg().max(1));
+    b.iter(|| black_box(&data).iter().map(|&x| u64::from(x)).sum::<u64>());
+}
+
 fn empty(b: &mut Bench) {
     b.iter(|| ());
 }
@@ -62,6 +69,9 @@ fn stream(entries: &[Entry], settings: &Settings) -> Result<String, rho_bench::E
     };
     Ok(String::from_utf8(bytes).unwrap())
 }
+
+/// A block's name, its family and argument, and its heap peak.
+type Member<'a> = (&'a str, Option<(&'a str, u64)>, u64);
 
 #[test]
 fn the_stream_parses_and_its_exact_figures_hold() {
@@ -160,6 +170,53 @@ fn the_stream_parses_and_its_exact_figures_hold() {
     // Two loops in one benchmark is a misuse: the run stops with an error naming it.
     let error = stream(&[Entry::new("two_loops", two_loops)], &settings).unwrap_err();
     assert!(error.to_string().contains("two_loops"), "{error}");
+
+    // Families: each member its own block, `FAMILY/ARG` with `family=` and `arg=`, in registration order; a
+    // range walks lo, lo*m, ... then hi (0 is followed by 1), as RHO_BENCH_ADD_RANGE does.
+    let families = rho_bench::entries!(empty, sum_n = [64, 256], sum_n = range(0, 20, 4));
+    let run = rho_wire::parse_str(&stream(&families, &settings).unwrap()).unwrap();
+    let members: Vec<Member<'_>> = run
+        .benchmarks
+        .iter()
+        .map(|b| {
+            let family = b.family.as_ref().map(|f| (f.name.as_str(), f.arg));
+            (b.name.as_str(), family, b.heap.peak)
+        })
+        .collect();
+    assert_eq!(
+        members,
+        [
+            ("empty", None, 0),
+            ("sum_n/64", Some(("sum_n", 64)), 64),
+            ("sum_n/256", Some(("sum_n", 256)), 256),
+            ("sum_n/0", Some(("sum_n", 0)), 0),
+            ("sum_n/1", Some(("sum_n", 1)), 1),
+            ("sum_n/4", Some(("sum_n", 4)), 4),
+            ("sum_n/16", Some(("sum_n", 16)), 16),
+            ("sum_n/20", Some(("sum_n", 20)), 20),
+        ]
+    );
+    assert_eq!(
+        run.benchmarks[2].per_iteration, 256,
+        "b.unit(\"byte\", b.arg())"
+    );
+    // A filter term holding `/` picks one member.
+    let one = Settings {
+        filter: vec!["sum_n/25".to_string()],
+        ..settings.clone()
+    };
+    let run = rho_wire::parse_str(&stream(&families, &one).unwrap()).unwrap();
+    let names: Vec<&str> = run.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["sum_n/256"]);
+    // A range that cannot be walked, or an empty list, is a misuse naming the family.
+    for bad in [
+        Entry::range("sum_n", sum_n, 8, 4, 2),
+        Entry::range("sum_n", sum_n, 1, 8, 1),
+        Entry::family("sum_n", sum_n, &[]),
+    ] {
+        let error = stream(&[bad], &settings).unwrap_err();
+        assert!(error.to_string().starts_with("sum_n: a "), "{error}");
+    }
 
     // No stack region: `@stack off`.
     let off = Settings {

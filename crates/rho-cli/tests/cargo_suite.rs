@@ -1,7 +1,7 @@
 //! A `cargo:` suite through the real binary: rho builds examples/rust-bench's `example` bench target (the
 //! rho-bench crate used by path from a project of its own) with cargo, runs it, and reports its stream like
 //! any suite's. The figures checked are exact: heap bytes, stack depth, and under Callgrind the instructions
-//! of 4x the work (never a wall-clock figure).
+//! of 4x the work and the O(n) growth of a family (never a wall-clock figure).
 
 mod common;
 
@@ -67,7 +67,33 @@ fn a_cargo_suite_is_built_run_and_judged_like_any_suite() {
         let per = |name: &str| common::f64_at(bench(suite, name), "/instructions/per_iteration");
         let ratio = per("sum_4k") / per("sum_1k");
         assert!((3.5..4.5).contains(&ratio), "sum_4k / sum_1k = {ratio}");
+        // The family `sum_n = range(256, 4096, 2)` (rho_bench::main!) is fitted as a C family is: O(n).
+        let fit = common::growth_fit(suite, "sum_n", "instructions");
+        assert_eq!(fit["status"], "fitted", "{fit}");
+        assert_eq!(
+            common::best_growth(suite, "sum_n", "instructions"),
+            "n",
+            "{fit}"
+        );
     }
+    // The family's members, each a block of its own named FAMILY/ARG, in order.
+    let members: Vec<&str> = suite["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["name"].as_str())
+        .filter(|name| name.starts_with("sum_n/"))
+        .collect();
+    assert_eq!(
+        members,
+        [
+            "sum_n/256",
+            "sum_n/512",
+            "sum_n/1024",
+            "sum_n/2048",
+            "sum_n/4096"
+        ]
+    );
 }
 
 /// Whether rustc has the standard library of `triple` (`rustup target add`).

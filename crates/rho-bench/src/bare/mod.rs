@@ -188,8 +188,8 @@ pub fn exit(status: i32) -> ! {
 fn run(entries: &[Entry], build: BuildInfo) -> Result<(), &'static str> {
     let settings = Settings::compiled_in()?;
     for entry in entries {
-        if !wire::is_name(entry.name) {
-            return Err("a benchmark name is 1 to 63 of [A-Za-z0-9_.:+-]");
+        if let Some(what) = entry.misuse() {
+            return Err(what);
         }
     }
     let counter = clock::init()?;
@@ -225,25 +225,21 @@ fn run(entries: &[Entry], build: BuildInfo) -> Result<(), &'static str> {
     let mut batch_unit = 0;
     run_one(
         &settings,
-        ".overhead",
-        overhead,
+        &Entry::new(".overhead", overhead),
+        None,
         true,
         step,
         &mut batch_unit,
     )?;
     let mut ran = 0u64;
     for entry in entries {
-        if settings.selected(entry.name) {
+        entry.args.each(|arg| {
+            if !settings.selected(wire::Name::new(entry.name, arg).as_str()) {
+                return Ok(());
+            }
             ran += 1;
-            run_one(
-                &settings,
-                entry.name,
-                entry.run,
-                false,
-                step,
-                &mut batch_unit,
-            )?;
-        }
+            run_one(&settings, entry, arg, false, step, &mut batch_unit)
+        })?;
     }
     let mut out = Out::new();
     let _ = writeln!(out, "@done benchmarks={ran} dropped=0");
@@ -256,17 +252,20 @@ fn overhead(b: &mut Bench) {
 
 fn run_one(
     settings: &Settings,
-    name: &'static str,
-    function: fn(&mut Bench),
+    entry: &Entry,
+    arg: Option<u64>,
     is_overhead: bool,
     step: u64,
     batch_unit: &mut u64,
 ) -> Result<(), &'static str> {
+    let function = entry.run;
+    let mut bench = Bench::new(entry.name, arg);
+    let full = bench.name;
+    let name = full.as_str();
     {
         let mut out = Out::new();
-        let _ = writeln!(out, "@bench {name}");
+        let _ = wire::bench(&mut out, &full, entry.name, arg);
     }
-    let mut bench = Bench::new(name);
     bench.batch_unit = *batch_unit;
     bench.warmup_target = settings.warmup;
     bench.measured_target = if is_overhead {

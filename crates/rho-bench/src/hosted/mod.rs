@@ -169,10 +169,10 @@ pub fn run(
     out: &mut Sink<'_>,
 ) -> Result<(), Error> {
     for entry in entries {
-        if !wire::is_name(entry.name) {
+        if let Some(what) = entry.misuse() {
             return Err(Error::Misuse {
                 bench: entry.name.to_string(),
-                what: "a benchmark name is 1 to 63 of [A-Za-z0-9_.:+-]".to_string(),
+                what: what.to_string(),
             });
         }
     }
@@ -267,14 +267,22 @@ pub fn run(
         sizing_step,
         dumps: 0,
     };
-    run_one(&mut run, ".overhead", overhead, true, out)?;
+    run_one(
+        &mut run,
+        &Entry::new(".overhead", overhead),
+        None,
+        true,
+        out,
+    )?;
     let mut ran = 0;
     for entry in entries {
-        if !settings.selected(entry.name) {
-            continue;
-        }
-        ran += 1;
-        run_one(&mut run, entry.name, entry.run, false, out)?;
+        entry.args.each(|arg| {
+            if !settings.selected(wire::Name::new(entry.name, arg).as_str()) {
+                return Ok(());
+            }
+            ran += 1;
+            run_one(&mut run, entry, arg, false, out)
+        })?;
     }
     out.write(&format!("@done benchmarks={ran} dropped=0\n"))?;
     out.flush()
@@ -289,13 +297,16 @@ fn overhead(b: &mut Bench) {
 /// clock's step, sets the unit later batches are sized in.
 fn run_one(
     run: &mut Run<'_>,
-    name: &'static str,
-    function: fn(&mut Bench),
+    entry: &Entry,
+    arg: Option<u64>,
     is_overhead: bool,
     out: &mut Sink<'_>,
 ) -> Result<(), Error> {
     let settings = run.settings;
-    let mut bench = Bench::new(name);
+    let function = entry.run;
+    let mut bench = Bench::new(entry.name, arg);
+    let full = bench.name;
+    let name = full.as_str();
     bench.counting = run.counting;
     bench.dumps = run.dumps;
     bench.batch_unit = run.batch_unit;
@@ -308,14 +319,16 @@ fn run_one(
     if is_overhead {
         bench.batch_forced = 1;
         bench.batch_priority = 3;
-    } else if let Some(&k) = settings.batch_for.get(name) {
+    } else if let Some(&k) = settings.batch_for.get(entry.name) {
         bench.batch_forced = k;
         bench.batch_priority = 3;
     } else if settings.batch != 0 {
         bench.batch_forced = settings.batch;
         bench.batch_priority = 1;
     }
-    out.write(&format!("@bench {name}\n"))?;
+    let mut start = String::new();
+    let _ = wire::bench(&mut start, &full, entry.name, arg);
+    out.write(&start)?;
     out.flush()?;
     out.progress(name);
 
@@ -416,7 +429,7 @@ fn on_thread(
     } else {
         settings
             .iterations_for
-            .get(bench.name)
+            .get(bench.family)
             .map(|&n| settings.scaled(n, true))
     };
     let iterations = fixed.unwrap_or(settings.iterations);
