@@ -17,7 +17,7 @@ use rho_config::{ModuleConfig, Suite, TargetSpec};
 use rho_gate::config::{
     bench_env_from_config, command_jobs, load_local_config, settings_from_config, side_target,
 };
-use rho_gate::report::{noise_warnings, render_table, to_json, unmatched_budget_warnings};
+use rho_gate::report::{noise_warnings, render_table_within, to_json, unmatched_budget_warnings};
 use rho_gate::{
     GateError, GateOutcome, GateRequest, GateSettings, Job, MetricOutcome, Progress, Recipe,
     SideName, Verdict, parse_budget_override, run_gate,
@@ -520,7 +520,7 @@ fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource, args: &GateAr
         settings.describe(),
     );
     let mut text = rho_report::wrap(&header, width, 6);
-    text.push_str(&render_table(comparison));
+    text.push_str(&render_table_within(comparison, width));
     text.push('\n');
     for warning in noise_warnings(comparison) {
         text.push_str(&rho_report::wrap(&warning, width, 2));

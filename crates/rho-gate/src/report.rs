@@ -72,6 +72,12 @@ fn verdict_cell(metric: &MetricComparison) -> String {
 /// The table: metric, base, head, change, budget, noise (base/head), verdict. Base and head are each side's
 /// minimum over its runs.
 pub fn render_table(comparison: &Comparison) -> String {
+    render_table_within(comparison, usize::MAX)
+}
+
+/// [`render_table`] fitted to `width` columns where it can be: when a row would be wider (a long benchmark
+/// name), each benchmark's name goes on a line of its own and its metrics' rows under it, indented.
+pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
     let header = [
         "metric",
         "base",
@@ -107,14 +113,52 @@ pub fn render_table(comparison: &Comparison) -> String {
             verdict_cell(m),
         ]);
     }
-    let mut widths = header.map(str::len);
+    let flat: Vec<Vec<String>> = std::iter::once(header.map(String::from).to_vec())
+        .chain(rows.iter().map(|row| row.to_vec()))
+        .collect();
+    let table = aligned(&flat);
+    if table.lines().all(|l| l.chars().count() <= width) {
+        return table;
+    }
+    // Too wide: each benchmark's name (what comes before a metric name's last dot) on a line of its own, its
+    // metrics under it.
+    let mut grouped: Vec<Vec<String>> = vec![flat[0].clone()];
+    let mut names = Vec::new();
+    let mut last = None;
     for row in &rows {
+        let (group, leaf) = row[0].rsplit_once('.').unwrap_or((row[0].as_str(), ""));
+        if last != Some(group) {
+            names.push((grouped.len(), group.to_owned()));
+            last = Some(group);
+        }
+        let mut cells = row.to_vec();
+        cells[0] = format!("  {leaf}");
+        grouped.push(cells);
+    }
+    let mut names = names.into_iter().peekable();
+    let mut out = String::new();
+    for (index, line) in aligned(&grouped).lines().enumerate() {
+        if let Some((_, name)) = names.next_if(|(at, _)| *at == index) {
+            out.push_str(&name);
+            out.push('\n');
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// `rows` (the header first) in columns two spaces apart: the first and last (names, verdicts) left-aligned,
+/// the figures between right-aligned.
+fn aligned(rows: &[Vec<String>]) -> String {
+    let mut widths = vec![0usize; rows.first().map_or(0, Vec::len)];
+    for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
     }
     let mut out = String::new();
-    let mut line = |cells: &[&str]| {
+    for cells in rows {
         let mut text = String::new();
         for (i, cell) in cells.iter().enumerate() {
             let width = widths[i];
@@ -131,11 +175,6 @@ pub fn render_table(comparison: &Comparison) -> String {
         }
         out.push_str(text.trim_end());
         out.push('\n');
-    };
-    line(&header);
-    for row in &rows {
-        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
-        line(&cells);
     }
     out
 }
@@ -289,6 +328,43 @@ mod tests {
                 .iter()
                 .any(|l| l.starts_with("new_ns") && l.contains("undecided: only on head"))
         );
+    }
+
+    /// Long benchmark names: at 100 columns each benchmark's name goes on a line of its own, its metrics under
+    /// it, and no line is longer; unbounded, the table keeps a row per metric.
+    #[test]
+    fn a_table_too_wide_puts_the_benchmark_names_on_lines_of_their_own() {
+        let long = "bench_a_rather_long_benchmark_name_for_the_width_of_the_gate_table";
+        let metrics = |scale: f64| {
+            run(&[
+                (&format!("{long}.cycles_per_iter"), 800.0 * scale),
+                (&format!("{long}.stack_bytes"), 96.0),
+                ("bench_short.cycles_per_iter", 10.0),
+            ])
+        };
+        let comparison = compare(
+            &[metrics(1.0), metrics(1.0)],
+            &[metrics(2.0), metrics(2.0)],
+            &Budgets::default(),
+        );
+        let flat = render_table(&comparison);
+        assert!(flat.lines().any(|l| l.chars().count() > 100), "{flat}");
+        let fitted = render_table_within(&comparison, 100);
+        let over: Vec<&str> = fitted.lines().filter(|l| l.chars().count() > 100).collect();
+        assert!(over.is_empty(), "{fitted}");
+        let lines: Vec<&str> = fitted.lines().collect();
+        let at = lines.iter().position(|l| *l == long).expect(&fitted);
+        let rows = &lines[at + 1..at + 3];
+        assert!(
+            rows.iter()
+                .any(|l| l.starts_with("  cycles_per_iter") && l.ends_with("REGRESSED")),
+            "{fitted}"
+        );
+        assert!(
+            rows.iter().any(|l| l.starts_with("  stack_bytes")),
+            "{fitted}"
+        );
+        assert!(lines.contains(&"bench_short"), "{fitted}");
     }
 
     #[test]
