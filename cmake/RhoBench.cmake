@@ -76,7 +76,8 @@ function(rho_add_benchmark name)
       message(FATAL_ERROR "rho_add_benchmark(${name}): no board '${RHO_BENCH_PORT}' in ${RHO_BENCH_PORTS_DIR}/boards")
     endif()
     # The port compiles the harness (rho_bench_impl.c) with its start-up code and system calls.
-    set(harness "${port}/cortex-m/startup.c" "${port}/common/semihost.c" "${port}/common/rho_bench_impl.c")
+    set(harness "${port}/cortex-m/startup.c" "${port}/cortex-m/vectors.c" "${port}/common/runtime.c"
+      "${port}/common/semihost.c" "${port}/common/syscalls.c" "${port}/common/rho_bench_impl.c")
   else()
     set(harness "${CMAKE_CURRENT_BINARY_DIR}/rho_bench_${name}_impl.c")
     file(CONFIGURE OUTPUT "${harness}" CONTENT

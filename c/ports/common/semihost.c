@@ -1,19 +1,21 @@
 /*
- * Semihosting for every built-in board (Cortex-M and RISC-V): the console the wire stream goes
- * to, the exit that hands main's status to QEMU, and the handful of C-library system calls a C
- * suite can reach (malloc -> _sbrk, printf -> _write, exit -> _exit; newlib's names, which
- * picolibc's libsemihost-free build also calls). The one architecture-specific part is the trap
- * that calls the host (semihost_call).
+ * Semihosting for every port (Cortex-M and RISC-V, emulated or on a probe): a write to the host's
+ * console and the exit that hands main's status to the host (semihost.h). The one
+ * architecture-specific part is the trap that calls the host (semihost_call).
+ *
+ * The built-in boards' console and exit (port.h) are these calls as they are; a port with a console
+ * of its own (stm32h743zi: RTT, and a check for the debugger before each call) builds this file with
+ * -DRHO_PORT_OWN_CONSOLE and defines rho_port_console_write and rho_port_exit itself.
  *
  * Everything here is in its own section (-ffunction-sections) so that --gc-sections drops
  * what a suite does not call.
  */
 #include "semihost.h"
 
-#include <errno.h>
+#include "port.h"
+
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 /* Operation numbers and constants from Arm's "Semihosting for AArch32 and AArch64". */
 #define SYS_OPEN 0x01u
@@ -56,7 +58,7 @@ static uintptr_t semihost_call(uintptr_t operation, const void *argument)
  * ":tt" opened for writing is the host's console. Opened on first use; -1 until then. */
 static int console_handle = -1;
 
-int rho_port_console_write(const char *bytes, size_t len)
+int rho_port_semihost_write(const char *bytes, size_t len)
 {
     if (console_handle < 0) {
         static const char tt[] = ":tt";
@@ -79,120 +81,28 @@ int rho_port_console_write(const char *bytes, size_t len)
     return 0;
 }
 
-void rho_port_exit(int code)
+void rho_port_semihost_exit(int code)
 {
-    /* SYS_EXIT_EXTENDED carries the status (QEMU exits with it). A host that lacks it
-     * gets SYS_EXIT, which on AArch32 can only say success or failure. */
+    /* SYS_EXIT_EXTENDED carries the status (QEMU and probe-rs exit with it). A host that lacks
+     * it gets SYS_EXIT, which on AArch32 can only say success or failure. */
     const uintptr_t exit_block[2] = {ADP_STOPPED_APPLICATION_EXIT, (uintptr_t)code};
     semihost_call(SYS_EXIT_EXTENDED, exit_block);
     semihost_call(SYS_EXIT, (const void *)(code == 0 ? ADP_STOPPED_APPLICATION_EXIT
                                                       : ADP_STOPPED_RUN_TIME_ERROR));
+    rho_port_park();
+}
+
+void rho_port_park(void)
+{
     for (;;) {
-        /* No host answered: park the core. */
+        /* Nobody to hand the status to: wait for a reset or a debugger. */
+        __asm__ volatile("wfi");
     }
 }
 
-/* The harness's output hook on bare metal: the wire stream goes to the console. */
-void rho_bench_port_write(const char *bytes, unsigned long len);
-void rho_bench_port_write(const char *bytes, unsigned long len)
-{
-    (void)rho_port_console_write(bytes, (size_t)len);
-}
-
-/* ---- C library system calls ---------------------------------------------------------- */
-
-/* Declared here because the C libraries' headers do not declare the underscore versions. */
-void *_sbrk(ptrdiff_t increment);
-int _write(int fd, const char *bytes, int len);
-int _read(int fd, char *bytes, int len);
-int _close(int fd);
-int _fstat(int fd, struct stat *status);
-int _isatty(int fd);
-int _lseek(int fd, int offset, int whence);
-void _exit(int code) __attribute__((noreturn));
-int _kill(int pid, int signal);
-int _getpid(void);
-
-/* Heap bounds, from the linker script. */
-extern char __heap_start__[];
-extern char __heap_end__[];
-
-void *_sbrk(ptrdiff_t increment)
-{
-    /* malloc grows its arena through here; refuse to hand out the stack region. */
-    static char *heap_top = __heap_start__;
-    if (increment > __heap_end__ - heap_top || increment < __heap_start__ - heap_top) {
-        errno = ENOMEM;
-        return (void *)-1;
-    }
-    char *previous = heap_top;
-    heap_top += increment;
-    return previous;
-}
-
-int _write(int fd, const char *bytes, int len)
-{
-    if ((fd != 1 && fd != 2) || len < 0) {
-        errno = EBADF;
-        return -1;
-    }
-    if (rho_port_console_write(bytes, (size_t)len) != 0) {
-        errno = EIO;
-        return -1;
-    }
-    return len;
-}
-
-int _read(int fd, char *bytes, int len)
-{
-    (void)fd;
-    (void)bytes;
-    (void)len;
-    return 0; /* no input: end of file */
-}
-
-int _close(int fd)
-{
-    (void)fd;
-    errno = EBADF;
-    return -1;
-}
-
-int _fstat(int fd, struct stat *status)
-{
-    (void)fd;
-    status->st_mode = S_IFCHR; /* a terminal: newlib line-buffers it */
-    return 0;
-}
-
-int _isatty(int fd)
-{
-    return fd >= 0 && fd <= 2;
-}
-
-int _lseek(int fd, int offset, int whence)
-{
-    (void)fd;
-    (void)offset;
-    (void)whence;
-    errno = ESPIPE;
-    return -1;
-}
-
-void _exit(int code)
-{
-    rho_port_exit(code);
-}
-
-int _kill(int pid, int signal)
-{
-    (void)pid;
-    (void)signal;
-    errno = EINVAL;
-    return -1;
-}
-
-int _getpid(void)
-{
-    return 1;
-}
+#if !defined(RHO_PORT_OWN_CONSOLE)
+/* The built-in boards: the console and the exit are semihosting's, as they are. */
+int rho_port_console_write(const char *bytes, size_t len)
+    __attribute__((alias("rho_port_semihost_write")));
+void rho_port_exit(int code) __attribute__((alias("rho_port_semihost_exit")));
+#endif

@@ -10,7 +10,8 @@
  *
  * On a real board WITHOUT a debugger attached, `bkpt` escalates to a HardFault (or
  * locks the core up): do not ship firmware that calls these. For a board, write the
- * stream to a UART or an RTT buffer instead (see ../README.md, "Adding a board").
+ * stream to a UART or an RTT buffer instead (see ../README.md, "Adding a board", and
+ * ../stm32h743zi/console.c).
  */
 #ifndef RHO_PORT_SEMIHOST_H
 #define RHO_PORT_SEMIHOST_H
@@ -19,9 +20,13 @@
 
 /* Write len bytes to the host console (QEMU's semihosting console). Returns 0 when all
  * bytes were written, -1 otherwise. */
-int rho_port_console_write(const char *bytes, size_t len);
+int rho_port_semihost_write(const char *bytes, size_t len);
 
-/* Stop the program and make the host exit with status `code` (QEMU exits with it). */
-void rho_port_exit(int code) __attribute__((noreturn));
+/* Make the host exit with status `code` (QEMU and probe-rs exit with it); when no host answers,
+ * park the core (rho_port_park). */
+void rho_port_semihost_exit(int code) __attribute__((noreturn));
+
+/* Park the core for good (`wfi` in a loop). */
+void rho_port_park(void) __attribute__((noreturn));
 
 #endif

@@ -1,7 +1,16 @@
 /*
- * The STM32H743ZI port's console (SEGGER RTT, or semihosting with CONSOLE=semihosting), its
- * exit (semihosting), and the newlib system calls a C suite can reach (malloc -> _sbrk,
- * printf -> _write, exit -> _exit). See console.h.
+ * The STM32H743ZI port's console and exit (common/port.h): the system calls over them, and the
+ * semihosting calls themselves, are every port's (../common/syscalls.c, ../common/semihost.c, built
+ * here with -DRHO_PORT_OWN_CONSOLE).
+ *
+ * The console is SEGGER RTT's up-channel 0 ("Terminal") by default: a ring buffer in DTCM that
+ * the debug probe reads while the core runs (`probe-rs run` prints it). Built with
+ * CONSOLE=semihosting (-DRHO_PORT_CONSOLE_SEMIHOSTING) it is the semihosting console instead
+ * (`bkpt 0xAB` per write: slower, but what QEMU and OpenOCD show too).
+ *
+ * The exit is semihosting's SYS_EXIT_EXTENDED, which `probe-rs run` (and QEMU) turn into their
+ * own exit status. Without a debugger attached (DHCSR.C_DEBUGEN clear) neither talks to anyone:
+ * writes are dropped instead of blocking, and the exit parks the core.
  *
  * RTT: the control block `_SEGGER_RTT` (the symbol name probe-rs, J-Link and OpenOCD look up in
  * the ELF, or scan RAM for the block's ID) describes one up-buffer. The target writes at WrOff,
@@ -11,12 +20,11 @@
  * block lives in .bss, which the linker script puts in DTCM: not cached, so the probe's reads
  * see what the core wrote without cache maintenance.
  */
-#include "console.h"
+#include "../common/port.h"
+#include "../common/semihost.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 /* Debug Halting Control and Status Register: C_DEBUGEN (bit 0) is set while a debugger has
  * halting debug enabled, which a probe running the program (probe-rs run, OpenOCD) has. */
@@ -31,52 +39,14 @@ static int debugger_attached(void)
 #endif
 }
 
-/* ---- semihosting (the exit always; the console with CONSOLE=semihosting) --------------- */
-
-/* Operation numbers and constants from Arm's "Semihosting for AArch32 and AArch64". */
-#define SYS_OPEN 0x01u
-#define SYS_WRITE 0x05u
-#define SYS_EXIT 0x18u
-#define SYS_EXIT_EXTENDED 0x20u
-#define ADP_STOPPED_APPLICATION_EXIT 0x20026u
-#define ADP_STOPPED_RUN_TIME_ERROR 0x20023u
-#define OPEN_MODE_WRITE 4u /* fopen mode "w" */
-
-static uintptr_t semihost_call(uintptr_t operation, const void *argument)
-{
-    register uintptr_t r0 __asm__("r0") = operation;
-    register const void *r1 __asm__("r1") = argument;
-    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
-
 #if defined(RHO_PORT_CONSOLE_SEMIHOSTING)
-
-static int console_handle = -1;
 
 int rho_port_console_write(const char *bytes, size_t len)
 {
     if (!debugger_attached()) {
         return -1; /* a bkpt with nobody to answer it would fault */
     }
-    if (console_handle < 0) {
-        static const char tt[] = ":tt";
-        const uintptr_t open_block[3] = {(uintptr_t)tt, OPEN_MODE_WRITE, sizeof tt - 1};
-        console_handle = (int)semihost_call(SYS_OPEN, open_block);
-        if (console_handle < 0) {
-            return -1;
-        }
-    }
-    while (len > 0) {
-        const uintptr_t write_block[3] = {(uintptr_t)console_handle, (uintptr_t)bytes, len};
-        const size_t unwritten = (size_t)semihost_call(SYS_WRITE, write_block);
-        if (unwritten >= len) {
-            return -1;
-        }
-        bytes += len - unwritten;
-        len = unwritten;
-    }
-    return 0;
+    return rho_port_semihost_write(bytes, len);
 }
 
 static void console_drain(void)
@@ -196,117 +166,7 @@ void rho_port_exit(int code)
 {
     console_drain();
     if (debugger_attached()) {
-        /* SYS_EXIT_EXTENDED carries the status (probe-rs and QEMU exit with it); a host without
-         * it gets SYS_EXIT, which on AArch32 says success or failure only. */
-        const uintptr_t exit_block[2] = {ADP_STOPPED_APPLICATION_EXIT, (uintptr_t)code};
-        semihost_call(SYS_EXIT_EXTENDED, exit_block);
-        semihost_call(SYS_EXIT, (const void *)(code == 0 ? ADP_STOPPED_APPLICATION_EXIT
-                                                          : ADP_STOPPED_RUN_TIME_ERROR));
+        rho_port_semihost_exit(code); /* parks the core if the probe does not end the run */
     }
-    for (;;) {
-        __asm__ volatile("wfi");
-    }
-}
-
-/* The harness's output hook on bare metal: the wire stream goes to the console. */
-void rho_bench_port_write(const char *bytes, unsigned long len);
-void rho_bench_port_write(const char *bytes, unsigned long len)
-{
-    (void)rho_port_console_write(bytes, (size_t)len);
-}
-
-/* ---- newlib system calls ------------------------------------------------------------ */
-
-void *_sbrk(ptrdiff_t increment);
-int _write(int fd, const char *bytes, int len);
-int _read(int fd, char *bytes, int len);
-int _close(int fd);
-int _fstat(int fd, struct stat *status);
-int _isatty(int fd);
-int _lseek(int fd, int offset, int whence);
-void _exit(int code) __attribute__((noreturn));
-int _kill(int pid, int signal);
-int _getpid(void);
-
-/* Heap bounds, from the linker script: all of AXI SRAM. */
-extern char __heap_start__[];
-extern char __heap_end__[];
-
-void *_sbrk(ptrdiff_t increment)
-{
-    static char *heap_top = __heap_start__;
-    if (increment > __heap_end__ - heap_top || increment < __heap_start__ - heap_top) {
-        errno = ENOMEM;
-        return (void *)-1;
-    }
-    char *previous = heap_top;
-    heap_top += increment;
-    return previous;
-}
-
-int _write(int fd, const char *bytes, int len)
-{
-    if ((fd != 1 && fd != 2) || len < 0) {
-        errno = EBADF;
-        return -1;
-    }
-    if (rho_port_console_write(bytes, (size_t)len) != 0) {
-        errno = EIO;
-        return -1;
-    }
-    return len;
-}
-
-int _read(int fd, char *bytes, int len)
-{
-    (void)fd;
-    (void)bytes;
-    (void)len;
-    return 0;
-}
-
-int _close(int fd)
-{
-    (void)fd;
-    errno = EBADF;
-    return -1;
-}
-
-int _fstat(int fd, struct stat *status)
-{
-    (void)fd;
-    status->st_mode = S_IFCHR;
-    return 0;
-}
-
-int _isatty(int fd)
-{
-    return fd >= 0 && fd <= 2;
-}
-
-int _lseek(int fd, int offset, int whence)
-{
-    (void)fd;
-    (void)offset;
-    (void)whence;
-    errno = ESPIPE;
-    return -1;
-}
-
-void _exit(int code)
-{
-    rho_port_exit(code);
-}
-
-int _kill(int pid, int signal)
-{
-    (void)pid;
-    (void)signal;
-    errno = EINVAL;
-    return -1;
-}
-
-int _getpid(void)
-{
-    return 1;
+    rho_port_park();
 }

@@ -4,8 +4,8 @@
  *
  *   1. the core loads the initial stack pointer (word 0 of the vector table, the top of DTCM)
  *      and jumps to Reset_Handler (word 1); the part boots from FLASH at 0x08000000;
- *   2. Reset_Handler points VTOR at this table, enables the FPU (CP10/CP11), enables the DWT
- *      cycle counter (DEMCR.TRCENA, the CoreSight lock-access key the M7 needs, CYCCNTENA),
+ *   2. Reset_Handler points VTOR at the vector table, enables the FPU (CP10/CP11), enables the
+ *      DWT cycle counter (DEMCR.TRCENA, the CoreSight lock-access key the M7 needs, CYCCNTENA),
  *      copies .itcm and .data from FLASH, zeroes .bss, enables the I-cache and the D-cache,
  *      runs constructors and calls main;
  *   3. main's return value goes to exit(), whose _exit waits for the probe to read the console
@@ -17,27 +17,20 @@
  * 400 or 480 MHz adds its PLL set-up (supply, voltage scale, flash latency, PLL1, switch) before
  * main and builds with CPU_HZ to match.
  *
- * Any fault or unexpected interrupt lands in fault_report(), which prints one line and exits with
- * status RHO_PORT_FAULT_STATUS: a crash is an error, never a hang.
+ * What this part shares with the built-in Cortex-M boards is theirs, not copied: the vector table
+ * and the fault report (../cortex-m/vectors.c, with RHO_PORT_IRQ_COUNT=150 from the Makefile: the
+ * H743's external interrupts, positions 0..149 in RM0433), the .data/.bss set-up and the call of
+ * main (../common/runtime.c), the system calls (../common/syscalls.c) and the semihosting calls
+ * (../common/semihost.c). Any fault or unexpected interrupt lands in the fault report, which prints
+ * one line and exits with status 134: a crash is an error, never a hang.
  */
-#include "console.h"
+#include "../common/port.h"
 
 #include <stdint.h>
-#include <stdlib.h>
-
-#define RHO_PORT_FAULT_STATUS 134
-
-/* The H743's external interrupts: positions 0..149 (RM0433, the NVIC's vector table). */
-#define IRQ_COUNT 150
 
 /* System control space (ARMv7-M Architecture Reference Manual, B3.2; Cortex-M7 TRM). */
 #define REG(address) (*(volatile uint32_t *)(address))
-#define SCB_VTOR REG(0xE000ED08u)
 #define SCB_CCR REG(0xE000ED14u)      /* configuration and control: IC, DC */
-#define SCB_CFSR REG(0xE000ED28u)
-#define SCB_HFSR REG(0xE000ED2Cu)
-#define SCB_MMFAR REG(0xE000ED34u)
-#define SCB_BFAR REG(0xE000ED38u)
 #define SCB_CPACR REG(0xE000ED88u)
 #define SCB_CCSIDR REG(0xE000ED80u)   /* cache size of the level CSSELR selects */
 #define SCB_CSSELR REG(0xE000ED84u)
@@ -51,75 +44,13 @@
 #define CCR_DC (1u << 16)
 #define CCR_IC (1u << 17)
 
-/* Symbols from stm32h743zi.ld. */
+/* The code for the ITCM, from stm32h743zi.ld (.data and .bss: common/runtime.c). */
 extern uint32_t __itcm_start__[];
 extern uint32_t __itcm_end__[];
 extern const uint32_t __itcm_load__[];
-extern uint32_t __data_start__[];
-extern uint32_t __data_end__[];
-extern const uint32_t __data_load__[];
-extern uint32_t __bss_start__[];
-extern uint32_t __bss_end__[];
-extern uint32_t __stack_top__[];
-extern void (*const __preinit_array_start[])(void);
-extern void (*const __preinit_array_end[])(void);
-extern void (*const __init_array_start[])(void);
-extern void (*const __init_array_end[])(void);
-
-int main(int argc, char **argv);
 
 void Reset_Handler(void) __attribute__((noreturn));
-void Fault_Handler(void) __attribute__((naked));
-void fault_report(const uint32_t *frame, uint32_t exc_return) __attribute__((noreturn, used));
-
-/* Every exception but reset defaults to the fault report; a board's code overrides one by
- * defining a function of the same name (they are weak aliases). */
-#define WEAK_FAULT __attribute__((weak, alias("Fault_Handler")))
-void NMI_Handler(void) WEAK_FAULT;
-void BusFault_Handler(void) WEAK_FAULT;
-void UsageFault_Handler(void) WEAK_FAULT;
-void SVC_Handler(void) WEAK_FAULT;
-void DebugMon_Handler(void) WEAK_FAULT;
-void PendSV_Handler(void) WEAK_FAULT;
-/* SysTick, HardFault and MemManage go to the harness as in the mps2-an386 port: SysTick's
- * handler counts the counter's wraps when the harness falls back to SysTick (on this part DWT
- * works, so it does not), and rho_bench_fault_handler turns a fault on the MPU guard below a
- * benchmark's painted stack into "overran" and hands any other to rho_bench_port_fault_handler,
- * the report below. rho/bench.h checks both entries before relying on them. */
-void rho_bench_systick_handler(void) WEAK_FAULT;
-void rho_bench_fault_handler(void) WEAK_FAULT;
-void rho_bench_port_fault_handler(void) __attribute__((alias("Fault_Handler")));
-void Irq_Handler(void) WEAK_FAULT;
-
-typedef void (*handler_t)(void);
-struct vector_table {
-    void *initial_sp;
-    handler_t system[15];     /* exceptions 1..15 */
-    handler_t irq[IRQ_COUNT]; /* exceptions 16.. */
-};
-
-#define IRQ_X2 Irq_Handler, Irq_Handler
-#define IRQ_X8 IRQ_X2, IRQ_X2, IRQ_X2, IRQ_X2
-#define IRQ_X32 IRQ_X8, IRQ_X8, IRQ_X8, IRQ_X8
-__attribute__((section(".vectors"), used)) static const struct vector_table vectors = {
-    __stack_top__,
-    {
-        Reset_Handler,
-        NMI_Handler,
-        rho_bench_fault_handler, /* HardFault */
-        rho_bench_fault_handler, /* MemManage */
-        BusFault_Handler,
-        UsageFault_Handler,
-        0, 0, 0, 0, /* reserved */
-        SVC_Handler,
-        DebugMon_Handler,
-        0, /* reserved */
-        PendSV_Handler,
-        rho_bench_systick_handler,
-    },
-    /* The part's peripherals, none enabled by this port: 4 x 32 + 2 x 8 + 3 x 2 = 150. */
-    {IRQ_X32, IRQ_X32, IRQ_X32, IRQ_X32, IRQ_X8, IRQ_X8, IRQ_X2, IRQ_X2, IRQ_X2},
-};
+void rho_port_vectors_install(void); /* ../cortex-m/vectors.c */
 
 static void barriers(void)
 {
@@ -167,7 +98,7 @@ static void cycle_counter_enable(void)
 
 void Reset_Handler(void)
 {
-    SCB_VTOR = (uint32_t)&vectors;
+    rho_port_vectors_install();
 #if defined(__ARM_FP)
     /* Built for the FPU (-mfpu=fpv5-d16): full access to CP10 and CP11 before any
      * floating-point instruction runs, or the first one is a UsageFault (NOCP). */
@@ -176,80 +107,14 @@ void Reset_Handler(void)
     barriers();
     cycle_counter_enable();
 
-    /* Code for the ITCM and initialised data: copy their images out of FLASH. */
+    /* Code for the ITCM: copy its image out of FLASH; then .data and .bss. */
     const uint32_t *from = __itcm_load__;
     for (uint32_t *to = __itcm_start__; to < __itcm_end__;) {
         *to++ = *from++;
     }
-    from = __data_load__;
-    for (uint32_t *to = __data_start__; to < __data_end__;) {
-        *to++ = *from++;
-    }
-    for (uint32_t *to = __bss_start__; to < __bss_end__;) {
-        *to++ = 0;
-    }
+    rho_port_init_memory();
     barriers();
     caches_enable();
 
-    for (void (*const *init)(void) = __preinit_array_start; init < __preinit_array_end; ++init) {
-        (*init)();
-    }
-    for (void (*const *init)(void) = __init_array_start; init < __init_array_end; ++init) {
-        (*init)();
-    }
-
-    static char program_name[] = "bench";
-    static char *argv[] = {program_name, 0};
-    exit(main(1, argv));
-}
-
-/* Entered on any fault or unexpected exception: pass the stacked frame (on whichever stack
- * EXC_RETURN's bit 2 names) to fault_report. Naked: no prologue touches the stack first. */
-void Fault_Handler(void)
-{
-    __asm__ volatile("tst lr, #4\n\t"
-                     "ite eq\n\t"
-                     "mrseq r0, msp\n\t"
-                     "mrsne r0, psp\n\t"
-                     "mov r1, lr\n\t"
-                     "b fault_report\n\t");
-}
-
-static char *append_text(char *out, const char *text)
-{
-    while (*text != '\0') {
-        *out++ = *text++;
-    }
-    return out;
-}
-
-static char *append_hex(char *out, const char *label, uint32_t value)
-{
-    static const char digits[] = "0123456789abcdef";
-    out = append_text(out, label);
-    for (int shift = 28; shift >= 0; shift -= 4) {
-        *out++ = digits[(value >> shift) & 0xFu];
-    }
-    return out;
-}
-
-void fault_report(const uint32_t *frame, uint32_t exc_return)
-{
-    uint32_t ipsr;
-    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
-
-    /* One line that a wire-stream reader treats as noise; the exit status says it crashed. */
-    char line[160];
-    char *out = append_text(line, "rho-port: fault");
-    out = append_hex(out, " exception=0x", ipsr & 0x1FFu);
-    out = append_hex(out, " pc=0x", frame[6]);
-    out = append_hex(out, " lr=0x", frame[5]);
-    out = append_hex(out, " cfsr=0x", SCB_CFSR);
-    out = append_hex(out, " hfsr=0x", SCB_HFSR);
-    out = append_hex(out, " mmfar=0x", SCB_MMFAR);
-    out = append_hex(out, " bfar=0x", SCB_BFAR);
-    out = append_hex(out, " exc_return=0x", exc_return);
-    *out++ = '\n';
-    (void)rho_port_console_write(line, (size_t)(out - line));
-    rho_port_exit(RHO_PORT_FAULT_STATUS);
+    rho_port_run_main();
 }

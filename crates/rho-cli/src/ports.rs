@@ -16,6 +16,14 @@ pub const BOARDS: &[&str] = rho_config::BUILTIN_BOARDS;
 pub(crate) const PORT_FILES: &[(&str, &str)] = &[
     ("Makefile", include_str!("../../../c/ports/Makefile")),
     (
+        "common/port.h",
+        include_str!("../../../c/ports/common/port.h"),
+    ),
+    (
+        "common/runtime.c",
+        include_str!("../../../c/ports/common/runtime.c"),
+    ),
+    (
         "common/semihost.c",
         include_str!("../../../c/ports/common/semihost.c"),
     ),
@@ -24,12 +32,28 @@ pub(crate) const PORT_FILES: &[(&str, &str)] = &[
         include_str!("../../../c/ports/common/semihost.h"),
     ),
     (
+        "common/syscalls.c",
+        include_str!("../../../c/ports/common/syscalls.c"),
+    ),
+    (
+        "common/settings.mk",
+        include_str!("../../../c/ports/common/settings.mk"),
+    ),
+    (
+        "common/rules.mk",
+        include_str!("../../../c/ports/common/rules.mk"),
+    ),
+    (
         "common/rho_bench_impl.c",
         include_str!("../../../c/ports/common/rho_bench_impl.c"),
     ),
     (
         "cortex-m/startup.c",
         include_str!("../../../c/ports/cortex-m/startup.c"),
+    ),
+    (
+        "cortex-m/vectors.c",
+        include_str!("../../../c/ports/cortex-m/vectors.c"),
     ),
     (
         "cortex-m/sections.ld",

@@ -906,6 +906,8 @@ fn check_suite_files(config: &ModuleConfig) -> Result<(), rho_config::ConfigErro
 /// A port of its own (`files`) written under `ports/dir`, and the shell command that builds the suite with its
 /// Makefile, the settings and flags from the environment.
 fn port_build(ports: &Path, dir: &str, files: &[(&str, &str)]) -> anyhow::Result<String> {
+    // What every port shares (c/ports/common, the Cortex-M vector table), beside the port's own files.
+    crate::ports::write_ports(ports)?;
     let port = ports.join(dir);
     std::fs::create_dir_all(&port).with_context(|| format!("cannot create {}", port.display()))?;
     for (file, text) in files {
@@ -960,20 +962,16 @@ pub fn builtin_commands(name: &str, ports: &Path) -> anyhow::Result<Option<(Stri
     Ok(Some((build, run)))
 }
 
-/// The aarch64-linux port (a Makefile for the cross compiler, and the harness's implementation unit), embedded.
-pub(crate) const AARCH64_LINUX_PORT: [(&str, &str); 2] = [
-    (
-        "Makefile",
-        include_str!("../../../c/ports/aarch64-linux/Makefile"),
-    ),
-    (
-        "rho_bench_impl.c",
-        include_str!("../../../c/ports/aarch64-linux/rho_bench_impl.c"),
-    ),
-];
+/// The aarch64-linux port (a Makefile for the cross compiler), embedded; it builds with `c/ports/common`'s harness
+/// unit and rules, which `write_ports` lays beside it.
+pub(crate) const AARCH64_LINUX_PORT: [(&str, &str); 1] = [(
+    "Makefile",
+    include_str!("../../../c/ports/aarch64-linux/Makefile"),
+)];
 
-/// The stm32h743zi port (NUCLEO-H743ZI, Cortex-M7), embedded.
-pub(crate) const STM32H743ZI_PORT: [(&str, &str); 7] = [
+/// The stm32h743zi port (NUCLEO-H743ZI, Cortex-M7), embedded; it shares `c/ports/common` and
+/// `c/ports/cortex-m/vectors.c` with the built-in boards, which `write_ports` lays beside it.
+pub(crate) const STM32H743ZI_PORT: [(&str, &str); 5] = [
     (
         "Makefile",
         include_str!("../../../c/ports/stm32h743zi/Makefile"),
@@ -985,14 +983,6 @@ pub(crate) const STM32H743ZI_PORT: [(&str, &str); 7] = [
     (
         "console.c",
         include_str!("../../../c/ports/stm32h743zi/console.c"),
-    ),
-    (
-        "console.h",
-        include_str!("../../../c/ports/stm32h743zi/console.h"),
-    ),
-    (
-        "rho_bench_impl.c",
-        include_str!("../../../c/ports/stm32h743zi/rho_bench_impl.c"),
     ),
     (
         "stm32h743zi.ld",

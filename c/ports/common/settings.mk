@@ -1,0 +1,40 @@
+# What every bare-metal port's Makefile shares before its rules (c/ports/Makefile for the built-in
+# boards, stm32h743zi/Makefile): the harness's settings and the compiler and linker flags.
+# common/rules.mk has the rules.
+
+# The bytes the harness paints below the stack pointer: RHO_BENCH_STACK_BYTES, else a
+# -DRHO_BENCH_STACK_BYTES=N in EXTRA_CFLAGS (how `rho bench --cflags` passes it), else bench.h's
+# bare-metal default (2048). Only used to check, at link time, that it fits.
+STACK_BYTES_FLAG := $(lastword $(patsubst -DRHO_BENCH_STACK_BYTES=%,%,\
+                      $(filter -DRHO_BENCH_STACK_BYTES=%,$(EXTRA_CFLAGS))))
+PAINT_BYTES := $(strip $(if $(RHO_BENCH_STACK_BYTES),$(RHO_BENCH_STACK_BYTES),\
+                 $(if $(STACK_BYTES_FLAG),$(STACK_BYTES_FLAG),2048)))
+
+# The harness's settings as -D defines, for a bare-metal port (a board has no environment).
+SETTING_DEFINES := \
+          $(if $(RHO_BENCH_ITERATIONS),-DRHO_BENCH_ITERATIONS=$(RHO_BENCH_ITERATIONS)) \
+          $(if $(RHO_BENCH_WARMUP),-DRHO_BENCH_WARMUP=$(RHO_BENCH_WARMUP)) \
+          $(if $(RHO_BENCH_SCALE),-DRHO_BENCH_SCALE=$(RHO_BENCH_SCALE)) \
+          $(if $(RHO_BENCH_STACK_BYTES),-DRHO_BENCH_STACK_BYTES=$(RHO_BENCH_STACK_BYTES)) \
+          $(if $(RHO_BENCH_TIME_CAP_MS),-DRHO_BENCH_TIME_CAP_MS=$(RHO_BENCH_TIME_CAP_MS)) \
+          $(if $(RHO_BENCH_FILTER),-DRHO_BENCH_FILTER=$(RHO_BENCH_FILTER)) \
+          $(if $(RHO_BENCH_BATCH),-DRHO_BENCH_BATCH=$(RHO_BENCH_BATCH))
+
+# The compiler and linker flags of a bare-metal port, from what its Makefile sets (before or after
+# including this file: these are expanded when used): ARCH_FLAGS (the core), CPU_HZ, TARGET_NAME,
+# PORT_CFLAGS (the port's or the board's own defines), MAP, STACK_SIZE; EXTRA_CFLAGS and
+# EXTRA_LDFLAGS are the user's. What C and C++ share; each language adds its own in front and
+# EXTRA_CFLAGS behind.
+WARN_FLAGS := -Wall -Wextra -Werror -pedantic
+CXX_FLAGS ?= -fno-exceptions -fno-rtti -fno-threadsafe-statics
+COMMON_FLAGS = -Os -g $(ARCH_FLAGS) $(WARN_FLAGS) -ffunction-sections -fdata-sections \
+          -I$(RHO_BENCH_INCLUDE) -DRHO_BENCH_CPU_HZ=$(CPU_HZ) -DRHO_BENCH_TARGET=$(TARGET_NAME) \
+          $(PORT_CFLAGS) $(SETTING_DEFINES)
+CFLAGS = -std=c99 $(COMMON_FLAGS) $(EXTRA_CFLAGS)
+CXXFLAGS = $(CXX_FLAGS) $(COMMON_FLAGS) $(EXTRA_CFLAGS)
+# Dropping what nothing calls, the map, and the stack region with the painted bytes the linker
+# script checks against it.
+LINK_FLAGS = -Wl,--gc-sections -Wl,-Map=$(MAP) -Wl,--defsym=__stack_size=$(STACK_SIZE) \
+           -Wl,--defsym=__rho_bench_stack_bytes=$(PAINT_BYTES)
+# After every source and object, where the linker looks for what they still need.
+LDLIBS = $(EXTRA_LDFLAGS) -lm
