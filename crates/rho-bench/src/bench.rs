@@ -7,7 +7,8 @@ use core::hint::black_box;
 
 #[cfg(feature = "std")]
 use crate::hosted::valgrind;
-use crate::platform::{Samples, clock, stack};
+use crate::platform::{Samples, clock};
+use crate::stack;
 use crate::{heap, wire};
 #[cfg(feature = "std")]
 use std::vec::Vec;
@@ -39,7 +40,6 @@ pub struct Bench {
     /// The printed name: the function's, or `family/arg`.
     pub(crate) name: wire::Name,
     /// The function's name (a family's: RHO_BENCH_ITERATIONS_<name> and the like apply to every member).
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) family: &'static str,
     pub(crate) arg: Option<u64>,
     /// `name` with a NUL, for Callgrind's dump.
@@ -293,6 +293,49 @@ impl Bench {
             cycles_stop = clock::cycles_stop();
             time_stop = clock::time_now();
             outputs.0.clear();
+        }
+    }
+
+    /// Runs the benchmark (`body`) with the heap counters restarted and `region`, the stack region painted
+    /// below the caller's frame, scanned after it; the stack figure.
+    #[inline(always)]
+    pub(crate) fn measure(
+        &mut self,
+        region: Option<&stack::Region>,
+        body: impl FnOnce(&mut Bench),
+    ) -> wire::Stack {
+        if let Some(region) = region {
+            self.region_limit = region.limit();
+        }
+        heap::restart_peak();
+        self.heap_base = heap::snapshot();
+        self.heap_start = self.heap_base;
+        body(self);
+        self.heap_end = heap::snapshot();
+        region.map_or(wire::Stack::Off, |region| {
+            region
+                .scan()
+                .map_or(wire::Stack::Overrun, wire::Stack::Bytes)
+        })
+    }
+
+    /// What closes the block (`@stack`, `@heap`, `@end`) once the benchmark returned: the heap figures are
+    /// net of what was live when it started, its counts those of the measured iterations.
+    pub(crate) fn block_end(&self, stack: wire::Stack) -> wire::BlockEnd<'_> {
+        let (end, base) = (self.heap_end, self.heap_base);
+        wire::BlockEnd {
+            name: self.name.as_str(),
+            stack,
+            heap_peak: end.peak.saturating_sub(base.live) as u64,
+            heap_live: end.live.saturating_sub(base.live) as u64,
+            allocs: end.allocs.saturating_sub(self.heap_start.allocs) as u64,
+            frees: end.frees.saturating_sub(self.heap_start.frees) as u64,
+            iterations: self.measured_done,
+            warmup: self.warmup_done,
+            capped: self.capped,
+            unit: self.unit,
+            per_iteration: self.per_iteration,
+            batch: self.batch.max(1),
         }
     }
 

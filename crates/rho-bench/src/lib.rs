@@ -71,6 +71,7 @@ use hosted as platform;
 mod bare;
 #[cfg(all(not(feature = "std"), feature = "cortex-m"))]
 use bare as platform;
+mod stack;
 mod wire;
 
 #[cfg(all(not(feature = "std"), feature = "cortex-m"))]

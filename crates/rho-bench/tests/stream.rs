@@ -19,16 +19,10 @@ fn vec_1000(b: &mut Bench) {
     b.iter(|| Vec::<u8>::with_capacity(1000));
 }
 
-/// Nine frames of at least 1 KiB each.
-#[inline(never)]
-fn recurse(depth: u32) -> u64 {
-    let mut frame = [0u8; 1024];
-    black_box(&mut frame);
-    if depth <= 1 {
-        return u64::from(frame[0]);
-    }
-    recurse(depth - 1) + u64::from(black_box(&frame)[1023])
-}
+// The example suite's recursion of 1 KiB frames, the same code.
+#[path = "../../../examples/rust-bench/benches/frames/mod.rs"]
+mod frames;
+use frames::recurse;
 
 fn deep_9k(b: &mut Bench) {
     b.iter(|| recurse(black_box(9)));

@@ -10,6 +10,9 @@ use core::hint::black_box;
 
 use rho_bench::Bench;
 
+mod frames;
+use frames::recurse;
+
 #[cfg(not(target_os = "none"))]
 #[global_allocator]
 static ALLOC: rho_bench::CountingAlloc = rho_bench::CountingAlloc::system();
@@ -41,17 +44,6 @@ fn sum_n(b: &mut Bench) {
 #[cfg(not(target_os = "none"))]
 fn vec_1000(b: &mut Bench) {
     b.iter(|| Vec::<u8>::with_capacity(black_box(1000)));
-}
-
-/// One frame of at least 1 KiB per level.
-#[inline(never)]
-fn recurse(depth: u32) -> u64 {
-    let mut frame = [0u8; 1024];
-    black_box(&mut frame);
-    if depth <= 1 {
-        return u64::from(frame[0]);
-    }
-    recurse(depth - 1) + u64::from(black_box(&frame)[1023])
 }
 
 fn recurse_9(b: &mut Bench) {

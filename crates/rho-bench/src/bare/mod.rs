@@ -9,13 +9,13 @@
 //! unknown). `rho bench --target mps2-an386` sets them when it builds a `cargo:` suite.
 
 pub mod clock;
-pub mod stack;
 
 use core::fmt::Write as _;
 
 use crate::bench::Bench;
-use crate::wire::{self, BlockEnd, Stack};
-use crate::{BuildInfo, Entry, heap};
+use crate::stack;
+use crate::wire;
+use crate::{BuildInfo, Entry};
 
 /// The largest batch the harness chooses by itself.
 pub(crate) const BATCH_MAX: u64 = 1024;
@@ -260,11 +260,9 @@ fn run_one(
 ) -> Result<(), &'static str> {
     let function = entry.run;
     let mut bench = Bench::new(entry.name, arg);
-    let full = bench.name;
-    let name = full.as_str();
     {
         let mut out = Out::new();
-        let _ = wire::bench(&mut out, &full, entry.name, arg);
+        let _ = wire::bench(&mut out, &bench.name, bench.family, bench.arg);
     }
     bench.batch_unit = *batch_unit;
     bench.warmup_target = settings.warmup;
@@ -283,24 +281,10 @@ fn run_one(
         bench.batch_forced = settings.batch;
         bench.batch_priority = 1;
     }
-    let region = if settings.stack_bytes > 0 {
-        let region =
-            stack::Region::paint_below(clock::stack_pointer(), settings.stack_bytes as usize);
-        bench.region_limit = region.limit();
-        Some(region)
-    } else {
-        None
-    };
-    heap::restart_peak();
-    bench.heap_base = heap::snapshot();
-    bench.heap_start = bench.heap_base;
-    function(&mut bench);
-    bench.heap_end = heap::snapshot();
+    let region = (settings.stack_bytes > 0)
+        .then(|| stack::Region::paint_below(clock::stack_pointer(), settings.stack_bytes as usize));
+    let stack = bench.measure(region.as_ref(), function);
     bench.samples.flush();
-    let stack = match &region {
-        Some(region) => region.scan().map_or(Stack::Overrun, Stack::Bytes),
-        None => Stack::Off,
-    };
     if let Some(what) = bench.misuse {
         return Err(what);
     }
@@ -310,25 +294,8 @@ fn run_one(
     if is_overhead && bench.single_min != u64::MAX {
         *batch_unit = bench.single_min.max(step.max(1));
     }
-    let (end, base) = (bench.heap_end, bench.heap_base);
     let mut out = Out::new();
-    let _ = wire::block_end(
-        &mut out,
-        &BlockEnd {
-            name,
-            stack,
-            heap_peak: end.peak.saturating_sub(base.live) as u64,
-            heap_live: end.live.saturating_sub(base.live) as u64,
-            allocs: end.allocs.saturating_sub(bench.heap_start.allocs) as u64,
-            frees: end.frees.saturating_sub(bench.heap_start.frees) as u64,
-            iterations: bench.measured_done,
-            warmup: bench.warmup_done,
-            capped: bench.capped,
-            unit: bench.unit,
-            per_iteration: bench.per_iteration,
-            batch: bench.batch.max(1),
-        },
-    );
+    let _ = wire::block_end(&mut out, &bench.block_end(stack));
     Ok(())
 }
 

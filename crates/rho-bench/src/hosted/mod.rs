@@ -13,7 +13,7 @@ use crate::bench::{Bench, Uncounted};
 
 /// The sample buffer of a hosted run.
 pub(crate) type Samples = Uncounted<[u64; 2]>;
-use crate::wire::{self, BlockEnd, Stack};
+use crate::wire::{self, Stack};
 use crate::{BuildInfo, Entry, Error, heap};
 pub(crate) use settings::BATCH_MAX;
 use settings::{Measure, Output, Settings};
@@ -213,38 +213,29 @@ pub fn run(
         build.optimized,
         &compiler,
     );
-    let sizing_step;
-    if counting {
-        sizing_step = 0;
+    // Batches are sized in the cycle clock's steps where there is one, else the time clock's.
+    let sizing_step = if counting {
         header.push_str("@counter instructions callgrind\n");
-    } else if clock::HAS_CYCLES {
-        let hz = clock::cycles_hz();
-        sizing_step = clock::cycles_resolution();
-        let (name, unit) = if cfg!(target_arch = "aarch64") {
-            ("cntvct", "tick")
-        } else {
-            ("tsc", "cycle")
-        };
-        let _ = wire::clock(&mut header, "cycles", name, unit, hz, sizing_step);
-        let _ = wire::clock(
-            &mut header,
-            "time",
-            clock::TIME_NAME,
-            "ns",
-            1_000_000_000,
-            clock::time_resolution(),
-        );
+        0
     } else {
-        sizing_step = clock::time_resolution();
-        let _ = wire::clock(
-            &mut header,
-            "time",
-            clock::TIME_NAME,
-            "ns",
-            1_000_000_000,
-            sizing_step,
-        );
-    }
+        let time_step = clock::time_resolution();
+        let sizing_step = if clock::HAS_CYCLES {
+            let step = clock::cycles_resolution();
+            let (name, unit) = if cfg!(target_arch = "aarch64") {
+                ("cntvct", "tick")
+            } else {
+                ("tsc", "cycle")
+            };
+            let hz = clock::cycles_hz();
+            let _ = wire::clock(&mut header, "cycles", name, unit, hz, step);
+            step
+        } else {
+            time_step
+        };
+        let (name, hz) = (clock::TIME_NAME, 1_000_000_000);
+        let _ = wire::clock(&mut header, "time", name, "ns", hz, time_step);
+        sizing_step
+    };
     let stack_guard = if settings.stack_bytes > 0 {
         "none"
     } else {
@@ -327,7 +318,7 @@ fn run_one(
         bench.batch_priority = 1;
     }
     let mut start = String::new();
-    let _ = wire::bench(&mut start, &full, entry.name, arg);
+    let _ = wire::bench(&mut start, &bench.name, bench.family, bench.arg);
     out.write(&start)?;
     out.flush()?;
     out.progress(name);
@@ -386,25 +377,7 @@ fn run_one(
     for (dump, iterations) in &bench.counts[..bench.counts_len] {
         let _ = writeln!(block, "@count {dump} iterations={iterations}");
     }
-    let end = bench.heap_end;
-    let base = bench.heap_base;
-    let _ = wire::block_end(
-        &mut block,
-        &BlockEnd {
-            name,
-            stack,
-            heap_peak: end.peak.saturating_sub(base.live) as u64,
-            heap_live: end.live.saturating_sub(base.live) as u64,
-            allocs: end.allocs.saturating_sub(bench.heap_start.allocs) as u64,
-            frees: end.frees.saturating_sub(bench.heap_start.frees) as u64,
-            iterations: bench.measured_done,
-            warmup: bench.warmup_done,
-            capped: bench.capped,
-            unit: bench.unit,
-            per_iteration: bench.per_iteration,
-            batch: bench.batch.max(1),
-        },
-    );
+    let _ = wire::block_end(&mut block, &bench.block_end(stack));
     if is_overhead && run.batch_unit == 0 && bench.single_min != u64::MAX {
         // `.overhead`, the first block: the cost of the reads sets the unit batches are sized in.
         run.batch_unit = bench.single_min.max(run.sizing_step.max(1));
@@ -441,27 +414,20 @@ fn on_thread(
     // The region: the stack below this frame.
     let region = if stack_bytes > 0 {
         let top = clock::stack_pointer();
-        let region = stack::Region::paint_below(top, stack_bytes).map_err(Error::Thread)?;
-        bench.region_limit = region.limit();
-        Some(region)
+        Some(stack::paint_below(top, stack_bytes).map_err(Error::Thread)?)
     } else {
         None
     };
-    heap::restart_peak();
-    bench.heap_base = heap::snapshot();
-    bench.heap_start = bench.heap_base;
-    function(&mut bench);
-    if is_overhead && bench.counting && bench.misuse.is_none() && bench.measured_done > 0 {
-        // The empty loop again with twice the iterations: the host fits the fixed and per-iteration costs.
-        let first = bench.measured_done;
-        bench.again(2 * first);
-        function(&mut bench);
-        bench.measured_done = first;
-    }
-    bench.heap_end = heap::snapshot();
-    let stack = match &region {
-        Some(region) => region.scan().map_or(Stack::Overrun, Stack::Bytes),
-        None => Stack::Off,
-    };
+    let stack = bench.measure(region.as_ref(), |bench| {
+        function(bench);
+        if is_overhead && bench.counting && bench.misuse.is_none() && bench.measured_done > 0 {
+            // The empty loop again with twice the iterations: the host fits the fixed and per-iteration
+            // costs.
+            let first = bench.measured_done;
+            bench.again(2 * first);
+            function(bench);
+            bench.measured_done = first;
+        }
+    });
     Ok((bench, stack))
 }
