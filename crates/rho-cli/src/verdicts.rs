@@ -85,7 +85,8 @@ fn metric_table(judgement: &Judgement, width: usize) -> String {
 }
 
 /// The same figures one row per benchmark and budgeted metric (`budgets  metric  figure  max  verdict`), for
-/// a terminal too narrow for a column triple per metric. A benchmark's name is on each of its rows.
+/// a terminal too narrow for a column triple per metric. A benchmark's name is on each of its rows, or (too
+/// long for that) on a line of its own above them.
 fn long_metric_table(judgement: &Judgement, width: usize) -> String {
     let metrics = judgement.budgeted_metrics();
     let mut rows = vec![
@@ -117,7 +118,8 @@ fn long_metric_table(judgement: &Judgement, width: usize) -> String {
             }
         }
     }
-    let mut out = rho_report::aligned_table(&rows, |c| c <= 1 || c == 4);
+    // A name too long for the row goes on a line of its own.
+    let mut out = rho_report::aligned_table_within(&rows, |c| c <= 1 || c == 4, width);
     table_notes(&mut out, judgement, &notes, width);
     out
 }

@@ -255,12 +255,12 @@ fn a_family_of_many_sizes_fits_100_columns_and_wide_keeps_a_row_per_metric() {
         .filter(|l| l.chars().count() > 100)
         .collect();
     assert!(over.is_empty(), "lines over 100 columns: {over:#?}");
-    // A row per size (the first cell is the size), the fit below them.
+    // Under the family's name, a row per size (the first cell is the size), the fit below them.
     let sizes: Vec<&str> = narrow
         .stdout
         .lines()
-        .skip_while(|l| !l.starts_with("grow / n"))
-        .skip(2)
+        .skip_while(|l| *l != "grow")
+        .skip(3)
         .map(|l| l.split_whitespace().next().unwrap_or(""))
         .take(13)
         .collect();

@@ -125,13 +125,16 @@ pub fn render_text(summary: &RunSummary, layout: crate::Layout) -> String {
     out
 }
 
-/// A family's table on its side: a row per size and a column per metric, then the fit, coefficient and rms
-/// as the last three rows (too few points said once under the table, as it holds for every metric alike).
+/// A family's table on its side, under the family's name: a row per size and a column per metric, then the
+/// fit, coefficient and rms as the last three rows (too few points said once under the table, as it holds
+/// for every metric alike).
 fn transposed(family: &FamilyGrowth, rows: &[Vec<String>]) -> String {
     let sizes = family.members.len();
     let mut turned: Vec<Vec<String>> = (0..sizes + 4)
         .map(|r| vec![rows[0].get(r).cloned().unwrap_or_default()])
         .collect();
+    // The family's name above the table, so a long one does not widen the column of sizes.
+    turned[0][0] = "n".to_string();
     let mut too_few = None;
     for (row, metric) in rows.iter().skip(1).zip(&family.metrics) {
         let too_few_here = matches!(metric.growth, Growth::TooFewPoints { .. });
@@ -146,7 +149,8 @@ fn transposed(family: &FamilyGrowth, rows: &[Vec<String>]) -> String {
             });
         }
     }
-    let mut out = crate::aligned_table(&turned, |c| c == 0);
+    let mut out = format!("{}\n", family.name);
+    out.push_str(&crate::aligned_table(&turned, |c| c == 0));
     if let Some(note) = too_few {
         let _ = writeln!(out, "  fit: {note}");
     }

@@ -19,6 +19,6 @@ pub mod markdown;
 pub mod targets;
 
 pub use run::{
-    DEFAULT_WIDTH, Layout, MIN_WIDTH, aligned_table, marks_above_bound, render, render_with,
-    warnings, wrap,
+    DEFAULT_WIDTH, Layout, MIN_WIDTH, aligned_table, aligned_table_within, marks_above_bound,
+    render, render_with, warnings, wrap,
 };

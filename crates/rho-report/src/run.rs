@@ -355,12 +355,6 @@ fn footprint_table(out: &mut String, summary: &RunSummary, width: usize) {
             .map_or("-".to_string(), |b| b.to_string());
         rows.push([bench.name.clone(), code, bound, stack]);
     }
-    let mut widths: Vec<usize> = columns.iter().map(|c| c.len()).collect();
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
     out.push('\n');
     out.push_str(&wrap(
         "footprint (static: reachable code and the deepest call path's frames, harness frames included; the \
@@ -368,18 +362,10 @@ fn footprint_table(out: &mut String, summary: &RunSummary, width: usize) {
         width,
         0,
     ));
-    let line = |cells: &[String]| {
-        let mut text = format!("{:<w$}", cells[0], w = widths[0]);
-        for (cell, width) in cells.iter().zip(&widths).skip(1) {
-            let _ = write!(text, "  {cell:>width$}");
-        }
-        text
-    };
-    let header: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
-    let _ = writeln!(out, "{}", line(&header));
-    for row in &rows {
-        let _ = writeln!(out, "{}", line(row).trim_end());
-    }
+    let table: Vec<Vec<String>> = std::iter::once(columns.map(String::from).to_vec())
+        .chain(rows.into_iter().map(Vec::from))
+        .collect();
+    out.push_str(&laid_out(&table, &|c| c == 0, false, width));
     if !above.is_empty() {
         notes.push(
             "ABOVE BOUND: the measured mark is above the static bound: the bound misses a frame (assembly, a \
@@ -1002,6 +988,59 @@ pub(crate) fn format_rate(rate: f64) -> String {
 /// between columns, the columns `left` names aligned left and the others right, a rule of dashes under the
 /// header, trailing blanks trimmed. The one layout of every table of the text report.
 pub fn aligned_table(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+    laid_out(rows, &left, true, usize::MAX)
+}
+
+/// [`aligned_table`] fitted to `width` columns where it can be: when a row would be wider (a long name in
+/// the first column), each name goes on a line of its own (once for consecutive rows of one name) and its
+/// rows keep the other cells under the header.
+pub fn aligned_table_within(
+    rows: &[Vec<String>],
+    left: impl Fn(usize) -> bool,
+    width: usize,
+) -> String {
+    laid_out(rows, &left, true, width)
+}
+
+/// The one layout behind [`aligned_table`] and [`aligned_table_within`]; `rule`: the dashes under the header.
+fn laid_out(
+    rows: &[Vec<String>],
+    left: &dyn Fn(usize) -> bool,
+    rule: bool,
+    width: usize,
+) -> String {
+    let table = columns(rows, left, rule);
+    if table.lines().all(|line| line.chars().count() <= width) {
+        return table;
+    }
+    let mut cut = rows.to_vec();
+    let mut names: Vec<(usize, &str)> = Vec::new();
+    for (index, row) in rows.iter().enumerate().skip(1) {
+        let name = row.first().map_or("", String::as_str);
+        if names.last().is_none_or(|&(_, last)| last != name) {
+            names.push((index, name));
+        }
+        if let Some(first) = cut[index].first_mut() {
+            first.clear();
+        }
+    }
+    let header_lines = if rule { 2 } else { 1 };
+    let mut names = names.into_iter().peekable();
+    let mut out = String::new();
+    for (index, line) in columns(&cut, left, rule).lines().enumerate() {
+        let row = (index + 1).saturating_sub(header_lines);
+        if index >= header_lines
+            && let Some((_, name)) = names.next_if(|&(at, _)| at == row)
+        {
+            let _ = writeln!(out, "{name}");
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// `rows` in aligned columns (see [`aligned_table`]).
+fn columns(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool, rule: bool) -> String {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
@@ -1025,7 +1064,7 @@ pub fn aligned_table(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> Stri
             }
         }
         let _ = writeln!(out, "{}", line.trim_end());
-        if index == 0 {
+        if index == 0 && rule {
             let total = widths.iter().sum::<usize>() + 2 * columns.saturating_sub(1);
             let _ = writeln!(out, "{}", "-".repeat(total));
         }
@@ -1293,6 +1332,35 @@ mod render_tests {
             "{report}"
         );
         assert!(report.contains("LEAK: bytes still live"), "{report}");
+    }
+
+    /// A table too wide for its width puts each name on a line of its own (once for consecutive rows of one
+    /// name), the other cells under the header; one that fits is the plain table.
+    #[test]
+    fn a_table_too_wide_puts_its_names_on_lines_of_their_own() {
+        let long = format!("bench_{}/18446744073709551615", "x".repeat(57));
+        let rows: Vec<Vec<String>> = [
+            ["budgets", "metric", "figure", "max", "verdict"],
+            [long.as_str(), "cycles/iter", "120", "5000", "ok"],
+            [long.as_str(), "stack B", "144", "4096", "ok"],
+            ["bench_short", "cycles/iter", "6000", "5000", "OVER"],
+        ]
+        .iter()
+        .map(|row| row.map(String::from).to_vec())
+        .collect();
+        let left = |c: usize| c <= 1 || c == 4;
+        let plain = aligned_table(&rows, left);
+        assert_eq!(aligned_table_within(&rows, left, 1000), plain);
+        let fitted = aligned_table_within(&rows, left, 100);
+        let lines: Vec<&str> = fitted.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 100), "{fitted}");
+        assert_eq!(lines[2], long, "{fitted}");
+        let words = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(words(lines[3]), "cycles/iter 120 5000 ok", "{fitted}");
+        assert_eq!(words(lines[4]), "stack B 144 4096 ok", "{fitted}");
+        assert_eq!(lines[5], "bench_short", "{fitted}");
+        assert_eq!(words(lines[6]), "cycles/iter 6000 5000 OVER", "{fitted}");
+        assert_eq!(lines.len(), 7, "{fitted}");
     }
 
     #[test]
