@@ -304,7 +304,19 @@ fn a_host_image_matches_size_section_by_section_with_its_call_graph_and_map() {
         "{}",
         row("level1")
     );
-    assert!(row("recurse").ends_with("unbounded  recurse  (recursion: recurse -> recurse)"));
+    assert!(
+        row("recurse").ends_with("unbounded  recurse"),
+        "{}",
+        row("recurse")
+    );
+    // Why, under the table, and no line past 100 columns.
+    text.assert_stdout_has("recurse: unbounded: recursion: recurse -> recurse");
+    let over: Vec<&str> = text
+        .stdout
+        .lines()
+        .filter(|l| l.chars().count() > 100)
+        .collect();
+    assert!(over.is_empty(), "{over:#?}");
 }
 
 #[test]

@@ -62,6 +62,9 @@ pub struct Inputs {
     pub map: Option<PathBuf>,
 }
 
+/// The columns the tables of functions and map inputs, and the notes, fit (rho's report width when piped).
+const NOTE_WIDTH: usize = 100;
+
 impl Document {
     /// Read the image and its companions into a document.
     pub fn build(inputs: &Inputs) -> Result<Document, MemError> {
@@ -110,7 +113,7 @@ impl Document {
     }
 
     /// The text report: sections as `size -A`, the Berkeley totals, the `top` largest symbols, the functions
-    /// and the map's largest inputs.
+    /// (why one is unbounded under their table, wrapped at 100 columns) and the map's largest inputs.
     pub fn render(&self, top: usize) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -120,7 +123,7 @@ impl Document {
         );
         let _ = writeln!(
             out,
-            "text {}  data {}  bss {}  total {}  (as `size` counts them: text is code and read-only data)\n",
+            "text {}  data {}  bss {}  total {}  (as `size` counts: text is code and read-only data)\n",
             self.totals.text, self.totals.data, self.totals.bss, self.totals.total
         );
         let width = self
@@ -180,19 +183,33 @@ impl Document {
                     (Some(b), _) => b.to_string(),
                     _ => "unbounded".to_string(),
                 };
-                let _ = write!(
-                    out,
-                    "{:>8}  {:>8}  {:>15}  {:>12}  {}",
+                let figures = format!(
+                    "{:>8}  {:>8}  {:>15}  {:>12}",
                     opt(f.code_bytes),
                     opt(f.frame_bytes),
                     f.reachable.code_bytes,
                     bound,
-                    f.name
                 );
-                if let Some(reason) = &f.stack.unbounded {
-                    let _ = write!(out, "  ({reason})");
+                // A name too long for the row goes on a line of its own, above its figures.
+                if figures.len() + 2 + f.name.chars().count() > NOTE_WIDTH {
+                    let _ = writeln!(out, "{}\n{figures}", f.name);
+                } else {
+                    let _ = writeln!(out, "{figures}  {}", f.name);
                 }
-                out.push('\n');
+            }
+            // Why a function is unbounded, under the table: the reasons are long, and in the rows they made
+            // every unbounded row run past any terminal.
+            let options = textwrap::Options::new(NOTE_WIDTH)
+                .subsequent_indent("    ")
+                .break_words(false);
+            for f in &self.functions {
+                if let Some(reason) = &f.stack.unbounded {
+                    for line in
+                        textwrap::wrap(&format!("{}: unbounded: {reason}", f.name), &options)
+                    {
+                        let _ = writeln!(out, "{line}");
+                    }
+                }
             }
         }
 
@@ -210,11 +227,16 @@ impl Document {
                 "text", "rodata", "data", "bss"
             );
             for input in map.inputs.iter().take(shown) {
-                let _ = writeln!(
-                    out,
-                    "{:>8}  {:>8}  {:>8}  {:>8}  {}",
-                    input.text, input.rodata, input.data, input.bss, input.file
+                let figures = format!(
+                    "{:>8}  {:>8}  {:>8}  {:>8}",
+                    input.text, input.rodata, input.data, input.bss
                 );
+                // A path too long for the row goes on a line of its own, above its figures.
+                if figures.len() + 2 + input.file.chars().count() > NOTE_WIDTH {
+                    let _ = writeln!(out, "{}\n{figures}", input.file);
+                } else {
+                    let _ = writeln!(out, "{figures}  {}", input.file);
+                }
             }
         }
         out
