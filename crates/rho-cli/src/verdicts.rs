@@ -37,7 +37,7 @@ pub fn table(judgement: &Judgement, width: usize) -> String {
     } else {
         long_metric_table(judgement, width)
     };
-    out.push_str(&rho_report::growth::budget_table(judgement));
+    out.push_str(&rho_report::growth::budget_table(judgement, width));
     out
 }
 

@@ -193,8 +193,9 @@ fn verdict_label(check: &GrowthCheck, enforced: bool) -> &'static str {
 }
 
 /// The growth budgets of a judgement as a small table (`max_growth` per family: the best fit, the budget, the
-/// verdict), with a line per family that is over or could not be judged saying why. Empty without any.
-pub fn budget_table(judgement: &Judgement) -> String {
+/// verdict), with a line per family that is over or could not be judged saying why, fitted to `width`
+/// columns. Empty without any.
+pub fn budget_table(judgement: &Judgement, width: usize) -> String {
     if judgement.growth.is_empty() {
         return String::new();
     }
@@ -219,10 +220,10 @@ pub fn budget_table(judgement: &Judgement) -> String {
         ]);
     }
     let mut out = String::from("\n");
-    out.push_str(&crate::aligned_table(&rows, |_| true));
+    out.push_str(&crate::aligned_table_within(&rows, |_| true, width));
     for check in &judgement.growth {
         if check.verdict != GrowthVerdict::Holds {
-            let _ = writeln!(out, "{check}");
+            out.push_str(&crate::wrap(&check.to_string(), width, 2));
         }
     }
     out
