@@ -16,11 +16,14 @@
 # or `rho bench --cmake-module DIR`, which writes it into DIR with the header (DIR/include) and the
 # board ports (DIR/ports), so an installed rho needs no checkout.
 #
-# Boards: with RHO_BENCH_PORT=mps2-an386 (the toolchain file mps2-an386.toolchain.cmake beside this
-# one sets it) each suite is linked with that port (start-up code, system calls over semihosting,
-# linker script) into an ELF that `qemu-system-arm -M mps2-an386 -kernel` runs. A board has no
-# environment, so the settings are compiled in: RHO_BENCH_DEFINES is a list of NAME=VALUE
-# (RHO_BENCH_ITERATIONS=300;RHO_BENCH_WARMUP=10), which rho passes when it configures.
+# Boards: with RHO_BENCH_PORT=BOARD, one of the built-in emulated boards (c/ports/boards/BOARD.mk:
+# mps2-an385, mps2-an386, mps2-an500, mps2-an505, microbit, riscv32-virt), configured with the
+# toolchain file rho-board.toolchain.cmake beside this one (mps2-an386.toolchain.cmake sets the board
+# itself), each suite is linked with that board's port (start-up code, system calls over semihosting,
+# linker script) into an ELF that the board's QEMU runs, as c/ports/Makefile builds it: the board's
+# data (family, clock, stack, its own sources and defines) is read from its .mk file (RhoBoard.cmake).
+# A board has no environment, so the settings are compiled in: RHO_BENCH_DEFINES is a list of
+# NAME=VALUE (RHO_BENCH_ITERATIONS=300;RHO_BENCH_WARMUP=10), which rho passes when it configures.
 #
 # For every suite, BUILD_DIR/rho-benchmarks/NAME holds the path of its executable (single-config
 # generators: Unix Makefiles, Ninja).
@@ -56,7 +59,8 @@ if(NOT RHO_BENCH_PORTS_DIR)
 endif()
 
 set(RHO_BENCH_PORT "" CACHE STRING
-  "A board port to link every suite with (mps2-an386); empty for a hosted build")
+  "A board port to link every suite with (c/ports/boards/BOARD.mk); empty for a hosted build")
+include("${_rho_bench_dir}/RhoBoard.cmake")
 set(RHO_BENCH_DEFINES "" CACHE STRING
   "Settings compiled into every suite, NAME=VALUE;... (a board has no environment)")
 
@@ -72,12 +76,17 @@ function(rho_add_benchmark name)
 
   if(RHO_BENCH_PORT)
     set(port "${RHO_BENCH_PORTS_DIR}")
-    if(NOT EXISTS "${port}/boards/${RHO_BENCH_PORT}.ld")
-      message(FATAL_ERROR "rho_add_benchmark(${name}): no board '${RHO_BENCH_PORT}' in ${RHO_BENCH_PORTS_DIR}/boards")
-    endif()
-    # The port compiles the harness (rho_bench_impl.c) with its start-up code and system calls.
-    set(harness "${port}/cortex-m/startup.c" "${port}/cortex-m/vectors.c" "${port}/common/runtime.c"
-      "${port}/common/semihost.c" "${port}/common/syscalls.c" "${port}/common/rho_bench_impl.c")
+    rho_board_read(board "${RHO_BENCH_PORT}")
+    # The port compiles the harness (rho_bench_impl.c) with the family's start-up code, what every port
+    # shares (run-time start, semihosting, system calls) and the board's own sources, as c/ports/Makefile.
+    file(GLOB family_sources "${port}/${board_FAMILY}/*.c")
+    list(SORT family_sources)
+    set(harness ${family_sources} "${port}/common/runtime.c" "${port}/common/semihost.c"
+      "${port}/common/syscalls.c" "${port}/common/rho_bench_impl.c")
+    separate_arguments(board_sources UNIX_COMMAND "${board_BOARD_SOURCES}")
+    foreach(source IN LISTS board_sources)
+      list(APPEND harness "${port}/boards/${source}")
+    endforeach()
   else()
     set(harness "${CMAKE_CURRENT_BINARY_DIR}/rho_bench_${name}_impl.c")
     file(CONFIGURE OUTPUT "${harness}" CONTENT
@@ -96,24 +105,24 @@ function(rho_add_benchmark name)
   endif()
   target_link_libraries(${name} PRIVATE ${RHO_LINK})
 
-  if(RHO_BENCH_PORT STREQUAL "mps2-an386")
-    # As c/ports/Makefile builds with BOARD=mps2-an386 (c/ports/boards/mps2-an386.mk): the AN386's 25 MHz
-    # clock, its 32 interrupts, the stream's target name, the painted stack region checked against the stack
-    # at link time.
+  if(RHO_BENCH_PORT)
+    # As c/ports/Makefile builds with BOARD=RHO_BENCH_PORT (c/ports/boards/BOARD.mk): the board's clock, its
+    # defines (the vector table's interrupts, a port clock), the stream's target name, the painted stack
+    # region checked against the stack at link time.
     set(paint 2048)
     foreach(define IN LISTS RHO_BENCH_DEFINES)
       if(define MATCHES "^RHO_BENCH_STACK_BYTES=([0-9]+)$")
         set(paint "${CMAKE_MATCH_1}")
       endif()
     endforeach()
-    target_compile_definitions(${name} PRIVATE RHO_BENCH_CPU_HZ=25000000 RHO_BENCH_TARGET=mps2-an386
-      RHO_PORT_IRQ_COUNT=32)
+    target_compile_definitions(${name} PRIVATE RHO_BENCH_CPU_HZ=${board_CPU_HZ}
+      RHO_BENCH_TARGET=${RHO_BENCH_PORT})
+    separate_arguments(board_cflags UNIX_COMMAND "${board_BOARD_CFLAGS}")
+    target_compile_options(${name} PRIVATE ${board_cflags})
     target_link_options(${name} PRIVATE
-      --specs=nano.specs -nostartfiles "-T${port}/boards/mps2-an386.ld" "-L${port}/cortex-m" -Wl,--gc-sections
-      -Wl,--defsym=__stack_size=65536 "-Wl,--defsym=__rho_bench_stack_bytes=${paint}")
+      -nostartfiles "-T${port}/boards/${RHO_BENCH_PORT}.ld" "-L${port}/${board_FAMILY}" -Wl,--gc-sections
+      "-Wl,--defsym=__stack_size=${board_STACK_SIZE}" "-Wl,--defsym=__rho_bench_stack_bytes=${paint}")
     set_target_properties(${name} PROPERTIES SUFFIX ".elf")
-  elseif(RHO_BENCH_PORT)
-    message(FATAL_ERROR "rho_add_benchmark(${name}): RhoBench knows no port '${RHO_BENCH_PORT}' (known: mps2-an386)")
   elseif(NOT APPLE AND NOT MSVC)
     # Immediate binding, as rho's own host builds: the dynamic linker's lazy first-call work never lands in a
     # benchmark's stack or time figures (docs/statistics.md).

@@ -6,8 +6,9 @@
 //! `BUILD_DIR/rho-cmake`, so the build directory keeps working after rho is gone, then configures
 //! (`cmake -S SOURCE_DIR -B BUILD_DIR -DCMAKE_MODULE_PATH=BUILD_DIR/rho-cmake`, kept cache and all) and builds
 //! the target. `RhoBench.cmake` records each suite's executable in `BUILD_DIR/rho-benchmarks/NAME`, which rho
-//! runs: directly on the host, under QEMU for `mps2-an386` (configured with the toolchain file, in
-//! `BUILD_DIR-mps2-an386`, with the settings compiled in through `RHO_BENCH_DEFINES`).
+//! runs: directly on the host, under QEMU for a built-in emulated board (configured with the toolchain file
+//! `rho-board.toolchain.cmake` and `RHO_BENCH_PORT=BOARD`, which read the board's data from
+//! `c/ports/boards/BOARD.mk`, in `BUILD_DIR-BOARD`, with the settings compiled in through `RHO_BENCH_DEFINES`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,6 +23,10 @@ use crate::suite::{BENCH_HEADER, run_build};
 pub const RHO_BENCH_CMAKE: &str = include_str!("../../../cmake/RhoBench.cmake");
 /// `cmake/mps2-an386.toolchain.cmake`.
 pub const MPS2_AN386_TOOLCHAIN: &str = include_str!("../../../cmake/mps2-an386.toolchain.cmake");
+/// `cmake/rho-board.toolchain.cmake`: any built-in emulated board, named by `RHO_BENCH_PORT`.
+pub const BOARD_TOOLCHAIN: &str = include_str!("../../../cmake/rho-board.toolchain.cmake");
+/// `cmake/RhoBoard.cmake`: a board's data, read from its `.mk` file.
+pub const RHO_BOARD_CMAKE: &str = include_str!("../../../cmake/RhoBoard.cmake");
 
 /// The settings a board build compiles in (it has no environment), as the port's Makefile reads them.
 const COMPILED_IN: &[&str] = &[
@@ -33,12 +38,15 @@ const COMPILED_IN: &[&str] = &[
     "RHO_BENCH_FILTER",
 ];
 
-/// Write the module into `dir`: `RhoBench.cmake`, `mps2-an386.toolchain.cmake`, `include/rho/bench.h` and
+/// Write the module into `dir`: `RhoBench.cmake`, `RhoBoard.cmake`, the toolchain files
+/// (`rho-board.toolchain.cmake`, `mps2-an386.toolchain.cmake`), `include/rho/bench.h` and
 /// `ports/` (the board ports, c/ports). A file already holding the same text is left alone (its time too, so a build does not
 /// start over). Returns the path of `RhoBench.cmake`.
 pub fn write_module(dir: &Path) -> anyhow::Result<PathBuf> {
     let mut files: Vec<(PathBuf, &str)> = vec![
         (PathBuf::from("RhoBench.cmake"), RHO_BENCH_CMAKE),
+        (PathBuf::from("RhoBoard.cmake"), RHO_BOARD_CMAKE),
+        (PathBuf::from("rho-board.toolchain.cmake"), BOARD_TOOLCHAIN),
         (
             PathBuf::from("mps2-an386.toolchain.cmake"),
             MPS2_AN386_TOOLCHAIN,
@@ -74,8 +82,8 @@ pub fn export(dir: &Path) -> anyhow::Result<()> {
 pub struct BuiltCMake {
     /// The executable, as `RhoBench.cmake` recorded it.
     pub executable: PathBuf,
-    /// Whether it is for the mps2-an386 board (run under QEMU), else for the host.
-    board: bool,
+    /// The built-in board it is for (run under its QEMU), or `None` for the host.
+    board: Option<crate::ports::BoardData>,
     /// Where it runs (the module root), and with what added to its environment.
     root: PathBuf,
     env: Vec<(String, String)>,
@@ -84,14 +92,12 @@ pub struct BuiltCMake {
 impl BuiltCMake {
     /// A command that runs it once: the executable itself, or QEMU with it.
     pub fn command(&self) -> anyhow::Result<Command> {
-        let mut run = if self.board {
+        let mut run = if let Some(board) = &self.board {
             let path = self.executable.display().to_string();
             let quoted = shlex::try_quote(&path)
                 .map(|q| q.into_owned())
                 .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             let mut sh = Command::new("sh");
-            let board = crate::ports::board("mps2-an386")
-                .ok_or_else(|| anyhow::anyhow!("no built-in board mps2-an386"))?;
             sh.arg("-c").arg(board.run_command(&quoted));
             sh
         } else {
@@ -117,7 +123,7 @@ pub fn build_dir(config: &ModuleConfig, suite: &CMakeSuite, target: &str) -> Pat
 }
 
 /// Configure (keeping what the build directory already has), build the suite's target for `target` (`host`
-/// or `mps2-an386`) with `env` (the harness settings), and return how to run it.
+/// or a built-in emulated board) with `env` (the harness settings), and return how to run it.
 pub fn build(
     config: &ModuleConfig,
     suite: &CMakeSuite,
@@ -125,9 +131,11 @@ pub fn build(
     env: &[(String, String)],
     timeout: Duration,
 ) -> anyhow::Result<BuiltCMake> {
-    if target != "host" && target != "mps2-an386" {
+    let board = crate::ports::board(target);
+    if target != "host" && board.is_none() {
         bail!(
-            "a cmake suite is built by rho for the built-in targets (host, mps2-an386), not for target {target}"
+            "a cmake suite is built by rho for host and the built-in emulated boards ({}), not for target {target}",
+            crate::ports::BOARDS.join(", ")
         );
     }
     let dir = build_dir(config, suite, target);
@@ -144,11 +152,12 @@ pub fn build(
         .arg(&dir)
         .arg(format!("-DCMAKE_MODULE_PATH={}", module_dir.display()))
         .envs(env.iter().map(|(k, v)| (k, v)));
-    if target != "host" {
+    if board.is_some() {
         configure.arg(format!(
             "-DCMAKE_TOOLCHAIN_FILE={}",
-            module_dir.join("mps2-an386.toolchain.cmake").display()
+            module_dir.join("rho-board.toolchain.cmake").display()
         ));
+        configure.arg(format!("-DRHO_BENCH_PORT={target}"));
         let defines: Vec<String> = env
             .iter()
             .filter(|(k, _)| COMPILED_IN.contains(&k.as_str()))
@@ -196,7 +205,7 @@ pub fn build(
     }
     Ok(BuiltCMake {
         executable,
-        board: target != "host",
+        board,
         root: config.root.clone(),
         env: env.to_vec(),
     })
@@ -214,6 +223,8 @@ mod tests {
         assert!(dir.path().join("include/rho/bench.h").is_file());
         assert!(dir.path().join("ports/cortex-m/startup.c").is_file());
         assert!(dir.path().join("mps2-an386.toolchain.cmake").is_file());
+        assert!(dir.path().join("rho-board.toolchain.cmake").is_file());
+        assert!(dir.path().join("RhoBoard.cmake").is_file());
         assert!(RHO_BENCH_CMAKE.contains("function(rho_add_benchmark name)"));
 
         let before = std::fs::metadata(&module).unwrap().modified().unwrap();

@@ -473,6 +473,72 @@ fn a_cmake_suite_runs_on_the_emulated_cortex_m4_with_the_toolchain_file() {
 }
 
 #[test]
+fn a_cmake_suite_runs_on_every_other_emulated_board_with_the_board_toolchain_file() {
+    // The boards other than mps2-an386 (above): rho-board.toolchain.cmake and RhoBench.cmake read each board's
+    // data from c/ports/boards/BOARD.mk, as c/ports/Makefile does.
+    let test = "a_cmake_suite_runs_on_every_other_emulated_board";
+    let riscv = [
+        (
+            "riscv64-unknown-elf-gcc",
+            "gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf",
+        ),
+        ("qemu-system-riscv32", "qemu-system-misc"),
+    ];
+    if !tools_present(test, CROSS_TOOLS)
+        || !tools_present(test, &riscv)
+        || !tools_present(test, &tool("cmake", "cmake"))
+    {
+        return;
+    }
+    let boards = [
+        "microbit",
+        "mps2-an385",
+        "mps2-an500",
+        "mps2-an505",
+        "riscv32-virt",
+    ];
+    let project = Project::new();
+    let crypto = std::fs::read_to_string(repo_file("examples/crypto_bench.c")).unwrap();
+    project.write("bench/crypto_bench.c", &crypto);
+    project.write(
+        "CMakeLists.txt",
+        "cmake_minimum_required(VERSION 3.16)\nproject(crypto C)\ninclude(RhoBench)\n\
+         rho_add_benchmark(crypto_bench SOURCES bench/crypto_bench.c)\n",
+    );
+    project.write(
+        "module.yml",
+        &format!(
+            "bench:\n  suites:\n    - cmake: {{ build_dir: build/bench, target: crypto_bench }}\n  targets: [{}]\n",
+            boards.join(", ")
+        ),
+    );
+    for board in boards {
+        let (_, document) = project.rho_json(&[
+            "bench",
+            "--target",
+            board,
+            "--iterations",
+            "5",
+            "--warmup",
+            "1",
+        ]);
+        let suite = &document["suites"][0];
+        assert_eq!(suite["target"]["name"], board);
+        assert_eq!(bench_names(suite).len(), 6, "{board}: {suite}");
+        // The settings were compiled in (a board has no environment).
+        assert_eq!(u64_at(suite, "/config/iterations"), 5, "{board}");
+        // Each board has a build directory of its own, made with its own toolchain.
+        assert!(
+            project
+                .path()
+                .join(format!("build/bench-{board}/crypto_bench.elf"))
+                .is_file(),
+            "{board}"
+        );
+    }
+}
+
+#[test]
 fn the_cmake_module_is_written_where_asked_with_the_header_and_the_ports() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("cmake");
@@ -497,4 +563,6 @@ fn the_cmake_module_is_written_where_asked_with_the_header_and_the_ports() {
     );
     assert!(target.join("ports/boards/mps2-an386.ld").is_file());
     assert!(target.join("mps2-an386.toolchain.cmake").is_file());
+    assert!(target.join("rho-board.toolchain.cmake").is_file());
+    assert!(target.join("RhoBoard.cmake").is_file());
 }
