@@ -2896,7 +2896,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #endif
 
 /* The stream's format version (docs/wire-format.md, "Versions"). */
-#define RHO_BENCH__WIRE_VERSION "5"
+#define RHO_BENCH__WIRE_VERSION "6"
 #define RHO_BENCH__TARGET_LINE                                                                   \
     "@rho-bench " RHO_BENCH__WIRE_VERSION "\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH \
     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n"

@@ -135,7 +135,7 @@ pub enum Value {
     Figure(f64),
     /// The stack overran its painted region: no number exists.
     Overrun,
-    /// Not measured (stack measurement off, no clock for the metric).
+    /// Not measured (stack or heap measurement off, no clock for the metric).
     Off,
     /// The benchmark is not on this side at all.
     Absent,
@@ -624,7 +624,9 @@ pub fn value_of(bench: &BenchmarkBaseline, metric: Metric) -> Value {
             Stack::Overrun => Value::Overrun,
             Stack::Off => Value::Off,
         },
-        Metric::HeapPeakBytes => Value::Figure(bench.heap_peak_bytes as f64),
+        Metric::HeapPeakBytes => bench
+            .heap_peak_bytes
+            .map_or(Value::Off, |n| Value::Figure(n as f64)),
         Metric::Instructions => bench
             .instructions
             .map_or(Value::Off, |n| Value::Figure(n as f64)),
@@ -707,7 +709,7 @@ mod tests {
             Metric::Cycles => b.cycles.as_mut().unwrap().median = Figure(value),
             Metric::TimeNs => b.time_ns.as_mut().unwrap().median = Figure(value),
             Metric::StackBytes => b.stack_bytes = Stack::Bytes(value as u64),
-            Metric::HeapPeakBytes => b.heap_peak_bytes = value as u64,
+            Metric::HeapPeakBytes => b.heap_peak_bytes = Some(value as u64),
             Metric::Instructions => b.instructions = Some(value as u64),
             Metric::CodeBytes => b.code_bytes = Some(value as u64),
             Metric::StaticStackBytes => b.static_stack_bytes = Some(value as u64),
@@ -868,6 +870,35 @@ mod tests {
         // An overrun in head fails whatever the base had.
         head_off.benchmarks[0].stack_bytes = Stack::Overrun;
         assert!(compare(&base_off, &head_off, 5.0).unwrap().failed());
+    }
+
+    /// A heap no longer measured (`@heap off`) is judged as a stack that is off: not measured, a failure;
+    /// off on both sides is no metric of the comparison.
+    #[test]
+    fn a_heap_no_longer_measured_is_a_failure_not_a_pass() {
+        let base = fixture::section("host");
+        let mut head = fixture::section("host");
+        head.benchmarks[3].heap_peak_bytes = None;
+        let c = compare(&base, &head, 5.0).unwrap();
+        let r = row(&c, "bench_malloc_free", Metric::HeapPeakBytes);
+        assert_eq!((r.base, r.head), (Value::Figure(64.0), Value::Off));
+        assert_eq!(r.verdict, Verdict::NotMeasured);
+        assert!(c.failed());
+        let mut base_off = fixture::section("host");
+        base_off.benchmarks[3].heap_peak_bytes = None;
+        let c = compare(&base_off, &head, 5.0).unwrap();
+        assert!(
+            c.benchmark("bench_malloc_free")
+                .unwrap()
+                .metrics
+                .iter()
+                .all(|m| m.metric != Metric::HeapPeakBytes)
+        );
+        assert!(!c.failed());
+        // Measured again: added, nothing to judge it against.
+        let c = compare(&base_off, &base, 5.0).unwrap();
+        let r = row(&c, "bench_malloc_free", Metric::HeapPeakBytes);
+        assert_eq!(r.verdict, Verdict::Added);
     }
 
     #[test]

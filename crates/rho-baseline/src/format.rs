@@ -124,8 +124,9 @@ pub struct BenchmarkBaseline {
     pub time_ns: Option<Figures>,
     /// The stack high-water mark.
     pub stack_bytes: Stack,
-    /// Peak heap bytes held at once through the heap macros.
-    pub heap_peak_bytes: u64,
+    /// Peak heap bytes held at once through the heap macros; `None` (`null`) when the harness did not measure
+    /// the heap (`@heap off`).
+    pub heap_peak_bytes: Option<u64>,
     /// Net instructions per iteration, exact (absent when the run counted none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,

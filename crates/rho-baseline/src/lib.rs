@@ -149,7 +149,7 @@ pub(crate) mod fixture {
                 p99: Figure(ns * 1.5),
             }),
             stack_bytes: stack,
-            heap_peak_bytes: heap,
+            heap_peak_bytes: Some(heap),
             instructions: None,
             code_bytes: None,
             static_stack_bytes: None,

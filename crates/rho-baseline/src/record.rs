@@ -90,7 +90,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 StackMark::Overrun => Stack::Overrun,
                 StackMark::Off => Stack::Off,
             },
-            heap_peak_bytes: bench.heap.peak,
+            heap_peak_bytes: bench.heap.map(|h| h.peak),
             instructions: bench
                 .instructions
                 .as_ref()
@@ -331,9 +331,33 @@ mod tests {
         );
         assert_eq!(
             (a.stack_bytes, a.heap_peak_bytes, a.iterations),
-            (Stack::Bytes(312), 64, 4)
+            (Stack::Bytes(312), Some(64), 4)
         );
         assert_eq!(section.benchmarks[1].stack_bytes, Stack::Overrun);
+    }
+
+    /// A heap the harness did not measure (`@heap off`, version 6) is recorded as no figure (`null`), never 0.
+    #[test]
+    fn a_heap_not_measured_records_no_heap_figure() {
+        let text = stream(
+            "host",
+            TWO_CLOCKS,
+            "78 90",
+            &["9000 9000", "1664 700", "1690 712", "1742 731", "1768 741"],
+            &["100 100", "130 110", "130 110", "156 120", "200 150"],
+        )
+        .replace("@rho-bench 1", "@rho-bench 6")
+        .replace(
+            "@heap peak=64 live=0 allocs=1 frees=1 free_errors=0",
+            "@heap off",
+        );
+        let section = section_from_summary(&summary(&text), &recording());
+        assert_eq!(section.benchmarks[0].heap_peak_bytes, None);
+        assert_eq!(section.benchmarks[1].heap_peak_bytes, Some(0));
+        let json = serde_json::to_string(&section.benchmarks[0]).unwrap();
+        assert!(json.contains("\"heap_peak_bytes\":null"), "{json}");
+        let back: crate::format::BenchmarkBaseline = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, section.benchmarks[0]);
     }
 
     #[test]

@@ -326,6 +326,7 @@ impl Bench {
         wire::BlockEnd {
             name: self.name.as_str(),
             stack,
+            heap_measured: heap::installed(),
             heap_peak: end.peak.saturating_sub(base.live) as u64,
             heap_live: end.live.saturating_sub(base.live) as u64,
             allocs: end.allocs.saturating_sub(self.heap_start.allocs) as u64,

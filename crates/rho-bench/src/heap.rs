@@ -28,7 +28,7 @@ std::thread_local! {
 /// static ALLOC: rho_bench::CountingAlloc = rho_bench::CountingAlloc::system();
 /// ```
 ///
-/// Without it the harness says "heap not measured" and prints zeros. A reallocation counts as one
+/// Without it the harness prints `@heap off`: the heap is not measured, and reports say so. A reallocation counts as one
 /// allocation and one free (the block moves, or may). The counters are process-wide: the harness runs one
 /// benchmark at a time, and allocations made by other threads meanwhile are counted too.
 #[cfg(feature = "std")]
@@ -150,9 +150,9 @@ pub(crate) fn restart_peak() {
     PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
 }
 
-/// Whether a `CountingAlloc` is the global allocator: it has served an allocation. The harness allocates
-/// once before asking.
-#[cfg(feature = "std")]
+/// Whether a `CountingAlloc` is the global allocator: it has served an allocation. The hosted harness
+/// allocates once before asking; on a board (no `alloc` in the harness) it is known from the first allocation
+/// the program makes, and until then the heap reads as not measured (`@heap off`).
 pub(crate) fn installed() -> bool {
     INSTALLED.load(Ordering::Relaxed)
 }

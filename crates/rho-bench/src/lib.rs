@@ -24,7 +24,7 @@
 //! - **stack**: each benchmark runs on a thread of its own; a region of its stack is painted and the
 //!   high-water mark of the measured iterations read back.
 //! - **heap**: peak, live bytes and allocation counts, through [`CountingAlloc`] installed as the global
-//!   allocator ("heap not measured" without it).
+//!   allocator (without it the stream says `@heap off`: "heap not measured", never 0 bytes).
 //! - **instructions**: under Valgrind's Callgrind (`rho bench --measure instructions`), each benchmark's
 //!   measured loop is counted instead of timed.
 //!

@@ -1,10 +1,10 @@
-//! Writing the wire stream (docs/wire-format.md, version 5): the records, formatted with `core::fmt` so the
+//! Writing the wire stream (docs/wire-format.md, version 6): the records, formatted with `core::fmt` so the
 //! same code serves a hosted run and a board. Reading it is rho-wire's job alone.
 
 use core::fmt::{self, Write};
 
 /// The wire format version this harness prints.
-pub const WIRE_VERSION: u32 = 5;
+pub const WIRE_VERSION: u32 = 6;
 
 /// A byte of a wire name: `[A-Za-z0-9_.:+-]`.
 pub const fn is_name_byte(b: u8) -> bool {
@@ -136,6 +136,8 @@ pub enum Stack {
 pub struct BlockEnd<'a> {
     pub name: &'a str,
     pub stack: Stack,
+    /// A `CountingAlloc` counted the heap: `false` prints `@heap off` and the figures below are not read.
+    pub heap_measured: bool,
     pub heap_peak: u64,
     pub heap_live: u64,
     pub allocs: u64,
@@ -155,11 +157,15 @@ pub fn block_end(out: &mut impl Write, end: &BlockEnd<'_>) -> fmt::Result {
         Stack::Overrun => out.write_str("@stack overrun\n")?,
         Stack::Off => out.write_str("@stack off\n")?,
     }
-    writeln!(
-        out,
-        "@heap peak={} live={} allocs={} frees={} free_errors=0",
-        end.heap_peak, end.heap_live, end.allocs, end.frees
-    )?;
+    if end.heap_measured {
+        writeln!(
+            out,
+            "@heap peak={} live={} allocs={} frees={} free_errors=0",
+            end.heap_peak, end.heap_live, end.allocs, end.frees
+        )?;
+    } else {
+        out.write_str("@heap off\n")?;
+    }
     writeln!(
         out,
         "@end {} iterations={} warmup={} capped={} unit={} per_iteration={} batch={}",

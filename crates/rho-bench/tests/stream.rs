@@ -83,7 +83,7 @@ fn the_stream_parses_and_its_exact_figures_hold() {
     ];
     let text = stream(&entries, &settings).unwrap();
     let run = rho_wire::parse_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(run.version, 5);
+    assert_eq!(run.version, 6);
     assert_eq!(run.target.name, "host");
     assert!(run.target.optimized);
     assert!(
@@ -105,26 +105,32 @@ fn the_stream_parses_and_its_exact_figures_hold() {
     );
     let bench = |name: &str| run.benchmarks.iter().find(|b| b.name == name).unwrap();
 
+    // CountingAlloc is this test's global allocator: every block has heap figures.
+    assert!(text.starts_with("@rho-bench 6\n"), "{text}");
+    assert!(!text.contains("@heap off"), "{text}");
+    let heap = |name: &str| bench(name).heap.expect("heap figures");
+
     let sum = bench("sum_1k");
     assert_eq!((sum.unit.as_str(), sum.per_iteration), ("byte", 1024));
     assert!(sum.iterations >= 200 && sum.iterations % sum.batch == 0);
     assert_eq!(sum.warmup, 5);
     // The set-up's 1024 bytes are held through the loop; the loop allocates nothing.
     assert_eq!(
-        (sum.heap.peak, sum.heap.allocs),
+        (heap("sum_1k").peak, heap("sum_1k").allocs),
         (1024, 0),
         "{:?}",
         sum.heap
     );
 
     let vec = bench("vec_1000");
-    assert!(vec.heap.peak >= 1000, "{:?}", vec.heap);
-    assert_eq!(vec.heap.live, 0);
+    let vec_heap = heap("vec_1000");
+    assert!(vec_heap.peak >= 1000, "{vec_heap:?}");
+    assert_eq!(vec_heap.live, 0);
     assert_eq!(
-        vec.heap.allocs, vec.iterations,
+        vec_heap.allocs, vec.iterations,
         "one allocation an iteration"
     );
-    assert_eq!(vec.heap.frees, vec.iterations);
+    assert_eq!(vec_heap.frees, vec.iterations);
 
     let StackMark::Bytes(deep) = bench("deep_9k").stack else {
         panic!("{:?}", bench("deep_9k").stack)
@@ -142,7 +148,7 @@ fn the_stream_parses_and_its_exact_figures_hold() {
     );
     assert!(sorted.batch <= rho_bench::BATCHED_INPUTS as u64);
     // Each iteration's input is a 256-byte Vec made by the setup.
-    assert!(sorted.heap.peak >= 256, "{:?}", sorted.heap);
+    assert!(heap("sorted_64").peak >= 256, "{:?}", sorted.heap);
 
     // The report renders from the same stream.
     let report = rho_bench::report(text.as_bytes(), "stream").unwrap();
@@ -174,7 +180,7 @@ fn the_stream_parses_and_its_exact_figures_hold() {
         .iter()
         .map(|b| {
             let family = b.family.as_ref().map(|f| (f.name.as_str(), f.arg));
-            (b.name.as_str(), family, b.heap.peak)
+            (b.name.as_str(), family, b.heap.expect("heap figures").peak)
         })
         .collect();
     assert_eq!(

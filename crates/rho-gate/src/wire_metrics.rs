@@ -40,7 +40,7 @@ fn windowed_net(run: &Run, bench_index: usize, figures: &ClockFigures) -> Option
 /// Per benchmark of the stream, one metric per [`Metric`] under its gate name (`<bench>.cycles`, `.ns`,
 /// `.stack`, `.heap_peak`): the clocked ones each run's best stretch (see [`windowed_net`]) per iteration,
 /// overhead taken off; the stack in bytes (an overrun has no figure, so it cannot be decided; a stack not
-/// measured gives no metric); the heap peak in bytes.
+/// measured gives no metric); the heap peak in bytes (a heap not measured, `@heap off`, gives no metric).
 pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, MetricsError> {
     let summary = RunSummary::of(run).map_err(|e| MetricsError::Wire(e.to_string()))?;
     if summary.benchmarks.is_empty() {
@@ -105,7 +105,12 @@ fn measured_in_run(run: &rho_wire::Run, metric: Metric) -> bool {
                     .is_some_and(|c| run.clocks[c].hz.is_some())
         }
         Metric::StackBytes => run.config.stack_bytes.is_some(),
-        Metric::HeapPeakBytes => true,
+        // A heap not counted (`@heap off`, version 6) is not measured in any block of the run.
+        Metric::HeapPeakBytes => run
+            .calibration
+            .iter()
+            .chain(&run.benchmarks)
+            .any(|b| b.heap.is_some()),
         // Figures of the image, not of the run: a stopped run does not touch them.
         Metric::CodeBytes | Metric::StaticStackBytes => false,
     }
@@ -170,6 +175,33 @@ mod tests {
             );
         }
         assert_eq!(metrics["crc.cycles"], Figure::Value(100.0));
+    }
+
+    /// A heap the harness did not count (`@heap off`, version 6) gives no heap metric, as a stack not measured
+    /// gives no stack metric: never a heap of 0 bytes, and for a stopped benchmark nothing to decide either.
+    #[test]
+    fn a_heap_not_measured_gives_no_heap_metric() {
+        let mut stream = STREAM.replace("@rho-bench 1", "@rho-bench 6");
+        while let Some(at) = stream.find("@heap peak=") {
+            let end = at + stream[at..].find('\n').unwrap();
+            stream.replace_range(at..end, "@heap off");
+        }
+        let (_, metrics) = metrics_from_stdout(&stream).unwrap();
+        assert!(
+            !metrics.keys().any(|k| k.ends_with(".heap_peak")),
+            "{:?}",
+            metrics.keys().collect::<Vec<_>>()
+        );
+        assert_eq!(metrics["crc.cycles"], Figure::Value(100.0));
+        let stopped = stream.replace(
+            "@end deep iterations=3 warmup=1 capped=0 unit=iter per_iteration=1",
+            "@end deep iterations=3 warmup=1 capped=0 unit=iter per_iteration=1 overran=1",
+        );
+        let (_, metrics) = metrics_from_stdout(&stopped).unwrap();
+        assert!(metrics.get("deep.heap_peak").is_none(), "{metrics:?}");
+        assert!(
+            matches!(&metrics["deep.cycles"], Figure::Unusable(why) if why.starts_with("stopped"))
+        );
     }
 
     /// A run whose first two thirds ran slow (330) and last third fast (190): the whole run's median is

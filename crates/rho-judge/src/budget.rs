@@ -137,12 +137,13 @@ impl BudgetMetric {
                 StackMark::Overrun => Figure::Unmeasured(Unmeasured::StackOverrun),
                 StackMark::Off => Figure::Unmeasured(Unmeasured::StackOff),
             },
-            BudgetMetric::HeapPeakBytes if bench.heap.free_errors > 0 => {
-                Figure::Unmeasured(Unmeasured::HeapMisuse {
-                    free_errors: bench.heap.free_errors,
-                })
-            }
-            BudgetMetric::HeapPeakBytes => Figure::Value(bench.heap.peak as f64),
+            BudgetMetric::HeapPeakBytes => match bench.heap {
+                None => Figure::Unmeasured(Unmeasured::HeapOff),
+                Some(heap) if heap.free_errors > 0 => Figure::Unmeasured(Unmeasured::HeapMisuse {
+                    free_errors: heap.free_errors,
+                }),
+                Some(heap) => Figure::Value(heap.peak as f64),
+            },
             BudgetMetric::Instructions => match bench.metric(rho_stats::Metric::Instructions) {
                 Some(n) => Figure::Value(n),
                 None => Figure::Unmeasured(Unmeasured::NoInstructions),
@@ -180,12 +181,11 @@ impl BudgetMetric {
             BudgetMetric::StackBytes | BudgetMetric::CodeBytes | BudgetMetric::StaticStackBytes => {
                 None
             }
-            BudgetMetric::HeapPeakBytes if bench.heap.free_errors == 0 && bench.heap.live != 0 => {
-                Some(Caveat::Leaked {
-                    bytes: bench.heap.live,
-                })
-            }
-            BudgetMetric::HeapPeakBytes | BudgetMetric::Instructions => None,
+            BudgetMetric::HeapPeakBytes => bench
+                .heap
+                .filter(|heap| heap.free_errors == 0 && heap.live != 0)
+                .map(|heap| Caveat::Leaked { bytes: heap.live }),
+            BudgetMetric::Instructions => None,
         }
     }
 
@@ -228,6 +228,9 @@ pub enum Unmeasured {
     StackOverrun,
     /// The run did not measure the stack.
     StackOff,
+    /// The run did not measure the heap (`@heap off`: a Rust harness without `CountingAlloc` as the global
+    /// allocator). A heap budget then cannot be judged: never a pass.
+    HeapOff,
     /// The stream had no cycle clock.
     NoCycleClock,
     /// The stream had no time clock and no cycle clock of known frequency to derive time from.
@@ -265,6 +268,7 @@ impl fmt::Display for Unmeasured {
             Unmeasured::StackOverrun => "stack not measured (overrun)",
             Unmeasured::Stopped => "not measured (stopped: its stack overran the painted region)",
             Unmeasured::StackOff => "stack not measured (measurement off)",
+            Unmeasured::HeapOff => "heap not measured (measurement off)",
             Unmeasured::NoCycleClock => "cycles not measured (the target has no cycle clock)",
             Unmeasured::NoTime => {
                 "time not measured (no time clock, and no cycle clock of known frequency)"
@@ -775,10 +779,10 @@ mod tests {
             cycles: Some(figures(ClockRole::Cycles, cycles + 10, 10)),
             time: Some(figures(ClockRole::Time, ns + 10, 10)),
             stack,
-            heap: HeapFigures {
+            heap: Some(HeapFigures {
                 peak: heap,
                 ..HeapFigures::default()
-            },
+            }),
             leaked: false,
             ops_per_second: None,
             ns_per_op: (per_iteration > 0).then(|| ns as f64 / per_iteration as f64),
@@ -1153,8 +1157,12 @@ mod tests {
     #[test]
     fn heap_misuse_makes_a_heap_budget_undecidable() {
         let mut misused = bench("b", 100, 100, 1, StackMark::Bytes(10), 32);
-        misused.heap.free_errors = 2;
-        misused.heap.live = 8;
+        misused.heap = Some(HeapFigures {
+            peak: 32,
+            live: 8,
+            free_errors: 2,
+            ..HeapFigures::default()
+        });
         let summary = run(true, vec![misused]);
         // Well within its budget by the figures, but the figures cannot be trusted.
         let judgement = Judgement::of(&summary, heap_budget(1024), 1.0);
@@ -1176,10 +1184,56 @@ mod tests {
         assert_eq!(unbudgeted.outcome(), Outcome::Holds);
     }
 
+    /// A heap the harness did not count (`@heap off`) is not a heap of 0 bytes: its budget is not measured, as a
+    /// stack budget is with the stack off, so the run is undecided, never a pass.
+    #[test]
+    fn a_heap_budget_on_a_heap_not_measured_is_not_measured_not_ok() {
+        let mut uncounted = bench("uncounted", 100, 100, 1, StackMark::Bytes(10), 0);
+        uncounted.heap = None;
+        let summary = run(true, vec![uncounted]);
+        let judgement = Judgement::of(&summary, heap_budget(1024), 1.0);
+        let heap = &judgement.benchmarks[0].checks[4];
+        assert_eq!(heap.metric, BudgetMetric::HeapPeakBytes);
+        assert_eq!(heap.figure, Figure::Unmeasured(Unmeasured::HeapOff));
+        assert_eq!(heap.caveat, None);
+        assert_eq!(heap.verdict, Verdict::Unmeasured);
+        assert_eq!(heap.figure_text(), "not measured");
+        let Outcome::Undecided(failures) = judgement.outcome() else {
+            panic!("{:?}", judgement.outcome());
+        };
+        assert!(failures[0].undecided());
+        assert_eq!(
+            failures[0].to_string(),
+            "uncounted: heap not measured (measurement off), so its budget of 1024 heap peak bytes \
+             (max_heap_bytes) cannot be judged"
+        );
+        // The same as a stack budget with the stack off.
+        let mut stackless = bench("stackless", 100, 100, 1, StackMark::Off, 0);
+        stackless.heap = None;
+        let both = Judgement::of(
+            &run(true, vec![stackless]),
+            |_| Budgets {
+                max_stack_bytes: Some(1024),
+                max_heap_bytes: Some(1024),
+                ..Budgets::default()
+            },
+            1.0,
+        );
+        let checks = &both.benchmarks[0].checks;
+        assert_eq!(checks[3].verdict, checks[4].verdict);
+        // Without a heap budget, nothing is judged.
+        let unbudgeted = Judgement::of(&summary, |_| Budgets::default(), 1.0);
+        assert_eq!(unbudgeted.outcome(), Outcome::Holds);
+    }
+
     #[test]
     fn a_leak_fails_a_heap_budget_whatever_the_peak() {
         let mut leaky = bench("leaky", 100, 100, 1, StackMark::Bytes(10), 64);
-        leaky.heap.live = 16;
+        leaky.heap = Some(HeapFigures {
+            peak: 64,
+            live: 16,
+            ..HeapFigures::default()
+        });
         leaky.leaked = true;
         let summary = run(true, vec![leaky]);
         let judgement = Judgement::of(&summary, heap_budget(64), 1.0);

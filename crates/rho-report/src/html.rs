@@ -276,8 +276,8 @@ fn figures_line(bench: &BenchSummary) -> String {
             bench.unit
         ));
     }
-    if bench.leaked {
-        parts.push(format!("LEAK: {} bytes still held", bench.heap.live));
+    if let Some(heap) = bench.heap.filter(|_| bench.leaked) {
+        parts.push(format!("LEAK: {} bytes still held", heap.live));
     }
     if bench.overran {
         parts.push("stopped: the stack overran".to_string());
@@ -609,7 +609,11 @@ fn footprint_chart(
         .config
         .stack_bytes
         .map(|bytes| (bytes as f64, "painted"));
-    let heap = (!bench.overran).then_some(bench.heap.peak as f64);
+    // Not measured (`@heap off`, or a stopped benchmark): no bar, "not measured".
+    let heap = bench
+        .heap
+        .filter(|_| !bench.overran)
+        .map(|heap| heap.peak as f64);
     let rows = [
         row("stack", stack, BudgetMetric::StackBytes, painted),
         row("heap peak", heap, BudgetMetric::HeapPeakBytes, None),
@@ -914,6 +918,31 @@ mod tests {
         assert!(html.contains("96 B, budget 100 B: ok"), "{html}");
         assert!(html.contains("128 B, budget 100 B: OVER"), "{html}");
         assert!(html.contains("class=\"bad\""));
+    }
+
+    /// A heap not measured (`@heap off`) draws no heap bar: "not measured", and a heap budget on it is
+    /// UNMEASURED (drawn as bad), never ok.
+    #[test]
+    fn a_heap_not_measured_is_drawn_as_not_measured_against_its_budget() {
+        let mut summary = summary();
+        summary.benchmarks[1].heap = None;
+        let budgets = rho_config::Budgets {
+            max_heap_bytes: Some(1024),
+            ..Default::default()
+        };
+        let judgement = Judgement::of(&summary, |_| budgets, 1.0);
+        let html = page(vec![Suite {
+            what: "a.rs",
+            summary: &summary,
+            judgement: Some(&judgement),
+        }])
+        .render();
+        assert_balanced(&html);
+        assert!(html.contains("64 B, budget 1024 B: ok"), "{html}");
+        assert!(
+            html.contains("not measured, budget 1024 B: UNMEASURED"),
+            "{html}"
+        );
     }
 
     #[test]

@@ -51,12 +51,11 @@ pub fn render(summary: &RunSummary, source: &str) -> String {
     for bench in &summary.benchmarks {
         let rows = metric_rows(bench);
         let stack = stack_cell(bench);
-        let heap = if bench.overran {
-            "-".to_string()
-        } else if bench.leaked {
-            format!("{} (leaked {})", bench.heap.peak, bench.heap.live)
-        } else {
-            bench.heap.peak.to_string()
+        let heap = match bench.heap {
+            Some(_) if bench.overran => "-".to_string(),
+            None => "-".to_string(),
+            Some(heap) if bench.leaked => format!("{} (leaked {})", heap.peak, heap.live),
+            Some(heap) => heap.peak.to_string(),
         };
         let rate = bench.ops_per_second.map_or("-".to_string(), |rate| {
             format!("{} {}/s", format_rate(rate), escape(&bench.unit))
@@ -89,6 +88,13 @@ pub fn render(summary: &RunSummary, source: &str) -> String {
                 "| {name} | {label} | {median} | {p99} | {spread} | {stack} | {heap} | {rate} |"
             );
         }
+    }
+    if summary
+        .benchmarks
+        .iter()
+        .any(|b| b.heap.is_none() && !b.overran)
+    {
+        let _ = writeln!(out, "\n{}", crate::run::HEAP_OFF_NOTE);
     }
     out.push_str(&crate::growth::render_markdown(summary));
     out

@@ -130,25 +130,28 @@ pub fn warnings(summary: &RunSummary) -> Vec<String> {
                 plural(bench.iterations),
             ));
         }
-        if bench.heap.free_errors > 0 {
+        let Some(heap) = bench.heap else {
+            continue;
+        };
+        if heap.free_errors > 0 {
             warnings.push(format!(
                 "{}: {} free{} of more bytes than were live: RHO_BENCH_HEAP_FREE does not match the allocations \
                  (a harness-use error; the heap figures of this benchmark cannot be trusted)",
                 bench.name,
-                bench.heap.free_errors,
-                plural(bench.heap.free_errors),
+                heap.free_errors,
+                plural(heap.free_errors),
             ));
         }
         if bench.leaked {
             warnings.push(format!(
                 "{}: LEAK: {} byte{} still live at the end ({} allocation{}, {} free{})",
                 bench.name,
-                bench.heap.live,
-                plural(bench.heap.live),
-                bench.heap.allocs,
-                plural(bench.heap.allocs),
-                bench.heap.frees,
-                plural(bench.heap.frees),
+                heap.live,
+                plural(heap.live),
+                heap.allocs,
+                plural(heap.allocs),
+                heap.frees,
+                plural(heap.frees),
             ));
         }
     }
@@ -593,12 +596,26 @@ fn iterations_cell(bench: &BenchSummary) -> String {
     iterations
 }
 
-/// The heap peak; what a stopped benchmark held when it was stopped is not a figure of it.
+/// The note under a table with a benchmark whose heap was not measured (`@heap off`), whose heap cells read
+/// `-`.
+pub(crate) const HEAP_OFF_NOTE: &str = "heap not measured: the harness did not count allocations (a rho_bench \
+     suite without rho_bench::CountingAlloc as its #[global_allocator]); its heap cells read -";
+
+/// The heap peak; what a stopped benchmark held when it was stopped is not a figure of it, and a heap not
+/// measured has none.
 fn heap_peak_cell(bench: &BenchSummary) -> String {
-    if bench.overran {
-        "-".to_string()
-    } else {
-        bench.heap.peak.to_string()
+    match bench.heap {
+        Some(heap) if !bench.overran => heap.peak.to_string(),
+        _ => "-".to_string(),
+    }
+}
+
+/// The heap still held at the end (`--wide`), flagged when it is a leak.
+fn heap_live_cell(bench: &BenchSummary) -> String {
+    match bench.heap {
+        Some(heap) if !bench.overran && bench.leaked => format!("{} LEAK", heap.live),
+        Some(heap) if !bench.overran => heap.live.to_string(),
+        _ => "-".to_string(),
     }
 }
 
@@ -632,13 +649,7 @@ fn table(out: &mut String, summary: &RunSummary, width: usize) {
         }
         first.push(stack_cell(bench));
         first.push(heap_peak_cell(bench));
-        first.push(if bench.overran {
-            "-".to_string()
-        } else if bench.leaked {
-            format!("{} LEAK", bench.heap.live)
-        } else {
-            bench.heap.live.to_string()
-        });
+        first.push(heap_live_cell(bench));
         first.push(rate_cell(bench));
         first.push(format!("{} {}", bench.per_iteration, bench.unit));
         rows.push(first);
@@ -798,6 +809,10 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
         .filter(no_rows)
         .any(|b| !b.overran && b.cycles_wrapped > 0);
     let any_leak = summary.benchmarks.iter().any(|b| b.leaked && !b.overran);
+    let any_heap_off = summary
+        .benchmarks
+        .iter()
+        .any(|b| b.heap.is_none() && !b.overran);
 
     if summary.benchmarks.is_empty() {
         out.push_str("(the suite ran no benchmarks)\n");
@@ -834,6 +849,9 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
              (RHO_BENCH_STACK_BYTES)"
                 .to_string(),
         );
+    }
+    if any_heap_off {
+        footnotes.push(HEAP_OFF_NOTE.to_string());
     }
     if any_leak && !wide {
         footnotes.push(
@@ -876,12 +894,13 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
         }
     }
     for bench in &summary.benchmarks {
-        if bench.heap.free_errors > 0 {
+        let free_errors = bench.heap.map_or(0, |h| h.free_errors);
+        if free_errors > 0 {
             footnotes.push(format!(
                 "{}: {} free{} of more than was live: a harness-use error, its heap figures cannot be trusted",
                 bench.name,
-                bench.heap.free_errors,
-                plural(bench.heap.free_errors)
+                free_errors,
+                plural(free_errors)
             ));
         }
     }
@@ -1284,6 +1303,51 @@ mod render_tests {
                 .starts_with("bench_thirty: only 30 measured iterations: its p99 is just the max")),
             "{warnings:?}"
         );
+    }
+
+    /// A heap the harness did not count (`@heap off`, version 6): `-` in the heap cells of every table (the
+    /// default, `--wide`, Markdown), never 0, and a note that says why.
+    #[test]
+    fn a_heap_not_measured_reads_dash_with_a_note() {
+        let stream = "@rho-bench 6\n@target host arch=x86_64 optimized=1\n\
+             @clock cycles tsc unit=cycle hz=1000 resolution=1\n\
+             @config iterations=3 warmup=1 time_cap_ms=0 stack_bytes=4096\n\
+             @bench counted\n:50\n:50\n:51\n:52\n@stack 96\n\
+             @heap peak=64 live=0 allocs=3 frees=3 free_errors=0\n\
+             @end counted iterations=3 warmup=1 capped=0 unit=iter per_iteration=1\n\
+             @bench uncounted\n:50\n:50\n:51\n:52\n@stack 96\n@heap off\n\
+             @end uncounted iterations=3 warmup=1 capped=0 unit=iter per_iteration=1\n\
+             @done benchmarks=2 dropped=0\n";
+        let summary = RunSummary::of(&rho_wire::parse_str(stream).unwrap()).unwrap();
+        let note = "heap not measured: the harness did not count allocations";
+        let report = render_with(&summary, "heap.rs", Layout::new(1000, false));
+        let cells: Vec<&str> = row(&report, "uncounted").split_whitespace().collect();
+        // name, iterations, median, p99, spread, stack, heap peak, ...
+        assert_eq!((cells[5], cells[6]), ("96", "-"), "{report}");
+        let counted: Vec<&str> = row(&report, "counted").split_whitespace().collect();
+        assert_eq!(counted[6], "64", "{report}");
+        assert!(report.contains(note), "{report}");
+        let report = wide(&summary, "heap.rs");
+        let cells: Vec<&str> = row(&report, "uncounted").split_whitespace().collect();
+        // name, iterations, "cycles", "(tsc)", median, mean, p95, p99, max, spread, iqr/med, stack, peak, live
+        assert_eq!(&cells[11..14], ["96", "-", "-"], "{report}");
+        assert!(report.contains(note), "{report}");
+        let markdown = crate::markdown::render(&summary, "heap.rs");
+        let line = markdown
+            .lines()
+            .find(|l| l.starts_with("| uncounted |"))
+            .unwrap_or_else(|| panic!("{markdown}"));
+        assert!(line.contains("| 96 | - |"), "{line}");
+        assert!(markdown.contains(note), "{markdown}");
+        assert!(!warnings(&summary).iter().any(|w| w.contains("LEAK")));
+        // With every heap measured, no note.
+        let measured = stream.replace(
+            "@heap off",
+            "@heap peak=0 live=0 allocs=0 frees=0 free_errors=0",
+        );
+        let summary = RunSummary::of(&rho_wire::parse_str(&measured).unwrap()).unwrap();
+        assert!(!wide(&summary, "heap.rs").contains(note));
+        assert!(!crate::markdown::render(&summary, "heap.rs").contains(note));
     }
 
     #[test]

@@ -67,7 +67,7 @@ fn benchmark(
         iterations,
         capped: false,
         stack: StackMark::Bytes(312),
-        heap: HeapFigures::default(),
+        heap: Some(HeapFigures::default()),
         wrapped: 0,
         counts: Vec::new(),
         family: None,

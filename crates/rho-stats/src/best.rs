@@ -59,14 +59,19 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
             best_figures(all.iter().map(|b| b.cycles.as_ref())).filter(|_| !bench.overran);
         bench.time = best_figures(all.iter().map(|b| b.time.as_ref())).filter(|_| !bench.overran);
         bench.stack = worst_stack(all.iter().map(|b| b.stack));
-        bench.heap = HeapFigures {
-            peak: all.iter().map(|b| b.heap.peak).max().unwrap_or(0),
-            live: all.iter().map(|b| b.heap.live).max().unwrap_or(0),
-            allocs: all.iter().map(|b| b.heap.allocs).max().unwrap_or(0),
-            frees: all.iter().map(|b| b.heap.frees).max().unwrap_or(0),
-            free_errors: all.iter().map(|b| b.heap.free_errors).max().unwrap_or(0),
-        };
-        bench.leaked = bench.heap.live != 0 && !bench.overran;
+        // The heap is measured only if it was in every run (the same binary measures it in all or none).
+        bench.heap = all
+            .iter()
+            .map(|b| b.heap)
+            .collect::<Option<Vec<HeapFigures>>>()
+            .map(|heaps| HeapFigures {
+                peak: heaps.iter().map(|h| h.peak).max().unwrap_or(0),
+                live: heaps.iter().map(|h| h.live).max().unwrap_or(0),
+                allocs: heaps.iter().map(|h| h.allocs).max().unwrap_or(0),
+                frees: heaps.iter().map(|h| h.frees).max().unwrap_or(0),
+                free_errors: heaps.iter().map(|h| h.free_errors).max().unwrap_or(0),
+            });
+        bench.leaked = bench.heap.is_some_and(|h| h.live != 0) && !bench.overran;
         bench.capped = all.iter().any(|b| b.capped);
         bench.iterations = min_of(all.iter().map(|b| b.iterations)).unwrap_or(0);
         bench.batch = bench

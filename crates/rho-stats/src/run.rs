@@ -154,8 +154,9 @@ pub struct BenchSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<InstructionFigures>,
     pub stack: StackMark,
-    pub heap: HeapFigures,
-    /// The benchmark ended holding heap memory (`heap.live != 0`).
+    /// The heap figures; `None` when the harness did not measure the heap (`@heap off`).
+    pub heap: Option<HeapFigures>,
+    /// The benchmark ended holding heap memory (`heap.live != 0`; never when the heap was not measured).
     pub leaked: bool,
     /// Ops per second: `per_iteration * 1e9 / net median ns`, from the figures [`BenchSummary::rate_figures`]
     /// picks (the time figures, or the cycle figures at their `hz` when time is below its clock's resolution
@@ -268,7 +269,7 @@ impl BenchSummary {
     }
 
     /// The value of `metric` for this benchmark, or `None` when it was not measured (no such clock, stack
-    /// overrun or off). Unmeasured is never reported as 0. Cycles and time are the net median per iteration,
+    /// overrun or off, heap off). Unmeasured is never reported as 0. Cycles and time are the net median per iteration,
     /// a fraction when batched.
     pub fn metric(&self, metric: Metric) -> Option<f64> {
         match metric {
@@ -279,7 +280,7 @@ impl BenchSummary {
                 StackMark::Overrun | StackMark::Off => None,
             },
             Metric::HeapPeakBytes if self.overran => None,
-            Metric::HeapPeakBytes => Some(self.heap.peak as f64),
+            Metric::HeapPeakBytes => self.heap.map(|h| h.peak as f64),
             Metric::Instructions => self
                 .instructions
                 .as_ref()

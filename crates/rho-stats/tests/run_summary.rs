@@ -110,7 +110,7 @@ fn overhead_raw_and_net() {
     assert_eq!(pair.stack, StackMark::Overrun);
     assert_eq!(pair.metric(Metric::StackBytes), None);
     assert!(pair.leaked);
-    assert_eq!(pair.heap.free_errors, 1);
+    assert_eq!(pair.heap.map(|h| h.free_errors), Some(1));
     assert_eq!(pair.cycles.as_ref().unwrap().net.median, 100);
 
     // Everything the CLI exports serialises and reads back.
@@ -304,24 +304,46 @@ fn best_of_keeps_warnings_and_the_worst_stack_and_heap_from_any_run() {
         RunSummary::of(&parse_str(&two_clock_run(&["1 1", "2 2", "3 3", "4 4", "5 5"])).unwrap())
             .unwrap();
     let mut b = a.clone();
-    b.benchmarks[0].heap.live = 8;
-    b.benchmarks[0].heap.peak = 0;
+    let heap = b.benchmarks[0].heap.as_mut().unwrap();
+    heap.live = 8;
+    heap.peak = 0;
     b.benchmarks[0].capped = true;
     b.benchmarks[0].stack = StackMark::Bytes(100);
     // The second benchmark overran in `a` only.
     b.benchmarks[1].stack = StackMark::Bytes(64);
     let mut a2 = a.clone();
-    a2.benchmarks[0].heap.peak = 16;
+    a2.benchmarks[0].heap.as_mut().unwrap().peak = 16;
     let best = best_of(&[a2, b]).unwrap();
     let crc = &best.benchmarks[0];
     // Noise does not allocate or deepen a stack: the highest peak and the deepest stack are kept.
-    assert_eq!(crc.heap.peak, 16);
-    assert_eq!(crc.heap.live, 8);
+    assert_eq!(crc.heap.map(|h| (h.peak, h.live)), Some((16, 8)));
     assert!(crc.leaked);
     assert!(crc.capped);
     assert_eq!(crc.stack, StackMark::Bytes(312));
     // An overrun in any run stays an overrun.
     assert_eq!(best.benchmarks[1].stack, StackMark::Overrun);
+}
+
+/// A heap not measured (`@heap off`, version 6) has no heap peak metric and no leak, never a 0; best of runs
+/// keeps it not measured.
+#[test]
+fn a_heap_not_measured_has_no_heap_figure() {
+    let text =
+        two_clock_run(&["1 1", "2 2", "3 3", "4 4", "5 5"]).replace("@rho-bench 1", "@rho-bench 6");
+    let mut off = text.clone();
+    while let Some(at) = off.find("@heap peak=") {
+        let end = at + off[at..].find('\n').unwrap();
+        off.replace_range(at..end, "@heap off");
+    }
+    assert_ne!(off, text);
+    let summary = RunSummary::of(&parse_str(&off).unwrap()).unwrap();
+    for bench in &summary.benchmarks {
+        assert_eq!(bench.heap, None, "{}", bench.name);
+        assert_eq!(bench.metric(Metric::HeapPeakBytes), None, "{}", bench.name);
+        assert!(!bench.leaked, "{}", bench.name);
+    }
+    let best = best_of(&[summary.clone(), summary]).unwrap();
+    assert!(best.benchmarks.iter().all(|b| b.heap.is_none()));
 }
 
 #[test]

@@ -10,8 +10,8 @@ use std::io::{self, BufRead};
 use crate::error::{ErrorKind, WireError, quote};
 use crate::types::{
     BATCH_VERSION, Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, FAMILY_VERSION,
-    FamilyMember, GUARD_VERSION, Header, HeapFigures, Run, RunConfig, StackMark, Target,
-    WIRE_VERSION,
+    FamilyMember, GUARD_VERSION, HEAP_OFF_VERSION, Header, HeapFigures, Run, RunConfig, StackMark,
+    Target, WIRE_VERSION,
 };
 
 /// The longest line the parser reads. A longer noise line is skipped (only its first bytes are kept); a longer
@@ -73,7 +73,8 @@ struct OpenBench {
     samples: Vec<Vec<u64>>,
     stack: Option<StackMark>,
     stack_line: u64,
-    heap: Option<HeapFigures>,
+    /// `Some` once `@heap` was read: its figures, `None` for `@heap off`.
+    heap: Option<Option<HeapFigures>>,
     heap_line: u64,
     counts: Vec<Count>,
 }
@@ -824,6 +825,27 @@ impl StreamParser {
         {
             return Err(self.duplicate(line, "@heap per benchmark", open.heap_line));
         }
+        if !fields.positional.is_empty() {
+            // Version 6: `@heap off`, the heap not measured, and no figures. Earlier versions have no such line.
+            let expected = if self.version >= HEAP_OFF_VERSION {
+                "off (the heap not measured) or peak= live= allocs= frees= free_errors=".to_string()
+            } else {
+                format!(
+                    "peak= live= allocs= frees= free_errors= (`@heap off` is wire format version \
+                     {HEAP_OFF_VERSION}; this stream is version {})",
+                    self.version
+                )
+            };
+            if self.version < HEAP_OFF_VERSION || fields.positional[..] != [b"off"] {
+                return Err(WireError::new(
+                    self.line,
+                    ErrorKind::Syntax,
+                    expected,
+                    quote(line),
+                ));
+            }
+            return self.close_heap(None);
+        }
         fields.positional(self.line, line, [])?;
         let figures = HeapFigures {
             peak: fields.required_u64(self.line, line, "peak")?,
@@ -843,6 +865,11 @@ impl StreamParser {
                 quote(line),
             ));
         }
+        self.close_heap(Some(figures))
+    }
+
+    /// Records the block's `@heap`: its figures, or `None` when not measured.
+    fn close_heap(&mut self, figures: Option<HeapFigures>) -> Result<(), WireError> {
         let line_no = self.line;
         if let Some(open) = self.open.as_mut() {
             open.heap = Some(figures);
@@ -977,7 +1004,7 @@ impl StreamParser {
             iterations,
             capped,
             stack: open.stack.unwrap_or(StackMark::Off),
-            heap: open.heap.unwrap_or_default(),
+            heap: open.heap.flatten(),
             wrapped,
             counts: open.counts,
             family: open.family,

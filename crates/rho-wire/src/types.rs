@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The format version this crate writes, and the newest it reads (it reads every version from 1 up to it; see
 /// the "Versions" table in docs/wire-format.md).
-pub const WIRE_VERSION: u32 = 5;
+pub const WIRE_VERSION: u32 = 6;
 
 /// The first version with `@counter` and `@count` (instructions counted outside the stream, e.g. by Callgrind).
 pub const COUNTER_VERSION: u32 = 2;
@@ -19,6 +19,9 @@ pub const BATCH_VERSION: u32 = 4;
 /// The first version with `@config stack_guard=` and `@end overran=1`, whose stack and heap figures cover the
 /// measured iterations only.
 pub const GUARD_VERSION: u32 = 5;
+/// The first version with `@heap off`: the harness did not measure the heap (a Rust harness without
+/// `CountingAlloc` as the global allocator). Before it every `@heap` carries figures.
+pub const HEAP_OFF_VERSION: u32 = 6;
 
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,7 +144,8 @@ pub enum StackMark {
     Off,
 }
 
-/// `@heap`: what went through the heap macros during one benchmark.
+/// `@heap`: what went through the heap macros during one benchmark. A benchmark whose heap was not measured
+/// (`@heap off`, version 6) has none: [`Benchmark::heap`] is `None`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeapFigures {
     pub peak: u64,
@@ -170,7 +174,9 @@ pub struct Benchmark {
     /// The time cap stopped the benchmark before `RunConfig::iterations`.
     pub capped: bool,
     pub stack: StackMark,
-    pub heap: HeapFigures,
+    /// The heap figures; `None` when the harness did not measure the heap (`@heap off`, version 6), never
+    /// zeros standing in for them.
+    pub heap: Option<HeapFigures>,
     /// How many of the samples (warm-ups included) spanned a wrap of a cycle counter the harness could not
     /// count (`@end wrapped=`, a Cortex-M built with `RHO_BENCH_SYSTICK_EXTERNAL`): their cycle figures may be
     /// short by whole counter periods, so when this is not 0 the benchmark's cycle figures are not measured.
@@ -248,8 +254,9 @@ impl Benchmark {
         self.wrapped == 0
     }
 
-    /// Whether the benchmark ended holding heap memory it had allocated.
+    /// Whether the benchmark ended holding heap memory it had allocated (never, when the heap was not
+    /// measured).
     pub fn leaked(&self) -> bool {
-        self.heap.live != 0
+        self.heap.is_some_and(|h| h.live != 0)
     }
 }

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use crate::parse::{CALIBRATION_NAME, is_name};
 use crate::types::{
-    Benchmark, COUNTER_VERSION, ClockRole, FAMILY_VERSION, GUARD_VERSION, Run, StackMark,
-    WIRE_VERSION,
+    Benchmark, COUNTER_VERSION, ClockRole, FAMILY_VERSION, GUARD_VERSION, HEAP_OFF_VERSION, Run,
+    StackMark, WIRE_VERSION,
 };
 
 /// Flush the line buffer to the output once it holds this much.
@@ -139,14 +139,16 @@ fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> i
         StackMark::Overrun => line(buf, format_args!("@stack overrun")),
         StackMark::Off => line(buf, format_args!("@stack off")),
     }
-    let h = &bench.heap;
-    line(
-        buf,
-        format_args!(
-            "@heap peak={} live={} allocs={} frees={} free_errors={}",
-            h.peak, h.live, h.allocs, h.frees, h.free_errors
+    match &bench.heap {
+        Some(h) => line(
+            buf,
+            format_args!(
+                "@heap peak={} live={} allocs={} frees={} free_errors={}",
+                h.peak, h.live, h.allocs, h.frees, h.free_errors
+            ),
         ),
-    );
+        None => line(buf, format_args!("@heap off")),
+    }
     line(
         buf,
         format_args!(
@@ -312,11 +314,21 @@ fn validate(run: &Run) -> Result<(), String> {
         if bench.per_iteration == 0 {
             return Err(format!("benchmark {}: per_iteration 0", bench.name));
         }
-        if bench.heap.live > bench.heap.peak {
-            return Err(format!(
-                "benchmark {}: heap live {} above its peak {}",
-                bench.name, bench.heap.live, bench.heap.peak
-            ));
+        match bench.heap {
+            Some(h) if h.live > h.peak => {
+                return Err(format!(
+                    "benchmark {}: heap live {} above its peak {}",
+                    bench.name, h.live, h.peak
+                ));
+            }
+            None if run.version < HEAP_OFF_VERSION => {
+                return Err(format!(
+                    "benchmark {}: heap not measured in a version {} stream (`@heap off` needs version \
+                     {HEAP_OFF_VERSION})",
+                    bench.name, run.version
+                ));
+            }
+            _ => {}
         }
         let region = run.config.stack_bytes.unwrap_or(0);
         match bench.stack {

@@ -28,9 +28,21 @@ const SMALL: &str = "@rho-bench 1\n@target canned arch=none optimized=1\n\
 @heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
 @end bench_canned iterations=3 warmup=0 capped=0 unit=iter per_iteration=1\n@done benchmarks=1 dropped=0\n";
 
+/// Version 6: a heap not measured (`@heap off`) beside one that was.
+const HEAP_OFF: &str = "@rho-bench 6\n@target canned arch=none optimized=1\n\
+@clock cycles fake unit=cycle hz=0 resolution=1\n\
+@config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0\n@bench bench_off\n:7\n:7\n:7\n@stack off\n\
+@heap off\n@end bench_off iterations=3 warmup=0 capped=0 unit=iter per_iteration=1\n\
+@bench bench_on\n:7\n:7\n:7\n@heap peak=8 live=0 allocs=1 frees=1 free_errors=0\n@stack off\n\
+@end bench_on iterations=3 warmup=0 capped=0 unit=iter per_iteration=1\n@done benchmarks=2 dropped=0\n";
+
 #[test]
 fn fuzz_the_wire_parser() {
-    let seeds = vec![STREAM.as_bytes().to_vec(), SMALL.as_bytes().to_vec()];
+    let seeds = vec![
+        STREAM.as_bytes().to_vec(),
+        SMALL.as_bytes().to_vec(),
+        HEAP_OFF.as_bytes().to_vec(),
+    ];
     // The seeds are whole, valid streams: the mutations start from something the parser accepts.
     for seed in &seeds {
         rho_wire::parse_bytes(seed).unwrap();

@@ -106,8 +106,9 @@ fn parses_the_valid_stream() {
     let pair = &run.benchmarks[1];
     assert_eq!(pair.measured(0), &[107, 108, 110]);
     assert_eq!(pair.stack, StackMark::Overrun);
-    assert_eq!(pair.heap.peak, 64);
-    assert_eq!(pair.heap.free_errors, 1);
+    let heap = pair.heap.expect("heap figures");
+    assert_eq!(heap.peak, 64);
+    assert_eq!(heap.free_errors, 1);
     assert!(pair.capped);
     assert!(pair.leaked());
 }
@@ -480,10 +481,10 @@ fn missing_header() {
 #[test]
 fn unsupported_version() {
     assert_error(
-        &mutate("@rho-bench 1", "@rho-bench 6"),
+        &mutate("@rho-bench 1", "@rho-bench 7"),
         2,
         ErrorKind::UnsupportedVersion,
-        "line 2: expected wire format version 1 to 5 (the versions this rho reads), found \"@rho-bench 6\"",
+        "line 2: expected wire format version 1 to 6 (the versions this rho reads), found \"@rho-bench 7\"",
     );
     let e = err(&mutate("@rho-bench 1", "@rho-bench 0"));
     assert_eq!(e.kind(), Some(ErrorKind::UnsupportedVersion), "{e}");
@@ -710,8 +711,11 @@ fn the_writer_refuses_inconsistent_figures() {
     let mut deep = run.clone();
     deep.benchmarks[0].stack = StackMark::Bytes(70_000);
     let mut live = run.clone();
-    live.benchmarks[1].heap.live = 65;
-    for bad in [zero_ops, deep, live] {
+    live.benchmarks[1].heap.as_mut().unwrap().live = 65;
+    // `@heap off` is version 6: a version 1 run cannot say it.
+    let mut off = run.clone();
+    off.benchmarks[0].heap = None;
+    for bad in [zero_ops, deep, live, off] {
         let e = run_to_string(&bad).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
     }
@@ -763,8 +767,8 @@ fn a_counted_stream_names_its_dumps_and_version_1_has_none() {
         error.contains("line 3") && error.contains("version 1"),
         "{error}"
     );
-    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 6"));
-    assert!(error.contains("1 to 5"), "{error}");
+    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 7"));
+    assert!(error.contains("1 to 6"), "{error}");
 }
 
 /// The valid stream as version 4, with bench_crc_64's three measured samples made batches of 4 iterations.
@@ -921,4 +925,64 @@ fn overran_needs_a_stack_overrun_and_a_flag() {
     assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{e}");
     let e = err(&v2.replace("future_key=7", "stack_guard=a/b"));
     assert_eq!(e.line(), 6, "{e}");
+}
+
+/// Version 6: `@heap off`, a heap the harness did not measure, is no figure (not zeros), and it is written back.
+#[test]
+fn version_6_reads_heap_off_as_not_measured() {
+    let text = mutate("@rho-bench 1", "@rho-bench 6").replace(
+        "@stack 312\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0",
+        "@stack 312\n@heap off",
+    );
+    let run = parse_str(&text).unwrap();
+    assert_eq!(run.version, 6);
+    let crc = &run.benchmarks[0];
+    assert_eq!(crc.heap, None);
+    assert!(!crc.leaked());
+    // The other blocks keep their figures.
+    assert_eq!(run.benchmarks[1].heap.map(|h| h.peak), Some(64));
+    let written = run_to_string(&run).unwrap();
+    assert!(written.starts_with("@rho-bench 6\n"), "{written}");
+    assert_eq!(written.matches("\n@heap off\n").count(), 1, "{written}");
+    assert_eq!(
+        parse_str(&written).unwrap(),
+        rho_wire::Run {
+            noise_lines: 0,
+            ..run
+        }
+    );
+    // Nothing but `off` in place of the figures.
+    for bad in ["@heap on", "@heap off off", "@heap 0"] {
+        let e = err(&text.replace("@heap off", bad));
+        assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{bad}: {e}");
+        assert_eq!(e.line(), 22, "{bad}: {e}");
+    }
+    // Once per block, like any `@heap`.
+    let e = err(&text.replace("@heap off", "@heap off\n@heap off"));
+    assert_eq!(e.kind(), Some(ErrorKind::Duplicate), "{e}");
+}
+
+/// Versions 1 to 5 have no `@heap off`: every `@heap` carries figures, and `off` there is an error naming the
+/// version that has it.
+#[test]
+fn versions_1_to_5_refuse_heap_off() {
+    for version in ["1", "2", "3", "4", "5"] {
+        let text = VALID.replace("@rho-bench 1", &format!("@rho-bench {version}"));
+        // As before: figures, zeros included, are figures.
+        let run = parse_str(&text).unwrap();
+        assert_eq!(run.benchmarks[0].heap.map(|h| h.peak), Some(0));
+        let off = text.replace(
+            "@stack 312\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0",
+            "@stack 312\n@heap off",
+        );
+        assert_error(
+            &off,
+            22,
+            ErrorKind::Syntax,
+            &format!(
+                "line 22: expected peak= live= allocs= frees= free_errors= (`@heap off` is wire format version 6; \
+                 this stream is version {version}), found \"@heap off\""
+            ),
+        );
+    }
 }

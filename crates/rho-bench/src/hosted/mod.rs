@@ -117,14 +117,8 @@ pub fn report(stream: &[u8], source: &str) -> Result<String, Error> {
     for warning in rho_report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");
     }
-    let mut text = rho_report::render(&summary, source);
-    if !heap::installed() {
-        text.push_str(
-            "\nheap not measured: install rho_bench::CountingAlloc as the #[global_allocator] \
-             (the heap columns read 0)\n",
-        );
-    }
-    Ok(text)
+    // Without a CountingAlloc the stream says `@heap off`, and the report notes the heap as not measured.
+    Ok(rho_report::render(&summary, source))
 }
 
 /// Where the stream goes: stdout (handed on at each benchmark's start and end) or memory (with progress
