@@ -178,3 +178,90 @@ fn a_cargo_suite_runs_on_the_emulated_cortex_m4_with_identical_figures_twice() {
     let ratio = per("sum_4k") / per("sum_1k");
     assert!((3.5..4.5).contains(&ratio), "sum_4k / sum_1k = {ratio}");
 }
+
+/// A copy of examples/rust-bench at `to` (its build left out), using rho-bench from this repository by its
+/// absolute path, with `sum_1k`'s body replaced by `sum_1k_body` if given.
+fn example_copy(to: &std::path::Path, sum_1k_body: Option<&str>) {
+    let example = common::repo_file("examples/rust-bench");
+    common::copy_tree(&example.join("benches"), &to.join("benches"));
+    std::fs::copy(example.join("module.yml"), to.join("module.yml")).unwrap();
+    let crate_dir = common::repo_file("crates/rho-bench");
+    let manifest = std::fs::read_to_string(example.join("Cargo.toml")).unwrap();
+    let relative = "path = \"../../crates/rho-bench\"";
+    assert!(manifest.contains(relative), "{manifest}");
+    let manifest = manifest.replace(
+        relative,
+        &format!("path = {:?}", crate_dir.display().to_string()),
+    );
+    std::fs::write(to.join("Cargo.toml"), manifest).unwrap();
+    if let Some(body) = sum_1k_body {
+        let bench = to.join("benches/example.rs");
+        let source = std::fs::read_to_string(&bench).unwrap();
+        let original = "b.iter(|| sum(black_box(&DATA[..1024])));";
+        assert!(source.contains(original), "{source}");
+        std::fs::write(&bench, source.replace(original, body)).unwrap();
+    }
+}
+
+/// `rho bench gate` on a `cargo:` suite: each side built with cargo in its own copy, run under Callgrind
+/// (exact counts, so this holds on a busy machine); a planted 10x loop in `sum_1k` fails the gate on that
+/// benchmark alone: the benchmarks it left alone, built in the other copy, do not move.
+#[test]
+fn the_gate_judges_a_cargo_suite_and_catches_a_planted_10x_slowdown() {
+    let test = "the_gate_judges_a_cargo_suite_and_catches_a_planted_10x_slowdown";
+    if !common::tools_present(test, &[("valgrind", "valgrind")]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, slower) = (tmp.path().join("base"), tmp.path().join("slower"));
+    example_copy(&base, None);
+    example_copy(
+        &slower,
+        Some("b.iter(|| (0..10).map(|_| sum(black_box(&DATA[..1024]))).sum::<u64>());"),
+    );
+    let gate = |head: &std::path::Path| {
+        let args = [
+            "bench",
+            "gate",
+            "--base",
+            base.to_str().unwrap(),
+            "--measure",
+            "instructions",
+            "--iterations",
+            "100",
+            "--warmup",
+            "2",
+            "--timeout",
+            "600",
+        ];
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+        command
+            .args(args)
+            .current_dir(head)
+            .env("TMPDIR", tmp.path())
+            // Unoptimised, to keep the two builds short: the counts are exact either way.
+            .env("CARGO_PROFILE_BENCH_OPT_LEVEL", "0")
+            .env("CARGO_PROFILE_BENCH_DEBUG", "0");
+        common::run_rho(command, &args, LIMIT)
+    };
+    let metric = |doc: &serde_json::Value, name: &str| doc["metrics"][name].clone();
+
+    let outcome = gate(&slower);
+    eprintln!("{}", outcome.describe());
+    outcome.assert_exit(1);
+    let doc = outcome.document();
+    assert_eq!(doc["verdict"], "regressed", "{doc}");
+    let planted = metric(&doc, "sum_1k.instructions");
+    assert_eq!(planted["regressed"], true, "{planted}");
+    let change = planted["change"].as_f64().unwrap();
+    assert!(change > 5.0, "ten sums counted as +{:.0}%", change * 100.0);
+    for other in [
+        "sum_4k.instructions",
+        "vec_1000.instructions",
+        "sum_n/1024.instructions",
+    ] {
+        let m = metric(&doc, other);
+        assert_eq!(m["regressed"], false, "{other}: {m}");
+        assert!(m["change"].as_f64().unwrap().abs() < 0.01, "{other}: {m}");
+    }
+}
