@@ -117,16 +117,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     )?;
     let summary = &summaries[0].1;
     if let Some(json) = &json {
-        let suite = SuiteInfo {
-            sources: args.files.clone(),
-            compiler,
-            cflags,
-            ldflags,
-            iterations: args.run.iterations,
-            warmup: args.run.warmup,
-            scale: args.run.scale,
-            timeout_seconds: args.run.timeout,
-        };
+        let suite = suite_info(args, compiler, cflags, ldflags);
         let mut document = RunDocument::new(suite, summary);
         document.comparison = finished.record.as_ref();
         json.write(&document)?;
@@ -171,6 +162,25 @@ struct Measured {
 }
 
 /// Build `args.files` for `target` (the host for `None`), run and summarise them.
+/// What `--json` says of the suite: its files, how it was built and the settings it ran with.
+fn suite_info(
+    args: &BenchArgs,
+    compiler: Vec<String>,
+    cflags: Vec<String>,
+    ldflags: Vec<String>,
+) -> SuiteInfo {
+    SuiteInfo {
+        sources: args.files.clone(),
+        compiler,
+        cflags,
+        ldflags,
+        iterations: args.run.iterations,
+        warmup: args.run.warmup,
+        scale: args.run.scale,
+        timeout_seconds: args.run.timeout,
+    }
+}
+
 /// What ran (the suite's files, space-separated) and the settings the harness reads from its environment.
 fn suite_and_settings(args: &BenchArgs) -> (String, HarnessSettings) {
     let what = args
@@ -367,16 +377,7 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
         for warning in rho_report::warnings(&summary) {
             eprintln!("rho: warning: {name}: {warning}");
         }
-        let suite = SuiteInfo {
-            sources: args.files.clone(),
-            compiler,
-            cflags,
-            ldflags,
-            iterations: args.run.iterations,
-            warmup: args.run.warmup,
-            scale: args.run.scale,
-            timeout_seconds: args.run.timeout,
-        };
+        let suite = suite_info(args, compiler, cflags, ldflags);
         measured.push((name.to_string(), summary, suite));
     }
     let runs: Vec<(String, &rho_stats::RunSummary)> = measured

@@ -1024,21 +1024,11 @@ impl Measuring<'_> {
         what: &str,
         timeout: Duration,
     ) -> anyhow::Result<Option<rho_wire::Run>> {
-        let Some(counter) = self.counter else {
-            return Ok(None);
-        };
-        let env = crate::count::environment(env.to_vec(), self.iterations_set, self.warmup_set);
-        Ok(Some(counter.run(
-            executable,
-            &env,
-            Some(root),
-            what,
-            timeout,
-        )?))
+        self.counted(env, |counter, env| {
+            counter.run(executable, env, Some(root), what, timeout)
+        })
     }
-}
 
-impl Measuring<'_> {
     /// The counted run of a command suite (`sh -c command` in `root`, with `env`) when counting, else
     /// `None`.
     fn count_shell(
@@ -1049,11 +1039,22 @@ impl Measuring<'_> {
         what: &str,
         timeout: Duration,
     ) -> anyhow::Result<Option<rho_wire::Run>> {
+        self.counted(env, |counter, env| {
+            counter.run_shell(command, env, root, what, timeout)
+        })
+    }
+
+    /// `run` under the counter, with this mode's iterations and warm-ups in `env`, when counting.
+    fn counted(
+        &self,
+        env: &[(String, String)],
+        run: impl FnOnce(&crate::count::Counter, &[(String, String)]) -> anyhow::Result<rho_wire::Run>,
+    ) -> anyhow::Result<Option<rho_wire::Run>> {
         let Some(counter) = self.counter else {
             return Ok(None);
         };
         let env = crate::count::environment(env.to_vec(), self.iterations_set, self.warmup_set);
-        Ok(Some(counter.run_shell(command, &env, root, what, timeout)?))
+        run(counter, &env).map(Some)
     }
 }
 
