@@ -164,6 +164,24 @@ pub mod progress {
         bar: Option<ProgressBar>,
     }
 
+    impl State {
+        /// Suite `number` of `suites` (`what`), to run `repetitions` times; no run started yet.
+        fn new(what: &str, number: usize, suites: usize, repetitions: u32) -> State {
+            State {
+                suite: what.to_string(),
+                suite_number: number,
+                suites,
+                repetitions,
+                run: 0,
+                run_started: Instant::now(),
+                last_run: None,
+                last_count: None,
+                benchmark: 0,
+                bar: None,
+            }
+        }
+    }
+
     static STATE: Mutex<Option<State>> = Mutex::new(None);
 
     fn with<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
@@ -178,18 +196,7 @@ pub mod progress {
         let mut guard = STATE
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        *guard = Some(State {
-            suite: what.to_string(),
-            suite_number: number,
-            suites,
-            repetitions,
-            run: 0,
-            run_started: Instant::now(),
-            last_run: None,
-            last_count: None,
-            benchmark: 0,
-            bar: None,
-        });
+        *guard = Some(State::new(what, number, suites, repetitions));
     }
 
     /// A run of the current suite (`what`, when no command said which) has started; its progress is shown
@@ -198,18 +205,7 @@ pub mod progress {
         let mut guard = STATE
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let state = guard.get_or_insert_with(|| State {
-            suite: what.to_string(),
-            suite_number: 1,
-            suites: 1,
-            repetitions: 1,
-            run: 0,
-            run_started: Instant::now(),
-            last_run: None,
-            last_count: None,
-            benchmark: 0,
-            bar: None,
-        });
+        let state = guard.get_or_insert_with(|| State::new(what, 1, 1, 1));
         state.run += 1;
         state.benchmark = 0;
         state.run_started = Instant::now();

@@ -399,9 +399,16 @@ fn describe_counter(figures: &InstructionFigures) -> String {
 
 /// `instructions (callgrind)`, `instructions (QEMU icount)`.
 pub(crate) fn instructions_label(figures: &InstructionFigures) -> String {
-    match figures.source.as_str() {
-        "qemu-icount" => "instructions (QEMU icount)".to_string(),
-        source => format!("instructions ({source})"),
+    counter_label("instructions", &figures.source)
+}
+
+/// A figure's kind and the counter it came from, as every table names them: `cycles (systick)`,
+/// `instructions (callgrind)`, and QEMU's instruction count by its name, `instructions (QEMU icount)`.
+pub(crate) fn counter_label(kind: &str, source: &str) -> String {
+    if kind == "instructions" && source == rho_stats::QEMU_ICOUNT {
+        "instructions (QEMU icount)".to_string()
+    } else {
+        format!("{kind} ({source})")
     }
 }
 

@@ -7,14 +7,11 @@ use std::fmt::Write as _;
 
 use rho_stats::targets::{PrimaryMetric, TargetComparison, TargetFigures};
 
-use crate::run::{aligned_table, format_count};
+use crate::run::{aligned_table, counter_label, format_count};
 
 /// `instructions (QEMU icount)`, `cycles (systick)`, `ns (clock_gettime)`.
 fn metric_label(metric: &PrimaryMetric) -> String {
-    match (metric.kind.as_str(), metric.source.as_str()) {
-        ("instructions", "qemu-icount") => "instructions (QEMU icount)".to_string(),
-        (kind, source) => format!("{kind} ({source})"),
-    }
+    counter_label(&metric.kind, &metric.source)
 }
 
 fn bytes(value: Option<u64>) -> String {
