@@ -22,9 +22,18 @@ pub const DEFAULT_STDERR_LIMIT: usize = 64 * 1024;
 /// that prints without newlines cannot grow `rho` without bound.
 pub const DEFAULT_MAX_LINE: usize = 64 * 1024;
 
-/// How long to keep reading the child's output after it has exited and its group has been killed. Only a
-/// process that left the group (and so escaped the kill) can hold the pipes open longer than that.
+/// How long the child's output may stay idle after it has exited and its group has been killed before the
+/// runner stops reading. Only a process that left the group (and so escaped the kill) can hold the pipes open
+/// longer than that. The grace counts only time spent *waiting* for output: what the child wrote before it
+/// exited is read whatever time the caller takes to consume it (a board's stream of 30,000 lines parsed on a
+/// loaded machine takes longer than the grace, and was cut at the grace when it counted from the exit).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// The most output read after the child's exit was noticed. What the child wrote before exiting and the runner
+/// has not read yet is at most a pipe's capacity (1 MiB, [`READER_BUFFER`]) plus the reader's buffers (a few
+/// MiB); past this bound only a writer that escaped the group and the sweep could still be writing, and it must
+/// not keep the run going for ever.
+const DRAIN_LIMIT_BYTES: u64 = 64 << 20;
 
 /// What the caller's line callback wants next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,23 +233,35 @@ impl Runner {
         let mut exited = false;
         let mut stdout_open = true;
         let mut drain_deadline: Option<Instant> = None;
+        let mut drained = 0u64;
 
         while !exited || stdout_open {
-            // Before exit, wait until the timeout; after it, only for the drain grace.
+            // Before exit, wait until the timeout; after it, only for the drain grace, and an event already
+            // queued is taken whatever the clock says: the grace limits waiting, not consuming what has arrived.
             let wait_until = if exited { drain_deadline } else { deadline };
             let event = match wait_until {
                 Some(until) => {
                     let now = Instant::now();
-                    if now >= until {
-                        Err(RecvTimeoutError::Timeout)
-                    } else {
+                    if now < until {
                         event_rx.recv_timeout(until - now)
+                    } else if exited {
+                        event_rx.try_recv().map_err(|_| RecvTimeoutError::Timeout)
+                    } else {
+                        Err(RecvTimeoutError::Timeout)
                     }
                 }
                 None => event_rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
             };
             match event {
                 Ok(Event::Lines(lines)) => {
+                    if exited {
+                        // Output is still arriving: the idle grace starts again, within the drain's byte limit.
+                        drained += lines.iter().map(|line| line.len() as u64 + 1).sum::<u64>();
+                        if drained > DRAIN_LIMIT_BYTES {
+                            break;
+                        }
+                        drain_deadline = Some(Instant::now() + DRAIN_GRACE);
+                    }
                     if stopped {
                         continue;
                     }
@@ -323,8 +344,9 @@ impl Runner {
     /// Run, handing the child's stdout to `read` as one buffered reader (of [`READER_BUFFER`] bytes) on the
     /// calling thread: for a parser that wants whole buffers rather than lines (the wire parser's fast path
     /// reads sample lines straight out of the buffer). The process group, the timeout and the kill are the
-    /// runner's as in [`Runner::run`]: when the timeout passes, or the child has exited and [`DRAIN_GRACE`]
-    /// has passed since, the reader reports end of input (and the result says `TimedOut` for the former).
+    /// runner's as in [`Runner::run`]: when the timeout passes, or the child has exited and its output has been
+    /// idle for [`DRAIN_GRACE`] since, the reader reports end of input (and the result says `TimedOut` for the
+    /// former); what the child wrote before it exited is read however long the caller takes.
     ///
     /// `read` returns [`LineControl::Continue`] to let the child run to its end (what it has not read is
     /// drained and dropped) or [`LineControl::Stop`] to kill the group now. `Finished::stdout_lines` is 0:
@@ -360,13 +382,7 @@ impl Runner {
 
         let mut reader = io::BufReader::with_capacity(
             READER_BUFFER,
-            DeadlinePipe {
-                pipe: stdout,
-                deadline,
-                exited_at: Arc::clone(&exited_at),
-                timed_out: false,
-                at_end: false,
-            },
+            DeadlinePipe::new(stdout, deadline, Arc::clone(&exited_at)),
         );
         let control = read(&mut reader);
         let mut timed_out = reader.get_ref().timed_out;
@@ -559,16 +575,48 @@ pub const READER_BUFFER: usize = 1 << 20;
 /// meanwhile, which shortens the wait to the drain grace).
 const POLL_SLICE_MS: libc::c_int = 100;
 
-/// The child's stdout for [`Runner::run_reader`]: a read waits for data only until the timeout, or until
-/// [`DRAIN_GRACE`] after the child exited, and then reports end of input.
+/// The child's stdout for [`Runner::run_reader`]: a read waits for data only until the timeout, or, once the
+/// child has exited, until the output has been idle for [`DRAIN_GRACE`] (see there: what is already in the
+/// pipe is always read), and then reports end of input.
 struct DeadlinePipe {
     pipe: ChildStdout,
     deadline: Option<Instant>,
     exited_at: Arc<Mutex<Option<Instant>>>,
+    /// When the last bytes were read.
+    last_read: Option<Instant>,
+    /// The bytes read after the child's exit was noticed (bounded by [`DRAIN_LIMIT_BYTES`]).
+    drained: u64,
     /// The timeout passed while the child was running.
     timed_out: bool,
     /// The pipe reached its end (or a deadline ended the reading).
     at_end: bool,
+}
+
+impl DeadlinePipe {
+    fn new(
+        pipe: ChildStdout,
+        deadline: Option<Instant>,
+        exited_at: Arc<Mutex<Option<Instant>>>,
+    ) -> Self {
+        DeadlinePipe {
+            pipe,
+            deadline,
+            exited_at,
+            last_read: None,
+            drained: 0,
+            timed_out: false,
+            at_end: false,
+        }
+    }
+
+    /// Until when a read may wait for output: the timeout while the child runs; after its exit, the grace from
+    /// the exit or the last bytes read, whichever is later.
+    fn wait_until(&self, exited: Option<Instant>) -> Option<Instant> {
+        match exited {
+            Some(at) => Some(self.last_read.map_or(at, |read| read.max(at)) + DRAIN_GRACE),
+            None => self.deadline,
+        }
+    }
 }
 
 impl Read for DeadlinePipe {
@@ -578,24 +626,32 @@ impl Read for DeadlinePipe {
         }
         loop {
             let exited = *lock(&self.exited_at);
-            let until = match exited {
-                Some(at) => Some(at + DRAIN_GRACE),
-                None => self.deadline,
-            };
-            if let Some(until) = until
-                && Instant::now() >= until
-            {
+            let until = self.wait_until(exited);
+            let now = Instant::now();
+            let past = until.is_some_and(|until| now >= until);
+            if (past && exited.is_none()) || self.drained > DRAIN_LIMIT_BYTES {
+                // The timeout passed while the child ran (strict: a child that never stops writing still
+                // times out), or an escaped writer keeps the pipe busy after the exit.
                 self.timed_out = exited.is_none();
                 self.at_end = true;
                 return Ok(0);
             }
+            // After the exit, once the grace has passed, only what is in the pipe already is taken.
+            let slice = match until {
+                Some(_) if past => 0,
+                Some(until) => POLL_SLICE_MS.min(
+                    libc::c_int::try_from(until.duration_since(now).as_millis())
+                        .unwrap_or(POLL_SLICE_MS),
+                ),
+                None => POLL_SLICE_MS,
+            };
             let mut poll = libc::pollfd {
                 fd: self.pipe.as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
             };
             // SAFETY: `poll` points to one valid pollfd for the duration of the call.
-            let ready = unsafe { libc::poll(&mut poll, 1, POLL_SLICE_MS) };
+            let ready = unsafe { libc::poll(&mut poll, 1, slice) };
             if ready < 0 {
                 let error = io::Error::last_os_error();
                 if error.kind() == io::ErrorKind::Interrupted {
@@ -604,6 +660,10 @@ impl Read for DeadlinePipe {
                 return Err(error);
             }
             if ready == 0 {
+                if past {
+                    self.at_end = true;
+                    return Ok(0);
+                }
                 continue;
             }
             match self.pipe.read(buf) {
@@ -611,7 +671,13 @@ impl Read for DeadlinePipe {
                     self.at_end = true;
                     return Ok(0);
                 }
-                Ok(count) => return Ok(count),
+                Ok(count) => {
+                    self.last_read = Some(Instant::now());
+                    if exited.is_some() {
+                        self.drained += count as u64;
+                    }
+                    return Ok(count);
+                }
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
                 Err(error) => return Err(error),
             }

@@ -299,3 +299,76 @@ fn a_reader_that_stops_early_still_learns_of_a_crash() {
         .unwrap();
     assert_eq!(finished.termination, Termination::Signaled(libc::SIGSEGV));
 }
+
+/// What a child wrote before it exited is all read, however long the caller takes to consume it: a board's
+/// stream of 30,000 lines parsed on a loaded machine takes longer than the drain grace, and a gate's run on
+/// `riscv32-virt` was cut at "expected @heap, found end of input" when the grace counted from the exit.
+#[test]
+fn a_reader_slower_than_the_drain_grace_still_reads_everything_the_child_wrote() {
+    // 50,000 lines (289 kB) fit the runner's enlarged pipe, so the child exits at once; the reader starts only
+    // after the grace (2 s) has passed since.
+    let mut text = String::new();
+    let finished = Runner::new(sh("seq 1 50000"))
+        .timeout(Duration::from_secs(120))
+        .run_reader(|reader| {
+            std::thread::sleep(Duration::from_secs(3));
+            std::io::Read::read_to_string(reader, &mut text).unwrap();
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(0));
+    assert_eq!(text.lines().count(), 50000);
+    assert_eq!(text.lines().last(), Some("50000"));
+}
+
+/// The same for the line-by-line runner the gate reads its sides with: a callback that pauses for longer than
+/// the grace once the child has exited still sees every line.
+#[test]
+fn a_line_callback_slower_than_the_drain_grace_still_sees_every_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let done = dir.path().join("done");
+    // 1,000,000 lines (6.9 MB): more than the pipe and the runner's queue hold, so output is still arriving
+    // after the exit is noticed.
+    let script = format!("seq 1 1000000; : > '{}'", done.display());
+    let mut count = 0u64;
+    let mut last = String::new();
+    let mut paused = false;
+    let finished = Runner::new(sh(&script))
+        .timeout(Duration::from_secs(300))
+        .run(|line| {
+            count += 1;
+            if !paused && count % 1000 == 0 && done.exists() {
+                paused = true;
+                std::thread::sleep(Duration::from_secs(3));
+            }
+            last = line.to_string();
+            LineControl::Continue
+        })
+        .unwrap();
+    assert_eq!(finished.termination, Termination::Exited(0));
+    assert_eq!(count, 1_000_000);
+    assert_eq!(last, "1000000");
+}
+
+/// A child that writes without end is still stopped at its timeout, however fast the caller reads.
+#[test]
+fn a_child_that_never_stops_writing_times_out() {
+    for reader in [false, true] {
+        let runner = Runner::new(sh("yes")).timeout(Duration::from_millis(500));
+        let finished = if reader {
+            runner
+                .run_reader(|reader| {
+                    let mut sink = Vec::new();
+                    let _ = std::io::Read::read_to_end(reader, &mut sink);
+                    LineControl::Continue
+                })
+                .unwrap()
+        } else {
+            runner.run(|_| LineControl::Continue).unwrap()
+        };
+        assert_eq!(
+            finished.termination,
+            Termination::TimedOut(Duration::from_millis(500))
+        );
+    }
+}
