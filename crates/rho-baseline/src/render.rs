@@ -210,7 +210,23 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
     }
     out.push('\n');
     let _ = writeln!(out, "{}", summary_line(comparison));
+    for line in note_lines(comparison) {
+        let _ = writeln!(out, "{line}");
+    }
     out
+}
+
+/// The lines under the summary: what was left out and why (one line), and a drift of the whole machine.
+pub fn note_lines(comparison: &Comparison) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !comparison.left_out.is_empty() {
+        let what: Vec<String> = comparison.left_out.iter().map(|l| l.sentence()).collect();
+        lines.push(format!("left out: {}", what.join("; ")));
+    }
+    if let Some(drift) = &comparison.drift {
+        lines.push(format!("drift: {}", drift.sentence()));
+    }
+    lines
 }
 
 /// `rows` aligned in columns two spaces apart, each as wide as its widest cell: the columns `right` says
@@ -304,6 +320,9 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         let _ = writeln!(out, "\n</details>\n");
     }
     let _ = writeln!(out, "{}", escape(&summary_line(comparison)));
+    for line in note_lines(comparison) {
+        let _ = writeln!(out, "\n{}", escape(&line));
+    }
     out
 }
 

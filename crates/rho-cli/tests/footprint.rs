@@ -225,7 +225,7 @@ EOF
     let outcome = project.rho(&["bench", "--write-baseline"]);
     outcome.assert_exit(0);
     let baseline = read_json(&dir.join("bench/baseline.json"));
-    let small = baseline["targets"]["host"]["benchmarks"]
+    let small = baseline["targets"]["host"]["time"]["benchmarks"]
         .as_array()
         .unwrap()
         .iter()

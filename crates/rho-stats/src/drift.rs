@@ -111,8 +111,16 @@ mod tests {
 
     #[test]
     fn one_regression_or_a_scatter_is_not_drift() {
-        assert_eq!(drift(&[2.0, 1.0, 1.0, 1.0, 1.01]), None, "one benchmark moved");
-        assert_eq!(drift(&[1.1, 1.4, 2.0, 1.2, 1.7]), None, "moved apart, not alike");
+        assert_eq!(
+            drift(&[2.0, 1.0, 1.0, 1.0, 1.01]),
+            None,
+            "one benchmark moved"
+        );
+        assert_eq!(
+            drift(&[1.1, 1.4, 2.0, 1.2, 1.7]),
+            None,
+            "moved apart, not alike"
+        );
         assert_eq!(drift(&[1.2, 0.8, 1.2, 0.8]), None, "both ways");
         assert_eq!(drift(&[1.5, 1.5]), None, "two are a coincidence");
         let faster = drift(&[0.9, 0.9, 0.91]).unwrap();

@@ -44,7 +44,8 @@ mod window;
 
 pub use best::{best_of, min_of};
 pub use count::{
-    CacheFigures, CountedMemory, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures, QEMU_ICOUNT,
+    CacheFigures, CountedMemory, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures,
+    QEMU_ICOUNT,
 };
 pub use distribution::{DISTRIBUTION_BINS, Distribution};
 pub use drift::{
