@@ -236,7 +236,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     let config = load_local_config(&cwd).map_err(HereModuleError)?;
     let (mut settings, mut env) = match &config {
         Some(config) => (
-            settings_from_config(&config.gate).map_err(HereModuleError)?,
+            settings_from_config(config).map_err(HereModuleError)?,
             bench_env_from_config(config),
         ),
         None => (GateSettings::default(), Default::default()),
