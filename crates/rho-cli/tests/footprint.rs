@@ -291,7 +291,7 @@ fn the_gate_compares_each_benchmarks_code_from_the_built_images() {
     let outcome = project.rho_in(
         &project.path().join("head"),
         &[
-            "bench", "gate", "--base", "../base", "--head", ".", "--runs", "2",
+            "bench", "gate", "--json", "-", "--base", "../base", "--head", ".", "--runs", "2",
         ],
         &[],
     );
