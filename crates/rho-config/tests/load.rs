@@ -78,7 +78,9 @@ fn the_spec_module_yml_loads_as_written() {
     assert!(config.suites.is_empty());
     assert_eq!(config.gate.runs, 3);
     assert_eq!(config.gate.timeout, Duration::from_secs(120));
-    assert_eq!(config.gate_budget_for("anything.cycles"), 0.30);
+    // No gate budget set: the gate falls back to `fail_on_regression_percent` (5.0 here).
+    assert_eq!(config.gate.default_budget, None);
+    assert_eq!(config.gate_budget_for("anything.cycles"), 0.05);
 }
 
 #[test]
