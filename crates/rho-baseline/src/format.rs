@@ -456,8 +456,29 @@ impl BaselineFile {
                     "target \"{key}\" has neither a \"time\" nor an \"instructions\" section"
                 )));
             }
-            for section in sections.iter() {
-                validate_section(key, section).map_err(invalid)?;
+            if let Some(time) = &sections.time {
+                validate_section(key, time).map_err(invalid)?;
+                if let Some(bench) = time.benchmarks.iter().find(|b| b.instructions.is_some()) {
+                    return Err(invalid(format!(
+                        "target \"{key}\": benchmark \"{}\" of the time section has instructions; they \
+                         belong in the instructions section",
+                        bench.name
+                    )));
+                }
+            }
+            if let Some(counted) = &sections.instructions {
+                validate_section(key, counted).map_err(invalid)?;
+                if let Some(bench) = counted
+                    .benchmarks
+                    .iter()
+                    .find(|b| b.cycles.is_some() || b.time_ns.is_some())
+                {
+                    return Err(invalid(format!(
+                        "target \"{key}\": benchmark \"{}\" of the instructions section has cycles or \
+                         time_ns; they belong in the time section",
+                        bench.name
+                    )));
+                }
             }
         }
         Ok(())
@@ -971,6 +992,23 @@ mod tests {
         let written = file.to_json().unwrap();
         assert!(
             written.contains("\"schema\": \"rho-baseline/2\"") && written.contains("\"time\": {")
+        );
+        // A time section holding instructions is refused by name (they would be judged twice).
+        let mut mixed = file.clone();
+        let time = mixed
+            .targets
+            .get_mut("host")
+            .unwrap()
+            .time
+            .as_mut()
+            .unwrap();
+        time.benchmarks[1].instructions = Some(10);
+        let err = BaselineFile::parse(&mixed.to_json().unwrap(), "b.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("\"bench_crc_64\" of the time section has instructions"),
+            "{err}"
         );
         // A version 2 target with no section at all is refused by name.
         let empty = "{\"schema\": \"rho-baseline/2\", \"targets\": {\"host\": {}}}";
