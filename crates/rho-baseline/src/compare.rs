@@ -11,7 +11,9 @@ use rho_judge::Change;
 use rho_stats::Metric;
 use thiserror::Error;
 
-use crate::format::{BenchmarkBaseline, ClockInfo, Context, Stack, TargetBaseline, TimeSource};
+use crate::format::{
+    BenchmarkBaseline, ClockInfo, Context, Stack, TargetBaseline, TargetSections, TimeSource,
+};
 
 /// The regression limit, in percent, when module.yml sets no `fail_on_regression_percent`.
 ///
@@ -83,6 +85,11 @@ pub enum Refusal {
 
     #[error("the regression limit must be a finite number of percent, 0 or more; got {0}")]
     Limit(f64),
+
+    #[error(
+        "this run recorded no figures of any measure for target \"{target}\": nothing to compare"
+    )]
+    NothingMeasured { target: String },
 }
 
 /// What one metric of one benchmark did between base and head.
@@ -199,6 +206,53 @@ pub struct Comparison {
     pub head: Context,
     /// Benchmarks in this run's suite order, then the removed ones in the baseline's order.
     pub benchmarks: Vec<BenchmarkComparison>,
+    /// What the comparison left out and why: the baseline's figures of a measure this run did not make. Never
+    /// a failure; the report says it on one line.
+    pub left_out: Vec<LeftOut>,
+    /// Most benchmarks' time moved the same way by a similar factor ([`rho_stats::drift`]): said, with what
+    /// to do about it, and the verdict left as it is.
+    pub drift: Option<TimeDrift>,
+}
+
+/// Figures of the baseline this comparison did not judge, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeftOut {
+    pub metrics: Vec<Metric>,
+    pub why: String,
+}
+
+/// A drift of the time metric `metric` (`time_ns`, or `cycles` where there are no nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeDrift {
+    pub metric: Metric,
+    pub drift: rho_stats::Drift,
+}
+
+impl TimeDrift {
+    /// The sentence a report prints: `every benchmark is 11% slower (time_ns): the machine, not the code? ...`.
+    pub fn sentence(&self) -> String {
+        let d = &self.drift;
+        let who = if d.moved == d.compared {
+            "every benchmark is".to_string()
+        } else {
+            format!("{} of {} benchmarks are", d.moved, d.compared)
+        };
+        format!(
+            "{who} {:.0}% {} ({}): the machine, not the code? `rho bench gate` alternates runs of both \
+             sides, and `--measure instructions` counts what load cannot move; the verdict is unchanged",
+            d.percent().abs(),
+            if d.slower { "slower" } else { "faster" },
+            self.metric.name()
+        )
+    }
+}
+
+impl LeftOut {
+    /// `cycles, time_ns: why`.
+    pub fn sentence(&self) -> String {
+        let names: Vec<&str> = self.metrics.iter().map(|m| m.name()).collect();
+        format!("{}: {}", names.join(", "), self.why)
+    }
 }
 
 /// How many metric comparisons got each verdict.
@@ -296,10 +350,7 @@ pub fn check_comparable(base: &Context, head: &Context) -> Result<(), Refusal> {
         });
     }
     // A run that only counted instructions has no clocks to compare (and no clocked figures to judge).
-    let counted_only = |c: &Context| {
-        c.instructions.is_some() && c.clocks.cycles.is_none() && c.clocks.time.is_none()
-    };
-    if counted_only(base) || counted_only(head) {
+    if base.counted_only() || head.counted_only() {
         return Ok(());
     }
     check_cycle_clocks(base.clocks.cycles.as_ref(), head.clocks.cycles.as_ref())?;
@@ -488,13 +539,141 @@ pub fn compare_with(
             ));
         }
     }
-    Ok(Comparison {
+    let mut comparison = Comparison {
         target: head.context.target.clone(),
         limit_percent,
         base: base.context.clone(),
         head: head.context.clone(),
         benchmarks,
-    })
+        left_out: Vec::new(),
+        drift: None,
+    };
+    comparison.drift = time_drift(&comparison);
+    Ok(comparison)
+}
+
+/// The drift of the comparison's time: over `time_ns` where both sides have it, else `cycles`; one ratio per
+/// benchmark compared on both sides (1 for two figures the clock cannot tell apart).
+fn time_drift(comparison: &Comparison) -> Option<TimeDrift> {
+    [Metric::TimeNs, Metric::Cycles]
+        .into_iter()
+        .find_map(|metric| {
+            let ratios: Vec<f64> = comparison
+                .rows()
+                .filter(|(_, row)| row.metric == metric)
+                .filter_map(|(_, row)| match (row.base, row.head) {
+                    (Value::Figure(_), Value::Figure(_)) if row.within_resolution => Some(1.0),
+                    (Value::Figure(b), Value::Figure(h)) if b > 0.0 => Some(h / b),
+                    _ => None,
+                })
+                .collect();
+            if ratios.len() < rho_stats::DRIFT_MIN_BENCHMARKS {
+                return None;
+            }
+            rho_stats::drift(&ratios).map(|drift| TimeDrift { metric, drift })
+        })
+}
+
+/// Compares a run's sections (one per measure it made) with the baseline's sections of its target, each
+/// measure with its own: the time section's figures (clocks, and the stack and heap of the timed run) with
+/// the baseline's time section, the instructions (and, for a run that only counted, the stack and heap of the
+/// counted run) with its instructions section. A baseline section of a measure the run did not make is left
+/// out (said in [`Comparison::left_out`]), never "not measured"; a measure the baseline has no section of is
+/// added.
+pub fn compare_sections(
+    base: &TargetSections,
+    head: &TargetSections,
+    limit_percent: f64,
+    limit_for: &dyn Fn(&str, Metric) -> f64,
+) -> Result<Comparison, Refusal> {
+    let one = |base_section: Option<&TargetBaseline>, head_section: &TargetBaseline| {
+        match base_section {
+            Some(base_section) => {
+                compare_with(base_section, head_section, limit_percent, limit_for)
+            }
+            // No figures of this measure in the baseline: each of this run's is added.
+            None => {
+                let nothing = TargetBaseline {
+                    context: base
+                        .iter()
+                        .next()
+                        .map_or(&head_section.context, |s| &s.context)
+                        .clone(),
+                    benchmarks: Vec::new(),
+                };
+                compare_with(&nothing, head_section, limit_percent, limit_for)
+            }
+        }
+    };
+    let time = head
+        .time
+        .as_ref()
+        .map(|h| one(base.time.as_ref(), h))
+        .transpose()?;
+    let counted = head
+        .instructions
+        .as_ref()
+        .map(|h| one(base.instructions.as_ref(), h))
+        .transpose()?;
+    let mut comparison = match (time, counted) {
+        (Some(mut time), Some(counted)) => {
+            time.take_instructions(counted);
+            time
+        }
+        (Some(only), None) | (None, Some(only)) => only,
+        (None, None) => {
+            return Err(Refusal::NothingMeasured {
+                target: base.target().unwrap_or_default().to_string(),
+            });
+        }
+    };
+    if head.time.is_none() && base.time.is_some() {
+        comparison.left_out.push(LeftOut {
+            metrics: vec![Metric::Cycles, Metric::TimeNs],
+            why: "this run counted instructions only; a timed run judges them".to_string(),
+        });
+    }
+    if head.instructions.is_none() && base.instructions.is_some() {
+        comparison.left_out.push(LeftOut {
+            metrics: vec![Metric::Instructions],
+            why: "this run did not count them; `--measure instructions` judges them".to_string(),
+        });
+    }
+    Ok(comparison)
+}
+
+impl Comparison {
+    /// Takes the instructions rows of `counted` (the comparison of the instructions sections) into this one
+    /// (the time sections'): the stack and heap of the counted run stay out, the timed run's are judged.
+    fn take_instructions(&mut self, counted: Comparison) {
+        self.base.instructions = counted.base.instructions;
+        self.head.instructions = counted.head.instructions;
+        let order = |m: &MetricComparison| Metric::ALL.iter().position(|&x| x == m.metric);
+        for bench in counted.benchmarks {
+            let rows: Vec<MetricComparison> = bench
+                .metrics
+                .iter()
+                .filter(|m| m.metric == Metric::Instructions)
+                .cloned()
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            match self.benchmarks.iter_mut().find(|b| b.name == bench.name) {
+                Some(timed) => {
+                    if bench.presence == Presence::Both {
+                        timed.presence = Presence::Both;
+                    }
+                    timed.metrics.extend(rows);
+                    timed.metrics.sort_by_key(order);
+                }
+                None => self.benchmarks.push(BenchmarkComparison {
+                    metrics: rows,
+                    ..bench
+                }),
+            }
+        }
+    }
 }
 
 fn check_limit(limit_percent: f64) -> Result<(), Refusal> {
@@ -1073,5 +1252,178 @@ mod tests {
             compare_with(&base, &head, 5.0, &bad),
             Err(Refusal::Limit(_))
         ));
+    }
+
+    /// A run's mixed section (time and instructions, as `--measure time,instructions` makes it), its stack
+    /// under the counter `counted_stack` where the timed run saw the fixture's.
+    fn both_measures(counted_stack: u64) -> TargetSections {
+        let mut mixed = fixture::section("host");
+        mixed.context.instructions = Some("callgrind".to_string());
+        for (i, bench) in mixed.benchmarks.iter_mut().enumerate() {
+            bench.instructions = Some(1000 * (i as u64 + 1));
+        }
+        TargetSections::split(mixed, &|_| Some((Stack::Bytes(counted_stack), Some(0))))
+    }
+
+    fn limits(_: &str, metric: Metric) -> f64 {
+        metric_limit(metric, 10.0, 0.5)
+    }
+
+    /// The issue's defects 1 and 2: a baseline of both measures, checked by a run of either, judges each
+    /// measure against its own section. The Valgrind stack (here 304 B against a native 144) is never judged
+    /// against a native one, and the metrics the run chose not to measure are left out, not "not measured".
+    #[test]
+    fn each_measure_is_judged_against_its_own_section() {
+        let base = both_measures(304);
+        let head = both_measures(304);
+        let counted_only = TargetSections {
+            time: None,
+            instructions: head.instructions.clone(),
+        };
+        let c = compare_sections(&base, &counted_only, 10.0, &limits).unwrap();
+        assert!(!c.failed(), "{:?}", c.counts());
+        assert_eq!(c.counts().not_measured, 0);
+        assert_eq!(
+            row(&c, "bench_crc_64", Metric::StackBytes).base,
+            Value::Figure(304.0),
+            "the counted stack against the counted stack"
+        );
+        assert!(c.rows().all(|(_, r)| r.metric != Metric::Cycles));
+        assert_eq!(c.left_out.len(), 1);
+        assert_eq!(c.left_out[0].metrics, [Metric::Cycles, Metric::TimeNs]);
+
+        let timed_only = TargetSections {
+            time: head.time.clone(),
+            instructions: None,
+        };
+        let c = compare_sections(&base, &timed_only, 10.0, &limits).unwrap();
+        assert!(!c.failed(), "{:?}", c.counts());
+        assert_eq!(c.counts().ok, 16);
+        assert!(c.rows().all(|(_, r)| r.metric != Metric::Instructions));
+        assert_eq!(c.left_out[0].metrics, [Metric::Instructions]);
+        assert!(
+            c.left_out[0]
+                .sentence()
+                .starts_with("instructions: this run did not count")
+        );
+
+        // Both measures: the native stack and the instructions, each against its own; nothing left out.
+        let c = compare_sections(&base, &head, 10.0, &limits).unwrap();
+        assert!(!c.failed() && c.left_out.is_empty());
+        assert_eq!(c.counts().ok, 20);
+        assert_eq!(
+            row(&c, "bench_crc_64", Metric::StackBytes).base,
+            Value::Figure(312.0)
+        );
+        assert_eq!(
+            row(&c, "bench_crc_64", Metric::Instructions).verdict,
+            Verdict::Ok
+        );
+    }
+
+    /// "Not measured" still fails when the run measured that metric and got no figure: a stack that overran
+    /// in a counted run, a heap switched off in a timed one.
+    #[test]
+    fn a_metric_the_run_measured_and_lost_still_fails() {
+        let base = both_measures(304);
+        let mut head = both_measures(304);
+        head.instructions.as_mut().unwrap().benchmarks[2].stack_bytes = Stack::Overrun;
+        let counted_only = TargetSections {
+            time: None,
+            instructions: head.instructions.clone(),
+        };
+        let c = compare_sections(&base, &counted_only, 10.0, &limits).unwrap();
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::StackBytes).verdict,
+            Verdict::NotMeasured
+        );
+        assert!(c.failed());
+        let mut timed = both_measures(304);
+        timed.time.as_mut().unwrap().benchmarks[3].heap_peak_bytes = None;
+        timed.instructions = None;
+        let c = compare_sections(&base, &timed, 10.0, &limits).unwrap();
+        assert_eq!(c.counts().not_measured, 1);
+        assert!(c.failed());
+    }
+
+    /// A version 1 section of both measures (Callgrind) holds native stack and heap: its instructions section
+    /// has none, so a counted run's stack is added, not judged against the native one.
+    #[test]
+    fn a_version_1_section_of_both_measures_keeps_its_stack_native() {
+        let mut mixed = fixture::section("host");
+        mixed.context.instructions = Some("callgrind".to_string());
+        for bench in &mut mixed.benchmarks {
+            bench.instructions = Some(5000);
+        }
+        let old = TargetSections::from_v1(mixed);
+        assert_eq!(
+            old.time.as_ref().unwrap().benchmarks[1].stack_bytes,
+            Stack::Bytes(312)
+        );
+        assert!(
+            old.time.as_ref().unwrap().benchmarks[1]
+                .instructions
+                .is_none()
+        );
+        let counted = old.instructions.as_ref().unwrap();
+        assert_eq!(counted.benchmarks[1].stack_bytes, Stack::Off);
+        assert!(counted.context.counted_only());
+
+        let mut head = both_measures(304);
+        head.time = None;
+        for bench in &mut head.instructions.as_mut().unwrap().benchmarks {
+            bench.instructions = Some(5000);
+        }
+        let c = compare_sections(&old, &head, 10.0, &limits).unwrap();
+        assert!(!c.failed(), "{:?}", c.counts());
+        assert_eq!(
+            row(&c, "bench_crc_64", Metric::StackBytes).verdict,
+            Verdict::Added
+        );
+        // A version 1 section of --measure instructions alone is all instructions, its stack Valgrind's.
+        let mut counted_v1 = counted.clone();
+        counted_v1.benchmarks[1].stack_bytes = Stack::Bytes(304);
+        let split = TargetSections::from_v1(counted_v1);
+        assert!(split.time.is_none());
+        assert_eq!(
+            split.instructions.unwrap().benchmarks[1].stack_bytes,
+            Stack::Bytes(304)
+        );
+    }
+
+    /// Drift: every benchmark 1.5x slower is said (the verdict stays: they regressed); one benchmark slower is
+    /// a regression and no drift.
+    #[test]
+    fn a_uniform_slowdown_is_called_drift_and_a_single_regression_is_not() {
+        let base = fixture::section("host");
+        let mut uniform = fixture::section("host");
+        for bench in &mut uniform.benchmarks {
+            for figures in [&mut bench.cycles, &mut bench.time_ns]
+                .into_iter()
+                .flatten()
+            {
+                figures.median = Figure(figures.median.0 * 1.5);
+            }
+        }
+        let c = compare(&base, &uniform, 10.0).unwrap();
+        let drift = c.drift.expect("drift");
+        assert_eq!(drift.metric, Metric::TimeNs);
+        // bench_empty is 0 ns on both sides: a figure of 0 has no ratio, so 3 are compared, and all moved.
+        assert_eq!((drift.drift.compared, drift.drift.moved), (3, 3));
+        assert!((drift.drift.percent() - 50.0).abs() < 1e-9);
+        assert!(c.failed(), "the verdict does not change");
+        assert!(
+            drift
+                .sentence()
+                .starts_with("every benchmark is 50% slower (time_ns): the machine"),
+            "{}",
+            drift.sentence()
+        );
+
+        let mut single = fixture::section("host");
+        set_median(&mut single, "bench_crc_256", Metric::TimeNs, 2657.0 * 1.5);
+        set_median(&mut single, "bench_crc_256", Metric::Cycles, 7704.0 * 1.5);
+        let c = compare(&base, &single, 10.0).unwrap();
+        assert!(c.failed() && c.drift.is_none());
     }
 }

@@ -31,9 +31,10 @@ pub enum Error {
     },
 
     #[error(
-        "{source_name}: baseline schema is \"{found}\", this rho reads \"{}\" only; record the baseline again \
-         with this rho (`rho bench --write-baseline`)",
-        crate::format::SCHEMA
+        "{source_name}: baseline schema is \"{found}\", this rho reads \"{}\" and \"{}\" only; record the \
+         baseline again with this rho (`rho bench --write-baseline`)",
+        crate::format::SCHEMA,
+        crate::format::SCHEMA_V1
     )]
     Schema { source_name: String, found: String },
 

@@ -14,18 +14,48 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-/// The schema this crate reads and writes. A file with any other `schema` is refused, never guessed at.
-pub const SCHEMA: &str = "rho-baseline/1";
+/// The schema this crate writes. It reads this one and [`SCHEMA_V1`]; a file with any other `schema` is
+/// refused, never guessed at.
+pub const SCHEMA: &str = "rho-baseline/2";
 
-/// A whole baseline file: one section per target.
+/// The first schema: one section per target holding every metric the run measured, whatever measured it.
+/// Read (each section split into a section per measure, [`TargetSections::from_v1`]), never written.
+pub const SCHEMA_V1: &str = "rho-baseline/1";
+
+/// A whole baseline file: each target's sections, one per measure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BaselineFile {
-    /// Always [`SCHEMA`] in a file this crate accepts.
+    /// Always [`SCHEMA`] in a file this crate holds (a version 1 file is upgraded as it is read).
     pub schema: String,
     /// Sections by target name. A `BTreeMap` so the order in the file is the name order, whatever order the
     /// targets were recorded in.
-    pub targets: BTreeMap<String, TargetBaseline>,
+    pub targets: BTreeMap<String, TargetSections>,
+}
+
+/// A version 1 file, as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BaselineFileV1 {
+    #[allow(dead_code)]
+    schema: String,
+    targets: BTreeMap<String, TargetBaseline>,
+}
+
+/// One target's figures, a section per measure: what a run that measures time records (cycles, nanoseconds,
+/// and the stack and heap of that run: native, or the board's) and what a run that counts instructions
+/// records (instructions, and the stack and heap of the counted run: under Valgrind on the host). A run is
+/// compared with the sections of the measures it made, each with its own, so a stack measured under Valgrind
+/// is never judged against a native one (docs/baseline.md, "Measured the same way").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSections {
+    /// `--measure time`: no `instructions` figures in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<TargetBaseline>,
+    /// `--measure instructions`: no clocks and no `cycles` or `time_ns` figures in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<TargetBaseline>,
 }
 
 /// One target's baseline: what produced it, and its benchmarks in suite order.
@@ -374,6 +404,19 @@ impl BaselineFile {
         let value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
         match value.get("schema") {
             Some(serde_json::Value::String(schema)) if schema == SCHEMA => {}
+            Some(serde_json::Value::String(schema)) if schema == SCHEMA_V1 => {
+                let old: BaselineFileV1 = serde_json::from_str(text).map_err(json_error)?;
+                let file = BaselineFile {
+                    schema: SCHEMA.to_string(),
+                    targets: old
+                        .targets
+                        .into_iter()
+                        .map(|(target, section)| (target, TargetSections::from_v1(section)))
+                        .collect(),
+                };
+                file.validate(source)?;
+                return Ok(file);
+            }
             Some(serde_json::Value::String(schema)) => {
                 return Err(Error::Schema {
                     source_name: source.to_string(),
@@ -407,23 +450,32 @@ impl BaselineFile {
                 found: self.schema.clone(),
             });
         }
-        for (key, section) in &self.targets {
-            if *key != section.context.target {
+        for (key, sections) in &self.targets {
+            if sections.is_empty() {
                 return Err(invalid(format!(
-                    "the section filed under target \"{key}\" says it was recorded for target \"{}\"",
-                    section.context.target
+                    "target \"{key}\" has neither a \"time\" nor an \"instructions\" section"
                 )));
             }
-            let mut seen = BTreeSet::new();
-            for bench in &section.benchmarks {
-                if bench.name.is_empty() {
+            if let Some(time) = &sections.time {
+                validate_section(key, time).map_err(invalid)?;
+                if let Some(bench) = time.benchmarks.iter().find(|b| b.instructions.is_some()) {
                     return Err(invalid(format!(
-                        "target \"{key}\" has a benchmark with an empty name"
+                        "target \"{key}\": benchmark \"{}\" of the time section has instructions; they \
+                         belong in the instructions section",
+                        bench.name
                     )));
                 }
-                if !seen.insert(bench.name.as_str()) {
+            }
+            if let Some(counted) = &sections.instructions {
+                validate_section(key, counted).map_err(invalid)?;
+                if let Some(bench) = counted
+                    .benchmarks
+                    .iter()
+                    .find(|b| b.cycles.is_some() || b.time_ns.is_some())
+                {
                     return Err(invalid(format!(
-                        "target \"{key}\" lists benchmark \"{}\" twice",
+                        "target \"{key}\": benchmark \"{}\" of the instructions section has cycles or \
+                         time_ns; they belong in the time section",
                         bench.name
                     )));
                 }
@@ -452,9 +504,141 @@ impl BaselineFile {
         })
     }
 
-    /// Puts `section` in, replacing any earlier section of the same target and keeping the others.
-    pub fn insert(&mut self, section: TargetBaseline) {
-        self.targets.insert(section.context.target.clone(), section);
+    /// Puts `sections` in, replacing the target's earlier sections (of every measure: they were recorded by
+    /// another run, perhaps of other code) and keeping the other targets'.
+    pub fn insert(&mut self, sections: TargetSections) {
+        if let Some(target) = sections.target() {
+            self.targets.insert(target.to_string(), sections);
+        }
+    }
+}
+
+/// A stack mark and heap peak (`None`: heap not measured) measured in a counted run.
+pub type CountedMemory = (Stack, Option<u64>);
+
+/// What [`BaselineFile::validate`] checks of one section filed under `key`.
+fn validate_section(key: &str, section: &TargetBaseline) -> Result<(), String> {
+    if key != section.context.target {
+        return Err(format!(
+            "the section filed under target \"{key}\" says it was recorded for target \"{}\"",
+            section.context.target
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    for bench in &section.benchmarks {
+        if bench.name.is_empty() {
+            return Err(format!(
+                "target \"{key}\" has a benchmark with an empty name"
+            ));
+        }
+        if !seen.insert(bench.name.as_str()) {
+            return Err(format!(
+                "target \"{key}\" lists benchmark \"{}\" twice",
+                bench.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl TargetSections {
+    /// The sections of one run's section holding every metric it measured (`mixed`): a run that counted
+    /// instructions and read no clock is all instructions; any other has a time section (its instructions
+    /// taken out) and, when it counted instructions, an instructions section of the instructions, the static
+    /// figures and the stack and heap `counted_memory(bench)` gives (the counted run's, when it was not the
+    /// timed run); `None` from it keeps the benchmark's own (a board counts in the run it times).
+    pub fn split(
+        mixed: TargetBaseline,
+        counted_memory: &dyn Fn(&BenchmarkBaseline) -> Option<CountedMemory>,
+    ) -> TargetSections {
+        if mixed.context.counted_only() {
+            return TargetSections {
+                time: None,
+                instructions: Some(mixed),
+            };
+        }
+        let instructions = mixed
+            .context
+            .instructions
+            .is_some()
+            .then(|| TargetBaseline {
+                context: Context {
+                    clocks: Clocks {
+                        cycles: None,
+                        time: None,
+                    },
+                    time_source: TimeSource::None,
+                    ..mixed.context.clone()
+                },
+                benchmarks: mixed
+                    .benchmarks
+                    .iter()
+                    .filter(|bench| bench.instructions.is_some())
+                    .map(|bench| {
+                        let (stack_bytes, heap_peak_bytes) = counted_memory(bench)
+                            .unwrap_or((bench.stack_bytes, bench.heap_peak_bytes));
+                        BenchmarkBaseline {
+                            cycles: None,
+                            time_ns: None,
+                            stack_bytes,
+                            heap_peak_bytes,
+                            ..bench.clone()
+                        }
+                    })
+                    .collect(),
+            });
+        let mut time = mixed;
+        time.context.instructions = None;
+        for bench in &mut time.benchmarks {
+            bench.instructions = None;
+        }
+        TargetSections {
+            time: Some(time),
+            instructions,
+        }
+    }
+
+    /// A version 1 section, split by measure. Its stack and heap are the timed run's (native, or the board's)
+    /// unless it counted instructions and read no clock (`--measure instructions` alone: Valgrind's); a
+    /// section of both measures counted by Callgrind kept no Valgrind stack or heap, so its instructions
+    /// section has none (a run counting them again has them added, not judged against native ones).
+    pub fn from_v1(section: TargetBaseline) -> TargetSections {
+        let callgrind = section.context.instructions.as_deref() == Some("callgrind");
+        TargetSections::split(section, &|_| callgrind.then_some((Stack::Off, None)))
+    }
+
+    /// The sections there are, time first.
+    pub fn iter(&self) -> impl Iterator<Item = &TargetBaseline> {
+        self.time.iter().chain(self.instructions.iter())
+    }
+
+    /// Whether there is no section at all.
+    pub fn is_empty(&self) -> bool {
+        self.time.is_none() && self.instructions.is_none()
+    }
+
+    /// The target the sections were recorded for.
+    pub fn target(&self) -> Option<&str> {
+        self.iter().next().map(|s| s.context.target.as_str())
+    }
+
+    /// Checks every figure of every section is finite ([`TargetBaseline::check_figures`]).
+    pub fn check_figures(&self) -> Result<(), Error> {
+        self.iter().try_for_each(TargetBaseline::check_figures)
+    }
+}
+
+impl From<TargetBaseline> for TargetSections {
+    /// One run's section split by measure, its stack and heap where they are ([`TargetSections::split`]).
+    fn from(mixed: TargetBaseline) -> TargetSections {
+        TargetSections::split(mixed, &|_| None)
+    }
+}
+
+impl Context {
+    /// Whether the run only counted instructions and read no clock (`--measure instructions` on the host).
+    pub fn counted_only(&self) -> bool {
+        self.instructions.is_some() && self.clocks.cycles.is_none() && self.clocks.time.is_none()
     }
 }
 
@@ -513,7 +697,7 @@ mod tests {
     fn file_with(targets: &[&str]) -> BaselineFile {
         let mut file = BaselineFile::new();
         for target in targets {
-            file.insert(fixture::section(target));
+            file.insert(fixture::section(target).into());
         }
         file
     }
@@ -675,15 +859,15 @@ mod tests {
         let text = file_with(&["host"])
             .to_json()
             .unwrap()
-            .replace(SCHEMA, "rho-baseline/2");
+            .replace(SCHEMA, "rho-baseline/3");
         let err = BaselineFile::parse(&text, "bench/baseline.json").unwrap_err();
         assert!(
-            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/2"),
+            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/3"),
             "{err}"
         );
         let message = err.to_string();
         assert!(
-            message.contains("bench/baseline.json") && message.contains("rho-baseline/2"),
+            message.contains("bench/baseline.json") && message.contains("rho-baseline/3"),
             "{message}"
         );
 
@@ -757,8 +941,9 @@ mod tests {
         );
 
         let mut file = file_with(&["host"]);
-        let copy = file.targets["host"].benchmarks[1].clone();
-        file.targets.get_mut("host").unwrap().benchmarks.push(copy);
+        let time = file.targets.get_mut("host").unwrap().time.as_mut().unwrap();
+        let copy = time.benchmarks[1].clone();
+        time.benchmarks.push(copy);
         let err = BaselineFile::parse(&file.to_json().unwrap(), "b.json").unwrap_err();
         assert!(
             err.to_string()
@@ -785,6 +970,53 @@ mod tests {
         let err = section.check_figures().unwrap_err().to_string();
         assert!(
             err.contains("bench_crc_256") && err.contains("time_ns p99"),
+            "{err}"
+        );
+    }
+
+    /// A version 1 file is read, each section split by measure, and written back as version 2.
+    #[test]
+    fn a_version_1_file_is_read_and_upgraded() {
+        let text = serde_json::to_string_pretty(&serde_json::json!({
+            "schema": SCHEMA_V1,
+            "targets": { "host": fixture::section("host") },
+        }))
+        .unwrap();
+        let file = BaselineFile::parse(&text, "old.json").unwrap();
+        assert_eq!(file.schema, SCHEMA);
+        assert_eq!(
+            file.targets["host"].time.as_ref(),
+            Some(&fixture::section("host"))
+        );
+        assert!(file.targets["host"].instructions.is_none());
+        let written = file.to_json().unwrap();
+        assert!(
+            written.contains("\"schema\": \"rho-baseline/2\"") && written.contains("\"time\": {")
+        );
+        // A time section holding instructions is refused by name (they would be judged twice).
+        let mut mixed = file.clone();
+        let time = mixed
+            .targets
+            .get_mut("host")
+            .unwrap()
+            .time
+            .as_mut()
+            .unwrap();
+        time.benchmarks[1].instructions = Some(10);
+        let err = BaselineFile::parse(&mixed.to_json().unwrap(), "b.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("\"bench_crc_64\" of the time section has instructions"),
+            "{err}"
+        );
+        // A version 2 target with no section at all is refused by name.
+        let empty = "{\"schema\": \"rho-baseline/2\", \"targets\": {\"host\": {}}}";
+        let err = BaselineFile::parse(empty, "b.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("neither a \"time\" nor an \"instructions\" section"),
             "{err}"
         );
     }

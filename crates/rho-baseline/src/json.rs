@@ -21,6 +21,36 @@ pub struct ComparisonRecord {
     pub failed: bool,
     pub counts: CountsRecord,
     pub benchmarks: Vec<BenchmarkRecord>,
+    /// The baseline's figures not judged (a measure this run did not make), and why; empty when none.
+    pub left_out: Vec<LeftOutRecord>,
+    /// Most benchmarks' time moved the same way by a similar factor; `null` when not.
+    pub drift: Option<DriftRecord>,
+}
+
+/// Metrics of the baseline the comparison left out.
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftOutRecord {
+    pub metrics: Vec<&'static str>,
+    pub why: String,
+}
+
+/// A drift of the time metrics (docs/baseline.md, "Drift").
+#[derive(Debug, Clone, Serialize)]
+pub struct DriftRecord {
+    /// The metric it was found on: `time_ns`, or `cycles` without nanoseconds.
+    pub metric: &'static str,
+    /// Benchmarks compared on that metric, and how many of them moved the common way.
+    pub compared: usize,
+    pub moved: usize,
+    /// `slower` or `faster`.
+    pub direction: &'static str,
+    /// The common factor, head / base (1.11 for 11% slower), and the same in percent.
+    pub factor: f64,
+    pub change_percent: f64,
+    /// The interquartile range of the moved benchmarks' log-ratios.
+    pub spread: f64,
+    /// What the report says.
+    pub message: String,
 }
 
 /// How many metric comparisons got each verdict.
@@ -103,6 +133,24 @@ impl ComparisonRecord {
                         .collect(),
                 })
                 .collect(),
+            left_out: comparison
+                .left_out
+                .iter()
+                .map(|l| LeftOutRecord {
+                    metrics: l.metrics.iter().map(|m| m.name()).collect(),
+                    why: l.why.clone(),
+                })
+                .collect(),
+            drift: comparison.drift.as_ref().map(|d| DriftRecord {
+                metric: d.metric.name(),
+                compared: d.drift.compared,
+                moved: d.drift.moved,
+                direction: if d.drift.slower { "slower" } else { "faster" },
+                factor: d.drift.factor,
+                change_percent: d.drift.percent(),
+                spread: d.drift.spread,
+                message: d.sentence(),
+            }),
         }
     }
 }

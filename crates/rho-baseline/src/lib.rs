@@ -6,8 +6,8 @@
 //! The flow a caller follows:
 //!
 //! ```text
-//! RunSummary --section_from_summary--> TargetBaseline --write_target--> bench/baseline.json
-//! git ref --read_at_ref--> BaselineFile --diff(.., head section, limit)--> Comparison --render_*--> report
+//! RunSummary --sections_from_summaries--> TargetSections (one per measure) --write_target--> bench/baseline.json
+//! git ref --read_at_ref--> BaselineFile --diff(.., head sections, limit)--> Comparison --render_*--> report
 //! ```
 //!
 //! A regression is judged on the net median of each clock (robust: one iteration in a thousand can be an order
@@ -26,24 +26,27 @@ pub mod store;
 
 pub use compare::{
     Comparison, DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS,
-    Refusal, Verdict, compare, compare_with, metric_limit,
+    Refusal, Verdict, compare, compare_sections, compare_with, metric_limit,
 };
 pub use error::Error;
-pub use format::{BaselineFile, SCHEMA, TargetBaseline};
+pub use format::{BaselineFile, SCHEMA, SCHEMA_V1, TargetBaseline, TargetSections};
 pub use git::{RefSource, read_at_ref};
 pub use json::ComparisonRecord;
-pub use record::{Recording, section_from_summaries, section_from_summary, utc_now_rfc3339};
+pub use record::{
+    Recording, section_from_summaries, section_from_summary, sections_from_summaries,
+    utc_now_rfc3339,
+};
 pub use render::{render_markdown, render_text, render_text_within};
 pub use store::{check_recordable, read_file, write_target};
 
-/// Compares `head` (this run's section, from [`section_from_summary`]) with its target's section of
-/// `base_file`. `base_name` says where the file came from (for messages). `limit_percent` is
+/// Compares `head` (this run's sections, from [`sections_from_summaries`]) with its target's sections of
+/// `base_file`, each measure with its own ([`compare::compare_sections`]). `base_name` says where the file came from (for messages). `limit_percent` is
 /// `fail_on_regression_percent`. Refuses a file with no section for the run's target, and any refusal of
 /// [`compare::check_comparable`].
 pub fn diff(
     base_file: &BaselineFile,
     base_name: &str,
-    head: &TargetBaseline,
+    head: &TargetSections,
     limit_percent: f64,
 ) -> Result<Comparison, Error> {
     diff_with(base_file, base_name, head, limit_percent, &|_, metric| {
@@ -60,16 +63,21 @@ pub fn diff(
 pub fn diff_with(
     base_file: &BaselineFile,
     base_name: &str,
-    head: &TargetBaseline,
+    head: &TargetSections,
     limit_percent: f64,
     limit_for: &dyn Fn(&str, rho_stats::Metric) -> f64,
 ) -> Result<Comparison, Error> {
-    let target = &head.context.target;
+    let target = head.target().unwrap_or_default();
     let base = base_file
         .targets
         .get(target)
         .ok_or_else(|| no_section(base_file, base_name, target))?;
-    Ok(compare::compare_with(base, head, limit_percent, limit_for)?)
+    Ok(compare::compare_sections(
+        base,
+        head,
+        limit_percent,
+        limit_for,
+    )?)
 }
 
 /// Whether `base_file` (named `base_name` in messages) has a section for `target`: [`Error::NoSection`] if

@@ -9,7 +9,7 @@ use rho_wire::{ClockRole, StackMark};
 use crate::error::Error;
 use crate::format::{
     BenchmarkBaseline, ClockInfo, Clocks, Context, Figures, Rounding, Stack, TargetBaseline,
-    TimeSource,
+    TargetSections, TimeSource,
 };
 
 /// What the caller knows about a recording that the run itself does not carry.
@@ -85,11 +85,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
             batch: batch_of(bench),
             cycles: figures(bench.cycles.as_ref(), cycles_rounding),
             time_ns: figures(bench.time.as_ref(), time_rounding),
-            stack_bytes: match bench.stack {
-                StackMark::Bytes(bytes) => Stack::Bytes(bytes),
-                StackMark::Overrun => Stack::Overrun,
-                StackMark::Off => Stack::Off,
-            },
+            stack_bytes: stack_of(bench.stack),
             heap_peak_bytes: bench.heap.map(|h| h.peak),
             instructions: bench
                 .instructions
@@ -171,6 +167,38 @@ pub fn section_from_summaries(
     section.ok_or_else(|| Error::Merge {
         message: "no suite ran: there is nothing to record".to_string(),
     })
+}
+
+/// [`section_from_summaries`] split into a section per measure ([`TargetSections::split`]): a run of
+/// `--measure time,instructions` records the timed run's figures in the time section and the counted run's
+/// (its instructions, and the stack and heap it saw under the counter) in the instructions section.
+pub fn sections_from_summaries(
+    summaries: &[(&str, &RunSummary)],
+    recording: &Recording,
+) -> Result<TargetSections, Error> {
+    let mixed = section_from_summaries(summaries, recording)?;
+    let counted: BTreeMap<&str, (Stack, Option<u64>)> = summaries
+        .iter()
+        .flat_map(|(_, summary)| &summary.benchmarks)
+        .filter_map(|bench| {
+            let memory = bench.instructions.as_ref()?.counted_memory?;
+            Some((
+                bench.name.as_str(),
+                (stack_of(memory.stack), memory.heap_peak),
+            ))
+        })
+        .collect();
+    Ok(TargetSections::split(mixed, &|bench| {
+        counted.get(bench.name.as_str()).copied()
+    }))
+}
+
+fn stack_of(mark: StackMark) -> Stack {
+    match mark {
+        StackMark::Bytes(bytes) => Stack::Bytes(bytes),
+        StackMark::Overrun => Stack::Overrun,
+        StackMark::Off => Stack::Off,
+    }
 }
 
 fn clock_info(clock: &rho_stats::ClockInfo) -> ClockInfo {

@@ -210,7 +210,23 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
     }
     out.push('\n');
     let _ = writeln!(out, "{}", summary_line(comparison));
+    for line in note_lines(comparison) {
+        let _ = writeln!(out, "{line}");
+    }
     out
+}
+
+/// The lines under the summary: what was left out and why (one line), and a drift of the whole machine.
+pub fn note_lines(comparison: &Comparison) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !comparison.left_out.is_empty() {
+        let what: Vec<String> = comparison.left_out.iter().map(|l| l.sentence()).collect();
+        lines.push(format!("left out: {}", what.join("; ")));
+    }
+    if let Some(drift) = &comparison.drift {
+        lines.push(format!("drift: {}", drift.sentence()));
+    }
+    lines
 }
 
 /// `rows` aligned in columns two spaces apart, each as wide as its widest cell: the columns `right` says
@@ -304,6 +320,9 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         let _ = writeln!(out, "\n</details>\n");
     }
     let _ = writeln!(out, "{}", escape(&summary_line(comparison)));
+    for line in note_lines(comparison) {
+        let _ = writeln!(out, "\n{}", escape(&line));
+    }
     out
 }
 
@@ -508,5 +527,87 @@ mod tests {
     #[test]
     fn markdown_cells_cannot_break_the_table() {
         assert_eq!(escape("a|b<c>`d`"), "a\\|b&lt;c&gt;'d'");
+    }
+
+    /// Drift and what was left out are said under the summary, in text, Markdown and the JSON record; a
+    /// single regression says no drift.
+    #[test]
+    fn drift_and_what_was_left_out_are_said_in_every_rendering() {
+        let base = fixture::section("host");
+        let mut uniform = fixture::section("host");
+        for bench in &mut uniform.benchmarks {
+            for figures in [&mut bench.cycles, &mut bench.time_ns]
+                .into_iter()
+                .flatten()
+            {
+                figures.median = Figure(figures.median.0 * 1.5);
+            }
+        }
+        let c = compare(&base, &uniform, 10.0).unwrap();
+        let text = render_text(&c, "b");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("drift: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            line.starts_with(
+                "drift: every benchmark is 50% slower (time_ns): the machine, not the code?"
+            ),
+            "{line}"
+        );
+        assert!(line.contains("the verdict is unchanged"), "{line}");
+        let markdown = render_markdown(&c, "b");
+        assert!(
+            markdown.contains("drift: every benchmark is 50% slower"),
+            "{markdown}"
+        );
+        let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
+        assert_eq!(record["drift"]["direction"], "slower", "{record}");
+        assert_eq!(record["drift"]["moved"], 3, "{record}");
+        assert!((record["drift"]["factor"].as_f64().unwrap() - 1.5).abs() < 1e-9);
+        assert_eq!(record["left_out"], serde_json::json!([]));
+
+        let mut single = fixture::section("host");
+        single.benchmarks[2].time_ns.as_mut().unwrap().median = Figure(2657.0 * 1.5);
+        let c = compare(&base, &single, 10.0).unwrap();
+        assert!(!render_text(&c, "b").contains("drift"));
+        let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
+        assert!(record["drift"].is_null());
+
+        // A run that only counted, against a baseline of time only: the clocks left out, on one line.
+        let mut counted = fixture::section("host");
+        counted.context.clocks = crate::format::Clocks {
+            cycles: None,
+            time: None,
+        };
+        counted.context.time_source = crate::format::TimeSource::None;
+        counted.context.instructions = Some("callgrind".to_string());
+        for bench in &mut counted.benchmarks {
+            (bench.cycles, bench.time_ns, bench.instructions) = (None, None, Some(100));
+            bench.stack_bytes = Stack::Bytes(400);
+        }
+        let c = crate::compare::compare_sections(
+            &base.clone().into(),
+            &counted.into(),
+            10.0,
+            &|_, _| 10.0,
+        )
+        .unwrap();
+        assert!(!c.failed());
+        let text = render_text(&c, "b");
+        let left: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("left out: "))
+            .collect();
+        assert_eq!(left.len(), 1, "{text}");
+        assert!(
+            left[0].starts_with("left out: cycles, time_ns: this run counted"),
+            "{text}"
+        );
+        let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
+        assert_eq!(
+            record["left_out"][0]["metrics"],
+            serde_json::json!(["cycles", "time_ns"])
+        );
     }
 }

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::format::{BaselineFile, TargetBaseline};
+use crate::format::{BaselineFile, TargetSections};
 
 /// Reads and validates the baseline at `path`. A file that does not exist is [`Error::Missing`].
 pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
@@ -33,14 +33,15 @@ pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
     BaselineFile::parse(&text, &path.display().to_string())
 }
 
-/// Records `section` in the baseline at `path`, keeping every other target's section, and writes the file
-/// atomically. Creates the file (and its directory) when there is none. An existing file this rho cannot
-/// read (corrupt, or another schema) is refused rather than replaced, since replacing it would throw away
-/// the other targets' sections.
-pub fn write_target(path: &Path, section: TargetBaseline) -> Result<BaselineFile, Error> {
-    section.check_figures()?;
+/// Records `sections` (one run's, of one target: a section per measure it made) in the baseline at `path`,
+/// replacing that target's earlier sections and keeping every other target's, and writes the file atomically
+/// (a version 1 file is written back as version 2). Creates the file (and its directory) when there is none.
+/// An existing file this rho cannot read (corrupt, or another schema) is refused rather than replaced, since
+/// replacing it would throw away the other targets' sections.
+pub fn write_target(path: &Path, sections: TargetSections) -> Result<BaselineFile, Error> {
+    sections.check_figures()?;
     let mut file = read_to_record(path)?;
-    file.insert(section);
+    file.insert(sections);
     file.validate(&path.display().to_string())?;
     write_file(path, &file)?;
     Ok(file)
@@ -67,8 +68,8 @@ fn read_to_record(path: &Path) -> Result<BaselineFile, Error> {
 
 /// Writes `file` to `path` atomically, replacing whatever is there.
 pub fn write_file(path: &Path, file: &BaselineFile) -> Result<(), Error> {
-    for section in file.targets.values() {
-        section.check_figures()?;
+    for sections in file.targets.values() {
+        sections.check_figures()?;
     }
     write_atomic(path, "the baseline", |out| file.write_json(out))
 }
@@ -243,13 +244,13 @@ mod tests {
     fn writing_one_target_keeps_the_others() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bench").join("baseline.json");
-        write_target(&path, fixture::section("host")).unwrap();
-        write_target(&path, fixture::section("mps2-an386")).unwrap();
+        write_target(&path, fixture::section("host").into()).unwrap();
+        write_target(&path, fixture::section("mps2-an386").into()).unwrap();
 
         let mut newer = fixture::section("host");
         newer.benchmarks.truncate(1);
         newer.context.recorded_at = "2026-12-03T09:00:00Z".to_string();
-        write_target(&path, newer.clone()).unwrap();
+        write_target(&path, newer.clone().into()).unwrap();
 
         let file = read_file(&path).unwrap();
         assert_eq!(
@@ -257,12 +258,13 @@ mod tests {
             ["host", "mps2-an386"]
         );
         assert_eq!(
-            file.targets["host"], newer,
+            file.targets["host"].time.as_ref(),
+            Some(&newer),
             "the host section is replaced whole"
         );
         assert_eq!(
-            file.targets["mps2-an386"],
-            fixture::section("mps2-an386"),
+            file.targets["mps2-an386"].time.as_ref(),
+            Some(&fixture::section("mps2-an386")),
             "the board's is kept as it was"
         );
         assert_eq!(
@@ -276,9 +278,9 @@ mod tests {
     fn rewriting_the_same_section_gives_a_byte_identical_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("baseline.json");
-        write_target(&path, fixture::section("host")).unwrap();
+        write_target(&path, fixture::section("host").into()).unwrap();
         let first = fs::read(&path).unwrap();
-        write_target(&path, fixture::section("host")).unwrap();
+        write_target(&path, fixture::section("host").into()).unwrap();
         assert_eq!(fs::read(&path).unwrap(), first);
     }
 
@@ -286,7 +288,7 @@ mod tests {
     fn a_write_failing_part_way_leaves_the_old_file_intact() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("baseline.json");
-        write_target(&path, fixture::section("host")).unwrap();
+        write_target(&path, fixture::section("host").into()).unwrap();
         let before = fs::read(&path).unwrap();
 
         // Half the new file goes out, then the writer fails (as a full disk or a serialiser error would).
@@ -311,18 +313,18 @@ mod tests {
     fn a_figure_that_cannot_be_written_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("baseline.json");
-        write_target(&path, fixture::section("host")).unwrap();
+        write_target(&path, fixture::section("host").into()).unwrap();
         let before = fs::read(&path).unwrap();
 
         let mut bad = fixture::section("host");
         bad.benchmarks[3].cycles.as_mut().unwrap().median = Figure(f64::NAN);
-        let err = write_target(&path, bad.clone()).unwrap_err();
+        let err = write_target(&path, bad.clone().into()).unwrap_err();
         assert!(err.to_string().contains("bench_malloc_free"), "{err}");
         assert_eq!(fs::read(&path).unwrap(), before);
 
         // Even past the check, the serialiser refuses mid-stream and the old file survives.
         let mut file = read_file(&path).unwrap();
-        file.insert(bad);
+        file.insert(bad.into());
         let err = write_atomic(&path, "the baseline", |out| file.write_json(out)).unwrap_err();
         assert!(err.to_string().contains("not a finite number"), "{err}");
         assert_eq!(fs::read(&path).unwrap(), before);
@@ -337,7 +339,7 @@ mod tests {
         fs::write(&path, "{ \"schema\": \"rho-baseline/1\", \"targets\": { ").unwrap();
         let err = check_recordable(&path).unwrap_err();
         assert!(err.to_string().contains("refusing to overwrite"), "{err}");
-        let err = write_target(&path, fixture::section("host")).unwrap_err();
+        let err = write_target(&path, fixture::section("host").into()).unwrap_err();
         assert!(err.to_string().contains("refusing to overwrite"), "{err}");
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
@@ -387,7 +389,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("baseline.json");
-        write_target(&path, fixture::section("host")).unwrap();
+        write_target(&path, fixture::section("host").into()).unwrap();
         assert_eq!(
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o644

@@ -48,17 +48,20 @@ fn commit_file(dir: &Path, relative: &str, text: &str, message: &str) {
 fn the_committed_version_is_read_and_the_working_tree_left_alone() {
     let repo = repo();
     let path = repo.path().join("bench/baseline.json");
-    store::write_target(&path, common::section("host", 3, 1000)).unwrap();
+    store::write_target(&path, common::section("host", 3, 1000).into()).unwrap();
     git(repo.path(), &["add", "bench/baseline.json"]);
     git(repo.path(), &["commit", "-q", "-m", "baseline"]);
 
     // Record a newer baseline without committing it.
-    store::write_target(&path, common::section("host", 3, 2000)).unwrap();
+    store::write_target(&path, common::section("host", 3, 2000).into()).unwrap();
     let working = fs::read(&path).unwrap();
 
     let (file, source) =
         read_at_ref(repo.path(), "HEAD", Path::new("bench/baseline.json")).unwrap();
-    assert_eq!(file.targets["host"], common::section("host", 3, 1000));
+    assert_eq!(
+        file.targets["host"],
+        common::section("host", 3, 1000).into()
+    );
     assert_eq!(source.path, "bench/baseline.json");
     assert_eq!(source.commit.len(), 40);
     assert_eq!(

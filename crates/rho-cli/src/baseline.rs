@@ -175,7 +175,7 @@ pub fn finish(
             );
         }
     }
-    let section = rho_baseline::section_from_summaries(&parts, &recording)?;
+    let section = rho_baseline::sections_from_summaries(&parts, &recording)?;
 
     let mut finished = Finished::default();
     if let Some((base, source)) = &plan.base {
@@ -214,12 +214,25 @@ pub fn finish(
         finished.base_name = base_name;
     }
     if plan.write {
-        let target = section.context.target.clone();
-        let count = section.benchmarks.len();
+        let target = section.target().unwrap_or(primary).to_string();
+        let count = section
+            .iter()
+            .map(|s| s.benchmarks.len())
+            .max()
+            .unwrap_or(0);
+        let measures: Vec<&str> = [
+            section.time.as_ref().map(|_| "time"),
+            section.instructions.as_ref().map(|_| "instructions"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         rho_baseline::write_target(&plan.path, section)?;
         let _ = writeln!(
             out,
-            "\nbaseline: recorded {count} benchmark(s) of target {target} in {} (other targets kept); commit it",
+            "\nbaseline: recorded {count} benchmark(s) of target {target} ({}) in {} (other targets kept); \
+             commit it",
+            measures.join(" and "),
             plan.path.display()
         )
         .and_then(|()| out.flush());

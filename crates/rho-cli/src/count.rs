@@ -214,11 +214,17 @@ pub fn summarise(timed: &[Run], counted: Option<&Run>, what: &str) -> anyhow::Re
 }
 
 /// `--measure time,instructions`: the counted run's instruction figures joined to the timed run's summary,
-/// by benchmark name (the two runs are of the same build).
+/// by benchmark name (the two runs are of the same build), with the stack and heap the counted run saw kept
+/// beside them (a baseline's instructions section holds those, apart from the native marks).
 pub fn join(timed: &mut RunSummary, counted: &RunSummary) {
     for bench in &mut timed.benchmarks {
-        bench.instructions = counted
-            .benchmark(&bench.name)
-            .and_then(|b| b.instructions.clone());
+        bench.instructions = counted.benchmark(&bench.name).and_then(|b| {
+            let mut figures = b.instructions.clone()?;
+            figures.counted_memory = Some(rho_stats::CountedMemory {
+                stack: b.stack,
+                heap_peak: b.heap.map(|h| h.peak),
+            });
+            Some(figures)
+        });
     }
 }

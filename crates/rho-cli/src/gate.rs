@@ -133,10 +133,10 @@ pub struct GateArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
-    /// Print the verdict as one JSON object, the last line of stdout, on a terminal too (piped, it is always
-    /// printed; on a terminal only the table is, unless asked).
-    #[arg(long)]
-    pub json: bool,
+    /// Also write the verdict as one JSON object to FILE (atomically), or with `-` to stdout as one line,
+    /// which is then all that goes to stdout (the table goes to stderr). Without it no JSON is printed.
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<PathBuf>,
 
     #[command(flatten)]
     pub color: crate::term::ColorArgs,
@@ -154,9 +154,10 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
     if let Some(html) = &args.html {
         crate::export::check_destination("--html", html)?;
     }
+    let json = crate::export::prepare_json(args.json.as_deref())?;
     match gate(args) {
         Ok((outcome, settings)) => {
-            print_outcome(&outcome, &settings, args);
+            print_outcome(&outcome, &settings, args, json.as_ref())?;
             if let Some(html) = &args.html {
                 write_html(html, &outcome)?;
             }
@@ -201,8 +202,8 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
                 "side": side.map(SideName::label),
                 "metrics": {},
             });
-            if json_wanted(args) {
-                print_stdout(&format!("{document}\n"));
+            if let Some(json) = &json {
+                write_document(json, &document)?;
             }
             Ok(ExitCode::from(undecided_exit(args.bisect, head_to_blame)))
         }
@@ -236,7 +237,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     let config = load_local_config(&cwd).map_err(HereModuleError)?;
     let (mut settings, mut env) = match &config {
         Some(config) => (
-            settings_from_config(&config.gate).map_err(HereModuleError)?,
+            settings_from_config(config).map_err(HereModuleError)?,
             bench_env_from_config(config),
         ),
         None => (GateSettings::default(), Default::default()),
@@ -500,15 +501,36 @@ fn quoted(path: &Path) -> anyhow::Result<String> {
         .map_err(|e| anyhow::anyhow!("{text}: {e}"))
 }
 
-/// Whether the JSON line is printed: piped (a script reads it), or `--json`.
-fn json_wanted(args: &GateArgs) -> bool {
-    args.json || !crate::term::Stream::Stdout.is_terminal()
+/// `--json`: the verdict document to a file, or to stdout as one line (a script may read it whole or take the
+/// last line, as before).
+fn write_document(
+    json: &crate::export::JsonTarget,
+    document: &serde_json::Value,
+) -> anyhow::Result<()> {
+    match json {
+        crate::export::JsonTarget::Stdout => {
+            print_stdout(&format!("{document}\n"));
+            Ok(())
+        }
+        file => file.write(document),
+    }
 }
 
-fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource, args: &GateArgs) {
+fn print_outcome(
+    outcome: &GateOutcome,
+    settings: &SettingsSource,
+    args: &GateArgs,
+    json: Option<&crate::export::JsonTarget>,
+) -> anyhow::Result<()> {
     let comparison = &outcome.comparison;
-    let stdout = crate::term::Stream::Stdout;
-    let width = crate::term::width(stdout);
+    // `--json -` takes stdout: the table goes to stderr, laid out and coloured for it.
+    let to_stderr = json.is_some_and(crate::export::JsonTarget::is_stdout);
+    let stream = if to_stderr {
+        crate::term::Stream::Stderr
+    } else {
+        crate::term::Stream::Stdout
+    };
+    let width = crate::term::width(stream);
     let header = format!(
         "base: {} ({})\nhead: {} ({})\nruns: {} per side, alternating; each side's best run per metric\n\
          settings: {}\n\n",
@@ -565,20 +587,22 @@ fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource, args: &GateAr
         width,
         2,
     ));
-    if crate::term::colour(args.color.choice, stdout) {
+    if crate::term::colour(args.color.choice, stream) {
         text = rho_report::paint(&text);
     }
-    if !json_wanted(args) {
+    if to_stderr {
+        eprint!("{text}");
+    } else {
         print_stdout(&text);
-        return;
     }
+    let Some(json) = json else {
+        return Ok(());
+    };
     let runs = u32::try_from(outcome.base_runs.len()).unwrap_or(u32::MAX);
     let mut document = to_json(comparison, runs);
     document["settings_file"] =
         serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));
-    text.push_str(&document.to_string());
-    text.push('\n');
-    print_stdout(&text);
+    write_document(json, &document)
 }
 
 /// `--html FILE`: every run of each side, per metric.

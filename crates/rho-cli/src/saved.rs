@@ -3,7 +3,7 @@
 //! A saved document is a `rho-bench-run/1` (one suite) or a `rho-bench-project/1` (every suite of a
 //! module.yml); both carry each suite's whole summary, so the text report, the Markdown and the HTML page are
 //! rendered from it exactly as they were from the run, and two of them compare through the baseline's one
-//! comparison (`rho_baseline::compare_with`), with the limits `--diff` uses.
+//! comparison (`rho_baseline::compare_sections`), with the limits `--diff` uses.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -248,13 +248,15 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|s| (s.what.as_str(), &s.summary))
             .collect();
-        rho_baseline::section_from_summaries(&parts, &recording_of(path))
+        rho_baseline::sections_from_summaries(&parts, &recording_of(path))
             .with_context(|| format!("{}", path.display()))
     };
     let base_section = section(&base, &args.base)?;
     let head_section = section(&head, &args.head)?;
     let limits = crate::baseline::Limits::of(config.as_ref());
-    let comparison = rho_baseline::compare_with(
+    // Each measure with its own, as `--diff` judges: a run counted under Valgrind is not judged against a
+    // timed one's native stack.
+    let comparison = rho_baseline::compare_sections(
         &base_section,
         &head_section,
         limits.global(),

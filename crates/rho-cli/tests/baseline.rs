@@ -250,7 +250,11 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
     let repo = Repo::new();
     let counted = ["--measure", "instructions"];
     let baseline = repo.record_baseline_with(&counted);
-    let host = &baseline["targets"]["host"];
+    assert!(
+        baseline["targets"]["host"]["time"].is_null(),
+        "a run that only counted records no time section"
+    );
+    let host = &baseline["targets"]["host"]["instructions"];
     assert_eq!(
         host["context"]["repetitions"], 1,
         "a count is exact: one run, nothing to take the best of"
@@ -450,6 +454,150 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
     }
 }
 
+/// A benchmark's stack recursing 264 frames of 256 bytes before its loop: deeper than the harness's 64 KiB
+/// painted region, so its stack overruns.
+const DEEP_STACK: &str = r#"static __attribute__((noinline)) unsigned deep(unsigned depth)
+{
+    volatile unsigned char frame[256];
+    unsigned i;
+    for (i = 0; i < sizeof frame; i++) {
+        frame[i] = (unsigned char)(depth ^ i);
+    }
+    return (depth > 1 ? deep(depth - 1) : 0u) + frame[0];
+}
+
+static uint8_t message[128];"#;
+
+/// Issue 22, defects 1 and 2: a baseline of both measures (`--write-baseline --measure time,instructions`)
+/// checked with nothing changed by a run of either measure passes, each measure judged against its own section.
+/// Before, a counted run judged its stack marks (measured under Valgrind) against the native ones and failed on
+/// the time metrics it never measures ("N regressed and 12 not measured"), and a timed run failed on the
+/// instructions ("0 regressed and 6 not measured"). What a run chose not to measure is left out, said on one
+/// line; a stack that overruns in a run that measured it still fails as not measured.
+///
+/// The counted check is exact (instructions, stack and heap at the default 10% limit). The timed checks are
+/// judged at a 1000% limit, so that no wall-clock figure is asserted not to have moved: what they show is which
+/// metrics are judged, not how fast the machine was.
+#[test]
+fn a_baseline_of_both_measures_is_checked_by_either_with_its_own_figures() {
+    let _guard = measuring();
+    let repo = Repo::new();
+    let module =
+        "bench:\n  default_iterations: 5000\n  warmup_runs: 100\n  suites:\n    - bench/suite.c\n";
+    repo.write("module.yml", module);
+    let baseline = repo.record_baseline_with(&["--measure", "time,instructions"]);
+    let host = &baseline["targets"]["host"];
+    let (timed, counted) = (&host["time"], &host["instructions"]);
+    assert!(timed["context"]["clocks"]["cycles"].is_object(), "{host}");
+    assert_eq!(counted["context"]["instructions"], "callgrind", "{host}");
+    for bench in timed["benchmarks"].as_array().unwrap() {
+        assert!(
+            bench["instructions"].is_null() && bench["time_ns"].is_object(),
+            "{bench}"
+        );
+        assert!(bench["stack_bytes"].as_u64().is_some(), "{bench}");
+    }
+    for bench in counted["benchmarks"].as_array().unwrap() {
+        assert!(bench["instructions"].as_u64().unwrap() > 0, "{bench}");
+        assert!(
+            bench["time_ns"].is_null() && bench["cycles"].is_null(),
+            "{bench}"
+        );
+        // The stack the counted run saw, under Valgrind: kept, to be judged against its like.
+        assert!(bench["stack_bytes"].as_u64().is_some(), "{bench}");
+    }
+
+    // (a) Counted: instructions, stack and heap each against the counted section; time left out, not failed.
+    let run = repo.rho(&COUNTED_CHECK);
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(run.stdout().contains("0 regressed"), "{run}");
+    assert!(!run.stdout().contains("not measured"), "{run}");
+    let left_out: Vec<&str> = run
+        .stdout()
+        .lines()
+        .filter(|l| l.starts_with("left out: "))
+        .map(|_| "")
+        .collect();
+    assert_eq!(
+        left_out.len(),
+        1,
+        "what was left out is said on one line: {run}"
+    );
+    assert!(
+        run.stdout()
+            .contains("left out: cycles, time_ns: this run counted instructions only"),
+        "{run}"
+    );
+    for bench in ["bench_checksum", "bench_hash", "bench_copy"] {
+        let rows = run.rows(bench);
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("stack_bytes") && r.contains(" 0.0%  ok")),
+            "{bench}'s counted stack is judged against the counted one: {run}"
+        );
+        assert!(rows.iter().all(|r| !r.contains("time_ns")), "{run}");
+    }
+
+    // (b) Timed: the time section's metrics; the instructions left out, not failed.
+    repo.write(
+        "module.yml",
+        &format!("{module}  budgets:\n    fail_on_regression_percent: 1000.0\n"),
+    );
+    let timed_check = ["bench", "check", "--diff", "HEAD"];
+    let run = repo.rho(&timed_check);
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(!run.stdout().contains("not measured"), "{run}");
+    assert!(
+        run.stdout()
+            .contains("left out: instructions: this run did not count them"),
+        "{run}"
+    );
+    // Both measures: each against its own section, nothing left out.
+    let both = [
+        "bench",
+        "check",
+        "--diff",
+        "HEAD",
+        "--measure",
+        "time,instructions",
+    ];
+    let run = repo.rho(&both);
+    assert_eq!(run.code(), 0, "{run}");
+    assert!(!run.stdout().contains("left out"), "{run}");
+    assert!(
+        run.rows("bench_hash")
+            .iter()
+            .any(|r| r.contains("instructions") && r.contains(" 0.0%  ok")),
+        "{run}"
+    );
+
+    // (c) A stack that overruns in a run that measures it is still not measured, and fails.
+    repo.write(
+        "bench/suite.c",
+        &SUITE
+            .replace("static uint8_t message[128];", DEEP_STACK)
+            .replace(
+                "    RHO_BENCH_UNIT(state, \"byte\", 128);\n    RHO_BENCH_LOOP(state) {\n        memcpy",
+                "    RHO_BENCH_UNIT(state, \"byte\", 128);\n    RHO_BENCH_KEEP(deep(264));\n    \
+                 RHO_BENCH_LOOP(state) {\n        memcpy",
+            ),
+    );
+    let run = repo.rho(&timed_check);
+    assert_eq!(run.code(), 1, "{run}");
+    assert!(
+        run.rows("bench_copy")
+            .iter()
+            .any(|r| r.contains("stack_bytes") && r.ends_with("NOT MEASURED")),
+        "{run}"
+    );
+    assert!(
+        run.stdout()
+            .lines()
+            .any(|l| l.starts_with("check: ") && !l.contains(" 0 not measured")),
+        "{run}"
+    );
+}
+
 #[test]
 fn writing_one_target_keeps_the_others_and_the_working_tree_is_what_is_written() {
     let _guard = measuring();
@@ -459,8 +607,8 @@ fn writing_one_target_keeps_the_others_and_the_working_tree_is_what_is_written()
     // Another target's section, as a board's run would have added it.
     let mut with_board = first.clone();
     let mut board = first["targets"]["host"].clone();
-    board["context"]["target"] = "mps2-an386".into();
-    board["context"]["arch"] = "armv7e-m".into();
+    board["time"]["context"]["target"] = "mps2-an386".into();
+    board["time"]["context"]["arch"] = "armv7e-m".into();
     with_board["targets"]["mps2-an386"] = board.clone();
     repo.write(
         "bench/baseline.json",
@@ -508,13 +656,15 @@ fn a_baseline_that_cannot_be_compared_is_refused_with_exit_2() {
     let _guard = measuring();
     let repo = Repo::new();
     let baseline = repo.record_baseline();
-    let host = &baseline["targets"]["host"];
+    let host = &baseline["targets"]["host"]["time"];
 
     // Recorded for another target only.
     let mut board = host.clone();
     board["context"]["target"] = "stm32h743zi".into();
-    let other_target =
-        serde_json::json!({ "schema": "rho-baseline/1", "targets": { "stm32h743zi": board } });
+    let other_target = serde_json::json!({
+        "schema": "rho-baseline/2",
+        "targets": { "stm32h743zi": { "time": board } }
+    });
     repo.write(
         "bench/baseline.json",
         &serde_json::to_string_pretty(&other_target).unwrap(),
@@ -547,7 +697,8 @@ fn a_baseline_that_cannot_be_compared_is_refused_with_exit_2() {
             .as_str()
             .unwrap()
             .to_string();
-        other_clock["targets"]["host"]["context"]["clocks"]["cycles"]["name"] = "dwt".into();
+        other_clock["targets"]["host"]["time"]["context"]["clocks"]["cycles"]["name"] =
+            "dwt".into();
         repo.write(
             "bench/baseline.json",
             &serde_json::to_string_pretty(&other_clock).unwrap(),
@@ -565,8 +716,8 @@ fn a_baseline_that_cannot_be_compared_is_refused_with_exit_2() {
     let text = serde_json::to_string_pretty(&baseline).unwrap();
     refused(
         &repo,
-        &text.replace("rho-baseline/1", "rho-baseline/2"),
-        &["at HEAD (", "\"rho-baseline/2\""],
+        &text.replace("rho-baseline/2", "rho-baseline/3"),
+        &["at HEAD (", "\"rho-baseline/3\""],
     );
     let truncated = &text[..text.len() / 2];
     let line = truncated.lines().count();

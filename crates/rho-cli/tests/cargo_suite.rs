@@ -223,6 +223,8 @@ fn the_gate_judges_a_cargo_suite_and_catches_a_planted_10x_slowdown() {
         let args = [
             "bench",
             "gate",
+            "--json",
+            "-",
             "--base",
             base.to_str().unwrap(),
             "--measure",

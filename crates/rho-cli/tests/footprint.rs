@@ -225,7 +225,7 @@ EOF
     let outcome = project.rho(&["bench", "--write-baseline"]);
     outcome.assert_exit(0);
     let baseline = read_json(&dir.join("bench/baseline.json"));
-    let small = baseline["targets"]["host"]["benchmarks"]
+    let small = baseline["targets"]["host"]["time"]["benchmarks"]
         .as_array()
         .unwrap()
         .iter()
@@ -291,7 +291,7 @@ fn the_gate_compares_each_benchmarks_code_from_the_built_images() {
     let outcome = project.rho_in(
         &project.path().join("head"),
         &[
-            "bench", "gate", "--base", "../base", "--head", ".", "--runs", "2",
+            "bench", "gate", "--json", "-", "--base", "../base", "--head", ".", "--runs", "2",
         ],
         &[],
     );

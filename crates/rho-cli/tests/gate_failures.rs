@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 
 use common::{Outcome, git};
 
-/// Run `rho bench gate ARGS` in `cwd`, with its temporary directory a fresh one that must be empty again when
-/// it has finished, whatever the outcome: nothing is left behind.
+/// Run `rho bench gate --json - ARGS` in `cwd` (the verdict document the one line of stdout, the table on
+/// stderr), with its temporary directory a fresh one that must be empty again when it has finished, whatever
+/// the outcome: nothing is left behind.
 fn gate(cwd: &Path, args: &[&str]) -> Outcome {
     let scratch = tempfile::tempdir().unwrap();
-    let args = [&["bench", "gate"], args].concat();
+    let args = [&["bench", "gate", "--json", "-"], args].concat();
     let mut command = common::rho_command(scratch.path(), &args);
     command.current_dir(cwd);
     let outcome = common::run_rho(command, &args, Duration::from_secs(300));
@@ -345,7 +346,7 @@ fn budgets_outside_zero_one_and_fewer_than_two_runs_are_refused() {
     // The report says where its settings came from.
     assert!(
         lenient
-            .stdout
+            .stderr
             .contains("module.yml, overridden by --budget a_ns=0.5"),
         "{}",
         lenient.describe()
@@ -367,7 +368,7 @@ fn budgets_outside_zero_one_and_fewer_than_two_runs_are_refused() {
     let over = gate(&head, &["--base", "../base"]);
     assert_eq!(over.status, Some(1), "{}", over.describe());
     let row = over
-        .stdout
+        .stderr
         .lines()
         .find(|l| l.starts_with("a_ns "))
         .unwrap();
@@ -741,7 +742,7 @@ fn a_metric_name_with_control_sequences_is_shown_escaped() {
     assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
     outcome.assert_no_raw(&['\x1b', '\x07']);
     assert!(
-        outcome.stdout.contains("\\x1b]0;owned\\x07\\x1b[2Jsum_ns"),
+        outcome.stderr.contains("\\x1b]0;owned\\x07\\x1b[2Jsum_ns"),
         "{}",
         outcome.describe()
     );

@@ -21,9 +21,10 @@ fn kata_dir() -> PathBuf {
     common::repo_file("tests/kata")
 }
 
-/// Run `rho bench gate ARGS` in `cwd` (at most 10 minutes: a test fails rather than hangs).
+/// Run `rho bench gate --json - ARGS` in `cwd` (the verdict document on stdout, the table on stderr; at most
+/// 10 minutes: a test fails rather than hangs).
 fn gate(cwd: &Path, args: &[&str]) -> Outcome {
-    let args = [&["bench", "gate"], args].concat();
+    let args = [&["bench", "gate", "--json", "-"], args].concat();
     let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
     command.args(&args).current_dir(cwd);
     common::run_rho(command, &args, Duration::from_secs(600))
@@ -193,7 +194,7 @@ fn the_kata_through_the_wire_stream() {
     );
     eprintln!("{}", slow.describe());
     assert_eq!(slow.status, Some(1), "{}", slow.describe());
-    assert!(slow.stdout.contains("rho wire stream"));
+    assert!(slow.stderr.contains("rho wire stream"));
     let doc = slow.document();
     let metrics = doc["metrics"].as_object().unwrap();
     for name in [

@@ -274,6 +274,8 @@ fn the_gate_draws_every_run_of_each_side() {
     let args = [
         "bench",
         "gate",
+        "--json",
+        "-",
         "--base",
         "../../base/wire",
         "--runs",

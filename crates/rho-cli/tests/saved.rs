@@ -390,7 +390,9 @@ fn compare_writes_the_diff_comparison_as_json() {
             "base",
             "benchmarks",
             "counts",
+            "drift",
             "failed",
+            "left_out",
             "limit_percent",
             "target"
         ]
@@ -442,4 +444,95 @@ fn compare_writes_the_diff_comparison_as_json() {
         written["comparison"]["benchmarks"],
         comparison["benchmarks"]
     );
+}
+
+/// `rho bench` (time) run once and saved, and copies of it with time figures planted: every benchmark's
+/// (cycles and time per iteration) times `factor`, or only `only`'s. Planted, so nothing is asserted of the wall
+/// clock: the two sides are the same run but for the factor.
+fn planted(dir: &Path, name: &str, factor: f64, only: Option<&str>) -> String {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    for bench in doc["benchmarks"].as_array_mut().unwrap() {
+        if only.is_some_and(|only| bench["name"] != only) {
+            continue;
+        }
+        for clock in ["cycles", "time"] {
+            if let Some(figures) = bench[clock]["per_iteration"].as_object_mut() {
+                for statistic in ["min", "median", "mean", "p25", "p75", "p95", "p99", "max"] {
+                    if let Some(value) = figures.get(statistic).and_then(serde_json::Value::as_f64)
+                    {
+                        figures.insert(statistic.to_owned(), (value * factor).into());
+                    }
+                }
+            }
+        }
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, doc.to_string()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// Drift (issue 22): every benchmark of a saved run planted 1.5x slower is said to be the machine more likely
+/// than the code, with what to do, and the verdict stays a regression; one benchmark planted 1.5x slower is a
+/// regression and no drift. The JSON carries it.
+#[test]
+fn a_uniform_slowdown_is_called_drift_and_a_single_one_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = common::repo_file("examples/crypto_bench.c");
+    let run = dir.path().join("run.json");
+    let outcome = common::rho_in(
+        dir.path(),
+        &[
+            "bench",
+            suite.to_str().unwrap(),
+            "--iterations",
+            "2000",
+            "--json",
+            run.to_str().unwrap(),
+        ],
+        LIMIT,
+    );
+    outcome.assert_exit(0);
+    let base = run.to_str().unwrap();
+    let uniform = planted(dir.path(), "uniform.json", 1.5, None);
+    let json = dir.path().join("comparison.json");
+    let outcome = rho_at(
+        dir.path(),
+        &[
+            "bench",
+            "compare",
+            base,
+            &uniform,
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    outcome.assert_exit(1);
+    outcome
+        .assert_stdout_has_words("benchmarks are 50% slower (time_ns): the machine, not the code?");
+    outcome.assert_stdout_has_words("the verdict is unchanged");
+    let drift = common::read_json(&json)["comparison"]["drift"].clone();
+    assert_eq!(drift["direction"], "slower", "{drift}");
+    assert!(
+        (drift["factor"].as_f64().unwrap() - 1.5).abs() < 0.01,
+        "{drift}"
+    );
+    // bench_empty's net time is within its clock's resolution on both sides: compared, not moved.
+    assert!(drift["moved"].as_u64().unwrap() >= 4, "{drift}");
+
+    let single = planted(dir.path(), "single.json", 1.5, Some("bench_crc_256"));
+    let outcome = rho_at(
+        dir.path(),
+        &[
+            "bench",
+            "compare",
+            base,
+            &single,
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    outcome.assert_exit(1);
+    assert!(!outcome.stdout.contains("drift"), "{}", outcome.describe());
+    assert!(common::read_json(&json)["comparison"]["drift"].is_null());
 }

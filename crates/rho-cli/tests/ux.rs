@@ -230,8 +230,10 @@ fn gate_side(dir: &std::path::Path, ns: u64) {
     .unwrap();
 }
 
+/// The gate's table fits 100 columns; JSON only when `--json` asks for it, piped or not: `--json -` makes the
+/// document stdout's one line (the table goes to stderr), `--json FILE` writes it there.
 #[test]
-fn the_gate_table_fits_and_its_json_line_is_for_pipes_or_when_asked() {
+fn the_gate_table_fits_and_its_json_is_printed_only_when_asked() {
     let project = Project::new();
     let (base, head) = (project.path().join("base"), project.path().join("head"));
     gate_side(&base, 100);
@@ -246,42 +248,50 @@ fn the_gate_table_fits_and_its_json_line_is_for_pipes_or_when_asked() {
         "--runs",
         "2",
     ];
+    // Piped, not asked: the table and the verdict, no JSON.
     let out = project.rho_in(&head, &args, &[("COLUMNS", "100")]);
     out.assert_exit(1);
-    let document = out.document();
-    assert_eq!(document["verdict"], "regressed", "{document}");
-    let (table, _) = out.stdout.trim_end().rsplit_once('\n').unwrap();
-    assert_fits(table, 100, "rho bench gate");
-    let coloured = project.rho_in(&head, &[&args[..], &["--color", "always"]].concat(), &[]);
-    coloured.assert_stdout_has("\x1b[1;31mREGRESSED\x1b[0m");
-    // The JSON line is never painted.
-    assert!(!coloured.stdout.lines().last().unwrap().contains('\x1b'));
+    assert_fits(&out.stdout, 100, "rho bench gate");
+    out.assert_stdout_has("REGRESSED");
+    assert!(!out.stdout.contains("{\""), "{}", out.describe());
+    out.assert_stdout_has("verdict: REGRESSED");
 
-    // On a terminal the table is for a person: no JSON line unless --json asks for it.
-    if !common::tools_present("the_gate_json_line", &[("script", "bsdutils")]) {
-        return;
-    }
-    let on_terminal = |extra: &str| {
-        let mut command = std::process::Command::new("script");
-        command
-            .args([
-                "-qec",
-                &format!("{} {} {extra}", env!("CARGO_BIN_EXE_rho"), args.join(" ")),
-                "/dev/null",
-            ])
-            .current_dir(&head)
-            .env("TMPDIR", project.path().join("tmp"));
-        common::run_rho(command, &args, std::time::Duration::from_secs(300))
-    };
-    let table_only = on_terminal("");
-    table_only.assert_stdout_has("REGRESSED");
-    assert!(
-        !table_only.stdout.contains("{\""),
-        "{}",
-        table_only.describe()
+    // `--json -`: the document is all of stdout, one line; the table on stderr, never painted into the JSON.
+    let asked = project.rho_in(
+        &head,
+        &[&args[..], &["--json", "-", "--color", "always"]].concat(),
+        &[],
     );
-    let asked = on_terminal("--json");
-    asked.assert_stdout_has("{\"");
+    asked.assert_exit(1);
+    assert_eq!(asked.stdout.lines().count(), 1, "{}", asked.describe());
+    assert_eq!(asked.document()["verdict"], "regressed");
+    assert!(!asked.stdout.contains('\x1b'), "{}", asked.describe());
+    assert!(asked.stderr.contains("REGRESSED"), "{}", asked.describe());
+
+    // `--json FILE`: the table on stdout, the document in the file.
+    let file = project.path().join("gate.json");
+    let written = project.rho_in(
+        &head,
+        &[&args[..], &["--json", file.to_str().unwrap()]].concat(),
+        &[],
+    );
+    written.assert_exit(1);
+    assert!(!written.stdout.contains("{\""), "{}", written.describe());
+    let document: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(document["verdict"], "regressed");
+    // A directory that does not exist is refused before anything runs.
+    let refused = project.rho_in(
+        &head,
+        &[&args[..], &["--json", "/nonexistent/g.json"]].concat(),
+        &[],
+    );
+    refused.assert_exit(2);
+    assert!(
+        refused.stderr.contains("does not exist"),
+        "{}",
+        refused.describe()
+    );
 }
 
 #[test]

@@ -432,6 +432,11 @@ impl TargetSpec {
     }
 }
 
+/// `percent` as a gate budget (a fraction), when it is one ([`is_gate_budget`]).
+fn percent_as_gate_budget(percent: Option<f64>) -> Option<f64> {
+    percent.map(|p| p / 100.0).filter(|&f| is_gate_budget(f))
+}
+
 /// `bench.gate`: base against head.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateConfig {
@@ -439,8 +444,9 @@ pub struct GateConfig {
     pub runs: u32,
     /// Limit per build and per run.
     pub timeout: Duration,
-    /// Fraction in (0, 1) for every metric not named in `budgets`.
-    pub default_budget: f64,
+    /// `bench.gate.budget.default`, a fraction in (0, 1) for every metric not named in `budgets`; `None` when
+    /// not set ([`ModuleConfig::gate_default_budget`] falls back to `fail_on_regression_percent`).
+    pub default_budget: Option<f64>,
     /// Fraction in (0, 1) per metric name (e.g. `bench_crc_256.cycles`, `count_below_ns`).
     pub budgets: BTreeMap<String, f64>,
 }
@@ -450,19 +456,21 @@ impl Default for GateConfig {
         GateConfig {
             runs: DEFAULT_GATE_RUNS,
             timeout: DEFAULT_GATE_TIMEOUT,
-            default_budget: DEFAULT_GATE_BUDGET,
+            default_budget: None,
             budgets: BTreeMap::new(),
         }
     }
 }
 
 impl GateConfig {
-    /// The largest allowed growth of `metric`, as a fraction: its own budget, else the default.
+    /// The largest allowed growth of `metric`, as a fraction: its own budget, else `gate.budget.default`,
+    /// else [`DEFAULT_GATE_BUDGET`] (no fallback to `fail_on_regression_percent`: see
+    /// [`ModuleConfig::gate_budget_for`]).
     pub fn budget_for(&self, metric: &str) -> f64 {
         self.budgets
             .get(metric)
             .copied()
-            .unwrap_or(self.default_budget)
+            .unwrap_or(self.default_budget.unwrap_or(DEFAULT_GATE_BUDGET))
     }
 }
 
@@ -534,9 +542,31 @@ impl ModuleConfig {
         self.benchmarks.iter().find(|b| b.name == bench_name)
     }
 
-    /// The gate budget for `metric` (its own, else `gate.budget.default`, else 0.30).
+    /// The gate budget for a time or memory `metric`: its own, else [`ModuleConfig::gate_default_budget`]
+    /// (rho-gate has the rule for instruction counts, [`ModuleConfig::gate_instructions_budget`] first).
     pub fn gate_budget_for(&self, metric: &str) -> f64 {
-        self.gate.budget_for(metric)
+        self.gate
+            .budgets
+            .get(metric)
+            .copied()
+            .unwrap_or_else(|| self.gate_default_budget())
+    }
+
+    /// The gate's budget for a metric with none of its own: `gate.budget.default` when set, else the global
+    /// `fail_on_regression_percent` as a fraction (so one threshold serves `--diff` and the gate) when it is a
+    /// usable gate budget (above 0% and below 100%), else [`DEFAULT_GATE_BUDGET`].
+    pub fn gate_default_budget(&self) -> f64 {
+        self.gate
+            .default_budget
+            .or_else(|| percent_as_gate_budget(self.budgets.fail_on_regression_percent))
+            .unwrap_or(DEFAULT_GATE_BUDGET)
+    }
+
+    /// The gate's budget for an instruction count with none of its own in `gate.budget`: the global
+    /// `fail_on_instructions_regression_percent` as a fraction, when set and a usable gate budget; `None`
+    /// otherwise (the gate then uses its own rule for counts).
+    pub fn gate_instructions_budget(&self) -> Option<f64> {
+        percent_as_gate_budget(self.budgets.fail_on_instructions_regression_percent)
     }
 
     /// `path` relative to the module root (an absolute path stays as it is).

@@ -9,9 +9,8 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
-    BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
-    DefaultFlags, GateConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry,
-    is_gate_budget,
+    BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DefaultFlags, GateConfig,
+    MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry, is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -1199,7 +1198,7 @@ fn parse_gate(cx: &Cx, node: &SNode) -> Result<GateConfig, ConfigError> {
     if let Some(v) = f.value("budget") {
         let budget = fields(cx, v, "bench.gate.budget", None)?;
         let mut per_metric = BTreeMap::new();
-        let mut default = DEFAULT_GATE_BUDGET;
+        let mut default = None;
         for (metric, _, value) in budget.entries {
             let fraction = number(
                 cx,
@@ -1208,7 +1207,7 @@ fn parse_gate(cx: &Cx, node: &SNode) -> Result<GateConfig, ConfigError> {
                 Bound::Fraction,
             )?;
             if metric == "default" {
-                default = fraction;
+                default = Some(fraction);
             } else {
                 per_metric.insert(metric.to_owned(), fraction);
             }

@@ -78,7 +78,9 @@ fn the_spec_module_yml_loads_as_written() {
     assert!(config.suites.is_empty());
     assert_eq!(config.gate.runs, 3);
     assert_eq!(config.gate.timeout, Duration::from_secs(120));
-    assert_eq!(config.gate_budget_for("anything.cycles"), 0.30);
+    // No gate budget set: the gate falls back to `fail_on_regression_percent` (5.0 here).
+    assert_eq!(config.gate.default_budget, None);
+    assert_eq!(config.gate_budget_for("anything.cycles"), 0.05);
 }
 
 #[test]
@@ -1288,4 +1290,33 @@ fn assert_each_refused_at(cases: &[(&str, (u64, u64), &str)]) {
             "for {text:?}"
         );
     }
+}
+
+/// The gate's budget falls back to `fail_on_regression_percent` when `gate.budget.default` is not set (one
+/// threshold for `--diff` and the gate), and instruction counts to `fail_on_instructions_regression_percent`;
+/// a percentage no gate budget can be (100% or more) leaves the gate's own 30%.
+#[test]
+fn the_gate_budget_falls_back_to_the_regression_limit() {
+    let limits = "bench:\n  budgets:\n    fail_on_regression_percent: 10.0\n    \
+                  fail_on_instructions_regression_percent: 0.5\n";
+    let config = load(limits);
+    assert_eq!(config.gate.default_budget, None);
+    assert!((config.gate_default_budget() - 0.10).abs() < 1e-12);
+    assert!((config.gate_budget_for("bench_crc_64.ns") - 0.10).abs() < 1e-12);
+    assert_eq!(config.gate_instructions_budget(), Some(0.005));
+
+    let overridden = load(&format!(
+        "{limits}  gate:\n    budget:\n      default: 0.25\n      bench_crc_64.ns: 0.5\n"
+    ));
+    assert_eq!(overridden.gate_default_budget(), 0.25);
+    assert_eq!(overridden.gate_budget_for("bench_crc_64.ns"), 0.5);
+    assert_eq!(overridden.gate_budget_for("bench_crc_64.cycles"), 0.25);
+
+    let too_wide = load("bench:\n  budgets:\n    fail_on_regression_percent: 200.0\n");
+    assert_eq!(too_wide.gate_default_budget(), 0.30);
+    assert_eq!(too_wide.gate_instructions_budget(), None);
+    assert_eq!(
+        load("bench:\n  measure: time\n").gate_default_budget(),
+        0.30
+    );
 }

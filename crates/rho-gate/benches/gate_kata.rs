@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for head in ["same", "slow"] {
             let cwd = tmp.path().join(head).join(sub);
             let config = load_local_config(&cwd)?.ok_or("the kata has no module.yml")?;
-            let mut settings = settings_from_config(&config.gate)?;
+            let mut settings = settings_from_config(&config)?;
             settings.set_runs(3)?;
             let request = GateRequest {
                 base: tmp.path().join("base").join(sub).display().to_string(),

@@ -12,9 +12,17 @@ use crate::error::{GateError, SideName};
 use crate::run::{BenchEnv, Job, Recipe};
 use crate::settings::{Budgets, GateSettings};
 
-/// The gate settings a `bench.gate` section describes.
-pub fn settings_from_config(gate: &GateConfig) -> Result<GateSettings, GateError> {
-    let budgets = Budgets::new(gate.default_budget, gate.budgets.clone())?;
+/// The gate settings a module.yml describes: `bench.gate`'s runs, timeout and budgets. A metric with no budget
+/// of its own gets `gate.budget.default`, else the global `fail_on_regression_percent` (one threshold for
+/// `--diff` and the gate), else 30%; an instruction count with none of its own gets
+/// `fail_on_instructions_regression_percent` when set ([`ModuleConfig::gate_default_budget`],
+/// [`ModuleConfig::gate_instructions_budget`]).
+pub fn settings_from_config(config: &ModuleConfig) -> Result<GateSettings, GateError> {
+    let gate: &GateConfig = &config.gate;
+    let mut budgets = Budgets::new(config.gate_default_budget(), gate.budgets.clone())?;
+    if let Some(fraction) = config.gate_instructions_budget() {
+        budgets.set_instructions(fraction)?;
+    }
     GateSettings::new(gate.runs, gate.timeout, budgets)
 }
 
@@ -179,12 +187,27 @@ mod tests {
              count_below_ns: 0.5\n",
         );
         let config = load_local_config(dir.path()).unwrap().unwrap();
-        let settings = settings_from_config(&config.gate).unwrap();
+        let settings = settings_from_config(&config).unwrap();
         assert_eq!(settings.runs(), 4);
         assert_eq!(settings.timeout().as_secs(), 9);
         assert_eq!(settings.budgets().for_metric("count_below_ns"), 0.5);
         assert_eq!(settings.budgets().for_metric("matmul_ns"), 0.2);
         assert_eq!(bench_env_from_config(&config).iterations, Some(500));
+
+        // No gate budget: `fail_on_regression_percent` is the gate's too, and the instructions limit for counts.
+        write(
+            dir.path(),
+            "bench:\n  budgets:\n    fail_on_regression_percent: 12.0\n    \
+             fail_on_instructions_regression_percent: 0.5\n",
+        );
+        let config = load_local_config(dir.path()).unwrap().unwrap();
+        let budgets = settings_from_config(&config).unwrap().budgets().clone();
+        assert!((budgets.for_metric("matmul_ns") - 0.12).abs() < 1e-12);
+        assert_eq!(budgets.for_metric("matmul.instructions"), 0.005);
+        write(
+            dir.path(),
+            "bench:\n  targets:\n    - name: kata\n      build: make bench\n      run: ./bench\n",
+        );
 
         let recipe = recipe_from_module(SideName::Head, dir.path(), None).unwrap();
         assert_eq!(recipe.target, "kata");

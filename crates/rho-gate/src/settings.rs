@@ -23,6 +23,9 @@ pub const INSTRUCTIONS_BUDGET: f64 = rho_judge::INSTRUCTIONS_MAX_REGRESSION;
 pub struct Budgets {
     default: f64,
     per_metric: BTreeMap<String, f64>,
+    /// The budget of an instruction count nothing names (module.yml's
+    /// `fail_on_instructions_regression_percent`); `None`: the default, at most [`INSTRUCTIONS_BUDGET`].
+    instructions: Option<f64>,
 }
 
 impl Default for Budgets {
@@ -30,6 +33,7 @@ impl Default for Budgets {
         Budgets {
             default: DEFAULT_BUDGET,
             per_metric: BTreeMap::new(),
+            instructions: None,
         }
     }
 }
@@ -44,16 +48,26 @@ impl Budgets {
         Ok(Budgets {
             default,
             per_metric,
+            instructions: None,
         })
     }
 
+    /// Sets the budget of instruction counts nothing names (a fraction in (0, 1)).
+    pub fn set_instructions(&mut self, fraction: f64) -> Result<(), GateError> {
+        check_fraction("instructions", fraction)?;
+        self.instructions = Some(fraction);
+        Ok(())
+    }
+
     /// The budget of `metric`: its own if one is set, else the default; an instruction count
-    /// (`<bench>.instructions`), which does not move with the machine's load, at most
-    /// [`INSTRUCTIONS_BUDGET`].
+    /// (`<bench>.instructions`), which does not move with the machine's load, the instructions budget when
+    /// one is set, else the default at most [`INSTRUCTIONS_BUDGET`].
     pub fn for_metric(&self, metric: &str) -> f64 {
         match self.per_metric.get(metric) {
             Some(&fraction) => fraction,
-            None if metric.ends_with(".instructions") => self.default.min(INSTRUCTIONS_BUDGET),
+            None if metric.ends_with(".instructions") => self
+                .instructions
+                .unwrap_or(self.default.min(INSTRUCTIONS_BUDGET)),
             None => self.default,
         }
     }
@@ -190,6 +204,18 @@ mod tests {
         let budgets = Budgets::new(0.3, named).unwrap();
         assert_eq!(budgets.for_metric("count_below_ns"), 0.5);
         assert_eq!(budgets.for_metric("matmul_ns"), 0.3);
+    }
+
+    #[test]
+    fn an_instruction_count_gets_the_instructions_budget_when_one_is_set() {
+        let mut budgets = Budgets::new(0.3, BTreeMap::new()).unwrap();
+        assert_eq!(budgets.for_metric("sum.instructions"), INSTRUCTIONS_BUDGET);
+        budgets.set_instructions(0.005).unwrap();
+        assert_eq!(budgets.for_metric("sum.instructions"), 0.005);
+        assert_eq!(budgets.for_metric("sum.ns"), 0.3);
+        budgets.set("sum.instructions", 0.02).unwrap();
+        assert_eq!(budgets.for_metric("sum.instructions"), 0.02);
+        assert!(budgets.set_instructions(1.0).is_err());
     }
 
     #[test]

@@ -49,7 +49,7 @@ fn gate_kata(sub: &str, head_kernels: Option<&Path>, env: BenchEnv) -> rho_gate:
         .unwrap()
         .expect("the kata has a module.yml");
     // The kata's own settings (3 runs per side, its budgets), with a generous timeout for a busy machine.
-    let mut settings = settings_from_config(&config.gate).unwrap();
+    let mut settings = settings_from_config(&config).unwrap();
     settings.set_timeout(Duration::from_secs(120)).unwrap();
     let request = GateRequest {
         base: tmp.path().join("base").join(sub).display().to_string(),

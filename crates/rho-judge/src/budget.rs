@@ -884,6 +884,7 @@ mod tests {
             overhead_per_loop: 20.0,
             samples: None,
             cache: None,
+            counted_memory: None,
         });
         let summary = run(true, vec![counted]);
         assert_eq!(

@@ -41,6 +41,19 @@ pub struct InstructionFigures {
     pub samples: Option<ClockFigures>,
     /// `--cache-sim`: cache misses and the estimated cycles, per iteration, net.
     pub cache: Option<CacheFigures>,
+    /// A counted run joined to a timed one (`--measure time,instructions`): the stack mark and heap peak the
+    /// counted run saw. They are not the benchmark's native figures (under Valgrind the harness's frames and
+    /// the allocator differ), so a baseline keeps them in the instructions section, apart from the native ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_memory: Option<CountedMemory>,
+}
+
+/// The stack and heap a counted run measured, kept beside the timed run's when the two are joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountedMemory {
+    pub stack: rho_wire::StackMark,
+    /// `None` when the harness did not measure the heap (`@heap off`).
+    pub heap_peak: Option<u64>,
 }
 
 impl InstructionFigures {
@@ -60,6 +73,7 @@ impl InstructionFigures {
             overhead_per_loop: 0.0,
             samples: Some(figures),
             cache: None,
+            counted_memory: None,
         }
     }
 }
@@ -99,6 +113,7 @@ impl crate::run::RunSummary {
                 overhead_per_loop: 0.0,
                 samples: None,
                 cache: None,
+                counted_memory: None,
             });
         }
     }
@@ -252,6 +267,7 @@ impl CountOverhead {
                 .unwrap_or(0.0),
             samples: None,
             cache,
+            counted_memory: None,
         })
     }
 }

@@ -23,6 +23,8 @@
 //! - **Batches**: a benchmark whose samples each timed `batch` iterations (`@end batch=`) is summarised per sample
 //!   as above (the overhead taken off once per sample), then divided by `batch` ([`PerIteration`]): the figures
 //!   per iteration, in fractions of the clock's unit. Its tails are tails of batch means.
+//! - **Drift** ([`drift`]): at least 3 benchmarks, at least 80% of them moved (beyond 2%) the same way, the
+//!   moved ones' log-ratios within an interquartile range of 0.05; the factor is their median ratio.
 //! - **Derived time**: with no `time` clock and a cycle clock of known `hz`, nanoseconds are
 //!   `round(cycles * 1e9 / hz)`, flagged `derived`.
 //!
@@ -31,6 +33,7 @@
 mod best;
 mod count;
 mod distribution;
+mod drift;
 mod error;
 mod gate_names;
 mod growth;
@@ -41,9 +44,13 @@ mod window;
 
 pub use best::{best_of, min_of};
 pub use count::{
-    CacheFigures, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures, QEMU_ICOUNT,
+    CacheFigures, CountedMemory, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures,
+    QEMU_ICOUNT,
 };
 pub use distribution::{DISTRIBUTION_BINS, Distribution};
+pub use drift::{
+    DRIFT_MAX_SPREAD, DRIFT_MIN_BENCHMARKS, DRIFT_MIN_MOVE, DRIFT_MIN_SHARE, Drift, drift,
+};
 pub use error::StatsError;
 pub use gate_names::relative_spread;
 pub use growth::{

@@ -44,7 +44,7 @@ pub fn section(target: &str, benchmarks: usize, base_cycles: u64) -> TargetBasel
 pub fn file(sections: Vec<TargetBaseline>) -> BaselineFile {
     let mut file = BaselineFile::new();
     for section in sections {
-        file.insert(section);
+        file.insert(section.into());
     }
     file
 }
