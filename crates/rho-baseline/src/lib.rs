@@ -20,6 +20,7 @@ pub mod error;
 pub mod format;
 pub mod git;
 pub mod json;
+pub mod lock;
 pub mod record;
 pub mod render;
 pub mod store;

@@ -5,6 +5,10 @@
 //! itself survives a power cut. So at every instant the path holds either the old file or the whole new one:
 //! a run that fails, panics or is killed part-way leaves the old baseline as it was (and at most a stray
 //! `.baseline.json.*.tmp` file beside it, which a later write does not depend on).
+//!
+//! Writers of one baseline take turns ([`FileLock`]): a write of one target's section reads the file, merges
+//! the section in and renames the result over it under one lock, so concurrent writers of other targets keep
+//! their sections.
 
 use std::fs;
 use std::io::{self, Write};
@@ -12,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::format::{BaselineFile, TargetBaseline};
+use crate::lock::FileLock;
 
 /// Reads and validates the baseline at `path`. A file that does not exist is [`Error::Missing`].
 pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
@@ -36,13 +41,15 @@ pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
 /// Records `section` in the baseline at `path`, keeping every other target's section, and writes the file
 /// atomically. Creates the file (and its directory) when there is none. An existing file this rho cannot
 /// read (corrupt, or another schema) is refused rather than replaced, since replacing it would throw away
-/// the other targets' sections.
+/// the other targets' sections. Another writer of the same file waits until this one has renamed its file in
+/// place, and then merges into that.
 pub fn write_target(path: &Path, section: TargetBaseline) -> Result<BaselineFile, Error> {
     section.check_figures()?;
+    let _lock = FileLock::acquire(path, "the baseline")?;
     let mut file = read_to_record(path)?;
     file.insert(section);
     file.validate(&path.display().to_string())?;
-    write_file(path, &file)?;
+    write_file_locked(path, &file)?;
     Ok(file)
 }
 
@@ -65,8 +72,14 @@ fn read_to_record(path: &Path) -> Result<BaselineFile, Error> {
     }
 }
 
-/// Writes `file` to `path` atomically, replacing whatever is there.
+/// Writes `file` to `path` atomically, replacing whatever is there (after any merge in progress).
 pub fn write_file(path: &Path, file: &BaselineFile) -> Result<(), Error> {
+    let _lock = FileLock::acquire(path, "the baseline")?;
+    write_file_locked(path, file)
+}
+
+/// [`write_file`] by a caller that holds the file's lock (taking it again would wait on itself).
+fn write_file_locked(path: &Path, file: &BaselineFile) -> Result<(), Error> {
     for section in file.targets.values() {
         section.check_figures()?;
     }
