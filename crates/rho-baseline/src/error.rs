@@ -46,6 +46,14 @@ pub enum Error {
     #[error("could not write the baseline: {message}")]
     Serialize { message: String },
 
+    /// Writing a file failed part-way (a full disk, a figure that cannot be written); the old file is kept.
+    #[error("{}: could not write {what} (the old file is kept): {message}", path.display())]
+    WriteFailed {
+        path: PathBuf,
+        what: String,
+        message: String,
+    },
+
     #[error(
         "target {target}, benchmark {benchmark}: the {what} is {value}, which cannot be recorded (not a finite \
          number)"

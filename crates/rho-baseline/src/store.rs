@@ -117,17 +117,25 @@ where
     // Locked while it is written: the next writer removes a temporary file of this pattern only when no live
     // writer holds it (one killed half-way, by SIGKILL or a power cut, holds nothing).
     lock_exclusive(temp.as_file(), false);
+    // A failure here (a full disk) names the file being replaced, not the temporary one it never sees.
     {
         let mut out = io::BufWriter::new(temp.as_file());
-        fill(&mut out)?;
+        fill(&mut out).map_err(|error| match error {
+            Error::Serialize { message } => Error::WriteFailed {
+                path: path.to_path_buf(),
+                what: what.to_owned(),
+                message,
+            },
+            other => other,
+        })?;
         out.flush().map_err(|error| Error::Io {
-            path: temp.path().to_path_buf(),
+            path: path.to_path_buf(),
             action: format!("writing {what}"),
             error,
         })?;
     }
     temp.as_file().sync_all().map_err(|error| Error::Io {
-        path: temp.path().to_path_buf(),
+        path: path.to_path_buf(),
         action: format!("flushing {what} to disk"),
         error,
     })?;
