@@ -37,6 +37,23 @@ pub enum Error {
     )]
     Schema { source_name: String, found: String },
 
+    /// A figure no run can produce (see [`crate::validate`]).
+    #[error("{source_name}: {benchmark}: {field} {why}")]
+    Impossible {
+        source_name: String,
+        /// The benchmark and where it is (`target "host", benchmark "bench_a"`).
+        benchmark: String,
+        field: String,
+        why: String,
+    },
+
+    /// A key twice in one object (see [`crate::json_keys`]).
+    #[error("{source_name}:{}:{}: {duplicate}", duplicate.line, duplicate.column)]
+    DuplicateKey {
+        source_name: String,
+        duplicate: crate::json_keys::DuplicateKey,
+    },
+
     #[error("{source_name}: {message}")]
     Invalid {
         source_name: String,
