@@ -24,6 +24,7 @@ pub mod json_keys;
 pub mod lock;
 pub mod record;
 pub mod render;
+pub mod saved;
 pub mod store;
 pub mod validate;
 
