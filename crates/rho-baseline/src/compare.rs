@@ -831,13 +831,8 @@ pub fn judge(
     let mut within_resolution = false;
     let (change_percent, verdict) = match (base, head) {
         (Value::Figure(b), Value::Figure(h)) => {
-            let change = if b != 0.0 {
-                Some((h - b) / b * 100.0)
-            } else if h == 0.0 {
-                Some(0.0)
-            } else {
-                None
-            };
+            // rho-judge's one change, shared with the gate: none from a base of 0.
+            let change = rho_judge::relative_change(b, h).map(|fraction| fraction * 100.0);
             // rho-judge's one decision, shared with the gate.
             let verdict = match rho_judge::judge_change(b, h, fraction, floor) {
                 Change::Ok => Verdict::Ok,
@@ -981,6 +976,23 @@ mod tests {
         let c = compare(&base, &head, 5.0).unwrap();
         let r = row(&c, "bench_crc_64", Metric::HeapPeakBytes);
         assert_eq!((r.verdict, r.change_percent), (Verdict::Regressed, None));
+        assert_eq!(crate::render::format_change(r), "from 0");
+    }
+
+    /// A base the overhead clamped to 0 against a head of 677 cycles: below the clock's resolution, never
+    /// "+inf%"; still a regression (677 cycles is far beyond two clock steps of the base).
+    #[test]
+    fn a_clocked_base_of_zero_is_below_resolution_not_an_infinite_change() {
+        let mut base = fixture::section("host");
+        set_median(&mut base, "bench_crc_64", Metric::Cycles, 0.0);
+        let mut head = fixture::section("host");
+        set_median(&mut head, "bench_crc_64", Metric::Cycles, 677.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        let r = row(&c, "bench_crc_64", Metric::Cycles);
+        assert_eq!((r.verdict, r.change_percent), (Verdict::Regressed, None));
+        assert_eq!(crate::render::format_change(r), "below resolution");
+        let text = crate::render::render_text(&c, "bench/baseline.json");
+        assert!(!text.contains("inf"), "{text}");
     }
 
     #[test]

@@ -38,6 +38,23 @@ pub enum Error {
     )]
     Schema { source_name: String, found: String },
 
+    /// A figure no run can produce (see [`crate::validate`]).
+    #[error("{source_name}: {benchmark}: {field} {why}")]
+    Impossible {
+        source_name: String,
+        /// The benchmark and where it is (`target "host", benchmark "bench_a"`).
+        benchmark: String,
+        field: String,
+        why: String,
+    },
+
+    /// A key twice in one object (see [`crate::json_keys`]).
+    #[error("{source_name}:{}:{}: {duplicate}", duplicate.line, duplicate.column)]
+    DuplicateKey {
+        source_name: String,
+        duplicate: crate::json_keys::DuplicateKey,
+    },
+
     #[error("{source_name}: {message}")]
     Invalid {
         source_name: String,
@@ -46,6 +63,14 @@ pub enum Error {
 
     #[error("could not write the baseline: {message}")]
     Serialize { message: String },
+
+    /// Writing a file failed part-way (a full disk, a figure that cannot be written); the old file is kept.
+    #[error("{}: could not write {what} (the old file is kept): {message}", path.display())]
+    WriteFailed {
+        path: PathBuf,
+        what: String,
+        message: String,
+    },
 
     #[error(
         "target {target}, benchmark {benchmark}: the {what} is {value}, which cannot be recorded (not a finite \

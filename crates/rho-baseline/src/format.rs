@@ -432,8 +432,15 @@ impl BaselineFile {
                 });
             }
         }
+        if let Some(duplicate) = crate::json_keys::first_duplicate_key(text) {
+            return Err(Error::DuplicateKey {
+                source_name: source.to_string(),
+                duplicate,
+            });
+        }
         let file: BaselineFile = serde_json::from_str(text).map_err(json_error)?;
         file.validate(source)?;
+        crate::validate::baseline(&file, source)?;
         Ok(file)
     }
 

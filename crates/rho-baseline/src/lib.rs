@@ -20,9 +20,13 @@ pub mod error;
 pub mod format;
 pub mod git;
 pub mod json;
+pub mod json_keys;
+pub mod lock;
 pub mod record;
 pub mod render;
+pub mod saved;
 pub mod store;
+pub mod validate;
 
 pub use compare::{
     Comparison, DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS,

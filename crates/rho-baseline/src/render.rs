@@ -17,14 +17,19 @@ pub fn format_value(value: Value) -> String {
     }
 }
 
-/// A change as a report prints it: `+4.2%`, `-12.0%`, `0.0%`; `from 0` when the base was 0 and head is not.
+/// A change as a report prints it: `+4.2%`, `-12.0%`, `0.0%`; when the base was 0 and head is not,
+/// `below resolution` for a clocked metric (a net figure the overhead clamped to 0) and `from 0` for an exact
+/// one, never an infinite percentage.
 pub fn format_change(row: &MetricComparison) -> String {
     match row.change_percent {
         // A change that rounds to 0.0 prints without a sign, never as "-0.0%".
         Some(change) if change.abs() < 0.05 => "0.0%".to_string(),
         Some(change) => format!("{change:+.1}%"),
         None => match (row.base, row.head) {
-            (Value::Figure(_), Value::Figure(_)) => "from 0".to_string(),
+            (Value::Figure(_), Value::Figure(_)) => {
+                let clocked = matches!(row.metric, Metric::Cycles | Metric::TimeNs);
+                rho_judge::zero_base_label(clocked).to_string()
+            }
             _ => "-".to_string(),
         },
     }

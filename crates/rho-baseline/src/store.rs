@@ -5,6 +5,10 @@
 //! itself survives a power cut. So at every instant the path holds either the old file or the whole new one:
 //! a run that fails, panics or is killed part-way leaves the old baseline as it was (and at most a stray
 //! `.baseline.json.*.tmp` file beside it, which a later write does not depend on).
+//!
+//! Writers of one baseline take turns ([`FileLock`]): a write of one target's section reads the file, merges
+//! the section in and renames the result over it under one lock, so concurrent writers of other targets keep
+//! their sections.
 
 use std::fs;
 use std::io::{self, Write};
@@ -12,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::format::{BaselineFile, TargetSections};
+use crate::lock::FileLock;
 
 /// Reads and validates the baseline at `path`. A file that does not exist is [`Error::Missing`].
 pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
@@ -37,13 +42,15 @@ pub fn read_file(path: &Path) -> Result<BaselineFile, Error> {
 /// replacing that target's earlier sections and keeping every other target's, and writes the file atomically
 /// (a version 1 file is written back as version 2). Creates the file (and its directory) when there is none.
 /// An existing file this rho cannot read (corrupt, or another schema) is refused rather than replaced, since
-/// replacing it would throw away the other targets' sections.
+/// replacing it would throw away the other targets' sections. Another writer of the same file waits until this
+/// one has renamed its file in place, and then merges into that.
 pub fn write_target(path: &Path, sections: TargetSections) -> Result<BaselineFile, Error> {
     sections.check_figures()?;
+    let _lock = FileLock::acquire(path, "the baseline")?;
     let mut file = read_to_record(path)?;
     file.insert(sections);
     file.validate(&path.display().to_string())?;
-    write_file(path, &file)?;
+    write_file_locked(path, &file)?;
     Ok(file)
 }
 
@@ -66,8 +73,14 @@ fn read_to_record(path: &Path) -> Result<BaselineFile, Error> {
     }
 }
 
-/// Writes `file` to `path` atomically, replacing whatever is there.
+/// Writes `file` to `path` atomically, replacing whatever is there (after any merge in progress).
 pub fn write_file(path: &Path, file: &BaselineFile) -> Result<(), Error> {
+    let _lock = FileLock::acquire(path, "the baseline")?;
+    write_file_locked(path, file)
+}
+
+/// [`write_file`] by a caller that holds the file's lock (taking it again would wait on itself).
+fn write_file_locked(path: &Path, file: &BaselineFile) -> Result<(), Error> {
     for sections in file.targets.values() {
         sections.check_figures()?;
     }
@@ -105,17 +118,25 @@ where
     // Locked while it is written: the next writer removes a temporary file of this pattern only when no live
     // writer holds it (one killed half-way, by SIGKILL or a power cut, holds nothing).
     lock_exclusive(temp.as_file(), false);
+    // A failure here (a full disk) names the file being replaced, not the temporary one it never sees.
     {
         let mut out = io::BufWriter::new(temp.as_file());
-        fill(&mut out)?;
+        fill(&mut out).map_err(|error| match error {
+            Error::Serialize { message } => Error::WriteFailed {
+                path: path.to_path_buf(),
+                what: what.to_owned(),
+                message,
+            },
+            other => other,
+        })?;
         out.flush().map_err(|error| Error::Io {
-            path: temp.path().to_path_buf(),
+            path: path.to_path_buf(),
             action: format!("writing {what}"),
             error,
         })?;
     }
     temp.as_file().sync_all().map_err(|error| Error::Io {
-        path: temp.path().to_path_buf(),
+        path: path.to_path_buf(),
         action: format!("flushing {what} to disk"),
         error,
     })?;

@@ -9,7 +9,7 @@ use rho_stats::RunSummary;
 use serde::Serialize;
 
 /// The schema name and version of the document. A change that alters the meaning of an existing field bumps it.
-pub const SCHEMA: &str = "rho-bench-run/1";
+pub const SCHEMA: &str = rho_baseline::saved::RUN_SCHEMA;
 
 /// The document: what rho was asked to do, then the run's summary (its fields at the top level).
 #[derive(Debug, Serialize)]

@@ -552,9 +552,11 @@ fn print_outcome(
         .iter()
         .filter(|m| m.outcome == MetricOutcome::Regressed)
         .map(|m| {
-            let change = m.change().map_or_else(String::new, |c| {
-                format!(" {}", rho_gate::report::format_change_near(c, m.budget))
-            });
+            let change = match (m.change(), m.zero_base_text()) {
+                (Some(c), _) => format!(" {}", rho_gate::report::format_change_near(c, m.budget)),
+                (None, Some(text)) => format!(" ({text})"),
+                (None, None) => String::new(),
+            };
             format!("{}{change}", m.name)
         })
         .collect();

@@ -637,7 +637,7 @@ fn failure_summary(prefix: &str, failed: &[FailedSuite], total: usize) -> String
 }
 
 /// The schema of `--json`'s document in module.yml mode. A change that alters the meaning of a field bumps it.
-pub const PROJECT_SCHEMA: &str = "rho-bench-project/1";
+pub const PROJECT_SCHEMA: &str = rho_baseline::saved::PROJECT_SCHEMA;
 
 /// `rho bench --json FILE` in module.yml mode: every suite's run (as `rho-bench-run/1` holds it: the summary,
 /// raw and net) with its budgets and verdicts.

@@ -9,10 +9,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use clap::Args;
 use rho_stats::RunSummary;
-use serde::Deserialize;
 
 /// `rho bench show RUN.json`.
 #[derive(Debug, Args)]
@@ -76,110 +75,25 @@ struct CompareDocument {
 }
 
 /// The schemas a saved run is read from.
-const RUN_SCHEMA: &str = crate::export::SCHEMA;
+#[cfg(test)]
 const PROJECT_SCHEMA: &str = crate::project::PROJECT_SCHEMA;
 
-/// One suite of a saved document: what it was (its files or command) and its summary.
-#[derive(Debug, Clone)]
-pub struct SavedSuite {
-    pub what: String,
-    pub summary: RunSummary,
-}
+pub use rho_baseline::saved::SavedSuite;
 
-#[derive(Deserialize)]
-struct Schema {
-    schema: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct RunDocument {
-    suite: RunSuite,
-    #[serde(flatten)]
-    summary: RunSummary,
-}
-
-#[derive(Deserialize)]
-struct RunSuite {
-    sources: Vec<PathBuf>,
-}
-
-#[derive(Deserialize)]
-struct ProjectDocument {
-    suites: Vec<ProjectSuite>,
-}
-
-#[derive(Deserialize)]
-struct ProjectSuite {
-    suite: String,
-    #[serde(flatten)]
-    summary: RunSummary,
-}
-
-/// Reads a saved document's suites, in order. Errors name the file, and for malformed JSON the line and
-/// column and what was expected.
+/// Reads a saved document's suites, in order (rho_baseline::saved::parse). Errors name the file, and for
+/// malformed JSON the line and column and what was expected, for a figure no run produces the suite,
+/// benchmark and field.
 pub fn read(path: &Path) -> anyhow::Result<Vec<SavedSuite>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     parse(&text, path)
 }
 
-fn json_error(path: &Path, error: &serde_json::Error) -> anyhow::Error {
-    anyhow::anyhow!(
-        "{}: line {} column {}: {error}",
-        path.display(),
-        error.line(),
-        error.column()
-    )
-}
-
 fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<SavedSuite>> {
-    let schema: Schema = serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
-    let suites = match schema.schema.as_deref() {
-        Some(RUN_SCHEMA) => {
-            let document: RunDocument =
-                serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
-            let what = document
-                .suite
-                .sources
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ");
-            vec![SavedSuite {
-                what,
-                summary: document.summary,
-            }]
-        }
-        Some(PROJECT_SCHEMA) => {
-            let document: ProjectDocument =
-                serde_json::from_str(text).map_err(|e| json_error(path, &e))?;
-            document
-                .suites
-                .into_iter()
-                .map(|s| SavedSuite {
-                    what: s.suite,
-                    summary: s.summary,
-                })
-                .collect()
-        }
-        Some(other) => bail!(
-            "{}: schema \"{other}\": expected \"{RUN_SCHEMA}\" or \"{PROJECT_SCHEMA}\" (a document written by \
-             `rho bench --json`)",
-            path.display()
-        ),
-        None => bail!(
-            "{}: no \"schema\" key: expected a document written by `rho bench --json` (\"{RUN_SCHEMA}\" or \
-             \"{PROJECT_SCHEMA}\")",
-            path.display()
-        ),
-    };
-    if suites.is_empty() {
-        bail!(
-            "{}: no suite in the document: nothing to show",
-            path.display()
-        );
-    }
-    Ok(suites)
+    Ok(rho_baseline::saved::parse(
+        text,
+        &path.display().to_string(),
+    )?)
 }
 
 /// `rho bench show`: the text report on stdout, or the Markdown and/or HTML written to their files.

@@ -747,3 +747,20 @@ fn a_metric_name_with_control_sequences_is_shown_escaped() {
         outcome.describe()
     );
 }
+
+/// `{"a_ns": 1, "a_ns": 1000}` as a side's last line: a JSON reader keeps the last value, which could hide a
+/// regression behind the first; the gate refuses the line (cannot decide, exit 2) naming the key.
+#[test]
+fn a_last_line_with_a_key_twice_cannot_be_decided() {
+    let tmp = tempfile::tempdir().unwrap();
+    json_module(&tmp.path().join("base"), r#"{"a_ns": 1000}"#);
+    json_module(&tmp.path().join("head"), r#"{"a_ns": 1, "a_ns": 1000}"#);
+    let outcome = gate(&tmp.path().join("head"), &["--base", "../base"]);
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    let all = format!("{}{}", outcome.stdout, outcome.stderr);
+    assert!(
+        all.contains("key \"a_ns\" appears twice"),
+        "{}",
+        outcome.describe()
+    );
+}

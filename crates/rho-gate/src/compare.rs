@@ -63,17 +63,6 @@ impl SideFigures {
     }
 }
 
-/// `value / reference - 1`, with 0/0 taken as "no change" and x/0 as an infinite change.
-fn relative_to(value: f64, reference: f64) -> f64 {
-    if reference > 0.0 {
-        value / reference - 1.0
-    } else if value == reference {
-        0.0
-    } else {
-        f64::INFINITY
-    }
-}
-
 /// The outcome for one metric.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MetricOutcome {
@@ -104,9 +93,20 @@ pub struct MetricComparison {
 }
 
 impl MetricComparison {
-    /// head / base - 1 on the two minima: +1.0 is twice as slow.
+    /// head / base - 1 on the two minima: +1.0 is twice as slow (rho-judge's one change, shared with the
+    /// baseline comparison). `None` without both sides, or from a base of 0 ([`Self::zero_base_text`] says why).
     pub fn change(&self) -> Option<f64> {
-        Some(relative_to(self.head?.min, self.base?.min))
+        rho_judge::relative_change(self.base?.min, self.head?.min)
+    }
+
+    /// What a report prints for a change [`Self::change`] has no figure for, with both sides measured: below
+    /// resolution for a metric read off a clock (its floor is not 0), `from 0` for an exact one; `None` when
+    /// a side has no figures.
+    pub fn zero_base_text(&self) -> Option<&'static str> {
+        match (self.base, self.head, self.change()) {
+            (Some(_), Some(_), None) => Some(rho_judge::zero_base_label(self.floor > 0.0)),
+            _ => None,
+        }
     }
 
     /// Whether either side's noise exceeds the budget (by more than the clock's floor), so that the verdict
@@ -453,7 +453,8 @@ mod tests {
             &budgets(0.3),
         );
         assert_eq!(c.verdict, Verdict::Regressed);
-        assert_eq!(c.metrics[0].change(), Some(f64::INFINITY));
+        assert_eq!(c.metrics[0].change(), None, "never an infinite change");
+        assert_eq!(c.metrics[0].zero_base_text(), Some("from 0"));
     }
 
     #[test]

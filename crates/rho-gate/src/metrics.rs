@@ -258,6 +258,13 @@ pub fn metrics_from_json_line(stdout: &str) -> Result<RunMetrics, MetricsError> 
     let serde_json::Value::Object(object) = value else {
         return Err(not_json("it is JSON but not an object".to_owned()));
     };
+    // `{"a_ns": 1, "a_ns": 1000}` would read as 1000: a figure a run did not print could hide a regression.
+    if let Some(duplicate) = rho_baseline::json_keys::first_duplicate_key(line) {
+        return Err(not_json(format!(
+            "column {}: {duplicate}",
+            duplicate.column
+        )));
+    }
     if object.is_empty() {
         return Err(MetricsError::NoMetricsInJson);
     }
@@ -341,6 +348,17 @@ mod tests {
             metrics_from_stdout("{}\n"),
             Err(MetricsError::NoMetricsInJson)
         ));
+    }
+
+    #[test]
+    fn a_key_twice_is_refused_never_read_as_its_last_value() {
+        let error = metrics_from_stdout("{\"a_ns\": 1, \"a_ns\": 1000}\n").unwrap_err();
+        assert!(matches!(error, MetricsError::NotJson { .. }), "{error}");
+        let text = error.to_string();
+        assert!(text.contains("key \"a_ns\" appears twice"), "{text}");
+        // The same name in two objects is no repeat (and a nested object is no number: unusable).
+        let metrics = metrics_from_json_line("{\"a\": {\"x\": 1}, \"b\": {\"x\": 2}}").unwrap();
+        assert!(matches!(metrics["a"], Figure::Unusable(_)));
     }
 
     #[test]

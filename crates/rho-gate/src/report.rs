@@ -106,8 +106,11 @@ pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
             m.name.clone(),
             side(m.base),
             side(m.head),
-            m.change()
-                .map_or_else(|| "-".to_owned(), |c| format_change_near(c, m.budget)),
+            match (m.change(), m.zero_base_text()) {
+                (Some(c), _) => format_change_near(c, m.budget),
+                (None, Some(text)) => text.to_owned(),
+                (None, None) => "-".to_owned(),
+            },
             format_percent(m.budget),
             format!("{}/{}", noise(m.base), noise(m.head)),
             verdict_cell(m),
@@ -289,6 +292,37 @@ mod tests {
             ],
             &Budgets::default(),
         )
+    }
+
+    /// A base the overhead clamped to 0 (bench_b.cycles, read off a clock) and a first heap byte: no
+    /// percentage for either, never "+inf%".
+    #[test]
+    fn a_base_of_zero_is_below_resolution_or_from_0_never_an_infinite_change() {
+        let side = |cycles: f64, heap: f64| {
+            let mut run = run(&[
+                ("bench_b.cycles", cycles),
+                ("bench_b.heap_peak_bytes", heap),
+            ]);
+            run.set_floor("bench_b.cycles", 2.0);
+            [run.clone(), run]
+        };
+        let comparison = compare(&side(0.0, 0.0), &side(677.0, 64.0), &Budgets::default());
+        let table = render_table(&comparison);
+        assert!(!table.contains("inf"), "{table}");
+        let row = |name: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(name))
+                .unwrap()
+                .to_owned()
+        };
+        assert!(
+            row("bench_b.cycles").contains("below resolution"),
+            "{table}"
+        );
+        assert!(row("bench_b.heap_peak_bytes").contains("from 0"), "{table}");
+        let doc = to_json(&comparison, 2);
+        assert_eq!(doc["metrics"]["bench_b.cycles"]["change"], Value::Null);
     }
 
     #[test]

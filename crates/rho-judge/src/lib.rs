@@ -7,5 +7,5 @@ pub mod regression;
 
 pub use regression::{
     Change, INSTRUCTIONS_MAX_REGRESSION, RESOLUTION_STEPS, judge_change, regressed,
-    resolution_floor,
+    relative_change, resolution_floor, zero_base_label,
 };

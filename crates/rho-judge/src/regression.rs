@@ -13,6 +13,31 @@ pub fn regressed(base: f64, head: f64, max_regression: f64) -> bool {
     !(head <= limit)
 }
 
+/// The relative change from `base` to `head` (`head / base - 1`: +1.0 is twice as much), the one computation
+/// of the change the gate and the baseline comparison print. `Some(0.0)` when both are 0; `None` when base is 0
+/// and head is not: there is no finite ratio. A base of 0 against a head of more is a figure below what its
+/// clock resolves (a net figure the overhead clamped to 0), or an exact figure from nothing (a first heap
+/// byte), never an infinite change: [`zero_base_label`] says which.
+pub fn relative_change(base: f64, head: f64) -> Option<f64> {
+    if base > 0.0 {
+        Some(head / base - 1.0)
+    } else if head == base {
+        Some(0.0)
+    } else {
+        None
+    }
+}
+
+/// What a report prints for the change from a base of 0 ([`relative_change`] is `None`): `below resolution`
+/// for a figure read off a clock (`clocked`: the base was below one step of it), `from 0` for an exact one.
+pub fn zero_base_label(clocked: bool) -> &'static str {
+    if clocked {
+        "below resolution"
+    } else {
+        "from 0"
+    }
+}
+
 /// How many steps of its clock a net figure may move and still be no measurable change.
 ///
 /// A net figure is the difference of two medians (the benchmark's and the calibrated overhead's), each read
@@ -110,6 +135,15 @@ mod tests {
             Change::Ok,
             "the bound is inclusive"
         );
+    }
+
+    #[test]
+    fn a_base_of_zero_has_no_ratio() {
+        assert_eq!(relative_change(100.0, 150.0), Some(0.5));
+        assert_eq!(relative_change(0.0, 0.0), Some(0.0));
+        assert_eq!(relative_change(0.0, 677.0), None, "never +inf%");
+        assert_eq!(zero_base_label(true), "below resolution");
+        assert_eq!(zero_base_label(false), "from 0");
     }
 
     #[test]

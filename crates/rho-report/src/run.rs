@@ -925,24 +925,43 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
 fn stat_cells(figures: &ClockFigures) -> [String; 7] {
     let summary = &figures.net;
     let each = &figures.per_iteration;
-    let figure = |value: f64| format_figure(value, figures.batch);
+    let figure = |value: f64, exact: u64| exact_figure(value, exact, figures.batch);
     // Too few samples and the nearest-rank tail is the max under another name: shown as `-`, not as a figure.
-    let tail = |informative: bool, value: f64| {
+    let tail = |informative: bool, value: f64, exact: u64| {
         if informative {
-            figure(value)
+            figure(value, exact)
         } else {
             "-".to_string()
         }
     };
+    // The mean lies between min and max: one that reads as the max through an f64 is shown as the max.
+    let mean = if figures.batch <= 1 && each.mean >= summary.max as f64 {
+        figure(each.mean, summary.max)
+    } else {
+        format_mean(each.mean)
+    };
     [
-        figure(each.median),
-        format_mean(each.mean),
-        tail(summary.p95_is_informative(), each.p95),
-        tail(summary.p99_is_informative(), each.p99),
-        figure(each.max),
+        figure(each.median, summary.median),
+        mean,
+        tail(summary.p95_is_informative(), each.p95, summary.p95),
+        tail(summary.p99_is_informative(), each.p99, summary.p99),
+        figure(each.max, summary.max),
         format_spread(summary),
         format_iqr_ratio(summary),
     ]
+}
+
+/// A per-iteration order statistic `value` whose sample, when not batched, is `exact`: above 2^53 an f64 no
+/// longer holds every integer, and u64::MAX would print one too high (18446744073709551616), so a figure
+/// that is the sample's own is printed from the sample.
+pub(crate) fn exact_figure(value: f64, exact: u64, batch: u64) -> String {
+    // 2^53: below it every integer is exact in an f64.
+    const EXACT_IN_F64: f64 = 9_007_199_254_740_992.0;
+    if batch <= 1 && value >= EXACT_IN_F64 && value == exact as f64 {
+        exact.to_string()
+    } else {
+        format_figure(value, batch)
+    }
 }
 
 /// A per-iteration order statistic: an observed sample, so a whole number when not batched; batched, a
@@ -1197,6 +1216,38 @@ mod render_tests {
             .lines()
             .find(|l| l.starts_with(&format!("{name} ")))
             .unwrap_or_else(|| panic!("no row {name} in\n{report}"))
+    }
+
+    /// Samples of u64::MAX cycles: through an f64 they would print as 18446744073709551616, one too high.
+    #[test]
+    fn u64_max_prints_exactly() {
+        let max = u64::MAX;
+        let stream = format!(
+            "@rho-bench 6\n@target canned arch=none optimized=1\n\
+             @clock cycles fake unit=cycle hz=1000000000 resolution=1\n\
+             @config iterations=3 warmup=0 time_cap_ms=0 stack_bytes={max}\n\
+             @bench bench_max\n:{max}\n:{max}\n:{max}\n@stack {max}\n\
+             @heap peak={max} live=0 allocs=1 frees=1 free_errors=0\n\
+             @end bench_max iterations=3 warmup=0 capped=0 unit=iter per_iteration=1\n\
+             @done benchmarks=1 dropped=0\n"
+        );
+        let summary = RunSummary::of(&rho_wire::parse_str(&stream).unwrap()).unwrap();
+        let markdown = crate::markdown::render(&summary, "max.c");
+        for report in [wide(&summary, "max.c"), markdown] {
+            assert!(!report.contains("18446744073709551616"), "{report}");
+            let row = report
+                .lines()
+                .find(|l| l.contains("cycles (fake)"))
+                .unwrap_or_else(|| panic!("{report}"));
+            assert!(row.contains("18446744073709551615"), "{report}");
+        }
+        // Median, mean and max of the cycles, and of the time derived at 1 GHz.
+        let report = wide(&summary, "max.c");
+        assert_eq!(
+            report.matches("18446744073709551615").count(),
+            9,
+            "{report}"
+        );
     }
 
     #[test]

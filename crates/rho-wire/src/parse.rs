@@ -854,14 +854,11 @@ impl StreamParser {
             frees: fields.required_u64(self.line, line, "frees")?,
             free_errors: fields.required_u64(self.line, line, "free_errors")?,
         };
-        if figures.live > figures.peak {
+        if let Some(expected) = figures.inconsistency(self.version) {
             return Err(WireError::new(
                 self.line,
                 ErrorKind::Inconsistent,
-                format!(
-                    "live= at most peak= (the bytes held at the end were held at the peak too): peak={}",
-                    figures.peak
-                ),
+                expected,
                 quote(line),
             ));
         }

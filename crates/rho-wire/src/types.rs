@@ -156,6 +156,47 @@ pub struct HeapFigures {
     pub free_errors: u64,
 }
 
+impl HeapFigures {
+    /// The rule these figures break, as the figures a harness can write would read (`None` when they keep
+    /// every rule). `version` is the stream's wire format version: from version [`GUARD_VERSION`] `allocs=`,
+    /// `frees=` and the peak cover the measured iterations only, and the peak restarts from what was held when
+    /// they began (`live=` covers the whole benchmark); before, everything counts from the benchmark's start,
+    /// when nothing was held. The one check of a heap record: the wire parser and the reader of saved runs
+    /// both ask it.
+    ///
+    /// `live=` is bytes and `allocs=`/`frees=` are counts, so `live` is not `allocs - frees`; and from version
+    /// [`GUARD_VERSION`] a benchmark may free in its tear-down what its set-up allocated before the measured
+    /// iterations (`allocs=0 frees=3` is a real record then). What no harness writes:
+    ///
+    /// - `live` above `peak` (what is held at the end was held at the peak too);
+    /// - with `frees=0`, `live` below `peak`: nothing was released since the peak started, so what is held
+    ///   only grew and the end is the peak;
+    /// - before version [`GUARD_VERSION`], a `peak` (so a `live`) with `allocs=0`: nothing was ever added.
+    pub fn inconsistency(&self, version: u32) -> Option<String> {
+        if self.live > self.peak {
+            return Some(format!(
+                "live= at most peak= (the bytes held at the end were held at the peak too): peak={} live={}",
+                self.peak, self.live
+            ));
+        }
+        if self.frees == 0 && self.live != self.peak {
+            return Some(format!(
+                "live= equal to peak= when frees=0 (nothing was released, so what is held at the end is the \
+                 peak): peak={} live={}",
+                self.peak, self.live
+            ));
+        }
+        if version < GUARD_VERSION && self.allocs == 0 && self.peak != 0 {
+            return Some(format!(
+                "peak=0 when allocs=0 (a version {version} stream counts from the benchmark's start, when \
+                 nothing was held): peak={}",
+                self.peak
+            ));
+        }
+        None
+    }
+}
+
 /// One benchmark: its samples, stored by column, and its stack and heap figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Benchmark {

@@ -314,13 +314,13 @@ fn validate(run: &Run) -> Result<(), String> {
         if bench.per_iteration == 0 {
             return Err(format!("benchmark {}: per_iteration 0", bench.name));
         }
+        if let Some(rule) = bench.heap.and_then(|h| h.inconsistency(run.version)) {
+            return Err(format!(
+                "benchmark {}: heap figures: expected {rule}",
+                bench.name
+            ));
+        }
         match bench.heap {
-            Some(h) if h.live > h.peak => {
-                return Err(format!(
-                    "benchmark {}: heap live {} above its peak {}",
-                    bench.name, h.live, h.peak
-                ));
-            }
             None if run.version < HEAP_OFF_VERSION => {
                 return Err(format!(
                     "benchmark {}: heap not measured in a version {} stream (`@heap off` needs version \

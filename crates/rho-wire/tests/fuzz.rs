@@ -48,14 +48,27 @@ fn fuzz_the_wire_parser() {
         rho_wire::parse_bytes(seed).unwrap();
     }
     mutate::fuzz("wire parser", &seeds, 20_000, |input| {
-        if let Err(error) = rho_wire::parse_bytes(input) {
-            let lines = input.split(|b| *b == b'\n').count() as u64;
-            let line = error.line();
-            assert!(
-                (1..=lines + 1).contains(&line),
-                "error at line {line} of a {lines}-line input: {error}"
-            );
-            assert!(!error.to_string().is_empty());
+        // What is read holds heap figures a harness writes (checked here, not by the parser's own rule).
+        match rho_wire::parse_bytes(input) {
+            Ok(run) => {
+                for heap in run.benchmarks.iter().filter_map(|b| b.heap) {
+                    assert!(heap.live <= heap.peak, "{heap:?}");
+                    assert!(heap.frees != 0 || heap.live == heap.peak, "{heap:?}");
+                    assert!(
+                        run.version >= 5 || heap.allocs != 0 || heap.peak == 0,
+                        "{heap:?}"
+                    );
+                }
+            }
+            Err(error) => {
+                let lines = input.split(|b| *b == b'\n').count() as u64;
+                let line = error.line();
+                assert!(
+                    (1..=lines + 1).contains(&line),
+                    "error at line {line} of a {lines}-line input: {error}"
+                );
+                assert!(!error.to_string().is_empty());
+            }
         }
     });
 }
