@@ -236,6 +236,59 @@ fn a_3_kib_frame_chain_is_measured_on_the_board_by_default() {
     );
 }
 
+/// module.yml's `stack_bytes:` per target sizes the painted region there: 12288 bytes on the host (compiled in
+/// as -DRHO_BENCH_STACK_BYTES), 16384 on the board (RHO_BENCH_STACK_BYTES to its port); the known 8 KiB
+/// recursion of tests/c/stack_suite.c reads a mark within each. `--cflags -DRHO_BENCH_STACK_BYTES=N` wins.
+#[test]
+fn a_targets_stack_bytes_in_module_yml_sizes_the_painted_region_on_the_host_and_the_board() {
+    if !cross_tools_present("a_targets_stack_bytes_in_module_yml") {
+        return;
+    }
+    let project = Project::new();
+    let suite = std::fs::read_to_string(repo_file("tests/c/stack_suite.c")).unwrap();
+    project.write("bench/stack_suite.c", &suite);
+    project.write(
+        "module.yml",
+        "bench:\n  suites: [bench/stack_suite.c]\n  targets:\n    - name: host\n      stack_bytes: 12288\n    \
+         - name: mps2-an386\n      stack_bytes: 16384\n",
+    );
+    let source = repo_file("tests/c/stack_suite.c");
+    let known = c_define(&source, "STACK_KNOWN_DEPTH") * c_define(&source, "STACK_FRAME_BYTES");
+    for (target, region) in [("host", 12288), (TARGET, 16384)] {
+        let (_, document) = project.rho_json(&[
+            "bench",
+            "--target",
+            target,
+            "--iterations",
+            "50",
+            "--warmup",
+            "2",
+        ]);
+        let suite = &document["suites"][0];
+        assert_eq!(u64_at(suite, "/config/stack_bytes"), region, "{target}");
+        let recurse = bench(suite, "bench_recurse_known");
+        let mark = u64_at(recurse, "/stack/bytes");
+        assert!(mark >= known && mark < region, "{target}: mark {mark}");
+        assert_eq!(
+            bench(suite, "bench_stack_overrun")["stack"],
+            "overrun",
+            "{target}"
+        );
+    }
+    let (_, document) = project.rho_json(&[
+        "bench",
+        "--target",
+        TARGET,
+        "--iterations",
+        "50",
+        "--warmup",
+        "2",
+        "--cflags",
+        "-DRHO_BENCH_STACK_BYTES=20480",
+    ]);
+    assert_eq!(u64_at(&document["suites"][0], "/config/stack_bytes"), 20480);
+}
+
 /// Frames that skip bytes on the board: 17 frames of a 240-byte buffer writing only its first and last bytes,
 /// with a 2,048-byte region (the board's default is larger now: the suite needs one it overruns). Scanning the paint alone read 2,001 bytes here; the MPU region the
 /// harness puts below the painted region faults (QEMU emulates the Cortex-M4's MPU), and the harness reports

@@ -388,6 +388,9 @@ pub struct TargetEntry {
     /// `cflags:`/`ldflags:` of this target: each replaces `bench.cflags`/`bench.ldflags` on it (a board needs
     /// flags of its own).
     pub flags: DefaultFlags,
+    /// `stack_bytes:` of this target: the painted stack region (`RHO_BENCH_STACK_BYTES`) on it, in place of the
+    /// harness's default (a host's 64 KiB, a board's stack less its guard).
+    pub stack_bytes: Option<u64>,
     /// Where the entry was written.
     pub at: SourcePos,
 }
@@ -559,6 +562,14 @@ impl ModuleConfig {
             pick(own.and_then(|f| f.cflags.as_ref()), &self.flags.cflags),
             pick(own.and_then(|f| f.ldflags.as_ref()), &self.flags.ldflags),
         )
+    }
+
+    /// The painted stack region `target`'s own entry sets (`stack_bytes:`), if it sets one.
+    pub fn stack_bytes_for_target(&self, target: &str) -> Option<u64> {
+        self.targets
+            .iter()
+            .find(|t| t.name == target)
+            .and_then(|t| t.stack_bytes)
     }
 
     /// The committed baseline file, resolved against the module root.
