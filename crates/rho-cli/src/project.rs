@@ -447,7 +447,8 @@ fn bench_target(
             &summary,
             |name| measure.applicable(config.budgets_for_target(budget_target, name)),
             settings.scale,
-        );
+        )
+        .with_scopes(rho_judge::budget::module_wide_scope(&config, budget_target));
         // The stream names the target it ran on (a command suite runs on the host whatever the target).
         let mut text = crate::verdicts::with_header_line(
             &rho_report::render_with(&summary, &job.what, style.layout),

@@ -500,6 +500,18 @@ impl ModuleConfig {
         merged.without_report_only()
     }
 
+    /// The budgets `target`'s own entry sets for `bench_name` (its `budgets:`, then its `benchmarks.NAME.budgets`
+    /// over them), as written: none for a target not listed. What a verdict on the target calls its own.
+    pub fn target_budgets_for(&self, target: &str, bench_name: &str) -> Budgets {
+        let Some(entry) = self.targets.iter().find(|t| t.name == target) else {
+            return Budgets::default();
+        };
+        match entry.benchmark(bench_name) {
+            Some(bench) => entry.budgets.overridden_by(&bench.budgets),
+            None => entry.budgets,
+        }
+    }
+
     /// The `bench.benchmarks` entries with budgets whose name is not in `names_seen` (the benchmarks the suites
     /// printed), and then those of `target`'s own `benchmarks:` when `target` is listed: a typo such as
     /// `bench_crc_46` would otherwise leave its budgets silently unused. Each comes with where its name was
