@@ -108,13 +108,20 @@ function(rho_add_benchmark name)
   if(RHO_BENCH_PORT)
     # As c/ports/Makefile builds with BOARD=RHO_BENCH_PORT (c/ports/boards/BOARD.mk): the board's clock, its
     # defines (the vector table's interrupts, a port clock), the stream's target name, the painted stack
-    # region checked against the stack at link time.
-    set(paint 2048)
+    # region checked against the stack at link time: by default as much as the board's stack holds (its
+    # STACK_SIZE less the 4 kB above and 4 kB below the region that the linker script keeps, as
+    # c/ports/common/settings.mk).
+    math(EXPR paint "${board_STACK_SIZE} - 8192")
+    set(paint_given FALSE)
     foreach(define IN LISTS RHO_BENCH_DEFINES)
       if(define MATCHES "^RHO_BENCH_STACK_BYTES=([0-9]+)$")
         set(paint "${CMAKE_MATCH_1}")
+        set(paint_given TRUE)
       endif()
     endforeach()
+    if(NOT paint_given)
+      target_compile_definitions(${name} PRIVATE RHO_BENCH_STACK_BYTES=${paint})
+    endif()
     target_compile_definitions(${name} PRIVATE RHO_BENCH_CPU_HZ=${board_CPU_HZ}
       RHO_BENCH_TARGET=${RHO_BENCH_PORT})
     separate_arguments(board_cflags UNIX_COMMAND "${board_BOARD_CFLAGS}")

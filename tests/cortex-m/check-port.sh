@@ -90,7 +90,9 @@ known="$(stack_of "$work/stack.out" bench_recurse_known)"
   || fail "bench_stack_overrun @stack '$(stack_of "$work/stack.out" bench_stack_overrun)', expected overrun"
 
 # 5. the MPU stack guard
-build "$work/skip" "" "$repo/tests/c/skip_frames_suite.c" RHO_BENCH_ITERATIONS=50 RHO_BENCH_WARMUP=5
+# The suite is sized for a 2048-byte painted region (the board's default is its stack less 8 kB).
+build "$work/skip" "" "$repo/tests/c/skip_frames_suite.c" RHO_BENCH_ITERATIONS=50 RHO_BENCH_WARMUP=5 \
+  RHO_BENCH_STACK_BYTES=2048
 status=0; run_elf "$work/skip" "$work/skip.out" || status=$?
 [ "$status" -eq 0 ] || fail "skip_frames_suite exited $status"
 grep -q ' stack_guard=mpu$' "$work/skip.out" || fail "no stack_guard=mpu: $(grep '^@config' "$work/skip.out")"

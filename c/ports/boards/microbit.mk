@@ -9,9 +9,9 @@ LIBC_SPECS := --specs=nano.specs
 BOARD_SOURCES := microbit.c
 BOARD_CFLAGS := -DRHO_PORT_IRQ_COUNT=32 -DRHO_BENCH_PORT_CLOCK=timer0
 CPU_HZ ?= 16000000
-# 16 kB of RAM: the default 2048-byte painted region plus 4 kB above and 4 kB below it, and what
-# is left for .data, .bss and the heap.
-STACK_SIZE ?= 10240
+# 16 kB of RAM: a 4096-byte painted region (the default: STACK_SIZE less 8 kB) plus 4 kB above
+# and 4 kB below it, and 4 kB left for .data, .bss and the heap.
+STACK_SIZE ?= 12288
 QEMU ?= qemu-system-arm
 QEMU_MACHINE := microbit
 # 64 ns an instruction: TIMER0 (62.5 ns a tick) counts 1.024 ticks per instruction.

@@ -2,20 +2,26 @@
 # boards, stm32h743zi/Makefile): the harness's settings and the compiler and linker flags.
 # common/rules.mk has the rules.
 
-# The bytes the harness paints below the stack pointer: RHO_BENCH_STACK_BYTES, else a
-# -DRHO_BENCH_STACK_BYTES=N in EXTRA_CFLAGS (how `rho bench --cflags` passes it), else bench.h's
-# bare-metal default (2048). Only used to check, at link time, that it fits.
+# The bytes the harness paints below the stack pointer: a -DRHO_BENCH_STACK_BYTES=N in EXTRA_CFLAGS
+# (how `rho bench --cflags` passes it; the command line wins), else RHO_BENCH_STACK_BYTES (module.yml's
+# per-target `stack_bytes`), else as much as the board's stack region holds: STACK_SIZE less
+# STACK_RESERVE_BYTES, the 4 kB above the region (main's and the harness's frames) and the 4 kB below it
+# (the guard) that the linker script checks for. A benchmark deeper than a fixed 2 kB (LZ4 keeps 16 kB of
+# state on the stack) then reads a mark, not "overrun", on a board with the RAM for it. The link checks
+# that it fits; SETTING_DEFINES compiles it in (unless EXTRA_CFLAGS does already).
+STACK_RESERVE_BYTES := 8192
 STACK_BYTES_FLAG := $(lastword $(patsubst -DRHO_BENCH_STACK_BYTES=%,%,\
                       $(filter -DRHO_BENCH_STACK_BYTES=%,$(EXTRA_CFLAGS))))
-PAINT_BYTES := $(strip $(if $(RHO_BENCH_STACK_BYTES),$(RHO_BENCH_STACK_BYTES),\
-                 $(if $(STACK_BYTES_FLAG),$(STACK_BYTES_FLAG),2048)))
+PAINT_BYTES := $(strip $(if $(STACK_BYTES_FLAG),$(STACK_BYTES_FLAG),\
+                 $(if $(RHO_BENCH_STACK_BYTES),$(RHO_BENCH_STACK_BYTES),\
+                 $(shell expr $(STACK_SIZE) - $(STACK_RESERVE_BYTES)))))
 
 # The harness's settings as -D defines, for a bare-metal port (a board has no environment).
 SETTING_DEFINES := \
           $(if $(RHO_BENCH_ITERATIONS),-DRHO_BENCH_ITERATIONS=$(RHO_BENCH_ITERATIONS)) \
           $(if $(RHO_BENCH_WARMUP),-DRHO_BENCH_WARMUP=$(RHO_BENCH_WARMUP)) \
           $(if $(RHO_BENCH_SCALE),-DRHO_BENCH_SCALE=$(RHO_BENCH_SCALE)) \
-          $(if $(RHO_BENCH_STACK_BYTES),-DRHO_BENCH_STACK_BYTES=$(RHO_BENCH_STACK_BYTES)) \
+          $(if $(STACK_BYTES_FLAG),,-DRHO_BENCH_STACK_BYTES=$(PAINT_BYTES)) \
           $(if $(RHO_BENCH_TIME_CAP_MS),-DRHO_BENCH_TIME_CAP_MS=$(RHO_BENCH_TIME_CAP_MS)) \
           $(if $(RHO_BENCH_FILTER),-DRHO_BENCH_FILTER=$(RHO_BENCH_FILTER)) \
           $(if $(RHO_BENCH_BATCH),-DRHO_BENCH_BATCH=$(RHO_BENCH_BATCH))

@@ -92,9 +92,7 @@ pub struct Bench {
     pub(crate) samples: Samples,
     /// The lowest byte of the painted region above its 16-byte band (0: stack not measured).
     pub(crate) region_limit: usize,
-    pub(crate) heap_base: heap::Snapshot,
-    pub(crate) heap_start: heap::Snapshot,
-    /// The counters when the benchmark returned.
+    /// The heap counters of the measured iterations, read when they ended (zeros: no loop ran).
     pub(crate) heap_end: heap::Snapshot,
 }
 
@@ -179,8 +177,6 @@ impl Bench {
             iterations_fixed: false,
             samples: Samples::new(),
             region_limit: 0,
-            heap_base: heap::Snapshot::default(),
-            heap_start: heap::Snapshot::default(),
             heap_end: heap::Snapshot::default(),
         }
     }
@@ -296,8 +292,8 @@ impl Bench {
         }
     }
 
-    /// Runs the benchmark (`body`) with the heap counters restarted and `region`, the stack region painted
-    /// below the caller's frame, scanned after it; the stack figure.
+    /// Runs the benchmark (`body`) with `region`, the stack region painted below the caller's frame, scanned
+    /// after it; the stack figure. The heap is counted from the measured iterations' start to their end.
     #[inline(always)]
     pub(crate) fn measure(
         &mut self,
@@ -307,11 +303,10 @@ impl Bench {
         if let Some(region) = region {
             self.region_limit = region.limit();
         }
-        heap::restart_peak();
-        self.heap_base = heap::snapshot();
-        self.heap_start = self.heap_base;
+        self.heap_end = heap::Snapshot::default();
         body(self);
-        self.heap_end = heap::snapshot();
+        // A loop left running (a misuse stopped it) ends here, before anything else allocates.
+        self.loop_ends();
         region.map_or(wire::Stack::Off, |region| {
             region
                 .scan()
@@ -320,17 +315,17 @@ impl Bench {
     }
 
     /// What closes the block (`@stack`, `@heap`, `@end`) once the benchmark returned: the heap figures are
-    /// net of what was live when it started, its counts those of the measured iterations.
+    /// the measured iterations' (see [`crate::CountingAlloc`]).
     pub(crate) fn block_end(&self, stack: wire::Stack) -> wire::BlockEnd<'_> {
-        let (end, base) = (self.heap_end, self.heap_base);
+        let heap = self.heap_end;
         wire::BlockEnd {
             name: self.name.as_str(),
             stack,
             heap_measured: heap::installed(),
-            heap_peak: end.peak.saturating_sub(base.live) as u64,
-            heap_live: end.live.saturating_sub(base.live) as u64,
-            allocs: end.allocs.saturating_sub(self.heap_start.allocs) as u64,
-            frees: end.frees.saturating_sub(self.heap_start.frees) as u64,
+            heap_peak: heap.peak as u64,
+            heap_live: heap.live as u64,
+            allocs: heap.allocs as u64,
+            frees: heap.frees as u64,
             iterations: self.measured_done,
             warmup: self.warmup_done,
             capped: self.capped,
@@ -426,16 +421,25 @@ impl Bench {
             return true;
         }
         self.in_iteration = false;
+        self.loop_ends();
         false
     }
 
-    /// The first measured iteration is next: the heap peak and counts restart, and the stack region below
+    /// The measured iterations are over: the heap counts stop (what the benchmark frees after its loop, a
+    /// set-up's buffer, is not its figure).
+    #[inline(always)]
+    fn loop_ends(&mut self) {
+        if let Some(heap) = heap::loop_ends() {
+            self.heap_end = heap;
+        }
+    }
+
+    /// The first measured iteration is next: the heap counts start, and the stack region below
     /// this frame is painted again (the frames above it are live and stay counted), except its lowest 16
     /// bytes, so an overrun in the warm-ups still reads as one.
     #[inline(always)]
     fn measuring_starts(&mut self) {
-        heap::restart_peak();
-        self.heap_start = heap::snapshot();
+        heap::loop_starts();
         if self.region_limit != 0 {
             let sp = clock::stack_pointer() - RED_ZONE;
             if sp > self.region_limit {
@@ -472,6 +476,7 @@ impl Bench {
             return true;
         }
         valgrind::toggle_collect();
+        self.loop_ends();
         valgrind::dump_stats_at(&self.name_nul);
         self.dumps += 1;
         if self.counts_len < self.counts.len() {

@@ -1,17 +1,31 @@
 //! Heap figures: [`CountingAlloc`], a global allocator that wraps another and counts what goes through it,
 //! so a benchmark's heap peak, live bytes and allocation counts need no call in the user's code.
+//!
+//! Only the measured iterations' heap is the benchmark's: the set-up before its loop and the teardown after
+//! it are not (as `c/include/rho/bench.h` restarts its counts when the measured iterations begin). Counting
+//! from the loop's start alone is not enough: a set-up `Vec` dropped after the loop would read as a free with
+//! no allocation, and one dropped inside it (a `Vec` grown by the body) as a free of bytes the loop never
+//! allocated. So every block carries, in a word before it, the tag of the measured loop that allocated it
+//! (0: none), and a free counts only when its block's tag is the running loop's.
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// Bytes held now, through every [`CountingAlloc`] of the program (there is one global allocator).
+/// Bytes held now that the running measured loop allocated.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
-/// The most `LIVE` has been since the harness last restarted it.
+/// The most `LIVE` has been during the running (or last) measured loop.
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
 static FREES: AtomicUsize = AtomicUsize::new(0);
+/// The tag of the running measured loop; 0 between loops (nothing is counted).
+static LOOP_TAG: AtomicUsize = AtomicUsize::new(0);
+/// The last tag handed out: each loop has its own, so a block from an earlier loop is never the running one's.
+static LAST_TAG: AtomicUsize = AtomicUsize::new(0);
 /// A `CountingAlloc` has served an allocation: it is the program's global allocator.
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// The word before each block that holds its tag.
+const TAG_BYTES: usize = core::mem::size_of::<usize>();
 
 #[cfg(feature = "std")]
 std::thread_local! {
@@ -28,9 +42,15 @@ std::thread_local! {
 /// static ALLOC: rho_bench::CountingAlloc = rho_bench::CountingAlloc::system();
 /// ```
 ///
-/// Without it the harness prints `@heap off`: the heap is not measured, and reports say so. A reallocation counts as one
-/// allocation and one free (the block moves, or may). The counters are process-wide: the harness runs one
-/// benchmark at a time, and allocations made by other threads meanwhile are counted too.
+/// Without it the harness prints `@heap off`: the heap is not measured, and reports say so. The figures are
+/// those of the measured iterations (`iter`'s or `iter_batched`'s loop after the warm-ups) alone: the peak is
+/// the most bytes held at once among the blocks the loop allocated, `live` what of them is still held when it
+/// ends, and a free counts only when the loop allocated the block; what the benchmark allocates or frees
+/// before or after its loop is not counted. A reallocation in the loop counts as one allocation, and as one
+/// free too when the loop had allocated the old block. Each block is given one more word (or its alignment,
+/// if larger) in front, to hold which loop allocated it; the figures count the sizes asked for. The counters
+/// are process-wide: the harness runs one benchmark at a time, and allocations made by other threads during
+/// the loop are counted too.
 #[cfg(feature = "std")]
 pub struct CountingAlloc<A = std::alloc::System> {
     inner: A,
@@ -72,10 +92,17 @@ fn counted() -> bool {
     }
 }
 
+/// The tag of a block allocated now: the running loop's, or 0 (outside a loop, or the harness's own).
 #[inline]
-fn added(bytes: usize) {
+fn tag_now() -> usize {
     INSTALLED.store(true, Ordering::Relaxed);
-    if counted() {
+    let tag = LOOP_TAG.load(Ordering::Relaxed);
+    if tag != 0 && counted() { tag } else { 0 }
+}
+
+#[inline]
+fn added(tag: usize, bytes: usize) {
+    if tag != 0 {
         let live = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
         PEAK.fetch_max(live, Ordering::Relaxed);
         ALLOCS.fetch_add(1, Ordering::Relaxed);
@@ -83,47 +110,117 @@ fn added(bytes: usize) {
 }
 
 #[inline]
-fn removed(bytes: usize) {
-    if counted() {
+fn removed(tag: usize, bytes: usize) {
+    if tag != 0 && tag == LOOP_TAG.load(Ordering::Relaxed) {
         LIVE.fetch_sub(bytes, Ordering::Relaxed);
         FREES.fetch_add(1, Ordering::Relaxed);
     }
 }
 
-// SAFETY: every call is passed to `inner` unchanged; the counting touches only atomics.
+/// The bytes in front of a block of `layout`: room for the tag, keeping the block at its alignment.
+#[inline]
+fn front(layout: Layout) -> usize {
+    layout.align().max(TAG_BYTES)
+}
+
+/// The layout asked of the wrapped allocator for a block of `layout`: `None` past `isize::MAX`.
+#[inline]
+fn outer(layout: Layout) -> Option<Layout> {
+    let size = layout.size().checked_add(front(layout))?;
+    Layout::from_size_align(size, layout.align().max(TAG_BYTES)).ok()
+}
+
+/// Writes `tag` before the block at `base` + `front` and returns the block.
+///
+/// # Safety
+/// `base` is a live allocation of `outer(layout)`.
+#[inline]
+unsafe fn tagged(base: *mut u8, layout: Layout, tag: usize) -> *mut u8 {
+    // SAFETY: `front` is at least a word and a multiple of the word's alignment, inside the allocation.
+    unsafe {
+        let block = base.add(front(layout));
+        block.sub(TAG_BYTES).cast::<usize>().write(tag);
+        block
+    }
+}
+
+/// The allocation behind `block` and its tag.
+///
+/// # Safety
+/// `block` came from [`tagged`] with the same `layout`.
+#[inline]
+unsafe fn untagged(block: *mut u8, layout: Layout) -> (*mut u8, usize) {
+    // SAFETY: as `tagged` wrote them.
+    unsafe {
+        let tag = block.sub(TAG_BYTES).cast::<usize>().read();
+        (block.sub(front(layout)), tag)
+    }
+}
+
+// SAFETY: every call goes to `inner` with a layout one tag larger, and the block handed out is inside it at
+// the alignment asked for; the counting touches only atomics and the tag word.
 unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAlloc<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is `inner`'s.
-        let ptr = unsafe { self.inner.alloc(layout) };
-        if !ptr.is_null() {
-            added(layout.size());
+        let Some(whole) = outer(layout) else {
+            return core::ptr::null_mut();
+        };
+        // SAFETY: `whole` is not zero-sized (it holds the tag); the caller's contract is `inner`'s.
+        let base = unsafe { self.inner.alloc(whole) };
+        if base.is_null() {
+            return base;
         }
-        ptr
+        let tag = tag_now();
+        added(tag, layout.size());
+        // SAFETY: `base` is an allocation of `whole`.
+        unsafe { tagged(base, layout, tag) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let Some(whole) = outer(layout) else {
+            return core::ptr::null_mut();
+        };
         // SAFETY: as above.
-        let ptr = unsafe { self.inner.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            added(layout.size());
+        let base = unsafe { self.inner.alloc_zeroed(whole) };
+        if base.is_null() {
+            return base;
         }
-        ptr
+        let tag = tag_now();
+        added(tag, layout.size());
+        // SAFETY: as above.
+        unsafe { tagged(base, layout, tag) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { self.inner.dealloc(ptr, layout) };
-        removed(layout.size());
+        // SAFETY: `ptr` came from `alloc` with `layout`, so the whole layout exists and the tag is there.
+        unsafe {
+            let (base, tag) = untagged(ptr, layout);
+            removed(tag, layout.size());
+            self.inner.dealloc(base, outer(layout).unwrap_unchecked());
+        }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as above.
-        let new = unsafe { self.inner.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            removed(layout.size());
-            added(new_size);
+        let new_layout = match Layout::from_size_align(new_size, layout.align()) {
+            Ok(new_layout) => new_layout,
+            Err(_) => return core::ptr::null_mut(),
+        };
+        let Some(new_whole) = outer(new_layout) else {
+            return core::ptr::null_mut();
+        };
+        // SAFETY: `ptr` came from `alloc` with `layout` (the caller's contract); the front is the same for
+        // both sizes (it depends on the alignment alone), so the block stays at the same offset.
+        unsafe {
+            let (base, old_tag) = untagged(ptr, layout);
+            let whole = outer(layout).unwrap_unchecked();
+            let new_base = self.inner.realloc(base, whole, new_whole.size());
+            if new_base.is_null() {
+                return new_base;
+            }
+            removed(old_tag, layout.size());
+            let tag = tag_now();
+            added(tag, new_size);
+            tagged(new_base, new_layout, tag)
         }
-        new
     }
 }
 
@@ -136,7 +233,7 @@ pub(crate) struct Snapshot {
     pub frees: usize,
 }
 
-pub(crate) fn snapshot() -> Snapshot {
+fn snapshot() -> Snapshot {
     Snapshot {
         live: LIVE.load(Ordering::Relaxed),
         peak: PEAK.load(Ordering::Relaxed),
@@ -145,9 +242,22 @@ pub(crate) fn snapshot() -> Snapshot {
     }
 }
 
-/// The peak starts again from what is held now.
-pub(crate) fn restart_peak() {
-    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+/// The measured iterations begin: the counts start from 0, and only blocks allocated from now on count.
+pub(crate) fn loop_starts() {
+    LOOP_TAG.store(0, Ordering::Relaxed);
+    for counter in [&LIVE, &PEAK, &ALLOCS, &FREES] {
+        counter.store(0, Ordering::Relaxed);
+    }
+    let tag = LAST_TAG
+        .fetch_add(1, Ordering::Relaxed)
+        .wrapping_add(1)
+        .max(1);
+    LOOP_TAG.store(tag, Ordering::Relaxed);
+}
+
+/// The measured iterations are over (if they were running): nothing more is counted; their figures.
+pub(crate) fn loop_ends() -> Option<Snapshot> {
+    (LOOP_TAG.swap(0, Ordering::Relaxed) != 0).then(snapshot)
 }
 
 /// Whether a `CountingAlloc` is the global allocator: it has served an allocation. The hosted harness

@@ -23,8 +23,9 @@
 //!   the clock are timed in batches sized as the C harness sizes them.
 //! - **stack**: each benchmark runs on a thread of its own; a region of its stack is painted and the
 //!   high-water mark of the measured iterations read back.
-//! - **heap**: peak, live bytes and allocation counts, through [`CountingAlloc`] installed as the global
-//!   allocator (without it the stream says `@heap off`: "heap not measured", never 0 bytes).
+//! - **heap**: peak, live bytes and allocation counts of the blocks the measured iterations allocate (a
+//!   set-up's buffer is not the benchmark's), through [`CountingAlloc`] installed as the global allocator
+//!   (without it the stream says `@heap off`: "heap not measured", never 0 bytes).
 //! - **instructions**: under Valgrind's Callgrind (`rho bench --measure instructions`), each benchmark's
 //!   measured loop is counted instead of timed.
 //!

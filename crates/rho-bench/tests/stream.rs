@@ -64,7 +64,7 @@ fn stream(entries: &[Entry], settings: &Settings) -> Result<String, rho_bench::E
     Ok(String::from_utf8(bytes).unwrap())
 }
 
-/// A block's name, its family and argument, and its heap peak.
+/// A block's name, its family and argument, and its heap peak (the set-up's buffer is not in it: 0).
 type Member<'a> = (&'a str, Option<(&'a str, u64)>, u64);
 
 #[test]
@@ -114,10 +114,10 @@ fn the_stream_parses_and_its_exact_figures_hold() {
     assert_eq!((sum.unit.as_str(), sum.per_iteration), ("byte", 1024));
     assert!(sum.iterations >= 200 && sum.iterations % sum.batch == 0);
     assert_eq!(sum.warmup, 5);
-    // The set-up's 1024 bytes are held through the loop; the loop allocates nothing.
+    // The set-up's 1024 bytes are held through the loop but not allocated in it: not the benchmark's heap.
     assert_eq!(
         (heap("sum_1k").peak, heap("sum_1k").allocs),
-        (1024, 0),
+        (0, 0),
         "{:?}",
         sum.heap
     );
@@ -187,13 +187,13 @@ fn the_stream_parses_and_its_exact_figures_hold() {
         members,
         [
             ("empty", None, 0),
-            ("sum_n/64", Some(("sum_n", 64)), 64),
-            ("sum_n/256", Some(("sum_n", 256)), 256),
+            ("sum_n/64", Some(("sum_n", 64)), 0),
+            ("sum_n/256", Some(("sum_n", 256)), 0),
             ("sum_n/0", Some(("sum_n", 0)), 0),
-            ("sum_n/1", Some(("sum_n", 1)), 1),
-            ("sum_n/4", Some(("sum_n", 4)), 4),
-            ("sum_n/16", Some(("sum_n", 16)), 16),
-            ("sum_n/20", Some(("sum_n", 20)), 20),
+            ("sum_n/1", Some(("sum_n", 1)), 0),
+            ("sum_n/4", Some(("sum_n", 4)), 0),
+            ("sum_n/16", Some(("sum_n", 16)), 0),
+            ("sum_n/20", Some(("sum_n", 20)), 0),
         ]
     );
     assert_eq!(

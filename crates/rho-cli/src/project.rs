@@ -324,6 +324,10 @@ fn bench_target(
     let mem_command =
         crate::footprint::MemCommand::resolve(config.mem_command.as_deref(), &config.root)?;
     let mut environment = settings.environment();
+    // module.yml's `stack_bytes:` for this target: the run's (a host harness) and the build's (a board's port).
+    if let Some(bytes) = crate::suite::configured_stack_bytes(&config, target.name(), &flags) {
+        environment.push(("RHO_BENCH_STACK_BYTES".to_string(), bytes.to_string()));
+    }
     environment.push((
         "RHO_BENCH_INCLUDE".to_string(),
         workspace.include_dir().display().to_string(),
@@ -443,7 +447,8 @@ fn bench_target(
             &summary,
             |name| measure.applicable(config.budgets_for_target(budget_target, name)),
             settings.scale,
-        );
+        )
+        .with_scopes(rho_judge::budget::module_wide_scope(&config, budget_target));
         // The stream names the target it ran on (a command suite runs on the host whatever the target).
         let mut text = crate::verdicts::with_header_line(
             &rho_report::render_with(&summary, &job.what, style.layout),

@@ -64,6 +64,12 @@ pub fn suite_flags(
         None => format!("-D{name}"),
     }));
     cflags.extend(build.cflags.iter().cloned());
+    // The host's harness sizes its region at compile time (a board's port reads RHO_BENCH_STACK_BYTES itself).
+    if target == "host"
+        && let Some(bytes) = configured_stack_bytes(config, target, cli)
+    {
+        cflags.push(format!("-D{STACK_BYTES}={bytes}"));
+    }
     let mut ldflags = build.ldflags.clone();
     if !build.pkg_config.is_empty() {
         cflags.extend(pkg_config("--cflags", &build.pkg_config, timeout)?);
@@ -73,6 +79,23 @@ pub fn suite_flags(
     ldflags.extend(cli.ldflags.iter().cloned());
     ldflags.extend(default_ldflags);
     Ok(Flags { cflags, ldflags })
+}
+
+/// The harness's setting for the painted stack region.
+const STACK_BYTES: &str = "RHO_BENCH_STACK_BYTES";
+
+/// The painted stack region module.yml's entry for `target` sets (`stack_bytes:`), unless the command line's
+/// `--cflags` give one (`-DRHO_BENCH_STACK_BYTES=N`, which wins) or the stack is not measured.
+pub fn configured_stack_bytes(
+    config: &rho_config::ModuleConfig,
+    target: &str,
+    cli: &Flags,
+) -> Option<u64> {
+    let prefix = format!("-D{STACK_BYTES}=");
+    if !config.stack_watermark || cli.cflags.iter().any(|f| f.starts_with(&prefix)) {
+        return None;
+    }
+    config.stack_bytes_for_target(target)
 }
 
 /// `pkg-config WHAT PACKAGES` (`--cflags` or `--libs`), split into words.

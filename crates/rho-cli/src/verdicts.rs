@@ -391,6 +391,7 @@ mod tests {
             budget: Some(64.0),
             caveat: Some(caveat),
             verdict,
+            scope: None,
         };
         let judgement = Judgement {
             enforcement: Enforcement::decide(1.0, true),

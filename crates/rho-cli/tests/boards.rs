@@ -127,7 +127,8 @@ const GUARDS: &[(&str, &str)] = &[
 ];
 
 /// Frames that skip bytes past the painted region (tests/c/skip_frames_suite.c): on a core with a guard the
-/// benchmark is stopped as overran and the suite goes on; the guard is named in the document.
+/// benchmark is stopped as overran and the suite goes on; the guard is named in the document. The suite is
+/// sized for a 2,048-byte region (a board's default is larger).
 #[test]
 fn each_core_names_its_stack_guard_and_a_guarded_one_stops_an_overrun() {
     for (board, guard) in GUARDS {
@@ -140,6 +141,8 @@ fn each_core_names_its_stack_guard_and_a_guarded_one_stops_an_overrun() {
                 "--target",
                 board,
                 "tests/c/skip_frames_suite.c",
+                "--cflags",
+                "-DRHO_BENCH_STACK_BYTES=2048",
                 "--iterations",
                 "5",
                 "--warmup",

@@ -334,3 +334,146 @@ fn an_unwritable_html_path_stops_before_the_run() {
     outcome.assert_stderr_has("does not exist");
     assert_eq!(outcome.stdout, "", "nothing ran");
 }
+
+/// The suite of [`the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table`]: `WORK` plants a
+/// slowdown in `bench_planted`; one iteration in 20 of `bench_tailed` does 30 times the work, so its p99 is 30
+/// times its median.
+const HEADLINE_SUITE: &str = r#"
+#include <rho/bench.h>
+
+#define WORK 1
+
+static unsigned spin(unsigned n)
+{
+    unsigned i, acc = 0;
+    for (i = 0; i < n; i++) {
+        acc = acc * 31u + i;
+    }
+    return acc;
+}
+
+static void bench_steady(rho_bench_t *state)
+{
+    RHO_BENCH_LOOP(state) {
+        RHO_BENCH_KEEP(spin(2000u));
+    }
+}
+
+static void bench_planted(rho_bench_t *state)
+{
+    RHO_BENCH_LOOP(state) {
+        RHO_BENCH_KEEP(spin(2000u * WORK));
+    }
+}
+
+static void bench_tailed(rho_bench_t *state)
+{
+    unsigned k = 0;
+    RHO_BENCH_LOOP(state) {
+        k++;
+        RHO_BENCH_KEEP(spin(k % 20u == 0 ? 60000u : 2000u));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_steady);
+    RHO_BENCH_ADD(&suite, bench_planted);
+    RHO_BENCH_ADD(&suite, bench_tailed);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+/// `rho bench --diff HEAD --html` after a planted 10x slowdown, with a stack budget of 8 bytes broken: the page
+/// opens with the verdict, names the regressed and the over-budget benchmark, each a link to its section, and
+/// has a summary table of every benchmark; the long-tailed benchmark's histogram is on a log axis and says so.
+/// Loaded in Chromium, the headline and the table are in its DOM and the screenshot is not blank.
+#[test]
+fn the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table() {
+    if !chromium_present("the_diff_page_opens_with_a_headline_naming_what_failed") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("bench")).unwrap();
+    std::fs::write(root.join("bench/suite.c"), HEADLINE_SUITE).unwrap();
+    std::fs::write(
+        root.join("module.yml"),
+        "bench:\n  default_iterations: 400\n  suites:\n    - bench/suite.c\n  benchmarks:\n    \
+         bench_steady:\n      budgets:\n        max_stack_bytes: 8\n    bench_tailed:\n      batch: 1\n",
+    )
+    .unwrap();
+    common::git(root, &["init", "-q", "-b", "main"]);
+    let rho = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+        command.args(args).current_dir(root).env("TMPDIR", root);
+        common::run_rho(command, args, LIMIT)
+    };
+    rho(&["bench", "--write-baseline", "--repetitions", "1"]).assert_exit(0);
+    common::git(root, &["add", "module.yml", "bench"]);
+    common::git(root, &["commit", "-q", "-m", "suite and baseline"]);
+    // The planted slowdown: ten times the work.
+    std::fs::write(
+        root.join("bench/suite.c"),
+        HEADLINE_SUITE.replace("#define WORK 1", "#define WORK 10"),
+    )
+    .unwrap();
+
+    let page = root.join("diff.html");
+    let outcome = rho(&[
+        "bench",
+        "--diff",
+        "HEAD",
+        "--repetitions",
+        "1",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(outcome.status, Some(0 | 1)),
+        "{}",
+        outcome.describe()
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let start = html
+        .find("<section class=\"headline\"")
+        .expect("a headline");
+    assert!(start < html.find("<section class=\"suite\"").unwrap());
+    let headline = &html[start..start + html[start..].find("</section>").unwrap()];
+    assert!(
+        headline.contains("<p class=\"verdict verdict-bad\">FAILED: "),
+        "{headline}"
+    );
+    let regressed = headline
+        .lines()
+        .find(|line| line.contains("<strong>Regressed:</strong>"))
+        .unwrap_or_else(|| panic!("no regressed list: {headline}"));
+    assert!(
+        regressed.contains("<a href=\"#s0-bench_planted\">bench_planted</a> (")
+            && regressed.contains("time_ns +"),
+        "{regressed}"
+    );
+    assert!(
+        headline.contains(
+            "<strong>Over budget:</strong> <a href=\"#s0-bench_steady\">bench_steady</a> (stack B "
+        ),
+        "{headline}"
+    );
+    for name in ["bench_steady", "bench_planted", "bench_tailed"] {
+        assert!(
+            headline.contains(&format!("<tr><td><a href=\"#s0-{name}\">{name}</a></td>")),
+            "{headline}"
+        );
+        assert!(html.contains(&format!("<article class=\"bench\" id=\"s0-{name}\">")));
+    }
+    let tailed = &html[html.find("data-benchmark=\"bench_tailed\"").unwrap()..];
+    let tailed = &tailed[..tailed.find("</svg>").unwrap()];
+    assert!(tailed.contains("; log axis: its tail reaches "), "{tailed}");
+
+    let dom = chromium(root, &page, &["--dump-dom"]);
+    assert!(dom.contains("class=\"headline\""), "{dom}");
+    assert_eq!(dom.matches("<tr><td><a href=\"#s0-").count(), 3, "{dom}");
+    let benchmarks = ["bench_steady", "bench_planted", "bench_tailed"].map(String::from);
+    assert_renders(root, &page, &benchmarks, &[("diff", 3)], 0);
+}

@@ -434,6 +434,20 @@ fn a_mapping_suite_is_built_with_its_includes_defines_packages_and_the_targets_f
     outcome.assert_stderr_has("rho-no-such-package");
 }
 
+/// A board's default painted region: its stack (`STACK_SIZE ?=` in c/ports/boards/BOARD.mk) less the 8 kB the
+/// linker script keeps above and below the region; at least 4096 bytes on every built-in board.
+fn default_region(board: &str) -> u64 {
+    let data = std::fs::read_to_string(repo_file(&format!("c/ports/boards/{board}.mk"))).unwrap();
+    let stack: u64 = data
+        .lines()
+        .find_map(|line| line.strip_prefix("STACK_SIZE ?= "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("STACK_SIZE in {board}.mk"));
+    let region = stack - 8192;
+    assert!(region >= 4096, "{board}: {region}");
+    region
+}
+
 #[test]
 fn a_cmake_suite_runs_on_the_emulated_cortex_m4_with_the_toolchain_file() {
     let test = "a_cmake_suite_runs_on_the_emulated_cortex_m4";
@@ -456,8 +470,13 @@ fn a_cmake_suite_runs_on_the_emulated_cortex_m4_with_the_toolchain_file() {
     let suite = &document["suites"][0];
     assert_eq!(suite["target"]["name"], "mps2-an386");
     assert_eq!(bench_names(suite), ["bench_sort_1000", "bench_sqrt"]);
-    // The settings were compiled in (a board has no environment).
+    // The settings were compiled in (a board has no environment), and the painted region is the board's
+    // default, as the ports' Makefile has it.
     assert_eq!(u64_at(suite, "/config/iterations"), 20);
+    assert_eq!(
+        u64_at(suite, "/config/stack_bytes"),
+        default_region("mps2-an386")
+    );
     // The board has a build directory of its own, beside the host's.
     assert!(
         project
@@ -527,6 +546,11 @@ fn a_cmake_suite_runs_on_every_other_emulated_board_with_the_board_toolchain_fil
         assert_eq!(bench_names(suite).len(), 6, "{board}: {suite}");
         // The settings were compiled in (a board has no environment).
         assert_eq!(u64_at(suite, "/config/iterations"), 5, "{board}");
+        assert_eq!(
+            u64_at(suite, "/config/stack_bytes"),
+            default_region(board),
+            "{board}"
+        );
         // Each board has a build directory of its own, made with its own toolchain.
         assert!(
             project

@@ -388,6 +388,9 @@ pub struct TargetEntry {
     /// `cflags:`/`ldflags:` of this target: each replaces `bench.cflags`/`bench.ldflags` on it (a board needs
     /// flags of its own).
     pub flags: DefaultFlags,
+    /// `stack_bytes:` of this target: the painted stack region (`RHO_BENCH_STACK_BYTES`) on it, in place of the
+    /// harness's default (a host's 64 KiB, a board's stack less its guard).
+    pub stack_bytes: Option<u64>,
     /// Where the entry was written.
     pub at: SourcePos,
 }
@@ -505,6 +508,18 @@ impl ModuleConfig {
         merged.without_report_only()
     }
 
+    /// The budgets `target`'s own entry sets for `bench_name` (its `budgets:`, then its `benchmarks.NAME.budgets`
+    /// over them), as written: none for a target not listed. What a verdict on the target calls its own.
+    pub fn target_budgets_for(&self, target: &str, bench_name: &str) -> Budgets {
+        let Some(entry) = self.targets.iter().find(|t| t.name == target) else {
+            return Budgets::default();
+        };
+        match entry.benchmark(bench_name) {
+            Some(bench) => entry.budgets.overridden_by(&bench.budgets),
+            None => entry.budgets,
+        }
+    }
+
     /// The `bench.benchmarks` entries with budgets whose name is not in `names_seen` (the benchmarks the suites
     /// printed), and then those of `target`'s own `benchmarks:` when `target` is listed: a typo such as
     /// `bench_crc_46` would otherwise leave its budgets silently unused. Each comes with where its name was
@@ -589,6 +604,14 @@ impl ModuleConfig {
             pick(own.and_then(|f| f.cflags.as_ref()), &self.flags.cflags),
             pick(own.and_then(|f| f.ldflags.as_ref()), &self.flags.ldflags),
         )
+    }
+
+    /// The painted stack region `target`'s own entry sets (`stack_bytes:`), if it sets one.
+    pub fn stack_bytes_for_target(&self, target: &str) -> Option<u64> {
+        self.targets
+            .iter()
+            .find(|t| t.name == target)
+            .and_then(|t| t.stack_bytes)
     }
 
     /// The committed baseline file, resolved against the module root.

@@ -59,7 +59,10 @@ const TARGET_KEYS: &[&str] = &[
     "benchmarks",
     "cflags",
     "ldflags",
+    "stack_bytes",
 ];
+/// The smallest and largest painted stack region a target may set (the Rust harness's largest too).
+const STACK_BYTES_RANGE: (u64, u64) = (256, 1 << 30);
 /// A target's own `benchmarks.NAME`: budgets only (iteration counts are the module's, whatever the target).
 const TARGET_BENCHMARK_KEYS: &[&str] = &["budgets"];
 const SUITE_KEYS: &[&str] = &[
@@ -1088,6 +1091,7 @@ fn parse_targets(
                 budgets: Budgets::default(),
                 benchmarks: Vec::new(),
                 flags: DefaultFlags::default(),
+                stack_bytes: None,
                 at,
             },
             Node::Map(_) => {
@@ -1144,6 +1148,10 @@ fn parse_targets(
                     )?,
                     None => Vec::new(),
                 };
+                let stack_bytes = f
+                    .value("stack_bytes")
+                    .map(|v| target_stack_bytes(cx, v, &what, stack_watermark))
+                    .transpose()?;
                 TargetEntry {
                     name,
                     build,
@@ -1152,6 +1160,7 @@ fn parse_targets(
                     budgets,
                     benchmarks,
                     flags: default_flags(cx, &f, &what)?,
+                    stack_bytes,
                     at,
                 }
             }
@@ -1178,6 +1187,28 @@ fn parse_targets(
         out.push(entry);
     }
     Ok(out)
+}
+
+/// A target's `stack_bytes:`: the painted region, a whole number of bytes in [`STACK_BYTES_RANGE`]; refused
+/// when the stack is not measured at all.
+fn target_stack_bytes(
+    cx: &Cx,
+    node: &SNode,
+    what: &str,
+    stack_watermark: bool,
+) -> Result<u64, ConfigError> {
+    let (min, max) = STACK_BYTES_RANGE;
+    let bytes = whole(cx, node, &format!("{what}.stack_bytes (bytes)"), min, max)?;
+    if !stack_watermark {
+        return Err(cx.err_at(
+            node,
+            format!(
+                "{what}.stack_bytes sizes the painted stack region, but bench.stack_watermark is false: \
+                 nothing is painted; remove it or set stack_watermark: true"
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 fn parse_gate(cx: &Cx, node: &SNode) -> Result<GateConfig, ConfigError> {

@@ -1320,3 +1320,43 @@ fn the_gate_budget_falls_back_to_the_regression_limit() {
         0.30
     );
 }
+
+#[test]
+fn a_targets_stack_bytes_sets_its_painted_region_and_a_bad_one_is_refused_where_it_is() {
+    let config = load(
+        "bench:\n  targets:\n    - name: mps2-an386\n      stack_bytes: 32768\n    - host\n    - name: riscv32-virt\n",
+    );
+    assert_eq!(config.stack_bytes_for_target("mps2-an386"), Some(32768));
+    assert_eq!(config.targets[0].stack_bytes, Some(32768));
+    // Not set: the harness's default on that target.
+    assert_eq!(config.stack_bytes_for_target("host"), None);
+    assert_eq!(config.stack_bytes_for_target("riscv32-virt"), None);
+    assert_eq!(config.stack_bytes_for_target("microbit"), None);
+
+    let (line, column, message, display) =
+        refuse("bench:\n  targets:\n    - name: mps2-an386\n      stack_bytes: 4k\n");
+    assert_eq!((line, column), (4, 20));
+    assert_eq!(
+        message,
+        "expected a whole number from 256 to 1073741824 for bench.targets[0].stack_bytes (bytes), found the text '4k'"
+    );
+    assert!(display.starts_with("module.yml:4:20: "), "{display}");
+    let (line, column, message, _) =
+        refuse("bench:\n  targets:\n    - name: host\n      stack_bytes: 100\n");
+    assert_eq!((line, column), (4, 20));
+    assert!(message.contains("from 256 to"), "{message}");
+    let (line, _, message, _) = refuse(
+        "bench:\n  stack_watermark: false\n  targets:\n    - name: host\n      stack_bytes: 8192\n",
+    );
+    assert_eq!(line, 5);
+    assert!(
+        message.starts_with("bench.targets[0].stack_bytes sizes the painted stack region, but bench.stack_watermark is false"),
+        "{message}"
+    );
+    let (_, _, message, _) =
+        refuse("bench:\n  targets:\n    - name: host\n      stack_byte: 8192\n");
+    assert_eq!(
+        message,
+        "unknown key 'stack_byte' in bench.targets[0]; did you mean 'stack_bytes'?"
+    );
+}

@@ -458,6 +458,9 @@ pub struct Check {
     /// What besides the figure decided the verdict (a leak), when anything did.
     pub caveat: Option<Caveat>,
     pub verdict: Verdict,
+    /// Where the budget came from, when the verdict should say so: a module-wide budget judged on a board
+    /// that has none of its own ([`Judgement::with_scopes`]).
+    pub scope: Option<String>,
 }
 
 impl Check {
@@ -508,6 +511,8 @@ pub struct Failure {
     /// What besides the figure decided it: a leak (then the leak is what failed), or a figure below its
     /// clock's resolution (then the failure is reported only).
     pub caveat: Option<Caveat>,
+    /// Where the budget came from, when it is not the target's own ([`Check::scope`]).
+    pub scope: Option<String>,
 }
 
 impl Failure {
@@ -520,6 +525,15 @@ impl Failure {
     pub fn reported_only(&self) -> bool {
         self.caveat.as_ref().is_some_and(Caveat::is_report_only)
     }
+
+    /// The budget's key, and where the budget came from when that is not the target's own:
+    /// `max_stack_bytes; module-wide budget, not set for target mps2-an386`.
+    fn key(&self) -> String {
+        match &self.scope {
+            Some(scope) => format!("{}; {scope}", self.metric.budget_key()),
+            None => self.metric.budget_key().to_string(),
+        }
+    }
 }
 
 impl fmt::Display for Failure {
@@ -531,7 +545,7 @@ impl fmt::Display for Failure {
                 "{}: {caveat}, so its budget of {budget} {} ({}) fails",
                 self.benchmark,
                 self.metric,
-                self.metric.budget_key()
+                self.key()
             );
         }
         match self.figure {
@@ -542,7 +556,7 @@ impl fmt::Display for Failure {
                     self.benchmark,
                     self.metric,
                     self.metric.format(value),
-                    self.metric.budget_key()
+                    self.key()
                 )?;
                 match &self.caveat {
                     Some(caveat) if caveat.is_report_only() => write!(f, ", {caveat}"),
@@ -554,7 +568,7 @@ impl fmt::Display for Failure {
                 "{}: {why}, so its budget of {budget} {} ({}) {}",
                 self.benchmark,
                 self.metric,
-                self.metric.budget_key(),
+                self.key(),
                 if why.is_failure() {
                     "fails"
                 } else {
@@ -604,6 +618,7 @@ impl Judgement {
                             budget,
                             verdict: verdict(figure, budget, caveat.as_ref(), enforced),
                             caveat,
+                            scope: None,
                         }
                     })
                     .collect();
@@ -628,6 +643,20 @@ impl Judgement {
         }
     }
 
+    /// Each budgeted check with where its budget came from, as `scope(benchmark, metric)` says (`None`: the
+    /// verdict needs no note). See [`module_wide_scope`].
+    pub fn with_scopes(
+        mut self,
+        scope: impl Fn(&str, BudgetMetric) -> Option<String>,
+    ) -> Judgement {
+        for bench in &mut self.benchmarks {
+            for check in bench.checks.iter_mut().filter(|c| c.budget.is_some()) {
+                check.scope = scope(&bench.name, check.metric);
+            }
+        }
+        self
+    }
+
     /// Every budget that is over or could not be judged, whether or not enforced, in suite order.
     pub fn failures(&self) -> Vec<Failure> {
         let mut failures = Vec::new();
@@ -646,6 +675,7 @@ impl Judgement {
                         figure: check.figure,
                         budget,
                         caveat: check.caveat.clone(),
+                        scope: check.scope.clone(),
                     });
                 }
             }
@@ -685,6 +715,27 @@ impl Judgement {
                     .any(|c| c.metric == *metric && c.budget.is_some())
             })
             .collect()
+    }
+}
+
+/// The scope note for a run on `target`: a budget module.yml sets for every target (`bench.budgets`,
+/// `bench.benchmarks.NAME.budgets`) that `target`'s own entry does not set (its `budgets:`, its
+/// `benchmarks.NAME.budgets`) is named as such on any target but the host, "module-wide budget, not set for
+/// target mps2-an386": a ceiling written with the host's figures in mind is rarely a board's, and a verdict that
+/// does not say where its budget came from sends the reader looking in the wrong place.
+pub fn module_wide_scope<'a>(
+    config: &'a rho_config::ModuleConfig,
+    target: &'a str,
+) -> impl Fn(&str, BudgetMetric) -> Option<String> + 'a {
+    move |bench_name, metric| {
+        if target == "host" {
+            return None;
+        }
+        let own = config.target_budgets_for(target, bench_name);
+        metric
+            .budget(&own)
+            .is_none()
+            .then(|| format!("module-wide budget, not set for target {target}"))
     }
 }
 

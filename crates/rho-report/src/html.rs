@@ -1,8 +1,12 @@
 //! The report as one self-contained HTML page (`--html FILE`): inline CSS and hand-written SVG, nothing fetched
 //! and no script, so it reads the same from a CI artefact, a mail attachment or a file on disk.
 //!
+//! The page opens with a headline (the verdict, the regressed and over-budget benchmarks by name, each a link to
+//! its section, and a summary table of every benchmark and metric: `crate::headline`).
+//!
 //! Per benchmark: a histogram of its samples per iteration (the primary clock's: nanoseconds unless they are
-//! below their clock's resolution) with the median and the p99 marked, and its stack and heap peak as bars
+//! below their clock's resolution) with the median and the p99 marked, on a logarithmic axis when the axis
+//! reaches ten times the median (a linear one squashes the body into a bar), and its stack and heap peak as bars
 //! against their budgets (or, without a budget, against the painted stack region). With a comparison
 //! (`--diff`, `rho bench compare`): each metric's base and head side by side with its limit, and both
 //! histograms on one axis when both runs are at hand. With a gate: every run of each side, per metric, with
@@ -82,10 +86,15 @@ svg text{fill:#2d3748}.bar{fill:#4a78c2}.base-bar{fill:#a0aec0}.base-hist{fill:n
 .ok{fill:#2f855a}.bad{fill:#c53030}.neutral{fill:#4a78c2}.head-dot{fill:#4a78c2}.base-dot{fill:#a0aec0}\
 .verdict-bad{color:#c53030;font-weight:600}.verdict-ok{color:#2f855a}\
 table{border-collapse:collapse;margin:6px 0}td,th{padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}\
-.note{color:#718096;font-size:12px}";
+.note{color:#718096;font-size:12px}\
+.headline{border:1px solid #cbd5e0;border-radius:6px;padding:8px 12px;margin:10px 0}\
+.headline .verdict{font-size:17px;margin:2px 0 6px}.named{margin:3px 0}.named a,.summary a{color:#2b6cb0}\
+.summary{font-size:13px;margin:8px 0}.summary th{border-bottom:1px solid #cbd5e0}\
+.summary td{border-bottom:1px solid #edf2f7;font-variant-numeric:tabular-nums}\
+.summary caption{text-align:left;font-weight:600}";
 
 /// A number as a chart label: the places that matter.
-fn num(value: f64) -> String {
+pub(crate) fn num(value: f64) -> String {
     let magnitude = value.abs();
     if magnitude >= 100.0 || value == value.trunc() {
         format!("{value:.0}")
@@ -102,13 +111,15 @@ fn px(value: f64) -> String {
     format!("{value:.1}")
 }
 
-/// A linear map from `[lo, hi]` to `[left, right]` pixels.
+/// A map from `[lo, hi]` to `[left, right]` pixels: linear, or logarithmic (then `lo` is positive, and a
+/// value below it sits at `left`).
 #[derive(Clone, Copy)]
 struct Scale {
     lo: f64,
     hi: f64,
     left: f64,
     right: f64,
+    log: bool,
 }
 
 impl Scale {
@@ -119,11 +130,44 @@ impl Scale {
             hi,
             left,
             right,
+            log: false,
+        }
+    }
+
+    /// Logarithmic from `lo` (positive) to `hi`.
+    fn log(lo: f64, hi: f64, left: f64, right: f64) -> Scale {
+        let lo = if lo > 0.0 { lo } else { f64::MIN_POSITIVE };
+        let hi = if hi > lo { hi } else { lo * 2.0 };
+        Scale {
+            lo: lo.ln(),
+            hi: hi.ln(),
+            left,
+            right,
+            log: true,
         }
     }
 
     fn at(&self, value: f64) -> f64 {
+        let value = if self.log {
+            value.max(self.lo.exp()).ln()
+        } else {
+            value
+        };
         self.left + (value - self.lo) / (self.hi - self.lo) * (self.right - self.left)
+    }
+}
+
+/// A histogram whose axis reaches this many times its median (a p99 twenty times the median, seen on a shared
+/// machine) squashes its body into the first bars of a linear axis: its axis is logarithmic, and says so.
+const LOG_AXIS_TAIL: f64 = 10.0;
+
+/// Where a logarithmic axis of a histogram starting at `lo` starts: `lo`, or half of the first bin (or of
+/// the median, if smaller) when `lo` is 0 (net samples at 0), so the first bar keeps a width.
+fn log_floor(lo: f64, width: f64, median: f64) -> f64 {
+    if lo > 0.0 {
+        lo
+    } else {
+        width.min(median) / 2.0
     }
 }
 
@@ -143,6 +187,7 @@ impl Page<'_> {
             escape(&self.title),
             escape(&self.title)
         );
+        crate::headline::render(&mut out, self);
         if let Some(gate) = &self.gate {
             render_gate(&mut out, gate);
         }
@@ -165,8 +210,8 @@ impl Page<'_> {
                 num(diff.comparison.limit_percent)
             );
         }
-        for suite in &self.suites {
-            render_suite(&mut out, suite, self.diff.as_ref());
+        for (index, suite) in self.suites.iter().enumerate() {
+            render_suite(&mut out, index, suite, self.diff.as_ref());
         }
         out.push_str(
             "<p class=\"note\">Written by rho. Histograms: the net samples per iteration, from the lowest to \
@@ -177,12 +222,12 @@ impl Page<'_> {
     }
 }
 
-fn render_suite(out: &mut String, suite: &Suite, diff: Option<&Diff>) {
+fn render_suite(out: &mut String, index: usize, suite: &Suite, diff: Option<&Diff>) {
     let summary = suite.summary;
     let target = &summary.target;
     let _ = writeln!(
         out,
-        "<section class=\"suite\">\n<h2>{}</h2>\n<p class=\"meta\">target {} ({}), {}{}; {} run(s) folded</p>",
+        "<section class=\"suite\">\n<h2>{}</h2>\n<p class=\"meta\">target {} ({}), {}{}; {} run(s) folded; {}</p>",
         escape(suite.what),
         escape(&target.name),
         escape(&target.arch),
@@ -196,7 +241,11 @@ fn render_suite(out: &mut String, suite: &Suite, diff: Option<&Diff>) {
             .as_deref()
             .map(|c| format!(", {}", escape(c)))
             .unwrap_or_default(),
-        summary.repetitions
+        summary.repetitions,
+        match summary.config.stack_bytes {
+            Some(bytes) => format!("stack region {bytes} bytes"),
+            None => "stack not measured".to_string(),
+        }
     );
     if let Some(judgement) = suite.judgement {
         let _ = writeln!(
@@ -209,7 +258,7 @@ fn render_suite(out: &mut String, suite: &Suite, diff: Option<&Diff>) {
         let _ = writeln!(
             out,
             "<article class=\"bench\" id=\"{}\">\n<h3>{}</h3>",
-            escape(&bench.name),
+            escape(&crate::headline::anchor(index, &bench.name)),
             escape(&bench.name)
         );
         let _ = writeln!(
@@ -324,7 +373,14 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
         lo = lo.min(b.start);
         hi = hi.max(b.end());
     }
-    let x = Scale::new(lo, hi, MARGIN, CHART_WIDTH - 12.0);
+    let median = figures.per_iteration.median;
+    let log_axis = median > 0.0 && hi > LOG_AXIS_TAIL * median;
+    let x = if log_axis {
+        lo = log_floor(lo, head.width, median);
+        Scale::log(lo, hi, MARGIN, CHART_WIDTH - 12.0)
+    } else {
+        Scale::new(lo, hi, MARGIN, CHART_WIDTH - 12.0)
+    };
     let top = 22.0;
     let bottom = CHART_HEIGHT - 30.0;
     let share = |d: &Distribution, count: u64| count as f64 / d.total().max(1) as f64;
@@ -445,7 +501,17 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
         px(bottom + 13.0),
         num(hi)
     );
+    if log_axis {
+        decade_ticks(out, &x, lo, hi, bottom);
+    }
     let mut legend = unit;
+    if log_axis {
+        let _ = write!(
+            legend,
+            "; log axis: its tail reaches {:.0}x the median",
+            hi / median
+        );
+    }
     if head.above > 0 {
         let _ = write!(
             legend,
@@ -464,6 +530,36 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
         px(CHART_HEIGHT - 2.0),
         escape(&legend)
     );
+}
+
+/// Ticks at the powers of ten inside `(lo, hi)` on a logarithmic axis, labelled where they leave room for the
+/// end labels.
+fn decade_ticks(out: &mut String, x: &Scale, lo: f64, hi: f64, bottom: f64) {
+    let mut decade = 10f64.powf(lo.log10().ceil());
+    while decade < hi {
+        let at = x.at(decade);
+        if decade > lo {
+            let _ = write!(
+                out,
+                "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+                px(at),
+                px(bottom),
+                px(at),
+                px(bottom + 4.0)
+            );
+            if at > MARGIN + 40.0 && at < CHART_WIDTH - 60.0 {
+                let _ = write!(
+                    out,
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                    px(at),
+                    px(bottom + 13.0),
+                    num(decade)
+                );
+            }
+        }
+        decade *= 10.0;
+    }
+    out.push('\n');
 }
 
 /// Horizontal bars, one row each: `(label, value, scale_to, budget, class)`.
@@ -1018,6 +1114,145 @@ mod tests {
         assert_eq!(html.matches("class=\"head-dot\"").count(), 3);
         assert!(html.contains("&lt;HEAD&gt;"));
         assert!(html.contains("REGRESSED +900.0%"), "{html}");
+    }
+
+    /// The page opens with the verdict, the regressed and the over-budget benchmarks by name, each a link to
+    /// its section, and a summary table of every benchmark and metric, before any chart.
+    #[test]
+    fn the_headline_names_the_regressed_and_the_over_budget_with_links_and_a_summary_table() {
+        let base = summary();
+        let mut head = summary();
+        head.benchmarks[0].stack = StackMark::Bytes(960);
+        let recording = rho_baseline::Recording::now("0", None);
+        let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
+        let comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
+        let budgets = rho_config::Budgets {
+            max_heap_bytes: Some(32),
+            ..Default::default()
+        };
+        let judgement = Judgement::of(&head, |_| budgets, 1.0);
+        let mut page = page(vec![Suite {
+            what: "a.c",
+            summary: &head,
+            judgement: Some(&judgement),
+        }]);
+        page.diff = Some(Diff {
+            comparison: &comparison,
+            base_name: "base.json",
+            base_runs: Vec::new(),
+        });
+        let html = page.render();
+        assert_balanced(&html);
+        let headline = &html[html.find("<section class=\"headline\"").unwrap()..];
+        let headline = &headline[..headline.find("</section>").unwrap()];
+        assert!(
+            html.find("<section class=\"headline\"") < html.find("<section class=\"suite\""),
+            "the headline comes first"
+        );
+        assert!(
+            headline.contains(
+                "<p class=\"verdict verdict-bad\">FAILED: 1 benchmark regressed, 1 benchmark over budget</p>"
+            ),
+            "{headline}"
+        );
+        assert!(
+            headline.contains(
+                "<strong>Regressed:</strong> <a href=\"#s0-bench_a\">bench_a</a> (stack_bytes +900.0%)"
+            ),
+            "{headline}"
+        );
+        // bench_a's 64-byte heap peak is over its 32; bench_b's 0 holds.
+        assert!(
+            headline.contains(
+                "<strong>Over budget:</strong> <a href=\"#s0-bench_a\">bench_a</a> (heap peak B 64 &gt; 32)"
+            ),
+            "{headline}"
+        );
+        for name in ["bench_a", "bench_b"] {
+            assert!(html.contains(&format!("<article class=\"bench\" id=\"s0-{name}\">")));
+            assert!(
+                headline.contains(&format!("<tr><td><a href=\"#s0-{name}\">{name}</a></td>")),
+                "{headline}"
+            );
+        }
+        // A column per metric measured, the change and the budget in the cells, a verdict per row.
+        assert!(
+            headline.contains("<th>cycles</th><th>ns</th><th>stack B</th><th>heap peak B</th>"),
+            "{headline}"
+        );
+        assert!(
+            headline.contains("<td class=\"verdict-bad\">960 (+900.0%)</td>"),
+            "{headline}"
+        );
+        assert!(
+            headline.contains("<td class=\"verdict-bad\">64 (+0.0%) ≤ 32 OVER</td>"),
+            "{headline}"
+        );
+        assert!(
+            headline.contains("<td class=\"verdict-bad\">regressed</td></tr>"),
+            "{headline}"
+        );
+        assert!(
+            headline.contains("<td class=\"verdict-ok\">ok</td></tr>"),
+            "{headline}"
+        );
+        assert!(html.contains("stack region 4096 bytes"), "{html}");
+
+        // Nothing to judge against: the headline says so, and the table still lists every benchmark.
+        let html = page_of(&head).render();
+        assert!(
+            html.contains("2 benchmarks measured; no baseline and no budget to judge them against"),
+            "{html}"
+        );
+        assert_eq!(html.matches("<tr><td><a href=\"#s0-").count(), 2);
+    }
+
+    fn page_of(summary: &RunSummary) -> Page<'_> {
+        page(vec![Suite {
+            what: "a.c",
+            summary,
+            judgement: None,
+        }])
+    }
+
+    /// bench_b's samples are 20 to 22 with one of 2000 (its p99 of five samples is its max): on a linear axis
+    /// the body is one bar at the left edge. Its axis is logarithmic and its chart says so; bench_a's (100 to
+    /// 150) stays linear.
+    #[test]
+    fn a_tail_far_above_the_median_gets_a_log_axis_and_says_so() {
+        let summary = summary();
+        let html = page_of(&summary).render();
+        let chart = |name: &str| {
+            let start = html.find(&format!("data-benchmark=\"{name}\"")).unwrap();
+            html[start..start + html[start..].find("</svg>").unwrap()].to_string()
+        };
+        let tailed = chart("bench_b");
+        assert!(
+            tailed.contains("log axis: its tail reaches 96x the median"),
+            "{tailed}"
+        );
+        // Its body spreads over a good part of the width, not one bar at the edge: the tallest bar is wide.
+        let widest = tailed
+            .split("<rect class=\"bar\"")
+            .skip(1)
+            .filter_map(|bar| {
+                let width = bar.split("width=\"").nth(1)?.split('"').next()?;
+                width.parse::<f64>().ok()
+            })
+            .fold(0.0, f64::max);
+        assert!(widest > 30.0, "{tailed}");
+        assert!(!chart("bench_a").contains("log axis"));
+    }
+
+    #[test]
+    fn a_log_scale_maps_its_ends_and_a_value_below_its_floor() {
+        let s = Scale::log(10.0, 1000.0, 0.0, 100.0);
+        assert!((s.at(10.0) - 0.0).abs() < 1e-9);
+        assert!((s.at(100.0) - 50.0).abs() < 1e-9);
+        assert!((s.at(1000.0) - 100.0).abs() < 1e-9);
+        assert_eq!(s.at(0.0), 0.0);
+        assert_eq!(log_floor(0.0, 8.0, 20.0), 4.0);
+        assert_eq!(log_floor(5.0, 8.0, 20.0), 5.0);
     }
 
     #[test]

@@ -12,6 +12,8 @@ mod run;
 
 pub mod growth;
 #[cfg(feature = "html")]
+mod headline;
+#[cfg(feature = "html")]
 pub mod html;
 
 pub use paint::paint;
