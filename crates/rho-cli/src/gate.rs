@@ -189,7 +189,7 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
             };
             eprintln!(
                 "rho: error: {}",
-                rho_exec::escape_text(&format!("{error:#}"))
+                rho_text::escape_text(&format!("{error:#}"))
             );
             eprintln!(
                 "rho: the gate cannot decide: {}",
@@ -602,7 +602,7 @@ fn write_html(path: &Path, outcome: &GateOutcome) -> anyhow::Result<()> {
 }
 
 fn print_stdout(text: &str) {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = rho_text::Escaped(std::io::stdout().lock());
     // A closed stdout (`rho bench gate ... | head`) is not worth a panic; the exit status still tells.
     let _ = stdout
         .write_all(text.as_bytes())

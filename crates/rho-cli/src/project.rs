@@ -410,7 +410,7 @@ fn bench_target(
                 // A failure caused by a Ctrl-C is not reported: the interrupt handler exits with 130.
                 rho_exec::interrupt::wait_if_exiting();
                 let message = suite_error(&job.what, &error);
-                eprintln!("rho: error: {}", rho_exec::escape_text(&message));
+                eprintln!("rho: error: {}", rho_text::escape_text(&message));
                 failed.push(FailedSuite {
                     suite: job.what.clone(),
                     error: message,
@@ -630,7 +630,7 @@ fn failure_summary(prefix: &str, failed: &[FailedSuite], total: usize) -> String
         out.push_str(&format!(
             "  {}: {}\n",
             failure.suite,
-            rho_exec::escape_line(first)
+            rho_text::escape_line(first)
         ));
     }
     out

@@ -225,7 +225,7 @@ impl Progress {
                 self.noise_echoed += 1;
                 crate::term::progress::eprintln(&format!(
                     "rho: suite output: {}",
-                    rho_exec::escape_line(&String::from_utf8_lossy(text))
+                    rho_text::escape_line(&String::from_utf8_lossy(text))
                 ));
             }
             _ => {}

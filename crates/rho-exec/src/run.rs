@@ -451,7 +451,7 @@ impl Runner {
         };
         Finished {
             termination,
-            stderr: crate::text::escape_text(&String::from_utf8_lossy(&stderr_bytes)).into_owned(),
+            stderr: rho_text::escape_text(&String::from_utf8_lossy(&stderr_bytes)).into_owned(),
             stderr_truncated,
             stdout_lines,
             elapsed: start.elapsed(),

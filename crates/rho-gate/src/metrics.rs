@@ -269,7 +269,7 @@ pub fn metrics_from_json_line(stdout: &str) -> Result<RunMetrics, MetricsError> 
                 None => Figure::Unusable(format!("not a number: {}", quote(&value.to_string()))),
             };
             // A name is shown in the report: a suite cannot drive the terminal through it.
-            (rho_exec::escape_line(&name).into_owned(), figure)
+            (rho_text::escape_line(&name).into_owned(), figure)
         })
         .collect())
 }
@@ -287,7 +287,7 @@ pub(crate) fn figure_of(number: f64) -> Figure {
 
 /// `text` for a message: control characters escaped, cut at [`QUOTE_LIMIT`] bytes.
 fn quote(text: &str) -> String {
-    let text = rho_exec::escape_line(text);
+    let text = rho_text::escape_line(text);
     if text.len() <= QUOTE_LIMIT {
         return text.into_owned();
     }

@@ -1229,6 +1229,7 @@ impl<'a> Fields<'a> {
         let mut positional = Vec::new();
         let mut keyed: Vec<(&[u8], &[u8])> = Vec::new();
         for token in rest.split(|&b| b == b' ').filter(|t| !t.is_empty()) {
+            Self::printable(line_no, line, token, positional.len())?;
             match token.iter().position(|&b| b == b'=') {
                 Some(eq) => {
                     let (key, value) = (&token[..eq], &token[eq + 1..]);
@@ -1257,6 +1258,35 @@ impl<'a> Fields<'a> {
             }
         }
         Ok(Fields { positional, keyed })
+    }
+
+    /// Every writer (write.rs, bench.h, rho-bench) puts only printable ASCII in a record's fields, so a control
+    /// byte (an escape sequence meant for a terminal) or a byte that is not ASCII is refused, naming the field:
+    /// `compiler=` is the one free-text field, and what no writer produces is never shown or stored.
+    fn printable(
+        line_no: u64,
+        line: &[u8],
+        token: &[u8],
+        positionals_before: usize,
+    ) -> Result<(), WireError> {
+        if token.iter().all(u8::is_ascii_graphic) {
+            return Ok(());
+        }
+        let field = match token.iter().position(|&b| b == b'=') {
+            Some(eq) if eq > 0 && token[..eq].iter().all(u8::is_ascii_graphic) => {
+                format!("{}=", String::from_utf8_lossy(&token[..eq]))
+            }
+            Some(eq) if eq > 0 => format!("the key {}", quote(&token[..eq])),
+            _ => format!("field {}", positionals_before + 1),
+        };
+        Err(WireError::new(
+            line_no,
+            ErrorKind::Syntax,
+            format!(
+                "printable ASCII in {field} (no writer puts a control byte or non-ASCII byte there)"
+            ),
+            quote(line),
+        ))
     }
 
     /// Exactly `N` positional fields, each described by `what` for the error.

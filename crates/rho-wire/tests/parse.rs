@@ -986,3 +986,42 @@ fn versions_1_to_5_refuse_heap_off() {
         );
     }
 }
+
+#[test]
+fn control_and_non_ascii_bytes_in_a_record_field_are_refused_naming_the_field() {
+    // ESC ] 0 ; PWNED BEL retitles a terminal; no writer puts it (or any byte outside printable ASCII) in a
+    // record, so the parser refuses it rather than let it reach a report.
+    let cases = [
+        (
+            "compiler=gcc-12.2.0",
+            "compiler=gcc\x1b]0;PWNED\x07",
+            "compiler=",
+        ),
+        ("compiler=gcc-12.2.0", "compiler=gcc\u{9b}31m", "compiler="),
+        ("arch=x86_64", "arch=x86\x07", "arch="),
+        ("@bench bench_crc_64", "@bench bench\x1b[2J", "field 1"),
+        (
+            "stack_bytes=65536",
+            "stack_bytes=65536 note\x1b=1",
+            "the key \"note\\x1b\"",
+        ),
+    ];
+    for (from, to, field) in cases {
+        let e = err(&mutate(from, to));
+        assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{to:?}: {e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("printable ASCII in {field} ")),
+            "{to:?}: {text}"
+        );
+        assert!(
+            !text.chars().any(char::is_control),
+            "the message quotes the line escaped: {text:?}"
+        );
+    }
+    let e = err(&mutate(
+        "compiler=gcc-12.2.0",
+        "compiler=gcc\x1b]0;PWNED\x07",
+    ));
+    assert_eq!(e.line(), 3, "{e}");
+}

@@ -1,9 +1,13 @@
-//! Text that came from a child (a suite's noise lines and stderr, a metric name it printed, a line quoted in
-//! an error) is shown with its control characters escaped, so that a benchmark cannot retitle or clear the
-//! user's terminal, move the cursor, or overwrite the lines of a report.
+//! The one sanitiser for text on its way to a terminal. Text that came from outside rho (a suite's noise lines
+//! and stderr, a metric name it printed, a stream's `compiler=`, a saved run's fields, a module.yml string, a
+//! commit subject, a file name, an ELF's symbol names) is shown with its control characters escaped, so that
+//! a benchmark or a file cannot retitle or clear the user's terminal, move the cursor, or overwrite the lines
+//! of a report. Its own crate, with no dependencies, so that every renderer (rho-report, rho-mem, rho-gate,
+//! rho-exec) and the binary share it without a dependency circle.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::io;
 
 /// `text` with every control character escaped but line feeds and tabs: for multi-line text (a stderr tail,
 /// an error message that quotes one). See [`escape_line`].
@@ -45,6 +49,24 @@ fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A writer for a terminal: every text written through it is escaped with [`escape_text`] (line feeds and
+/// tabs kept) before it reaches `inner`. Bytes that are not UTF-8 are replaced (U+FFFD), so that a lone C1
+/// byte (0x9b, a CSI on some terminals) cannot reach the terminal either. Anything that paints the text
+/// (colour) goes between this writer and the terminal, never before it.
+pub struct Escaped<W: io::Write>(pub W);
+
+impl<W: io::Write> io::Write for Escaped<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        self.0.write_all(escape_text(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +85,18 @@ mod tests {
         assert_eq!(escape_line("a\nb\tc"), "a\\nb\\tc");
         assert_eq!(escape_text("a\nb\tc\x1b[K"), "a\nb\tc\\x1b[K");
         assert_eq!(escape_line("naïve ✓"), "naïve ✓");
+    }
+
+    #[test]
+    fn the_terminal_writer_lets_no_control_byte_through() {
+        use std::io::Write as _;
+        let mut out = Escaped(Vec::new());
+        out.write_all(b"gcc\x1b]0;PWNED\x07\n\ttab \xc2\x9b lone \x9b end\n")
+            .unwrap();
+        let written = String::from_utf8(out.0).unwrap();
+        assert_eq!(
+            written,
+            "gcc\\x1b]0;PWNED\\x07\n\ttab \\u{9b} lone \u{fffd} end\n"
+        );
     }
 }
