@@ -190,6 +190,15 @@ impl StdoutMetrics {
         }
     }
 
+    /// Where its wire stream had got to ([`rho_wire::StreamParser::whereabouts`]), for a run that crashed or
+    /// timed out; empty when it printed no stream or a malformed one.
+    pub fn whereabouts(&self) -> String {
+        match &self.parser {
+            Some(parser) if self.wire => parser.whereabouts(),
+            _ => String::new(),
+        }
+    }
+
     /// The run's metrics: from the wire stream when there was one, else from the last non-empty line.
     pub fn finish(self) -> Result<(MetricSource, RunMetrics), MetricsError> {
         if self.wire {

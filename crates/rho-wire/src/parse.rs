@@ -171,6 +171,26 @@ impl StreamParser {
         self.phase == Phase::Done
     }
 
+    /// Where the stream had got to, as a phrase that follows how its suite ended ("crashed (SIGSEGV) while
+    /// running bench_b ..."): empty once `@done` is read. The one wording for `rho bench` and the gate.
+    pub fn whereabouts(&self) -> String {
+        if self.is_done() {
+            return String::new();
+        }
+        if let Some((name, samples)) = self.in_progress() {
+            // The count is what reached rho, not where the suite got to: a harness writes its samples in
+            // blocks (up to RHO_BENCH_SAMPLE_BUFFER of them on a host), so a crash loses the block being filled.
+            return format!(
+                " while running {name} ({samples} of its samples received; the harness writes them in \
+                 blocks, so it may have run further)"
+            );
+        }
+        match self.benchmarks().last() {
+            Some(last) => format!(" after {}", last.name),
+            None => " before its first benchmark".to_string(),
+        }
+    }
+
     /// Feed the next line: its bytes with or without the trailing `\n` (a `\r` before it is ignored too).
     /// Returns what the line completed, if anything.
     pub fn feed_line<'a>(&'a mut self, line: &'a [u8]) -> Result<Option<Event<'a>>, WireError> {
