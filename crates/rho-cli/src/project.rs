@@ -1140,10 +1140,10 @@ fn run_job(
                 )?);
             }
         }
-        (JobKind::Cargo(_), TargetSpec::Commands { .. }) => {
+        (JobKind::Cargo(cargo), TargetSpec::Commands { .. }) => {
             bail!(
-                "{what}: a cargo suite runs on the built-in targets (host, mps2-an386), not on a target of \
-                 module.yml's own"
+                "{}: it runs on the built-in targets (host, mps2-an386), not on a target of module.yml's own",
+                crate::cargo::located(config, cargo)
             );
         }
         (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {
