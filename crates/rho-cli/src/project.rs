@@ -480,7 +480,7 @@ fn bench_target(
     }
     drop(workspace);
 
-    let built_with = crate::baseline::build_description(&target, &flags);
+    let built_with = built_with(&jobs, &target, &flags);
     let baseline = if !failed.is_empty() && project.baseline.write_baseline {
         // A baseline without the failed suites would silently drop their figures from every later comparison.
         eprintln!(
@@ -809,6 +809,30 @@ pub enum JobKind {
     CMake(CMakeSuite),
     /// A bench target of a cargo project using `rho-bench`, built with cargo (see [`crate::cargo`]).
     Cargo(CargoSuite),
+}
+
+/// How the suites of a run were built, for the baseline's context (docs/baseline.md): the compiler and flags
+/// (or the port, or the target's `build:`) for the C suites rho built, the build of a CMake or cargo suite;
+/// nothing for a `command:` suite, which builds itself (no compiler flags are true of it). `None` when rho
+/// built none of them.
+fn built_with(jobs: &[Job], target: &TargetSpec, flags: &crate::suite::Flags) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for job in jobs {
+        let part = match &job.kind {
+            JobKind::Command(_) => None,
+            JobKind::CFiles | JobKind::TargetOnly => {
+                crate::baseline::build_description(target, flags)
+            }
+            JobKind::CMake(cmake) => Some(format!("cmake --build --target {}", cmake.target)),
+            JobKind::Cargo(cargo) => Some(cargo.describe()),
+        };
+        if let Some(part) = part
+            && !parts.contains(&part)
+        {
+            parts.push(part);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The suites to run, in module.yml's order.
