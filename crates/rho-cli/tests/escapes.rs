@@ -163,6 +163,7 @@ fn rho_bench_show_of_a_saved_run_with_esc_and_bel_in_every_text_field_writes_no_
     string_pointers(&document, "", &mut pointers);
     assert!(pointers.len() >= 5, "{document}");
     let mut shown = Vec::new();
+    let mut compared = 0;
     for pointer in &pointers {
         let mut changed = document.clone();
         let Some(serde_json::Value::String(text)) = changed.pointer_mut(pointer) else {
@@ -176,7 +177,28 @@ fn rho_bench_show_of_a_saved_run_with_esc_and_bel_in_every_text_field_writes_no_
         if status == Some(0) && String::from_utf8_lossy(&stdout).contains("PWNED") {
             shown.push(pointer.clone());
         }
+        // The comparison's JSON on stdout: no control byte, and still the JSON it was (escapes JSON's way).
+        let args = [
+            "bench",
+            "compare",
+            path(&saved),
+            path(&saved),
+            "--json",
+            "-",
+        ];
+        let (status, stdout, stderr) = rho_raw(&project, &args);
+        assert_clean(pointer, status, &stdout, &stderr);
+        if status == Some(0) {
+            let document: Result<serde_json::Value, _> = serde_json::from_slice(&stdout);
+            assert!(
+                document.is_ok(),
+                "{pointer}: {}",
+                String::from_utf8_lossy(&stdout)
+            );
+            compared += 1;
+        }
     }
+    assert!(compared > 0, "no comparison's JSON was checked");
     // The fields a report shows were shown (escaped), not all refused.
     for field in [
         "/suites/0/suite",

@@ -16,9 +16,10 @@ pub fn escape_text(text: &str) -> Cow<'_, str> {
 }
 
 /// `text` with every control character escaped, line feeds and tabs included: for text shown on one line (a
-/// noise line, a name). C0 controls and DEL read `\x1b`, `\r`, `\n`, `\t` and so on; C1 controls (U+0080 to
-/// U+009F, which some terminals obey as escape sequences) read `\u{9b}`. Backslashes are left as they are:
-/// the result is for a reader, not to be unescaped.
+/// noise line, a name). C0 controls read `\x1b`, `\r`, `\n`, `\t` and so on; DEL and the C1 controls (U+0080
+/// to U+009F, which some terminals obey as escape sequences) read `\u007f`, `\u009b`. Backslashes are left as
+/// they are: the result is for a reader, not to be unescaped. A JSON text stays valid JSON, meaning the same,
+/// through it: JSON has no raw C0 control in it, and `\u009b` is JSON's own escape for U+009B.
 pub fn escape_line(text: &str) -> Cow<'_, str> {
     escape(text, false)
 }
@@ -38,11 +39,11 @@ fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x80 => {
+            c if (c as u32) < 0x20 => {
                 let _ = write!(out, "\\x{:02x}", c as u32);
             }
             c => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                let _ = write!(out, "\\u{:04x}", c as u32);
             }
         }
     }
@@ -80,7 +81,7 @@ mod tests {
         // Retitle the terminal, clear it, go back to the start of the line, a C1 CSI, DEL.
         assert_eq!(
             escape_line("\x1b]0;owned\x07\x1b[2J\rmatmul\u{9b}31m\x7f"),
-            "\\x1b]0;owned\\x07\\x1b[2J\\rmatmul\\u{9b}31m\\x7f"
+            "\\x1b]0;owned\\x07\\x1b[2J\\rmatmul\\u009b31m\\u007f"
         );
         assert_eq!(escape_line("a\nb\tc"), "a\\nb\\tc");
         assert_eq!(escape_text("a\nb\tc\x1b[K"), "a\nb\tc\\x1b[K");
@@ -96,7 +97,23 @@ mod tests {
         let written = String::from_utf8(out.0).unwrap();
         assert_eq!(
             written,
-            "gcc\\x1b]0;PWNED\\x07\n\ttab \\u{9b} lone \u{fffd} end\n"
+            "gcc\\x1b]0;PWNED\\x07\n\ttab \\u009b lone \u{fffd} end\n"
         );
+    }
+
+    #[test]
+    fn a_json_text_through_the_terminal_writer_is_the_same_json() {
+        use std::io::Write as _;
+        let value = serde_json::json!({"name": "bench\u{9b}31m\u{7f}\x1b]0;PWNED\x07", "n": 1});
+        let text = serde_json::to_string_pretty(&value).unwrap();
+        let mut out = Escaped(Vec::new());
+        out.write_all(text.as_bytes()).unwrap();
+        let written = String::from_utf8(out.0).unwrap();
+        assert!(
+            !written.chars().any(|c| c.is_control() && c != '\n'),
+            "{written:?}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(back, value);
     }
 }
