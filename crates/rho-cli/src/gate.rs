@@ -202,7 +202,7 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
                 "metrics": {},
             });
             if json_wanted(args) {
-                print_stdout(&format!("{document}\n"));
+                print_json_line(&document);
             }
             Ok(ExitCode::from(undecided_exit(args.bisect, head_to_blame)))
         }
@@ -565,6 +565,8 @@ fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource, args: &GateAr
         width,
         2,
     ));
+    // Escaped before it is painted: the painter's sequences are the only ones that reach the terminal.
+    let mut text = rho_text::escape_text(&text).into_owned();
     if crate::term::colour(args.color.choice, stdout) {
         text = rho_report::paint(&text);
     }
@@ -576,9 +578,8 @@ fn print_outcome(outcome: &GateOutcome, settings: &SettingsSource, args: &GateAr
     let mut document = to_json(comparison, runs);
     document["settings_file"] =
         serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));
-    text.push_str(&document.to_string());
-    text.push('\n');
     print_stdout(&text);
+    print_json_line(&document);
 }
 
 /// `--html FILE`: every run of each side, per metric.
@@ -601,8 +602,20 @@ fn write_html(path: &Path, outcome: &GateOutcome) -> anyhow::Result<()> {
     crate::saved::write_text(path, "the HTML report", &page.render())
 }
 
-fn print_stdout(text: &str) {
+/// The verdict's JSON line on stdout, through the sanitiser: serde leaves no C0 control raw, and a DEL or C1
+/// one (a command or a path from module.yml) is escaped JSON's own way (`\u009b`), so it stays the same JSON.
+fn print_json_line(document: &serde_json::Value) {
     let mut stdout = rho_text::Escaped(std::io::stdout().lock());
+    // A closed stdout is not worth a panic; the exit status still tells.
+    let line = format!("{document}\n");
+    let _ = stdout
+        .write_all(line.as_bytes())
+        .and_then(|()| stdout.flush());
+}
+
+/// `text` on stdout as it is: the table, escaped (then painted) by its caller.
+fn print_stdout(text: &str) {
+    let mut stdout = std::io::stdout().lock();
     // A closed stdout (`rho bench gate ... | head`) is not worth a panic; the exit status still tells.
     let _ = stdout
         .write_all(text.as_bytes())

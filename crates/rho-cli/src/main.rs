@@ -79,7 +79,7 @@ fn main() -> ExitCode {
             Some(cli::BenchAction::Compare(compare)) => saved::compare(compare),
             Some(cli::BenchAction::Init) => std::env::current_dir()
                 .map_err(anyhow::Error::from)
-                .and_then(|dir| init::init(&dir, &mut std::io::stdout())),
+                .and_then(|dir| init::init(&dir, &mut rho_text::Escaped(std::io::stdout()))),
             None => match &args.cmake_module {
                 Some(dir) => cmake::export(dir).map(|()| ExitCode::SUCCESS),
                 None if args.list && args.files.is_empty() => {

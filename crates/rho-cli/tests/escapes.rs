@@ -216,3 +216,41 @@ fn rho_bench_show_of_a_saved_run_with_esc_and_bel_in_every_text_field_writes_no_
 fn path(path: &Path) -> &str {
     path.to_str().unwrap()
 }
+
+/// The gate: a run command holding ESC/BEL/C1 that fails, and a side whose metric names hold them; the table,
+/// the error, the progress lines and the JSON line carry no control byte, and the JSON line is still JSON.
+#[test]
+fn the_gate_writes_no_control_byte_from_a_command_or_a_metric_name() {
+    let project = Project::new();
+    let side = |name: &str, run: &str| {
+        let dir = project.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("module.yml"),
+            format!(
+                "bench:\n  targets:\n    - name: fake\n      build: 'true'\n      run: \"{run}\"\n"
+            ),
+        )
+        .unwrap();
+    };
+    // YAML double-quoted: \e is ESC, \a BEL, \x9b a C1 CSI.
+    side(
+        "base",
+        "printf '{\\\"a\\\\302\\\\233_ns\\\": 100}\\\\n' # \\e]0;PWNED\\a\\x9b",
+    );
+    side("head", "exit 1 # \\e]0;PWNED\\a\\x9b");
+    for head in ["head", "base"] {
+        let mut command = common::rho_command(
+            &project.path().join("tmp"),
+            &["bench", "gate", "--base", "../base", "--json"],
+        );
+        command.current_dir(project.path().join(head));
+        let output = command.output().unwrap();
+        assert_clean(head, output.status.code(), &output.stdout, &output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let last = stdout.lines().last().unwrap_or_default();
+        let document: serde_json::Value = serde_json::from_str(last)
+            .unwrap_or_else(|e| panic!("{head}: the last line is not JSON ({e}): {stdout}"));
+        assert!(document["verdict"].is_string(), "{document}");
+    }
+}
