@@ -115,10 +115,12 @@ impl Image {
         };
         let ident = check_ident(data).map_err(error)?;
         if ident.class == elf::ELFCLASS32 {
+            check_header::<elf::FileHeader32<Endianness>, R>(data, "ELF32").map_err(error)?;
             let file = ElfFile::<elf::FileHeader32<Endianness>, R>::parse(data)
                 .map_err(|e| error(format!("a broken ELF32 image: {e}")))?;
             read(&file, "elf32").map_err(error)
         } else {
+            check_header::<elf::FileHeader64<Endianness>, R>(data, "ELF64").map_err(error)?;
             let file = ElfFile::<elf::FileHeader64<Endianness>, R>::parse(data)
                 .map_err(|e| error(format!("a broken ELF64 image: {e}")))?;
             read(&file, "elf64").map_err(error)
@@ -171,6 +173,73 @@ fn check_ident<'data, R: ReadRef<'data>>(data: R) -> Result<Ident, String> {
         ));
     }
     Ok(Ident { class })
+}
+
+/// What is wrong with the ELF header of an image whose identification is good, said with its fields: a file
+/// that ends inside the header, an `e_type` that is not an object, an executable or a shared object, a
+/// program or section header table that runs past the end of the file.
+fn check_header<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
+    data: R,
+    class: &str,
+) -> Result<(), String> {
+    let size = std::mem::size_of::<H>();
+    let len = data.len().unwrap_or(0);
+    let header = H::parse(data).map_err(|_| {
+        format!("a truncated {class} image: the file ({len} bytes) ends inside its {size}-byte ELF header")
+    })?;
+    let endian = header
+        .endian()
+        .map_err(|e| format!("a broken {class} image: {e}"))?;
+    let kind = header.e_type(endian);
+    if !matches!(kind, elf::ET_REL | elf::ET_EXEC | elf::ET_DYN) {
+        return Err(format!(
+            "an {class} image of type {kind:#x} (e_type), expected 1 (a relocatable object), 2 (an \
+             executable) or 3 (a shared object or position-independent executable)"
+        ));
+    }
+    let tables = [
+        (
+            "program header table",
+            ("e_phoff", "e_phentsize"),
+            header.e_phoff(endian).into(),
+            header.e_phnum(endian),
+            (
+                header.e_phentsize(endian),
+                std::mem::size_of::<H::ProgramHeader>(),
+            ),
+        ),
+        (
+            "section header table",
+            ("e_shoff", "e_shentsize"),
+            header.e_shoff(endian).into(),
+            header.e_shnum(endian),
+            (
+                header.e_shentsize(endian),
+                std::mem::size_of::<H::SectionHeader>(),
+            ),
+        ),
+    ];
+    for (what, (field, entry_field), offset, count, (entry, expected)) in tables {
+        let offset: u64 = offset;
+        if offset == 0 || count == 0 {
+            continue;
+        }
+        if usize::from(entry) != expected {
+            return Err(format!(
+                "a broken {class} image: its {what} has entries of {entry} bytes ({entry_field}), \
+                 expected {expected}"
+            ));
+        }
+        let end = offset.saturating_add(u64::from(count) * u64::from(entry));
+        if end > len {
+            return Err(format!(
+                "a broken {class} image: its {what} ({count} entries of {entry} bytes at {field} {offset}) \
+                 ends at byte {end}, past the end of the file ({len} bytes): the file is cut short or \
+                 {field} is wrong"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn read<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
@@ -406,8 +475,38 @@ mod tests {
                 .contains("bad version byte (e_ident[EI_VERSION], offset 6): 0x02")
         );
         assert!(message(&good[..10]).contains("ends inside its 16-byte identification"));
-        // Past the identification, what `object` finds wrong is said with the class.
-        assert!(message(&good[..40]).starts_with("img.elf: a broken ELF64 image: "));
+        assert_eq!(
+            message(&good[..40]),
+            "img.elf: a truncated ELF64 image: the file (40 bytes) ends inside its 64-byte ELF header"
+        );
+        let mut bad_type = good.clone();
+        bad_type[16] = 0x99;
+        assert!(
+            message(&bad_type).contains("of type 0x99 (e_type)"),
+            "{}",
+            message(&bad_type)
+        );
+        let mut bad_entry = good.clone();
+        bad_entry[40..48].copy_from_slice(&64u64.to_le_bytes());
+        bad_entry[58..60].copy_from_slice(&7u16.to_le_bytes());
+        bad_entry[60..62].copy_from_slice(&1u16.to_le_bytes());
+        assert!(
+            message(&bad_entry).ends_with(
+                "section header table has entries of 7 bytes (e_shentsize), expected 64"
+            ),
+            "{}",
+            message(&bad_entry)
+        );
+        // A section header table of 3 entries of 64 bytes at offset 64, in a file of 64 bytes.
+        let mut cut = good.clone();
+        cut[40..48].copy_from_slice(&64u64.to_le_bytes());
+        cut[58..60].copy_from_slice(&64u16.to_le_bytes());
+        cut[60..62].copy_from_slice(&3u16.to_le_bytes());
+        assert_eq!(
+            message(&cut),
+            "img.elf: a broken ELF64 image: its section header table (3 entries of 64 bytes at e_shoff 64) \
+             ends at byte 256, past the end of the file (64 bytes): the file is cut short or e_shoff is wrong"
+        );
     }
 
     #[test]
