@@ -334,9 +334,10 @@ fn primary_target<'a>(selected: &'a str, summaries: &'a [(String, RunSummary)]) 
     best.map_or(selected, |(name, _)| name)
 }
 
-/// How the suites were built, for the baseline's context: the compiler and flags for a suite rho compiles
-/// itself on the host, the port and extra flags for another built-in target, the build command for a target
-/// module.yml defines.
+/// How C suites rho builds (or a module.yml target's own) were built, for the baseline's context: the compiler
+/// and flags for a suite rho compiles itself on the host, the port and extra flags for another built-in
+/// target, the build command for a target module.yml defines. (Not for a `command:` suite: see
+/// `project::built_with`.)
 pub fn build_description(
     target: &rho_config::TargetSpec,
     flags: &crate::suite::Flags,

@@ -75,7 +75,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     if args.list {
-        let mut out = std::io::stdout().lock();
+        let mut out = rho_text::Escaped(std::io::stdout().lock());
         let _ = out
             .write_all(crate::project::names(&summary).as_bytes())
             .and_then(|()| out.flush());

@@ -14,6 +14,17 @@ use rho_exec::{Runner, Termination};
 
 use crate::suite::MIN_BUILD_TIMEOUT;
 
+/// Where module.yml declares `suite`, as its other errors say it: `FILE:LINE:COLUMN: the cargo suite
+/// `cargo bench NAME``. Every error about a cargo suite starts with it.
+pub fn located(config: &ModuleConfig, suite: &CargoSuite) -> String {
+    format!(
+        "{}:{}: the cargo suite `{}`",
+        config.file.display(),
+        suite.at,
+        suite.describe()
+    )
+}
+
 /// The cargo to run: `$CARGO` (set when rho itself runs under cargo) when set, else `cargo`.
 fn cargo_program() -> std::ffi::OsString {
     std::env::var_os("CARGO")
@@ -68,6 +79,16 @@ pub fn build_for_board(
     board: &crate::ports::BoardData,
     timeout: Duration,
 ) -> anyhow::Result<PathBuf> {
+    build_for_board_here(config, suite, env, board, timeout).with_context(|| located(config, suite))
+}
+
+fn build_for_board_here(
+    config: &ModuleConfig,
+    suite: &CargoSuite,
+    env: &[(String, String)],
+    board: &crate::ports::BoardData,
+    timeout: Duration,
+) -> anyhow::Result<PathBuf> {
     let Some((triple, memory)) = rust_board(board.name) else {
         bail!(
             "a cargo suite runs on the host and on mps2-an386, not yet on {}",
@@ -97,7 +118,7 @@ pub fn build_for_board(
     env.push((variable, rustflags.trim().to_string()));
     env.push(("RHO_BENCH_TARGET".to_string(), board.name.to_string()));
     env.push(("RHO_BENCH_CPU_HZ".to_string(), board.cpu_hz.to_string()));
-    build(config, suite, &env, Some(triple), timeout).map_err(|error| {
+    build_here(config, suite, &env, Some(triple), timeout).map_err(|error| {
         let text = format!("{error:#}");
         if text.contains("target may not be installed")
             || text.contains("can't find crate for `core`")
@@ -137,8 +158,19 @@ fn target_directory(config: &ModuleConfig, timeout: Duration) -> anyhow::Result<
         .context("`cargo metadata` named no target_directory")
 }
 
-/// Build `suite` with cargo for the host (or for the rustc `target`) and return the bench executable.
+/// Build `suite` with cargo for the host (or for the rustc `target`) and return the bench executable; an
+/// error names where module.yml declares the suite ([`located`]).
 pub fn build(
+    config: &ModuleConfig,
+    suite: &CargoSuite,
+    env: &[(String, String)],
+    target: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<PathBuf> {
+    build_here(config, suite, env, target, timeout).with_context(|| located(config, suite))
+}
+
+fn build_here(
     config: &ModuleConfig,
     suite: &CargoSuite,
     env: &[(String, String)],

@@ -91,7 +91,8 @@ impl JsonTarget {
             JsonTarget::File(path) => write_json_atomically(path, value),
             JsonTarget::Stdout => {
                 let text = to_json_text(value)?;
-                let mut stdout = std::io::stdout().lock();
+                // JSON has no raw C0 control; DEL and C1 controls (a saved run's names) are escaped the JSON way.
+                let mut stdout = rho_text::Escaped(std::io::stdout().lock());
                 stdout
                     .write_all(text.as_bytes())
                     .and_then(|()| stdout.flush())

@@ -190,7 +190,7 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
             };
             eprintln!(
                 "rho: error: {}",
-                rho_exec::escape_text(&format!("{error:#}"))
+                rho_text::escape_text(&format!("{error:#}"))
             );
             eprintln!(
                 "rho: the gate cannot decide: {}",
@@ -509,7 +509,7 @@ fn write_document(
 ) -> anyhow::Result<()> {
     match json {
         crate::export::JsonTarget::Stdout => {
-            print_stdout(&format!("{document}\n"));
+            print_json_line(document);
             Ok(())
         }
         file => file.write(document),
@@ -589,11 +589,14 @@ fn print_outcome(
         width,
         2,
     ));
+    // Escaped before it is painted: the painter's sequences are the only ones that reach the terminal.
+    let mut text = rho_text::escape_text(&text).into_owned();
     if crate::term::colour(args.color.choice, stream) {
         text = rho_report::paint(&text);
     }
     if to_stderr {
-        eprint!("{text}");
+        // Already escaped and painted: std's eprint!, not rho-cli's escaping one, which would escape the paint.
+        ::std::eprint!("{text}");
     } else {
         print_stdout(&text);
     }
@@ -627,6 +630,18 @@ fn write_html(path: &Path, outcome: &GateOutcome) -> anyhow::Result<()> {
     crate::saved::write_text(path, "the HTML report", &page.render())
 }
 
+/// The verdict's JSON line on stdout, through the sanitiser: serde leaves no C0 control raw, and a DEL or C1
+/// one (a command or a path from module.yml) is escaped JSON's own way (`\u009b`), so it stays the same JSON.
+fn print_json_line(document: &serde_json::Value) {
+    let mut stdout = rho_text::Escaped(std::io::stdout().lock());
+    // A closed stdout is not worth a panic; the exit status still tells.
+    let line = format!("{document}\n");
+    let _ = stdout
+        .write_all(line.as_bytes())
+        .and_then(|()| stdout.flush());
+}
+
+/// `text` on stdout as it is: the table, escaped (then painted) by its caller.
 fn print_stdout(text: &str) {
     let mut stdout = std::io::stdout().lock();
     // A closed stdout (`rho bench gate ... | head`) is not worth a panic; the exit status still tells.

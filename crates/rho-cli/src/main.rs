@@ -6,6 +6,22 @@
 //! crash, a timeout, a malformed stream), 130 on Ctrl-C. 1 is reserved for a verdict against the code: a budget
 //! that does not hold, a regression past its limit (`--diff`, `compare`), a gate that fails head.
 
+// Every line rho prints with these macros goes through the one sanitiser (rho_text::escape_text): a
+// warning or a note may quote a config string, a file name, a commit subject or a stream's field, and none of
+// their control characters may reach the terminal. Defined before the modules, these shadow std's macros in all
+// of them; the reports themselves go through term::Style::writer, which escapes the same way.
+macro_rules! eprintln {
+    () => { ::std::eprintln!() };
+    ($($arg:tt)*) => { ::std::eprint!("{}\n", ::rho_text::escape_text(&::std::format!($($arg)*))) };
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => { ::std::eprint!("{}", ::rho_text::escape_text(&::std::format!($($arg)*))) };
+}
+macro_rules! println {
+    () => { ::std::println!() };
+    ($($arg:tt)*) => { ::std::print!("{}\n", ::rho_text::escape_text(&::std::format!($($arg)*))) };
+}
+
 mod baseline;
 mod bench;
 mod board;
@@ -63,7 +79,7 @@ fn main() -> ExitCode {
             Some(cli::BenchAction::Compare(compare)) => saved::compare(compare),
             Some(cli::BenchAction::Init) => std::env::current_dir()
                 .map_err(anyhow::Error::from)
-                .and_then(|dir| init::init(&dir, &mut std::io::stdout())),
+                .and_then(|dir| init::init(&dir, &mut rho_text::Escaped(std::io::stdout()))),
             None => match &args.cmake_module {
                 Some(dir) => cmake::export(dir).map(|()| ExitCode::SUCCESS),
                 None if args.list && args.files.is_empty() => {
@@ -92,7 +108,7 @@ fn main() -> ExitCode {
             // An error may quote what a suite printed.
             eprintln!(
                 "rho: error: {}",
-                rho_exec::escape_text(&format!("{error:#}"))
+                rho_text::escape_text(&format!("{error:#}"))
             );
             ExitCode::from(EXIT_CANNOT_DECIDE)
         }

@@ -414,7 +414,7 @@ fn bench_target(
                 // A failure caused by a Ctrl-C is not reported: the interrupt handler exits with 130.
                 rho_exec::interrupt::wait_if_exiting();
                 let message = suite_error(&job.what, &error);
-                eprintln!("rho: error: {}", rho_exec::escape_text(&message));
+                eprintln!("rho: error: {}", rho_text::escape_text(&message));
                 failed.push(FailedSuite {
                     suite: job.what.clone(),
                     error: message,
@@ -485,7 +485,7 @@ fn bench_target(
     }
     drop(workspace);
 
-    let built_with = crate::baseline::build_description(&target, &flags);
+    let built_with = built_with(&jobs, &target, &flags);
     let baseline = if !failed.is_empty() && project.baseline.write_baseline {
         // A baseline without the failed suites would silently drop their figures from every later comparison.
         eprintln!(
@@ -635,7 +635,7 @@ fn failure_summary(prefix: &str, failed: &[FailedSuite], total: usize) -> String
         out.push_str(&format!(
             "  {}: {}\n",
             failure.suite,
-            rho_exec::escape_line(first)
+            rho_text::escape_line(first)
         ));
     }
     out
@@ -814,6 +814,30 @@ pub enum JobKind {
     CMake(CMakeSuite),
     /// A bench target of a cargo project using `rho-bench`, built with cargo (see [`crate::cargo`]).
     Cargo(CargoSuite),
+}
+
+/// How the suites of a run were built, for the baseline's context (docs/baseline.md): the compiler and flags
+/// (or the port, or the target's `build:`) for the C suites rho built, the build of a CMake or cargo suite;
+/// nothing for a `command:` suite, which builds itself (no compiler flags are true of it). `None` when rho
+/// built none of them.
+fn built_with(jobs: &[Job], target: &TargetSpec, flags: &crate::suite::Flags) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for job in jobs {
+        let part = match &job.kind {
+            JobKind::Command(_) => None,
+            JobKind::CFiles | JobKind::TargetOnly => {
+                crate::baseline::build_description(target, flags)
+            }
+            JobKind::CMake(cmake) => Some(format!("cmake --build --target {}", cmake.target)),
+            JobKind::Cargo(cargo) => Some(cargo.describe()),
+        };
+        if let Some(part) = part
+            && !parts.contains(&part)
+        {
+            parts.push(part);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The suites to run, in module.yml's order.
@@ -1145,10 +1169,10 @@ fn run_job(
                 )?);
             }
         }
-        (JobKind::Cargo(_), TargetSpec::Commands { .. }) => {
+        (JobKind::Cargo(cargo), TargetSpec::Commands { .. }) => {
             bail!(
-                "{what}: a cargo suite runs on the built-in targets (host, mps2-an386), not on a target of \
-                 module.yml's own"
+                "{}: it runs on the built-in targets (host, mps2-an386), not on a target of module.yml's own",
+                crate::cargo::located(config, cargo)
             );
         }
         (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {

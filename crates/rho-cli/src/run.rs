@@ -70,25 +70,6 @@ pub fn filter_warning(filter: Option<&str>, summary: &rho_stats::RunSummary) -> 
 /// How many noise lines are echoed to stderr as they arrive; the rest are only counted.
 const NOISE_ECHO_LIMIT: u64 = 20;
 
-/// Where the parser had got to, for "crashed while running bench_x".
-fn whereabouts(parser: &StreamParser) -> String {
-    if parser.is_done() {
-        return String::new();
-    }
-    if let Some((name, samples)) = parser.in_progress() {
-        // The count is what reached rho, not where the suite got to: a harness writes its samples in blocks
-        // (up to RHO_BENCH_SAMPLE_BUFFER of them on a host), so a crash loses the block being filled.
-        return format!(
-            " while running {name} ({samples} of its samples received; the harness writes them in blocks, \
-             so it may have run further)"
-        );
-    }
-    match parser.benchmarks().last() {
-        Some(last) => format!(" after {}", last.name),
-        None => " before its first benchmark".to_string(),
-    }
-}
-
 /// Run the built suite `executable` with `settings` in its environment; see [`run_stream`].
 pub fn run_suite(
     executable: &Path,
@@ -107,6 +88,8 @@ pub fn run_suite(
 pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Result<Run> {
     // On a terminal: the suite, the run and the benchmark running, until the run is over.
     let progress = crate::term::progress::run(what);
+    // A `command:` suite or a board's run command goes through `sh -c`, whose 139 is a crash (SIGSEGV).
+    let through_shell = command.get_program() == "sh";
 
     let mut parser = StreamParser::new();
     let mut failure = None;
@@ -147,14 +130,19 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
                 "the benchmark suite {what} timed out after {}{}; its process group was killed \
                  (raise --timeout, or lower --iterations/--scale){}",
                 format_seconds(after),
-                whereabouts(&parser),
+                parser.whereabouts(),
                 stderr_tail()
             ));
         }
         termination @ (Termination::Exited(_) | Termination::Signaled(_)) => {
+            let ended = if through_shell {
+                termination.through_shell()
+            } else {
+                termination.to_string()
+            };
             return Err(anyhow!(
-                "the benchmark suite {what} {termination}{}{}",
-                whereabouts(&parser),
+                "the benchmark suite {what} {ended}{}{}",
+                parser.whereabouts(),
                 stderr_tail()
             ));
         }
@@ -225,7 +213,7 @@ impl Progress {
                 self.noise_echoed += 1;
                 crate::term::progress::eprintln(&format!(
                     "rho: suite output: {}",
-                    rho_exec::escape_line(&String::from_utf8_lossy(text))
+                    rho_text::escape_line(&String::from_utf8_lossy(text))
                 ));
             }
             _ => {}
@@ -310,39 +298,6 @@ fn format_seconds(duration: Duration) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn whereabouts_follow_the_stream() {
-        let mut parser = StreamParser::new();
-        assert_eq!(whereabouts(&parser), " before its first benchmark");
-        for line in [
-            "@rho-bench 1",
-            "@target host arch=x86_64 optimized=1",
-            "@clock cycles tsc unit=cycle hz=1000 resolution=1",
-            "@config iterations=1 warmup=0 time_cap_ms=0 stack_bytes=0",
-            "@bench bench_a",
-            ":5",
-        ] {
-            parser.feed_line(line.as_bytes()).unwrap();
-        }
-        assert_eq!(
-            whereabouts(&parser),
-            " while running bench_a (1 of its samples received; the harness writes them in blocks, so it \
-             may have run further)"
-        );
-        for line in [
-            "@stack off",
-            "@heap peak=0 live=0 allocs=0 frees=0 free_errors=0",
-        ] {
-            parser.feed_line(line.as_bytes()).unwrap();
-        }
-        parser
-            .feed_line(b"@end bench_a iterations=1 warmup=0 capped=0 unit=iter per_iteration=1")
-            .unwrap();
-        assert_eq!(whereabouts(&parser), " after bench_a");
-        parser.feed_line(b"@done benchmarks=1 dropped=0").unwrap();
-        assert_eq!(whereabouts(&parser), "");
-    }
-
     const STREAM: &str = "board banner\n@rho-bench 1\n@target host arch=x86_64 optimized=1\n\
         @clock cycles tsc unit=cycle hz=1000 resolution=1\n\
         @clock time clock_gettime unit=ns hz=1000000000 resolution=1\n\
@@ -378,7 +333,7 @@ mod tests {
         let (parser, result) = read_all(&STREAM.as_bytes()[..cut - 1], 5);
         result.unwrap();
         assert_eq!(
-            whereabouts(&parser),
+            parser.whereabouts(),
             " while running bench_a (5 of its samples received; the harness writes them in blocks, so it \
              may have run further)"
         );

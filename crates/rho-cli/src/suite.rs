@@ -223,7 +223,7 @@ pub fn run_build(
     }
     let warnings = format!("{stdout}{}", finished.stderr);
     if !warnings.trim().is_empty() {
-        eprint!("{}", rho_exec::escape_text(&warnings));
+        eprint!("{}", rho_text::escape_text(&warnings));
     }
     Ok(())
 }

@@ -109,13 +109,16 @@ impl Style {
         }
     }
 
-    /// `inner`, painting what is written through it when colour is on.
+    /// `inner`, with what is written through it escaped (no control character from a stream, a saved run or a
+    /// config reaches the terminal) and then painted when colour is on: the painter's own escapes come after
+    /// the sanitiser, so they are the only ones that reach `inner`.
     pub fn writer(&self, inner: Box<dyn Write>) -> Box<dyn Write> {
-        if self.colour {
+        let painted: Box<dyn Write> = if self.colour {
             Box::new(Painted(inner))
         } else {
             inner
-        }
+        };
+        Box::new(rho_text::Escaped(painted))
     }
 }
 
@@ -271,7 +274,8 @@ pub mod progress {
             let later = last * state.repetitions.saturating_sub(state.run);
             parts.push(format!("{} left", seconds(this_run + later)));
         }
-        bar.set_message(parts.join(" · "));
+        // The suite's label is a module.yml string and a file name: escaped like every line on stderr.
+        bar.set_message(rho_text::escape_line(&parts.join(" · ")).into_owned());
     }
 
     fn seconds(duration: Duration) -> String {
@@ -322,7 +326,9 @@ pub mod progress {
 
         pub fn step(&self, text: &str) {
             match &self.bar {
-                Some(bar) => bar.set_message(format!("gate: {text}")),
+                Some(bar) => {
+                    bar.set_message(rho_text::escape_line(&format!("gate: {text}")).into_owned())
+                }
                 None => eprintln!("rho: gate: {text}"),
             }
         }

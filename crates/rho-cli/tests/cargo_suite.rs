@@ -267,3 +267,28 @@ fn the_gate_judges_a_cargo_suite_and_catches_a_planted_10x_slowdown() {
         assert!(m["change"].as_f64().unwrap().abs() < 0.01, "{other}: {m}");
     }
 }
+
+/// Every error about a cargo suite names where module.yml declares it (file, line and column), as the other
+/// config errors do: cargo failing (no Cargo.toml in the module root), a board it does not run on, a target of
+/// module.yml's own. None of these builds anything.
+#[test]
+fn cargo_suite_errors_name_module_yml_line_and_column() {
+    let project = common::Project::new();
+    project.write(
+        "module.yml",
+        "bench:\n  targets:\n    - host\n    - microbit\n    - name: own\n      build: 'true'\n      \
+         run: 'true'\n  suites:\n    - cargo: sums\n",
+    );
+    let at = "module.yml:9:7: the cargo suite `cargo bench sums`";
+    let cases = [
+        ("host", "`cargo bench --no-run` exited with status 101"),
+        ("microbit", "not yet on microbit"),
+        ("own", "not on a target of module.yml's own"),
+    ];
+    for (target, why) in cases {
+        let outcome = project.rho(&["bench", "--target", target]);
+        outcome.assert_exit(2);
+        outcome.assert_stderr_has(at);
+        outcome.assert_stderr_has(why);
+    }
+}

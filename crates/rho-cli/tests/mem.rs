@@ -412,3 +412,91 @@ fn bad_inputs_are_refused_with_their_names() {
     outcome.assert_exit(2);
     outcome.assert_stderr_has("broken.su:2: expected FILE:LINE:COLUMN:NAME");
 }
+
+/// `rho ARGS` run to completion; its exit status, stderr and peak resident set (`ru_maxrss` of this one child,
+/// from `wait4`, in KiB).
+fn rho_peak_rss(tmp: &Path, args: &[&str]) -> (i32, String, i64) {
+    let mut command = rho_command(tmp, args);
+    command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    #[allow(
+        clippy::zombie_processes,
+        reason = "reaped by wait4 below, which also gives its rusage"
+    )]
+    let mut child = command.spawn().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 writes it and reaps the child (std's handle is not
+    // waited on again).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet reaped; `status` and `usage` are valid for writes.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    assert!(
+        libc::WIFEXITED(status),
+        "rho {args:?} did not exit: {status}"
+    );
+    (libc::WEXITSTATUS(status), stderr, usage.ru_maxrss)
+}
+
+/// A 3 GiB image (a real ELF at its start, the rest a hole: no disk, no time) is read in bounded memory: rho
+/// mem reads the headers and tables it needs, never the whole file (it read all of it, 3 GB resident, before).
+#[test]
+fn a_3_gib_sparse_image_costs_rho_mem_no_more_than_its_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let image = build_chain("gcc", &[], tmp.path());
+    let huge = tmp.path().join("huge.elf");
+    std::fs::copy(&image, &huge).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&huge).unwrap();
+    file.set_len(3 << 30).unwrap();
+    drop(file);
+    let small = mem_json(tmp.path(), &[image.to_str().unwrap()]);
+    let (status, stderr, _) = rho_peak_rss(tmp.path(), &["mem", "--json", image.to_str().unwrap()]);
+    assert_eq!(status, 0, "{stderr}");
+    let (status, stderr, peak_kib) =
+        rho_peak_rss(tmp.path(), &["mem", "--json", huge.to_str().unwrap()]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(
+        peak_kib < 64 * 1024,
+        "rho mem --json on a 3 GiB file: peak RSS {peak_kib} KiB"
+    );
+    // The same sections and symbols as the image it was copied from.
+    let big = mem_json(tmp.path(), &[huge.to_str().unwrap()]);
+    assert_eq!(big["sections"], small["sections"]);
+    assert_eq!(big["totals"], small["totals"]);
+}
+
+/// A broken identification is named precisely, and a machine rho mem cannot analyse is refused (exit 2), not
+/// reported as all-zero totals.
+#[test]
+fn a_bad_class_byte_and_an_unknown_machine_are_refused_precisely() {
+    let tmp = tempfile::tempdir().unwrap();
+    let image = build_chain("gcc", &[], tmp.path());
+    let bytes = std::fs::read(&image).unwrap();
+    let patched = |name: &str, at: usize, with: &[u8]| {
+        let mut copy = bytes.clone();
+        copy[at..at + with.len()].copy_from_slice(with);
+        let path = tmp.path().join(name);
+        std::fs::write(&path, copy).unwrap();
+        rho_in(tmp.path(), &["mem", path.to_str().unwrap()], LIMIT)
+    };
+    let outcome = patched("class.elf", 4, &[9]);
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has(
+        "class.elf: an ELF image with a bad class byte (e_ident[EI_CLASS], offset 4): 0x09",
+    );
+    assert!(
+        !outcome.stderr.contains("does not start with"),
+        "{}",
+        outcome.describe()
+    );
+    // e_machine, 2 bytes at offset 18, in the image's (little-endian) byte order.
+    let outcome = patched("machine.elf", 18, &0x1234u16.to_le_bytes());
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has(
+        "machine.elf: an ELF image for machine 4660 (e_machine), which rho mem cannot analyse",
+    );
+}

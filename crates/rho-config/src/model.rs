@@ -330,6 +330,16 @@ pub struct CargoSuite {
     pub at: SourcePos,
 }
 
+impl CargoSuite {
+    /// How the suite is named in reports and errors: `cargo bench NAME` (with `-p PACKAGE`).
+    pub fn describe(&self) -> String {
+        match &self.package {
+            Some(package) => format!("cargo bench {} -p {package}", self.bench),
+            None => format!("cargo bench {}", self.bench),
+        }
+    }
+}
+
 /// `{ cmake: { build_dir, target, source_dir } }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CMakeSuite {
@@ -362,10 +372,7 @@ impl Suite {
                 .join(" "),
             Suite::Command { command, .. } => command.clone(),
             Suite::CMake(cmake) => format!("cmake target {}", cmake.target),
-            Suite::Cargo(cargo) => match &cargo.package {
-                Some(package) => format!("cargo bench {} -p {package}", cargo.bench),
-                None => format!("cargo bench {}", cargo.bench),
-            },
+            Suite::Cargo(cargo) => cargo.describe(),
         }
     }
 }

@@ -346,6 +346,39 @@ fn text<'n>(cx: &Cx, node: &'n SNode, what: &str, expected: &str) -> Result<&'n 
     }
 }
 
+/// `bench.baseline`: a file inside the module root. The baseline is the module's own, committed with it and
+/// read at a git ref by `--diff`: a path that leads out of the root (absolute, or `..` past it) would write
+/// and read a file of some other project, so it is refused. The check is on the path as written (a symlink
+/// inside the root is followed as any path is).
+fn baseline_path(cx: &Cx, node: &SNode) -> Result<PathBuf, ConfigError> {
+    use std::path::Component;
+    let written = text(cx, node, "bench.baseline", "a file path")?;
+    let path = PathBuf::from(written);
+    let mut depth: usize = 0;
+    let mut inside = true;
+    for component in path.components() {
+        match component {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(up) => depth = up,
+                None => inside = false,
+            },
+            Component::RootDir | Component::Prefix(_) => inside = false,
+        }
+    }
+    if !inside || depth == 0 {
+        return Err(cx.err_at(
+            node,
+            format!(
+                "expected a file inside the module root (a relative path that stays in it) for \
+                 bench.baseline, found '{written}'"
+            ),
+        ));
+    }
+    Ok(path)
+}
+
 fn timeout(cx: &Cx, node: &SNode, what: &str) -> Result<Duration, ConfigError> {
     let seconds = number(cx, node, what, Bound::Seconds)?;
     Ok(Duration::from_secs_f64(seconds))
@@ -465,7 +498,7 @@ fn parse_bench(
         None => Vec::new(),
     };
     let baseline = match f.value("baseline") {
-        Some(v) => PathBuf::from(text(cx, v, "bench.baseline", "a file path")?),
+        Some(v) => baseline_path(cx, v)?,
         None => PathBuf::from(DEFAULT_BASELINE),
     };
     let gate = match f.value("gate") {

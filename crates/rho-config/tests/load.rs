@@ -1360,3 +1360,29 @@ fn a_targets_stack_bytes_sets_its_painted_region_and_a_bad_one_is_refused_where_
         "unknown key 'stack_byte' in bench.targets[0]; did you mean 'stack_bytes'?"
     );
 }
+
+/// `bench.baseline` must stay inside the module root: an absolute path or one whose `..` leads out of it is
+/// refused at its line and column (it would write and read another project's file); a path that goes down and
+/// back up inside the root is fine.
+#[test]
+fn a_baseline_path_outside_the_module_root_is_refused() {
+    for outside in [
+        "/tmp/baseline.json",
+        "../baseline.json",
+        "bench/../../b.json",
+        ".",
+        "bench/..",
+    ] {
+        let text = format!("bench:\n  suites: [a.c]\n  baseline: '{outside}'\n");
+        let (line, column, message, shown) = refuse(&text);
+        assert_eq!((line, column), (3, 13), "{outside}: {shown}");
+        assert!(
+            message.contains("inside the module root") && message.contains(outside),
+            "{outside}: {shown}"
+        );
+    }
+    for inside in ["b.json", "./bench/x.json", "bench/../other/b.json"] {
+        let text = format!("bench:\n  suites: [a.c]\n  baseline: '{inside}'\n");
+        assert_eq!(load(&text).baseline, Path::new(inside));
+    }
+}

@@ -26,7 +26,6 @@ pub mod interrupt;
 mod run;
 mod scratch;
 mod signal;
-mod text;
 
 pub use group::running_in_group;
 pub use interrupt::OnInterrupt;
@@ -36,4 +35,5 @@ pub use run::{
 };
 pub use scratch::{ScratchDir, remove_tree};
 pub use signal::signal_name;
-pub use text::{escape_line, escape_text};
+// The one sanitiser lives in rho-text (rho-report and rho-mem use it too); re-exported for the callers here.
+pub use rho_text::{escape_line, escape_text};

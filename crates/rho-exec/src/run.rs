@@ -81,6 +81,22 @@ impl fmt::Display for Termination {
     }
 }
 
+impl Termination {
+    /// How a command run by `sh -c` ended, for a message: a shell that did not `exec` its last command reports
+    /// a child a crash signal ended as exit status 128 + N, so `exited with status 139` is said as the crash it
+    /// was, `crashed (SIGSEGV; the shell's exit status 139)`, the way [`Termination`]'s own text says a crash.
+    /// Anything else reads as [`Termination`]'s text.
+    pub fn through_shell(&self) -> String {
+        if let Termination::Exited(code) = *self
+            && let Some(signal) = code.checked_sub(128).filter(|&s| is_crash_signal(s))
+            && let Some(name) = signal_name(signal)
+        {
+            return format!("crashed ({name}; the shell's exit status {code})");
+        }
+        self.to_string()
+    }
+}
+
 /// Signals a program raises on itself when it goes wrong, as opposed to ones sent to it from outside.
 fn is_crash_signal(signal: i32) -> bool {
     matches!(
@@ -467,7 +483,7 @@ impl Runner {
         };
         Finished {
             termination,
-            stderr: crate::text::escape_text(&String::from_utf8_lossy(&stderr_bytes)).into_owned(),
+            stderr: rho_text::escape_text(&String::from_utf8_lossy(&stderr_bytes)).into_owned(),
             stderr_truncated,
             stdout_lines,
             elapsed: start.elapsed(),
@@ -842,6 +858,27 @@ mod tests {
     #[test]
     fn terminations_read_as_phrases() {
         assert_eq!(Termination::Exited(3).to_string(), "exited with status 3");
+        assert_eq!(
+            Termination::Exited(139).through_shell(),
+            "crashed (SIGSEGV; the shell's exit status 139)"
+        );
+        assert_eq!(
+            Termination::Exited(134).through_shell(),
+            "crashed (SIGABRT; the shell's exit status 134)"
+        );
+        // 143 is a SIGTERM from outside (no crash), 3 and 300 no signal at all: said as they are.
+        assert_eq!(
+            Termination::Exited(143).through_shell(),
+            "exited with status 143"
+        );
+        assert_eq!(
+            Termination::Exited(3).through_shell(),
+            "exited with status 3"
+        );
+        assert_eq!(
+            Termination::Signaled(libc::SIGSEGV).through_shell(),
+            "crashed (SIGSEGV)"
+        );
         assert_eq!(
             Termination::Signaled(libc::SIGSEGV).to_string(),
             "crashed (SIGSEGV)"

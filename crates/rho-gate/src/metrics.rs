@@ -190,6 +190,15 @@ impl StdoutMetrics {
         }
     }
 
+    /// Where its wire stream had got to ([`rho_wire::StreamParser::whereabouts`]), for a run that crashed or
+    /// timed out; empty when it printed no stream or a malformed one.
+    pub fn whereabouts(&self) -> String {
+        match &self.parser {
+            Some(parser) if self.wire => parser.whereabouts(),
+            _ => String::new(),
+        }
+    }
+
     /// The run's metrics: from the wire stream when there was one, else from the last non-empty line.
     pub fn finish(self) -> Result<(MetricSource, RunMetrics), MetricsError> {
         if self.wire {
@@ -276,7 +285,7 @@ pub fn metrics_from_json_line(stdout: &str) -> Result<RunMetrics, MetricsError> 
                 None => Figure::Unusable(format!("not a number: {}", quote(&value.to_string()))),
             };
             // A name is shown in the report: a suite cannot drive the terminal through it.
-            (rho_exec::escape_line(&name).into_owned(), figure)
+            (rho_text::escape_line(&name).into_owned(), figure)
         })
         .collect())
 }
@@ -294,7 +303,7 @@ pub(crate) fn figure_of(number: f64) -> Figure {
 
 /// `text` for a message: control characters escaped, cut at [`QUOTE_LIMIT`] bytes.
 fn quote(text: &str) -> String {
-    let text = rho_exec::escape_line(text);
+    let text = rho_text::escape_line(text);
     if text.len() <= QUOTE_LIMIT {
         return text.into_owned();
     }

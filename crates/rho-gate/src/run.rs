@@ -508,7 +508,13 @@ impl Shell<'_> {
             })
             .map_err(|error| failure(format!("could not start: {error}"), ""))?;
         if !finished.termination.success() {
-            return Err(failure(finished.termination.to_string(), &finished.stderr));
+            // Said as `rho bench` says it: the crash a shell reports as 139, and the benchmark it was in.
+            let how = format!(
+                "{}{}",
+                finished.termination.through_shell(),
+                stdout.whereabouts()
+            );
+            return Err(failure(how, &finished.stderr));
         }
         Ok((finished.elapsed, stdout))
     }

@@ -46,7 +46,8 @@ pub fn run(args: &MemArgs) -> anyhow::Result<()> {
     } else {
         document.render(args.top)
     };
-    let mut out = std::io::stdout().lock();
+    // Symbol, section and file names come from the image and the map: escaped on their way to the terminal.
+    let mut out = rho_text::Escaped(std::io::stdout().lock());
     // A closed stdout (`rho mem x.elf | head`) is not worth an error.
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     Ok(())

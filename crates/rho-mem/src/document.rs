@@ -68,8 +68,7 @@ const NOTE_WIDTH: usize = 100;
 impl Document {
     /// Read the image and its companions into a document.
     pub fn build(inputs: &Inputs) -> Result<Document, MemError> {
-        let data = std::fs::read(&inputs.image).map_err(|e| MemError::io(&inputs.image, &e))?;
-        let image = Image::parse(&inputs.image, &data)?;
+        let image = Image::open(&inputs.image)?;
         let mut graph = CallGraph::default();
         for path in &inputs.stack_usage {
             if path.is_dir() {

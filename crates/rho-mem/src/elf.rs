@@ -5,7 +5,9 @@ use std::path::Path;
 
 use object::elf;
 use object::read::elf::{ElfFile, FileHeader, SectionHeader as _};
-use object::{Endianness, Object as _, ObjectSection as _, ObjectSymbol as _, SymbolKind};
+use object::{
+    Endianness, Object as _, ObjectSection as _, ObjectSymbol as _, ReadCache, ReadRef, SymbolKind,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::MemError;
@@ -92,30 +94,36 @@ pub struct Image {
     pub symbols: Vec<Symbol>,
 }
 
+/// The machines rho mem analyses (`e_machine`): what `machine_name` names and the stack analysis knows.
+const KNOWN_MACHINES: &str = "x86-64, x86, aarch64, arm, riscv32 or riscv64";
+
 impl Image {
-    /// Read an ELF image (32 or 64 bits, either byte order) from its bytes; `path` names it in errors.
-    pub fn parse(path: &Path, data: &[u8]) -> Result<Image, MemError> {
+    /// Read the ELF image at `path` as it is needed (its headers, section table, symbol and string tables),
+    /// never the whole file: memory does not grow with the file's size (a 3 GB image costs what its tables
+    /// cost).
+    pub fn open(path: &Path) -> Result<Image, MemError> {
+        let file = std::fs::File::open(path).map_err(|e| MemError::io(path, &e))?;
+        let cache = ReadCache::new(file);
+        Image::parse(path, &cache)
+    }
+
+    /// Read an ELF image (32 or 64 bits, either byte order) from `data`; `path` names it in errors.
+    pub fn parse<'data, R: ReadRef<'data>>(path: &Path, data: R) -> Result<Image, MemError> {
         let error = |message: String| MemError::Elf {
             path: path.to_path_buf(),
             message,
         };
-        match object::FileKind::parse(data) {
-            Ok(object::FileKind::Elf32) => {
-                let file = ElfFile::<elf::FileHeader32<Endianness>>::parse(data)
-                    .map_err(|e| error(format!("not a valid ELF32 image: {e}")))?;
-                read(&file, "elf32")
-            }
-            Ok(object::FileKind::Elf64) => {
-                let file = ElfFile::<elf::FileHeader64<Endianness>>::parse(data)
-                    .map_err(|e| error(format!("not a valid ELF64 image: {e}")))?;
-                read(&file, "elf64")
-            }
-            Ok(other) => Err(error(format!(
-                "expected an ELF image, found {other:?} (rho mem reads ELF32 and ELF64)"
-            ))),
-            Err(_) => Err(error(
-                "expected an ELF image (it does not start with \\x7fELF)".to_string(),
-            )),
+        let ident = check_ident(data).map_err(error)?;
+        if ident.class == elf::ELFCLASS32 {
+            check_header::<elf::FileHeader32<Endianness>, R>(data, "ELF32").map_err(error)?;
+            let file = ElfFile::<elf::FileHeader32<Endianness>, R>::parse(data)
+                .map_err(|e| error(format!("a broken ELF32 image: {e}")))?;
+            read(&file, "elf32").map_err(error)
+        } else {
+            check_header::<elf::FileHeader64<Endianness>, R>(data, "ELF64").map_err(error)?;
+            let file = ElfFile::<elf::FileHeader64<Endianness>, R>::parse(data)
+                .map_err(|e| error(format!("a broken ELF64 image: {e}")))?;
+            read(&file, "elf64").map_err(error)
         }
     }
 
@@ -125,11 +133,127 @@ impl Image {
     }
 }
 
-fn read<H: FileHeader<Endian = Endianness>>(
-    file: &ElfFile<'_, H>,
+/// The ELF identification (`e_ident`) of an image whose first bytes are well formed.
+struct Ident {
+    class: u8,
+}
+
+/// What is wrong with the first 16 bytes of `data` (`e_ident`), precisely: not ELF at all, too short for its
+/// identification, or an ELF whose class, byte order or version byte no ELF has.
+fn check_ident<'data, R: ReadRef<'data>>(data: R) -> Result<Ident, String> {
+    let head = data.read_bytes_at(0, 4).unwrap_or(&[]);
+    if head != elf::ELFMAG {
+        return Err("expected an ELF image (it does not start with \\x7fELF)".to_string());
+    }
+    let Ok(ident) = data.read_bytes_at(0, 16) else {
+        return Err(
+            "a truncated ELF image: it ends inside its 16-byte identification (e_ident)"
+                .to_string(),
+        );
+    };
+    let class = ident[4];
+    if class != elf::ELFCLASS32 && class != elf::ELFCLASS64 {
+        return Err(format!(
+            "an ELF image with a bad class byte (e_ident[EI_CLASS], offset 4): {class:#04x}, expected \
+             1 (ELF32) or 2 (ELF64)"
+        ));
+    }
+    let order = ident[5];
+    if order != elf::ELFDATA2LSB && order != elf::ELFDATA2MSB {
+        return Err(format!(
+            "an ELF image with a bad byte-order byte (e_ident[EI_DATA], offset 5): {order:#04x}, \
+             expected 1 (little-endian) or 2 (big-endian)"
+        ));
+    }
+    let version = ident[6];
+    if version != elf::EV_CURRENT {
+        return Err(format!(
+            "an ELF image with a bad version byte (e_ident[EI_VERSION], offset 6): {version:#04x}, \
+             expected 1"
+        ));
+    }
+    Ok(Ident { class })
+}
+
+/// What is wrong with the ELF header of an image whose identification is good, said with its fields: a file
+/// that ends inside the header, an `e_type` that is not an object, an executable or a shared object, a
+/// program or section header table that runs past the end of the file.
+fn check_header<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
+    data: R,
     class: &str,
-) -> Result<Image, MemError> {
+) -> Result<(), String> {
+    let size = std::mem::size_of::<H>();
+    let len = data.len().unwrap_or(0);
+    let header = H::parse(data).map_err(|_| {
+        format!("a truncated {class} image: the file ({len} bytes) ends inside its {size}-byte ELF header")
+    })?;
+    let endian = header
+        .endian()
+        .map_err(|e| format!("a broken {class} image: {e}"))?;
+    let kind = header.e_type(endian);
+    if !matches!(kind, elf::ET_REL | elf::ET_EXEC | elf::ET_DYN) {
+        return Err(format!(
+            "an {class} image of type {kind:#x} (e_type), expected 1 (a relocatable object), 2 (an \
+             executable) or 3 (a shared object or position-independent executable)"
+        ));
+    }
+    let tables = [
+        (
+            "program header table",
+            ("e_phoff", "e_phentsize"),
+            header.e_phoff(endian).into(),
+            header.e_phnum(endian),
+            (
+                header.e_phentsize(endian),
+                std::mem::size_of::<H::ProgramHeader>(),
+            ),
+        ),
+        (
+            "section header table",
+            ("e_shoff", "e_shentsize"),
+            header.e_shoff(endian).into(),
+            header.e_shnum(endian),
+            (
+                header.e_shentsize(endian),
+                std::mem::size_of::<H::SectionHeader>(),
+            ),
+        ),
+    ];
+    for (what, (field, entry_field), offset, count, (entry, expected)) in tables {
+        let offset: u64 = offset;
+        if offset == 0 || count == 0 {
+            continue;
+        }
+        if usize::from(entry) != expected {
+            return Err(format!(
+                "a broken {class} image: its {what} has entries of {entry} bytes ({entry_field}), \
+                 expected {expected}"
+            ));
+        }
+        let end = offset.saturating_add(u64::from(count) * u64::from(entry));
+        if end > len {
+            return Err(format!(
+                "a broken {class} image: its {what} ({count} entries of {entry} bytes at {field} {offset}) \
+                 ends at byte {end}, past the end of the file ({len} bytes): the file is cut short or \
+                 {field} is wrong"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn read<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
+    file: &ElfFile<'data, H, R>,
+    class: &str,
+) -> Result<Image, String> {
     let endian = file.endian();
+    let e_machine = file.elf_header().e_machine(endian);
+    let machine = machine_name(file.architecture()).ok_or_else(|| {
+        format!(
+            "an ELF image for machine {e_machine} (e_machine), which rho mem cannot analyse \
+             (it reads {KNOWN_MACHINES})"
+        )
+    })?;
     let mut sections = Vec::new();
     let mut totals = Totals::default();
     for section in file.sections() {
@@ -215,7 +339,7 @@ fn read<H: FileHeader<Endian = Endianness>>(
                 "big"
             }
             .to_string(),
-            machine: machine_name(file.architecture()),
+            machine,
         },
         sections,
         totals,
@@ -253,17 +377,19 @@ fn kind_of(sh_type: u32, flags: u64) -> SectionKind {
     }
 }
 
-fn machine_name(architecture: object::Architecture) -> String {
+/// The name of a machine rho mem analyses (one of [`KNOWN_MACHINES`]); `None` for any other.
+fn machine_name(architecture: object::Architecture) -> Option<String> {
     use object::Architecture as A;
-    match architecture {
-        A::X86_64 | A::X86_64_X32 => "x86-64".to_string(),
-        A::I386 => "x86".to_string(),
-        A::Aarch64 | A::Aarch64_Ilp32 => "aarch64".to_string(),
-        A::Arm => "arm".to_string(),
-        A::Riscv32 => "riscv32".to_string(),
-        A::Riscv64 => "riscv64".to_string(),
-        other => format!("{other:?}").to_lowercase(),
-    }
+    let name = match architecture {
+        A::X86_64 | A::X86_64_X32 => "x86-64",
+        A::I386 => "x86",
+        A::Aarch64 | A::Aarch64_Ilp32 => "aarch64",
+        A::Arm => "arm",
+        A::Riscv32 => "riscv32",
+        A::Riscv64 => "riscv64",
+        _ => return None,
+    };
+    Some(name.to_string())
 }
 
 #[cfg(test)]
@@ -294,11 +420,104 @@ mod tests {
 
     #[test]
     fn a_file_that_is_not_elf_is_refused_with_its_name() {
-        let error = Image::parse(Path::new("x.bin"), b"hello").unwrap_err();
+        let error = Image::parse(Path::new("x.bin"), &b"hello"[..]).unwrap_err();
         assert!(
             error
                 .to_string()
                 .starts_with("x.bin: expected an ELF image")
         );
+    }
+
+    /// A 64-byte little-endian ELF64 header with no sections and no segments, for `machine`.
+    fn header64(machine: u16) -> Vec<u8> {
+        let mut bytes = vec![0u8; 64];
+        bytes[..4].copy_from_slice(&elf::ELFMAG);
+        bytes[4] = elf::ELFCLASS64;
+        bytes[5] = elf::ELFDATA2LSB;
+        bytes[6] = elf::EV_CURRENT;
+        bytes[16..18].copy_from_slice(&elf::ET_EXEC.to_le_bytes());
+        bytes[18..20].copy_from_slice(&machine.to_le_bytes());
+        bytes[20..24].copy_from_slice(&1u32.to_le_bytes());
+        bytes[52..54].copy_from_slice(&64u16.to_le_bytes()); // e_ehsize
+        bytes
+    }
+
+    fn message(bytes: &[u8]) -> String {
+        Image::parse(Path::new("img.elf"), bytes)
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn a_broken_elf_identification_is_named_precisely() {
+        let good = header64(elf::EM_X86_64);
+        let image = Image::parse(Path::new("img.elf"), &good[..]).unwrap();
+        assert_eq!(image.format.machine, "x86-64");
+
+        let mut bad_class = good.clone();
+        bad_class[4] = 7;
+        assert_eq!(
+            message(&bad_class),
+            "img.elf: an ELF image with a bad class byte (e_ident[EI_CLASS], offset 4): 0x07, expected 1 \
+             (ELF32) or 2 (ELF64)"
+        );
+        let mut bad_order = good.clone();
+        bad_order[5] = 0;
+        assert!(
+            message(&bad_order).contains("bad byte-order byte (e_ident[EI_DATA], offset 5): 0x00"),
+            "{}",
+            message(&bad_order)
+        );
+        let mut bad_version = good.clone();
+        bad_version[6] = 2;
+        assert!(
+            message(&bad_version)
+                .contains("bad version byte (e_ident[EI_VERSION], offset 6): 0x02")
+        );
+        assert!(message(&good[..10]).contains("ends inside its 16-byte identification"));
+        assert_eq!(
+            message(&good[..40]),
+            "img.elf: a truncated ELF64 image: the file (40 bytes) ends inside its 64-byte ELF header"
+        );
+        let mut bad_type = good.clone();
+        bad_type[16] = 0x99;
+        assert!(
+            message(&bad_type).contains("of type 0x99 (e_type)"),
+            "{}",
+            message(&bad_type)
+        );
+        let mut bad_entry = good.clone();
+        bad_entry[40..48].copy_from_slice(&64u64.to_le_bytes());
+        bad_entry[58..60].copy_from_slice(&7u16.to_le_bytes());
+        bad_entry[60..62].copy_from_slice(&1u16.to_le_bytes());
+        assert!(
+            message(&bad_entry).ends_with(
+                "section header table has entries of 7 bytes (e_shentsize), expected 64"
+            ),
+            "{}",
+            message(&bad_entry)
+        );
+        // A section header table of 3 entries of 64 bytes at offset 64, in a file of 64 bytes.
+        let mut cut = good.clone();
+        cut[40..48].copy_from_slice(&64u64.to_le_bytes());
+        cut[58..60].copy_from_slice(&64u16.to_le_bytes());
+        cut[60..62].copy_from_slice(&3u16.to_le_bytes());
+        assert_eq!(
+            message(&cut),
+            "img.elf: a broken ELF64 image: its section header table (3 entries of 64 bytes at e_shoff 64) \
+             ends at byte 256, past the end of the file (64 bytes): the file is cut short or e_shoff is wrong"
+        );
+    }
+
+    #[test]
+    fn a_machine_rho_mem_cannot_analyse_is_refused() {
+        let error = message(&header64(0x1234));
+        assert_eq!(
+            error,
+            "img.elf: an ELF image for machine 4660 (e_machine), which rho mem cannot analyse (it reads \
+             x86-64, x86, aarch64, arm, riscv32 or riscv64)"
+        );
+        // A machine `object` knows but rho mem does not analyse (MIPS) is refused the same way.
+        assert!(message(&header64(elf::EM_MIPS)).contains("machine 8 (e_machine)"));
     }
 }

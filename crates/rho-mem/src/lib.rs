@@ -1,7 +1,7 @@
 //! rho-mem: the static footprint of a built image, beside the speed `rho bench` measures.
 //!
-//! `rho mem FILE.elf [--json]` reads an ELF image (32 or 64 bits; x86-64, aarch64, Arm, RISC-V and anything
-//! else the `object` crate reads) and reports:
+//! `rho mem FILE.elf [--json]` reads an ELF image (32 or 64 bits; x86-64, x86, aarch64, Arm, RISC-V; another
+//! machine is refused) as it needs it, never whole, and reports:
 //! - its sections as GNU `size -A` lists them, and the Berkeley totals (text, data, bss) `size` prints;
 //! - its symbols with sizes;
 //! - with GCC's `.su` (`-fstack-usage`) and `.ci` (`-fcallgraph-info=su`) files: per function its code bytes,

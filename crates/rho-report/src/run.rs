@@ -212,6 +212,8 @@ fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
             .map(|c| format!(", {c}"))
             .unwrap_or_default(),
     );
+    // The source is a file name and the compiler a stream's (or a saved run's) field: escaped for the terminal.
+    let first = rho_text::escape_line(&first);
     out.push_str(&wrap(&first, width, 11));
 
     let mut clock_lines: Vec<String> = summary.clocks.iter().map(describe_clock).collect();

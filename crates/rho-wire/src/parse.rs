@@ -171,6 +171,26 @@ impl StreamParser {
         self.phase == Phase::Done
     }
 
+    /// Where the stream had got to, as a phrase that follows how its suite ended ("crashed (SIGSEGV) while
+    /// running bench_b ..."): empty once `@done` is read. The one wording for `rho bench` and the gate.
+    pub fn whereabouts(&self) -> String {
+        if self.is_done() {
+            return String::new();
+        }
+        if let Some((name, samples)) = self.in_progress() {
+            // The count is what reached rho, not where the suite got to: a harness writes its samples in
+            // blocks (up to RHO_BENCH_SAMPLE_BUFFER of them on a host), so a crash loses the block being filled.
+            return format!(
+                " while running {name} ({samples} of its samples received; the harness writes them in \
+                 blocks, so it may have run further)"
+            );
+        }
+        match self.benchmarks().last() {
+            Some(last) => format!(" after {}", last.name),
+            None => " before its first benchmark".to_string(),
+        }
+    }
+
     /// Feed the next line: its bytes with or without the trailing `\n` (a `\r` before it is ignored too).
     /// Returns what the line completed, if anything.
     pub fn feed_line<'a>(&'a mut self, line: &'a [u8]) -> Result<Option<Event<'a>>, WireError> {
@@ -1226,6 +1246,7 @@ impl<'a> Fields<'a> {
         let mut positional = Vec::new();
         let mut keyed: Vec<(&[u8], &[u8])> = Vec::new();
         for token in rest.split(|&b| b == b' ').filter(|t| !t.is_empty()) {
+            Self::printable(line_no, line, token, positional.len())?;
             match token.iter().position(|&b| b == b'=') {
                 Some(eq) => {
                     let (key, value) = (&token[..eq], &token[eq + 1..]);
@@ -1254,6 +1275,35 @@ impl<'a> Fields<'a> {
             }
         }
         Ok(Fields { positional, keyed })
+    }
+
+    /// Every writer (write.rs, bench.h, rho-bench) puts only printable ASCII in a record's fields, so a control
+    /// byte (an escape sequence meant for a terminal) or a byte that is not ASCII is refused, naming the field:
+    /// `compiler=` is the one free-text field, and what no writer produces is never shown or stored.
+    fn printable(
+        line_no: u64,
+        line: &[u8],
+        token: &[u8],
+        positionals_before: usize,
+    ) -> Result<(), WireError> {
+        if token.iter().all(u8::is_ascii_graphic) {
+            return Ok(());
+        }
+        let field = match token.iter().position(|&b| b == b'=') {
+            Some(eq) if eq > 0 && token[..eq].iter().all(u8::is_ascii_graphic) => {
+                format!("{}=", String::from_utf8_lossy(&token[..eq]))
+            }
+            Some(eq) if eq > 0 => format!("the key {}", quote(&token[..eq])),
+            _ => format!("field {}", positionals_before + 1),
+        };
+        Err(WireError::new(
+            line_no,
+            ErrorKind::Syntax,
+            format!(
+                "printable ASCII in {field} (no writer puts a control byte or non-ASCII byte there)"
+            ),
+            quote(line),
+        ))
     }
 
     /// Exactly `N` positional fields, each described by `what` for the error.

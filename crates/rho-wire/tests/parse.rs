@@ -1032,3 +1032,76 @@ fn versions_1_to_5_refuse_heap_off() {
         );
     }
 }
+
+#[test]
+fn control_and_non_ascii_bytes_in_a_record_field_are_refused_naming_the_field() {
+    // ESC ] 0 ; PWNED BEL retitles a terminal; no writer puts it (or any byte outside printable ASCII) in a
+    // record, so the parser refuses it rather than let it reach a report.
+    let cases = [
+        (
+            "compiler=gcc-12.2.0",
+            "compiler=gcc\x1b]0;PWNED\x07",
+            "compiler=",
+        ),
+        ("compiler=gcc-12.2.0", "compiler=gcc\u{9b}31m", "compiler="),
+        ("arch=x86_64", "arch=x86\x07", "arch="),
+        ("@bench bench_crc_64", "@bench bench\x1b[2J", "field 1"),
+        (
+            "stack_bytes=65536",
+            "stack_bytes=65536 note\x1b=1",
+            "the key \"note\\x1b\"",
+        ),
+    ];
+    for (from, to, field) in cases {
+        let e = err(&mutate(from, to));
+        assert_eq!(e.kind(), Some(ErrorKind::Syntax), "{to:?}: {e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("printable ASCII in {field} ")),
+            "{to:?}: {text}"
+        );
+        assert!(
+            !text.chars().any(char::is_control),
+            "the message quotes the line escaped: {text:?}"
+        );
+    }
+    let e = err(&mutate(
+        "compiler=gcc-12.2.0",
+        "compiler=gcc\x1b]0;PWNED\x07",
+    ));
+    assert_eq!(e.line(), 3, "{e}");
+}
+
+/// Where a stream had got to, as `rho bench` and the gate say it after a crash or a timeout.
+#[test]
+fn whereabouts_follow_the_stream() {
+    let mut parser = StreamParser::new();
+    assert_eq!(parser.whereabouts(), " before its first benchmark");
+    for line in [
+        "@rho-bench 1",
+        "@target host arch=x86_64 optimized=1",
+        "@clock cycles tsc unit=cycle hz=1000 resolution=1",
+        "@config iterations=1 warmup=0 time_cap_ms=0 stack_bytes=0",
+        "@bench bench_a",
+        ":5",
+    ] {
+        parser.feed_line(line.as_bytes()).unwrap();
+    }
+    assert_eq!(
+        parser.whereabouts(),
+        " while running bench_a (1 of its samples received; the harness writes them in blocks, so it \
+         may have run further)"
+    );
+    for line in [
+        "@stack off",
+        "@heap peak=0 live=0 allocs=0 frees=0 free_errors=0",
+    ] {
+        parser.feed_line(line.as_bytes()).unwrap();
+    }
+    parser
+        .feed_line(b"@end bench_a iterations=1 warmup=0 capped=0 unit=iter per_iteration=1")
+        .unwrap();
+    assert_eq!(parser.whereabouts(), " after bench_a");
+    parser.feed_line(b"@done benchmarks=1 dropped=0").unwrap();
+    assert_eq!(parser.whereabouts(), "");
+}
