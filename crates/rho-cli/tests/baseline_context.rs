@@ -15,7 +15,7 @@ fn a_command_suite_records_no_compiler_flags_in_the_baseline_context() {
     );
     project.rho(&["bench", "--write-baseline"]).assert_exit(0);
     let baseline = read_json(&project.path().join("bench/baseline.json"));
-    let context = &baseline["targets"]["canned"]["context"];
+    let context = &baseline["targets"]["canned"]["time"]["context"];
     assert!(context.is_object(), "{baseline}");
     assert!(
         context.get("flags").is_none_or(serde_json::Value::is_null),
@@ -35,7 +35,7 @@ fn a_c_suite_beside_a_command_suite_records_the_flags_cc_built_it_with() {
     let outcome = project.rho(&["bench", "--write-baseline"]);
     outcome.assert_exit(0);
     let baseline = read_json(&project.path().join("bench/baseline.json"));
-    let flags = baseline["targets"]["host"]["context"]["flags"]
+    let flags = baseline["targets"]["host"]["time"]["context"]["flags"]
         .as_str()
         .unwrap_or_else(|| panic!("{baseline}\n{}", outcome.describe()));
     assert!(flags.contains("-O2"), "{flags}");
