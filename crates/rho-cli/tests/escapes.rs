@@ -242,7 +242,7 @@ fn the_gate_writes_no_control_byte_from_a_command_or_a_metric_name() {
     for head in ["head", "base"] {
         let mut command = common::rho_command(
             &project.path().join("tmp"),
-            &["bench", "gate", "--base", "../base", "--json"],
+            &["bench", "gate", "--base", "../base", "--json", "-"],
         );
         command.current_dir(project.path().join(head));
         let output = command.output().unwrap();
