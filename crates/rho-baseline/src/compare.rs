@@ -1408,15 +1408,7 @@ mod tests {
     #[test]
     fn a_uniform_slowdown_is_called_drift_and_a_single_regression_is_not() {
         let base = fixture::section("host");
-        let mut uniform = fixture::section("host");
-        for bench in &mut uniform.benchmarks {
-            for figures in [&mut bench.cycles, &mut bench.time_ns]
-                .into_iter()
-                .flatten()
-            {
-                figures.median = Figure(figures.median.0 * 1.5);
-            }
-        }
+        let uniform = fixture::uniformly_slower("host", 1.5);
         let c = compare(&base, &uniform, 10.0).unwrap();
         let drift = c.drift.expect("drift");
         assert_eq!(drift.metric, Metric::TimeNs);

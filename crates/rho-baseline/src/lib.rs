@@ -168,6 +168,21 @@ pub(crate) mod fixture {
         }
     }
 
+    /// [`section`] with every benchmark's cycle and time medians multiplied by `factor` (a machine that ran it
+    /// all slower: drift).
+    pub fn uniformly_slower(target: &str, factor: f64) -> TargetBaseline {
+        let mut slower = section(target);
+        for bench in &mut slower.benchmarks {
+            for figures in [&mut bench.cycles, &mut bench.time_ns]
+                .into_iter()
+                .flatten()
+            {
+                figures.median = Figure(figures.median.0 * factor);
+            }
+        }
+        slower
+    }
+
     /// The spec's figures: an empty body, CRC-32 over 64 and 256 bytes, a malloc/free pair.
     pub fn section(target: &str) -> TargetBaseline {
         TargetBaseline {

@@ -539,15 +539,7 @@ mod tests {
     #[test]
     fn drift_and_what_was_left_out_are_said_in_every_rendering() {
         let base = fixture::section("host");
-        let mut uniform = fixture::section("host");
-        for bench in &mut uniform.benchmarks {
-            for figures in [&mut bench.cycles, &mut bench.time_ns]
-                .into_iter()
-                .flatten()
-            {
-                figures.median = Figure(figures.median.0 * 1.5);
-            }
-        }
+        let uniform = fixture::uniformly_slower("host", 1.5);
         let c = compare(&base, &uniform, 10.0).unwrap();
         let text = render_text(&c, "b");
         let line = text
