@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::callgraph::{CallGraph, FrameKind, Node};
 use crate::elf::{Image, Symbol, SymbolType};
+use crate::interrupts::{InterruptAllowance, allowance};
 
 /// The bytes below the stack pointer a function may use without moving it (the System V x86-64 ABI's red
 /// zone, 128 bytes; none on aarch64, Arm or RISC-V). Any function on a path may use it, so a bound adds it
@@ -51,11 +52,17 @@ pub struct Reachable {
     pub complete: bool,
 }
 
-/// The static stack bound: the deepest call path's sum of frames (plus the red zone), or why there is none.
+/// The static stack bound: the deepest call path's sum of frames (plus the red zone) and the interrupt
+/// allowance, or why there is none.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StackBound {
-    /// The bound in bytes; None when unbounded.
+    /// The bound in bytes, `call_path_bytes + interrupt_bytes`; None when unbounded.
     pub bound: Option<u64>,
+    /// The benchmark's own part: the deepest call path's frames and the red zone; None when unbounded.
+    pub call_path_bytes: Option<u64>,
+    /// The interrupt allowance (the exception frame and the deepest handler, the document's
+    /// `stack_usage.interrupts`), the same under every function.
+    pub interrupt_bytes: u64,
     /// Why there is no bound: recursion, an indirect call, a dynamic frame or a function without a call graph.
     pub unbounded: Option<String>,
     /// The deepest path, from the function down (when bounded).
@@ -73,8 +80,23 @@ enum Depth {
     Unbounded(String),
 }
 
-/// The footprint of every function the call graph defines, in name order.
-pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
+/// The key of the function `name` the call graph defines (a global one's key is its name).
+fn defined_key<'g>(graph: &'g CallGraph, name: &str) -> Option<&'g str> {
+    if let Some((key, node)) = graph.nodes.get_key_value(name)
+        && node.unit.is_some()
+    {
+        return Some(key.as_str());
+    }
+    graph
+        .nodes
+        .iter()
+        .find(|(_, n)| n.name == name && n.unit.is_some())
+        .map(|(k, _)| k.as_str())
+}
+
+/// The footprint of every function the call graph defines, in name order, and the interrupt allowance every
+/// bound includes.
+pub fn analyse(image: &Image, graph: &CallGraph) -> (Vec<FunctionFootprint>, InterruptAllowance) {
     let red_zone = red_zone_bytes(&image.format.machine);
     let code: BTreeMap<&str, Option<u64>> = graph
         .nodes
@@ -82,6 +104,17 @@ pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
         .map(|(key, node)| (key.as_str(), code_bytes(image, node)))
         .collect();
     let mut memo: BTreeMap<String, Depth> = BTreeMap::new();
+    let interrupts = allowance(
+        image,
+        |name| defined_key(graph, name).is_some(),
+        |name| {
+            let key = defined_key(graph, name)?;
+            Some(match depth(graph, key, &mut memo, &mut Vec::new()) {
+                Depth::Bounded { bytes, .. } => Ok(bytes),
+                Depth::Unbounded(reason) => Err(reason),
+            })
+        },
+    );
     let mut out = Vec::new();
     for (key, node) in &graph.nodes {
         if node.unit.is_none() {
@@ -106,14 +139,18 @@ pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
         let mut on_path = Vec::new();
         let stack = match depth(graph, key, &mut memo, &mut on_path) {
             Depth::Bounded { bytes, path } => StackBound {
-                bound: Some(bytes + red_zone),
-                unbounded: None,
+                bound: interrupts.bytes.map(|extra| bytes + red_zone + extra),
+                call_path_bytes: Some(bytes + red_zone),
+                interrupt_bytes: interrupts.bytes.unwrap_or(0),
+                unbounded: interrupts.unbounded.clone(),
                 path,
                 red_zone_bytes: red_zone,
                 not_counted,
             },
             Depth::Unbounded(reason) => StackBound {
                 bound: None,
+                call_path_bytes: None,
+                interrupt_bytes: interrupts.bytes.unwrap_or(0),
                 unbounded: Some(reason),
                 path: Vec::new(),
                 red_zone_bytes: red_zone,
@@ -153,7 +190,7 @@ pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.unit.cmp(&b.unit)));
-    out
+    (out, interrupts)
 }
 
 fn reachable_from(graph: &CallGraph, root: &str) -> BTreeSet<String> {
