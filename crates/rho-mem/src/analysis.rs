@@ -97,6 +97,8 @@ fn defined_key<'g>(graph: &'g CallGraph, name: &str) -> Option<&'g str> {
 /// The footprint of every function the call graph defines, in name order, and the interrupt allowance every
 /// bound includes.
 pub fn analyse(image: &Image, graph: &CallGraph) -> (Vec<FunctionFootprint>, InterruptAllowance) {
+    let resolved = resolve_aliases(image, graph);
+    let graph = &resolved;
     let red_zone = red_zone_bytes(&image.format.machine);
     let code: BTreeMap<&str, Option<u64>> = graph
         .nodes
@@ -191,6 +193,54 @@ pub fn analyse(image: &Image, graph: &CallGraph) -> (Vec<FunctionFootprint>, Int
     }
     out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.unit.cmp(&b.unit)));
     (out, interrupts)
+}
+
+/// The graph with every call to an alias (`int f(void) __attribute__((alias("g")))`: GCC's graph has `f` only
+/// as a callee, with no frame) made a call to the function it aliases, found in the image as the function the
+/// graph defines at the same address: its frames count. (The ports' `rho_port_console_write` is an alias of
+/// `rho_port_semihost_write`, whose 32-byte frame on RISC-V a bound missed.)
+fn resolve_aliases(image: &Image, graph: &CallGraph) -> CallGraph {
+    let address_of = |name: &str| {
+        image
+            .symbols
+            .iter()
+            .find(|s| s.kind == SymbolType::Function && s.name == name)
+            .map(|s| s.address)
+    };
+    let mut target: BTreeMap<String, String> = BTreeMap::new();
+    for (key, node) in &graph.nodes {
+        if node.unit.is_some() || node.frame.is_some() {
+            continue;
+        }
+        let Some(address) = address_of(&node.name) else {
+            continue;
+        };
+        let aliased = image
+            .symbols
+            .iter()
+            .filter(|s| {
+                s.kind == SymbolType::Function && s.address == address && s.name != node.name
+            })
+            .find_map(|s| defined_key(graph, &s.name));
+        if let Some(aliased) = aliased {
+            target.insert(key.clone(), aliased.to_string());
+        }
+    }
+    let mut resolved = graph.clone();
+    if target.is_empty() {
+        return resolved;
+    }
+    for node in resolved.nodes.values_mut() {
+        let mut calls = Vec::with_capacity(node.calls.len());
+        for call in &node.calls {
+            let call = target.get(call).unwrap_or(call);
+            if !calls.contains(call) {
+                calls.push(call.clone());
+            }
+        }
+        node.calls = calls;
+    }
+    resolved
 }
 
 fn reachable_from(graph: &CallGraph, root: &str) -> BTreeSet<String> {
