@@ -231,6 +231,7 @@ pub fn note_lines(comparison: &Comparison) -> Vec<String> {
     if let Some(drift) = &comparison.drift {
         lines.push(format!("drift: {}", drift.sentence()));
     }
+    lines.extend(comparison.families().iter().map(|f| f.sentence()));
     lines
 }
 
@@ -287,6 +288,14 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         }
         if counts.not_measured > 0 {
             what.push(format!("{} metric(s) not measured", counts.not_measured));
+        }
+        let grew = comparison
+            .families()
+            .iter()
+            .filter(|f| f.verdict == crate::growth::GrowthVerdict::Regressed)
+            .count();
+        if grew > 0 {
+            what.push(format!("{grew} family growth regression(s)"));
         }
         format!(":x: {}", what.join(", "))
     } else {
