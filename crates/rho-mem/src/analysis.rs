@@ -363,3 +363,61 @@ fn code_bytes(image: &Image, node: &Node) -> Option<u64> {
     let cold = find(&format!("{}.cold", node.name)).map_or(0, |s| s.size);
     Some(main + cold)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::elf::{Format, Totals};
+
+    fn function(name: &str, address: u64) -> Symbol {
+        Symbol {
+            name: name.to_string(),
+            address,
+            size: 16,
+            kind: SymbolType::Function,
+            binding: "global".to_string(),
+            section: Some(".text".to_string()),
+            file: None,
+        }
+    }
+
+    /// `write` calls `console_write`, an alias of `semihost_write` (the same address): the alias's frame is
+    /// the aliased function's, and the bound counts it.
+    #[test]
+    fn a_call_to_an_alias_counts_the_function_it_aliases() {
+        let mut graph = CallGraph::default();
+        graph
+            .add_ci(
+                Path::new("a.ci"),
+                "graph: { title: \"a.c\"\n\
+                 node: { title: \"write\" label: \"write\\na.c:1:5\\n8 bytes (static)\" }\n\
+                 node: { title: \"console_write\" label: \"console_write\\na.h:2:5\" shape : ellipse }\n\
+                 edge: { sourcename: \"write\" targetname: \"console_write\" label: \"a.c:1:20\" }\n\
+                 node: { title: \"semihost_write\" label: \"semihost_write\\na.c:3:5\\n32 bytes (static)\" }\n}\n",
+            )
+            .unwrap();
+        let image = Image {
+            format: Format {
+                class: "elf32".to_string(),
+                endian: "little".to_string(),
+                machine: "riscv32".to_string(),
+            },
+            sections: Vec::new(),
+            totals: Totals::default(),
+            symbols: vec![
+                function("write", 0x100),
+                function("console_write", 0x200),
+                function("semihost_write", 0x200),
+            ],
+            arm: None,
+        };
+        let (functions, interrupts) = analyse(&image, &graph);
+        assert_eq!(interrupts.bytes, Some(0));
+        let write = functions.iter().find(|f| f.name == "write").unwrap();
+        assert_eq!(write.stack.bound, Some(40));
+        assert_eq!(write.stack.path, ["write", "semihost_write"]);
+        assert!(write.stack.not_counted.is_empty(), "{:?}", write.stack);
+    }
+}
