@@ -402,7 +402,13 @@ fn growth_chart(
     let mut ticks = vec![y_lo, y_hi];
     let mut decade = 10f64.powf(y_lo.log10().ceil());
     while decade < y_hi {
-        ticks.push(decade);
+        // A decade's label only where it leaves the end labels room (12 pixels, a line of text).
+        if ticks
+            .iter()
+            .all(|t| (y.at(*t) - y.at(decade)).abs() >= 12.0)
+        {
+            ticks.push(decade);
+        }
         decade *= 10.0;
     }
     for value in ticks {
