@@ -193,6 +193,7 @@ fn a_family_made_o_n2_fails_diff_naming_it_and_both_orders() {
 
     std::fs::write(root.join("bench/suite.c"), plant_quadratic_sum(&source)).unwrap();
     let json = root.join("diff.json");
+    let page = root.join("diff.html");
     let planted = rho(&[
         "bench",
         "--measure",
@@ -201,6 +202,8 @@ fn a_family_made_o_n2_fails_diff_naming_it_and_both_orders() {
         "HEAD",
         "--json",
         json.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
     ]);
     planted.assert_exit(1);
     let line = note(&planted.stdout, "growth: sum ");
@@ -210,6 +213,16 @@ fn a_family_made_o_n2_fails_diff_naming_it_and_both_orders() {
             && line.contains(" -> O(n^2) (coefficient ")
             && line.contains(": regressed (a faster-growing order"),
         "{line}"
+    );
+    // The page's headline says it too.
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("1 family growth regressed")
+            && html.contains(
+                "<strong>Growth regressed:</strong> sum (O(n) -&gt; O(n^2) in instructions)"
+            ),
+        "{}",
+        &html[..html.find("</section>").unwrap_or(html.len())]
     );
     // The other families are as they were.
     planted.assert_stdout_has("growth: pairwise (instructions): O(n^2)");
