@@ -47,6 +47,17 @@ fn metric_label(comparison: &Comparison, metric: Metric) -> String {
 pub fn summary_line(comparison: &Comparison) -> String {
     let c = comparison.counts();
     let mut parts = vec![format!("{} regressed", c.regressed)];
+    let grew = comparison
+        .families()
+        .iter()
+        .filter(|f| f.verdict == crate::growth::GrowthVerdict::Regressed)
+        .count();
+    if grew > 0 {
+        parts.push(format!(
+            "{grew} family growth{} regressed",
+            if grew == 1 { "" } else { "s" }
+        ));
+    }
     if c.not_measured > 0 {
         parts.push(format!("{} not measured", c.not_measured));
     }

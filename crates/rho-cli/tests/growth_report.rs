@@ -214,6 +214,7 @@ fn a_family_made_o_n2_fails_diff_naming_it_and_both_orders() {
             && line.contains(": regressed (a faster-growing order"),
         "{line}"
     );
+    planted.assert_stdout_has("1 family growth regressed");
     // The page's headline says it too.
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(
