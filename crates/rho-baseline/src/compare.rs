@@ -267,9 +267,10 @@ pub struct Counts {
 }
 
 impl Comparison {
-    /// Whether any metric regressed or lost its measurement: `check` exits 1.
+    /// Whether any metric regressed or lost its measurement, or a family's growth regressed
+    /// ([`crate::growth`]): `check` exits 1.
     pub fn failed(&self) -> bool {
-        self.rows().any(|(_, m)| m.verdict.fails())
+        self.rows().any(|(_, m)| m.verdict.fails()) || self.growth_regressed()
     }
 
     /// Every metric comparison with its benchmark's name, in report order.

@@ -25,6 +25,56 @@ pub struct ComparisonRecord {
     pub left_out: Vec<LeftOutRecord>,
     /// Most benchmarks' time moved the same way by a similar factor; `null` when not.
     pub drift: Option<DriftRecord>,
+    /// Each benchmark family's growth on both sides (members named `family/arg`); empty when none. Added
+    /// within the document's version.
+    pub families: Vec<FamilyRecord>,
+}
+
+/// One family's growth, compared (docs/baseline.md, "Growth").
+#[derive(Debug, Clone, Serialize)]
+pub struct FamilyRecord {
+    pub family: String,
+    /// The cost metric fitted: `instructions`, `cycles` or `time_ns`.
+    pub metric: &'static str,
+    pub base: FitRecord,
+    pub head: FitRecord,
+    /// The coefficient's change in percent when both sides fitted the same order, else `null`.
+    pub coefficient_change_percent: Option<f64>,
+    /// The limit the coefficient was held to, in percent.
+    pub limit_percent: f64,
+    /// `regressed`, `improved`, `ok` or `undecided` (a side with too few sizes).
+    pub verdict: &'static str,
+    /// What the report prints.
+    pub message: String,
+}
+
+/// A side's best fit: `order` (`n^2`, as module.yml's `max_growth` spells it), `coefficient` and `rms`
+/// (relative to the mean), each `null` when the side had too few sizes; `points`, the sizes fitted.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitRecord {
+    pub order: Option<&'static str>,
+    pub coefficient: Option<f64>,
+    pub rms: Option<f64>,
+    pub points: usize,
+}
+
+impl FitRecord {
+    fn of(growth: &rho_stats::Growth) -> FitRecord {
+        match growth {
+            rho_stats::Growth::Fitted { points, best, .. } => FitRecord {
+                order: Some(best.complexity.term()),
+                coefficient: Some(best.coefficient),
+                rms: Some(best.rms),
+                points: *points,
+            },
+            rho_stats::Growth::TooFewPoints { points } => FitRecord {
+                order: None,
+                coefficient: None,
+                rms: None,
+                points: *points,
+            },
+        }
+    }
 }
 
 /// Metrics of the baseline the comparison left out.
@@ -151,6 +201,20 @@ impl ComparisonRecord {
                 spread: d.drift.spread,
                 message: d.sentence(),
             }),
+            families: comparison
+                .families()
+                .iter()
+                .map(|f| FamilyRecord {
+                    family: f.family.clone(),
+                    metric: f.metric.name(),
+                    base: FitRecord::of(&f.base),
+                    head: FitRecord::of(&f.head),
+                    coefficient_change_percent: f.coefficient_change_percent,
+                    limit_percent: f.limit_percent,
+                    verdict: f.verdict.label(),
+                    message: f.sentence(),
+                })
+                .collect(),
         }
     }
 }

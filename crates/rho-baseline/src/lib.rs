@@ -19,6 +19,7 @@ pub mod compare;
 pub mod error;
 pub mod format;
 pub mod git;
+pub mod growth;
 pub mod json;
 pub mod json_keys;
 pub mod lock;

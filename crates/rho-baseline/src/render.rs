@@ -47,6 +47,17 @@ fn metric_label(comparison: &Comparison, metric: Metric) -> String {
 pub fn summary_line(comparison: &Comparison) -> String {
     let c = comparison.counts();
     let mut parts = vec![format!("{} regressed", c.regressed)];
+    let grew = comparison
+        .families()
+        .iter()
+        .filter(|f| f.verdict == crate::growth::GrowthVerdict::Regressed)
+        .count();
+    if grew > 0 {
+        parts.push(format!(
+            "{grew} family growth{} regressed",
+            if grew == 1 { "" } else { "s" }
+        ));
+    }
     if c.not_measured > 0 {
         parts.push(format!("{} not measured", c.not_measured));
     }
@@ -231,6 +242,7 @@ pub fn note_lines(comparison: &Comparison) -> Vec<String> {
     if let Some(drift) = &comparison.drift {
         lines.push(format!("drift: {}", drift.sentence()));
     }
+    lines.extend(comparison.families().iter().map(|f| f.sentence()));
     lines
 }
 
@@ -287,6 +299,14 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         }
         if counts.not_measured > 0 {
             what.push(format!("{} metric(s) not measured", counts.not_measured));
+        }
+        let grew = comparison
+            .families()
+            .iter()
+            .filter(|f| f.verdict == crate::growth::GrowthVerdict::Regressed)
+            .count();
+        if grew > 0 {
+            what.push(format!("{grew} family growth regression(s)"));
         }
         format!(":x: {}", what.join(", "))
     } else {

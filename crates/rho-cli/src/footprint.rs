@@ -18,8 +18,10 @@ use rho_exec::{Runner, Termination};
 use rho_stats::{ImageTotals, RunSummary, StaticFootprint};
 use serde::Deserialize;
 
-/// The schema the document must name.
-pub const MEM_SCHEMA: &str = "rho-mem/1";
+/// The schema the document must name: `rho-mem/2`, or `rho-mem/1` from an older footprint command (its
+/// `stack.bound` had no interrupt allowance; read as it is).
+pub const MEM_SCHEMA: &str = "rho-mem/2";
+const MEM_SCHEMA_OLD: &str = "rho-mem/1";
 
 /// GCC's flags for each function's frame (`.su`) and the call graph with frames (`.ci`, GCC 10 and later).
 pub const STACK_USAGE_FLAGS: [&str; 2] = ["-fstack-usage", "-fcallgraph-info=su"];
@@ -260,7 +262,7 @@ pub fn parse(text: &str) -> Result<MemDocument, String> {
     let value: serde_json::Value =
         serde_json::from_str(text.trim()).map_err(|e| format!("not JSON ({e})"))?;
     match value.get("schema").and_then(|s| s.as_str()) {
-        Some(MEM_SCHEMA) => {}
+        Some(MEM_SCHEMA | MEM_SCHEMA_OLD) => {}
         Some(other) => return Err(format!("schema {other:?}, expected {MEM_SCHEMA:?}")),
         None => return Err("no `schema` field".to_string()),
     }

@@ -204,7 +204,7 @@ fn a_failing_mem_command_is_a_warning_and_the_run_is_reported() {
 
     let (_project, outcome) = project_with_mem_command("echo 'size: 1234'\n");
     outcome.assert_exit(0);
-    outcome.assert_stderr_has("printed no rho-mem/1 document: not JSON");
+    outcome.assert_stderr_has("printed no rho-mem/2 document: not JSON");
     outcome.assert_stdout_has("bench_chain");
 }
 

@@ -193,7 +193,14 @@ fn assert_chain_bound(document: &Value) {
         .map(|name| u64_at(function(document, name), "/frame_bytes"))
         .sum();
     let level1 = function(document, "level1");
-    assert_eq!(u64_at(level1, "/stack/bound"), frames + red_zone);
+    assert_eq!(u64_at(level1, "/stack/call_path_bytes"), frames + red_zone);
+    // The bound is the call path and the interrupt allowance, which the document says once for every function.
+    let interrupts = u64_at(document, "/stack_usage/interrupts/bytes");
+    assert_eq!(u64_at(level1, "/stack/interrupt_bytes"), interrupts);
+    assert_eq!(
+        u64_at(level1, "/stack/bound"),
+        frames + red_zone + interrupts
+    );
     // Each frame holds its 1 KiB array (x86-64's leaf level4 keeps 128 bytes of it in the red zone).
     assert!(frames + red_zone >= 4 * 1024, "{frames} + {red_zone}");
     assert_eq!(
@@ -244,7 +251,7 @@ fn a_host_image_matches_size_section_by_section_with_its_call_graph_and_map() {
             tmp.path().join("chain.map").to_str().unwrap(),
         ],
     );
-    assert_eq!(document["schema"], "rho-mem/1");
+    assert_eq!(document["schema"], "rho-mem/2");
     assert_eq!(document["format"]["machine"], "x86-64");
     assert_eq!(document["format"]["class"], "elf64");
     assert_matches_size("size", &image, &document);
@@ -376,6 +383,12 @@ fn an_arm_image_matches_arm_none_eabi_size_section_by_section() {
         ],
     );
     assert_eq!(u64_at(&document, "/stack_usage/red_zone_bytes"), 0);
+    // A Cortex-M4 built for soft float: the basic exception frame, 8 words and 4 bytes of alignment.
+    assert_eq!(document["stack_usage"]["interrupts"]["model"], "cortex-m");
+    assert_eq!(
+        u64_at(&document, "/stack_usage/interrupts/exception_frame_bytes"),
+        36
+    );
     assert_matches_size("arm-none-eabi-size", &image, &document);
     assert_chain_bound(&document);
 }

@@ -392,11 +392,14 @@ fn compare_writes_the_diff_comparison_as_json() {
             "counts",
             "drift",
             "failed",
+            "families",
             "left_out",
             "limit_percent",
             "target"
         ]
     );
+    // No family in this suite: no growth compared.
+    assert_eq!(comparison["families"], serde_json::json!([]));
     assert_eq!(comparison["base"], base.as_str());
     assert_eq!(comparison["failed"], true);
     // bench_work's instructions, and perhaps its code (it may have grown too).

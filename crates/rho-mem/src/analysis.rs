@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::callgraph::{CallGraph, FrameKind, Node};
 use crate::elf::{Image, Symbol, SymbolType};
+use crate::interrupts::{InterruptAllowance, allowance};
 
 /// The bytes below the stack pointer a function may use without moving it (the System V x86-64 ABI's red
 /// zone, 128 bytes; none on aarch64, Arm or RISC-V). Any function on a path may use it, so a bound adds it
@@ -51,11 +52,17 @@ pub struct Reachable {
     pub complete: bool,
 }
 
-/// The static stack bound: the deepest call path's sum of frames (plus the red zone), or why there is none.
+/// The static stack bound: the deepest call path's sum of frames (plus the red zone) and the interrupt
+/// allowance, or why there is none.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StackBound {
-    /// The bound in bytes; None when unbounded.
+    /// The bound in bytes, `call_path_bytes + interrupt_bytes`; None when unbounded.
     pub bound: Option<u64>,
+    /// The benchmark's own part: the deepest call path's frames and the red zone; None when unbounded.
+    pub call_path_bytes: Option<u64>,
+    /// The interrupt allowance (the exception frame and the deepest handler, the document's
+    /// `stack_usage.interrupts`), the same under every function.
+    pub interrupt_bytes: u64,
     /// Why there is no bound: recursion, an indirect call, a dynamic frame or a function without a call graph.
     pub unbounded: Option<String>,
     /// The deepest path, from the function down (when bounded).
@@ -73,8 +80,25 @@ enum Depth {
     Unbounded(String),
 }
 
-/// The footprint of every function the call graph defines, in name order.
-pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
+/// The key of the function `name` the call graph defines (a global one's key is its name).
+fn defined_key<'g>(graph: &'g CallGraph, name: &str) -> Option<&'g str> {
+    if let Some((key, node)) = graph.nodes.get_key_value(name)
+        && node.unit.is_some()
+    {
+        return Some(key.as_str());
+    }
+    graph
+        .nodes
+        .iter()
+        .find(|(_, n)| n.name == name && n.unit.is_some())
+        .map(|(k, _)| k.as_str())
+}
+
+/// The footprint of every function the call graph defines, in name order, and the interrupt allowance every
+/// bound includes.
+pub fn analyse(image: &Image, graph: &CallGraph) -> (Vec<FunctionFootprint>, InterruptAllowance) {
+    let resolved = resolve_aliases(image, graph);
+    let graph = &resolved;
     let red_zone = red_zone_bytes(&image.format.machine);
     let code: BTreeMap<&str, Option<u64>> = graph
         .nodes
@@ -82,6 +106,17 @@ pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
         .map(|(key, node)| (key.as_str(), code_bytes(image, node)))
         .collect();
     let mut memo: BTreeMap<String, Depth> = BTreeMap::new();
+    let interrupts = allowance(
+        image,
+        |name| defined_key(graph, name).is_some(),
+        |name| {
+            let key = defined_key(graph, name)?;
+            Some(match depth(graph, key, &mut memo, &mut Vec::new()) {
+                Depth::Bounded { bytes, .. } => Ok(bytes),
+                Depth::Unbounded(reason) => Err(reason),
+            })
+        },
+    );
     let mut out = Vec::new();
     for (key, node) in &graph.nodes {
         if node.unit.is_none() {
@@ -106,14 +141,18 @@ pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
         let mut on_path = Vec::new();
         let stack = match depth(graph, key, &mut memo, &mut on_path) {
             Depth::Bounded { bytes, path } => StackBound {
-                bound: Some(bytes + red_zone),
-                unbounded: None,
+                bound: interrupts.bytes.map(|extra| bytes + red_zone + extra),
+                call_path_bytes: Some(bytes + red_zone),
+                interrupt_bytes: interrupts.bytes.unwrap_or(0),
+                unbounded: interrupts.unbounded.clone(),
                 path,
                 red_zone_bytes: red_zone,
                 not_counted,
             },
             Depth::Unbounded(reason) => StackBound {
                 bound: None,
+                call_path_bytes: None,
+                interrupt_bytes: interrupts.bytes.unwrap_or(0),
                 unbounded: Some(reason),
                 path: Vec::new(),
                 red_zone_bytes: red_zone,
@@ -153,7 +192,55 @@ pub fn analyse(image: &Image, graph: &CallGraph) -> Vec<FunctionFootprint> {
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.unit.cmp(&b.unit)));
-    out
+    (out, interrupts)
+}
+
+/// The graph with every call to an alias (`int f(void) __attribute__((alias("g")))`: GCC's graph has `f` only
+/// as a callee, with no frame) made a call to the function it aliases, found in the image as the function the
+/// graph defines at the same address: its frames count. (The ports' `rho_port_console_write` is an alias of
+/// `rho_port_semihost_write`, whose 32-byte frame on RISC-V a bound missed.)
+fn resolve_aliases(image: &Image, graph: &CallGraph) -> CallGraph {
+    let address_of = |name: &str| {
+        image
+            .symbols
+            .iter()
+            .find(|s| s.kind == SymbolType::Function && s.name == name)
+            .map(|s| s.address)
+    };
+    let mut target: BTreeMap<String, String> = BTreeMap::new();
+    for (key, node) in &graph.nodes {
+        if node.unit.is_some() || node.frame.is_some() {
+            continue;
+        }
+        let Some(address) = address_of(&node.name) else {
+            continue;
+        };
+        let aliased = image
+            .symbols
+            .iter()
+            .filter(|s| {
+                s.kind == SymbolType::Function && s.address == address && s.name != node.name
+            })
+            .find_map(|s| defined_key(graph, &s.name));
+        if let Some(aliased) = aliased {
+            target.insert(key.clone(), aliased.to_string());
+        }
+    }
+    let mut resolved = graph.clone();
+    if target.is_empty() {
+        return resolved;
+    }
+    for node in resolved.nodes.values_mut() {
+        let mut calls = Vec::with_capacity(node.calls.len());
+        for call in &node.calls {
+            let call = target.get(call).unwrap_or(call);
+            if !calls.contains(call) {
+                calls.push(call.clone());
+            }
+        }
+        node.calls = calls;
+    }
+    resolved
 }
 
 fn reachable_from(graph: &CallGraph, root: &str) -> BTreeSet<String> {
@@ -275,4 +362,62 @@ fn code_bytes(image: &Image, node: &Node) -> Option<u64> {
     let main = find(&node.name)?.size;
     let cold = find(&format!("{}.cold", node.name)).map_or(0, |s| s.size);
     Some(main + cold)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::elf::{Format, Totals};
+
+    fn function(name: &str, address: u64) -> Symbol {
+        Symbol {
+            name: name.to_string(),
+            address,
+            size: 16,
+            kind: SymbolType::Function,
+            binding: "global".to_string(),
+            section: Some(".text".to_string()),
+            file: None,
+        }
+    }
+
+    /// `write` calls `console_write`, an alias of `semihost_write` (the same address): the alias's frame is
+    /// the aliased function's, and the bound counts it.
+    #[test]
+    fn a_call_to_an_alias_counts_the_function_it_aliases() {
+        let mut graph = CallGraph::default();
+        graph
+            .add_ci(
+                Path::new("a.ci"),
+                "graph: { title: \"a.c\"\n\
+                 node: { title: \"write\" label: \"write\\na.c:1:5\\n8 bytes (static)\" }\n\
+                 node: { title: \"console_write\" label: \"console_write\\na.h:2:5\" shape : ellipse }\n\
+                 edge: { sourcename: \"write\" targetname: \"console_write\" label: \"a.c:1:20\" }\n\
+                 node: { title: \"semihost_write\" label: \"semihost_write\\na.c:3:5\\n32 bytes (static)\" }\n}\n",
+            )
+            .unwrap();
+        let image = Image {
+            format: Format {
+                class: "elf32".to_string(),
+                endian: "little".to_string(),
+                machine: "riscv32".to_string(),
+            },
+            sections: Vec::new(),
+            totals: Totals::default(),
+            symbols: vec![
+                function("write", 0x100),
+                function("console_write", 0x200),
+                function("semihost_write", 0x200),
+            ],
+            arm: None,
+        };
+        let (functions, interrupts) = analyse(&image, &graph);
+        assert_eq!(interrupts.bytes, Some(0));
+        let write = functions.iter().find(|f| f.name == "write").unwrap();
+        assert_eq!(write.stack.bound, Some(40));
+        assert_eq!(write.stack.path, ["write", "semihost_write"]);
+        assert!(write.stack.not_counted.is_empty(), "{:?}", write.stack);
+    }
 }

@@ -14,7 +14,7 @@ pub struct MemArgs {
     #[arg(value_name = "FILE.elf")]
     pub image: PathBuf,
 
-    /// Print the document (schema `rho-mem/1`, see docs/mem-json.md) on stdout instead of the text report.
+    /// Print the document (schema `rho-mem/2`, see docs/mem-json.md) on stdout instead of the text report.
     #[arg(long)]
     pub json: bool,
 

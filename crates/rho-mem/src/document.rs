@@ -1,4 +1,4 @@
-//! The `rho mem --json` document (schema `rho-mem/1`, docs/mem-json.md) and its text form.
+//! The `rho mem --json` document (schema `rho-mem/2`, docs/mem-json.md) and its text form.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -9,10 +9,11 @@ use crate::MemError;
 use crate::analysis::{FunctionFootprint, analyse, red_zone_bytes};
 use crate::callgraph::CallGraph;
 use crate::elf::{Format, Image, Section, Symbol, Totals};
+use crate::interrupts::InterruptAllowance;
 use crate::map::{InputFootprint, footprint_by_file, parse_map};
 
 /// The schema name and version every document carries; a reader refuses a name it does not know.
-pub const SCHEMA: &str = "rho-mem/1";
+pub const SCHEMA: &str = "rho-mem/2";
 
 /// Everything `rho mem` reports about one image.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -44,6 +45,8 @@ pub struct StackUsage {
     pub sources: Vec<String>,
     /// The red zone every bound includes (128 on x86-64, else 0).
     pub red_zone_bytes: u64,
+    /// The interrupt allowance every bound includes (the exception frame and the deepest handler).
+    pub interrupts: InterruptAllowance,
 }
 
 /// The linker map's view: bytes per input file.
@@ -77,6 +80,7 @@ impl Document {
                 graph.read_file(path)?;
             }
         }
+        let (functions, interrupts) = analyse(&image, &graph);
         let stack_usage = (!inputs.stack_usage.is_empty()).then(|| StackUsage {
             sources: graph
                 .sources
@@ -84,8 +88,8 @@ impl Document {
                 .map(|p| p.display().to_string())
                 .collect(),
             red_zone_bytes: red_zone_bytes(&image.format.machine),
+            interrupts,
         });
-        let functions = analyse(&image, &graph);
         let map = match &inputs.map {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| MemError::io(path, &e))?;
@@ -171,6 +175,12 @@ impl Document {
                 stack.sources.len(),
                 stack.red_zone_bytes
             );
+            let wrap = textwrap::Options::new(NOTE_WIDTH)
+                .subsequent_indent("    ")
+                .break_words(false);
+            for line in textwrap::wrap(&interrupt_line(&stack.interrupts), &wrap) {
+                let _ = writeln!(out, "{line}");
+            }
             let _ = writeln!(
                 out,
                 "{:>8}  {:>8}  {:>15}  {:>12}  name",
@@ -239,5 +249,31 @@ impl Document {
             }
         }
         out
+    }
+}
+
+/// The interrupt allowance in one line: what every bound includes for exceptions, and why.
+fn interrupt_line(interrupts: &InterruptAllowance) -> String {
+    match (interrupts.bytes, &interrupts.unbounded) {
+        (Some(0), _) => format!("interrupt allowance: 0 bytes ({})", interrupts.note),
+        (Some(bytes), _) => format!(
+            "interrupt allowance: {bytes} bytes in every bound: a {}-byte exception frame{} and {} bytes of \
+             the deepest handler{}",
+            interrupts.exception_frame_bytes,
+            if interrupts.fpu_context {
+                " (FPU context)"
+            } else {
+                ""
+            },
+            interrupts.handler_bytes,
+            interrupts
+                .deepest_handler
+                .as_deref()
+                .map_or(String::new(), |name| format!(", {name}")),
+        ),
+        (None, reason) => format!(
+            "interrupt allowance: none, so no bound: {}",
+            reason.as_deref().unwrap_or("")
+        ),
     }
 }

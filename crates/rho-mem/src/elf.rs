@@ -92,6 +92,25 @@ pub struct Image {
     pub sections: Vec<Section>,
     pub totals: Totals,
     pub symbols: Vec<Symbol>,
+    /// An Arm image's build attributes and vector table: what an exception pushes and which handlers can run
+    /// on the benchmark's stack (None for another machine).
+    pub arm: Option<ArmCore>,
+}
+
+/// What an Arm image's `.ARM.attributes` and vector table say about exceptions.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ArmCore {
+    /// `Tag_CPU_arch_profile` is `M` (a Cortex-M: the hardware pushes a frame on exception entry); false
+    /// when the attributes name another profile or are missing.
+    pub m_profile: bool,
+    /// Whether the code may use floating-point registers (`Tag_FP_arch` non-zero, as -mfloat-abi=hard or
+    /// softfp with an -mfpu gives): then an exception may push the FPU's lazy context. None without
+    /// attributes.
+    pub fp: Option<bool>,
+    /// The vector table (section `.vectors` or `.isr_vector`): per entry from 1 (entry 0 is the initial
+    /// stack pointer) that holds a function's address, the names of the functions there (a weak alias and
+    /// its target share an address), in name order.
+    pub vectors: Vec<(u32, Vec<String>)>,
 }
 
 /// The machines rho mem analyses (`e_machine`): what `machine_name` names and the stack analysis knows.
@@ -329,6 +348,7 @@ fn read<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
         });
     }
     symbols.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.name.cmp(&b.name)));
+    let arm = (file.architecture() == object::Architecture::Arm).then(|| arm_core(file, &symbols));
 
     Ok(Image {
         format: Format {
@@ -344,8 +364,85 @@ fn read<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
         sections,
         totals,
         symbols,
+        arm,
     })
 }
+
+/// The largest vector table read: 16 system entries and 496 external interrupts (ARMv7-M's most).
+const VECTOR_TABLE_MAX_BYTES: u64 = 512 * 4;
+/// The largest `.ARM.attributes` read (a toolchain's is a few dozen bytes).
+const ATTRIBUTES_MAX_BYTES: u64 = 4096;
+
+/// An Arm image's build attributes and vector table; a section too large or unreadable is read as absent.
+fn arm_core<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
+    file: &ElfFile<'data, H, R>,
+    symbols: &[Symbol],
+) -> ArmCore {
+    let mut core = ArmCore::default();
+    let data_of = |name: &str, max: u64| -> Option<&'data [u8]> {
+        let section = file.section_by_name(name)?;
+        if section.size() > max {
+            return None;
+        }
+        section.data().ok()
+    };
+    if let Some(attributes) = data_of(".ARM.attributes", ATTRIBUTES_MAX_BYTES) {
+        let tags = crate::interrupts::aeabi_attributes(attributes);
+        core.m_profile = tags.get(&TAG_CPU_ARCH_PROFILE) == Some(&u64::from(b'M'));
+        core.fp = Some(tags.get(&TAG_FP_ARCH).is_some_and(|v| *v != 0));
+    }
+    let table = data_of(".vectors", VECTOR_TABLE_MAX_BYTES)
+        .or_else(|| data_of(".isr_vector", VECTOR_TABLE_MAX_BYTES))
+        .or_else(|| vector_table_by_symbol(file, symbols));
+    if let Some(table) = table {
+        let little = file.is_little_endian();
+        for (index, word) in table.chunks_exact(4).enumerate().skip(1) {
+            let bytes = [word[0], word[1], word[2], word[3]];
+            let value = if little {
+                u32::from_le_bytes(bytes)
+            } else {
+                u32::from_be_bytes(bytes)
+            };
+            let address = u64::from(value & !1);
+            if value == 0 {
+                continue;
+            }
+            let mut names: Vec<String> = symbols
+                .iter()
+                .filter(|s| s.kind == SymbolType::Function && s.address == address)
+                .map(|s| s.name.clone())
+                .collect();
+            names.sort();
+            names.dedup();
+            if let (false, Ok(index)) = (names.is_empty(), u32::try_from(index)) {
+                core.vectors.push((index, names));
+            }
+        }
+    }
+    core
+}
+
+/// The names a vector table goes by when a linker script places it inside `.text` (rho's ports: `vectors`;
+/// CMSIS: `__isr_vector`, `__Vectors`; ST's: `g_pfnVectors`).
+const VECTOR_TABLE_SYMBOLS: [&str; 4] = ["vectors", "__isr_vector", "__Vectors", "g_pfnVectors"];
+
+/// The vector table's bytes, found by its symbol (an object no larger than [`VECTOR_TABLE_MAX_BYTES`]).
+fn vector_table_by_symbol<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
+    file: &ElfFile<'data, H, R>,
+    symbols: &[Symbol],
+) -> Option<&'data [u8]> {
+    let symbol = VECTOR_TABLE_SYMBOLS.iter().find_map(|name| {
+        symbols.iter().find(|s| {
+            s.name == *name && s.kind == SymbolType::Object && s.size <= VECTOR_TABLE_MAX_BYTES
+        })
+    })?;
+    let section = file.section_by_name(symbol.section.as_deref()?)?;
+    section.data_range(symbol.address, symbol.size).ok()?
+}
+
+/// `Tag_CPU_arch_profile` (`A`, `R`, `M`, or `S`) and `Tag_FP_arch` of the Arm EABI's attributes.
+const TAG_CPU_ARCH_PROFILE: u64 = 7;
+const TAG_FP_ARCH: u64 = 10;
 
 /// Whether GNU `size -A` lists a section: BFD makes no section of the symbol and string tables or of the
 /// relocations that belong to another section; everything else is listed, loaded or not.

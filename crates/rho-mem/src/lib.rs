@@ -6,7 +6,8 @@
 //! - its symbols with sizes;
 //! - with GCC's `.su` (`-fstack-usage`) and `.ci` (`-fcallgraph-info=su`) files: per function its code bytes,
 //!   frame, the code it can reach through direct calls, and a static stack bound (the deepest path's sum of
-//!   frames), or the reason there is none (recursion, an indirect call, a dynamic frame);
+//!   frames, plus the interrupt allowance: the exception frame and the deepest handler, on a Cortex-M), or
+//!   the reason there is none (recursion, an indirect call, a dynamic frame);
 //! - with a GNU ld map file: the bytes each input file (object or archive member) put into the image.
 //!
 //! `--json` prints the versioned document of [`Document`] (schema [`SCHEMA`], docs/mem-json.md). `rho bench`
@@ -19,6 +20,7 @@ pub mod cli;
 pub mod document;
 pub mod elf;
 mod error;
+pub mod interrupts;
 pub mod map;
 
 pub use analysis::{FunctionFootprint, Reachable, StackBound};
@@ -26,3 +28,4 @@ pub use callgraph::{CallGraph, FrameKind};
 pub use document::{Document, Inputs, SCHEMA};
 pub use elf::{Image, Section, SectionKind, Symbol, SymbolType, Totals};
 pub use error::MemError;
+pub use interrupts::InterruptAllowance;

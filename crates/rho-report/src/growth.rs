@@ -1,6 +1,6 @@
 //! Benchmark families in the reports: one small table per family (each metric's figure at each size, then its
 //! best fit, coefficient and RMS), in text and in Markdown, and the `max_growth` verdicts of `rho bench`'s
-//! budget table.
+//! budget table; in the HTML page, one chart per family (its points and fitted curve on log-log axes).
 
 use std::fmt::Write as _;
 
@@ -249,6 +249,217 @@ pub fn check_lines(judgement: &Judgement) -> (Vec<String>, Vec<String>, usize) {
         lines(GrowthVerdict::Undecided),
         judged,
     )
+}
+
+#[cfg(feature = "html")]
+const GROWTH_WIDTH: f64 = 520.0;
+#[cfg(feature = "html")]
+const GROWTH_HEIGHT: f64 = 220.0;
+#[cfg(feature = "html")]
+const GROWTH_LEFT: f64 = 64.0;
+#[cfg(feature = "html")]
+const GROWTH_RIGHT: f64 = 16.0;
+#[cfg(feature = "html")]
+const GROWTH_TOP: f64 = 34.0;
+#[cfg(feature = "html")]
+const GROWTH_BOTTOM: f64 = 36.0;
+/// Points the fitted curve is drawn through, evenly spaced on the log axis.
+#[cfg(feature = "html")]
+const CURVE_STEPS: usize = 48;
+
+/// Per family of the run, a chart of its cost ([`rho_judge::growth::cost_metric`]: instructions, else cycles,
+/// else time) against the argument on log-log axes: each member's figure as a point, the best fit
+/// `c * g(n)` as a curve, and the fit's name, coefficient and RMS in its title. Nothing when the run has no
+/// family.
+#[cfg(feature = "html")]
+pub(crate) fn growth_charts(out: &mut String, summary: &RunSummary) {
+    let families = rho_stats::families(summary);
+    if families.is_empty() {
+        return;
+    }
+    out.push_str("<div class=\"charts growth\">\n");
+    for family in &families {
+        let Some((metric, growth)) = rho_judge::growth::cost_metric(family) else {
+            continue;
+        };
+        let points: Vec<(f64, f64)> = family
+            .members
+            .iter()
+            .filter_map(|m| {
+                let bench = summary.benchmarks.iter().find(|b| b.name == m.name)?;
+                Some((m.arg as f64, bench.metric(metric)?))
+            })
+            .filter(|(n, y)| *n > 0.0 && y.is_finite())
+            .collect();
+        growth_chart(out, family, metric, growth, &points, summary);
+    }
+    out.push_str("</div>\n");
+}
+
+/// The chart's title: `pairwise: instructions grow as O(n^2), c = 1.02, rms 0.3% (4 sizes)`.
+#[cfg(feature = "html")]
+fn growth_title(family: &str, label: &str, growth: &Growth) -> String {
+    match growth {
+        Growth::Fitted { best, points, .. } => format!(
+            "{family}: {label} grow as {}, c = {}, rms {:.1}% ({points} sizes)",
+            best.complexity,
+            format_coefficient(best.coefficient),
+            best.rms * 100.0
+        ),
+        Growth::TooFewPoints { points } => format!(
+            "{family}: {label}: too few points to fit ({points} size{}; {} needed)",
+            if *points == 1 { "" } else { "s" },
+            rho_stats::MIN_FIT_POINTS
+        ),
+    }
+}
+
+#[cfg(feature = "html")]
+fn growth_chart(
+    out: &mut String,
+    family: &FamilyGrowth,
+    metric: Metric,
+    growth: &Growth,
+    points: &[(f64, f64)],
+    summary: &RunSummary,
+) {
+    use crate::html::{Scale, escape, num, px};
+    let label = row_label(metric, summary);
+    let title = growth_title(&family.name, &label, growth);
+    let fit = growth.best();
+    let curve = |n: f64| fit.map(|f| f.coefficient * f.complexity.of(n));
+    let n_lo = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let n_hi = points.iter().map(|p| p.0).fold(0.0, f64::max);
+    if !(n_lo.is_finite() && n_hi > 0.0) {
+        return;
+    }
+    // The y axis holds every point and the curve over the sizes measured.
+    let mut ys: Vec<f64> = points.iter().map(|p| p.1).filter(|y| *y > 0.0).collect();
+    for i in 0..=CURVE_STEPS {
+        if let Some(y) = curve(log_step(n_lo, n_hi, i)) {
+            if y > 0.0 {
+                ys.push(y);
+            }
+        }
+    }
+    let y_lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+    let y_hi = ys.iter().copied().fold(0.0, f64::max);
+    if !(y_lo.is_finite() && y_hi > 0.0) {
+        return;
+    }
+    let x = Scale::log(
+        n_lo / 1.25,
+        n_hi * 1.25,
+        GROWTH_LEFT,
+        GROWTH_WIDTH - GROWTH_RIGHT,
+    );
+    let y = Scale::log(
+        y_lo / 1.5,
+        y_hi * 1.5,
+        GROWTH_HEIGHT - GROWTH_BOTTOM,
+        GROWTH_TOP,
+    );
+    let bottom = GROWTH_HEIGHT - GROWTH_BOTTOM;
+    let _ = writeln!(
+        out,
+        "<svg class=\"growth-chart\" data-family=\"{}\" width=\"{GROWTH_WIDTH}\" height=\"{GROWTH_HEIGHT}\" \
+         viewBox=\"0 0 {GROWTH_WIDTH} {GROWTH_HEIGHT}\" role=\"img\" aria-label=\"{}\">",
+        escape(&family.name),
+        escape(&title)
+    );
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"16\" font-weight=\"600\">{}</text>",
+        px(GROWTH_LEFT - 50.0),
+        escape(&title)
+    );
+    // Axes: n along the bottom (each size measured labelled), the figure up the left (its least and
+    // greatest, and the decades between).
+    let _ = write!(
+        out,
+        "<line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/><line class=\"axis\" x1=\"{l}\" \
+         y1=\"{t}\" x2=\"{l}\" y2=\"{b}\"/>",
+        l = px(GROWTH_LEFT),
+        r = px(GROWTH_WIDTH - GROWTH_RIGHT),
+        b = px(bottom),
+        t = px(GROWTH_TOP)
+    );
+    for (n, _) in points {
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            px(x.at(*n)),
+            px(bottom + 14.0),
+            num(*n)
+        );
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">n (log)</text>",
+        px((GROWTH_LEFT + GROWTH_WIDTH - GROWTH_RIGHT) / 2.0),
+        px(GROWTH_HEIGHT - 6.0)
+    );
+    let mut ticks = vec![y_lo, y_hi];
+    let mut decade = 10f64.powf(y_lo.log10().ceil());
+    while decade < y_hi {
+        // A decade's label only where it leaves the end labels room (12 pixels, a line of text).
+        if ticks
+            .iter()
+            .all(|t| (y.at(*t) - y.at(decade)).abs() >= 12.0)
+        {
+            ticks.push(decade);
+        }
+        decade *= 10.0;
+    }
+    for value in ticks {
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            px(GROWTH_LEFT - 4.0),
+            px(y.at(value) + 4.0),
+            num(value)
+        );
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{}\" y=\"{}\">{} (log)</text>",
+        px(GROWTH_LEFT + 4.0),
+        px(GROWTH_TOP - 6.0),
+        escape(&label)
+    );
+    if fit.is_some() {
+        let coordinates: Vec<String> = (0..=CURVE_STEPS)
+            .filter_map(|i| {
+                let n = log_step(n_lo, n_hi, i);
+                let value = curve(n)?;
+                (value > 0.0).then(|| format!("{},{}", px(x.at(n)), px(y.at(value))))
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "<polyline class=\"fit\" points=\"{}\"/>",
+            coordinates.join(" ")
+        );
+    }
+    for (n, value) in points {
+        let _ = write!(
+            out,
+            "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"4\"><title>n = {}: {} {}</title></circle>",
+            px(x.at(*n)),
+            px(y.at(value.max(y_lo))),
+            num(*n),
+            num(*value),
+            escape(&label)
+        );
+    }
+    out.push_str("\n</svg>\n");
+}
+
+/// The `i`-th of [`CURVE_STEPS`] + 1 sizes from `lo` to `hi`, evenly spaced on a log axis.
+#[cfg(feature = "html")]
+fn log_step(lo: f64, hi: f64, i: usize) -> f64 {
+    let t = i as f64 / CURVE_STEPS as f64;
+    (lo.ln() + (hi.ln() - lo.ln()) * t).exp()
 }
 
 #[cfg(test)]

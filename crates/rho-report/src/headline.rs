@@ -31,9 +31,11 @@ pub(crate) fn render(out: &mut String, page: &Page) {
     let not_measured = diff_named(page, DiffVerdict::NotMeasured);
     let (over, undecided) = budget_named(&page.suites);
     let gate_regressed = page.gate.as_ref().map(gate_named).unwrap_or_default();
+    let grew = page.diff.as_ref().map(growth_named).unwrap_or_default();
     let benchmarks: usize = page.suites.iter().map(|s| s.summary.benchmarks.len()).sum();
 
     let failed = !regressed.is_empty()
+        || !grew.is_empty()
         || !not_measured.is_empty()
         || !over.is_empty()
         || !undecided.is_empty()
@@ -47,6 +49,13 @@ pub(crate) fn render(out: &mut String, page: &Page) {
         |n: usize, what: &str| format!("{n} benchmark{} {what}", if n == 1 { "" } else { "s" });
     if !regressed.is_empty() {
         verdict.push(count(regressed.len(), "regressed"));
+    }
+    if !grew.is_empty() {
+        verdict.push(format!(
+            "{} family growth{} regressed",
+            grew.len(),
+            if grew.len() == 1 { "" } else { "s" }
+        ));
     }
     if !not_measured.is_empty() {
         verdict.push(count(not_measured.len(), "not measured"));
@@ -90,6 +99,7 @@ pub(crate) fn render(out: &mut String, page: &Page) {
         escape(&line)
     );
     named_list(out, "Regressed", &regressed);
+    named_list(out, "Growth regressed", &grew);
     named_list(out, "Not measured", &not_measured);
     named_list(out, "Over budget", &over);
     named_list(out, "Budget cannot be judged", &undecided);
@@ -101,6 +111,37 @@ pub(crate) fn render(out: &mut String, page: &Page) {
 }
 
 /// `<p>Regressed: <a href="#...">bench_a</a> (time_ns +42.0%), ...</p>`, nothing when `named` is empty.
+/// The families whose growth regressed against the base (`rho_baseline::growth`), each with what changed:
+/// `O(n) -> O(n^2) in instructions`, or the coefficient's change in the same order.
+fn growth_named(diff: &crate::html::Diff) -> Vec<Named> {
+    use rho_baseline::growth::{FamilyComparison, GrowthVerdict};
+    diff.comparison
+        .families()
+        .into_iter()
+        .filter(|f| f.verdict == GrowthVerdict::Regressed)
+        .map(|f| {
+            let what = match (
+                FamilyComparison::order(&f.base),
+                FamilyComparison::order(&f.head),
+                f.coefficient_change_percent,
+            ) {
+                (Some(base), Some(head), _) if base != head => {
+                    format!("{base} -> {head} in {}", f.metric.name())
+                }
+                (Some(order), _, Some(change)) => {
+                    format!("{order}, coefficient {change:+.1}% in {}", f.metric.name())
+                }
+                _ => f.metric.name().to_string(),
+            };
+            Named {
+                name: f.family,
+                href: None,
+                what: vec![what],
+            }
+        })
+        .collect()
+}
+
 fn named_list(out: &mut String, title: &str, named: &[Named]) {
     if named.is_empty() {
         return;

@@ -9,7 +9,9 @@
 //! reaches ten times the median (a linear one squashes the body into a bar), and its stack and heap peak as bars
 //! against their budgets (or, without a budget, against the painted stack region). With a comparison
 //! (`--diff`, `rho bench compare`): each metric's base and head side by side with its limit, and both
-//! histograms on one axis when both runs are at hand. With a gate: every run of each side, per metric, with
+//! histograms on one axis when both runs are at hand. Per benchmark family (`RHO_BENCH_ADD_ARG`), before the
+//! benchmarks: its members' cost against their argument on log-log axes with the fitted curve, the fit's name
+//! and its RMS (`crate::growth`). With a gate: every run of each side, per metric, with
 //! the budget line. Every piece of text is escaped: benchmark names and suite names come from the user.
 
 use std::fmt::Write as _;
@@ -91,7 +93,8 @@ table{border-collapse:collapse;margin:6px 0}td,th{padding:2px 8px;text-align:rig
 .headline .verdict{font-size:17px;margin:2px 0 6px}.named{margin:3px 0}.named a,.summary a{color:#2b6cb0}\
 .summary{font-size:13px;margin:8px 0}.summary th{border-bottom:1px solid #cbd5e0}\
 .summary td{border-bottom:1px solid #edf2f7;font-variant-numeric:tabular-nums}\
-.summary caption{text-align:left;font-weight:600}";
+.summary caption{text-align:left;font-weight:600}\
+.fit{fill:none;stroke:#b7791f;stroke-width:2}.point{fill:#4a78c2}";
 
 /// A number as a chart label: the places that matter.
 pub(crate) fn num(value: f64) -> String {
@@ -106,7 +109,7 @@ pub(crate) fn num(value: f64) -> String {
 }
 
 /// A coordinate, to a tenth of a pixel.
-fn px(value: f64) -> String {
+pub(crate) fn px(value: f64) -> String {
     let value = if value.is_finite() { value } else { 0.0 };
     format!("{value:.1}")
 }
@@ -114,7 +117,7 @@ fn px(value: f64) -> String {
 /// A map from `[lo, hi]` to `[left, right]` pixels: linear, or logarithmic (then `lo` is positive, and a
 /// value below it sits at `left`).
 #[derive(Clone, Copy)]
-struct Scale {
+pub(crate) struct Scale {
     lo: f64,
     hi: f64,
     left: f64,
@@ -123,7 +126,7 @@ struct Scale {
 }
 
 impl Scale {
-    fn new(lo: f64, hi: f64, left: f64, right: f64) -> Scale {
+    pub(crate) fn new(lo: f64, hi: f64, left: f64, right: f64) -> Scale {
         let hi = if hi > lo { hi } else { lo + 1.0 };
         Scale {
             lo,
@@ -135,7 +138,7 @@ impl Scale {
     }
 
     /// Logarithmic from `lo` (positive) to `hi`.
-    fn log(lo: f64, hi: f64, left: f64, right: f64) -> Scale {
+    pub(crate) fn log(lo: f64, hi: f64, left: f64, right: f64) -> Scale {
         let lo = if lo > 0.0 { lo } else { f64::MIN_POSITIVE };
         let hi = if hi > lo { hi } else { lo * 2.0 };
         Scale {
@@ -147,7 +150,7 @@ impl Scale {
         }
     }
 
-    fn at(&self, value: f64) -> f64 {
+    pub(crate) fn at(&self, value: f64) -> f64 {
         let value = if self.log {
             value.max(self.lo.exp()).ln()
         } else {
@@ -254,6 +257,7 @@ fn render_suite(out: &mut String, index: usize, suite: &Suite, diff: Option<&Dif
             escape(&judgement.enforcement.describe())
         );
     }
+    crate::growth::growth_charts(out, summary);
     for bench in &summary.benchmarks {
         let _ = writeln!(
             out,
