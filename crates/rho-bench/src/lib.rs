@@ -46,12 +46,19 @@
 //! ```
 //!
 //! Output: run by rho (which sets `RHO_BENCH_FORMAT=wire`), the raw stream on stdout; run by `cargo bench`
-//! alone, the stream is parsed with rho-wire, summarised with rho-stats and printed as rho-report's text
-//! report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. Under `cargo test` (no
+//! alone, the same stream (and a line on stderr saying so), or, with feature `report`, the stream parsed with
+//! rho-wire, summarised with rho-stats and printed as rho-report's text report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. Under `cargo test` (no
 //! `--bench` on the command line, not run by rho) each benchmark's loop runs once, as a test, and nothing is
 //! measured. The settings are the C
 //! harness's environment variables (`RHO_BENCH_ITERATIONS`, `RHO_BENCH_WARMUP`, `RHO_BENCH_SCALE`, ...: see
 //! `Settings`).
+//!
+//! What a user's build pulls in (`[dev-dependencies] rho-bench`, default features): this crate, rho-wire (the
+//! stream's names, and its parser, which checks the stream under `cargo test`), libc, thiserror and serde
+//! (rho-wire's types derive it), and the proc-macro crates those use; nothing that judges, renders or reads a
+//! config or YAML. Feature `report` adds rho-stats and rho-report, and with rho-report rho-judge, rho-config
+//! and its YAML parser. This crate must not know about the judgement, budgets, baselines or the report: it
+//! measures and writes the stream, and rho does the rest.
 //!
 //! On a Cortex-M (default features off, feature `cortex-m`): the same [`Bench`] and `main!`, with cortex-m-rt's
 //! start-up, the DWT or SysTick cycle counter, the stack painted below the stack pointer, the settings compiled
@@ -84,10 +91,12 @@ pub use bench::Bench;
 #[doc(hidden)]
 pub use cortex_m_rt::entry;
 pub use heap::CountingAlloc;
+#[cfg(feature = "report")]
+pub use hosted::report;
 #[cfg(feature = "std")]
 pub use hosted::settings::{FORMAT_VARIABLE, Measure, Output, Settings};
 #[cfg(feature = "std")]
-pub use hosted::{Sink, main as run_main, report, run};
+pub use hosted::{Sink, main as run_main, run};
 
 #[cfg(all(feature = "std", feature = "cortex-m"))]
 compile_error!("rho-bench: feature `cortex-m` is for a board: build it with default features off");

@@ -43,20 +43,29 @@ pub fn main(entries: &[Entry], build: BuildInfo) -> i32 {
         if settings.output == Output::Report && !benching {
             return smoke_test(entries, settings, build);
         }
-        let source = suite_name();
         match settings.output {
             Output::Wire => {
                 let stdout = std::io::stdout();
                 let mut out = Sink::Stdout(stdout.lock());
                 run(entries, &settings, build, &mut out)
             }
+            #[cfg(not(feature = "report"))]
+            Output::Report => {
+                eprintln!(
+                    "rho-bench: printing the wire stream (rho reads it); the text report needs rho-bench's feature `report`"
+                );
+                let stdout = std::io::stdout();
+                let mut out = Sink::Stdout(stdout.lock());
+                run(entries, &settings, build, &mut out)
+            }
+            #[cfg(feature = "report")]
             Output::Report => {
                 let mut out = Sink::Memory(Vec::new(), true);
                 run(entries, &settings, build, &mut out)?;
                 let Sink::Memory(stream, _) = out else {
                     unreachable!("a report run writes to memory")
                 };
-                let report = report(&stream, &source)?;
+                let report = report(&stream, &suite_name())?;
                 print!("{report}");
                 Ok(())
             }
@@ -95,6 +104,7 @@ fn smoke_test(entries: &[Entry], mut settings: Settings, build: BuildInfo) -> Re
 }
 
 /// The suite's name for the report: the executable's, less cargo's `-HASH`.
+#[cfg(feature = "report")]
 fn suite_name() -> String {
     let program = std::env::args().next().unwrap_or_default();
     let stem = std::path::Path::new(&program)
@@ -109,8 +119,9 @@ fn suite_name() -> String {
     }
 }
 
-/// The text report of a stream: parsed by rho-wire, summarised by rho-stats, rendered by rho-report.
+/// The text report of a stream (feature `report`): parsed by rho-wire, summarised by rho-stats, rendered by rho-report.
 /// Warnings go to stderr.
+#[cfg(feature = "report")]
 pub fn report(stream: &[u8], source: &str) -> Result<String, Error> {
     let run = rho_wire::parse_bytes(stream).map_err(|e| Error::Report(e.to_string()))?;
     let summary = rho_stats::RunSummary::of(&run).map_err(|e| Error::Report(e.to_string()))?;
