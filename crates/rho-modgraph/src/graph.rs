@@ -37,8 +37,8 @@ pub struct ModuleGraph {
     files: Vec<SourceFile>,
     /// Every module (file or inline) and the file it lives in.
     modules: HashMap<ModPath, usize>,
-    /// Module -> name it imports -> the path (as written, in that module) it imports.
-    imports: HashMap<ModPath, HashMap<String, PathRef>>,
+    /// Module -> name it imports -> the paths (as written, in that module) it imports under that name.
+    imports: HashMap<ModPath, HashMap<String, Vec<PathRef>>>,
     edges: BTreeMap<(usize, usize), Evidence>,
 }
 
@@ -102,7 +102,9 @@ impl ModuleGraph {
                 self.imports
                     .entry(module)
                     .or_default()
-                    .insert(import.name.clone(), import.target.clone());
+                    .entry(import.name.clone())
+                    .or_default()
+                    .push(import.target.clone());
             }
         }
     }
@@ -111,24 +113,32 @@ impl ModuleGraph {
         let mut edges = BTreeMap::new();
         for (from, source) in self.files.iter().enumerate() {
             for path in &source.scan.paths {
-                let Some(to) = self.resolve(&source.module, path, 0) else {
-                    continue;
-                };
-                if to != from {
-                    edges.entry((from, to)).or_insert_with(|| Evidence {
-                        line: path.line,
-                        path: path.segments.join("::"),
-                    });
+                for to in self.resolve(&source.module, path) {
+                    if to != from {
+                        edges.entry((from, to)).or_insert_with(|| Evidence {
+                            line: path.line,
+                            path: path.segments.join("::"),
+                        });
+                    }
                 }
             }
         }
         self.edges = edges;
     }
 
-    /// The absolute module path `path` (written in a file of module `file_module`) starts from, or None when it
-    /// names another crate or a type (`std::io`, `Metric::Time`). `depth` bounds the imports followed (`use
+    /// The paths a name imported into `module` stands for: one, or one per `#[cfg]` alternative (`use hosted
+    /// as platform` and `use bare as platform`).
+    fn imported(&self, module: &[String], name: &str) -> &[PathRef] {
+        self.imports
+            .get(module)
+            .and_then(|names| names.get(name))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The absolute module paths `path` (written in a file of module `file_module`) may start from: none when
+    /// it names another crate or a type (`std::io`, `Metric::Time`). `depth` bounds the imports followed (`use
     /// anyhow::anyhow` imports a name through itself).
-    fn absolute(&self, file_module: &[String], path: &PathRef, depth: usize) -> Option<ModPath> {
+    fn absolute(&self, file_module: &[String], path: &PathRef, depth: usize) -> Vec<ModPath> {
         let mut here: ModPath = [file_module, &path.scope].concat();
         let mut segments = path.segments.iter().peekable();
         match segments.peek().map(|s| s.as_str()) {
@@ -149,53 +159,66 @@ impl ModuleGraph {
                 let child = [here.clone(), vec![first.to_owned()]].concat();
                 if !self.modules.contains_key(&child) {
                     if depth >= 8 {
-                        return None;
+                        return Vec::new();
                     }
                     // Not a child module: a name this module imports, or another crate's.
-                    let import = self.imports.get(&here).and_then(|names| names.get(first))?;
                     segments.next();
-                    return Some(
-                        [
-                            self.absolute(file_module, import, depth + 1)?,
-                            segments.cloned().collect(),
-                        ]
-                        .concat(),
-                    );
+                    let rest: ModPath = segments.cloned().collect();
+                    return self
+                        .imported(&here, first)
+                        .iter()
+                        .flat_map(|import| self.absolute(file_module, import, depth + 1))
+                        .map(|start| [start, rest.clone()].concat())
+                        .collect();
                 }
             }
-            None => return None,
+            None => return Vec::new(),
         }
-        Some([here, segments.cloned().collect()].concat())
+        vec![[here, segments.cloned().collect()].concat()]
     }
 
-    /// The file of the module `path` leads to, following imported names (at most 8 deep).
-    fn resolve(&self, file_module: &[String], path: &PathRef, depth: usize) -> Option<usize> {
-        let absolute = self.absolute(file_module, path, depth)?;
-        self.resolve_absolute(&absolute, depth)
+    /// The files of the modules `path` leads to, following imported names (at most 8 deep).
+    fn resolve(&self, file_module: &[String], path: &PathRef) -> Vec<usize> {
+        let mut files: Vec<usize> = self
+            .absolute(file_module, path, 0)
+            .iter()
+            .flat_map(|absolute| self.resolve_absolute(absolute, 0))
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        files
     }
 
-    fn resolve_absolute(&self, absolute: &[String], depth: usize) -> Option<usize> {
-        let known = (0..=absolute.len())
+    fn resolve_absolute(&self, absolute: &[String], depth: usize) -> Vec<usize> {
+        let Some(known) = (0..=absolute.len())
             .rev()
-            .find(|&k| self.modules.contains_key(&absolute[..k]))?;
+            .find(|&k| self.modules.contains_key(&absolute[..k]))
+        else {
+            return Vec::new();
+        };
         let module = &absolute[..known];
-        if let Some(name) = absolute.get(known)
-            && depth < 8
-            && let Some(import) = self.imports.get(module).and_then(|names| names.get(name))
-        {
-            // A name imported from another crate may also be the module's own item in another namespace
-            // (`use thiserror::Error` beside `pub enum Error`): then the module itself is what is named.
-            let file_module = &self.files[self.modules[module]].module;
-            if let Some(imported) = self.absolute(file_module, import, depth + 1)
-                && let Some(file) = self.resolve_absolute(
-                    &[imported, absolute[known + 1..].to_vec()].concat(),
-                    depth + 1,
-                )
-            {
-                return Some(file);
+        let own = self.modules[module];
+        let Some(name) = absolute.get(known).filter(|_| depth < 8) else {
+            return vec![own];
+        };
+        let imports = self.imported(module, name);
+        if imports.is_empty() {
+            return vec![own];
+        }
+        // A name imported from another crate may also be the module's own item in another namespace
+        // (`use thiserror::Error` beside `pub enum Error`): then the module itself is what is named.
+        let file_module = &self.files[own].module;
+        let rest = &absolute[known + 1..];
+        let mut files = Vec::new();
+        for import in imports {
+            for start in self.absolute(file_module, import, depth + 1) {
+                files.extend(self.resolve_absolute(&[start, rest.to_vec()].concat(), depth + 1));
             }
         }
-        self.modules.get(module).copied()
+        if files.is_empty() {
+            files.push(own);
+        }
+        files
     }
 
     /// How many files the crate root has.
@@ -340,6 +363,29 @@ mod tests {
             ("src/bench.rs", "use crate::BuildInfo;\npub struct Bench;"),
         ]);
         assert_eq!(found[0].files, ["src/bench.rs", "src/lib.rs"]);
+    }
+
+    #[test]
+    fn every_cfg_alternative_of_an_imported_name_is_followed() {
+        // `platform` is `hosted` in one build and `bare` in another: the circle through `hosted` counts though
+        // `bare` is imported last.
+        let found = circles_of(&[
+            (
+                "src/lib.rs",
+                "mod bench;\nmod hosted;\nmod bare;\n#[cfg(a)]\nuse hosted as platform;\n#[cfg(b)]\nuse bare as platform;",
+            ),
+            (
+                "src/bench.rs",
+                "use crate::platform::Samples;\npub struct Bench;",
+            ),
+            (
+                "src/hosted.rs",
+                "use crate::bench::Bench;\npub struct Samples;",
+            ),
+            ("src/bare.rs", "pub struct Samples;"),
+        ]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].files, ["src/bench.rs", "src/hosted.rs"]);
     }
 
     #[test]
