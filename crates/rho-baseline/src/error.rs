@@ -33,8 +33,8 @@ pub enum Error {
     #[error(
         "{source_name}: baseline schema is \"{found}\", this rho reads \"{}\" and \"{}\" only; record the \
          baseline again with this rho (`rho bench --write-baseline`)",
-        crate::format::SCHEMA,
-        crate::format::SCHEMA_V1
+        crate::schema::SCHEMA,
+        crate::schema::SCHEMA_V1
     )]
     Schema { source_name: String, found: String },
 
@@ -125,5 +125,5 @@ pub enum Error {
     Merge { message: String },
 
     #[error(transparent)]
-    Refused(#[from] crate::compare::Refusal),
+    Refused(#[from] crate::refusal::Refusal),
 }

@@ -14,13 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-/// The schema this crate writes. It reads this one and [`SCHEMA_V1`]; a file with any other `schema` is
-/// refused, never guessed at.
-pub const SCHEMA: &str = "rho-baseline/2";
-
-/// The first schema: one section per target holding every metric the run measured, whatever measured it.
-/// Read (each section split into a section per measure, [`TargetSections::from_v1`]), never written.
-pub const SCHEMA_V1: &str = "rho-baseline/1";
+pub use crate::schema::{SCHEMA, SCHEMA_V1};
 
 /// A whole baseline file: each target's sections, one per measure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,15 +25,6 @@ pub struct BaselineFile {
     /// Sections by target name. A `BTreeMap` so the order in the file is the name order, whatever order the
     /// targets were recorded in.
     pub targets: BTreeMap<String, TargetSections>,
-}
-
-/// A version 1 file, as written.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BaselineFileV1 {
-    #[allow(dead_code)]
-    schema: String,
-    targets: BTreeMap<String, TargetBaseline>,
 }
 
 /// One target's figures, a section per measure: what a run that measures time records (cycles, nanoseconds,
@@ -379,71 +364,6 @@ impl BaselineFile {
         }
     }
 
-    /// Parses and validates a baseline. `source` names where the text came from (a path, or a path at a git
-    /// ref) and is put in every error.
-    pub fn parse(text: &str, source: &str) -> Result<BaselineFile, Error> {
-        // serde_json says column 0 for an error before the line's first character (an empty file); columns
-        // count from 1.
-        let json_error = |e: serde_json::Error| Error::Json {
-            source_name: source.to_string(),
-            line: e.line().max(1),
-            column: e.column().max(1),
-            message: strip_position(&e.to_string()),
-        };
-        if text.trim().is_empty() {
-            return Err(Error::Json {
-                source_name: source.to_string(),
-                line: 1,
-                column: 1,
-                message: "the file is empty: expected a JSON object (`rho bench --write-baseline` writes one)"
-                    .to_string(),
-            });
-        }
-        // First as plain JSON, so a file of another schema is named as such rather than reported as whatever
-        // field it happens to lack.
-        let value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
-        match value.get("schema") {
-            Some(serde_json::Value::String(schema)) if schema == SCHEMA => {}
-            Some(serde_json::Value::String(schema)) if schema == SCHEMA_V1 => {
-                let old: BaselineFileV1 = serde_json::from_str(text).map_err(json_error)?;
-                let file = BaselineFile {
-                    schema: SCHEMA.to_string(),
-                    targets: old
-                        .targets
-                        .into_iter()
-                        .map(|(target, section)| (target, TargetSections::from_v1(section)))
-                        .collect(),
-                };
-                file.validate(source)?;
-                return Ok(file);
-            }
-            Some(serde_json::Value::String(schema)) => {
-                return Err(Error::Schema {
-                    source_name: source.to_string(),
-                    found: schema.clone(),
-                });
-            }
-            _ => {
-                return Err(Error::Invalid {
-                    source_name: source.to_string(),
-                    message: format!(
-                        "not a rho baseline: no \"schema\" string at the top (expected \"{SCHEMA}\")"
-                    ),
-                });
-            }
-        }
-        if let Some(duplicate) = crate::json_keys::first_duplicate_key(text) {
-            return Err(Error::DuplicateKey {
-                source_name: source.to_string(),
-                duplicate,
-            });
-        }
-        let file: BaselineFile = serde_json::from_str(text).map_err(json_error)?;
-        file.validate(source)?;
-        crate::validate::baseline(&file, source)?;
-        Ok(file)
-    }
-
     /// Checks what the types cannot: each section is filed under its own target's name, and benchmark names
     /// are unique and non-empty within a section.
     pub fn validate(&self, source: &str) -> Result<(), Error> {
@@ -685,14 +605,6 @@ impl TargetBaseline {
             }
         }
         Ok(())
-    }
-}
-
-/// serde_json ends its messages with " at line L column C"; the error carries those as fields instead.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message.to_string(),
     }
 }
 

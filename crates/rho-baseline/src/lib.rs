@@ -14,6 +14,9 @@
 //! of magnitude out, and the mean moves with it while the median does not) and on the exact stack and heap
 //! peak; each metric on its own, with the one rule in [`rho_judge::regressed`]. The schema is described in
 //! `docs/baseline.md`.
+//!
+//! It must not know how a suite is built or run, nor the terminal's colours or width: it is handed run summaries
+//! and returns comparisons and their text (docs/architecture.md).
 
 pub mod compare;
 pub mod error;
@@ -23,9 +26,12 @@ pub mod growth;
 pub mod json;
 pub mod json_keys;
 pub mod lock;
+mod read;
 pub mod record;
+mod refusal;
 pub mod render;
 pub mod saved;
+mod schema;
 pub mod store;
 pub mod validate;
 

@@ -6,6 +6,8 @@
 use core::hint::black_box;
 
 #[cfg(feature = "std")]
+use crate::heap::Uncounted;
+#[cfg(feature = "std")]
 use crate::hosted::valgrind;
 use crate::platform::{Samples, clock};
 use crate::stack;
@@ -20,11 +22,6 @@ const BATCH_AIM: u64 = 128;
 /// Inputs `iter_batched` holds at once: its batches are at most this long.
 #[cfg(feature = "std")]
 pub const BATCHED_INPUTS: usize = 64;
-/// The paint of the stack region.
-pub(crate) const PAINT: u8 = 0xAA;
-/// Bytes below the stack pointer left unpainted: x86-64's red zone, which a leaf function may use.
-pub(crate) const RED_ZONE: usize = 128;
-
 /// A benchmark's state, handed to each benchmark function: say what one iteration is ([`Bench::unit`]), then
 /// run the measured loop once ([`Bench::iter`] or [`Bench::iter_batched`]).
 ///
@@ -94,37 +91,6 @@ pub struct Bench {
     pub(crate) region_limit: usize,
     /// The heap counters of the measured iterations, read when they ended (zeros: no loop ran).
     pub(crate) heap_end: heap::Snapshot,
-}
-
-/// A buffer the harness owns on the benchmark's thread: allocated, grown and freed outside the heap counts.
-#[cfg(feature = "std")]
-pub(crate) struct Uncounted<T>(pub(crate) Vec<T>);
-
-#[cfg(feature = "std")]
-impl<T> Uncounted<T> {
-    pub(crate) fn new() -> Self {
-        Uncounted(Vec::new())
-    }
-
-    pub(crate) fn with_capacity(capacity: usize) -> Self {
-        Uncounted(heap::uncounted(|| Vec::with_capacity(capacity)))
-    }
-
-    #[inline(always)]
-    pub(crate) fn push(&mut self, value: T) {
-        if self.0.len() == self.0.capacity() {
-            heap::uncounted(|| self.0.reserve(self.0.len().max(64)));
-        }
-        self.0.push(value);
-    }
-}
-
-#[cfg(feature = "std")]
-impl<T> Drop for Uncounted<T> {
-    fn drop(&mut self) {
-        let vec = core::mem::take(&mut self.0);
-        heap::uncounted(|| drop(vec));
-    }
 }
 
 impl Bench {
@@ -441,7 +407,7 @@ impl Bench {
     fn measuring_starts(&mut self) {
         heap::loop_starts();
         if self.region_limit != 0 {
-            let sp = clock::stack_pointer() - RED_ZONE;
+            let sp = clock::stack_pointer() - stack::RED_ZONE;
             if sp > self.region_limit {
                 stack::paint(self.region_limit, sp);
             }

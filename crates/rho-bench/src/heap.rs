@@ -275,3 +275,34 @@ pub(crate) fn uncounted<T>(f: impl FnOnce() -> T) -> T {
     UNCOUNTED.with(|c| c.set(before));
     result
 }
+
+/// A buffer the harness owns on the benchmark's thread: allocated, grown and freed outside the heap counts.
+#[cfg(feature = "std")]
+pub(crate) struct Uncounted<T>(pub(crate) Vec<T>);
+
+#[cfg(feature = "std")]
+impl<T> Uncounted<T> {
+    pub(crate) fn new() -> Self {
+        Uncounted(Vec::new())
+    }
+
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Uncounted(uncounted(|| Vec::with_capacity(capacity)))
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, value: T) {
+        if self.0.len() == self.0.capacity() {
+            uncounted(|| self.0.reserve(self.0.len().max(64)));
+        }
+        self.0.push(value);
+    }
+}
+
+#[cfg(feature = "std")]
+impl<T> Drop for Uncounted<T> {
+    fn drop(&mut self) {
+        let vec = core::mem::take(&mut self.0);
+        uncounted(|| drop(vec));
+    }
+}

@@ -46,12 +46,19 @@
 //! ```
 //!
 //! Output: run by rho (which sets `RHO_BENCH_FORMAT=wire`), the raw stream on stdout; run by `cargo bench`
-//! alone, the stream is parsed with rho-wire, summarised with rho-stats and printed as rho-report's text
-//! report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. Under `cargo test` (no
+//! alone, the same stream (and a line on stderr saying so), or, with feature `report`, the stream parsed with
+//! rho-wire, summarised with rho-stats and printed as rho-report's text report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. Under `cargo test` (no
 //! `--bench` on the command line, not run by rho) each benchmark's loop runs once, as a test, and nothing is
 //! measured. The settings are the C
 //! harness's environment variables (`RHO_BENCH_ITERATIONS`, `RHO_BENCH_WARMUP`, `RHO_BENCH_SCALE`, ...: see
 //! `Settings`).
+//!
+//! What a user's build pulls in (`[dev-dependencies] rho-bench`, default features): this crate, rho-wire (the
+//! stream's names, and its parser, which checks the stream under `cargo test`), libc, thiserror and serde
+//! (rho-wire's types derive it), and the proc-macro crates those use; nothing that judges, renders or reads a
+//! config or YAML. Feature `report` adds rho-stats and rho-report, and with rho-report rho-judge, rho-config
+//! and its YAML parser. This crate must not know about the judgement, budgets, baselines or the report: it
+//! measures and writes the stream, and rho does the rest.
 //!
 //! On a Cortex-M (default features off, feature `cortex-m`): the same [`Bench`] and `main!`, with cortex-m-rt's
 //! start-up, the DWT or SysTick cycle counter, the stack painted below the stack pointer, the settings compiled
@@ -72,182 +79,35 @@ use hosted as platform;
 mod bare;
 #[cfg(all(not(feature = "std"), feature = "cortex-m"))]
 use bare as platform;
+#[cfg(feature = "std")]
+mod error;
 mod stack;
+mod suite;
 mod wire;
 
 #[cfg(all(not(feature = "std"), feature = "cortex-m"))]
-pub use bare::{exit, main as run_main};
+pub use bare::run::{exit, main as run_main};
 #[cfg(feature = "std")]
 pub use bench::BATCHED_INPUTS;
 pub use bench::Bench;
 #[cfg(all(not(feature = "std"), feature = "cortex-m"))]
 #[doc(hidden)]
 pub use cortex_m_rt::entry;
+#[cfg(feature = "std")]
+pub use error::Error;
 pub use heap::CountingAlloc;
+#[cfg(feature = "report")]
+pub use hosted::run::report;
+#[cfg(feature = "std")]
+pub use hosted::run::{Sink, main as run_main, run};
 #[cfg(feature = "std")]
 pub use hosted::settings::{FORMAT_VARIABLE, Measure, Output, Settings};
-#[cfg(feature = "std")]
-pub use hosted::{Sink, main as run_main, report, run};
+pub use suite::{Args, BuildInfo, Entry};
 
 #[cfg(all(feature = "std", feature = "cortex-m"))]
 compile_error!("rho-bench: feature `cortex-m` is for a board: build it with default features off");
 #[cfg(not(any(feature = "std", feature = "cortex-m")))]
 compile_error!("rho-bench: enable `std` (the default) or, on a Cortex-M, `cortex-m`");
-
-/// What the suite was built as, from the `main!` expansion in the user's crate.
-#[derive(Debug, Clone, Copy)]
-pub struct BuildInfo {
-    /// Whether the user's crate was compiled with optimisation (no `debug_assertions`: a release or bench
-    /// profile).
-    pub optimized: bool,
-}
-
-/// A benchmark of a suite: its name, its function and the arguments it runs with.
-#[derive(Debug, Clone, Copy)]
-pub struct Entry {
-    /// The name reported (1 to 63 of `[A-Za-z0-9_.:+-]`); a family's members are reported as `name/ARG`.
-    pub name: &'static str,
-    /// The benchmark.
-    pub run: fn(&mut Bench),
-    /// One benchmark, or a family of one member per argument.
-    pub args: Args,
-}
-
-/// The arguments a benchmark runs with ([`Bench::arg`] reads the running one): a family is one benchmark
-/// function over several arguments, each member its own block named `NAME/ARG`, over which rho fits how each
-/// figure grows (O(n), O(n log n), ...), as for the C harness's `RHO_BENCH_ADD_ARG` and `RHO_BENCH_ADD_RANGE`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Args {
-    /// One benchmark, not a family ([`Bench::arg`] reads 0).
-    One,
-    /// A member per argument, in this order (`RHO_BENCH_ADD_ARG` for each). At least one.
-    List(&'static [u64]),
-    /// `lo`, `lo * multiplier`, `lo * multiplier^2`, ... while below `hi`, then `hi` (`lo` 0 is followed by 1):
-    /// `RHO_BENCH_ADD_RANGE`. Needs `lo <= hi` and a multiplier of at least 2.
-    Range {
-        /// The first argument.
-        lo: u64,
-        /// The last argument.
-        hi: u64,
-        /// The factor from one argument to the next.
-        multiplier: u64,
-    },
-}
-
-impl Args {
-    /// Why these arguments cannot be run (an empty list, a range that cannot be walked), if they cannot.
-    pub const fn misuse(&self) -> Option<&'static str> {
-        match *self {
-            Args::List([]) => Some("a family needs at least one argument"),
-            Args::Range { lo, hi, multiplier } if lo > hi || multiplier < 2 => {
-                Some("a range needs lo <= hi and a multiplier of at least 2")
-            }
-            _ => None,
-        }
-    }
-
-    /// Calls `member` with each argument in order (`None` once for [`Args::One`]), stopping at its first
-    /// error. Nothing for arguments that cannot be run (see [`Args::misuse`]).
-    pub fn each<E>(&self, mut member: impl FnMut(Option<u64>) -> Result<(), E>) -> Result<(), E> {
-        if self.misuse().is_some() {
-            return Ok(());
-        }
-        match *self {
-            Args::One => member(None),
-            Args::List(list) => list.iter().try_for_each(|&arg| member(Some(arg))),
-            Args::Range { lo, hi, multiplier } => {
-                let mut arg = lo;
-                while arg < hi {
-                    member(Some(arg))?;
-                    arg = if arg == 0 {
-                        1
-                    } else if arg > hi / multiplier {
-                        hi
-                    } else {
-                        arg * multiplier
-                    };
-                }
-                member(Some(hi))
-            }
-        }
-    }
-}
-
-impl Entry {
-    /// A benchmark named `name`.
-    pub const fn new(name: &'static str, run: fn(&mut Bench)) -> Entry {
-        Entry {
-            name,
-            run,
-            args: Args::One,
-        }
-    }
-
-    /// A family named `name`: `run` once per argument of `args`, in order, each reported as `name/ARG`.
-    pub const fn family(name: &'static str, run: fn(&mut Bench), args: &'static [u64]) -> Entry {
-        Entry {
-            name,
-            run,
-            args: Args::List(args),
-        }
-    }
-
-    /// A family named `name` over `lo`, `lo * multiplier`, ... up to `hi` (see [`Args::Range`]).
-    pub const fn range(
-        name: &'static str,
-        run: fn(&mut Bench),
-        lo: u64,
-        hi: u64,
-        multiplier: u64,
-    ) -> Entry {
-        Entry {
-            name,
-            run,
-            args: Args::Range { lo, hi, multiplier },
-        }
-    }
-
-    /// Why this entry cannot be run (a bad name, a bad family), if it cannot.
-    pub(crate) fn misuse(&self) -> Option<&'static str> {
-        if !wire::is_name(self.name) {
-            return Some("a benchmark name is 1 to 63 of [A-Za-z0-9_.:+-]");
-        }
-        self.args.misuse()
-    }
-}
-
-/// What stops a run (the harness prints it as `rho: ...` on stderr and exits with status 2).
-#[cfg(feature = "std")]
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// A setting from the environment or the command line that cannot be read.
-    #[error("{variable}: expected {expected}, got \"{got}\"")]
-    Setting {
-        /// The variable.
-        variable: String,
-        /// What it may hold.
-        expected: String,
-        /// What it held.
-        got: String,
-    },
-    /// A benchmark used the harness wrongly (two loops, a bad unit, a bad name).
-    #[error("{bench}: {what}")]
-    Misuse {
-        /// The benchmark.
-        bench: String,
-        /// What it did.
-        what: String,
-    },
-    /// The benchmark's thread could not be started, or its stack region set up, or it panicked.
-    #[error("{0}")]
-    Thread(String),
-    /// Writing the stream failed.
-    #[error("writing the stream failed: {0}")]
-    Output(std::io::Error),
-    /// The stream could not be summarised into the report (a harness bug: rho-wire names the line).
-    #[error("cannot report the run: {0}")]
-    Report(String),
-}
 
 /// The `main` of a `[[bench]] harness = false` target: runs the benchmarks named, in order, and exits with
 /// the harness's status (0, or 2 on a bad setting or a misuse).

@@ -5,7 +5,10 @@
 //! lies is the platform's concern (`hosted/stack.rs` checks it against the thread's stack; on a board it
 //! must lie in the stack's RAM).
 
-use crate::bench::{PAINT, RED_ZONE};
+/// The paint of the stack region.
+pub(crate) const PAINT: u8 = 0xAA;
+/// Bytes below the stack pointer left unpainted: x86-64's red zone, which a leaf function may use.
+pub(crate) const RED_ZONE: usize = 128;
 
 /// The band at the bottom of the region whose every byte must still be painted for a figure to be reported.
 pub const BAND_BYTES: usize = 16;

@@ -55,7 +55,7 @@ pub enum ConfigError {
 }
 
 fn known_targets(listed: &[String]) -> String {
-    let builtin = crate::BUILTIN_TARGETS.join(", ");
+    let builtin = crate::builtin::BUILTIN_TARGETS.join(", ");
     if listed.is_empty() {
         format!("bench.targets lists none; built in: {builtin}")
     } else {

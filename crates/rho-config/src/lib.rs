@@ -14,7 +14,11 @@
 //! assert_eq!(config.budgets_for("bench_crc_64").max_stack_bytes, Some(4096));
 //! assert_eq!(config.target(None).unwrap().name(), "host");
 //! ```
+//!
+//! It must not know how a suite is built or run, nor how its figures are judged: it reads the file and answers
+//! questions about it (docs/architecture.md).
 
+mod builtin;
 mod error;
 mod model;
 mod node;
@@ -23,13 +27,13 @@ mod suggest;
 
 use std::path::{Path, PathBuf};
 
+pub use builtin::{BUILTIN_BOARDS, BUILTIN_TARGETS};
 pub use error::{ConfigError, SourcePos};
 pub use model::{
-    BUILTIN_BOARDS, BUILTIN_TARGETS, BenchmarkConfig, Budgets, CMakeSuite, CargoSuite,
-    DEFAULT_BASELINE, DEFAULT_GATE_BUDGET, DEFAULT_GATE_RUNS, DEFAULT_GATE_TIMEOUT, DefaultFlags,
-    GateConfig, MIN_GATE_RUNS, Measure, ModuleConfig, SCALE_RANGE, Suite, SuiteBuild,
-    TIMEOUT_RANGE_SECONDS, TargetEntry, TargetSpec, is_gate_budget, is_scale, is_timeout_seconds,
-    unmatched_benchmarks, unmatched_message,
+    BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
+    DEFAULT_GATE_RUNS, DEFAULT_GATE_TIMEOUT, DefaultFlags, GateConfig, MIN_GATE_RUNS, Measure,
+    ModuleConfig, SCALE_RANGE, Suite, SuiteBuild, TIMEOUT_RANGE_SECONDS, TargetEntry, TargetSpec,
+    is_gate_budget, is_scale, is_timeout_seconds, unmatched_benchmarks, unmatched_message,
 };
 
 /// The candidate closest to `word` when it is a plausible typo of it (a third of its length, at least one

@@ -4,30 +4,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::builtin::BUILTIN_TARGETS;
 use crate::error::{ConfigError, SourcePos};
-
-/// Targets the `rho` binary knows how to build and run without a `build:`/`run:` in module.yml.
-pub const BUILTIN_TARGETS: &[&str] = &[
-    "host",
-    "mps2-an385",
-    "mps2-an386",
-    "mps2-an500",
-    "mps2-an505",
-    "microbit",
-    "riscv32-virt",
-    "aarch64-linux",
-    "stm32h743zi",
-];
-/// The built-in targets that are boards under QEMU's system emulation (c/ports/boards), in the order
-/// `--target all` runs them.
-pub const BUILTIN_BOARDS: &[&str] = &[
-    "mps2-an385",
-    "mps2-an386",
-    "mps2-an500",
-    "mps2-an505",
-    "microbit",
-    "riscv32-virt",
-];
 
 /// Where the committed baseline lives when `bench.baseline` is not given, relative to the module root.
 pub const DEFAULT_BASELINE: &str = "bench/baseline.json";

@@ -20,6 +20,9 @@
 //! `git worktree add`, which is let finish) and the registered cleanups (temporary directories, worktrees) run
 //! before the process exits with status 130. [`ScratchDir`] is a temporary directory removed on every exit
 //! path, signals included. [`running_in_group`] says what still runs in a process group, to check that nothing outlived a run.
+//!
+//! It must not know what it runs: a compiler, a suite and `git` are all children to it, and it knows nothing of
+//! benchmarks (docs/architecture.md).
 
 mod group;
 pub mod interrupt;

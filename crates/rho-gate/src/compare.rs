@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use rho_judge::{Change, judge_change};
 
 use crate::error::SideName;
-use crate::metrics::{Figure, RunMetrics};
+use crate::run_metrics::{Figure, RunMetrics};
 use crate::settings::Budgets;
 
 /// The overall verdict of a gate.

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::metrics::MetricsError;
+use crate::run_metrics::MetricsError;
 
 /// Which side of the gate something happened on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

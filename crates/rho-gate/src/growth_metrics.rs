@@ -12,7 +12,7 @@
 
 use rho_stats::{Complexity, Metric, RunSummary};
 
-use crate::metrics::{Figure, RunMetrics};
+use crate::run_metrics::{Figure, RunMetrics};
 
 /// The part of a gate metric's name that marks a growth.
 const GROWTH: &str = ".growth.";

@@ -4,6 +4,9 @@
 //! A gate compares rather than remembers: it needs no stored numbers, so a slow laptop
 //! and a fast CI runner give the same verdict. Drift during the gate hits both sides alike, because their
 //! runs alternate.
+//!
+//! It must not know the suite kinds or how a target is built: it is handed each side's commands and reads what they
+//! print (docs/architecture.md).
 
 pub mod compare;
 pub mod config;
@@ -12,6 +15,7 @@ mod growth_metrics;
 pub mod metrics;
 pub mod report;
 mod run;
+mod run_metrics;
 pub mod settings;
 pub mod side;
 mod wire_metrics;

@@ -5,7 +5,7 @@ use rho_stats::{ClockFigures, MIN_WINDOW_SAMPLES, Metric, RunSummary, WINDOWS, m
 
 use rho_wire::{ClockRole, Run, StackMark};
 
-use crate::metrics::{Figure, MetricsError, RunMetrics};
+use crate::run_metrics::{Figure, MetricsError, RunMetrics};
 
 /// One step of a clock per iteration, in its unit: its resolution, at least 1 (a clock never seen to step still
 /// counts in whole units), divided by the batch (a sample of K iterations resolves a Kth of a step per

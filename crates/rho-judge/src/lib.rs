@@ -1,5 +1,8 @@
 //! Judgement: whether a measured figure is acceptable. Every metric has one direction, lower is better, and
 //! is judged on its own; this crate turns figures and budgets into verdicts.
+//!
+//! It must not know how a suite is built or run, nor how a verdict is shown: it reads figures (rho-stats) and
+//! budgets (rho-config) and returns verdicts (docs/architecture.md).
 
 pub mod budget;
 pub mod growth;

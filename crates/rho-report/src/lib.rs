@@ -5,8 +5,11 @@
 //! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
 //! and `rho-gate` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
 //! (`html`, with the feature of that name).
-//! Both the `rho` command and harnesses that print their own report (a `cargo bench` target) use it.
+//! Both the `rho` command and harnesses that print their own report (rho-bench's feature `report`) use it.
+//!
+//! It must not know how a run was made, and it judges nothing: it lays out (docs/architecture.md).
 
+mod layout;
 mod paint;
 mod run;
 
@@ -20,7 +23,5 @@ pub use paint::paint;
 pub mod markdown;
 pub mod targets;
 
-pub use run::{
-    DEFAULT_WIDTH, Layout, MIN_WIDTH, aligned_table, aligned_table_within, marks_above_bound,
-    render, render_with, warnings, wrap,
-};
+pub use layout::{DEFAULT_WIDTH, Layout, MIN_WIDTH, aligned_table, aligned_table_within, wrap};
+pub use run::{marks_above_bound, render, render_with, warnings};

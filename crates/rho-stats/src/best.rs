@@ -3,8 +3,9 @@
 //! Noise does not make a stack deeper or a heap peak higher, though: those are properties of the code path, and
 //! their worst case (the highest seen) is the one kept, so an overrun in any run stays an overrun.
 
+use crate::clock::{ClockFigures, OverheadFigures};
 use crate::error::StatsError;
-use crate::run::{BenchSummary, ClockFigures, OverheadFigures, RunSummary};
+use crate::run::{BenchSummary, RunSummary};
 use rho_wire::{HeapFigures, StackMark};
 
 /// The least of `values` under `PartialOrd`; `None` when there are none. Values that do not compare with

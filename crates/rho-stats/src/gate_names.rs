@@ -2,7 +2,8 @@
 //! the gate's name of each [`Metric`], the clock figures a clocked metric comes from, and how far apart a
 //! set of runs was.
 
-use crate::run::{BenchSummary, ClockFigures, Metric};
+use crate::clock::ClockFigures;
+use crate::run::{BenchSummary, Metric};
 
 impl Metric {
     /// The metric's name in `rho bench gate`, after the benchmark's (`bench_crc.cycles`, `bench_crc.ns`,

@@ -29,20 +29,26 @@
 //!   `round(cycles * 1e9 / hz)`, flagged `derived`.
 //!
 //! `docs/statistics.md` states the same with worked examples.
+//!
+//! It must not know about budgets, baselines, verdicts or how a figure is shown: it computes, rho-judge judges and
+//! rho-report lays out (docs/architecture.md). Of rho's crates it knows only rho-wire.
 
 mod best;
+mod clock;
 mod count;
 mod distribution;
 mod drift;
 mod error;
 mod gate_names;
 mod growth;
+mod icount;
 mod run;
 mod summary;
 pub mod targets;
 mod window;
 
 pub use best::{best_of, min_of};
+pub use clock::{ClockFigures, ClockInfo, OverheadFigures};
 pub use count::{
     CacheFigures, CountedMemory, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures,
     QEMU_ICOUNT,
@@ -57,10 +63,7 @@ pub use growth::{
     Complexity, FIT_TOLERANCE, FamilyGrowth, Fit, Growth, MIN_FIT_POINTS, Member, MetricGrowth,
     families, fit_growth,
 };
-pub use run::{
-    BenchSummary, ClockFigures, ClockInfo, INSTRUCTION_UNIT, ImageTotals, Metric, OverheadFigures,
-    RunSummary, StaticFootprint,
-};
+pub use run::{BenchSummary, INSTRUCTION_UNIT, ImageTotals, Metric, RunSummary, StaticFootprint};
 pub use summary::{
     PerIteration, SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile,
 };

@@ -76,7 +76,7 @@ fn primary(bench: &BenchSummary) -> Option<(f64, PrimaryMetric)> {
             },
         ));
     }
-    let clock = |figures: &crate::run::ClockFigures, kind: &str| {
+    let clock = |figures: &crate::clock::ClockFigures, kind: &str| {
         (
             figures.per_iteration.median,
             PrimaryMetric {

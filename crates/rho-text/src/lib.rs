@@ -4,6 +4,8 @@
 //! a benchmark or a file cannot retitle or clear the user's terminal, move the cursor, or overwrite the lines
 //! of a report. Its own crate, with no dependencies, so that every renderer (rho-report, rho-mem, rho-gate,
 //! rho-exec) and the binary share it without a dependency circle.
+//!
+//! It must not know about any other rho crate (docs/architecture.md).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;

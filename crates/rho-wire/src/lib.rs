@@ -16,6 +16,10 @@
 //! - Every record field the format defines is required (`compiler=` is optional); unknown `key=value` fields
 //!   are ignored, unknown record keywords are errors.
 //! - Any error names the 1-based line, what was expected and what was found ([`WireError`]).
+//!
+//! It is the start of the host's flow (harness -> wire -> stats -> judge -> report, docs/architecture.md) and must
+//! not know about statistics, judgement, configs or reports: it depends on no other rho crate, and the Rust harness
+//! links it, so it stays small.
 
 pub mod callgrind;
 mod error;

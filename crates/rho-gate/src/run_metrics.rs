@@ -1,0 +1,116 @@
+//! The metrics of one run: each metric's figure by name, with the smallest change of each that is measured,
+//! and why a run's stdout gave none. What every reader of a run's metrics (the stdout readers, the wire
+//! stream's and the growth fits' metrics, the comparison) shares; it reads nothing itself.
+
+use std::collections::BTreeMap;
+
+/// One metric's figure from one run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Figure {
+    /// A usable figure: finite and not negative.
+    Value(f64),
+    /// The run reported the metric but gave no usable number (a stack overrun, a string, a negative value);
+    /// the gate cannot decide on this metric. The text says why.
+    Unusable(String),
+}
+
+/// Every metric of one run, by name, and for the metrics read off a clock the smallest difference that is a
+/// measured change (see [`RESOLUTION_STEPS`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunMetrics {
+    figures: BTreeMap<String, Figure>,
+    floors: BTreeMap<String, f64>,
+}
+
+/// How many steps of its clock a net figure may move and still be no measurable change: rho-judge's one
+/// constant, shared with the baseline comparison.
+pub use rho_judge::RESOLUTION_STEPS;
+
+impl RunMetrics {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Figure> {
+        self.figures.get(name)
+    }
+
+    /// Set `name`'s figure, returning the one it replaces.
+    pub fn insert(&mut self, name: String, figure: Figure) -> Option<Figure> {
+        self.figures.insert(name, figure)
+    }
+
+    /// The metric names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.figures.keys()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Figure)> {
+        self.figures.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.figures.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.figures.is_empty()
+    }
+
+    /// The smallest difference of `name` that is a measured change (0: any difference is).
+    pub fn floor(&self, name: &str) -> f64 {
+        self.floors.get(name).copied().unwrap_or(0.0)
+    }
+
+    /// Set the floor of `name` (see [`RunMetrics::floor`]).
+    pub fn set_floor(&mut self, name: &str, floor: f64) {
+        self.floors.insert(name.to_owned(), floor);
+    }
+}
+
+impl FromIterator<(String, Figure)> for RunMetrics {
+    fn from_iter<I: IntoIterator<Item = (String, Figure)>>(iter: I) -> Self {
+        RunMetrics {
+            figures: iter.into_iter().collect(),
+            floors: BTreeMap::new(),
+        }
+    }
+}
+
+impl IntoIterator for RunMetrics {
+    type Item = (String, Figure);
+    type IntoIter = std::collections::btree_map::IntoIter<String, Figure>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.figures.into_iter()
+    }
+}
+
+impl std::ops::Index<&str> for RunMetrics {
+    type Output = Figure;
+
+    /// The figure of `name`; panics when there is none, like a map's index (tests use it).
+    fn index(&self, name: &str) -> &Figure {
+        &self.figures[name]
+    }
+}
+
+/// Why a run's stdout gave no metrics.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    #[error(
+        "stdout holds no metrics: it is not a rho wire stream (no `@rho-bench` line) and it is empty"
+    )]
+    Empty,
+    #[error(
+        "stdout is not a rho wire stream (no `@rho-bench` line) and its last line is not a JSON object of \
+         metric name to number ({reason}): `{line}`"
+    )]
+    NotJson { line: String, reason: String },
+    #[error("the last stdout line is a JSON object with no metrics in it")]
+    NoMetricsInJson,
+    #[error("the rho wire stream does not parse: {0}")]
+    Wire(String),
+    #[error("the rho wire stream holds no benchmarks")]
+    NoBenchmarks,
+}
