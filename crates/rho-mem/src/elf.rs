@@ -387,7 +387,7 @@ fn arm_core<'data, H: FileHeader<Endian = Endianness>, R: ReadRef<'data>>(
         section.data().ok()
     };
     if let Some(attributes) = data_of(".ARM.attributes", ATTRIBUTES_MAX_BYTES) {
-        let tags = crate::interrupts::aeabi_attributes(attributes);
+        let tags = crate::attributes::aeabi_attributes(attributes);
         core.m_profile = tags.get(&TAG_CPU_ARCH_PROFILE) == Some(&u64::from(b'M'));
         core.fp = Some(tags.get(&TAG_FP_ARCH).is_some_and(|v| *v != 0));
     }

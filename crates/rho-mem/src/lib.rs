@@ -15,6 +15,7 @@
 //! another) and reads the document; it never links this library, so either side can be replaced.
 
 pub mod analysis;
+pub mod attributes;
 pub mod callgraph;
 pub mod cli;
 pub mod document;

@@ -323,7 +323,7 @@ fn growth_chart(
     points: &[(f64, f64)],
     summary: &RunSummary,
 ) {
-    use crate::html::{Scale, escape, num, px};
+    use crate::svg::{Scale, escape, num, px};
     let label = row_label(metric, summary);
     let title = growth_title(&family.name, &label, growth);
     let fit = growth.best();

@@ -9,7 +9,8 @@ use rho_judge::budget::{BudgetMetric, Failure, Figure, Judgement, Outcome};
 use rho_stats::{BenchSummary, Metric};
 use rho_wire::StackMark;
 
-use crate::html::{Diff, Gate, Page, Suite, escape, num};
+use crate::page::{Diff, Gate, Page, Suite};
+use crate::svg::{escape, num};
 
 /// The id of benchmark `name`'s section in suite `suite` (the `suite`-th of the page): unique on the page
 /// when several suites have a benchmark of the same name.
@@ -113,7 +114,7 @@ pub(crate) fn render(out: &mut String, page: &Page) {
 /// `<p>Regressed: <a href="#...">bench_a</a> (time_ns +42.0%), ...</p>`, nothing when `named` is empty.
 /// The families whose growth regressed against the base (`rho_baseline::growth`), each with what changed:
 /// `O(n) -> O(n^2) in instructions`, or the coefficient's change in the same order.
-fn growth_named(diff: &crate::html::Diff) -> Vec<Named> {
+fn growth_named(diff: &Diff) -> Vec<Named> {
     use rho_baseline::growth::{FamilyComparison, GrowthVerdict};
     diff.comparison
         .families()

@@ -20,58 +20,10 @@ use rho_judge::budget::{BudgetMetric, Judgement};
 use rho_stats::{BenchSummary, ClockFigures, Distribution, RunSummary};
 use rho_wire::StackMark;
 
+pub use crate::page::{Diff, Gate, Page, Suite};
 use crate::run::column_label;
-
-/// Text made safe in HTML content and in a quoted attribute value.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// One suite's run, with its budgets when they were judged (`check`).
-pub struct Suite<'a> {
-    pub what: &'a str,
-    pub summary: &'a RunSummary,
-    pub judgement: Option<&'a Judgement>,
-}
-
-/// A comparison of this run (head) with a base: `--diff REF` or `rho bench compare`.
-pub struct Diff<'a> {
-    pub comparison: &'a rho_baseline::Comparison,
-    /// Where the base came from (a git ref, a file).
-    pub base_name: &'a str,
-    /// The base runs, when they are at hand (`rho bench compare`): their histograms are drawn beside head's.
-    pub base_runs: Vec<&'a RunSummary>,
-}
-
-/// A gate's outcome: every run of each side.
-pub struct Gate<'a> {
-    pub comparison: &'a rho_gate::Comparison,
-    pub base_runs: &'a [rho_gate::RunMetrics],
-    pub head_runs: &'a [rho_gate::RunMetrics],
-    /// What base and head were (revisions, directories).
-    pub base: &'a str,
-    pub head: &'a str,
-}
-
-/// A whole page.
-pub struct Page<'a> {
-    pub title: String,
-    pub suites: Vec<Suite<'a>>,
-    pub diff: Option<Diff<'a>>,
-    pub gate: Option<Gate<'a>>,
-}
+pub use crate::svg::escape;
+use crate::svg::{Scale, num, px};
 
 const STYLE: &str = "\
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;\
@@ -95,70 +47,6 @@ table{border-collapse:collapse;margin:6px 0}td,th{padding:2px 8px;text-align:rig
 .summary td{border-bottom:1px solid #edf2f7;font-variant-numeric:tabular-nums}\
 .summary caption{text-align:left;font-weight:600}\
 .fit{fill:none;stroke:#b7791f;stroke-width:2}.point{fill:#4a78c2}";
-
-/// A number as a chart label: the places that matter.
-pub(crate) fn num(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 100.0 || value == value.trunc() {
-        format!("{value:.0}")
-    } else if magnitude >= 10.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.2}")
-    }
-}
-
-/// A coordinate, to a tenth of a pixel.
-pub(crate) fn px(value: f64) -> String {
-    let value = if value.is_finite() { value } else { 0.0 };
-    format!("{value:.1}")
-}
-
-/// A map from `[lo, hi]` to `[left, right]` pixels: linear, or logarithmic (then `lo` is positive, and a
-/// value below it sits at `left`).
-#[derive(Clone, Copy)]
-pub(crate) struct Scale {
-    lo: f64,
-    hi: f64,
-    left: f64,
-    right: f64,
-    log: bool,
-}
-
-impl Scale {
-    pub(crate) fn new(lo: f64, hi: f64, left: f64, right: f64) -> Scale {
-        let hi = if hi > lo { hi } else { lo + 1.0 };
-        Scale {
-            lo,
-            hi,
-            left,
-            right,
-            log: false,
-        }
-    }
-
-    /// Logarithmic from `lo` (positive) to `hi`.
-    pub(crate) fn log(lo: f64, hi: f64, left: f64, right: f64) -> Scale {
-        let lo = if lo > 0.0 { lo } else { f64::MIN_POSITIVE };
-        let hi = if hi > lo { hi } else { lo * 2.0 };
-        Scale {
-            lo: lo.ln(),
-            hi: hi.ln(),
-            left,
-            right,
-            log: true,
-        }
-    }
-
-    pub(crate) fn at(&self, value: f64) -> f64 {
-        let value = if self.log {
-            value.max(self.lo.exp()).ln()
-        } else {
-            value
-        };
-        self.left + (value - self.lo) / (self.hi - self.lo) * (self.right - self.left)
-    }
-}
 
 /// A histogram whose axis reaches this many times its median (a p99 twenty times the median, seen on a shared
 /// machine) squashes its body into the first bars of a linear axis: its axis is logarithmic, and says so.

@@ -10,8 +10,12 @@
 //! It must not know how a run was made, and it judges nothing: it lays out (docs/architecture.md).
 
 mod layout;
+#[cfg(feature = "html")]
+mod page;
 mod paint;
 mod run;
+#[cfg(feature = "html")]
+mod svg;
 
 pub mod growth;
 #[cfg(feature = "html")]
