@@ -81,7 +81,7 @@ fn describe(series: &[f64], indices: &[usize], settings: &ChangeSettings) -> Vec
         .map(|k| {
             let left = &series[bounds[k - 1]..bounds[k]];
             let right = &series[bounds[k]..bounds[k + 1]];
-            let (before, after) = (median(left), median(right));
+            let (before, after) = (median_of(left), median_of(right));
             ChangePoint {
                 index: bounds[k],
                 before,
@@ -177,8 +177,9 @@ fn best_split(segment: &[f64]) -> Option<usize> {
     best.map(|(tau, _)| tau)
 }
 
-/// The median of `values` (the lower middle for an even count, as everywhere in rho: an observed figure).
-fn median(values: &[f64]) -> f64 {
+/// The median of `values` (the lower middle for an even count, as everywhere in rho: an observed figure); 0
+/// for none.
+pub fn median_of(values: &[f64]) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
@@ -214,7 +215,28 @@ pub fn welch_pvalue(left: &[f64], right: &[f64]) -> f64 {
     let t = (m1 - m2) / standard_error;
     let df = (s1 + s2).powi(2)
         / (s1 * s1 / (left.len() as f64 - 1.0) + s2 * s2 / (right.len() as f64 - 1.0));
-    // P(|T| > t) for Student's t with df degrees of freedom is I_{df/(df+t²)}(df/2, 1/2).
+    student_t_pvalue(t, df)
+}
+
+/// The two-sided p-value of one new figure `x` against the figures `earlier` (at least 3): how likely a
+/// figure this far from their mean is when it comes from the same distribution (Student's t prediction
+/// interval, `t = (x − mean) / (s √(1 + 1/k))`, k − 1 degrees of freedom). 1 with fewer than 3 figures; for
+/// constant `earlier`, 0 when `x` differs and 1 when it does not.
+pub fn newcomer_pvalue(earlier: &[f64], x: f64) -> f64 {
+    if earlier.len() < MIN_SEGMENT {
+        return 1.0;
+    }
+    let (mean, variance) = mean_and_variance(earlier);
+    let k = earlier.len() as f64;
+    let scale = (variance * (1.0 + 1.0 / k)).sqrt();
+    if scale == 0.0 || !scale.is_finite() {
+        return if x == mean { 1.0 } else { 0.0 };
+    }
+    student_t_pvalue((x - mean) / scale, k - 1.0)
+}
+
+/// P(|T| ≥ |t|) for Student's t with `df` degrees of freedom: I_{df/(df+t²)}(df/2, 1/2).
+fn student_t_pvalue(t: f64, df: f64) -> f64 {
     regularized_incomplete_beta(df / (df + t * t), df / 2.0, 0.5).clamp(0.0, 1.0)
 }
 
@@ -307,6 +329,19 @@ mod tests {
         assert!((p - 0.172_00).abs() < 1e-4, "{p}");
         // Constant and different: certain.
         assert_eq!(welch_pvalue(&[5.0; 4], &[6.0; 4]), 0.0);
+    }
+
+    #[test]
+    fn a_newcomer_far_outside_its_predecessors_is_unlikely() {
+        // mean 10, s = 1 over 5 figures: x = 10 + 4·sqrt(1.2) is t = 4 on 4 degrees of freedom, p = 0.01613.
+        let earlier = [8.5, 9.5, 10.0, 10.5, 11.5];
+        let (_, variance) = mean_and_variance(&earlier);
+        let x = 10.0 + 4.0 * (variance * 1.2).sqrt();
+        let p = newcomer_pvalue(&earlier, x);
+        assert!((p - 0.016_130).abs() < 1e-5, "{p}");
+        assert_eq!(newcomer_pvalue(&[3.0; 4], 3.0), 1.0);
+        assert_eq!(newcomer_pvalue(&[3.0; 4], 3.5), 0.0);
+        assert_eq!(newcomer_pvalue(&[3.0; 2], 9.0), 1.0);
     }
 
     #[test]

@@ -48,7 +48,7 @@ mod window;
 pub use best::{best_of, min_of};
 pub use changepoint::{
     ChangePoint, ChangeSettings, DEFAULT_CHANGE_WINDOW, DEFAULT_MAX_PVALUE, MIN_SEGMENT,
-    change_points, welch_pvalue,
+    change_points, median_of, newcomer_pvalue, welch_pvalue,
 };
 pub use count::{
     CacheFigures, CountedMemory, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures,
