@@ -96,7 +96,7 @@ impl Store {
         Ok(Some(commit))
     }
 
-    fn resolve(&self, name: &str) -> Result<Option<String>, Error> {
+    pub(crate) fn resolve(&self, name: &str) -> Result<Option<String>, Error> {
         let output = self.run(
             &[
                 "rev-parse",
@@ -503,7 +503,7 @@ impl Store {
     }
 
     /// Runs git and returns its stdout; a failure is an error with its stderr.
-    fn git(
+    pub(crate) fn git(
         &self,
         args: &[&str],
         stdin: Option<&[u8]>,
@@ -520,7 +520,7 @@ impl Store {
         }
     }
 
-    fn run(
+    pub(crate) fn run(
         &self,
         args: &[&str],
         stdin: Option<&[u8]>,

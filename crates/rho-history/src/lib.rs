@@ -14,10 +14,13 @@
 //! docs/history.md describes the schema, the layout and the detection.
 
 pub mod analysis;
+pub mod document;
 pub mod error;
 pub mod git;
 pub mod layout;
+pub mod page;
 pub mod record;
+pub mod repo;
 
 pub use error::Error;
 pub use git::{Listing, Problem, Store, Synced};
