@@ -3,47 +3,9 @@
 
 use rho_stats::{ChangeSettings, change_points};
 
-/// SplitMix64: a fixed, seeded source, so every run of the test sees the same series.
-struct Seeded(u64);
+mod series;
 
-impl Seeded {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn uniform(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    /// A standard normal figure (Box-Muller).
-    fn gaussian(&mut self) -> f64 {
-        let (u, v) = (self.uniform(), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
-
-/// 200 commits of exact instruction counts: +3% at 60, +40% at 120, -10% at 170.
-fn stepped_instructions() -> Vec<f64> {
-    (0..200)
-        .map(|i| {
-            let mut figure = 100_000.0_f64;
-            if i >= 60 {
-                figure = (figure * 1.03).round();
-            }
-            if i >= 120 {
-                figure = (figure * 1.40).round();
-            }
-            if i >= 170 {
-                figure = (figure * 0.90).round();
-            }
-            figure
-        })
-        .collect()
-}
+use series::stepped_instructions;
 
 #[test]
 fn exact_steps_of_3_40_and_minus_10_percent_are_found_exactly_there() {
@@ -63,13 +25,7 @@ fn exact_steps_of_3_40_and_minus_10_percent_are_found_exactly_there() {
 #[test]
 fn a_2x_step_in_5_percent_noise_is_found_at_30() {
     for seed in 1..=20 {
-        let mut noise = Seeded(seed);
-        let series: Vec<f64> = (0..60)
-            .map(|i| {
-                let level = if i < 30 { 1_000.0 } else { 2_000.0 };
-                level * (1.0 + 0.05 * noise.gaussian())
-            })
-            .collect();
+        let series = series::noisy(seed, true);
         let found = change_points(&series, &ChangeSettings::new(false));
         let big: Vec<_> = found
             .iter()
@@ -87,10 +43,7 @@ fn a_2x_step_in_5_percent_noise_is_found_at_30() {
 fn flat_5_percent_noise_has_no_change_beyond_10_percent() {
     let mut any = 0;
     for seed in 100..150 {
-        let mut noise = Seeded(seed);
-        let series: Vec<f64> = (0..60)
-            .map(|_| 1_000.0 * (1.0 + 0.05 * noise.gaussian()))
-            .collect();
+        let series = series::noisy(seed, false);
         let found = change_points(&series, &ChangeSettings::new(false));
         any += found.len();
         assert!(
@@ -106,12 +59,7 @@ fn flat_5_percent_noise_has_no_change_beyond_10_percent() {
 
 #[test]
 fn the_stepped_series_in_half_percent_noise_finds_the_large_steps_as_time_would() {
-    let mut noise = Seeded(7);
-    let series: Vec<f64> = stepped_instructions()
-        .iter()
-        .map(|figure| figure * (1.0 + 0.005 * noise.gaussian()))
-        .collect();
-    let found = change_points(&series, &ChangeSettings::new(false));
+    let found = change_points(&series::stepped_noisy(), &ChangeSettings::new(false));
     let at: Vec<usize> = found.iter().map(|c| c.index).collect();
     assert_eq!(at, [60, 120, 170], "{found:?}");
 }
