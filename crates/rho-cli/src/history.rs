@@ -248,7 +248,7 @@ fn add(args: &AddArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Res
 /// A saved run's records: its suites grouped by target, each target's sections (one per measure) as the
 /// baseline would record them.
 fn records_of_run(path: &Path, origin: &Origin) -> anyhow::Result<Vec<Record>> {
-    let suites = crate::saved::read(path)?;
+    let suites = saved_suites(path)?;
     let mut by_target: Vec<(&str, Vec<(&str, &RunSummary)>)> = Vec::new();
     for suite in &suites {
         let target = suite.summary.target.name.as_str();
@@ -265,6 +265,36 @@ fn records_of_run(path: &Path, origin: &Origin) -> anyhow::Result<Vec<Record>> {
         records.extend(Record::from_sections(&sections, origin));
     }
     Ok(records)
+}
+
+/// The suites of a saved run: a `rho-bench-run/1` or `rho-bench-project/1` (read as `show` reads them), or a
+/// run of several targets (`rho-bench-targets/1`, `rho-bench-project-targets/1`: each target's document read
+/// the same way).
+fn saved_suites(path: &Path) -> anyhow::Result<Vec<crate::saved::SavedSuite>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let several = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|doc| {
+            let (key, schema) = match doc.get("schema")?.as_str()? {
+                "rho-bench-targets/1" => ("runs", rho_baseline::saved::RUN_SCHEMA),
+                "rho-bench-project-targets/1" => ("targets", rho_baseline::saved::PROJECT_SCHEMA),
+                _ => return None,
+            };
+            Some((doc.get(key)?.as_array()?.clone(), schema))
+        });
+    let Some((documents, schema)) = several else {
+        return crate::saved::read(path);
+    };
+    let mut suites = Vec::new();
+    for (index, mut document) in documents.into_iter().enumerate() {
+        if let Some(object) = document.as_object_mut() {
+            object.insert("schema".to_string(), schema.into());
+        }
+        let name = format!("{} (target {})", path.display(), index + 1);
+        suites.extend(rho_baseline::saved::parse(&document.to_string(), &name)?);
+    }
+    Ok(suites)
 }
 
 /// What `history` and `history check` read: the records, the commits, the analysis.
@@ -617,4 +647,60 @@ fn import(
         short(&tip)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STREAM: &str = include_str!("../../rho-report/testdata/two_benchmarks.wire");
+
+    #[test]
+    fn a_run_of_several_targets_is_read_target_by_target() {
+        let summary = RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap();
+        let suite = crate::export::SuiteInfo {
+            sources: vec![PathBuf::from("a.c")],
+            compiler: vec!["cc".into()],
+            cflags: Vec::new(),
+            ldflags: Vec::new(),
+            iterations: None,
+            warmup: None,
+            scale: None,
+            timeout_seconds: 300.0,
+        };
+        let run = serde_json::to_value(crate::export::RunDocument::new(suite, &summary)).unwrap();
+        let mut other = run.clone();
+        other["target"]["name"] = "board".into();
+        let document = serde_json::json!({
+            "schema": "rho-bench-targets/1",
+            "rho_version": "0.1.0",
+            "runs": [run, other],
+            "comparison": {},
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("targets.json");
+        std::fs::write(&path, document.to_string()).unwrap();
+        let suites = saved_suites(&path).unwrap();
+        let targets: Vec<&str> = suites
+            .iter()
+            .map(|s| s.summary.target.name.as_str())
+            .collect();
+        assert_eq!(targets, [summary.target.name.as_str(), "board"]);
+        let origin = Origin {
+            commit: "a".repeat(40),
+            commit_time: "2026-12-04T10:00:00Z".to_string(),
+            subject: "s".to_string(),
+            dirty: false,
+            machine: "m".to_string(),
+            rho_version: "0.1.0".to_string(),
+        };
+        let records = records_of_run(&path, &origin).unwrap();
+        let record_targets: Vec<&str> = records.iter().map(|r| r.target.as_str()).collect();
+        assert_eq!(record_targets, [summary.target.name.as_str(), "board"]);
+        // A target's document that is not a run is refused naming the file and the target's place.
+        let broken = serde_json::json!({"schema": "rho-bench-targets/1", "runs": [{"suite": 1}]});
+        std::fs::write(&path, broken.to_string()).unwrap();
+        let error = saved_suites(&path).unwrap_err().to_string();
+        assert!(error.contains("targets.json (target 1)"), "{error}");
+    }
 }
