@@ -176,10 +176,40 @@ pub fn analyse<'a>(
             }
         }
     }
-    let series = figures
-        .into_iter()
-        .map(|(key, (metric, by_commit))| series_of(key, metric, by_commit, detection))
-        .collect();
+    // Each series on its own: split across the cores (change points of long clocked series are most of it).
+    let work: Vec<_> = figures.into_iter().collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = work.len().div_ceil(threads).max(16);
+    let mut parts: Vec<Vec<_>> = Vec::new();
+    let mut rest = work;
+    while rest.len() > chunk {
+        let tail = rest.split_off(chunk);
+        parts.push(rest);
+        rest = tail;
+    }
+    parts.push(rest);
+    let series = std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                scope.spawn(move || {
+                    part.into_iter()
+                        .map(|(key, (metric, by_commit))| {
+                            series_of(key, metric, by_commit, detection)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(series) => series,
+                // series_of does not panic; were it to, the panic is the caller's to see.
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    });
     Analysis { series, off_branch }
 }
 

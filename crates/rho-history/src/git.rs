@@ -311,22 +311,24 @@ impl Store {
             blobs.push((path.to_string(), id.to_string()));
         }
         let contents = self.cat_blobs(blobs.iter().map(|(_, id)| id.as_str()))?;
-        for ((path, _), content) in blobs.into_iter().zip(contents) {
-            let parsed = std::str::from_utf8(&content)
-                .map_err(|_| Error::Record {
-                    path: path.clone(),
-                    message: "not UTF-8 text".to_string(),
-                })
-                .and_then(|text| Record::parse(text, &path));
+        let named: Vec<(String, Vec<u8>)> = blobs
+            .into_iter()
+            .map(|(path, _)| path)
+            .zip(contents)
+            .collect();
+        for ((path, _), parsed) in named.iter().zip(parse_all(&named)) {
             match parsed {
-                Ok(record) => listing.records.push((path, record)),
-                Err(error) => listing.problems.push(Problem {
-                    message: error
-                        .to_string()
+                Ok(record) => listing.records.push((path.clone(), record)),
+                Err(error) => {
+                    let message = error.to_string();
+                    let message = message
                         .strip_prefix(&format!("{path}: "))
-                        .map_or_else(|| error.to_string(), str::to_string),
-                    path,
-                }),
+                        .map_or(message.clone(), str::to_string);
+                    listing.problems.push(Problem {
+                        path: path.clone(),
+                        message,
+                    });
+                }
             }
         }
         Ok(listing)
@@ -558,6 +560,46 @@ impl Store {
         }
         Ok(output)
     }
+}
+
+/// Every blob (its path, its content) parsed as a record, in order, on as many threads as there are cores:
+/// parsing and checking is most of the time a read takes.
+fn parse_all(blobs: &[(String, Vec<u8>)]) -> Vec<Result<Record, Error>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = blobs.len().div_ceil(threads).max(64);
+    let parse = |(path, content): &(String, Vec<u8>)| -> Result<Record, Error> {
+        let text = std::str::from_utf8(content).map_err(|_| Error::Record {
+            path: path.clone(),
+            message: "not UTF-8 text".to_string(),
+        })?;
+        Record::parse(text, path)
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = blobs
+            .chunks(chunk)
+            .map(|part| {
+                (
+                    part,
+                    scope.spawn(move || part.iter().map(parse).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(part, handle)| {
+                handle.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|(path, _)| {
+                            Err(Error::Record {
+                                path: path.clone(),
+                                message: "reading it failed unexpectedly".to_string(),
+                            })
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    })
 }
 
 fn scratch_dir() -> Result<tempfile::TempDir, Error> {

@@ -106,25 +106,16 @@ impl Record {
             path: path.to_string(),
             message,
         };
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            fail(format!(
-                "line {} column {}: not JSON: {e}",
-                e.line(),
-                e.column()
-            ))
-        })?;
-        match value.get("schema").and_then(|s| s.as_str()) {
-            Some(RECORD_SCHEMA) => {}
-            Some(other) => {
-                return Err(fail(format!(
-                    "schema \"{other}\": expected \"{RECORD_SCHEMA}\""
-                )));
-            }
-            None => {
-                return Err(fail(format!(
-                    "no \"schema\": expected a \"{RECORD_SCHEMA}\" record"
-                )));
-            }
+        // One parse on the way every record takes; the schema is looked at first only to say what is wrong.
+        let record: Record = match serde_json::from_str(text) {
+            Ok(record) => record,
+            Err(error) => return Err(fail(explain(text, &error))),
+        };
+        if record.schema != RECORD_SCHEMA {
+            return Err(fail(format!(
+                "schema \"{}\": expected \"{RECORD_SCHEMA}\"",
+                record.schema
+            )));
         }
         if let Some(duplicate) = rho_baseline::json_keys::first_duplicate_key(text) {
             return Err(fail(format!(
@@ -132,7 +123,6 @@ impl Record {
                 duplicate.line, duplicate.column
             )));
         }
-        let record: Record = serde_json::from_value(value).map_err(|e| fail(e.to_string()))?;
         if !is_commit_id(&record.commit) {
             return Err(fail(format!(
                 "commit \"{}\": expected 40 lowercase hex digits",
@@ -162,6 +152,20 @@ impl Record {
             schema: rho_baseline::SCHEMA.to_string(),
             targets: BTreeMap::from([(self.target.clone(), sections)]),
         }
+    }
+}
+
+/// Why `text` is not a record: not JSON, another schema, or the record's own error (a missing field, a figure
+/// of the wrong type), with its line and column.
+fn explain(text: &str, error: &serde_json::Error) -> String {
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => return format!("line {} column {}: not JSON: {e}", e.line(), e.column()),
+    };
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(RECORD_SCHEMA) => error.to_string(),
+        Some(other) => format!("schema \"{other}\": expected \"{RECORD_SCHEMA}\""),
+        None => format!("no \"schema\": expected a \"{RECORD_SCHEMA}\" record"),
     }
 }
 
