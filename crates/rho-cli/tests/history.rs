@@ -129,6 +129,40 @@ fn check_fails_on_a_2x_step_at_the_newest_commit_and_passes_a_flat_line() {
     assert_eq!(series["newest"], 2000.0);
     assert_eq!(series["points"].as_array().unwrap().len(), 12);
     assert_eq!(document["series"].as_array().unwrap().len(), 1);
+
+    // --since a commit: from it on, itself included; --markdown: the tables.
+    let since = rho(
+        &stepped,
+        &[
+            "bench",
+            "history",
+            "--since",
+            "HEAD~3",
+            "--metric",
+            "cycles",
+            "--json",
+            "h.json",
+            "--markdown",
+            "h.md",
+        ],
+    );
+    since.assert_exit(0);
+    let document = common::read_json(&stepped.join("h.json"));
+    assert_eq!(document["commits"].as_array().unwrap().len(), 4);
+    assert_eq!(document["series"][0]["points"].as_array().unwrap().len(), 4);
+    assert_eq!(document["off_branch"], 8);
+    let markdown = std::fs::read_to_string(stepped.join("h.md")).unwrap();
+    assert!(
+        markdown.contains("| benchmark | metric | target | machine | newest |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| bench_canned | cycles | canned | ci | 2000 |"),
+        "{markdown}"
+    );
+    // A --since that is neither a commit of the line nor a date git reads is refused.
+    let bad = rho(&stepped, &["bench", "history", "--since", "-x"]);
+    bad.assert_exit(2);
 }
 
 /// Plants a file at `path` on the history branch with git plumbing (as another tool, or a bad disk, might).
