@@ -52,7 +52,8 @@ pub struct BranchArgs {
 /// `history add RUN.json...`.
 #[derive(Debug, Args)]
 pub struct AddArgs {
-    /// Documents written by `rho bench --json` (`rho-bench-run/1` or `rho-bench-project/1`).
+    /// Documents written by `rho bench --json` (`rho-bench-run/1`, `rho-bench-project/1`, or several targets'
+    /// `rho-bench-targets/1` and `rho-bench-project-targets/1`).
     #[arg(value_name = "RUN.json", required = true)]
     pub runs: Vec<PathBuf>,
 
