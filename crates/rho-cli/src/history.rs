@@ -174,7 +174,14 @@ fn store(branch: Option<&str>, config: Option<&rho_config::ModuleConfig>) -> any
         .or_else(|| config.and_then(|c| c.history.branch.clone()))
         .unwrap_or_else(|| rho_history::DEFAULT_BRANCH.to_string());
     let dir = std::env::current_dir().context("cannot read the current directory")?;
-    Ok(Store::open(&dir, &branch)?)
+    let store = Store::open(&dir, &branch)?;
+    if store.toplevel().is_err() {
+        bail!(
+            "{} is not in a git repository: the history is kept on a branch of the project's repository",
+            dir.display()
+        );
+    }
+    Ok(store)
 }
 
 fn detection(config: Option<&rho_config::ModuleConfig>) -> Detection {

@@ -291,6 +291,17 @@ fn bad_input_is_refused_or_listed_never_written_over() {
     );
     assert_eq!(git(&dir, &["rev-parse", "not-history"]), main);
 
+    // Outside a git repository: said so, exit 2.
+    let outside = root.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let refused = rho(&outside, &["bench", "history", "check"]);
+    refused.assert_exit(2);
+    assert!(
+        refused.stderr.contains("is not in a git repository"),
+        "{}",
+        refused.stderr
+    );
+
     // No history at all: check cannot decide.
     let none = rho(
         &dir,
