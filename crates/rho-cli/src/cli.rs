@@ -78,6 +78,10 @@ pub enum BenchAction {
     /// nearest module.yml's, else the defaults): exit 0 when no metric regressed beyond its limit, 1 when one
     /// did, 2 when they cannot be compared.
     Compare(crate::saved::CompareArgs),
+    /// The history of every CI run kept on a branch of this repository (`history add RUN.json`, `history sync`,
+    /// `history check`, `history import`), and with no action the series per benchmark and metric with their
+    /// change points (docs/history.md).
+    History(crate::history::HistoryArgs),
     /// Start a project here (a git repository or not): write a commented module.yml and a first suite,
     /// bench/first_bench.c, that builds and runs, then print the next three commands. Never overwrites a
     /// file: when either exists, nothing is written.

@@ -32,6 +32,7 @@ mod count;
 mod export;
 mod footprint;
 mod gate;
+mod history;
 mod init;
 mod ports;
 mod project;
@@ -77,6 +78,7 @@ fn main() -> ExitCode {
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
             Some(cli::BenchAction::Show(show)) => saved::show(show),
             Some(cli::BenchAction::Compare(compare)) => saved::compare(compare),
+            Some(cli::BenchAction::History(history)) => history::run(history),
             Some(cli::BenchAction::Init) => std::env::current_dir()
                 .map_err(anyhow::Error::from)
                 .and_then(|dir| init::init(&dir, &mut rho_text::Escaped(std::io::stdout()))),

@@ -79,6 +79,8 @@ pub struct ModuleConfig {
     pub baseline: PathBuf,
     /// `gate`: settings for `rho bench gate`.
     pub gate: GateConfig,
+    /// `history`: the history branch and its change-point detection (`rho bench history`).
+    pub history: HistoryConfig,
     /// `measure`: what `rho bench`, `check` and `gate` measure unless `--measure` says otherwise (default
     /// time).
     pub measure: Measure,
@@ -423,6 +425,18 @@ impl TargetSpec {
 /// `percent` as a gate budget (a fraction), when it is one ([`is_gate_budget`]).
 fn percent_as_gate_budget(percent: Option<f64>) -> Option<f64> {
     percent.map(|p| p / 100.0).filter(|&f| is_gate_budget(f))
+}
+
+/// `bench.history`: where `rho bench history` keeps its records and how it finds change points; `None` leaves
+/// the default (branch `rho-history`, window 30, p-value 0.001: docs/history.md).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HistoryConfig {
+    /// `branch`: the history branch's name.
+    pub branch: Option<String>,
+    /// `window`: figures either side of a candidate change point the t-test compares (at least 3).
+    pub window: Option<usize>,
+    /// `max_pvalue`: the largest p-value a change point of a noisy metric is kept with, in (0, 1).
+    pub max_pvalue: Option<f64>,
 }
 
 /// `bench.gate`: base against head.

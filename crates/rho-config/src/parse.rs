@@ -10,7 +10,8 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
     BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DefaultFlags, GateConfig,
-    MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry, is_gate_budget,
+    HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry,
+    is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -31,6 +32,7 @@ const BENCH_KEYS: &[&str] = &[
     "targets",
     "baseline",
     "gate",
+    "history",
     "measure",
     "cflags",
     "ldflags",
@@ -84,6 +86,7 @@ const CARGO_KEYS: &[&str] = &["package", "features"];
 const SUITE_BUILD_KEYS: &[&str] = &["cflags", "ldflags", "include", "defines", "pkg_config"];
 const CMAKE_KEYS: &[&str] = &["build_dir", "target", "source_dir"];
 const GATE_KEYS: &[&str] = &["runs", "timeout_seconds", "budget"];
+const HISTORY_KEYS: &[&str] = &["branch", "window", "max_pvalue"];
 
 /// Where a key that is unknown at one level does belong, so a misplaced key is not met with a bare "unknown".
 fn home_of(key: &str) -> Option<&'static str> {
@@ -111,6 +114,8 @@ fn home_of(key: &str) -> Option<&'static str> {
         Some("a bench.suites entry")
     } else if key == "runs" || key == "budget" {
         Some("bench.gate")
+    } else if key == "max_pvalue" || key == "branch" {
+        Some("bench.history")
     } else {
         None
     }
@@ -505,6 +510,10 @@ fn parse_bench(
         Some(v) => parse_gate(cx, v)?,
         None => GateConfig::default(),
     };
+    let history = match f.value("history") {
+        Some(v) => parse_history(cx, v)?,
+        None => HistoryConfig::default(),
+    };
     let measure = match f.value("measure") {
         Some(v) => {
             let expected = "time, instructions or time,instructions";
@@ -549,6 +558,7 @@ fn parse_bench(
         targets,
         baseline,
         gate,
+        history,
         measure,
         flags,
         mem_command,
@@ -1280,6 +1290,57 @@ fn parse_gate(cx: &Cx, node: &SNode) -> Result<GateConfig, ConfigError> {
         gate.budgets = per_metric;
     }
     Ok(gate)
+}
+
+/// `bench.history`: a branch name git would take, a window of at least 3 figures, a p-value in (0, 1).
+fn parse_history(cx: &Cx, node: &SNode) -> Result<HistoryConfig, ConfigError> {
+    let f = fields(cx, node, "bench.history", Some(HISTORY_KEYS))?;
+    let mut history = HistoryConfig::default();
+    if let Some(v) = f.value("branch") {
+        let name = text(cx, v, "bench.history.branch", "a branch name")?;
+        if !is_branch_name(name) {
+            return Err(cx.err_at(
+                v,
+                format!(
+                    "expected a branch name (letters, digits, `-`, `_`, `.` and `/`, not starting with `-` \
+                     or `.`, no `..`) for bench.history.branch, found '{name}'"
+                ),
+            ));
+        }
+        history.branch = Some(name.to_string());
+    }
+    if let Some(v) = f.value("window") {
+        history.window = Some(whole(cx, v, "bench.history.window", 3, 100_000)? as usize);
+    }
+    if let Some(v) = f.value("max_pvalue") {
+        let p = number(cx, v, "bench.history.max_pvalue", Bound::NonNegative)?;
+        if !(p > 0.0 && p < 1.0) {
+            return Err(cx.err_at(
+                v,
+                format!(
+                    "expected a p-value between 0 and 1, both excluded (0.001 keeps a change point when a \
+                     step this large by chance is 1 in 1000) for bench.history.max_pvalue, found {}",
+                    v.value.describe()
+                ),
+            ));
+        }
+        history.max_pvalue = Some(p);
+    }
+    Ok(history)
+}
+
+/// A conservative subset of what git takes as a branch name: enough for a history branch, nothing a shell or
+/// git would read as something else.
+fn is_branch_name(name: &str) -> bool {
+    (1..=200).contains(&name.len())
+        && !name.starts_with(['-', '.', '/'])
+        && !name.ends_with(['/', '.'])
+        && !name.contains("..")
+        && !name.contains("//")
+        && !name.ends_with(".lock")
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b))
 }
 
 #[cfg(test)]

@@ -1386,3 +1386,61 @@ fn a_baseline_path_outside_the_module_root_is_refused() {
         assert_eq!(load(&text).baseline, Path::new(inside));
     }
 }
+
+#[test]
+fn bench_history_sets_the_branch_and_the_detection() {
+    let config =
+        load("bench:\n  history:\n    branch: ci/history\n    window: 20\n    max_pvalue: 0.01\n");
+    assert_eq!(config.history.branch.as_deref(), Some("ci/history"));
+    assert_eq!(config.history.window, Some(20));
+    assert_eq!(config.history.max_pvalue, Some(0.01));
+    assert_eq!(
+        load("bench:\n  default_iterations: 10\n").history,
+        Default::default()
+    );
+}
+
+#[test]
+fn a_bad_bench_history_is_refused_at_its_line_and_column() {
+    for (text, line, column, wanted) in [
+        (
+            "bench:\n  history:\n    branch: -x\n",
+            3,
+            13,
+            "expected a branch name",
+        ),
+        (
+            "bench:\n  history:\n    branch: a..b\n",
+            3,
+            13,
+            "found 'a..b'",
+        ),
+        (
+            "bench:\n  history:\n    window: 2\n",
+            3,
+            13,
+            "bench.history.window",
+        ),
+        (
+            "bench:\n  history:\n    max_pvalue: 1.5\n",
+            3,
+            17,
+            "expected a p-value between 0 and 1",
+        ),
+        (
+            "bench:\n  history:\n    max_pvalue: 0\n",
+            3,
+            17,
+            "bench.history.max_pvalue",
+        ),
+        ("bench:\n  history:\n    windw: 20\n", 3, 5, "windw"),
+    ] {
+        let error = ModuleConfig::from_str(text, Path::new("module.yml")).unwrap_err();
+        let shown = error.to_string();
+        assert!(
+            shown.starts_with(&format!("module.yml:{line}:{column}:")),
+            "{text:?}: {shown}"
+        );
+        assert!(shown.contains(wanted), "{text:?}: {shown}");
+    }
+}

@@ -25,6 +25,8 @@
 //!   per iteration, in fractions of the clock's unit. Its tails are tails of batch means.
 //! - **Drift** ([`drift`]): at least 3 benchmarks, at least 80% of them moved (beyond 2%) the same way, the
 //!   moved ones' log-ratios within an interquartile range of 0.05; the factor is their median ratio.
+//! - **Change points** ([`change_points`]): in a series of figures in commit order, every step of an exact
+//!   metric; for a noisy one E-Divisive means with Welch's t-test (p at most 0.001 over 30 figures a side).
 //! - **Derived time**: with no `time` clock and a cycle clock of known `hz`, nanoseconds are
 //!   `round(cycles * 1e9 / hz)`, flagged `derived`.
 //!
@@ -34,6 +36,7 @@
 //! rho-report lays out (docs/architecture.md). Of rho's crates it knows only rho-wire.
 
 mod best;
+mod changepoint;
 mod clock;
 mod count;
 mod distribution;
@@ -48,6 +51,10 @@ pub mod targets;
 mod window;
 
 pub use best::{best_of, min_of};
+pub use changepoint::{
+    ChangePoint, ChangeSettings, DEFAULT_CHANGE_WINDOW, DEFAULT_MAX_PVALUE, MIN_SEGMENT,
+    change_points, median_of, newcomer_pvalue, welch_pvalue,
+};
 pub use clock::{ClockFigures, ClockInfo, OverheadFigures};
 pub use count::{
     CacheFigures, CountedMemory, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures,

@@ -1,0 +1,714 @@
+//! `rho bench history`: every CI run's figures kept on a branch of the project's repository (crate
+//! rho-history), read back as series per benchmark and metric with their change points, and a gate on the
+//! newest one (`history check`) for post-merge CI where there is no base to build.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use clap::{Args, Subcommand};
+use rho_history::analysis::{self, Analysis, Commit, Detection, Filter, Series};
+use rho_history::{Origin, Record, Store};
+use rho_stats::RunSummary;
+
+/// `rho bench history [ACTION]`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    pub action: Option<HistoryAction>,
+
+    #[command(flatten)]
+    pub view: ViewArgs,
+}
+
+/// What `history` does besides showing the series.
+#[derive(Debug, Subcommand)]
+pub enum HistoryAction {
+    /// Add runs saved by `rho bench --json` (or `check --json`) to the history branch, a record per target
+    /// and measure, for the commit measured (`--commit`, default HEAD).
+    Add(AddArgs),
+    /// Exit 1 when the newest figure of a benchmark starts a regression beyond its limit
+    /// (`fail_on_regression_percent`, or the instructions one), naming it and the commit; 0 otherwise; 2
+    /// when it cannot decide (no history, a corrupt record).
+    Check(ViewArgs),
+    /// Fetch REMOTE's history branch, merge it with this one (a union of record files) and push, retrying a
+    /// rejected push with backoff.
+    Sync(SyncArgs),
+    /// Build records from the git log of the committed baseline file: each commit that changed it is one
+    /// record per target and measure.
+    Import(ImportArgs),
+}
+
+/// The history branch (every action).
+#[derive(Debug, Clone, Args)]
+pub struct BranchArgs {
+    /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long = "history-branch", value_name = "NAME")]
+    pub history_branch: Option<String>,
+}
+
+/// `history add RUN.json...`.
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// Documents written by `rho bench --json` (`rho-bench-run/1`, `rho-bench-project/1`, or several targets'
+    /// `rho-bench-targets/1` and `rho-bench-project-targets/1`).
+    #[arg(value_name = "RUN.json", required = true)]
+    pub runs: Vec<PathBuf>,
+
+    /// The commit the runs measured.
+    #[arg(long, value_name = "REF", default_value = "HEAD")]
+    pub commit: String,
+
+    /// Add even when tracked files differ from HEAD (the record says it was dirty).
+    #[arg(long)]
+    pub allow_dirty: bool,
+
+    /// The machine label (default $RHO_MACHINE, else the host name).
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+
+    /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long = "branch", visible_alias = "history-branch", value_name = "NAME")]
+    pub history_branch: Option<String>,
+}
+
+/// `history sync [REMOTE]`.
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// The remote (default origin).
+    #[arg(value_name = "REMOTE", default_value = "origin")]
+    pub remote: String,
+
+    /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long = "branch", visible_alias = "history-branch", value_name = "NAME")]
+    pub history_branch: Option<String>,
+}
+
+/// `history import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The baseline file (default module.yml's `bench.baseline`, else bench/baseline.json).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// The machine label of the imported records (default $RHO_MACHINE, else the host name).
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+
+    /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long = "branch", visible_alias = "history-branch", value_name = "NAME")]
+    pub history_branch: Option<String>,
+}
+
+/// Which series, along which commits, and where they are written.
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// Only benchmarks whose name contains PATTERN.
+    #[arg(long, value_name = "PATTERN")]
+    pub bench: Option<String>,
+
+    /// Only this metric (cycles, time_ns, instructions, stack_bytes, heap_peak_bytes, code_bytes,
+    /// static_stack_bytes).
+    #[arg(long, value_name = "NAME", value_parser = parse_metric)]
+    pub metric: Option<String>,
+
+    /// Only this target's records.
+    #[arg(long, value_name = "T")]
+    pub target: Option<String>,
+
+    /// Only this machine's records.
+    #[arg(long, value_name = "M")]
+    pub machine: Option<String>,
+
+    /// Only commits from this one (on the line, itself included) or this date on (as git reads --since).
+    #[arg(long, value_name = "REF|DATE")]
+    pub since: Option<String>,
+
+    /// The branch whose first-parent line orders the commits (default the current one, HEAD).
+    #[arg(long, value_name = "REF", default_value = "HEAD")]
+    pub branch: String,
+
+    #[command(flatten)]
+    pub history: BranchArgs,
+
+    /// Also write the series as JSON (schema `rho-bench-history/1`, docs/json-output.md); `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Also write the series and change points as Markdown tables.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Also write one self-contained HTML page: a trend chart per benchmark and metric, change points marked.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+fn parse_metric(text: &str) -> Result<String, String> {
+    if rho_stats::Metric::ALL.iter().any(|m| m.name() == text) {
+        Ok(text.to_string())
+    } else {
+        let names: Vec<&str> = rho_stats::Metric::ALL.iter().map(|m| m.name()).collect();
+        Err(format!("`{text}`: expected one of {}", names.join(", ")))
+    }
+}
+
+/// `rho bench history ...`.
+pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
+    let config = crate::baseline::nearest_config()?;
+    match &args.action {
+        None => show(&args.view, config.as_ref()),
+        Some(HistoryAction::Check(view)) => check(view, config.as_ref()),
+        Some(HistoryAction::Add(add_args)) => add(add_args, config.as_ref()),
+        Some(HistoryAction::Sync(sync_args)) => sync(sync_args, config.as_ref()),
+        Some(HistoryAction::Import(import_args)) => import(import_args, config.as_ref()),
+    }
+}
+
+/// The history store of the current directory's repository.
+fn store(branch: Option<&str>, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<Store> {
+    let branch = branch
+        .map(str::to_string)
+        .or_else(|| config.and_then(|c| c.history.branch.clone()))
+        .unwrap_or_else(|| rho_history::DEFAULT_BRANCH.to_string());
+    let dir = std::env::current_dir().context("cannot read the current directory")?;
+    let store = Store::open(&dir, &branch)?;
+    if store.toplevel().is_err() {
+        bail!(
+            "{} is not in a git repository: the history is kept on a branch of the project's repository",
+            dir.display()
+        );
+    }
+    Ok(store)
+}
+
+fn detection(config: Option<&rho_config::ModuleConfig>) -> Detection {
+    let mut detection = Detection::default();
+    if let Some(history) = config.map(|c| &c.history) {
+        detection.window = history.window.unwrap_or(detection.window);
+        detection.max_pvalue = history.max_pvalue.unwrap_or(detection.max_pvalue);
+    }
+    detection
+}
+
+/// `--machine`, else $RHO_MACHINE, else the host name.
+fn machine(flag: Option<&str>) -> String {
+    if let Some(name) = flag.filter(|n| !n.trim().is_empty()) {
+        return name.to_string();
+    }
+    if let Ok(name) = std::env::var("RHO_MACHINE") {
+        if !name.trim().is_empty() {
+            return name;
+        }
+    }
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| {
+            std::process::Command::new("hostname")
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        })
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "unknown-machine".to_string())
+}
+
+/// `history add`.
+fn add(args: &AddArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
+    let store = store(args.history_branch.as_deref(), config)?;
+    let dirty = store.work_tree_dirty()?;
+    if dirty && !args.allow_dirty {
+        bail!(
+            "the work tree has changes to tracked files: the run may not be of {} (commit them, or pass \
+             --allow-dirty and the record says it was dirty)",
+            args.commit
+        );
+    }
+    let commit = store.commit_info(&args.commit)?;
+    let origin = Origin {
+        commit: commit.id.clone(),
+        commit_time: commit.time.clone(),
+        subject: commit.subject.clone(),
+        dirty,
+        machine: machine(args.machine.as_deref()),
+        rho_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let mut records = Vec::new();
+    for path in &args.runs {
+        records.extend(records_of_run(path, &origin)?);
+    }
+    let (tip, paths) = store.add(&records)?;
+    println!(
+        "history: added {} record(s) of {} ({}) on {} to branch {} (now {})",
+        paths.len(),
+        short(&commit.id),
+        commit.subject,
+        origin.machine,
+        store.branch(),
+        short(&tip)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A saved run's records: its suites grouped by target, each target's sections (one per measure) as the
+/// baseline would record them.
+fn records_of_run(path: &Path, origin: &Origin) -> anyhow::Result<Vec<Record>> {
+    let suites = saved_suites(path)?;
+    let mut by_target: Vec<(&str, Vec<(&str, &RunSummary)>)> = Vec::new();
+    for suite in &suites {
+        let target = suite.summary.target.name.as_str();
+        match by_target.iter_mut().find(|(t, _)| *t == target) {
+            Some((_, parts)) => parts.push((suite.what.as_str(), &suite.summary)),
+            None => by_target.push((target, vec![(suite.what.as_str(), &suite.summary)])),
+        }
+    }
+    let recording = rho_baseline::Recording::now(env!("CARGO_PKG_VERSION"), None);
+    let mut records = Vec::new();
+    for (_, parts) in by_target {
+        let sections = rho_baseline::sections_from_summaries(&parts, &recording)
+            .with_context(|| path.display().to_string())?;
+        records.extend(Record::from_sections(&sections, origin));
+    }
+    Ok(records)
+}
+
+/// The suites of a saved run: a `rho-bench-run/1` or `rho-bench-project/1` (read as `show` reads them), or a
+/// run of several targets (`rho-bench-targets/1`, `rho-bench-project-targets/1`: each target's document read
+/// the same way).
+fn saved_suites(path: &Path) -> anyhow::Result<Vec<crate::saved::SavedSuite>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let several = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|doc| {
+            let (key, schema) = match doc.get("schema")?.as_str()? {
+                "rho-bench-targets/1" => ("runs", rho_baseline::saved::RUN_SCHEMA),
+                "rho-bench-project-targets/1" => ("targets", rho_baseline::saved::PROJECT_SCHEMA),
+                _ => return None,
+            };
+            Some((doc.get(key)?.as_array()?.clone(), schema))
+        });
+    let Some((documents, schema)) = several else {
+        return crate::saved::read(path);
+    };
+    let mut suites = Vec::new();
+    for (index, mut document) in documents.into_iter().enumerate() {
+        if let Some(object) = document.as_object_mut() {
+            object.insert("schema".to_string(), schema.into());
+        }
+        let name = format!("{} (target {})", path.display(), index + 1);
+        suites.extend(rho_baseline::saved::parse(&document.to_string(), &name)?);
+    }
+    Ok(suites)
+}
+
+/// What `history` and `history check` read: the records, the commits, the analysis.
+struct Loaded {
+    store: Store,
+    listing: rho_history::Listing,
+    commits: Vec<Commit>,
+    analysis: Analysis,
+    detection: Detection,
+}
+
+fn load(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<Loaded> {
+    let store = store(view.history.history_branch.as_deref(), config)?;
+    let listing = store.read()?;
+    let commits = store.first_parent_line(&view.branch, view.since.as_deref())?;
+    let filter = Filter {
+        bench: view.bench.clone(),
+        metric: view.metric.clone(),
+        target: view.target.clone(),
+        machine: view.machine.clone(),
+    };
+    let detection = detection(config);
+    let analysis = analysis::analyse(
+        listing.records.iter().map(|(_, r)| r),
+        &commits,
+        &filter,
+        detection,
+    );
+    Ok(Loaded {
+        store,
+        listing,
+        commits,
+        analysis,
+        detection,
+    })
+}
+
+/// `history`: the series, their change points, the unreadable records at the end.
+fn show(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
+    let json = crate::export::prepare_json(view.json.as_deref())?;
+    for (flag, path) in [("--markdown", &view.markdown), ("--html", &view.html)] {
+        if let Some(path) = path {
+            crate::export::check_destination(flag, path)?;
+        }
+    }
+    let loaded = load(view, config)?;
+    let text = render_text(&loaded);
+    let to_stderr = json
+        .as_ref()
+        .is_some_and(crate::export::JsonTarget::is_stdout);
+    let written = if to_stderr {
+        rho_text::Escaped(std::io::stderr().lock()).write_all(text.as_bytes())
+    } else {
+        rho_text::Escaped(std::io::stdout().lock()).write_all(text.as_bytes())
+    };
+    // A closed pipe (`rho bench history | head`) is not worth failing over.
+    drop(written);
+    if let Some(json) = &json {
+        json.write(&rho_history::document::Document::of(
+            &loaded.analysis,
+            &loaded.commits,
+            &loaded.listing,
+            loaded.store.branch(),
+            &view.branch,
+            env!("CARGO_PKG_VERSION"),
+        ))?;
+    }
+    if let Some(path) = &view.markdown {
+        let markdown =
+            rho_history::document::markdown(&loaded.analysis, &loaded.commits, &loaded.listing);
+        crate::saved::write_text(path, "the Markdown history", &markdown)?;
+    }
+    if let Some(path) = &view.html {
+        let title = format!("rho bench history ({})", view.branch);
+        let page = rho_history::page::render(&title, &loaded.analysis, &loaded.commits);
+        crate::saved::write_text(path, "the HTML history", &page)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn short(id: &str) -> &str {
+    id.get(..10).unwrap_or(id)
+}
+
+/// The text report: per series its key, newest against previous and median, and each change point.
+fn render_text(loaded: &Loaded) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let commits = &loaded.commits;
+    if loaded.analysis.series.is_empty() {
+        let _ = writeln!(
+            out,
+            "history: no figures on branch {} for the {} commit(s) of this line ({} record(s) read)",
+            loaded.store.branch(),
+            commits.len(),
+            loaded.listing.records.len()
+        );
+    }
+    for series in &loaded.analysis.series {
+        let _ = writeln!(out, "{}", series_heading(series));
+        if let Some(newest) = series.newest() {
+            let commit = &commits[newest.commit_index];
+            let mut line = format!(
+                "  newest {} at {} ({})",
+                figure(newest.value),
+                short(&commit.id),
+                commit.subject
+            );
+            if let Some(previous) = series.previous() {
+                let _ = write!(
+                    line,
+                    ", {} vs previous",
+                    percent(previous.value, newest.value)
+                );
+            }
+            let _ = write!(
+                line,
+                ", {} vs median {}",
+                percent(series.median, newest.value),
+                figure(series.median)
+            );
+            let _ = writeln!(out, "{line}");
+        }
+        for change in &series.changes {
+            let commit = &commits[change.commit_index];
+            let _ = writeln!(
+                out,
+                "  change at {} ({}): {} -> {} ({}), {}",
+                short(&commit.id),
+                commit.subject,
+                figure(change.before),
+                figure(change.after),
+                percent(change.before, change.after),
+                significance(series, change.pvalue)
+            );
+        }
+    }
+    if loaded.analysis.off_branch > 0 {
+        let _ = writeln!(
+            out,
+            "{} record(s) of commits not on the first-parent line of this branch were left out",
+            loaded.analysis.off_branch
+        );
+    }
+    if !loaded.listing.problems.is_empty() {
+        let _ = writeln!(
+            out,
+            "skipped {} unreadable record(s) on branch {}:",
+            loaded.listing.problems.len(),
+            loaded.store.branch()
+        );
+        for problem in &loaded.listing.problems {
+            let _ = writeln!(out, "  {}: {}", problem.path, problem.message);
+        }
+    }
+    out
+}
+
+fn series_heading(series: &Series) -> String {
+    let key = &series.key;
+    format!(
+        "{} {} (target {}, {} on {}): {} commit(s), {} change point(s)",
+        key.bench,
+        key.metric,
+        key.target,
+        key.measure.name(),
+        key.machine,
+        series.points.len(),
+        series.changes.len()
+    )
+}
+
+fn significance(series: &Series, pvalue: f64) -> String {
+    if analysis::is_exact(series.metric) {
+        "exact".to_string()
+    } else {
+        format!("p = {pvalue:.2e}")
+    }
+}
+
+fn figure(value: f64) -> String {
+    rho_history::document::figure_text(value)
+}
+
+fn percent(before: f64, after: f64) -> String {
+    if before == 0.0 {
+        return if after == 0.0 {
+            "+0.0%".to_string()
+        } else {
+            "new".to_string()
+        };
+    }
+    format!("{:+.1}%", (after - before) / before * 100.0)
+}
+
+/// `history check`.
+fn check(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
+    let loaded = load(view, config)?;
+    if !loaded.listing.problems.is_empty() {
+        for problem in &loaded.listing.problems {
+            eprintln!("rho: error: {}: {}", problem.path, problem.message);
+        }
+        bail!(
+            "{} unreadable record(s) on branch {}: the history cannot be judged",
+            loaded.listing.problems.len(),
+            loaded.store.branch()
+        );
+    }
+    if loaded.analysis.series.is_empty() {
+        bail!(
+            "no history to judge: branch {} has no figures for the commits of {}{}",
+            loaded.store.branch(),
+            view.branch,
+            if loaded.listing.tip.is_none() {
+                " (there is no such branch)"
+            } else {
+                ""
+            }
+        );
+    }
+    let limits = crate::baseline::Limits::of(config);
+    let mut regressions = 0;
+    for series in &loaded.analysis.series {
+        let limit = limits.for_metric(&series.key.bench, series.metric);
+        let Some(change) = analysis::newest_regression(series, limit, loaded.detection) else {
+            continue;
+        };
+        regressions += 1;
+        let commit = &loaded.commits[change.commit_index];
+        println!(
+            "regression: {} {} (target {}, {} on {}): {} -> {} ({}, limit {limit}%) starting at {} ({}), {}",
+            series.key.bench,
+            series.key.metric,
+            series.key.target,
+            series.key.measure.name(),
+            series.key.machine,
+            figure(change.before),
+            figure(change.after),
+            percent(change.before, change.after),
+            short(&commit.id),
+            commit.subject,
+            significance(series, change.pvalue)
+        );
+    }
+    if regressions > 0 {
+        println!("history check: {regressions} regression(s) at the newest commit: fails");
+        return Ok(ExitCode::from(1));
+    }
+    println!(
+        "history check: no regression starts at the newest figure of {} series",
+        loaded.analysis.series.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `history sync`.
+fn sync(args: &SyncArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
+    let store = store(args.history_branch.as_deref(), config)?;
+    let synced = store.sync(&args.remote)?;
+    println!(
+        "history: branch {} is at {} here and on {} ({} attempt(s))",
+        store.branch(),
+        short(&synced.tip),
+        args.remote,
+        synced.attempts
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `history import`: a record per target and measure of every commit that changed the baseline file, those
+/// already on the branch (same commit, machine, target, measure and recording time) left out.
+fn import(
+    args: &ImportArgs,
+    config: Option<&rho_config::ModuleConfig>,
+) -> anyhow::Result<ExitCode> {
+    let store = store(args.history_branch.as_deref(), config)?;
+    let toplevel = store.toplevel()?;
+    let baseline = match (&args.baseline, config) {
+        (Some(path), _) => std::env::current_dir()?.join(path),
+        (None, Some(config)) => config.root.join(&config.baseline),
+        (None, None) => std::env::current_dir()?.join(rho_config::DEFAULT_BASELINE),
+    };
+    let absolute = std::fs::canonicalize(baseline.parent().unwrap_or(Path::new(".")))
+        .map(|dir| dir.join(baseline.file_name().unwrap_or_default()))
+        .unwrap_or(baseline.clone());
+    let relative = absolute
+        .strip_prefix(&toplevel)
+        .with_context(|| {
+            format!(
+                "{} is not inside the repository {}",
+                baseline.display(),
+                toplevel.display()
+            )
+        })?
+        .to_string_lossy()
+        .replace('\\', "/");
+    let machine = machine(args.machine.as_deref());
+    let existing = store.read()?;
+    let seen = |record: &Record| {
+        existing.records.iter().any(|(_, r)| {
+            r.commit == record.commit
+                && r.machine == record.machine
+                && r.target == record.target
+                && r.measure == record.measure
+                && r.section.context.recorded_at == record.section.context.recorded_at
+        })
+    };
+    let mut records = Vec::new();
+    let commits = store.commits_changing("HEAD", &relative)?;
+    for id in &commits {
+        let commit = store.commit_info(id)?;
+        let Ok((file, _)) = rho_baseline::read_at_ref(&toplevel, id, Path::new(&relative)) else {
+            // Deleted in that commit, or a version no rho reads: not a record.
+            eprintln!(
+                "rho: note: {relative} at {} is not a readable baseline: left out",
+                short(id)
+            );
+            continue;
+        };
+        let origin = Origin {
+            commit: commit.id.clone(),
+            commit_time: commit.time.clone(),
+            subject: commit.subject.clone(),
+            dirty: false,
+            machine: machine.clone(),
+            rho_version: env!("CARGO_PKG_VERSION").to_string(),
+        };
+        for sections in file.targets.values() {
+            records.extend(
+                Record::from_sections(sections, &origin)
+                    .into_iter()
+                    .filter(|r| !seen(r)),
+            );
+        }
+    }
+    if records.is_empty() {
+        println!(
+            "history: nothing to import from {relative} ({} commit(s) changed it, every record already on branch {})",
+            commits.len(),
+            store.branch()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (tip, paths) = store.add(&records)?;
+    println!(
+        "history: imported {} record(s) from {} commit(s) of {relative} to branch {} (now {})",
+        paths.len(),
+        commits.len(),
+        store.branch(),
+        short(&tip)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STREAM: &str = include_str!("../../rho-report/testdata/two_benchmarks.wire");
+
+    #[test]
+    fn a_run_of_several_targets_is_read_target_by_target() {
+        let summary = RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap();
+        let suite = crate::export::SuiteInfo {
+            sources: vec![PathBuf::from("a.c")],
+            compiler: vec!["cc".into()],
+            cflags: Vec::new(),
+            ldflags: Vec::new(),
+            iterations: None,
+            warmup: None,
+            scale: None,
+            timeout_seconds: 300.0,
+        };
+        let run = serde_json::to_value(crate::export::RunDocument::new(suite, &summary)).unwrap();
+        let mut other = run.clone();
+        other["target"]["name"] = "board".into();
+        let document = serde_json::json!({
+            "schema": "rho-bench-targets/1",
+            "rho_version": "0.1.0",
+            "runs": [run, other],
+            "comparison": {},
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("targets.json");
+        std::fs::write(&path, document.to_string()).unwrap();
+        let suites = saved_suites(&path).unwrap();
+        let targets: Vec<&str> = suites
+            .iter()
+            .map(|s| s.summary.target.name.as_str())
+            .collect();
+        assert_eq!(targets, [summary.target.name.as_str(), "board"]);
+        let origin = Origin {
+            commit: "a".repeat(40),
+            commit_time: "2026-12-04T10:00:00Z".to_string(),
+            subject: "s".to_string(),
+            dirty: false,
+            machine: "m".to_string(),
+            rho_version: "0.1.0".to_string(),
+        };
+        let records = records_of_run(&path, &origin).unwrap();
+        let record_targets: Vec<&str> = records.iter().map(|r| r.target.as_str()).collect();
+        assert_eq!(record_targets, [summary.target.name.as_str(), "board"]);
+        // A target's document that is not a run is refused naming the file and the target's place.
+        let broken = serde_json::json!({"schema": "rho-bench-targets/1", "runs": [{"suite": 1}]});
+        std::fs::write(&path, broken.to_string()).unwrap();
+        let error = saved_suites(&path).unwrap_err().to_string();
+        assert!(error.contains("targets.json (target 1)"), "{error}");
+    }
+}

@@ -1,0 +1,585 @@
+//! `rho bench history` through the real binary, on a project whose command suite prints a canned wire stream
+//! with the figure of `figure.txt` (exact, whatever the machine's load): runs added commit by commit, a 2x
+//! step at the newest commit failing `history check` (exit 1) and a flat line passing it (0), a corrupt
+//! record listed by `history` and refused by `check` (2), a dirty work tree and a branch that is not a
+//! history refused, the baseline's git log imported, ten concurrent syncs to one bare repository, and the
+//! HTML page loaded in headless Chromium.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{Outcome, git};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// A suite of one benchmark whose every sample is `figure.txt`'s number of cycles.
+const CANNED: &str = r#"v=$(cat figure.txt)
+cat <<END
+@rho-bench 1
+@target canned arch=none optimized=1
+@clock cycles fake unit=cycle hz=0 resolution=1
+@config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0
+@bench bench_canned
+:$v
+:$v
+:$v
+@stack off
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
+@end bench_canned iterations=3 warmup=0 capped=0 unit=iter per_iteration=1
+@done benchmarks=1 dropped=0
+END
+"#;
+
+fn rho(dir: &Path, args: &[&str]) -> Outcome {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("TMPDIR", dir.parent().unwrap_or(dir))
+        .env_remove("RHO_MACHINE");
+    common::run_rho(command, args, LIMIT)
+}
+
+/// A project in `dir` (a git repository with the canned suite), no commit yet.
+fn project(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "--quiet", "--initial-branch=main"]);
+    std::fs::write(dir.join("canned.sh"), CANNED).unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - command: sh canned.sh\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join(".gitignore"),
+        "run.json\nh.json\njunk.json\nhistory.html\n",
+    )
+    .unwrap();
+}
+
+/// Commits `figure.txt` = `figure`, runs the suite and adds the run to the history as machine `ci`.
+fn commit_and_record(dir: &Path, figure: u64, subject: &str) {
+    std::fs::write(dir.join("figure.txt"), format!("{figure}\n")).unwrap();
+    git(dir, &["add", "-A", "."]);
+    git(dir, &["commit", "--quiet", "--allow-empty", "-m", subject]);
+    rho(dir, &["bench", "--json", "run.json"]).assert_exit(0);
+    rho(
+        dir,
+        &["bench", "history", "add", "run.json", "--machine", "ci"],
+    )
+    .assert_exit(0);
+}
+
+/// 12 commits around 1000 cycles (±2), the last one `last`.
+fn history_ending_in(dir: &Path, last: u64) {
+    project(dir);
+    for i in 0..12u64 {
+        let figure = if i == 11 { last } else { 1000 + (i * 7 % 5) };
+        commit_and_record(dir, figure, &format!("commit {i}"));
+    }
+}
+
+#[test]
+fn check_fails_on_a_2x_step_at_the_newest_commit_and_passes_a_flat_line() {
+    let root = tempfile::tempdir().unwrap();
+    let stepped = root.path().join("stepped");
+    history_ending_in(&stepped, 2000);
+    let check = rho(&stepped, &["bench", "history", "check"]);
+    check.assert_exit(1);
+    let head = git(&stepped, &["rev-parse", "--short=10", "HEAD"]);
+    let line = common::line_with(&check.stdout, "regression:");
+    assert!(line.contains("bench_canned cycles"), "{line}");
+    assert!(line.contains(head.trim()), "{line}");
+    assert!(line.contains("(commit 11)"), "{line}");
+    // The same history judged at the commit before: flat.
+    rho(
+        &stepped,
+        &["bench", "history", "check", "--branch", "HEAD~1"],
+    )
+    .assert_exit(0);
+
+    let flat = root.path().join("flat");
+    history_ending_in(&flat, 1001);
+    let passed = rho(&flat, &["bench", "history", "check"]);
+    passed.assert_exit(0);
+    assert!(passed.stdout.contains("no regression"), "{}", passed.stdout);
+
+    // The series: 12 commits, the JSON document's newest against the previous.
+    let shown = rho(
+        &stepped,
+        &["bench", "history", "--json", "h.json", "--metric", "cycles"],
+    );
+    shown.assert_exit(0);
+    assert!(
+        shown
+            .stdout
+            .contains("bench_canned cycles (target canned, time on ci): 12 commit(s)"),
+        "{}",
+        shown.stdout
+    );
+    let document = common::read_json(&stepped.join("h.json"));
+    assert_eq!(document["schema"], "rho-bench-history/1");
+    assert_eq!(document["commits"].as_array().unwrap().len(), 12);
+    let series = &document["series"][0];
+    assert_eq!(series["bench"], "bench_canned");
+    assert_eq!(series["metric"], "cycles");
+    assert_eq!(series["newest"], 2000.0);
+    assert_eq!(series["points"].as_array().unwrap().len(), 12);
+    assert_eq!(document["series"].as_array().unwrap().len(), 1);
+
+    // --since a commit: from it on, itself included; --markdown: the tables.
+    let since = rho(
+        &stepped,
+        &[
+            "bench",
+            "history",
+            "--since",
+            "HEAD~3",
+            "--metric",
+            "cycles",
+            "--json",
+            "h.json",
+            "--markdown",
+            "h.md",
+        ],
+    );
+    since.assert_exit(0);
+    let document = common::read_json(&stepped.join("h.json"));
+    assert_eq!(document["commits"].as_array().unwrap().len(), 4);
+    assert_eq!(document["series"][0]["points"].as_array().unwrap().len(), 4);
+    assert_eq!(document["off_branch"], 8);
+    let markdown = std::fs::read_to_string(stepped.join("h.md")).unwrap();
+    assert!(
+        markdown.contains("| benchmark | metric | target | machine | newest |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| bench_canned | cycles | canned | ci | 2000 |"),
+        "{markdown}"
+    );
+    // A --since that is neither a commit of the line nor a date git reads is refused.
+    let bad = rho(&stepped, &["bench", "history", "--since", "-x"]);
+    bad.assert_exit(2);
+}
+
+/// Plants a file at `path` on the history branch with git plumbing (as another tool, or a bad disk, might).
+fn plant(dir: &Path, path: &str, content: &str) {
+    let blob_file = dir.join(".planted");
+    std::fs::write(&blob_file, content).unwrap();
+    let blob = git(dir, &["hash-object", "-w", ".planted"]);
+    std::fs::remove_file(&blob_file).unwrap();
+    let index = dir.join(".git/planted-index");
+    let with_index = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_INDEX_FILE", &index)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    with_index(&["read-tree", "rho-history"]);
+    with_index(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("100644,{},{path}", blob.trim()),
+    ]);
+    let tree = with_index(&["write-tree"]);
+    let commit = with_index(&["commit-tree", &tree, "-p", "rho-history", "-m", "planted"]);
+    git(dir, &["update-ref", "refs/heads/rho-history", &commit]);
+    std::fs::remove_file(&index).unwrap();
+}
+
+#[test]
+fn bad_input_is_refused_or_listed_never_written_over() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    commit_and_record(&dir, 1000, "first");
+    commit_and_record(&dir, 1001, "second");
+
+    // A dirty work tree: refused, then recorded as dirty when allowed.
+    std::fs::write(dir.join("figure.txt"), "5\n").unwrap();
+    let refused = rho(&dir, &["bench", "history", "add", "run.json"]);
+    refused.assert_exit(2);
+    assert!(
+        refused.stderr.contains("--allow-dirty"),
+        "{}",
+        refused.stderr
+    );
+    rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "add",
+            "run.json",
+            "--allow-dirty",
+            "--machine",
+            "laptop",
+        ],
+    )
+    .assert_exit(0);
+    git(&dir, &["checkout", "--quiet", "figure.txt"]);
+    let listed = git(&dir, &["ls-tree", "-r", "--name-only", "rho-history"]);
+    let laptop = listed.lines().find(|l| l.contains("/laptop-")).unwrap();
+    let record = git(&dir, &["show", &format!("rho-history:{laptop}")]);
+    assert!(record.contains("\"dirty\": true"), "{record}");
+
+    // A file that is not a saved run: exit 2 naming it, nothing added.
+    std::fs::write(dir.join("junk.json"), "{\"schema\": \"x\"}").unwrap();
+    let before = git(&dir, &["rev-parse", "rho-history"]);
+    let junk = rho(&dir, &["bench", "history", "add", "junk.json"]);
+    junk.assert_exit(2);
+    assert!(junk.stderr.contains("junk.json"), "{}", junk.stderr);
+    assert_eq!(git(&dir, &["rev-parse", "rho-history"]), before);
+
+    // A corrupt record: listed at the end by `history`, refused by `check`.
+    let head = git(&dir, &["rev-parse", "HEAD"]);
+    let corrupt = format!("records/{}/cut.json", head.trim());
+    plant(&dir, &corrupt, "{\"schema\": \"rho-bench-history-rec");
+    let shown = rho(&dir, &["bench", "history"]);
+    shown.assert_exit(0);
+    assert!(
+        shown.stdout.contains("skipped 1 unreadable record(s)"),
+        "{}",
+        shown.stdout
+    );
+    assert!(shown.stdout.contains(&corrupt), "{}", shown.stdout);
+    assert!(
+        shown.stdout.contains("bench_canned cycles"),
+        "{}",
+        shown.stdout
+    );
+    let check = rho(&dir, &["bench", "history", "check"]);
+    check.assert_exit(2);
+    assert!(check.stderr.contains(&corrupt), "{}", check.stderr);
+
+    // A branch of that name that is not a history: refused, left as it was.
+    git(&dir, &["branch", "not-history"]);
+    let main = git(&dir, &["rev-parse", "not-history"]);
+    let refused = rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "add",
+            "run.json",
+            "--branch",
+            "not-history",
+        ],
+    );
+    refused.assert_exit(2);
+    assert!(
+        refused.stderr.contains("is not a rho history branch"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(git(&dir, &["rev-parse", "not-history"]), main);
+
+    // Outside a git repository: said so, exit 2.
+    let outside = root.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let refused = rho(&outside, &["bench", "history", "check"]);
+    refused.assert_exit(2);
+    assert!(
+        refused.stderr.contains("is not in a git repository"),
+        "{}",
+        refused.stderr
+    );
+
+    // No history at all: check cannot decide.
+    let none = rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "check",
+            "--history-branch",
+            "nothing-here",
+        ],
+    );
+    none.assert_exit(2);
+    assert!(
+        none.stderr.contains("no history to judge"),
+        "{}",
+        none.stderr
+    );
+}
+
+#[test]
+fn import_reads_the_git_log_of_the_committed_baseline() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    for (n, figure) in [1000u64, 1200, 1500].iter().enumerate() {
+        std::fs::write(dir.join("figure.txt"), format!("{figure}\n")).unwrap();
+        rho(&dir, &["bench", "--write-baseline"]).assert_exit(0);
+        git(&dir, &["add", "-A", "."]);
+        git(&dir, &["commit", "--quiet", "-m", &format!("baseline {n}")]);
+    }
+    let imported = rho(&dir, &["bench", "history", "import", "--machine", "ci"]);
+    imported.assert_exit(0);
+    assert!(
+        imported
+            .stdout
+            .contains("imported 3 record(s) from 3 commit(s) of bench/baseline.json"),
+        "{}",
+        imported.stdout
+    );
+    // Twice is once.
+    let again = rho(&dir, &["bench", "history", "import", "--machine", "ci"]);
+    again.assert_exit(0);
+    assert!(
+        again.stdout.contains("nothing to import"),
+        "{}",
+        again.stdout
+    );
+    let shown = rho(
+        &dir,
+        &["bench", "history", "--json", "h.json", "--metric", "cycles"],
+    );
+    shown.assert_exit(0);
+    let document = common::read_json(&dir.join("h.json"));
+    let values: Vec<f64> = document["series"][0]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [1000.0, 1200.0, 1500.0]);
+}
+
+#[test]
+fn ten_concurrent_syncs_to_one_bare_repository_lose_no_record() {
+    let root = tempfile::tempdir().unwrap();
+    let bare = root.path().join("origin.git");
+    git(
+        root.path(),
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "--initial-branch=main",
+            bare.to_str().unwrap(),
+        ],
+    );
+    let seed = root.path().join("seed");
+    project(&seed);
+    std::fs::write(seed.join("figure.txt"), "1000\n").unwrap();
+    git(&seed, &["add", "-A", "."]);
+    git(&seed, &["commit", "--quiet", "-m", "seed"]);
+    git(&seed, &["push", "--quiet", bare.to_str().unwrap(), "main"]);
+    rho(&seed, &["bench", "--json", "run.json"]).assert_exit(0);
+    let run = seed.join("run.json");
+    let runners: Vec<PathBuf> = (0..10)
+        .map(|n| {
+            let dir = root.path().join(format!("runner{n}"));
+            git(
+                root.path(),
+                &[
+                    "clone",
+                    "--quiet",
+                    bare.to_str().unwrap(),
+                    dir.to_str().unwrap(),
+                ],
+            );
+            for k in 0..5 {
+                let machine = format!("runner{n}-{k}");
+                rho(
+                    &dir,
+                    &[
+                        "bench",
+                        "history",
+                        "add",
+                        run.to_str().unwrap(),
+                        "--machine",
+                        &machine,
+                    ],
+                )
+                .assert_exit(0);
+            }
+            dir
+        })
+        .collect();
+    let syncs: Vec<std::process::Child> = runners
+        .iter()
+        .map(|dir| {
+            Command::new(env!("CARGO_BIN_EXE_rho"))
+                .args(["bench", "history", "sync"])
+                .current_dir(dir)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in syncs {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let reader = root.path().join("reader");
+    git(
+        root.path(),
+        &[
+            "clone",
+            "--quiet",
+            bare.to_str().unwrap(),
+            reader.to_str().unwrap(),
+        ],
+    );
+    rho(&reader, &["bench", "history", "sync"]).assert_exit(0);
+    let files = git(&reader, &["ls-tree", "-r", "--name-only", "rho-history"]);
+    assert_eq!(
+        files.lines().filter(|l| l.starts_with("records/")).count(),
+        50
+    );
+    let shown = rho(
+        &reader,
+        &["bench", "history", "--json", "h.json", "--metric", "cycles"],
+    );
+    shown.assert_exit(0);
+    assert!(!shown.stdout.contains("unreadable"), "{}", shown.stdout);
+    let document = common::read_json(&reader.join("h.json"));
+    // One series per machine label, each of one record: 50 readable records.
+    assert_eq!(document["series"].as_array().unwrap().len(), 50);
+}
+
+#[test]
+fn the_html_page_has_a_chart_per_benchmark_and_metric_with_its_change_points() {
+    if !common::tools_present("history html", &[("chromium", "chromium")]) {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    for i in 0..8u64 {
+        commit_and_record(
+            &dir,
+            if i < 4 { 1000 } else { 3000 },
+            &format!("commit <{i}>"),
+        );
+    }
+    rho(&dir, &["bench", "history", "--html", "history.html"]).assert_exit(0);
+    let page = dir.join("history.html");
+    let profile = root.path().join("profile");
+    std::fs::create_dir(&profile).unwrap();
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", page.display()))
+        .env("HOME", &profile)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(dom.contains("</html>"), "{dom}");
+    // cycles and heap_peak_bytes of bench_canned: two charts; the cycles chart has the step at commit 4.
+    assert_eq!(dom.matches("<svg class=\"trend\"").count(), 2, "{dom}");
+    assert_eq!(dom.matches("class=\"change\"").count(), 1, "{dom}");
+    let fifth = git(&dir, &["rev-parse", "--short=10", "HEAD~3"]);
+    assert!(
+        dom.contains(&format!("change at {} commit &lt;4&gt;", fifth.trim())),
+        "{dom}"
+    );
+    assert_eq!(dom.matches("<circle class=\"point\"").count(), 16, "{dom}");
+}
+
+/// The branch's commit, or `None` when there is no branch.
+fn branch_tip(dir: &Path) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--verify", "--quiet", "refs/heads/rho-history"])
+        .output()
+        .unwrap();
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[test]
+fn an_add_interrupted_at_any_moment_leaves_the_branch_at_its_old_commit_or_its_new_one() {
+    use std::os::unix::process::CommandExt as _;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    commit_and_record(&dir, 1000, "first");
+    let mut added = 1;
+    for trial in 0..30u64 {
+        let before = branch_tip(&dir);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
+            .args(["bench", "history", "add", "run.json", "--machine"])
+            .arg(format!("trial{trial}"))
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(trial * 7 % 80));
+        if trial % 2 == 0 {
+            // Ctrl-C: SIGINT to the whole group, git's children included.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+        } else {
+            // rho alone killed outright; a git it started finishes on its own.
+            let _ = child.kill();
+        }
+        let status = child.wait().unwrap();
+        assert!(
+            matches!(status.code(), Some(0 | 2 | 130) | None),
+            "trial {trial}: {status:?}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        let after = branch_tip(&dir);
+        if after != before {
+            let parent = git(&dir, &["rev-parse", "rho-history^"]);
+            assert_eq!(Some(parent.trim().to_string()), before, "trial {trial}");
+            added += 1;
+        }
+    }
+    // Every commit the branch reached is whole: all records readable, none lost, and the next add works (no
+    // lock file left behind).
+    rho(
+        &dir,
+        &["bench", "history", "add", "run.json", "--machine", "after"],
+    )
+    .assert_exit(0);
+    let files = git(&dir, &["ls-tree", "-r", "--name-only", "rho-history"]);
+    assert_eq!(
+        files.lines().filter(|l| l.starts_with("records/")).count(),
+        added + 1
+    );
+    let shown = rho(&dir, &["bench", "history"]);
+    shown.assert_exit(0);
+    assert!(!shown.stdout.contains("unreadable"), "{}", shown.stdout);
+    println!("{} of 30 interrupted adds had moved the branch", added - 1);
+}

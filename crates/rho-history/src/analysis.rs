@@ -1,0 +1,300 @@
+//! Records into series: per target, machine, measure, benchmark and metric, the figure at each commit of a
+//! branch in first-parent order (oldest first), with its change points (rho-stats' [`change_points`]), the
+//! newest figure against the one before and against the series' median, and whether the newest figure starts
+//! a regression ([`newest_regression`]).
+
+use std::collections::BTreeMap;
+
+use rho_baseline::compare::{Value, value_of};
+use rho_stats::{ChangeSettings, MIN_SEGMENT, Metric, change_points, median_of, newcomer_pvalue};
+
+use crate::record::{Measure, Record};
+
+/// A commit of the branch the series follow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    pub id: String,
+    pub subject: String,
+}
+
+/// Which records and metrics to look at; `None` is all.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Benchmarks whose name contains this.
+    pub bench: Option<String>,
+    /// A metric name (`instructions`, `time_ns`, ...).
+    pub metric: Option<String>,
+    pub target: Option<String>,
+    pub machine: Option<String>,
+}
+
+/// The settings of detection for noisy metrics (exact ones report every step).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Detection {
+    pub window: usize,
+    pub max_pvalue: f64,
+}
+
+impl Default for Detection {
+    fn default() -> Self {
+        Detection {
+            window: rho_stats::DEFAULT_CHANGE_WINDOW,
+            max_pvalue: rho_stats::DEFAULT_MAX_PVALUE,
+        }
+    }
+}
+
+impl Detection {
+    fn settings(self, metric: Metric) -> ChangeSettings {
+        ChangeSettings {
+            window: self.window,
+            max_pvalue: self.max_pvalue,
+            exact: is_exact(metric),
+        }
+    }
+}
+
+/// Whether `metric` is exact (counted or read from the image, or a painted mark): every step is a change.
+pub fn is_exact(metric: Metric) -> bool {
+    !matches!(metric, Metric::Cycles | Metric::TimeNs)
+}
+
+/// What one series is of.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SeriesKey {
+    pub bench: String,
+    pub metric: &'static str,
+    pub target: String,
+    pub measure: Measure,
+    pub machine: String,
+}
+
+/// One commit's figure: the median of its records' (a rerun of a commit is a second record).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// The commit's position on the branch (0 the oldest).
+    pub commit_index: usize,
+    pub value: f64,
+    /// How many records gave a figure here.
+    pub records: usize,
+}
+
+/// A change point: the figure stepped at `point` (the first point of the new segment).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub point: usize,
+    pub commit_index: usize,
+    pub before: f64,
+    pub after: f64,
+    pub change_percent: Option<f64>,
+    pub pvalue: f64,
+}
+
+/// One benchmark's metric over the commits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub key: SeriesKey,
+    pub metric: Metric,
+    pub points: Vec<Point>,
+    pub changes: Vec<Change>,
+    /// The median of every point's figure.
+    pub median: f64,
+}
+
+impl Series {
+    /// The newest figure.
+    pub fn newest(&self) -> Option<&Point> {
+        self.points.last()
+    }
+
+    /// The figure before the newest.
+    pub fn previous(&self) -> Option<&Point> {
+        self.points.len().checked_sub(2).map(|i| &self.points[i])
+    }
+}
+
+/// The series of `records` along `commits` (oldest first), filtered; records of commits not on the branch
+/// are left out and counted.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    pub series: Vec<Series>,
+    /// Records whose commit is not among `commits`.
+    pub off_branch: usize,
+}
+
+/// Builds and analyses the series.
+pub fn analyse<'a>(
+    records: impl IntoIterator<Item = &'a Record>,
+    commits: &[Commit],
+    filter: &Filter,
+    detection: Detection,
+) -> Analysis {
+    let position: BTreeMap<&str, usize> = commits
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    let mut figures: BTreeMap<SeriesKey, (Metric, BTreeMap<usize, Vec<f64>>)> = BTreeMap::new();
+    let mut off_branch = 0;
+    for record in records {
+        let Some(&at) = position.get(record.commit.as_str()) else {
+            off_branch += 1;
+            continue;
+        };
+        if !wanted(&filter.target, &record.target) || !wanted(&filter.machine, &record.machine) {
+            continue;
+        }
+        for bench in &record.section.benchmarks {
+            if filter
+                .bench
+                .as_ref()
+                .is_some_and(|b| !bench.name.contains(b.as_str()))
+            {
+                continue;
+            }
+            for metric in Metric::ALL {
+                if filter.metric.as_ref().is_some_and(|m| m != metric.name()) {
+                    continue;
+                }
+                let Value::Figure(value) = value_of(bench, metric) else {
+                    continue;
+                };
+                let key = SeriesKey {
+                    bench: bench.name.clone(),
+                    metric: metric.name(),
+                    target: record.target.clone(),
+                    measure: record.measure,
+                    machine: record.machine.clone(),
+                };
+                figures
+                    .entry(key)
+                    .or_insert_with(|| (metric, BTreeMap::new()))
+                    .1
+                    .entry(at)
+                    .or_default()
+                    .push(value);
+            }
+        }
+    }
+    // Each series on its own: split across the cores (change points of long clocked series are most of it).
+    let work: Vec<_> = figures.into_iter().collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = work.len().div_ceil(threads).max(16);
+    let mut parts: Vec<Vec<_>> = Vec::new();
+    let mut rest = work;
+    while rest.len() > chunk {
+        let tail = rest.split_off(chunk);
+        parts.push(rest);
+        rest = tail;
+    }
+    parts.push(rest);
+    let series = std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                scope.spawn(move || {
+                    part.into_iter()
+                        .map(|(key, (metric, by_commit))| {
+                            series_of(key, metric, by_commit, detection)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(series) => series,
+                // series_of does not panic; were it to, the panic is the caller's to see.
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    });
+    Analysis { series, off_branch }
+}
+
+fn wanted(filter: &Option<String>, value: &str) -> bool {
+    filter.as_ref().is_none_or(|f| f == value)
+}
+
+fn series_of(
+    key: SeriesKey,
+    metric: Metric,
+    by_commit: BTreeMap<usize, Vec<f64>>,
+    detection: Detection,
+) -> Series {
+    let points: Vec<Point> = by_commit
+        .into_iter()
+        .map(|(commit_index, values)| Point {
+            commit_index,
+            value: median_of(&values),
+            records: values.len(),
+        })
+        .collect();
+    let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+    let changes = change_points(&values, &detection.settings(metric))
+        .into_iter()
+        .map(|c| Change {
+            point: c.index,
+            commit_index: points[c.index].commit_index,
+            before: c.before,
+            after: c.after,
+            change_percent: c.change_percent,
+            pvalue: c.pvalue,
+        })
+        .collect();
+    Series {
+        key,
+        metric,
+        median: median_of(&values),
+        points,
+        changes,
+    }
+}
+
+/// The regression the newest figure of `series` starts, beyond `limit_percent`, if any:
+///
+/// - a change point at the newest figure (an exact metric's step; a noisy one only when it is among the
+///   newest [`MIN_SEGMENT`] figures, the closest to the end a split can be);
+/// - else, for a noisy metric, the newest figure alone against the segment it would extend
+///   ([`newcomer_pvalue`] at most `max_pvalue`): a step too recent to split on.
+///
+/// Lower is better for every metric, so a regression is a rise.
+pub fn newest_regression(
+    series: &Series,
+    limit_percent: f64,
+    detection: Detection,
+) -> Option<Change> {
+    let n = series.points.len();
+    let beyond = |c: &Change| c.change_percent.is_some_and(|p| p > limit_percent);
+    let recent = if is_exact(series.metric) {
+        n - 1
+    } else {
+        n.saturating_sub(MIN_SEGMENT)
+    };
+    if let Some(last) = series.changes.last() {
+        if last.point >= recent && n >= 2 {
+            return beyond(last).then(|| last.clone());
+        }
+    }
+    if is_exact(series.metric) || n < MIN_SEGMENT + 1 {
+        return None;
+    }
+    let start = series.changes.last().map_or(0, |c| c.point);
+    let earlier: Vec<f64> = series.points[start..n - 1]
+        .iter()
+        .map(|p| p.value)
+        .collect();
+    let newest = series.points[n - 1].value;
+    let before = median_of(&earlier);
+    let pvalue = newcomer_pvalue(&earlier, newest);
+    let change = Change {
+        point: n - 1,
+        commit_index: series.points[n - 1].commit_index,
+        before,
+        after: newest,
+        change_percent: (before != 0.0).then(|| (newest - before) / before * 100.0),
+        pvalue,
+    };
+    (pvalue <= detection.max_pvalue && beyond(&change)).then_some(change)
+}

@@ -1,0 +1,28 @@
+//! rho's history: every CI run's figures kept on a branch of the project's own repository, and the change
+//! points of each benchmark's series over commits.
+//!
+//! A record is one run of one target and measure at one commit: the baseline section rho-baseline builds from
+//! the run (the same types, the same checks), plus the commit, its time and subject, the machine and whether
+//! the work tree was dirty ([`record`]). Records are files of their own on the history branch
+//! ([`layout`]), written and read with git's plumbing only ([`git`]): the branch moves by compare-and-swap,
+//! so an interrupted write leaves it at its old commit or its new one, and two histories merge as a union of
+//! files. [`analysis`] turns records into series in first-parent commit order and finds their change points
+//! with rho-stats' one implementation.
+//!
+//! What this crate must not know: how a run is made or printed (the CLI's), the module.yml format
+//! (rho-config's: settings come in as values), and any statistic beyond calling rho-stats.
+//! docs/history.md describes the schema, the layout and the detection.
+
+pub mod analysis;
+pub mod document;
+pub mod error;
+pub mod git;
+pub mod layout;
+pub mod page;
+pub mod record;
+pub mod repo;
+
+pub use error::Error;
+pub use git::{Listing, Problem, Store, Synced};
+pub use layout::DEFAULT_BRANCH;
+pub use record::{Measure, Origin, RECORD_SCHEMA, Record};

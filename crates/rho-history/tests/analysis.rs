@@ -1,0 +1,104 @@
+//! Series over commits and their change points, from records.
+
+mod common;
+
+use common::record;
+use rho_history::analysis::{Commit, Detection, Filter, analyse, newest_regression};
+use rho_history::{Measure, Record};
+
+fn commits(n: usize) -> Vec<Commit> {
+    (0..n)
+        .map(|i| Commit {
+            id: format!("{i:040x}"),
+            subject: format!("commit {i}"),
+        })
+        .collect()
+}
+
+fn stepped(i: usize) -> f64 {
+    let mut figure = 100_000.0_f64;
+    for (at, factor) in [(60, 1.03), (120, 1.40), (170, 0.90)] {
+        if i >= at {
+            figure = (figure * factor).round();
+        }
+    }
+    figure
+}
+
+#[test]
+fn steps_in_one_benchmark_of_200_commits_are_found_there_and_nowhere_else() {
+    let commits = commits(200);
+    let records: Vec<Record> = commits
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            record(
+                &c.id,
+                "ci",
+                Measure::Instructions,
+                &[
+                    ("bench_a", stepped(i)),
+                    ("bench_b", 5_000.0),
+                    ("bench_c", 77.0),
+                ],
+            )
+        })
+        .collect();
+    let analysis = analyse(&records, &commits, &Filter::default(), Detection::default());
+    assert_eq!(analysis.off_branch, 0);
+    // instructions, stack_bytes, heap_peak_bytes for each of three benchmarks.
+    assert_eq!(analysis.series.len(), 9);
+    for series in &analysis.series {
+        let at: Vec<usize> = series.changes.iter().map(|c| c.commit_index).collect();
+        if series.key.bench == "bench_a" && series.key.metric == "instructions" {
+            assert_eq!(at, [60, 120, 170]);
+        } else {
+            assert!(at.is_empty(), "{:?}: {at:?}", series.key);
+        }
+    }
+    let only = Filter {
+        bench: Some("_a".to_string()),
+        metric: Some("instructions".to_string()),
+        ..Filter::default()
+    };
+    let filtered = analyse(&records, &commits, &only, Detection::default());
+    assert_eq!(filtered.series.len(), 1);
+    // The newest (169 → 199 unchanged) starts nothing.
+    assert!(newest_regression(&filtered.series[0], 1.0, Detection::default()).is_none());
+    // Records of a commit not on the branch are counted, not placed.
+    let off = analyse(&records, &commits[..100], &only, Detection::default());
+    assert_eq!(off.off_branch, 100);
+}
+
+#[test]
+fn the_newest_figure_doubled_is_a_regression_and_a_flat_one_is_not() {
+    let commits = commits(30);
+    // Time figures with a small deterministic wobble (±1%), the newest doubled.
+    let wobble = |i: usize| 1_000.0 * (1.0 + 0.01 * ((i * 7 % 5) as f64 - 2.0) / 2.0);
+    let build = |newest: f64| -> Vec<Record> {
+        commits
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let figure = if i == 29 { newest } else { wobble(i) };
+                record(&c.id, "ci", Measure::Time, &[("bench_a", figure)])
+            })
+            .collect()
+    };
+    let time = Filter {
+        metric: Some("time_ns".to_string()),
+        ..Filter::default()
+    };
+    let doubled = analyse(&build(2_000.0), &commits, &time, Detection::default());
+    let found = newest_regression(&doubled.series[0], 10.0, Detection::default()).unwrap();
+    assert_eq!(found.commit_index, 29);
+    assert!(
+        (found.change_percent.unwrap() - 100.0).abs() < 2.0,
+        "{found:?}"
+    );
+    let flat = analyse(&build(wobble(29)), &commits, &time, Detection::default());
+    assert!(newest_regression(&flat.series[0], 10.0, Detection::default()).is_none());
+    // A step below the limit is not a failure either.
+    let small = analyse(&build(1_050.0), &commits, &time, Detection::default());
+    assert!(newest_regression(&small.series[0], 10.0, Detection::default()).is_none());
+}
