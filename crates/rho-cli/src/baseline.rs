@@ -340,7 +340,7 @@ fn primary_target<'a>(selected: &'a str, summaries: &'a [(String, RunSummary)]) 
 /// `project::built_with`.)
 pub fn build_description(
     target: &rho_config::TargetSpec,
-    flags: &crate::suite::Flags,
+    flags: &rho_suite::cfiles::Flags,
 ) -> Option<String> {
     use rho_config::TargetSpec;
     let extra: String = flags
@@ -351,10 +351,10 @@ pub fn build_description(
         .collect();
     match target {
         TargetSpec::Builtin { name, .. } if name == "host" => {
-            let compiler = crate::suite::compiler_words().ok()?.join(" ");
+            let compiler = rho_suite::cfiles::compiler_words().ok()?.join(" ");
             Some(format!(
                 "{compiler} {}{extra}",
-                crate::suite::BASE_FLAGS.join(" ")
+                rho_suite::cfiles::BASE_FLAGS.join(" ")
             ))
         }
         TargetSpec::Builtin { name, .. } => Some(format!("built-in port {name}{extra}")),
@@ -392,6 +392,22 @@ pub fn check_code(budgets_code: u8, finished: &Finished, out: &mut dyn Write) ->
     )
     .and_then(|()| out.flush());
     if budgets_code == 0 { 1 } else { budgets_code }
+}
+
+/// `--filter` with `--write-baseline` is refused: the target's section would lose every benchmark filtered out.
+pub fn refuse_filtered_baseline(
+    filter: Option<&str>,
+    baseline: &BaselineArgs,
+) -> anyhow::Result<()> {
+    if let Some(filter) = filter
+        && baseline.write_baseline
+    {
+        anyhow::bail!(
+            "--filter {filter} with --write-baseline would record a baseline without the benchmarks filtered \
+             out; write the baseline from a run of every benchmark"
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

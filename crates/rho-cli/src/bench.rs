@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::cli::BenchArgs;
 use crate::export::{RunDocument, SuiteInfo};
-use crate::run::{HarnessSettings, run_suite};
-use crate::suite::{BuildOptions, build, compiler_for};
+use rho_suite::cfiles::{BuildOptions, build, compiler_for};
+use rho_suite::stream::{HarnessSettings, run_suite};
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // `rho bench chek`: a typo of a subcommand, not a suite named `chek`.
@@ -47,7 +47,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         crate::export::check_destination("--html", html)?;
     }
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
-    crate::run::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
+    crate::baseline::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
     let cwd = std::env::current_dir()?;
     // FILE.c is built for the built-in target asked for (host by default), whose name its stream carries.
     let known_target = targets[0].as_deref().unwrap_or("host");
@@ -81,11 +81,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .and_then(|()| out.flush());
         return Ok(ExitCode::SUCCESS);
     }
-    crate::footprint::attach_or_warn(&mut summary, footprint, &what);
+    crate::bench::attach_or_warn(&mut summary, footprint, &what);
     for warning in rho_report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");
     }
-    if let Some(warning) = crate::run::filter_warning(args.run.filter.as_deref(), &summary) {
+    if let Some(warning) = rho_suite::stream::filter_warning(args.run.filter.as_deref(), &summary) {
         eprintln!("rho: warning: {warning}");
     }
     // The human report: stdout, or stderr when `--json -` takes stdout.
@@ -145,7 +145,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 struct Inputs<'a> {
     what: &'a str,
     settings: &'a HarnessSettings,
-    flags: &'a crate::suite::Flags,
+    flags: &'a rho_suite::cfiles::Flags,
     timeout: Duration,
     repetitions: u32,
     cwd: &'a std::path::Path,
@@ -158,7 +158,7 @@ struct Measured {
     compiler: Vec<String>,
     cflags: Vec<String>,
     ldflags: Vec<String>,
-    footprint: Result<crate::footprint::MemDocument, String>,
+    footprint: Result<rho_suite::footprint::MemDocument, String>,
 }
 
 /// Build `args.files` for `target` (the host for `None`), run and summarise them.
@@ -206,16 +206,16 @@ fn measure_suite(
     let measure = args.run.measure.unwrap_or_default();
     // Counting needs Valgrind: said before anything is built.
     let counter = match (measure.counts(), target) {
-        (true, None | Some("host")) => Some(crate::count::Counter::find(args.run.cache_sim)?),
+        (true, None | Some("host")) => Some(rho_suite::count::Counter::find(args.run.cache_sim)?),
         _ => None,
     };
     let mut counted = None;
     // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
     // The footprint is asked for while the build directory is there (the board's, or the host build's).
-    let mem_command = crate::footprint::MemCommand::resolve(None, inputs.cwd)?;
+    let mem_command = rho_suite::footprint::MemCommand::resolve(None, inputs.cwd)?;
     crate::term::progress::suite(inputs.what, 1, 1, inputs.repetitions);
     let (runs, compiler, cflags, ldflags, footprint) =
-        match crate::board::Board::for_target(target)? {
+        match rho_suite::board::Board::for_target(target)? {
             Some(board) => {
                 let built = board.build_and_run(
                     &args.files,
@@ -225,7 +225,8 @@ fn measure_suite(
                     inputs.repetitions,
                     inputs.timeout,
                 )?;
-                let footprint = crate::footprint::ask(&mem_command, &built.files, inputs.timeout);
+                let footprint =
+                    rho_suite::footprint::ask(&mem_command, &built.files, inputs.timeout);
                 (
                     built.runs,
                     built.compiler,
@@ -260,7 +261,7 @@ fn measure_suite(
                         .into_iter()
                         .map(|(k, v)| (k.to_string(), v))
                         .collect();
-                    let env = crate::count::environment(
+                    let env = rho_suite::count::environment(
                         env,
                         inputs.settings.iterations.is_some(),
                         inputs.settings.warmup.is_some(),
@@ -274,19 +275,23 @@ fn measure_suite(
                     )?);
                 }
                 let footprint =
-                    crate::footprint::ask(&mem_command, &built.image_files(), inputs.timeout);
-                let mut cflags: Vec<String> = crate::suite::BASE_FLAGS
+                    rho_suite::footprint::ask(&mem_command, &built.image_files(), inputs.timeout);
+                let mut cflags: Vec<String> = rho_suite::cfiles::BASE_FLAGS
                     .iter()
                     .map(|f| f.to_string())
                     .collect();
                 cflags.extend(inputs.flags.cflags.iter().cloned());
                 let mut ldflags = inputs.flags.ldflags.clone();
-                ldflags.extend(crate::suite::DEFAULT_LIBS.iter().map(|f| f.to_string()));
+                ldflags.extend(
+                    rho_suite::cfiles::DEFAULT_LIBS
+                        .iter()
+                        .map(|f| f.to_string()),
+                );
                 (runs, compiler_for(&args.files)?, cflags, ldflags, footprint)
             }
         };
 
-    let summary = crate::count::summarise(&runs, counted.as_ref(), inputs.what)?;
+    let summary = rho_suite::count::summarise(&runs, counted.as_ref(), inputs.what)?;
     Ok(Measured {
         summary,
         compiler,
@@ -373,7 +378,7 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
             ldflags,
             footprint,
         } = measure_suite(args, target.as_deref(), &inputs)?;
-        crate::footprint::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
+        crate::bench::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
         for warning in rho_report::warnings(&summary) {
             eprintln!("rho: warning: {name}: {warning}");
         }
@@ -408,6 +413,35 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
         })?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Attach the footprint command's answer to the run, or print why there is none (a warning: the run goes on).
+pub fn attach_or_warn(
+    summary: &mut rho_stats::RunSummary,
+    answer: Result<rho_suite::footprint::MemDocument, String>,
+    what: &str,
+) {
+    match answer {
+        Ok(document) => rho_suite::footprint::attach(summary, &document),
+        Err(warning) => eprintln!(
+            "rho: warning: {what}: {warning}; code bytes and static stack bounds are not reported"
+        ),
+    }
+    for (name, mark, bound) in rho_report::marks_above_bound(summary) {
+        eprintln!(
+            "rho: warning: {what}: {name}'s measured stack mark, {mark} bytes, is above its static bound of \
+             {bound} bytes: the bound misses a frame (assembly, a library function, an interrupt) or the stack \
+             overran"
+        );
+    }
+}
+
+/// `rho bench --cmake-module DIR`: write the module and print the path of `RhoBench.cmake`.
+pub fn export_cmake_module(dir: &std::path::Path) -> anyhow::Result<()> {
+    let module = rho_suite::cmake::write_module(dir)?;
+    let module = std::path::absolute(&module).unwrap_or(module);
+    println!("{}", module.display());
+    Ok(())
 }
 
 #[cfg(test)]

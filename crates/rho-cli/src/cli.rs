@@ -216,13 +216,28 @@ fn parse_scale(text: &str) -> Result<f64, String> {
 }
 
 impl RunArgs {
+    /// The engine's run options.
+    pub fn options(&self) -> rho_suite::RunOptions {
+        rho_suite::RunOptions {
+            iterations: self.iterations,
+            warmup: self.warmup,
+            scale: self.scale,
+            timeout_seconds: self.timeout,
+            cflags: self.cflags.clone(),
+            ldflags: self.ldflags.clone(),
+            filter: self.filter.clone(),
+            measure: self.measure,
+            cache_sim: self.cache_sim,
+        }
+    }
+
     /// `--cflags` and `--ldflags`, split into words.
-    pub fn flags(&self) -> anyhow::Result<crate::suite::Flags> {
+    pub fn flags(&self) -> anyhow::Result<rho_suite::cfiles::Flags> {
         let split = |what: &str, text: &Option<String>| match text {
-            Some(text) => crate::suite::split_flags(what, text),
+            Some(text) => rho_suite::cfiles::split_flags(what, text),
             None => Ok(Vec::new()),
         };
-        Ok(crate::suite::Flags {
+        Ok(rho_suite::cfiles::Flags {
             cflags: split("--cflags", &self.cflags)?,
             ldflags: split("--ldflags", &self.ldflags)?,
         })

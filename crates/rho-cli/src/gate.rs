@@ -23,7 +23,7 @@ use rho_gate::{
     SideName, Verdict, parse_budget_override, run_gate,
 };
 
-use crate::suite::{BuildOptions, BuiltSuite, ScratchDir};
+use rho_suite::cfiles::{BuildOptions, BuiltSuite, ScratchDir};
 
 /// Exit status for "cannot decide because of head's code" under `--bisect`: `git bisect run` skips the commit.
 const EXIT_BISECT_SKIP: u8 = 125;
@@ -273,10 +273,14 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
         );
     }
     if measure.counts() {
-        env.counter = Some(crate::count::Counter::find(false)?.valgrind().to_path_buf());
+        env.counter = Some(
+            rho_suite::count::Counter::find(false)?
+                .valgrind()
+                .to_path_buf(),
+        );
         // module.yml's iterations are sized for timing; a count needs a few (as in `rho bench`).
-        env.iterations = Some(crate::count::DEFAULT_ITERATIONS);
-        env.warmup = Some(crate::count::DEFAULT_WARMUP);
+        env.iterations = Some(rho_suite::count::DEFAULT_ITERATIONS);
+        env.warmup = Some(rho_suite::count::DEFAULT_WARMUP);
         env.per_benchmark.clear();
     }
     env.iterations = args.iterations.or(env.iterations);
@@ -319,7 +323,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
         cwd,
         settings,
         env,
-        bench_header: crate::suite::BENCH_HEADER.to_owned(),
+        bench_header: rho_suite::cfiles::BENCH_HEADER.to_owned(),
     };
     let target = args.target.as_deref();
     let timeout = request.settings.timeout();
@@ -342,7 +346,9 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
                 host_jobs(side, &config, timeout, &built).map_err(recipe_error)?
             }
             TargetSpec::Builtin { name, .. } => {
-                match crate::project::builtin_commands(name, ports.path()).map_err(recipe_error)? {
+                match rho_suite::ports::builtin_commands(name, ports.path())
+                    .map_err(|e| recipe_error(e.into()))?
+                {
                     Some((build, run)) => command_jobs(&config, name, &build, &run),
                     None => {
                         return Err(GateError::BuiltinTarget {
@@ -359,15 +365,15 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
             // RHO_BENCH_CFLAGS and RHO_BENCH_LDFLAGS, as `rho bench` passes them; one job per suite, in order.
             for (job, suite) in jobs.iter_mut().zip(&config.suites) {
                 if let Suite::CFiles { build, .. } = suite {
-                    let flags = crate::suite::suite_flags(
+                    let flags = rho_suite::cfiles::suite_flags(
                         &config,
                         spec.name(),
                         build,
-                        &crate::suite::Flags::default(),
+                        &rho_suite::cfiles::Flags::default(),
                         timeout,
                     )
-                    .map_err(recipe_error)?;
-                    job.env.extend(crate::board::flags_environment(&flags));
+                    .map_err(|e| recipe_error(e.into()))?;
+                    job.env.extend(rho_suite::board::flags_environment(&flags));
                 }
             }
         }
@@ -405,7 +411,7 @@ fn host_jobs(
             Suite::CMake(cmake) => {
                 let what = suite.describe();
                 eprintln!("rho: gate: {side}: building {what} for host");
-                let built = crate::cmake::build(config, cmake, "host", &[], timeout)
+                let built = rho_suite::cmake::build(config, cmake, "host", &[], timeout)
                     .map_err(|e| e.context(format!("cannot build {what} for host")))?;
                 jobs.push(Job {
                     what,
@@ -419,26 +425,27 @@ fn host_jobs(
                 let what = suite.describe();
                 eprintln!("rho: gate: {side}: building {what} for host");
                 let sources: Vec<_> = files.iter().map(|f| config.resolve(f)).collect();
-                let flags = crate::suite::suite_flags(
+                let flags = rho_suite::cfiles::suite_flags(
                     config,
                     "host",
                     build,
-                    &crate::suite::Flags::default(),
+                    &rho_suite::cfiles::Flags::default(),
                     timeout,
                 )?;
-                let suite = crate::suite::build(&sources, &BuildOptions { flags, timeout })
+                let suite = rho_suite::cfiles::build(&sources, &BuildOptions { flags, timeout })
                     .map_err(|e| e.context(format!("cannot build {what} for host")))?;
                 let run = quoted(&suite.executable)?;
                 // The image's static figures (`<bench>.code`, `<bench>.static_stack`), asked of the footprint
                 // command like `rho bench` asks; a command that does not answer leaves them out, with a warning.
-                let static_metrics = match crate::footprint::MemCommand::resolve(
+                let static_metrics = match rho_suite::footprint::MemCommand::resolve(
                     config.mem_command.as_deref(),
                     &config.root,
                 )
                 .map_err(|e| e.to_string())
-                .and_then(|command| crate::footprint::ask(&command, &suite.image_files(), timeout))
-                {
-                    Ok(document) => crate::footprint::gate_metrics(&document),
+                .and_then(|command| {
+                    rho_suite::footprint::ask(&command, &suite.image_files(), timeout)
+                }) {
+                    Ok(document) => rho_suite::footprint::gate_metrics(&document),
                     Err(warning) => {
                         eprintln!(
                             "rho: gate: {side}: warning: {what}: {warning}; no code or static stack metrics"
@@ -466,7 +473,7 @@ fn host_jobs(
                     "CARGO_TARGET_DIR".to_string(),
                     target_dir.display().to_string(),
                 )];
-                let executable = crate::cargo::build(config, cargo, &env, None, timeout)
+                let executable = rho_suite::cargo::build(config, cargo, &env, None, timeout)
                     .map_err(|e| e.context(format!("cannot build {what} for host")))?;
                 // Its own copy: the other side's build may write the same path (a shared target directory).
                 let suite = BuiltSuite::copied(&executable)?;
