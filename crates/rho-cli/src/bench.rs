@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use crate::cli::BenchArgs;
 use crate::export::{RunDocument, SuiteInfo};
-use rho_suite::cfiles::{BuildOptions, build, compiler_for};
-use rho_suite::stream::{HarnessSettings, run_suite};
+use rho_suite::stream::HarnessSettings;
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // `rho bench chek`: a typo of a subcommand, not a suite named `chek`.
@@ -56,16 +55,18 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
     let repetitions =
         crate::baseline::repetitions(&args.project.baseline, args.project.repetitions, 1);
-    let Measured {
+    let rho_suite::FilesRun {
         mut summary,
         compiler,
         cflags,
         ldflags,
         footprint,
     } = measure_suite(
-        args,
         targets[0].as_deref(),
-        &Inputs {
+        &rho_suite::FilesInputs {
+            files: &args.files,
+            measure: args.run.measure.unwrap_or_default(),
+            cache_sim: args.run.cache_sim,
             what: &what,
             settings: &settings,
             flags: &flags,
@@ -141,27 +142,6 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     )))
 }
 
-/// What a suite is measured with, the same on every target.
-struct Inputs<'a> {
-    what: &'a str,
-    settings: &'a HarnessSettings,
-    flags: &'a rho_suite::cfiles::Flags,
-    timeout: Duration,
-    repetitions: u32,
-    cwd: &'a std::path::Path,
-}
-
-/// A suite measured on one target: its summary (the footprint not yet attached), how it was built, and its
-/// footprint.
-struct Measured {
-    summary: rho_stats::RunSummary,
-    compiler: Vec<String>,
-    cflags: Vec<String>,
-    ldflags: Vec<String>,
-    footprint: Result<rho_suite::footprint::MemDocument, String>,
-}
-
-/// Build `args.files` for `target` (the host for `None`), run and summarise them.
 /// What `--json` says of the suite: its files, how it was built and the settings it ran with.
 fn suite_info(
     args: &BenchArgs,
@@ -198,107 +178,13 @@ fn suite_and_settings(args: &BenchArgs) -> (String, HarnessSettings) {
     (what, settings)
 }
 
+/// The suite of files measured on `target` (the host for `None`) by the engine, its progress shown.
 fn measure_suite(
-    args: &BenchArgs,
     target: Option<&str>,
-    inputs: &Inputs<'_>,
-) -> anyhow::Result<Measured> {
-    let measure = args.run.measure.unwrap_or_default();
-    // Counting needs Valgrind: said before anything is built.
-    let counter = match (measure.counts(), target) {
-        (true, None | Some("host")) => Some(rho_suite::count::Counter::find(args.run.cache_sim)?),
-        _ => None,
-    };
-    let mut counted = None;
-    // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
-    // The footprint is asked for while the build directory is there (the board's, or the host build's).
-    let mem_command = rho_suite::footprint::MemCommand::resolve(None, inputs.cwd)?;
+    inputs: &rho_suite::FilesInputs<'_>,
+) -> anyhow::Result<rho_suite::FilesRun> {
     crate::term::progress::suite(inputs.what, 1, 1, inputs.repetitions);
-    let (runs, compiler, cflags, ldflags, footprint) =
-        match rho_suite::board::Board::for_target(target)? {
-            Some(board) => {
-                let built = board.build_and_run(
-                    &args.files,
-                    inputs.what,
-                    inputs.settings,
-                    inputs.flags,
-                    inputs.repetitions,
-                    inputs.timeout,
-                )?;
-                let footprint =
-                    rho_suite::footprint::ask(&mem_command, &built.files, inputs.timeout);
-                (
-                    built.runs,
-                    built.compiler,
-                    built.cflags,
-                    built.ldflags,
-                    footprint,
-                )
-            }
-            None => {
-                let built = build(
-                    &args.files,
-                    &BuildOptions {
-                        flags: inputs.flags.clone(),
-                        timeout: inputs.timeout,
-                    },
-                )?;
-                let mut runs = Vec::new();
-                if measure.times() {
-                    for _ in 0..inputs.repetitions {
-                        runs.push(run_suite(
-                            &built.executable,
-                            inputs.what,
-                            inputs.settings,
-                            inputs.timeout,
-                        )?);
-                    }
-                }
-                if let Some(counter) = &counter {
-                    let env = inputs
-                        .settings
-                        .environment()
-                        .into_iter()
-                        .map(|(k, v)| (k.to_string(), v))
-                        .collect();
-                    let env = rho_suite::count::environment(
-                        env,
-                        inputs.settings.iterations.is_some(),
-                        inputs.settings.warmup.is_some(),
-                    );
-                    counted = Some(counter.run(
-                        &built.executable,
-                        &env,
-                        None,
-                        inputs.what,
-                        inputs.timeout,
-                    )?);
-                }
-                let footprint =
-                    rho_suite::footprint::ask(&mem_command, &built.image_files(), inputs.timeout);
-                let mut cflags: Vec<String> = rho_suite::cfiles::BASE_FLAGS
-                    .iter()
-                    .map(|f| f.to_string())
-                    .collect();
-                cflags.extend(inputs.flags.cflags.iter().cloned());
-                let mut ldflags = inputs.flags.ldflags.clone();
-                ldflags.extend(
-                    rho_suite::cfiles::DEFAULT_LIBS
-                        .iter()
-                        .map(|f| f.to_string()),
-                );
-                (runs, compiler_for(&args.files)?, cflags, ldflags, footprint)
-            }
-        };
-
-    let summary = rho_suite::count::summarise(&runs, counted.as_ref(), inputs.what)?;
-    Ok(Measured {
-        summary,
-        compiler,
-        cflags,
-        ldflags,
-        footprint,
-    })
+    Ok(rho_suite::measure_files(target, inputs)?)
 }
 
 /// The targets `--target` names: one, a comma-separated list (each once), or `all` (every built-in board under
@@ -359,7 +245,10 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
     }
     let cwd = std::env::current_dir()?;
     let repetitions = args.project.repetitions.unwrap_or(1);
-    let inputs = Inputs {
+    let inputs = rho_suite::FilesInputs {
+        files: &args.files,
+        measure: args.run.measure.unwrap_or_default(),
+        cache_sim: args.run.cache_sim,
         what: &what,
         settings: &settings,
         flags: &flags,
@@ -371,13 +260,13 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
     for target in targets {
         let name = target.as_deref().unwrap_or("host");
         eprintln!("rho: {what} on {name}");
-        let Measured {
+        let rho_suite::FilesRun {
             mut summary,
             compiler,
             cflags,
             ldflags,
             footprint,
-        } = measure_suite(args, target.as_deref(), &inputs)?;
+        } = measure_suite(target.as_deref(), &inputs)?;
         crate::bench::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
         for warning in rho_report::warnings(&summary) {
             eprintln!("rho: warning: {name}: {warning}");

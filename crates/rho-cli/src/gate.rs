@@ -23,7 +23,8 @@ use rho_gate::{
     SideName, Verdict, parse_budget_override, run_gate,
 };
 
-use rho_suite::cfiles::{BuildOptions, BuiltSuite, ScratchDir};
+use rho_suite::cfiles::{Flags, ScratchDir};
+use rho_suite::engine::{HostBuild, JobKind};
 
 /// Exit status for "cannot decide because of head's code" under `--bisect`: `git bisect run` skips the commit.
 const EXIT_BISECT_SKIP: u8 = 125;
@@ -329,7 +330,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     let timeout = request.settings.timeout();
     // Suites rho builds itself (the built-in `host` target), kept until the gate is over; and where the
     // built-in board ports are written.
-    let built: RefCell<Vec<BuiltSuite>> = RefCell::new(Vec::new());
+    let built: RefCell<Vec<HostBuild>> = RefCell::new(Vec::new());
     let ports = ScratchDir::new("rho-gate-ports-")
         .map_err(|e| anyhow::anyhow!("cannot create a temporary directory: {e}"))?;
     let load_recipe = |side: SideName, root: &Path| -> Result<Recipe, GateError> {
@@ -343,7 +344,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
                 name, build, run, ..
             } => command_jobs(&config, name, build, run),
             TargetSpec::Builtin { name, .. } if name == "host" => {
-                host_jobs(side, &config, timeout, &built).map_err(recipe_error)?
+                host_jobs(side, &config, &spec, timeout, &built).map_err(recipe_error)?
             }
             TargetSpec::Builtin { name, .. } => {
                 match rho_suite::ports::builtin_commands(name, ports.path())
@@ -369,7 +370,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
                         &config,
                         spec.name(),
                         build,
-                        &rho_suite::cfiles::Flags::default(),
+                        &Flags::default(),
                         timeout,
                     )
                     .map_err(|e| recipe_error(e.into()))?;
@@ -396,108 +397,91 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     Ok((outcome, settings_source))
 }
 
-/// The jobs of the built-in `host` target: each C-file suite of the side's module.yml compiled by rho
-/// exactly as `rho bench` compiles it (the executable is run in the module root), each command suite as its
-/// command.
+/// The jobs of the built-in `host` target: each suite of the side's module.yml built by the engine exactly
+/// as `rho bench` builds it (rho_suite::engine::build_on_host; the executable is run in the module root),
+/// each command suite as its command.
 fn host_jobs(
     side: SideName,
     config: &ModuleConfig,
+    spec: &TargetSpec,
     timeout: Duration,
-    built: &RefCell<Vec<BuiltSuite>>,
+    built: &RefCell<Vec<HostBuild>>,
 ) -> anyhow::Result<Vec<Job>> {
     let mut jobs = Vec::new();
-    for suite in config.require_suites()? {
-        match suite {
-            Suite::CMake(cmake) => {
-                let what = suite.describe();
-                eprintln!("rho: gate: {side}: building {what} for host");
-                let built = rho_suite::cmake::build(config, cmake, "host", &[], timeout)
-                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
-                jobs.push(Job {
-                    what,
-                    build: None,
-                    run: quoted(&built.executable)?,
-                    env: Vec::new(),
-                    static_metrics: Vec::new(),
-                });
-            }
-            Suite::CFiles { files, build, .. } => {
-                let what = suite.describe();
-                eprintln!("rho: gate: {side}: building {what} for host");
-                let sources: Vec<_> = files.iter().map(|f| config.resolve(f)).collect();
-                let flags = rho_suite::cfiles::suite_flags(
-                    config,
-                    "host",
-                    build,
-                    &rho_suite::cfiles::Flags::default(),
-                    timeout,
-                )?;
-                let suite = rho_suite::cfiles::build(&sources, &BuildOptions { flags, timeout })
-                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
-                let run = quoted(&suite.executable)?;
-                // The image's static figures (`<bench>.code`, `<bench>.static_stack`), asked of the footprint
-                // command like `rho bench` asks; a command that does not answer leaves them out, with a warning.
-                let static_metrics = match rho_suite::footprint::MemCommand::resolve(
-                    config.mem_command.as_deref(),
-                    &config.root,
-                )
-                .map_err(|e| e.to_string())
-                .and_then(|command| {
-                    rho_suite::footprint::ask(&command, &suite.image_files(), timeout)
-                }) {
-                    Ok(document) => rho_suite::footprint::gate_metrics(&document),
-                    Err(warning) => {
-                        eprintln!(
-                            "rho: gate: {side}: warning: {what}: {warning}; no code or static stack metrics"
-                        );
-                        Vec::new()
-                    }
-                };
-                built.borrow_mut().push(suite);
-                jobs.push(Job {
-                    what,
-                    build: None,
-                    run,
-                    env: Vec::new(),
-                    static_metrics,
-                });
-            }
-            Suite::Cargo(cargo) => {
-                let what = suite.describe();
-                eprintln!("rho: gate: {side}: building {what} for host");
-                // Each side in a target directory of its own: with one shared (a CARGO_TARGET_DIR in the
-                // environment), cargo would take one side's build for the other's (the two are the same
-                // package at the same place in their trees).
-                let target_dir = config.root.join("target");
-                let env = [(
-                    "CARGO_TARGET_DIR".to_string(),
-                    target_dir.display().to_string(),
-                )];
-                let executable = rho_suite::cargo::build(config, cargo, &env, None, timeout)
-                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
-                // Its own copy: the other side's build may write the same path (a shared target directory).
-                let suite = BuiltSuite::copied(&executable)?;
-                let run = quoted(&suite.executable)?;
-                built.borrow_mut().push(suite);
-                jobs.push(Job {
-                    what,
-                    build: None,
-                    run,
-                    // The stream, not the report a person gets from `cargo bench`.
-                    env: vec![("RHO_BENCH_FORMAT".to_string(), "wire".to_string())],
-                    static_metrics: Vec::new(),
-                });
-            }
-            Suite::Command { command, .. } => jobs.push(Job {
+    for job in rho_suite::engine::jobs(config, spec)? {
+        if let JobKind::Command(command) = &job.kind {
+            jobs.push(Job {
                 what: command.clone(),
                 build: None,
                 run: command.clone(),
                 env: Vec::new(),
                 static_metrics: Vec::new(),
-            }),
+            });
+            continue;
         }
+        let what = job.what.clone();
+        eprintln!("rho: gate: {side}: building {what} for host");
+        // A cargo suite: each side in a target directory of its own (with one shared, a CARGO_TARGET_DIR in
+        // the environment, cargo would take one side's build for the other's: the two are the same package
+        // at the same place in their trees), run with the stream rather than the report `cargo bench` prints.
+        let cargo = matches!(job.kind, JobKind::Cargo(_));
+        let (build_env, env) = if cargo {
+            let target_dir = config.root.join("target").display().to_string();
+            (
+                vec![("CARGO_TARGET_DIR".to_string(), target_dir)],
+                vec![("RHO_BENCH_FORMAT".to_string(), "wire".to_string())],
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let host =
+            rho_suite::engine::build_on_host(config, &job, &build_env, &Flags::default(), timeout)
+                .map_err(|e| {
+                    anyhow::Error::from(e).context(format!("cannot build {what} for host"))
+                })?;
+        // A cargo build's own copy: the other side's build may write the same path (a shared target directory).
+        let host = if cargo {
+            HostBuild::copied(&host.executable)?
+        } else {
+            host
+        };
+        let static_metrics = match &host.image {
+            Some(files) => static_metrics(side, config, &what, files, timeout),
+            None => Vec::new(),
+        };
+        jobs.push(Job {
+            what,
+            build: None,
+            run: quoted(&host.executable)?,
+            env,
+            static_metrics,
+        });
+        built.borrow_mut().push(host);
     }
     Ok(jobs)
+}
+
+/// The image's static figures (`<bench>.code`, `<bench>.static_stack`), asked of the footprint command like
+/// `rho bench` asks; a command that does not answer leaves them out, with a warning.
+fn static_metrics(
+    side: SideName,
+    config: &ModuleConfig,
+    what: &str,
+    files: &rho_suite::footprint::ImageFiles,
+    timeout: Duration,
+) -> Vec<(String, String, u64)> {
+    match rho_suite::footprint::MemCommand::resolve(config.mem_command.as_deref(), &config.root)
+        .map_err(|e| e.to_string())
+        .and_then(|command| rho_suite::footprint::ask(&command, files, timeout))
+    {
+        Ok(document) => rho_suite::footprint::gate_metrics(&document),
+        Err(warning) => {
+            eprintln!(
+                "rho: gate: {side}: warning: {what}: {warning}; no code or static stack metrics"
+            );
+            Vec::new()
+        }
+    }
 }
 
 /// `path` as one shell word.

@@ -338,7 +338,7 @@ pub enum JobKind {
 }
 
 /// The suites to run, in module.yml's order.
-fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
+pub fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
     if config.suites.is_empty() && matches!(target, TargetSpec::Commands { .. }) {
         return Ok(vec![Job {
             what: format!("target {}", target.name()),
@@ -570,25 +570,33 @@ fn run_job(
                 counted = measuring.count_shell(command, env, &config.root, &job.what, timeout)?;
             }
         }
+        (
+            JobKind::CFiles | JobKind::CMake(_) | JobKind::Cargo(_),
+            TargetSpec::Builtin { name, .. },
+        ) if name == "host" => {
+            let built = build_on_host(config, job, env, flags, timeout)?;
+            // A cmake suite's runs are named with their target, as on a board.
+            let named = match job.kind {
+                JobKind::CMake(_) => what.as_str(),
+                _ => job.what.as_str(),
+            };
+            for _ in 0..repetitions {
+                let mut command = Command::new(&built.executable);
+                command.current_dir(&config.root);
+                command.envs(env.iter().map(|(k, v)| (k, v)));
+                runs.push(crate::stream::run_stream(command, named, timeout)?);
+            }
+            counted = measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
+            footprint = built
+                .image
+                .as_ref()
+                .map(|files| crate::footprint::ask(mem_command, files, timeout));
+        }
         (JobKind::CMake(cmake), _) => {
             let built = crate::cmake::build(config, cmake, target.name(), env, timeout)?;
             for _ in 0..repetitions {
                 runs.push(crate::stream::run_stream(built.command()?, &what, timeout)?);
             }
-            if target.name() == "host" {
-                counted =
-                    measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
-            }
-        }
-        (JobKind::Cargo(cargo), TargetSpec::Builtin { name, .. }) if name == "host" => {
-            let executable = crate::cargo::build(config, cargo, env, None, timeout)?;
-            for _ in 0..repetitions {
-                let mut command = Command::new(&executable);
-                command.current_dir(&config.root);
-                command.envs(env.iter().map(|(k, v)| (k, v)));
-                runs.push(crate::stream::run_stream(command, &job.what, timeout)?);
-            }
-            counted = measuring.count(&executable, env, &config.root, &job.what, timeout)?;
         }
         (JobKind::Cargo(cargo), TargetSpec::Builtin { name, .. }) => {
             let board = crate::ports::board(name).ok_or_else(|| {
@@ -611,22 +619,6 @@ fn run_job(
                 "{}: it runs on the built-in targets (host, mps2-an386), not on a target of module.yml's own",
                 crate::cargo::located(config, cargo)
             )));
-        }
-        (JobKind::CFiles, TargetSpec::Builtin { name, .. }) if name == "host" => {
-            let flags = crate::cfiles::suite_flags(config, name, &job.build, flags, timeout)?;
-            let built = crate::cfiles::build(&job.sources, &BuildOptions { flags, timeout })?;
-            for _ in 0..repetitions {
-                let mut command = Command::new(&built.executable);
-                command.current_dir(&config.root);
-                command.envs(env.iter().map(|(k, v)| (k, v)));
-                runs.push(crate::stream::run_stream(command, &job.what, timeout)?);
-            }
-            counted = measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
-            footprint = Some(crate::footprint::ask(
-                mem_command,
-                &built.image_files(),
-                timeout,
-            ));
         }
         (JobKind::CFiles | JobKind::TargetOnly, _) => {
             let (build, run) = match target {
@@ -674,6 +666,68 @@ fn run_job(
         }
     }
     Ok((runs, counted, footprint))
+}
+
+/// A suite the engine built on the host, ready to run: its program (run in the module root) and, for a
+/// C-file suite, its image and stack-usage files for the footprint command. Its build directory lives as long
+/// as it does.
+#[derive(Debug)]
+pub struct HostBuild {
+    pub executable: PathBuf,
+    /// The image to ask the footprint command about (a C-file suite's; `None` for cmake and cargo).
+    pub image: Option<crate::footprint::ImageFiles>,
+    _build: Option<crate::cfiles::BuiltSuite>,
+}
+
+/// Build `job` for the host as every route builds it (`rho bench`, `check`, both sides of the gate): a
+/// C-file suite with the system compiler and its flags ([`crate::cfiles::suite_flags`] over `flags`), a
+/// `cmake:` suite with `cmake --build`, a `cargo:` suite with cargo (`env` is the build's environment). A
+/// `command:` suite, or a target's own commands, build themselves: an error.
+pub fn build_on_host(
+    config: &ModuleConfig,
+    job: &Job,
+    env: &[(String, String)],
+    flags: &Flags,
+    timeout: Duration,
+) -> Result<HostBuild> {
+    match &job.kind {
+        JobKind::CFiles => {
+            let flags = crate::cfiles::suite_flags(config, "host", &job.build, flags, timeout)?;
+            let built = crate::cfiles::build(&job.sources, &BuildOptions { flags, timeout })?;
+            Ok(HostBuild {
+                executable: built.executable.clone(),
+                image: Some(built.image_files()),
+                _build: Some(built),
+            })
+        }
+        JobKind::CMake(cmake) => Ok(HostBuild {
+            executable: crate::cmake::build(config, cmake, "host", env, timeout)?.executable,
+            image: None,
+            _build: None,
+        }),
+        JobKind::Cargo(cargo) => Ok(HostBuild {
+            executable: crate::cargo::build(config, cargo, env, None, timeout)?,
+            image: None,
+            _build: None,
+        }),
+        JobKind::Command(_) | JobKind::TargetOnly => Err(SuiteError::Unsupported(format!(
+            "{}: builds itself; rho builds only C-file, cmake and cargo suites",
+            job.what
+        ))),
+    }
+}
+
+impl HostBuild {
+    /// A copy of an executable built elsewhere (a cargo suite's) in a scratch directory of its own: what
+    /// runs stays the same whatever a later build writes at the original path.
+    pub fn copied(executable: &Path) -> Result<HostBuild> {
+        let copy = crate::cfiles::BuiltSuite::copied(executable)?;
+        Ok(HostBuild {
+            executable: copy.executable.clone(),
+            image: None,
+            _build: Some(copy),
+        })
+    }
 }
 
 /// `sh -c COMMAND` in `dir` with `env` added.

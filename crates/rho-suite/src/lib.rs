@@ -12,7 +12,7 @@
 //! other crates'. Errors are [`SuiteError`]s, each saying which step failed.
 //!
 //! Layering (a module uses only those above it in this list): `error`, `observe`, `tools`, `ports`,
-//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `cmake`, `cargo`, `board`, `engine`.
+//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `cmake`, `cargo`, `board`, `engine`, `files`.
 
 pub mod board;
 pub mod cargo;
@@ -21,6 +21,7 @@ pub mod cmake;
 pub mod count;
 pub mod engine;
 pub mod error;
+pub mod files;
 pub mod fold;
 pub mod footprint;
 pub mod observe;
@@ -30,4 +31,5 @@ pub mod tools;
 
 pub use engine::{Engine, RunOptions, SuiteRun};
 pub use error::{Result, SuiteError};
+pub use files::{FilesInputs, FilesRun, measure_files};
 pub use rho_exec::ScratchDir;
