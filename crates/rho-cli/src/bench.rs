@@ -32,7 +32,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         args
     };
     // `--target a,b,c` (or `all`): the suite on each, side by side.
-    let targets = target_list(args.project.target.as_deref())?;
+    let targets = crate::cli::target_list(args.project.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.
     if targets.len() > 1 && !args.list {
         return several(args, &targets);
@@ -82,7 +82,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .and_then(|()| out.flush());
         return Ok(ExitCode::SUCCESS);
     }
-    crate::bench::attach_or_warn(&mut summary, footprint, &what);
+    crate::project::attach_or_warn(&mut summary, footprint, &what);
     for warning in rho_report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");
     }
@@ -187,34 +187,6 @@ fn measure_suite(
     Ok(rho_suite::measure_files(target, inputs)?)
 }
 
-/// The targets `--target` names: one, a comma-separated list (each once), or `all` (every built-in board under
-/// QEMU, in rho's order). `[None]` without `--target`.
-pub fn target_list(target: Option<&str>) -> anyhow::Result<Vec<Option<String>>> {
-    let Some(target) = target else {
-        return Ok(vec![None]);
-    };
-    if target == "all" {
-        return Ok(rho_config::BUILTIN_BOARDS
-            .iter()
-            .map(|b| Some(b.to_string()))
-            .collect());
-    }
-    let mut names: Vec<Option<String>> = Vec::new();
-    for name in target.split(',').map(str::trim) {
-        if name.is_empty() {
-            anyhow::bail!(
-                "--target {target}: an empty name in the list (names are separated by single commas, e.g. \
-                 --target mps2-an386,mps2-an500)"
-            );
-        }
-        if names.iter().any(|n| n.as_deref() == Some(name)) {
-            anyhow::bail!("--target {target}: {name} is named twice");
-        }
-        names.push(Some(name.to_string()));
-    }
-    Ok(names)
-}
-
 /// The document `--json` writes for several targets: each target's run, then the comparison.
 #[derive(serde::Serialize)]
 struct TargetsDocument<'a> {
@@ -267,7 +239,7 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
             ldflags,
             footprint,
         } = measure_suite(target.as_deref(), &inputs)?;
-        crate::bench::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
+        crate::project::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
         for warning in rho_report::warnings(&summary) {
             eprintln!("rho: warning: {name}: {warning}");
         }
@@ -304,58 +276,10 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-/// Attach the footprint command's answer to the run, or print why there is none (a warning: the run goes on).
-pub fn attach_or_warn(
-    summary: &mut rho_stats::RunSummary,
-    answer: Result<rho_suite::footprint::MemDocument, String>,
-    what: &str,
-) {
-    match answer {
-        Ok(document) => rho_suite::footprint::attach(summary, &document),
-        Err(warning) => eprintln!(
-            "rho: warning: {what}: {warning}; code bytes and static stack bounds are not reported"
-        ),
-    }
-    for (name, mark, bound) in rho_report::marks_above_bound(summary) {
-        eprintln!(
-            "rho: warning: {what}: {name}'s measured stack mark, {mark} bytes, is above its static bound of \
-             {bound} bytes: the bound misses a frame (assembly, a library function, an interrupt) or the stack \
-             overran"
-        );
-    }
-}
-
 /// `rho bench --cmake-module DIR`: write the module and print the path of `RhoBench.cmake`.
 pub fn export_cmake_module(dir: &std::path::Path) -> anyhow::Result<()> {
     let module = rho_suite::cmake::write_module(dir)?;
     let module = std::path::absolute(&module).unwrap_or(module);
     println!("{}", module.display());
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_target_list_is_split_on_commas_and_all_is_every_board() {
-        assert_eq!(target_list(None).unwrap(), [None]);
-        assert_eq!(
-            target_list(Some("mps2-an386, mps2-an500")).unwrap(),
-            [
-                Some("mps2-an386".to_string()),
-                Some("mps2-an500".to_string())
-            ]
-        );
-        assert_eq!(
-            target_list(Some("all")).unwrap().len(),
-            rho_config::BUILTIN_BOARDS.len()
-        );
-        let twice = target_list(Some("host,host")).unwrap_err().to_string();
-        assert!(twice.contains("host is named twice"), "{twice}");
-        let empty = target_list(Some("host,,mps2-an386"))
-            .unwrap_err()
-            .to_string();
-        assert!(empty.contains("an empty name"), "{empty}");
-    }
 }

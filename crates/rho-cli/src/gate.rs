@@ -232,17 +232,15 @@ impl SettingsSource {
     }
 }
 
-fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?;
-    let config = load_local_config(&cwd).map_err(HereModuleError)?;
-    let (mut settings, mut env) = match &config {
-        Some(config) => (
-            settings_from_config(config).map_err(HereModuleError)?,
-            bench_env_from_config(config),
-        ),
-        None => (GateSettings::default(), Default::default()),
-    };
+/// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--budget`, `--timeout`,
+/// `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
+/// where the settings came from, for the report.
+fn apply_overrides(
+    args: &GateArgs,
+    config: Option<&ModuleConfig>,
+    settings: &mut GateSettings,
+    env: &mut rho_gate::BenchEnv,
+) -> anyhow::Result<SettingsSource> {
     if let Some(runs) = args.runs {
         settings.set_runs(runs)?;
     }
@@ -266,7 +264,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     }
     let measure = args
         .measure
-        .or(config.as_ref().map(|c| c.measure))
+        .or(config.map(|c| c.measure))
         .unwrap_or_default();
     if measure == rho_config::Measure::Both {
         anyhow::bail!(
@@ -296,10 +294,24 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     if let Some(seconds) = args.timeout {
         overrides.push(format!("--timeout {seconds}"));
     }
-    let settings_source = SettingsSource {
-        file: config.as_ref().map(|c| c.file.clone()),
+    Ok(SettingsSource {
+        file: config.map(|c| c.file.clone()),
         overrides,
+    })
+}
+
+fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?;
+    let config = load_local_config(&cwd).map_err(HereModuleError)?;
+    let (mut settings, mut env) = match &config {
+        Some(config) => (
+            settings_from_config(config).map_err(HereModuleError)?,
+            bench_env_from_config(config),
+        ),
+        None => (GateSettings::default(), Default::default()),
     };
+    let settings_source = apply_overrides(args, config.as_ref(), &mut settings, &mut env)?;
 
     if env.counter.is_some() {
         eprintln!(
@@ -618,7 +630,7 @@ fn write_html(path: &Path, outcome: &GateOutcome) -> anyhow::Result<()> {
             head: &outcome.head_described,
         }),
     };
-    crate::saved::write_text(path, "the HTML report", &page.render())
+    crate::export::write_text(path, "the HTML report", &page.render())
 }
 
 /// The verdict's JSON line on stdout, through the sanitiser: serde leaves no C0 control raw, and a DEL or C1

@@ -106,7 +106,7 @@ fn bench_targets(
         }
         config.targets.iter().map(|t| t.name.clone()).collect()
     } else {
-        crate::bench::target_list(Some(list))?
+        crate::cli::target_list(Some(list))?
             .into_iter()
             .flatten()
             .collect()
@@ -246,19 +246,12 @@ fn bench_target(
     // Before any suite runs: a bad `--diff REF` stops here, not after minutes of runs.
     // A built-in target's streams name it, so its baseline section is checked before the run too (unless
     // every suite is a command, which runs on the host whatever the target).
-    let known_target = match &target {
-        TargetSpec::Builtin { name, .. }
-            if !config
-                .suites
-                .iter()
-                .all(|s| matches!(s, Suite::Command { .. })) =>
-        {
-            Some(name.as_str())
-        }
-        _ => None,
-    };
-    let baseline =
-        crate::baseline::prepare(&project.baseline, &config.root, Some(&config), known_target)?;
+    let baseline = crate::baseline::prepare(
+        &project.baseline,
+        &config.root,
+        Some(&config),
+        known_target(&config, &target),
+    )?;
     let repetitions =
         crate::baseline::repetitions(&project.baseline, project.repetitions, config.repetitions);
     let engine = rho_suite::Engine::new(&config, &target, &run.options(), repetitions)?;
@@ -271,13 +264,8 @@ fn bench_target(
     let mut summaries = Vec::new();
     // With `--html`: each judged suite's summary, beside `judgements`.
     let mut html_summaries = Vec::new();
-    // The human report: stdout, or stderr when `--json -` takes stdout.
-    let (mut out, style) = if collect.as_ref().is_some_and(|c| c.report_to_stderr) {
-        let style = crate::term::Style::new(output, crate::term::Stream::Stderr);
-        (style.writer(Box::new(std::io::stderr())), style)
-    } else {
-        crate::export::report_output(json.as_ref(), output)
-    };
+    let to_stderr = collect.as_ref().is_some_and(|c| c.report_to_stderr);
+    let (mut out, style) = report_writer(to_stderr, json.as_ref(), output);
     let width = style.layout.width;
     for (index, job) in jobs.iter().enumerate() {
         if engine.skips(job) {
@@ -289,67 +277,22 @@ fn bench_target(
             skipped = true;
             continue;
         }
-        crate::term::progress::suite(&job.what, index + 1, jobs.len(), repetitions);
-        let outcome = engine.run(index).and_then(|run| {
-            let mut summary = run.summary;
-            if let Some(answer) = run.footprint {
-                crate::bench::attach_or_warn(&mut summary, answer, &job.what);
-            }
-            engine.measured(job, summary)
-        });
         // One suite that cannot be built or run does not stop the others: its error is printed now, the
         // suites that finished are reported, and the run ends with exit 2 (cannot decide).
-        let summary = match outcome {
+        let summary = match run_one(&engine, index, repetitions) {
             Ok(summary) => summary,
-            Err(error) => {
-                // A failure caused by a Ctrl-C is not reported: the interrupt handler exits with 130.
-                rho_exec::interrupt::wait_if_exiting();
-                let message = suite_error(&job.what, &error);
-                eprintln!("rho: error: {}", rho_text::escape_text(&message));
-                failed.push(FailedSuite {
-                    suite: job.what.clone(),
-                    error: message,
-                });
+            Err(failure) => {
+                failed.push(failure);
                 continue;
             }
         };
         if mode == Mode::List {
-            let indented: String = names(&summary)
-                .lines()
-                .map(|n| format!("  {n}\n"))
-                .collect();
-            let _ = out
-                .write_all(format!("{}:\n{indented}", job.what).as_bytes())
-                .and_then(|()| out.flush());
+            list_names(&mut out, &job.what, &summary);
             continue;
         }
-        for warning in rho_report::warnings(&summary) {
-            eprintln!("rho: warning: {}: {warning}", job.what);
-        }
-        if let Some(warning) = rho_suite::stream::filter_warning(run.filter.as_deref(), &summary) {
-            eprintln!("rho: warning: {}: {warning}", job.what);
-        }
-        // A target's own budgets apply to what ran on it; a command suite runs on the host whatever the target.
-        let budget_target = match job.kind {
-            JobKind::Command(_) => summary.target.name.as_str(),
-            _ => target.name(),
-        };
-        let judgement = Judgement::of(
-            &summary,
-            |name| measure.applicable(config.budgets_for_target(budget_target, name)),
-            scale,
-        )
-        .with_scopes(rho_judge::budget::module_wide_scope(&config, budget_target));
-        // The stream names the target it ran on (a command suite runs on the host whatever the target).
-        let mut text = crate::verdicts::with_header_line(
-            &rho_report::render_with(&summary, &job.what, style.layout),
-            &crate::verdicts::header_line(&judgement, width),
-        );
-        let budgets = crate::verdicts::table(&judgement, width);
-        if !budgets.is_empty() {
-            text.push('\n');
-            text.push_str(&budgets);
-        }
+        warn_about(&job.what, &summary, run.filter.as_deref());
+        let (judgement, mut text) =
+            judge(&config, &target, job, &summary, (measure, scale), &style);
         if index + 1 < jobs.len() {
             text.push('\n');
         }
@@ -377,7 +320,6 @@ fn bench_target(
     // The suites' scratch directories go before the baseline is written.
     drop(engine);
 
-    let built_with = built_with(&jobs, &target, &flags);
     let baseline = if !failed.is_empty() && project.baseline.write_baseline {
         // A baseline without the failed suites would silently drop their figures from every later comparison.
         eprintln!(
@@ -392,27 +334,14 @@ fn bench_target(
             Some(&config),
             target.name(),
             &summaries,
-            built_with,
+            built_with(&jobs, &target, &flags),
             &mut out,
             style.layout,
         )?
     };
 
     if let Some(html) = &project.html {
-        let suites = judgements
-            .iter()
-            .zip(&html_summaries)
-            .map(|((what, judgement), summary)| rho_report::html::Suite {
-                what,
-                summary,
-                judgement: Some(judgement),
-            })
-            .collect();
-        let title = match mode {
-            Mode::Check => format!("rho bench check: {}", config.file.display()),
-            Mode::Report | Mode::List => format!("rho bench: {}", config.file.display()),
-        };
-        crate::export::write_html(html, &title, suites, baseline.diff())?;
+        write_html(html, mode, &config, &judgements, &html_summaries, &baseline)?;
     }
     if json.is_some() || collect.is_some() {
         let document = ProjectDocument {
@@ -426,13 +355,7 @@ fn bench_target(
             failed: &failed,
             comparison: baseline.record.as_ref(),
         };
-        if let Some(json) = &json {
-            json.write(&document)?;
-        }
-        if let Some(collect) = collect.as_mut() {
-            collect.document =
-                Some(serde_json::to_value(&document).context("cannot write the run as JSON")?);
-        }
+        deliver(&document, json.as_ref(), collect)?;
     }
 
     // Budgets naming no benchmark that any suite printed (a typo) would otherwise be silently unused. With a
@@ -443,49 +366,257 @@ fn bench_target(
     } else {
         Vec::new()
     };
-    match mode {
-        Mode::Report | Mode::List => {
-            for message in &unmatched {
-                eprintln!("rho: warning: {message}");
+    let ending = Ending {
+        mode,
+        unmatched: &unmatched,
+        failed: &failed,
+        total: jobs.len(),
+        width,
+    };
+    Ok(ending.close(&judgements, &baseline, &mut out))
+}
+
+/// How one target's run ends: its closing lines and its exit status.
+struct Ending<'a> {
+    mode: Mode,
+    /// Budgets that name no benchmark.
+    unmatched: &'a [String],
+    failed: &'a [FailedSuite],
+    /// The suites there were.
+    total: usize,
+    width: usize,
+}
+
+impl Ending<'_> {
+    fn close(
+        &self,
+        judgements: &[(String, Judgement)],
+        baseline: &crate::baseline::Finished,
+        out: &mut Box<dyn std::io::Write>,
+    ) -> ExitCode {
+        let Ending {
+            mode,
+            unmatched,
+            failed,
+            total,
+            width,
+        } = *self;
+        match mode {
+            Mode::Report | Mode::List => {
+                for message in unmatched {
+                    eprintln!("rho: warning: {message}");
+                }
+                if failed.is_empty() {
+                    // `rho bench --diff REF`: a regression past the limit fails, as in `check --diff`.
+                    ExitCode::from(crate::baseline::diff_code(baseline, out))
+                } else {
+                    let _ = out.flush();
+                    eprint!("{}", failure_summary("rho: error:", failed, total));
+                    ExitCode::from(EXIT_CANNOT_DECIDE)
+                }
             }
-            if failed.is_empty() {
-                // `rho bench --diff REF`: a regression past the limit fails, as in `check --diff`.
-                Ok(ExitCode::from(crate::baseline::diff_code(
-                    &baseline, &mut out,
-                )))
-            } else {
-                let _ = out.flush();
-                eprint!("{}", failure_summary("rho: error:", &failed, jobs.len()));
-                Ok(ExitCode::from(EXIT_CANNOT_DECIDE))
+            Mode::Check => {
+                let (mut text, code) = crate::verdicts::check_summary(judgements);
+                if !failed.is_empty() || !unmatched.is_empty() {
+                    // "every budget holds" is about the suites that ran; with one missing, the check is undecided.
+                    text = text
+                        .lines()
+                        .filter(|line| !line.starts_with("check: ok"))
+                        .map(|line| format!("{line}\n"))
+                        .collect();
+                }
+                for message in unmatched {
+                    text.push_str(&format!("check: cannot decide: {message}\n"));
+                }
+                let failures = failure_summary("check: cannot decide:", failed, total);
+                let text = rho_report::wrap(&format!("{text}{failures}"), width, 4);
+                let _ = out
+                    .write_all(format!("\n{text}").as_bytes())
+                    .and_then(|()| out.flush());
+                // A regression against the baseline breaks the check like a budget does; "cannot decide" stays 2.
+                let code = crate::baseline::check_code(code, baseline, out);
+                let code = if failed.is_empty() && unmatched.is_empty() {
+                    code
+                } else {
+                    EXIT_CANNOT_DECIDE
+                };
+                ExitCode::from(code)
             }
         }
-        Mode::Check => {
-            let (mut text, code) = crate::verdicts::check_summary(&judgements);
-            if !failed.is_empty() || !unmatched.is_empty() {
-                // "every budget holds" is about the suites that ran; with one missing, the check is undecided.
-                text = text
-                    .lines()
-                    .filter(|line| !line.starts_with("check: ok"))
-                    .map(|line| format!("{line}\n"))
-                    .collect();
-            }
-            for message in &unmatched {
-                text.push_str(&format!("check: cannot decide: {message}\n"));
-            }
-            let failures = failure_summary("check: cannot decide:", &failed, jobs.len());
-            let text = rho_report::wrap(&format!("{text}{failures}"), width, 4);
-            let _ = out
-                .write_all(format!("\n{text}").as_bytes())
-                .and_then(|()| out.flush());
-            // A regression against the baseline breaks the check like a budget does; "cannot decide" stays 2.
-            let code = crate::baseline::check_code(code, &baseline, &mut out);
-            let code = if failed.is_empty() && unmatched.is_empty() {
-                code
-            } else {
-                EXIT_CANNOT_DECIDE
-            };
-            Ok(ExitCode::from(code))
+    }
+}
+
+/// The human report's writer and style: stdout, or stderr when `--json -` takes stdout (or `to_stderr`: the
+/// combined document of several targets does).
+fn report_writer(
+    to_stderr: bool,
+    json: Option<&crate::export::JsonTarget>,
+    output: &crate::term::OutputArgs,
+) -> (Box<dyn std::io::Write>, crate::term::Style) {
+    if to_stderr {
+        let style = crate::term::Style::new(output, crate::term::Stream::Stderr);
+        (style.writer(Box::new(std::io::stderr())), style)
+    } else {
+        crate::export::report_output(json, output)
+    }
+}
+
+/// The run's document to `--json`, and kept in `collect` for the document of several targets.
+fn deliver(
+    document: &ProjectDocument<'_>,
+    json: Option<&crate::export::JsonTarget>,
+    collect: Option<&mut Collected>,
+) -> anyhow::Result<()> {
+    if let Some(json) = json {
+        json.write(document)?;
+    }
+    if let Some(collect) = collect {
+        collect.document =
+            Some(serde_json::to_value(document).context("cannot write the run as JSON")?);
+    }
+    Ok(())
+}
+
+/// `--list`: the suite's benchmarks by name, under the suite's.
+fn list_names(out: &mut Box<dyn std::io::Write>, what: &str, summary: &RunSummary) {
+    let indented: String = names(summary).lines().map(|n| format!("  {n}\n")).collect();
+    let _ = out
+        .write_all(format!("{what}:\n{indented}").as_bytes())
+        .and_then(|()| out.flush());
+}
+
+/// What is worth a warning in a suite's run (a figure to doubt; a filter that matched nothing).
+fn warn_about(what: &str, summary: &RunSummary, filter: Option<&str>) {
+    for warning in rho_report::warnings(summary) {
+        eprintln!("rho: warning: {what}: {warning}");
+    }
+    if let Some(warning) = rho_suite::stream::filter_warning(filter, summary) {
+        eprintln!("rho: warning: {what}: {warning}");
+    }
+}
+
+/// Suite `index` of `engine` built, run and summarised, its footprint attached (or warned about); a failure
+/// is printed as it happens and returned as the report and `--json` name it.
+fn run_one(
+    engine: &rho_suite::Engine<'_>,
+    index: usize,
+    repetitions: u32,
+) -> Result<RunSummary, FailedSuite> {
+    let job = &engine.jobs[index];
+    crate::term::progress::suite(&job.what, index + 1, engine.jobs.len(), repetitions);
+    let outcome = engine.run(index).and_then(|run| {
+        let mut summary = run.summary;
+        if let Some(answer) = run.footprint {
+            attach_or_warn(&mut summary, answer, &job.what);
         }
+        engine.measured(job, summary)
+    });
+    outcome.map_err(|error| {
+        // A failure caused by a Ctrl-C is not reported: the interrupt handler exits with 130.
+        rho_exec::interrupt::wait_if_exiting();
+        let message = suite_error(&job.what, &error);
+        eprintln!("rho: error: {}", rho_text::escape_text(&message));
+        FailedSuite {
+            suite: job.what.clone(),
+            error: message,
+        }
+    })
+}
+
+/// The baseline section a run of `config` on `target` is checked against before it runs: a built-in
+/// target's streams name it, unless every suite is a command (which runs on the host whatever the target).
+fn known_target<'a>(config: &ModuleConfig, target: &'a TargetSpec) -> Option<&'a str> {
+    match target {
+        TargetSpec::Builtin { name, .. }
+            if !config
+                .suites
+                .iter()
+                .all(|s| matches!(s, Suite::Command { .. })) =>
+        {
+            Some(name.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// `summary` of `job` judged against its budgets under the measure (and at the scale) it ran with, and its
+/// report: the run with its verdict line, then its budgets' table.
+fn judge(
+    config: &ModuleConfig,
+    target: &TargetSpec,
+    job: &Job,
+    summary: &RunSummary,
+    (measure, scale): (rho_config::Measure, f64),
+    style: &crate::term::Style,
+) -> (Judgement, String) {
+    let width = style.layout.width;
+    // A target's own budgets apply to what ran on it; a command suite runs on the host whatever the target.
+    let budget_target = match job.kind {
+        JobKind::Command(_) => summary.target.name.as_str(),
+        _ => target.name(),
+    };
+    let judgement = Judgement::of(
+        summary,
+        |name| measure.applicable(config.budgets_for_target(budget_target, name)),
+        scale,
+    )
+    .with_scopes(rho_judge::budget::module_wide_scope(config, budget_target));
+    // The stream names the target it ran on (a command suite runs on the host whatever the target).
+    let mut text = crate::verdicts::with_header_line(
+        &rho_report::render_with(summary, &job.what, style.layout),
+        &crate::verdicts::header_line(&judgement, width),
+    );
+    let budgets = crate::verdicts::table(&judgement, width);
+    if !budgets.is_empty() {
+        text.push('\n');
+        text.push_str(&budgets);
+    }
+    (judgement, text)
+}
+
+/// `--html`: the judged suites' report, with the comparison against the baseline when there is one.
+fn write_html(
+    path: &Path,
+    mode: Mode,
+    config: &ModuleConfig,
+    judgements: &[(String, Judgement)],
+    summaries: &[RunSummary],
+    baseline: &crate::baseline::Finished,
+) -> anyhow::Result<()> {
+    let suites = judgements
+        .iter()
+        .zip(summaries)
+        .map(|((what, judgement), summary)| rho_report::html::Suite {
+            what,
+            summary,
+            judgement: Some(judgement),
+        })
+        .collect();
+    let title = match mode {
+        Mode::Check => format!("rho bench check: {}", config.file.display()),
+        Mode::Report | Mode::List => format!("rho bench: {}", config.file.display()),
+    };
+    crate::export::write_html(path, &title, suites, baseline.diff())
+}
+
+/// Attach the footprint command's answer to the run, or print why there is none (a warning: the run goes on).
+pub fn attach_or_warn(
+    summary: &mut rho_stats::RunSummary,
+    answer: Result<rho_suite::footprint::MemDocument, String>,
+    what: &str,
+) {
+    match answer {
+        Ok(document) => rho_suite::footprint::attach(summary, &document),
+        Err(warning) => eprintln!(
+            "rho: warning: {what}: {warning}; code bytes and static stack bounds are not reported"
+        ),
+    }
+    for (name, mark, bound) in rho_report::marks_above_bound(summary) {
+        eprintln!(
+            "rho: warning: {what}: {name}'s measured stack mark, {mark} bytes, is above its static bound of \
+             {bound} bytes: the bound misses a frame (assembly, a library function, an interrupt) or the stack \
+             overran"
+        );
     }
 }
 
