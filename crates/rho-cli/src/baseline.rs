@@ -334,34 +334,6 @@ fn primary_target<'a>(selected: &'a str, summaries: &'a [(String, RunSummary)]) 
     best.map_or(selected, |(name, _)| name)
 }
 
-/// How C suites rho builds (or a module.yml target's own) were built, for the baseline's context: the compiler
-/// and flags for a suite rho compiles itself on the host, the port and extra flags for another built-in
-/// target, the build command for a target module.yml defines. (Not for a `command:` suite: see
-/// `project::built_with`.)
-pub fn build_description(
-    target: &rho_config::TargetSpec,
-    flags: &rho_suite::cfiles::Flags,
-) -> Option<String> {
-    use rho_config::TargetSpec;
-    let extra: String = flags
-        .cflags
-        .iter()
-        .chain(&flags.ldflags)
-        .map(|f| format!(" {f}"))
-        .collect();
-    match target {
-        TargetSpec::Builtin { name, .. } if name == "host" => {
-            let compiler = rho_suite::cfiles::compiler_words().ok()?.join(" ");
-            Some(format!(
-                "{compiler} {}{extra}",
-                rho_suite::cfiles::BASE_FLAGS.join(" ")
-            ))
-        }
-        TargetSpec::Builtin { name, .. } => Some(format!("built-in port {name}{extra}")),
-        TargetSpec::Commands { build, .. } => Some(build.clone()),
-    }
-}
-
 /// `rho bench --diff REF`'s exit status: 1 when a metric regressed past its limit (or lost its measurement),
 /// said on `out`, as `check --diff` does; else 0. Budgets are not `rho bench`'s to enforce.
 pub fn diff_code(finished: &Finished, out: &mut dyn Write) -> u8 {

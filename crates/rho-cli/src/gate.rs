@@ -409,9 +409,9 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     Ok((outcome, settings_source))
 }
 
-/// The jobs of the built-in `host` target: each suite of the side's module.yml built by the engine exactly
-/// as `rho bench` builds it (rho_suite::engine::build_on_host; the executable is run in the module root),
-/// each command suite as its command.
+/// The jobs of the built-in `host` target: each suite of the side's module.yml built by the engine as
+/// `rho bench` builds it, apart from the other side's (rho_suite::engine::build_on_host_apart; the executable
+/// is run in the module root), each command suite as its command.
 fn host_jobs(
     side: SideName,
     config: &ModuleConfig,
@@ -433,30 +433,8 @@ fn host_jobs(
         }
         let what = job.what.clone();
         eprintln!("rho: gate: {side}: building {what} for host");
-        // A cargo suite: each side in a target directory of its own (with one shared, a CARGO_TARGET_DIR in
-        // the environment, cargo would take one side's build for the other's: the two are the same package
-        // at the same place in their trees), run with the stream rather than the report `cargo bench` prints.
-        let cargo = matches!(job.kind, JobKind::Cargo(_));
-        let (build_env, env) = if cargo {
-            let target_dir = config.root.join("target").display().to_string();
-            (
-                vec![("CARGO_TARGET_DIR".to_string(), target_dir)],
-                vec![("RHO_BENCH_FORMAT".to_string(), "wire".to_string())],
-            )
-        } else {
-            (Vec::new(), Vec::new())
-        };
-        let host =
-            rho_suite::engine::build_on_host(config, &job, &build_env, &Flags::default(), timeout)
-                .map_err(|e| {
-                    anyhow::Error::from(e).context(format!("cannot build {what} for host"))
-                })?;
-        // A cargo build's own copy: the other side's build may write the same path (a shared target directory).
-        let host = if cargo {
-            HostBuild::copied(&host.executable)?
-        } else {
-            host
-        };
+        let host = rho_suite::engine::build_on_host_apart(config, &job, timeout)
+            .map_err(|e| anyhow::Error::from(e).context(format!("cannot build {what} for host")))?;
         let static_metrics = match &host.image {
             Some(files) => static_metrics(side, config, &what, files, timeout),
             None => Vec::new(),
@@ -465,7 +443,7 @@ fn host_jobs(
             what,
             build: None,
             run: quoted(&host.executable)?,
-            env,
+            env: host.run_env.clone(),
             static_metrics,
         });
         built.borrow_mut().push(host);

@@ -256,7 +256,7 @@ fn bench_target(
         crate::baseline::repetitions(&project.baseline, project.repetitions, config.repetitions);
     let engine = rho_suite::Engine::new(&config, &target, &run.options(), repetitions)?;
     let jobs = engine.jobs.clone();
-    let (flags, measure, scale) = (engine.flags.clone(), engine.measure, engine.settings.scale);
+    let (measure, scale) = (engine.measure, engine.settings.scale);
     let mut skipped = false;
     let mut judgements = Vec::new();
     let mut failed: Vec<FailedSuite> = Vec::new();
@@ -317,6 +317,7 @@ fn bench_target(
         }
         judgements.push((job.what.clone(), judgement));
     }
+    let built_with = engine.built_with();
     // The suites' scratch directories go before the baseline is written.
     drop(engine);
 
@@ -334,7 +335,7 @@ fn bench_target(
             Some(&config),
             target.name(),
             &summaries,
-            built_with(&jobs, &target, &flags),
+            built_with,
             &mut out,
             style.layout,
         )?
@@ -711,32 +712,4 @@ fn load_config() -> anyhow::Result<ModuleConfig> {
         root.join(MODULE_FILE)
     };
     Ok(ModuleConfig::load(&file)?)
-}
-
-/// How the suites of a run were built, for the baseline's context (docs/baseline.md): the compiler and flags
-/// (or the port, or the target's `build:`) for the C suites rho built, the build of a CMake or cargo suite;
-/// nothing for a `command:` suite, which builds itself (no compiler flags are true of it). `None` when rho
-/// built none of them.
-fn built_with(
-    jobs: &[Job],
-    target: &TargetSpec,
-    flags: &rho_suite::cfiles::Flags,
-) -> Option<String> {
-    let mut parts: Vec<String> = Vec::new();
-    for job in jobs {
-        let part = match &job.kind {
-            JobKind::Command(_) => None,
-            JobKind::CFiles | JobKind::TargetOnly => {
-                crate::baseline::build_description(target, flags)
-            }
-            JobKind::CMake(cmake) => Some(format!("cmake --build --target {}", cmake.target)),
-            JobKind::Cargo(cargo) => Some(cargo.describe()),
-        };
-        if let Some(part) = part
-            && !parts.contains(&part)
-        {
-            parts.push(part);
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
 }

@@ -170,6 +170,11 @@ impl<'a> Engine<'a> {
         Ok(SuiteRun { summary, footprint })
     }
 
+    /// How the suites were built, for the baseline's context (docs/baseline.md): see [`built_with`].
+    pub fn built_with(&self) -> Option<String> {
+        built_with(&self.jobs, self.target, &self.flags)
+    }
+
     /// `summary` of `job`, unless it measured nothing: a suite that measured nothing would pass every budget,
     /// so it cannot be judged. (With a filter a suite may leave every benchmark out on purpose.)
     pub fn measured(&self, job: &Job, summary: RunSummary) -> Result<RunSummary> {
@@ -181,6 +186,52 @@ impl<'a> Engine<'a> {
             )));
         }
         Ok(summary)
+    }
+}
+
+/// How the suites of a run were built, for the baseline's context (docs/baseline.md): the compiler and flags
+/// (or the port, or the target's `build:`) for the C suites rho built, the build of a CMake or cargo suite;
+/// nothing for a `command:` suite, which builds itself (no compiler flags are true of it). `None` when rho
+/// built none of them.
+fn built_with(jobs: &[Job], target: &TargetSpec, flags: &Flags) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for job in jobs {
+        let part = match &job.kind {
+            JobKind::Command(_) => None,
+            JobKind::CFiles | JobKind::TargetOnly => build_description(target, flags),
+            JobKind::CMake(cmake) => Some(format!("cmake --build --target {}", cmake.target)),
+            JobKind::Cargo(cargo) => Some(cargo.describe()),
+        };
+        if let Some(part) = part
+            && !parts.contains(&part)
+        {
+            parts.push(part);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// How C suites rho builds (or a module.yml target's own) were built, for the baseline's context: the compiler
+/// and flags for a suite rho compiles itself on the host, the port and extra flags for another built-in
+/// target, the build command for a target module.yml defines. (Not for a `command:` suite: see
+/// [`built_with`].)
+fn build_description(target: &TargetSpec, flags: &crate::cfiles::Flags) -> Option<String> {
+    let extra: String = flags
+        .cflags
+        .iter()
+        .chain(&flags.ldflags)
+        .map(|f| format!(" {f}"))
+        .collect();
+    match target {
+        TargetSpec::Builtin { name, .. } if name == "host" => {
+            let compiler = crate::cfiles::compiler_words().ok()?.join(" ");
+            Some(format!(
+                "{compiler} {}{extra}",
+                crate::cfiles::BASE_FLAGS.join(" ")
+            ))
+        }
+        TargetSpec::Builtin { name, .. } => Some(format!("built-in port {name}{extra}")),
+        TargetSpec::Commands { build, .. } => Some(build.clone()),
     }
 }
 
@@ -676,6 +727,9 @@ pub struct HostBuild {
     pub executable: PathBuf,
     /// The image to ask the footprint command about (a C-file suite's; `None` for cmake and cargo).
     pub image: Option<crate::footprint::ImageFiles>,
+    /// What its runs need in their environment beyond the harness settings (a cargo suite: the stream, not
+    /// the report `cargo bench` prints).
+    pub run_env: Vec<(String, String)>,
     _build: Option<crate::cfiles::BuiltSuite>,
 }
 
@@ -697,17 +751,20 @@ pub fn build_on_host(
             Ok(HostBuild {
                 executable: built.executable.clone(),
                 image: Some(built.image_files()),
+                run_env: Vec::new(),
                 _build: Some(built),
             })
         }
         JobKind::CMake(cmake) => Ok(HostBuild {
             executable: crate::cmake::build(config, cmake, "host", env, timeout)?.executable,
             image: None,
+            run_env: Vec::new(),
             _build: None,
         }),
         JobKind::Cargo(cargo) => Ok(HostBuild {
             executable: crate::cargo::build(config, cargo, env, None, timeout)?,
             image: None,
+            run_env: vec![("RHO_BENCH_FORMAT".to_string(), "wire".to_string())],
             _build: None,
         }),
         JobKind::Command(_) | JobKind::TargetOnly => Err(SuiteError::Unsupported(format!(
@@ -717,17 +774,34 @@ pub fn build_on_host(
     }
 }
 
-impl HostBuild {
-    /// A copy of an executable built elsewhere (a cargo suite's) in a scratch directory of its own: what
-    /// runs stays the same whatever a later build writes at the original path.
-    pub fn copied(executable: &Path) -> Result<HostBuild> {
-        let copy = crate::cfiles::BuiltSuite::copied(executable)?;
-        Ok(HostBuild {
-            executable: copy.executable.clone(),
-            image: None,
-            _build: Some(copy),
-        })
+/// `job` built on the host beside another tree of the same project (the gate builds both sides before it
+/// runs either), with the module's defaults for flags. A cargo suite is built in its tree's own target
+/// directory (with one shared, a CARGO_TARGET_DIR in the environment, cargo would take one side's build for
+/// the other's: the two are the same package at the same place in their trees) and copied out, so that what
+/// runs stays the same whatever a later build writes.
+pub fn build_on_host_apart(
+    config: &ModuleConfig,
+    job: &Job,
+    timeout: Duration,
+) -> Result<HostBuild> {
+    let env = match job.kind {
+        JobKind::Cargo(_) => vec![(
+            "CARGO_TARGET_DIR".to_string(),
+            config.root.join("target").display().to_string(),
+        )],
+        _ => Vec::new(),
+    };
+    let built = build_on_host(config, job, &env, &Flags::default(), timeout)?;
+    if !matches!(job.kind, JobKind::Cargo(_)) {
+        return Ok(built);
     }
+    let copy = crate::cfiles::BuiltSuite::copied(&built.executable)?;
+    Ok(HostBuild {
+        executable: copy.executable.clone(),
+        image: None,
+        run_env: built.run_env,
+        _build: Some(copy),
+    })
 }
 
 /// `sh -c COMMAND` in `dir` with `env` added.
