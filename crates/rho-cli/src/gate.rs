@@ -24,7 +24,7 @@ use rho_gate::{
 };
 
 use rho_suite::cfiles::{Flags, ScratchDir};
-use rho_suite::engine::{HostBuild, JobKind};
+use rho_suite::engine::HostBuild;
 
 /// Exit status for "cannot decide because of head's code" under `--bisect`: `git bisect run` skips the commit.
 const EXIT_BISECT_SKIP: u8 = 125;
@@ -421,11 +421,11 @@ fn host_jobs(
 ) -> anyhow::Result<Vec<Job>> {
     let mut jobs = Vec::new();
     for job in rho_suite::engine::jobs(config, spec)? {
-        if let JobKind::Command(command) = &job.kind {
+        if let Some(command) = job.command() {
             jobs.push(Job {
-                what: command.clone(),
+                what: command.to_string(),
                 build: None,
-                run: command.clone(),
+                run: command.to_string(),
                 env: Vec::new(),
                 static_metrics: Vec::new(),
             });

@@ -19,7 +19,7 @@ use rho_stats::RunSummary;
 use serde::Serialize;
 
 use crate::cli::{ProjectArgs, RunArgs};
-use rho_suite::engine::{Job, JobKind};
+use rho_suite::engine::Job;
 
 /// `rho bench` reports; `rho bench check` also enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -552,9 +552,9 @@ fn judge(
 ) -> (Judgement, String) {
     let width = style.layout.width;
     // A target's own budgets apply to what ran on it; a command suite runs on the host whatever the target.
-    let budget_target = match job.kind {
-        JobKind::Command(_) => summary.target.name.as_str(),
-        _ => target.name(),
+    let budget_target = match job.command() {
+        Some(_) => summary.target.name.as_str(),
+        None => target.name(),
     };
     let judgement = Judgement::of(
         summary,

@@ -189,6 +189,16 @@ impl<'a> Engine<'a> {
     }
 }
 
+impl Job {
+    /// The command of a `command:` suite: it builds itself and runs on the host, whatever the target.
+    pub fn command(&self) -> Option<&str> {
+        match &self.kind {
+            JobKind::Command(command) => Some(command),
+            _ => None,
+        }
+    }
+}
+
 /// How the suites of a run were built, for the baseline's context (docs/baseline.md): the compiler and flags
 /// (or the port, or the target's `build:`) for the C suites rho built, the build of a CMake or cargo suite;
 /// nothing for a `command:` suite, which builds itself (no compiler flags are true of it). `None` when rho
