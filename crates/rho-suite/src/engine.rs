@@ -959,6 +959,24 @@ mod tests {
         assert_eq!(alone[0].kind, JobKind::TargetOnly);
     }
 
+    #[test]
+    fn a_command_suite_is_not_built_by_rho_and_says_so_with_its_kind_of_error() {
+        let config = config("bench:\n  suites:\n    - command: sh x.sh\n");
+        let host = config.target(None).unwrap();
+        let jobs = jobs(&config, &host).unwrap();
+        assert_eq!(jobs[0].command(), Some("sh x.sh"));
+        let error = build_on_host(
+            &config,
+            &jobs[0],
+            &[],
+            &Flags::default(),
+            Duration::from_secs(1),
+        )
+        .unwrap_err();
+        assert!(matches!(error, SuiteError::Unsupported(_)), "{error:?}");
+        assert!(error.full_text().contains("builds itself"), "{error}");
+    }
+
     fn config_with_board() -> ModuleConfig {
         config("bench:\n  targets:\n    - name: board\n      build: make\n      run: ./flash\n")
     }

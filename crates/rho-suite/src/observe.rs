@@ -64,3 +64,88 @@ impl Drop for RunGuard {
         observer().run_ended();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// What the engine told it, in order.
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl Observer for Recorder {
+        fn run_started(&self, what: &str) {
+            self.record(format!("run {what}"));
+        }
+        fn run_ended(&self) {
+            self.record("ended".to_string());
+        }
+        fn benchmark_started(&self, name: &str) {
+            self.record(format!("bench {name}"));
+        }
+        fn line(&self, text: &str) {
+            self.record(format!("line {text}"));
+        }
+    }
+
+    impl Recorder {
+        fn record(&self, event: String) {
+            if let Ok(mut events) = self.0.lock() {
+                events.push(event);
+            }
+        }
+    }
+
+    static RECORDER: Recorder = Recorder(Mutex::new(Vec::new()));
+
+    struct Forward;
+
+    impl Observer for Forward {
+        fn run_started(&self, what: &str) {
+            RECORDER.run_started(what);
+        }
+        fn run_ended(&self) {
+            RECORDER.run_ended();
+        }
+        fn benchmark_started(&self, name: &str) {
+            RECORDER.benchmark_started(name);
+        }
+        fn line(&self, text: &str) {
+            RECORDER.line(text);
+        }
+    }
+
+    #[test]
+    fn the_engine_reports_to_the_installed_observer_and_a_run_ends_when_its_guard_goes() {
+        assert!(install(Box::new(Forward)));
+        assert!(!install(Box::new(Forward)), "the first observer stays");
+        {
+            let _run = RunGuard::start("suite.c");
+            observer().benchmark_started("bench_a");
+            warning("a figure to doubt");
+        }
+        let events = RECORDER.0.lock().unwrap().clone();
+        // Other tests of this binary may report too: this one's events are there, in this order.
+        let mine: Vec<&String> = events
+            .iter()
+            .filter(|e| {
+                [
+                    "run suite.c",
+                    "bench bench_a",
+                    "line rho: warning: a figure to doubt",
+                    "ended",
+                ]
+                .contains(&e.as_str())
+            })
+            .collect();
+        assert_eq!(
+            mine,
+            [
+                "run suite.c",
+                "bench bench_a",
+                "line rho: warning: a figure to doubt",
+                "ended"
+            ]
+        );
+    }
+}
