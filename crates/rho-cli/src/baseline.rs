@@ -334,34 +334,6 @@ fn primary_target<'a>(selected: &'a str, summaries: &'a [(String, RunSummary)]) 
     best.map_or(selected, |(name, _)| name)
 }
 
-/// How C suites rho builds (or a module.yml target's own) were built, for the baseline's context: the compiler
-/// and flags for a suite rho compiles itself on the host, the port and extra flags for another built-in
-/// target, the build command for a target module.yml defines. (Not for a `command:` suite: see
-/// `project::built_with`.)
-pub fn build_description(
-    target: &rho_config::TargetSpec,
-    flags: &crate::suite::Flags,
-) -> Option<String> {
-    use rho_config::TargetSpec;
-    let extra: String = flags
-        .cflags
-        .iter()
-        .chain(&flags.ldflags)
-        .map(|f| format!(" {f}"))
-        .collect();
-    match target {
-        TargetSpec::Builtin { name, .. } if name == "host" => {
-            let compiler = crate::suite::compiler_words().ok()?.join(" ");
-            Some(format!(
-                "{compiler} {}{extra}",
-                crate::suite::BASE_FLAGS.join(" ")
-            ))
-        }
-        TargetSpec::Builtin { name, .. } => Some(format!("built-in port {name}{extra}")),
-        TargetSpec::Commands { build, .. } => Some(build.clone()),
-    }
-}
-
 /// `rho bench --diff REF`'s exit status: 1 when a metric regressed past its limit (or lost its measurement),
 /// said on `out`, as `check --diff` does; else 0. Budgets are not `rho bench`'s to enforce.
 pub fn diff_code(finished: &Finished, out: &mut dyn Write) -> u8 {
@@ -392,6 +364,22 @@ pub fn check_code(budgets_code: u8, finished: &Finished, out: &mut dyn Write) ->
     )
     .and_then(|()| out.flush());
     if budgets_code == 0 { 1 } else { budgets_code }
+}
+
+/// `--filter` with `--write-baseline` is refused: the target's section would lose every benchmark filtered out.
+pub fn refuse_filtered_baseline(
+    filter: Option<&str>,
+    baseline: &BaselineArgs,
+) -> anyhow::Result<()> {
+    if let Some(filter) = filter
+        && baseline.write_baseline
+    {
+        anyhow::bail!(
+            "--filter {filter} with --write-baseline would record a baseline without the benchmarks filtered \
+             out; write the baseline from a run of every benchmark"
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use crate::cli::BenchArgs;
 use crate::export::{RunDocument, SuiteInfo};
-use crate::run::{HarnessSettings, run_suite};
-use crate::suite::{BuildOptions, build, compiler_for};
+use rho_suite::stream::HarnessSettings;
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // `rho bench chek`: a typo of a subcommand, not a suite named `chek`.
@@ -33,7 +32,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         args
     };
     // `--target a,b,c` (or `all`): the suite on each, side by side.
-    let targets = target_list(args.project.target.as_deref())?;
+    let targets = crate::cli::target_list(args.project.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.
     if targets.len() > 1 && !args.list {
         return several(args, &targets);
@@ -47,7 +46,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         crate::export::check_destination("--html", html)?;
     }
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
-    crate::run::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
+    crate::baseline::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
     let cwd = std::env::current_dir()?;
     // FILE.c is built for the built-in target asked for (host by default), whose name its stream carries.
     let known_target = targets[0].as_deref().unwrap_or("host");
@@ -56,16 +55,18 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
     let repetitions =
         crate::baseline::repetitions(&args.project.baseline, args.project.repetitions, 1);
-    let Measured {
+    let rho_suite::FilesRun {
         mut summary,
         compiler,
         cflags,
         ldflags,
         footprint,
     } = measure_suite(
-        args,
         targets[0].as_deref(),
-        &Inputs {
+        &rho_suite::FilesInputs {
+            files: &args.files,
+            measure: args.run.measure.unwrap_or_default(),
+            cache_sim: args.run.cache_sim,
             what: &what,
             settings: &settings,
             flags: &flags,
@@ -81,11 +82,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .and_then(|()| out.flush());
         return Ok(ExitCode::SUCCESS);
     }
-    crate::footprint::attach_or_warn(&mut summary, footprint, &what);
+    crate::project::attach_or_warn(&mut summary, footprint, &what);
     for warning in rho_report::warnings(&summary) {
         eprintln!("rho: warning: {warning}");
     }
-    if let Some(warning) = crate::run::filter_warning(args.run.filter.as_deref(), &summary) {
+    if let Some(warning) = rho_suite::stream::filter_warning(args.run.filter.as_deref(), &summary) {
         eprintln!("rho: warning: {warning}");
     }
     // The human report: stdout, or stderr when `--json -` takes stdout.
@@ -141,27 +142,6 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     )))
 }
 
-/// What a suite is measured with, the same on every target.
-struct Inputs<'a> {
-    what: &'a str,
-    settings: &'a HarnessSettings,
-    flags: &'a crate::suite::Flags,
-    timeout: Duration,
-    repetitions: u32,
-    cwd: &'a std::path::Path,
-}
-
-/// A suite measured on one target: its summary (the footprint not yet attached), how it was built, and its
-/// footprint.
-struct Measured {
-    summary: rho_stats::RunSummary,
-    compiler: Vec<String>,
-    cflags: Vec<String>,
-    ldflags: Vec<String>,
-    footprint: Result<crate::footprint::MemDocument, String>,
-}
-
-/// Build `args.files` for `target` (the host for `None`), run and summarise them.
 /// What `--json` says of the suite: its files, how it was built and the settings it ran with.
 fn suite_info(
     args: &BenchArgs,
@@ -198,130 +178,13 @@ fn suite_and_settings(args: &BenchArgs) -> (String, HarnessSettings) {
     (what, settings)
 }
 
+/// The suite of files measured on `target` (the host for `None`) by the engine, its progress shown.
 fn measure_suite(
-    args: &BenchArgs,
     target: Option<&str>,
-    inputs: &Inputs<'_>,
-) -> anyhow::Result<Measured> {
-    let measure = args.run.measure.unwrap_or_default();
-    // Counting needs Valgrind: said before anything is built.
-    let counter = match (measure.counts(), target) {
-        (true, None | Some("host")) => Some(crate::count::Counter::find(args.run.cache_sim)?),
-        _ => None,
-    };
-    let mut counted = None;
-    // `--target NAME`: a built-in board builds and runs the suite (crate::board); else the host does.
-    // The footprint is asked for while the build directory is there (the board's, or the host build's).
-    let mem_command = crate::footprint::MemCommand::resolve(None, inputs.cwd)?;
+    inputs: &rho_suite::FilesInputs<'_>,
+) -> anyhow::Result<rho_suite::FilesRun> {
     crate::term::progress::suite(inputs.what, 1, 1, inputs.repetitions);
-    let (runs, compiler, cflags, ldflags, footprint) =
-        match crate::board::Board::for_target(target)? {
-            Some(board) => {
-                let built = board.build_and_run(
-                    &args.files,
-                    inputs.what,
-                    inputs.settings,
-                    inputs.flags,
-                    inputs.repetitions,
-                    inputs.timeout,
-                )?;
-                let footprint = crate::footprint::ask(&mem_command, &built.files, inputs.timeout);
-                (
-                    built.runs,
-                    built.compiler,
-                    built.cflags,
-                    built.ldflags,
-                    footprint,
-                )
-            }
-            None => {
-                let built = build(
-                    &args.files,
-                    &BuildOptions {
-                        flags: inputs.flags.clone(),
-                        timeout: inputs.timeout,
-                    },
-                )?;
-                let mut runs = Vec::new();
-                if measure.times() {
-                    for _ in 0..inputs.repetitions {
-                        runs.push(run_suite(
-                            &built.executable,
-                            inputs.what,
-                            inputs.settings,
-                            inputs.timeout,
-                        )?);
-                    }
-                }
-                if let Some(counter) = &counter {
-                    let env = inputs
-                        .settings
-                        .environment()
-                        .into_iter()
-                        .map(|(k, v)| (k.to_string(), v))
-                        .collect();
-                    let env = crate::count::environment(
-                        env,
-                        inputs.settings.iterations.is_some(),
-                        inputs.settings.warmup.is_some(),
-                    );
-                    counted = Some(counter.run(
-                        &built.executable,
-                        &env,
-                        None,
-                        inputs.what,
-                        inputs.timeout,
-                    )?);
-                }
-                let footprint =
-                    crate::footprint::ask(&mem_command, &built.image_files(), inputs.timeout);
-                let mut cflags: Vec<String> = crate::suite::BASE_FLAGS
-                    .iter()
-                    .map(|f| f.to_string())
-                    .collect();
-                cflags.extend(inputs.flags.cflags.iter().cloned());
-                let mut ldflags = inputs.flags.ldflags.clone();
-                ldflags.extend(crate::suite::DEFAULT_LIBS.iter().map(|f| f.to_string()));
-                (runs, compiler_for(&args.files)?, cflags, ldflags, footprint)
-            }
-        };
-
-    let summary = crate::count::summarise(&runs, counted.as_ref(), inputs.what)?;
-    Ok(Measured {
-        summary,
-        compiler,
-        cflags,
-        ldflags,
-        footprint,
-    })
-}
-
-/// The targets `--target` names: one, a comma-separated list (each once), or `all` (every built-in board under
-/// QEMU, in rho's order). `[None]` without `--target`.
-pub fn target_list(target: Option<&str>) -> anyhow::Result<Vec<Option<String>>> {
-    let Some(target) = target else {
-        return Ok(vec![None]);
-    };
-    if target == "all" {
-        return Ok(rho_config::BUILTIN_BOARDS
-            .iter()
-            .map(|b| Some(b.to_string()))
-            .collect());
-    }
-    let mut names: Vec<Option<String>> = Vec::new();
-    for name in target.split(',').map(str::trim) {
-        if name.is_empty() {
-            anyhow::bail!(
-                "--target {target}: an empty name in the list (names are separated by single commas, e.g. \
-                 --target mps2-an386,mps2-an500)"
-            );
-        }
-        if names.iter().any(|n| n.as_deref() == Some(name)) {
-            anyhow::bail!("--target {target}: {name} is named twice");
-        }
-        names.push(Some(name.to_string()));
-    }
-    Ok(names)
+    Ok(rho_suite::measure_files(target, inputs)?)
 }
 
 /// The document `--json` writes for several targets: each target's run, then the comparison.
@@ -354,7 +217,10 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
     }
     let cwd = std::env::current_dir()?;
     let repetitions = args.project.repetitions.unwrap_or(1);
-    let inputs = Inputs {
+    let inputs = rho_suite::FilesInputs {
+        files: &args.files,
+        measure: args.run.measure.unwrap_or_default(),
+        cache_sim: args.run.cache_sim,
         what: &what,
         settings: &settings,
         flags: &flags,
@@ -366,14 +232,14 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
     for target in targets {
         let name = target.as_deref().unwrap_or("host");
         eprintln!("rho: {what} on {name}");
-        let Measured {
+        let rho_suite::FilesRun {
             mut summary,
             compiler,
             cflags,
             ldflags,
             footprint,
-        } = measure_suite(args, target.as_deref(), &inputs)?;
-        crate::footprint::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
+        } = measure_suite(target.as_deref(), &inputs)?;
+        crate::project::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
         for warning in rho_report::warnings(&summary) {
             eprintln!("rho: warning: {name}: {warning}");
         }
@@ -410,29 +276,10 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_target_list_is_split_on_commas_and_all_is_every_board() {
-        assert_eq!(target_list(None).unwrap(), [None]);
-        assert_eq!(
-            target_list(Some("mps2-an386, mps2-an500")).unwrap(),
-            [
-                Some("mps2-an386".to_string()),
-                Some("mps2-an500".to_string())
-            ]
-        );
-        assert_eq!(
-            target_list(Some("all")).unwrap().len(),
-            rho_config::BUILTIN_BOARDS.len()
-        );
-        let twice = target_list(Some("host,host")).unwrap_err().to_string();
-        assert!(twice.contains("host is named twice"), "{twice}");
-        let empty = target_list(Some("host,,mps2-an386"))
-            .unwrap_err()
-            .to_string();
-        assert!(empty.contains("an empty name"), "{empty}");
-    }
+/// `rho bench --cmake-module DIR`: write the module and print the path of `RhoBench.cmake`.
+pub fn export_cmake_module(dir: &std::path::Path) -> anyhow::Result<()> {
+    let module = rho_suite::cmake::write_module(dir)?;
+    let module = std::path::absolute(&module).unwrap_or(module);
+    println!("{}", module.display());
+    Ok(())
 }

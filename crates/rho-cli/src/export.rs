@@ -148,7 +148,7 @@ pub fn write_html(
         }),
         gate: None,
     };
-    crate::saved::write_text(path, "the HTML report", &page.render())
+    write_text(path, "the HTML report", &page.render())
 }
 
 /// `--json`'s argument, prepared (see [`JsonTarget::prepare`]).
@@ -218,6 +218,19 @@ pub fn write_json_atomically(path: &Path, value: &impl Serialize) -> anyhow::Res
     file.persist(path)
         .map_err(|error| error.error)
         .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// Writes `text` to `path` atomically (`what` names it in errors).
+pub fn write_text(path: &Path, what: &str, text: &str) -> anyhow::Result<()> {
+    rho_baseline::store::write_atomic(path, what, |w| {
+        w.write_all(text.as_bytes())
+            .map_err(|error| rho_baseline::Error::Io {
+                path: path.to_path_buf(),
+                action: format!("writing {what}"),
+                error,
+            })
+    })?;
     Ok(())
 }
 

@@ -23,7 +23,8 @@ use rho_gate::{
     SideName, Verdict, parse_budget_override, run_gate,
 };
 
-use crate::suite::{BuildOptions, BuiltSuite, ScratchDir};
+use rho_suite::cfiles::{Flags, ScratchDir};
+use rho_suite::engine::HostBuild;
 
 /// Exit status for "cannot decide because of head's code" under `--bisect`: `git bisect run` skips the commit.
 const EXIT_BISECT_SKIP: u8 = 125;
@@ -231,17 +232,15 @@ impl SettingsSource {
     }
 }
 
-fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?;
-    let config = load_local_config(&cwd).map_err(HereModuleError)?;
-    let (mut settings, mut env) = match &config {
-        Some(config) => (
-            settings_from_config(config).map_err(HereModuleError)?,
-            bench_env_from_config(config),
-        ),
-        None => (GateSettings::default(), Default::default()),
-    };
+/// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--budget`, `--timeout`,
+/// `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
+/// where the settings came from, for the report.
+fn apply_overrides(
+    args: &GateArgs,
+    config: Option<&ModuleConfig>,
+    settings: &mut GateSettings,
+    env: &mut rho_gate::BenchEnv,
+) -> anyhow::Result<SettingsSource> {
     if let Some(runs) = args.runs {
         settings.set_runs(runs)?;
     }
@@ -265,7 +264,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     }
     let measure = args
         .measure
-        .or(config.as_ref().map(|c| c.measure))
+        .or(config.map(|c| c.measure))
         .unwrap_or_default();
     if measure == rho_config::Measure::Both {
         anyhow::bail!(
@@ -273,10 +272,14 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
         );
     }
     if measure.counts() {
-        env.counter = Some(crate::count::Counter::find(false)?.valgrind().to_path_buf());
+        env.counter = Some(
+            rho_suite::count::Counter::find(false)?
+                .valgrind()
+                .to_path_buf(),
+        );
         // module.yml's iterations are sized for timing; a count needs a few (as in `rho bench`).
-        env.iterations = Some(crate::count::DEFAULT_ITERATIONS);
-        env.warmup = Some(crate::count::DEFAULT_WARMUP);
+        env.iterations = Some(rho_suite::count::DEFAULT_ITERATIONS);
+        env.warmup = Some(rho_suite::count::DEFAULT_WARMUP);
         env.per_benchmark.clear();
     }
     env.iterations = args.iterations.or(env.iterations);
@@ -291,10 +294,24 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     if let Some(seconds) = args.timeout {
         overrides.push(format!("--timeout {seconds}"));
     }
-    let settings_source = SettingsSource {
-        file: config.as_ref().map(|c| c.file.clone()),
+    Ok(SettingsSource {
+        file: config.map(|c| c.file.clone()),
         overrides,
+    })
+}
+
+fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?;
+    let config = load_local_config(&cwd).map_err(HereModuleError)?;
+    let (mut settings, mut env) = match &config {
+        Some(config) => (
+            settings_from_config(config).map_err(HereModuleError)?,
+            bench_env_from_config(config),
+        ),
+        None => (GateSettings::default(), Default::default()),
     };
+    let settings_source = apply_overrides(args, config.as_ref(), &mut settings, &mut env)?;
 
     if env.counter.is_some() {
         eprintln!(
@@ -319,13 +336,13 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
         cwd,
         settings,
         env,
-        bench_header: crate::suite::BENCH_HEADER.to_owned(),
+        bench_header: rho_suite::cfiles::BENCH_HEADER.to_owned(),
     };
     let target = args.target.as_deref();
     let timeout = request.settings.timeout();
     // Suites rho builds itself (the built-in `host` target), kept until the gate is over; and where the
     // built-in board ports are written.
-    let built: RefCell<Vec<BuiltSuite>> = RefCell::new(Vec::new());
+    let built: RefCell<Vec<HostBuild>> = RefCell::new(Vec::new());
     let ports = ScratchDir::new("rho-gate-ports-")
         .map_err(|e| anyhow::anyhow!("cannot create a temporary directory: {e}"))?;
     let load_recipe = |side: SideName, root: &Path| -> Result<Recipe, GateError> {
@@ -339,10 +356,12 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
                 name, build, run, ..
             } => command_jobs(&config, name, build, run),
             TargetSpec::Builtin { name, .. } if name == "host" => {
-                host_jobs(side, &config, timeout, &built).map_err(recipe_error)?
+                host_jobs(side, &config, &spec, timeout, &built).map_err(recipe_error)?
             }
             TargetSpec::Builtin { name, .. } => {
-                match crate::project::builtin_commands(name, ports.path()).map_err(recipe_error)? {
+                match rho_suite::ports::builtin_commands(name, ports.path())
+                    .map_err(|e| recipe_error(e.into()))?
+                {
                     Some((build, run)) => command_jobs(&config, name, &build, &run),
                     None => {
                         return Err(GateError::BuiltinTarget {
@@ -359,15 +378,15 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
             // RHO_BENCH_CFLAGS and RHO_BENCH_LDFLAGS, as `rho bench` passes them; one job per suite, in order.
             for (job, suite) in jobs.iter_mut().zip(&config.suites) {
                 if let Suite::CFiles { build, .. } = suite {
-                    let flags = crate::suite::suite_flags(
+                    let flags = rho_suite::cfiles::suite_flags(
                         &config,
                         spec.name(),
                         build,
-                        &crate::suite::Flags::default(),
+                        &Flags::default(),
                         timeout,
                     )
-                    .map_err(recipe_error)?;
-                    job.env.extend(crate::board::flags_environment(&flags));
+                    .map_err(|e| recipe_error(e.into()))?;
+                    job.env.extend(rho_suite::board::flags_environment(&flags));
                 }
             }
         }
@@ -390,107 +409,69 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     Ok((outcome, settings_source))
 }
 
-/// The jobs of the built-in `host` target: each C-file suite of the side's module.yml compiled by rho
-/// exactly as `rho bench` compiles it (the executable is run in the module root), each command suite as its
-/// command.
+/// The jobs of the built-in `host` target: each suite of the side's module.yml built by the engine as
+/// `rho bench` builds it, apart from the other side's (rho_suite::engine::build_on_host_apart; the executable
+/// is run in the module root), each command suite as its command.
 fn host_jobs(
     side: SideName,
     config: &ModuleConfig,
+    spec: &TargetSpec,
     timeout: Duration,
-    built: &RefCell<Vec<BuiltSuite>>,
+    built: &RefCell<Vec<HostBuild>>,
 ) -> anyhow::Result<Vec<Job>> {
     let mut jobs = Vec::new();
-    for suite in config.require_suites()? {
-        match suite {
-            Suite::CMake(cmake) => {
-                let what = suite.describe();
-                eprintln!("rho: gate: {side}: building {what} for host");
-                let built = crate::cmake::build(config, cmake, "host", &[], timeout)
-                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
-                jobs.push(Job {
-                    what,
-                    build: None,
-                    run: quoted(&built.executable)?,
-                    env: Vec::new(),
-                    static_metrics: Vec::new(),
-                });
-            }
-            Suite::CFiles { files, build, .. } => {
-                let what = suite.describe();
-                eprintln!("rho: gate: {side}: building {what} for host");
-                let sources: Vec<_> = files.iter().map(|f| config.resolve(f)).collect();
-                let flags = crate::suite::suite_flags(
-                    config,
-                    "host",
-                    build,
-                    &crate::suite::Flags::default(),
-                    timeout,
-                )?;
-                let suite = crate::suite::build(&sources, &BuildOptions { flags, timeout })
-                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
-                let run = quoted(&suite.executable)?;
-                // The image's static figures (`<bench>.code`, `<bench>.static_stack`), asked of the footprint
-                // command like `rho bench` asks; a command that does not answer leaves them out, with a warning.
-                let static_metrics = match crate::footprint::MemCommand::resolve(
-                    config.mem_command.as_deref(),
-                    &config.root,
-                )
-                .map_err(|e| e.to_string())
-                .and_then(|command| crate::footprint::ask(&command, &suite.image_files(), timeout))
-                {
-                    Ok(document) => crate::footprint::gate_metrics(&document),
-                    Err(warning) => {
-                        eprintln!(
-                            "rho: gate: {side}: warning: {what}: {warning}; no code or static stack metrics"
-                        );
-                        Vec::new()
-                    }
-                };
-                built.borrow_mut().push(suite);
-                jobs.push(Job {
-                    what,
-                    build: None,
-                    run,
-                    env: Vec::new(),
-                    static_metrics,
-                });
-            }
-            Suite::Cargo(cargo) => {
-                let what = suite.describe();
-                eprintln!("rho: gate: {side}: building {what} for host");
-                // Each side in a target directory of its own: with one shared (a CARGO_TARGET_DIR in the
-                // environment), cargo would take one side's build for the other's (the two are the same
-                // package at the same place in their trees).
-                let target_dir = config.root.join("target");
-                let env = [(
-                    "CARGO_TARGET_DIR".to_string(),
-                    target_dir.display().to_string(),
-                )];
-                let executable = crate::cargo::build(config, cargo, &env, None, timeout)
-                    .map_err(|e| e.context(format!("cannot build {what} for host")))?;
-                // Its own copy: the other side's build may write the same path (a shared target directory).
-                let suite = BuiltSuite::copied(&executable)?;
-                let run = quoted(&suite.executable)?;
-                built.borrow_mut().push(suite);
-                jobs.push(Job {
-                    what,
-                    build: None,
-                    run,
-                    // The stream, not the report a person gets from `cargo bench`.
-                    env: vec![("RHO_BENCH_FORMAT".to_string(), "wire".to_string())],
-                    static_metrics: Vec::new(),
-                });
-            }
-            Suite::Command { command, .. } => jobs.push(Job {
-                what: command.clone(),
+    for job in rho_suite::engine::jobs(config, spec)? {
+        if let Some(command) = job.command() {
+            jobs.push(Job {
+                what: command.to_string(),
                 build: None,
-                run: command.clone(),
+                run: command.to_string(),
                 env: Vec::new(),
                 static_metrics: Vec::new(),
-            }),
+            });
+            continue;
         }
+        let what = job.what.clone();
+        eprintln!("rho: gate: {side}: building {what} for host");
+        let host = rho_suite::engine::build_on_host_apart(config, &job, timeout)
+            .map_err(|e| anyhow::Error::from(e).context(format!("cannot build {what} for host")))?;
+        let static_metrics = match &host.image {
+            Some(files) => static_metrics(side, config, &what, files, timeout),
+            None => Vec::new(),
+        };
+        jobs.push(Job {
+            what,
+            build: None,
+            run: quoted(&host.executable)?,
+            env: host.run_env.clone(),
+            static_metrics,
+        });
+        built.borrow_mut().push(host);
     }
     Ok(jobs)
+}
+
+/// The image's static figures (`<bench>.code`, `<bench>.static_stack`), asked of the footprint command like
+/// `rho bench` asks; a command that does not answer leaves them out, with a warning.
+fn static_metrics(
+    side: SideName,
+    config: &ModuleConfig,
+    what: &str,
+    files: &rho_suite::footprint::ImageFiles,
+    timeout: Duration,
+) -> Vec<(String, String, u64)> {
+    match rho_suite::footprint::MemCommand::resolve(config.mem_command.as_deref(), &config.root)
+        .map_err(|e| e.to_string())
+        .and_then(|command| rho_suite::footprint::ask(&command, files, timeout))
+    {
+        Ok(document) => rho_suite::footprint::gate_metrics(&document),
+        Err(warning) => {
+            eprintln!(
+                "rho: gate: {side}: warning: {what}: {warning}; no code or static stack metrics"
+            );
+            Vec::new()
+        }
+    }
 }
 
 /// `path` as one shell word.
@@ -627,7 +608,7 @@ fn write_html(path: &Path, outcome: &GateOutcome) -> anyhow::Result<()> {
             head: &outcome.head_described,
         }),
     };
-    crate::saved::write_text(path, "the HTML report", &page.render())
+    crate::export::write_text(path, "the HTML report", &page.render())
 }
 
 /// The verdict's JSON line on stdout, through the sanitiser: serde leaves no C0 control raw, and a DEL or C1

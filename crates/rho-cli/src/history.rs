@@ -373,12 +373,12 @@ fn show(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::R
     if let Some(path) = &view.markdown {
         let markdown =
             rho_history::document::markdown(&loaded.analysis, &loaded.commits, &loaded.listing);
-        crate::saved::write_text(path, "the Markdown history", &markdown)?;
+        crate::export::write_text(path, "the Markdown history", &markdown)?;
     }
     if let Some(path) = &view.html {
         let title = format!("rho bench history ({})", view.branch);
         let page = rho_history::page::render(&title, &loaded.analysis, &loaded.commits);
-        crate::saved::write_text(path, "the HTML history", &page)?;
+        crate::export::write_text(path, "the HTML history", &page)?;
     }
     Ok(ExitCode::SUCCESS)
 }

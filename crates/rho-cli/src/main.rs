@@ -24,21 +24,13 @@ macro_rules! println {
 
 mod baseline;
 mod bench;
-mod board;
-mod cargo;
 mod cli;
-mod cmake;
-mod count;
 mod export;
-mod footprint;
 mod gate;
 mod history;
 mod init;
-mod ports;
 mod project;
-mod run;
 mod saved;
-mod suite;
 mod term;
 mod verdicts;
 
@@ -55,7 +47,9 @@ fn main() -> ExitCode {
         eprintln!("rho: warning: {error}; Ctrl-C may leave child processes behind");
     }
     // Every child's TMPDIR: what a killed compiler or script leaves there goes with it, on every exit path.
-    let children_tmp = match suite::ScratchDir::new("rho-tmp-") {
+    // The engine's progress and lines go through the terminal's progress line.
+    rho_suite::observe::install(Box::new(term::progress::Observer));
+    let children_tmp = match rho_suite::ScratchDir::new("rho-tmp-") {
         Ok(dir) => dir,
         Err(error) => {
             eprintln!("rho: error: cannot create a temporary directory: {error}");
@@ -83,7 +77,7 @@ fn main() -> ExitCode {
                 .map_err(anyhow::Error::from)
                 .and_then(|dir| init::init(&dir, &mut rho_text::Escaped(std::io::stdout()))),
             None => match &args.cmake_module {
-                Some(dir) => cmake::export(dir).map(|()| ExitCode::SUCCESS),
+                Some(dir) => bench::export_cmake_module(dir).map(|()| ExitCode::SUCCESS),
                 None if args.list && args.files.is_empty() => {
                     let (project, run) = project::listing_args(&args.project, &args.run);
                     project::bench_project(&project, &run, None, &args.output, project::Mode::List)

@@ -76,7 +76,7 @@ struct CompareDocument {
 
 /// The schemas a saved run is read from.
 #[cfg(test)]
-const PROJECT_SCHEMA: &str = crate::project::PROJECT_SCHEMA;
+const PROJECT_SCHEMA: &str = rho_baseline::saved::PROJECT_SCHEMA;
 
 pub use rho_baseline::saved::SavedSuite;
 
@@ -126,7 +126,7 @@ pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
             .map(|(what, summary)| rho_report::markdown::render(summary, what))
             .collect::<Vec<_>>()
             .join("\n");
-        write_text(path, "the Markdown report", &markdown)?;
+        crate::export::write_text(path, "the Markdown report", &markdown)?;
     }
     if let Some(path) = &args.html {
         let suites = parts
@@ -199,7 +199,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.markdown {
         let markdown = rho_baseline::render_markdown(&comparison, &base_name);
-        write_text(path, "the Markdown comparison", &markdown)?;
+        crate::export::write_text(path, "the Markdown comparison", &markdown)?;
     }
     if let Some(path) = &args.html {
         let page = rho_report::html::Page {
@@ -223,7 +223,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             }),
             gate: None,
         };
-        write_text(path, "the HTML comparison", &page.render())?;
+        crate::export::write_text(path, "the HTML comparison", &page.render())?;
     }
     if comparison.failed() {
         let counts = comparison.counts();
@@ -235,19 +235,6 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `text` to `path` atomically (`what` names it in errors).
-pub fn write_text(path: &Path, what: &str, text: &str) -> anyhow::Result<()> {
-    rho_baseline::store::write_atomic(path, what, |w| {
-        w.write_all(text.as_bytes())
-            .map_err(|error| rho_baseline::Error::Io {
-                path: path.to_path_buf(),
-                action: format!("writing {what}"),
-                error,
-            })
-    })?;
-    Ok(())
 }
 
 #[cfg(test)]

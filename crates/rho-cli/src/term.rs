@@ -202,9 +202,31 @@ pub mod progress {
         *guard = Some(State::new(what, number, suites, repetitions));
     }
 
+    /// The engine's progress (rho_suite::observe) shown here: its runs and benchmarks on the progress line,
+    /// its lines without tearing it.
+    pub struct Observer;
+
+    impl rho_suite::observe::Observer for Observer {
+        fn run_started(&self, what: &str) {
+            run_started(what);
+        }
+
+        fn run_ended(&self) {
+            run_ended();
+        }
+
+        fn benchmark_started(&self, name: &str) {
+            benchmark(name);
+        }
+
+        fn line(&self, text: &str) {
+            eprintln(text);
+        }
+    }
+
     /// A run of the current suite (`what`, when no command said which) has started; its progress is shown
-    /// until the returned guard is dropped.
-    pub fn run(what: &str) -> Run {
+    /// until [`run_ended`].
+    fn run_started(what: &str) {
         let mut guard = STATE
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -222,11 +244,10 @@ pub mod progress {
             state.bar = Some(bar);
             show(state, None);
         }
-        Run
     }
 
     /// A benchmark of the current run started.
-    pub fn benchmark(name: &str) {
+    fn benchmark(name: &str) {
         with(|state| {
             state.benchmark += 1;
             show(state, Some(name));
@@ -289,20 +310,16 @@ pub mod progress {
         }
     }
 
-    /// A run in progress: its progress line goes when it is dropped, and how long it took is kept for the
-    /// estimate of the next runs.
-    pub struct Run;
-
-    impl Drop for Run {
-        fn drop(&mut self) {
-            with(|state| {
-                if let Some(bar) = state.bar.take() {
-                    bar.finish_and_clear();
-                }
-                state.last_run = Some(state.run_started.elapsed());
-                state.last_count = Some(state.benchmark);
-            });
-        }
+    /// The run in progress is over: its progress line goes, and how long it took is kept for the estimate of
+    /// the next runs.
+    fn run_ended() {
+        with(|state| {
+            if let Some(bar) = state.bar.take() {
+                bar.finish_and_clear();
+            }
+            state.last_run = Some(state.run_started.elapsed());
+            state.last_count = Some(state.benchmark);
+        });
     }
 
     /// The gate's progress: a spinner with its latest step on a terminal, else one line a step (a log).

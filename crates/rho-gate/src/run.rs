@@ -284,43 +284,7 @@ pub fn run_gate(
     let timeout = request.settings.timeout();
 
     let environment = request.env.environment();
-    for side in &sides {
-        let name = side.prepared.name;
-        if side.recipe.jobs.is_empty() {
-            return Err(GateError::Recipe {
-                side: name,
-                message: format!(
-                    "target `{}` of {} has nothing to build or run",
-                    side.recipe.target,
-                    side.recipe.file.display()
-                ),
-            });
-        }
-        for (index, job) in side.recipe.jobs.iter().enumerate() {
-            let Some(build) = &job.build else {
-                continue;
-            };
-            progress(&Progress::Building {
-                side: name,
-                command: build.clone(),
-            });
-            let shell = Shell {
-                side: name,
-                command: build,
-                dir: &side.prepared.module_root,
-                env: &environment,
-                job_env: &job.env,
-                include: &scratch.include,
-                out: &scratch.out(name, index)?,
-                timeout,
-            };
-            let (elapsed, _stdout) = shell.run("build")?;
-            progress(&Progress::Built {
-                side: name,
-                elapsed,
-            });
-        }
-    }
+    build_sides(&sides, &environment, &scratch, timeout, progress)?;
 
     let counter = request.env.counter.as_deref();
     let runs = if counter.is_some() {
@@ -406,6 +370,55 @@ pub fn run_gate(
         head_recipe: head.recipe,
         elapsed: start.elapsed(),
     })
+}
+
+/// Build each side's jobs once, in the side's module root (a job rho built already has no build); a side
+/// with nothing to build or run is an error.
+fn build_sides(
+    sides: &[Contender],
+    environment: &[(String, String)],
+    scratch: &Scratch,
+    timeout: Duration,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(), GateError> {
+    for side in sides {
+        let name = side.prepared.name;
+        if side.recipe.jobs.is_empty() {
+            return Err(GateError::Recipe {
+                side: name,
+                message: format!(
+                    "target `{}` of {} has nothing to build or run",
+                    side.recipe.target,
+                    side.recipe.file.display()
+                ),
+            });
+        }
+        for (index, job) in side.recipe.jobs.iter().enumerate() {
+            let Some(build) = &job.build else {
+                continue;
+            };
+            progress(&Progress::Building {
+                side: name,
+                command: build.clone(),
+            });
+            let shell = Shell {
+                side: name,
+                command: build,
+                dir: &side.prepared.module_root,
+                env: environment,
+                job_env: &job.env,
+                include: &scratch.include,
+                out: &scratch.out(name, index)?,
+                timeout,
+            };
+            let (elapsed, _stdout) = shell.run("build")?;
+            progress(&Progress::Built {
+                side: name,
+                elapsed,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Add the image's figures of each benchmark the run reported (one with a metric named `<bench>.`...).

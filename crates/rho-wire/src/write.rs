@@ -287,126 +287,135 @@ fn validate(run: &Run) -> Result<(), String> {
         }
     }
     for bench in run.calibration.iter().chain(&run.benchmarks) {
-        let named = match &bench.family {
-            Some(_) if run.version < FAMILY_VERSION => {
-                return Err(format!(
-                    "benchmark {}: a family member in a version {} stream (families need version {FAMILY_VERSION})",
-                    bench.name, run.version
-                ));
-            }
-            Some(member) => is_name(member.name.as_bytes()) && bench.name == member.member_name(),
-            None => is_name(bench.name.as_bytes()),
+        validate_bench(run, bench)?;
+    }
+    Ok(())
+}
+
+/// Why benchmark `bench` of `run` (the calibration block included) cannot be written so that it parses back
+/// to itself: its names, its sample columns against the clocks, its heap and stack figures, its batches and
+/// counts against the run's version and counter.
+fn validate_bench(run: &Run, bench: &Benchmark) -> Result<(), String> {
+    let counted = run.counter.is_some();
+    let named = match &bench.family {
+        Some(_) if run.version < FAMILY_VERSION => {
+            return Err(format!(
+                "benchmark {}: a family member in a version {} stream (families need version {FAMILY_VERSION})",
+                bench.name, run.version
+            ));
+        }
+        Some(member) => is_name(member.name.as_bytes()) && bench.name == member.member_name(),
+        None => is_name(bench.name.as_bytes()),
+    };
+    if !named || !is_name(bench.unit.as_bytes()) {
+        return Err(format!(
+            "benchmark {:?} unit {:?}: not wire names",
+            bench.name, bench.unit
+        ));
+    }
+    if bench.samples.len() != run.clocks.len() {
+        return Err(format!(
+            "benchmark {}: {} sample columns for {} clocks",
+            bench.name,
+            bench.samples.len(),
+            run.clocks.len()
+        ));
+    }
+    if bench.per_iteration == 0 {
+        return Err(format!("benchmark {}: per_iteration 0", bench.name));
+    }
+    if let Some(rule) = bench.heap.and_then(|h| h.inconsistency(run.version)) {
+        return Err(format!(
+            "benchmark {}: heap figures: expected {rule}",
+            bench.name
+        ));
+    }
+    match bench.heap {
+        None if run.version < HEAP_OFF_VERSION => {
+            return Err(format!(
+                "benchmark {}: heap not measured in a version {} stream (`@heap off` needs version \
+                 {HEAP_OFF_VERSION})",
+                bench.name, run.version
+            ));
+        }
+        _ => {}
+    }
+    let region = run.config.stack_bytes.unwrap_or(0);
+    match bench.stack {
+        StackMark::Bytes(bytes) if bytes > region => {
+            return Err(format!(
+                "benchmark {}: stack mark {bytes} beyond the painted region ({region} bytes)",
+                bench.name
+            ));
+        }
+        StackMark::Bytes(_) | StackMark::Off if bench.overran => {
+            return Err(format!(
+                "benchmark {}: overran without a stack overrun",
+                bench.name
+            ));
+        }
+        StackMark::Overrun if region == 0 => {
+            return Err(format!(
+                "benchmark {}: stack overrun with no painted region",
+                bench.name
+            ));
+        }
+        _ => {}
+    }
+    if bench.batch == 0 || bench.iterations % bench.batch != 0 {
+        return Err(format!(
+            "benchmark {}: iterations {} are not whole samples of batch {}",
+            bench.name, bench.iterations, bench.batch
+        ));
+    }
+    if bench.batch != 1 && run.version < crate::types::BATCH_VERSION {
+        return Err(format!(
+            "benchmark {}: batch {} in a version {} stream (batches are version {})",
+            bench.name,
+            bench.batch,
+            run.version,
+            crate::types::BATCH_VERSION
+        ));
+    }
+    if !counted && !bench.counts.is_empty() {
+        return Err(format!(
+            "benchmark {}: @count in a run without a @counter",
+            bench.name
+        ));
+    }
+    if counted {
+        let wanted: Vec<u64> = match bench.iterations {
+            0 => Vec::new(),
+            n if bench.name == CALIBRATION_NAME => vec![n, n.saturating_mul(2)],
+            n => vec![n],
         };
-        if !named || !is_name(bench.unit.as_bytes()) {
+        let found: Vec<u64> = bench.counts.iter().map(|c| c.iterations).collect();
+        if found != wanted {
             return Err(format!(
-                "benchmark {:?} unit {:?}: not wire names",
-                bench.name, bench.unit
-            ));
-        }
-        if bench.samples.len() != run.clocks.len() {
-            return Err(format!(
-                "benchmark {}: {} sample columns for {} clocks",
-                bench.name,
-                bench.samples.len(),
-                run.clocks.len()
-            ));
-        }
-        if bench.per_iteration == 0 {
-            return Err(format!("benchmark {}: per_iteration 0", bench.name));
-        }
-        if let Some(rule) = bench.heap.and_then(|h| h.inconsistency(run.version)) {
-            return Err(format!(
-                "benchmark {}: heap figures: expected {rule}",
+                "benchmark {}: counts of {found:?} iterations, expected {wanted:?}",
                 bench.name
             ));
         }
-        match bench.heap {
-            None if run.version < HEAP_OFF_VERSION => {
-                return Err(format!(
-                    "benchmark {}: heap not measured in a version {} stream (`@heap off` needs version \
-                     {HEAP_OFF_VERSION})",
-                    bench.name, run.version
-                ));
-            }
-            _ => {}
-        }
-        let region = run.config.stack_bytes.unwrap_or(0);
-        match bench.stack {
-            StackMark::Bytes(bytes) if bytes > region => {
-                return Err(format!(
-                    "benchmark {}: stack mark {bytes} beyond the painted region ({region} bytes)",
-                    bench.name
-                ));
-            }
-            StackMark::Bytes(_) | StackMark::Off if bench.overran => {
-                return Err(format!(
-                    "benchmark {}: overran without a stack overrun",
-                    bench.name
-                ));
-            }
-            StackMark::Overrun if region == 0 => {
-                return Err(format!(
-                    "benchmark {}: stack overrun with no painted region",
-                    bench.name
-                ));
-            }
-            _ => {}
-        }
-        if bench.batch == 0 || bench.iterations % bench.batch != 0 {
-            return Err(format!(
-                "benchmark {}: iterations {} are not whole samples of batch {}",
-                bench.name, bench.iterations, bench.batch
-            ));
-        }
-        if bench.batch != 1 && run.version < crate::types::BATCH_VERSION {
-            return Err(format!(
-                "benchmark {}: batch {} in a version {} stream (batches are version {})",
-                bench.name,
-                bench.batch,
-                run.version,
-                crate::types::BATCH_VERSION
-            ));
-        }
-        if !counted && !bench.counts.is_empty() {
-            return Err(format!(
-                "benchmark {}: @count in a run without a @counter",
-                bench.name
-            ));
-        }
-        if counted {
-            let wanted: Vec<u64> = match bench.iterations {
-                0 => Vec::new(),
-                n if bench.name == CALIBRATION_NAME => vec![n, n.saturating_mul(2)],
-                n => vec![n],
-            };
-            let found: Vec<u64> = bench.counts.iter().map(|c| c.iterations).collect();
-            if found != wanted {
-                return Err(format!(
-                    "benchmark {}: counts of {found:?} iterations, expected {wanted:?}",
-                    bench.name
-                ));
-            }
-            continue;
-        }
-        let expected = bench.warmup.checked_add(bench.measured_samples());
-        if expected.is_some_and(|samples| bench.wrapped > samples) {
-            return Err(format!(
-                "benchmark {}: wrapped={} is more than its samples",
-                bench.name, bench.wrapped
-            ));
-        }
-        if bench
-            .samples
-            .iter()
-            .any(|c| Some(c.len() as u64) != expected)
-        {
-            return Err(format!(
-                "benchmark {}: sample columns must each hold warmup + iterations / batch = {} + {} values",
-                bench.name,
-                bench.warmup,
-                bench.measured_samples()
-            ));
-        }
+        return Ok(());
+    }
+    let expected = bench.warmup.checked_add(bench.measured_samples());
+    if expected.is_some_and(|samples| bench.wrapped > samples) {
+        return Err(format!(
+            "benchmark {}: wrapped={} is more than its samples",
+            bench.name, bench.wrapped
+        ));
+    }
+    if bench
+        .samples
+        .iter()
+        .any(|c| Some(c.len() as u64) != expected)
+    {
+        return Err(format!(
+            "benchmark {}: sample columns must each hold warmup + iterations / batch = {} + {} values",
+            bench.name,
+            bench.warmup,
+            bench.measured_samples()
+        ));
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use anyhow::anyhow;
+use crate::error::{Result, SuiteError};
 use rho_exec::{LineControl, Runner, Termination};
 use rho_wire::{Event, MAX_LINE_BYTES, Run, StreamParser};
 
@@ -41,22 +41,6 @@ impl HarnessSettings {
     }
 }
 
-/// `--filter` with `--write-baseline` is refused: the target's section would lose every benchmark filtered out.
-pub fn refuse_filtered_baseline(
-    filter: Option<&str>,
-    baseline: &crate::baseline::BaselineArgs,
-) -> anyhow::Result<()> {
-    if let Some(filter) = filter
-        && baseline.write_baseline
-    {
-        anyhow::bail!(
-            "--filter {filter} with --write-baseline would record a baseline without the benchmarks filtered \
-             out; write the baseline from a run of every benchmark"
-        );
-    }
-    Ok(())
-}
-
 /// A warning when `--filter` left nothing to run (the harness runs none and says so with `benchmarks=0`).
 pub fn filter_warning(filter: Option<&str>, summary: &rho_stats::RunSummary) -> Option<String> {
     match filter {
@@ -76,7 +60,7 @@ pub fn run_suite(
     what: &str,
     settings: &HarnessSettings,
     timeout: Duration,
-) -> anyhow::Result<Run> {
+) -> Result<Run> {
     let mut command = Command::new(executable);
     command.envs(settings.environment());
     run_stream(command, what, timeout)
@@ -85,9 +69,9 @@ pub fn run_suite(
 /// Run `command` (any program that prints the wire stream: a built suite, a board's flash-and-run command),
 /// parsing its stdout as the stream as it arrives, with `timeout` and its process group killed on any failure.
 /// `what` names the suite in messages.
-pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Result<Run> {
+pub fn run_stream(command: Command, what: &str, timeout: Duration) -> Result<Run> {
     // On a terminal: the suite, the run and the benchmark running, until the run is over.
-    let progress = crate::term::progress::run(what);
+    let progress = crate::observe::RunGuard::start(what);
     // A `command:` suite or a board's run command goes through `sh -c`, whose 139 is a crash (SIGSEGV).
     let through_shell = command.get_program() == "sh";
 
@@ -105,7 +89,9 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
                 }
             }
         })
-        .map_err(|error| anyhow!("cannot run the benchmark suite {what}: {error}"))?;
+        .map_err(|error| {
+            SuiteError::Run(format!("cannot run the benchmark suite {what}: {error}"))
+        })?;
     drop(progress);
 
     let stderr_tail = || {
@@ -126,13 +112,13 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
     match finished.termination {
         Termination::Exited(0) | Termination::Stopped => {}
         Termination::TimedOut(after) => {
-            return Err(anyhow!(
+            return Err(SuiteError::Run(format!(
                 "the benchmark suite {what} timed out after {}{}; its process group was killed \
                  (raise --timeout, or lower --iterations/--scale){}",
                 format_seconds(after),
                 parser.whereabouts(),
                 stderr_tail()
-            ));
+            )));
         }
         termination @ (Termination::Exited(_) | Termination::Signaled(_)) => {
             let ended = if through_shell {
@@ -140,39 +126,39 @@ pub fn run_stream(command: Command, what: &str, timeout: Duration) -> anyhow::Re
             } else {
                 termination.to_string()
             };
-            return Err(anyhow!(
+            return Err(SuiteError::Run(format!(
                 "the benchmark suite {what} {ended}{}{}",
                 parser.whereabouts(),
                 stderr_tail()
-            ));
+            )));
         }
     }
     match failure {
         Some(ReadFailure::Wire(error)) => {
-            return Err(anyhow!(
+            return Err(SuiteError::Run(format!(
                 "the benchmark suite {what} printed a malformed wire stream, so it was stopped: output {error}{}",
                 stderr_tail()
-            ));
+            )));
         }
         Some(ReadFailure::Io(error)) => {
-            return Err(anyhow!(
+            return Err(SuiteError::Run(format!(
                 "cannot read the output of the benchmark suite {what}: {error}{}",
                 stderr_tail()
-            ));
+            )));
         }
         None => {}
     }
     let run = parser.finish().map_err(|error| {
-        anyhow!(
+        SuiteError::Run(format!(
             "the benchmark suite {what} exited normally but its wire stream is incomplete: output {error}{}{}",
             never_started_hint(&error),
             stderr_tail()
-        )
+        ))
     })?;
     // The harness's own messages on a successful run (a dropped benchmark, say) are the user's to see.
     let text = finished.stderr.trim_end();
     if !text.is_empty() {
-        eprintln!("{text}");
+        crate::observe::observer().line(text);
     }
     Ok(run)
 }
@@ -197,7 +183,7 @@ enum ReadFailure {
     Io(std::io::Error),
 }
 
-/// What the user sees while a suite runs: which benchmark is running (on a terminal, crate::term::progress)
+/// What the user sees while a suite runs: which benchmark is running (the observer, crate::observe)
 /// and the first noise lines.
 struct Progress {
     noise_echoed: u64,
@@ -207,11 +193,11 @@ impl Progress {
     fn event(&mut self, event: &Event<'_>) {
         match event {
             Event::BenchStarted { name } if !name.starts_with('.') => {
-                crate::term::progress::benchmark(name);
+                crate::observe::observer().benchmark_started(name);
             }
             Event::Noise(text) if self.noise_echoed < NOISE_ECHO_LIMIT => {
                 self.noise_echoed += 1;
-                crate::term::progress::eprintln(&format!(
+                crate::observe::observer().line(&format!(
                     "rho: suite output: {}",
                     rho_text::escape_line(&String::from_utf8_lossy(text))
                 ));

@@ -1,12 +1,14 @@
-//! Building a C suite on the host: the embedded header and its implementation unit go into a temporary
-//! directory, and the system compiler builds them with the user's files into one executable.
+//! The C and C++ file suites built on the host: the embedded header and its implementation unit go into a
+//! temporary directory, and the system compiler builds them with the user's files into one executable. Also
+//! what every C build shares: the flags of a module.yml suite (`pkg_config:` included), the compilers, a
+//! build command run to its end, the link hint.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use crate::error::{Doing as _, Result, SuiteError};
 use rho_exec::{Runner, Termination};
 
 /// The single-header harness, embedded so that an installed `rho` needs no checkout.
@@ -50,7 +52,7 @@ pub fn suite_flags(
     build: &rho_config::SuiteBuild,
     cli: &Flags,
     timeout: Duration,
-) -> anyhow::Result<Flags> {
+) -> Result<Flags> {
     let (default_cflags, default_ldflags) = config.flags_for_target(target);
     let mut cflags = default_cflags;
     cflags.extend(
@@ -99,23 +101,26 @@ pub fn configured_stack_bytes(
 }
 
 /// `pkg-config WHAT PACKAGES` (`--cflags` or `--libs`), split into words.
-fn pkg_config(what: &str, packages: &[String], timeout: Duration) -> anyhow::Result<Vec<String>> {
+fn pkg_config(what: &str, packages: &[String], timeout: Duration) -> Result<Vec<String>> {
     let mut command = Command::new("pkg-config");
     command.arg(what).args(packages);
     let (finished, stdout) = Runner::new(command)
         .timeout(timeout.max(MIN_BUILD_TIMEOUT))
         .run_collect()
-        .context("pkg_config: cannot run `pkg-config` (Debian package: pkg-config)")?;
+        .doing(|| "pkg_config: cannot run `pkg-config` (Debian package: pkg-config)".to_string())?;
     if finished.termination != Termination::Exited(0) {
-        bail!(
+        return Err(SuiteError::Build(format!(
             "pkg_config: `pkg-config {what} {}` {}: {}",
             packages.join(" "),
             finished.termination,
             finished.stderr.trim()
-        );
+        )));
     }
-    shlex::split(stdout.trim())
-        .with_context(|| format!("pkg-config {what} printed what is not shell words: {stdout:?}"))
+    shlex::split(stdout.trim()).ok_or_else(|| {
+        SuiteError::Build(format!(
+            "pkg-config {what} printed what is not shell words: {stdout:?}"
+        ))
+    })
 }
 
 /// How to build a suite.
@@ -161,13 +166,13 @@ impl BuiltSuite {
     /// A copy of an executable built elsewhere (a cargo suite's), in a temporary directory of its own: what
     /// runs stays the same whatever a later build writes at the original path (the gate builds both sides,
     /// which may share a cargo target directory, before it runs either).
-    pub fn copied(executable: &Path) -> anyhow::Result<BuiltSuite> {
-        let dir = ScratchDir::new("rho-cargo-").context("cannot create a temporary directory")?;
+    pub fn copied(executable: &Path) -> Result<BuiltSuite> {
+        let dir = ScratchDir::new("rho-cargo-")
+            .doing(|| "cannot create a temporary directory".to_string())?;
         let name = executable.file_name().unwrap_or_else(|| "suite".as_ref());
         let copy = dir.path().join(name);
-        std::fs::copy(executable, &copy).with_context(|| {
-            format!("cannot copy {} to {}", executable.display(), copy.display())
-        })?;
+        std::fs::copy(executable, &copy)
+            .doing(|| format!("cannot copy {} to {}", executable.display(), copy.display()))?;
         Ok(BuiltSuite {
             executable: copy,
             stack_usage: false,
@@ -189,11 +194,11 @@ impl BuiltSuite {
 
 /// Write the embedded harness as `DIR/include/rho/bench.h`; the result is `DIR/include`, the directory to
 /// hand the compiler with `-I`.
-pub fn write_header(dir: &Path) -> anyhow::Result<PathBuf> {
+pub fn write_header(dir: &Path) -> Result<PathBuf> {
     let include_dir = dir.join("include");
     let header_dir = include_dir.join("rho");
     std::fs::create_dir_all(&header_dir)
-        .with_context(|| format!("cannot create {}", header_dir.display()))?;
+        .doing(|| format!("cannot create {}", header_dir.display()))?;
     write_file(&header_dir.join("bench.h"), BENCH_HEADER)?;
     Ok(include_dir)
 }
@@ -206,11 +211,11 @@ pub fn run_build(
     timeout: Duration,
     cannot_start: impl FnOnce() -> String,
     failed: impl FnOnce() -> String,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let (finished, stdout) = Runner::new(command)
         .timeout(timeout.max(MIN_BUILD_TIMEOUT))
         .run_collect()
-        .with_context(cannot_start)?;
+        .doing(cannot_start)?;
     if finished.termination != Termination::Exited(0) {
         let mut message = format!("{} {}", failed(), finished.termination);
         let output = format!("{stdout}{}", finished.stderr);
@@ -219,27 +224,27 @@ pub fn run_build(
             message.push_str(":\n");
             message.push_str(output);
         }
-        bail!(message);
+        return Err(SuiteError::Build(message));
     }
     let warnings = format!("{stdout}{}", finished.stderr);
     if !warnings.trim().is_empty() {
-        eprint!("{}", rho_text::escape_text(&warnings));
+        crate::observe::observer().line(warnings.trim_end_matches('\n'));
     }
     Ok(())
 }
 
 /// The C compiler to use: `$CC` when set and not blank (it may carry words, e.g. `ccache gcc`), else `cc`.
-pub fn compiler_words() -> anyhow::Result<Vec<String>> {
+pub fn compiler_words() -> Result<Vec<String>> {
     compiler_from("CC", "cc")
 }
 
 /// The C++ compiler to use: `$CXX` when set and not blank, else `c++`.
-pub fn cxx_compiler_words() -> anyhow::Result<Vec<String>> {
+pub fn cxx_compiler_words() -> Result<Vec<String>> {
     compiler_from("CXX", "c++")
 }
 
 /// The compiler that builds (and links) `sources` on the host: the C++ one when any of them is C++.
-pub fn compiler_for(sources: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+pub fn compiler_for(sources: &[PathBuf]) -> Result<Vec<String>> {
     if sources.iter().any(|s| is_cxx(s)) {
         cxx_compiler_words()
     } else {
@@ -247,33 +252,42 @@ pub fn compiler_for(sources: &[PathBuf]) -> anyhow::Result<Vec<String>> {
     }
 }
 
-fn compiler_from(variable: &str, default: &str) -> anyhow::Result<Vec<String>> {
+fn compiler_from(variable: &str, default: &str) -> Result<Vec<String>> {
     match std::env::var(variable) {
-        Ok(value) if !value.trim().is_empty() => shlex::split(&value)
-            .with_context(|| format!("{variable}={value:?} is not a valid command line")),
+        Ok(value) if !value.trim().is_empty() => shlex::split(&value).ok_or_else(|| {
+            SuiteError::Unsupported(format!("{variable}={value:?} is not a valid command line"))
+        }),
         _ => Ok(vec![default.to_string()]),
     }
 }
 
 /// Split flags (`what` names them in the error: `--ldflags`, `bench.ldflags`) as a shell would.
-pub fn split_flags(what: &str, text: &str) -> anyhow::Result<Vec<String>> {
-    shlex::split(text).with_context(|| format!("{what} {text:?}: unbalanced quotes"))
+pub fn split_flags(what: &str, text: &str) -> Result<Vec<String>> {
+    shlex::split(text)
+        .ok_or_else(|| SuiteError::Unsupported(format!("{what} {text:?}: unbalanced quotes")))
 }
 
 /// Compile `sources` with the harness into one executable. C files are compiled with `$CC`; when the suite has
 /// C++ files, each file is compiled on its own (C with `$CC`, C++ with `$CXX`) and the objects are linked by
 /// `$CXX`, so the C++ runtime comes with it. `ldflags` and [`DEFAULT_LIBS`] come after every source and object.
-pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<BuiltSuite> {
+pub fn build(sources: &[PathBuf], options: &BuildOptions) -> Result<BuiltSuite> {
     if sources.is_empty() {
-        bail!("no suite given: name one or more C files, e.g. `rho bench examples/crypto_bench.c`");
+        return Err(SuiteError::Unsupported(
+            "no suite given: name one or more C files, e.g. `rho bench examples/crypto_bench.c`"
+                .to_string(),
+        ));
     }
     for source in sources {
         if !source.is_file() {
-            bail!("{}: no such file", source.display());
+            return Err(SuiteError::Unsupported(format!(
+                "{}: no such file",
+                source.display()
+            )));
         }
     }
 
-    let dir = ScratchDir::new("rho-bench-").context("cannot create a temporary build directory")?;
+    let dir = ScratchDir::new("rho-bench-")
+        .doing(|| "cannot create a temporary build directory".to_string())?;
     let include_dir = write_header(dir.path())?;
     let implementation = dir.path().join("rho_bench_implementation.c");
     write_file(&implementation, IMPLEMENTATION_UNIT)?;
@@ -282,13 +296,13 @@ pub fn build(sources: &[PathBuf], options: &BuildOptions) -> anyhow::Result<Buil
     // a Ctrl-C (which cannot clean up after itself) leaves nothing behind when the directory is removed.
     let compiler_tmp = dir
         .tmp_dir()
-        .with_context(|| format!("cannot create a directory in {}", dir.path().display()))?;
+        .doing(|| format!("cannot create a directory in {}", dir.path().display()))?;
 
     // Each function's frame and the call graph, beside the objects and the executable, where the compiler
     // takes the flags (they change no code); what a compiler lacks is said once per build.
     let probe = crate::footprint::probe(&compiler_for(sources)?);
     if let Some(missing) = &probe.missing {
-        eprintln!("rho: warning: {missing}");
+        crate::observe::warning(missing);
     }
     let mut compile_flags: Vec<OsString> = BASE_FLAGS.iter().map(OsString::from).collect();
     compile_flags.extend(probe.flags.iter().map(OsString::from));
@@ -342,10 +356,10 @@ fn compile(
     arguments: &[OsString],
     tmp: &Path,
     options: &BuildOptions,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let (language, variable) = if cxx { ("C++", "CXX") } else { ("C", "CC") };
     let Some((program, leading)) = words.split_first() else {
-        bail!("{variable} is empty");
+        return Err(SuiteError::Unsupported(format!("{variable} is empty")));
     };
     let mut command = Command::new(program);
     command.args(leading).args(arguments).env("TMPDIR", tmp);
@@ -364,9 +378,10 @@ fn compile(
 
 /// `error` (a failed build, its output in the message) with a last line saying which flag is probably missing
 /// when the output has an undefined reference; `cflags` are checked for a library given in the wrong place.
-pub fn with_link_hint(error: anyhow::Error, cflags: &[String]) -> anyhow::Error {
-    match link_hint(&format!("{error:#}"), cflags) {
-        Some(hint) => anyhow::anyhow!("{error:#}\nhint: {hint}"),
+pub fn with_link_hint(error: SuiteError, cflags: &[String]) -> SuiteError {
+    let text = error.full_text();
+    match link_hint(&text, cflags) {
+        Some(hint) => SuiteError::Build(format!("{text}\nhint: {hint}")),
         None => error,
     }
 }
@@ -502,8 +517,8 @@ pub fn link_hint(output: &str, cflags: &[String]) -> Option<String> {
     ))
 }
 
-fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).doing(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ pub fn probe(compiler: &[String]) -> Probe {
     let name = compiler.join(" ");
     let compiles = |flags: &[&str], expect: &str| -> bool {
         // A scratch directory of rho's own: removed on drop and on Ctrl-C.
-        let Ok(dir) = crate::suite::ScratchDir::new("rho-probe-") else {
+        let Ok(dir) = rho_exec::ScratchDir::new("rho-probe-") else {
             return false;
         };
         let source = dir.path().join("probe.c");
@@ -119,15 +119,15 @@ pub struct MemCommand {
 impl MemCommand {
     /// module.yml's `bench.mem_command` (split as a shell would, run in the module root), else this very
     /// `rho`'s `mem --json`.
-    pub fn resolve(configured: Option<&str>, root: &Path) -> anyhow::Result<MemCommand> {
+    pub fn resolve(configured: Option<&str>, root: &Path) -> crate::Result<MemCommand> {
         match configured {
             Some(text) => {
                 let words = shlex::split(text)
                     .filter(|w| !w.is_empty())
                     .ok_or_else(|| {
-                        anyhow::anyhow!(
+                        crate::SuiteError::Unsupported(format!(
                             "bench.mem_command {text:?}: expected a command line (balanced quotes, not empty)"
-                        )
+                        ))
                     })?;
                 Ok(MemCommand {
                     words,
@@ -366,23 +366,6 @@ pub fn gate_metrics(document: &MemDocument) -> Vec<(String, String, u64)> {
         }
     }
     metrics
-}
-
-/// Attach the footprint command's answer to the run, or print why there is none (a warning: the run goes on).
-pub fn attach_or_warn(summary: &mut RunSummary, answer: Result<MemDocument, String>, what: &str) {
-    match answer {
-        Ok(document) => attach(summary, &document),
-        Err(warning) => eprintln!(
-            "rho: warning: {what}: {warning}; code bytes and static stack bounds are not reported"
-        ),
-    }
-    for (name, mark, bound) in rho_report::marks_above_bound(summary) {
-        eprintln!(
-            "rho: warning: {what}: {name}'s measured stack mark, {mark} bytes, is above its static bound of \
-             {bound} bytes: the bound misses a frame (assembly, a library function, an interrupt) or the stack \
-             overran"
-        );
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use anyhow::Context;
+use crate::error::{Doing as _, Result};
 
 /// The built-in targets `--target` and module.yml accept besides `host`, in the order `--target all` runs them
 /// (rho-config's list, which validates module.yml, is the same).
@@ -122,17 +122,17 @@ pub(crate) const PORT_FILES: &[(&str, &str)] = &[
 ];
 
 /// Write every port file under `dir` (as `c/ports` lays them out).
-pub fn write_ports(dir: &Path) -> anyhow::Result<()> {
+pub fn write_ports(dir: &Path) -> Result<()> {
     for (file, text) in PORT_FILES {
         let path = dir.join(file);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create {}", parent.display()))?;
+                .doing(|| format!("cannot create {}", parent.display()))?;
         }
         if std::fs::read_to_string(&path).is_ok_and(|old| old == *text) {
             continue;
         }
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(&path, text).doing(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
 }
@@ -214,6 +214,104 @@ fn package_of(program: &str) -> &'static str {
     }
 }
 
+/// A port of its own (`files`) written under `ports/dir`, and the shell command that builds the suite with its
+/// Makefile, the settings and flags from the environment.
+fn port_build(ports: &Path, dir: &str, files: &[(&str, &str)]) -> Result<String> {
+    // What every port shares (c/ports/common, the Cortex-M vector table), beside the port's own files.
+    write_ports(ports)?;
+    let port = ports.join(dir);
+    std::fs::create_dir_all(&port).doing(|| format!("cannot create {}", port.display()))?;
+    for (file, text) in files {
+        let path = port.join(file);
+        std::fs::write(&path, text).doing(|| format!("cannot write {}", path.display()))?;
+    }
+    let makefile = shell_quote(&port.join("Makefile").display().to_string());
+    Ok(format!(
+        "make -s -f {makefile} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
+         RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
+         EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
+    ))
+}
+
+/// How a built-in target other than `host` builds and runs a C suite: two shell commands, run like a
+/// module.yml target's `build:` and `run:` (in the module root, with `RHO_BENCH_SOURCES`, `RHO_BENCH_OUT`,
+/// `RHO_BENCH_INCLUDE` and the settings in the environment). `None` for `host`, which rho builds itself, and
+/// for a name that is not built in. The port's files are written under `ports` first.
+pub fn builtin_commands(name: &str, ports: &Path) -> Result<Option<(String, String)>> {
+    if name == "aarch64-linux" {
+        // The hosted harness cross-compiled for 64-bit Arm Linux and run under QEMU's user-mode emulator: the
+        // `cntvct` counter's path on a machine that is not arm64. Its settings are read from the environment at
+        // run time, which qemu-aarch64 passes through, as on a host.
+        let build = port_build(ports, "aarch64-linux", &AARCH64_LINUX_PORT)?;
+        return Ok(Some((
+            build,
+            "qemu-aarch64 \"$RHO_BENCH_OUT/bench.elf\"".to_string(),
+        )));
+    }
+    if name == "stm32h743zi" {
+        // A real board: built with its own port (the README's recipe), flashed and run by probe-rs, whose standard
+        // output is the RTT console and whose exit status is the program's (semihosting SYS_EXIT_EXTENDED).
+        let build = port_build(ports, "stm32h743zi", &STM32H743ZI_PORT)?;
+        let run = "probe-rs run --chip STM32H743ZITx \"$RHO_BENCH_OUT/bench.elf\"".to_string();
+        return Ok(Some((build, run)));
+    }
+    let Some(board) = board(name) else {
+        return Ok(None);
+    };
+    write_ports(ports)?;
+    let makefile = shell_quote(&ports.join("Makefile").display().to_string());
+    // The suite's settings reach the Makefile through the environment (make reads it), and it compiles
+    // them in as defines: a board has no environment at run time.
+    let build = format!(
+        "make -s -f {makefile} BOARD={name} SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\" \
+         RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" EXTRA_CFLAGS=\"$RHO_BENCH_CFLAGS\" \
+         EXTRA_LDFLAGS=\"$RHO_BENCH_LDFLAGS\" all"
+    );
+    // QEMU run directly (not `make run`, which would turn the suite's exit status into make's own 2);
+    // the same command as the Makefile's `print-run-command`. Stdin is closed by the runner.
+    let run = board.run_command("\"$RHO_BENCH_OUT/bench.elf\"");
+    Ok(Some((build, run)))
+}
+
+/// The aarch64-linux port (a Makefile for the cross compiler), embedded; it builds with `c/ports/common`'s harness
+/// unit and rules, which `write_ports` lays beside it.
+pub(crate) const AARCH64_LINUX_PORT: [(&str, &str); 1] = [(
+    "Makefile",
+    include_str!("../../../c/ports/aarch64-linux/Makefile"),
+)];
+
+/// The stm32h743zi port (NUCLEO-H743ZI, Cortex-M7), embedded; it shares `c/ports/common` and
+/// `c/ports/cortex-m/vectors.c` with the built-in boards, which `write_ports` lays beside it.
+pub(crate) const STM32H743ZI_PORT: [(&str, &str); 5] = [
+    (
+        "Makefile",
+        include_str!("../../../c/ports/stm32h743zi/Makefile"),
+    ),
+    (
+        "startup.c",
+        include_str!("../../../c/ports/stm32h743zi/startup.c"),
+    ),
+    (
+        "console.c",
+        include_str!("../../../c/ports/stm32h743zi/console.c"),
+    ),
+    (
+        "stm32h743zi.ld",
+        include_str!("../../../c/ports/stm32h743zi/stm32h743zi.ld"),
+    ),
+    (
+        "stm32h743zi-memory.ld",
+        include_str!("../../../c/ports/stm32h743zi/stm32h743zi-memory.ld"),
+    ),
+];
+
+/// `text` quoted for `sh`.
+pub fn shell_quote(text: &str) -> String {
+    shlex::try_quote(text)
+        .map(|q| q.into_owned())
+        .unwrap_or_else(|_| format!("'{}'", text.replace('\'', "'\\''")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,5 +375,17 @@ mod tests {
                 "c/ports/{file} is not in PORT_FILES"
             );
         }
+    }
+
+    #[test]
+    fn the_mps2_an386_hook_writes_its_port_and_names_its_commands() {
+        let dir = tempfile::tempdir().unwrap();
+        let (build, run) = builtin_commands("mps2-an386", dir.path()).unwrap().unwrap();
+        assert!(dir.path().join("Makefile").is_file());
+        assert!(dir.path().join("boards/mps2-an386.mk").is_file());
+        assert!(build.contains("BOARD=mps2-an386"), "{build}");
+        assert!(build.contains("SUITE=\"$RHO_BENCH_SOURCES\""), "{build}");
+        assert!(run.starts_with("qemu-system-arm -M mps2-an386"), "{run}");
+        assert!(builtin_commands("host", dir.path()).unwrap().is_none());
     }
 }

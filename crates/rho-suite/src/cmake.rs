@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use crate::error::{Doing as _, Result, SuiteError};
 use rho_config::{CMakeSuite, ModuleConfig};
 
-use crate::suite::{BENCH_HEADER, run_build};
+use crate::cfiles::{BENCH_HEADER, run_build};
 
 /// `cmake/RhoBench.cmake`, embedded so that an installed `rho` needs no checkout.
 pub const RHO_BENCH_CMAKE: &str = include_str!("../../../cmake/RhoBench.cmake");
@@ -42,7 +42,7 @@ const COMPILED_IN: &[&str] = &[
 /// (`rho-board.toolchain.cmake`, `mps2-an386.toolchain.cmake`), `include/rho/bench.h` and
 /// `ports/` (the board ports, c/ports). A file already holding the same text is left alone (its time too, so a build does not
 /// start over). Returns the path of `RhoBench.cmake`.
-pub fn write_module(dir: &Path) -> anyhow::Result<PathBuf> {
+pub fn write_module(dir: &Path) -> Result<PathBuf> {
     let mut files: Vec<(PathBuf, &str)> = vec![
         (PathBuf::from("RhoBench.cmake"), RHO_BENCH_CMAKE),
         (PathBuf::from("RhoBoard.cmake"), RHO_BOARD_CMAKE),
@@ -63,19 +63,11 @@ pub fn write_module(dir: &Path) -> anyhow::Result<PathBuf> {
         }
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create {}", parent.display()))?;
+                .doing(|| format!("cannot create {}", parent.display()))?;
         }
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(&path, text).doing(|| format!("cannot write {}", path.display()))?;
     }
     Ok(dir.join("RhoBench.cmake"))
-}
-
-/// `rho bench --cmake-module DIR`: write the module and print the path of `RhoBench.cmake`.
-pub fn export(dir: &Path) -> anyhow::Result<()> {
-    let module = write_module(dir)?;
-    let module = std::path::absolute(&module).unwrap_or(module);
-    println!("{}", module.display());
-    Ok(())
 }
 
 /// A CMake suite built for a target.
@@ -91,12 +83,12 @@ pub struct BuiltCMake {
 
 impl BuiltCMake {
     /// A command that runs it once: the executable itself, or QEMU with it.
-    pub fn command(&self) -> anyhow::Result<Command> {
+    pub fn command(&self) -> Result<Command> {
         let mut run = if let Some(board) = &self.board {
             let path = self.executable.display().to_string();
             let quoted = shlex::try_quote(&path)
                 .map(|q| q.into_owned())
-                .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+                .map_err(|e| SuiteError::Unsupported(format!("{path}: {e}")))?;
             let mut sh = Command::new("sh");
             sh.arg("-c").arg(board.run_command(&quoted));
             sh
@@ -130,13 +122,13 @@ pub fn build(
     target: &str,
     env: &[(String, String)],
     timeout: Duration,
-) -> anyhow::Result<BuiltCMake> {
+) -> Result<BuiltCMake> {
     let board = crate::ports::board(target);
     if target != "host" && board.is_none() {
-        bail!(
+        return Err(SuiteError::Unsupported(format!(
             "a cmake suite is built by rho for host and the built-in emulated boards ({}), not for target {target}",
             crate::ports::BOARDS.join(", ")
-        );
+        )));
     }
     let dir = build_dir(config, suite, target);
     let module_dir = dir.join("rho-cmake");
@@ -184,10 +176,10 @@ pub fn build(
         || "cannot run `cmake --build`".to_string(),
         || format!("cannot build {what} in {}: `cmake --build`", dir.display()),
     )
-    .map_err(|error| crate::suite::with_link_hint(error, &[]))?;
+    .map_err(|error| crate::cfiles::with_link_hint(error, &[]))?;
 
     let record = dir.join("rho-benchmarks").join(&suite.target);
-    let text = std::fs::read_to_string(&record).with_context(|| {
+    let text = std::fs::read_to_string(&record).doing(|| {
         format!(
             "{what} was built, but {} does not say where its executable is: is the target made by \
              rho_add_benchmark (include(RhoBench) in CMakeLists.txt)?",
@@ -196,12 +188,12 @@ pub fn build(
     })?;
     let executable = PathBuf::from(text.trim());
     if !executable.is_file() {
-        bail!(
+        return Err(SuiteError::Build(format!(
             "{what}: {} names {}, which is not there (a multi-config generator is not supported: use Unix \
              Makefiles or Ninja)",
             record.display(),
             executable.display()
-        );
+        )));
     }
     Ok(BuiltCMake {
         executable,

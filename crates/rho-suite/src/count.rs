@@ -11,11 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, bail};
+use crate::error::{Doing as _, Result, SuiteError};
 use rho_stats::RunSummary;
 use rho_wire::Run;
 
-use crate::suite::ScratchDir;
+use rho_exec::ScratchDir;
 
 /// Measured iterations per benchmark when counting and neither `--iterations` nor module.yml says: a count
 /// is exact, so a few iterations give the same figure as thousands, and Callgrind runs code some 50 times
@@ -49,13 +49,14 @@ pub struct Counter {
 
 impl Counter {
     /// Valgrind, found on the PATH; a clear error naming the package when it is not there.
-    pub fn find(cache_sim: bool) -> anyhow::Result<Counter> {
-        let Some(valgrind) = crate::board::find_on_path("valgrind") else {
-            bail!(
+    pub fn find(cache_sim: bool) -> Result<Counter> {
+        let Some(valgrind) = crate::tools::find_on_path("valgrind") else {
+            return Err(SuiteError::Unsupported(
                 "--measure instructions runs the suite under Valgrind's Callgrind, and `valgrind` is not on the \
                  PATH: install it (Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind \
                  valgrind-devel)"
-            );
+                    .to_string(),
+            ));
         };
         Ok(Counter {
             valgrind,
@@ -80,9 +81,9 @@ impl Counter {
         dir: &Path,
         what: &str,
         timeout: std::time::Duration,
-    ) -> anyhow::Result<Run> {
+    ) -> Result<Run> {
         let scratch = ScratchDir::new("rho-count-")
-            .context("cannot create a directory for Callgrind's dumps")?;
+            .doing(|| "cannot create a directory for Callgrind's dumps".to_string())?;
         let mut valgrind = Command::new(&self.valgrind);
         valgrind
             .args(rho_wire::callgrind::CALLGRIND_OPTIONS)
@@ -105,13 +106,13 @@ impl Counter {
             .current_dir(dir)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .env("RHO_BENCH_MEASURE", "instructions");
-        let mut run = crate::run::run_stream(valgrind, what, timeout)?;
+        let mut run = crate::stream::run_stream(valgrind, what, timeout)?;
         if run.counter.is_none() {
-            bail!(
+            return Err(SuiteError::Run(format!(
                 "the suite {what} ran under Callgrind but counted nothing: the program it runs was built \
                  without Valgrind's headers (<valgrind/callgrind.h>; Debian/Ubuntu: apt-get install \
                  valgrind), or it is not a rho harness, so instructions are not measured"
-            );
+            )));
         }
         let pid = rho_wire::callgrind::dumping_process(scratch.path())?;
         rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), Some(pid))?;
@@ -127,9 +128,9 @@ impl Counter {
         dir: Option<&Path>,
         what: &str,
         timeout: std::time::Duration,
-    ) -> anyhow::Result<Run> {
+    ) -> Result<Run> {
         let scratch = ScratchDir::new("rho-count-")
-            .context("cannot create a directory for Callgrind's dumps")?;
+            .doing(|| "cannot create a directory for Callgrind's dumps".to_string())?;
         let mut command = Command::new(&self.valgrind);
         command
             .args(rho_wire::callgrind::CALLGRIND_OPTIONS)
@@ -150,13 +151,13 @@ impl Counter {
         if let Some(dir) = dir {
             command.current_dir(dir);
         }
-        let mut run = crate::run::run_stream(command, what, timeout)?;
+        let mut run = crate::stream::run_stream(command, what, timeout)?;
         if run.counter.is_none() {
-            bail!(
+            return Err(SuiteError::Run(format!(
                 "the suite {what} ran under Callgrind but counted nothing: its harness was built without \
                  Valgrind's headers (<valgrind/callgrind.h>; Debian/Ubuntu: apt-get install valgrind), so \
                  instructions are not measured"
-            );
+            )));
         }
         rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), None)?;
         Ok(run)
@@ -192,15 +193,15 @@ pub fn environment(
 
 /// The summary of a measurement: the timed runs folded (best of N), the counted run's instructions joined to
 /// them; or, counting only, the counted run's summary (its figures are exact: there is no best to take).
-pub fn summarise(timed: &[Run], counted: Option<&Run>, what: &str) -> anyhow::Result<RunSummary> {
+pub fn summarise(timed: &[Run], counted: Option<&Run>, what: &str) -> Result<RunSummary> {
     let counted = counted
         .map(RunSummary::of)
         .transpose()
-        .with_context(|| format!("cannot summarise the counted run of {what}"))?;
+        .doing(|| format!("cannot summarise the counted run of {what}"))?;
     if timed.is_empty() {
-        return counted.with_context(|| format!("no run of {what} to summarise"));
+        return counted.ok_or_else(|| SuiteError::Run(format!("no run of {what} to summarise")));
     }
-    let mut summary = crate::project::fold(timed, what)?;
+    let mut summary = crate::fold::fold(timed, what)?;
     if let Some(counted) = &counted {
         join(&mut summary, counted);
     }

@@ -1,7 +1,7 @@
 //! `rho bench --target NAME FILE.c...`: a suite built for a built-in board target and run on it, reported like
 //! a host run.
 //!
-//! The target's definition is the one module.yml mode uses ([`crate::project::builtin_commands`]: for a board
+//! The target's definition is the one module.yml mode uses ([`crate::ports::builtin_commands`]: for a board
 //! such as `mps2-an386`, the embedded ports' Makefile and the QEMU command line, [`crate::ports`]), so
 //! `targets: [mps2-an386]` in a module.yml and `--target mps2-an386` on the command line build and run a suite
 //! the same way. Here the two
@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use crate::error::{Doing as _, Result, SuiteError};
 
-use crate::run::HarnessSettings;
-use crate::suite::{Flags, ScratchDir, run_build, with_link_hint, write_header};
+use crate::cfiles::{Flags, ScratchDir, run_build, with_link_hint, write_header};
+use crate::stream::HarnessSettings;
+use crate::tools::find_on_path;
 
 /// The targets `--target` accepts with FILE.c arguments (`host` is the plain `rho bench FILE.c`).
 pub const BUILTIN_TARGETS: &[&str] = rho_config::BUILTIN_TARGETS;
@@ -101,27 +102,28 @@ pub fn stack_usage_flags(target: &str) -> Vec<String> {
     };
     let probe = crate::footprint::probe(&[compiler]);
     if let Some(missing) = &probe.missing {
-        eprintln!("rho: warning: {missing}");
+        crate::observe::warning(missing);
     }
     probe.flags
 }
 
 impl Board {
     /// The board `--target` names, or `None` for the host (no `--target`, or `--target host`).
-    pub fn for_target(target: Option<&str>) -> anyhow::Result<Option<Board>> {
+    pub fn for_target(target: Option<&str>) -> Result<Option<Board>> {
         let name = match target {
             None | Some("host") => return Ok(None),
             Some(name) => name,
         };
-        let dir = ScratchDir::new("rho-board-").context("cannot create a temporary directory")?;
-        let Some((build, run)) = crate::project::builtin_commands(name, &dir.path().join("ports"))?
+        let dir = ScratchDir::new("rho-board-")
+            .doing(|| "cannot create a temporary directory".to_string())?;
+        let Some((build, run)) = crate::ports::builtin_commands(name, &dir.path().join("ports"))?
         else {
-            bail!(
+            return Err(SuiteError::Unsupported(format!(
                 "--target {name}: not a built-in target (built in: {}); a board of your own is a target in \
                  module.yml (`targets:` with `build:` and `run:`), run with `rho bench --target {name}` and no \
                  FILE.c arguments",
                 BUILTIN_TARGETS.join(", ")
-            );
+            )));
         };
         let tools = match crate::ports::board(name) {
             Some(board) => board.tools(),
@@ -132,9 +134,9 @@ impl Board {
         };
         for (program, package) in tools {
             if find_on_path(&program).is_none() {
-                bail!(
+                return Err(SuiteError::Unsupported(format!(
                     "--target {name} needs `{program}`, which is not on the PATH (Debian package: {package})"
-                );
+                )));
             }
         }
         write_header(dir.path())?;
@@ -156,16 +158,19 @@ impl Board {
         flags: &Flags,
         repetitions: u32,
         timeout: Duration,
-    ) -> anyhow::Result<BoardRuns> {
+    ) -> Result<BoardRuns> {
         if sources.is_empty() {
-            bail!(
+            return Err(SuiteError::Unsupported(format!(
                 "no suite given: name one or more C files, e.g. `rho bench --target {} examples/crypto_bench.c`",
                 self.name
-            );
+            )));
         }
         for source in sources {
             if !source.is_file() {
-                bail!("{}: no such file", source.display());
+                return Err(SuiteError::Unsupported(format!(
+                    "{}: no such file",
+                    source.display()
+                )));
             }
             // make splits its SUITE variable on blanks, whatever the quoting.
             if source
@@ -173,16 +178,15 @@ impl Board {
                 .to_string_lossy()
                 .contains(char::is_whitespace)
             {
-                bail!(
+                return Err(SuiteError::Unsupported(format!(
                     "{}: --target {} builds with make, which cannot take a file name with a blank in it",
                     source.display(),
                     self.name
-                );
+                )));
             }
         }
         let out = self.dir.path().join("out");
-        std::fs::create_dir_all(&out)
-            .with_context(|| format!("cannot create {}", out.display()))?;
+        std::fs::create_dir_all(&out).doing(|| format!("cannot create {}", out.display()))?;
         let mut env: Vec<(String, String)> = settings
             .environment()
             .into_iter()
@@ -209,7 +213,7 @@ impl Board {
         // The compiler's temporaries go inside the temporary directory, removed even after a killed build.
         let compiler_tmp = self.dir.path().join("tmp");
         std::fs::create_dir_all(&compiler_tmp)
-            .with_context(|| format!("cannot create {}", compiler_tmp.display()))?;
+            .doing(|| format!("cannot create {}", compiler_tmp.display()))?;
         env.push(("TMPDIR".to_string(), compiler_tmp.display().to_string()));
 
         let what = format!("{what} for target {}", self.name);
@@ -224,16 +228,16 @@ impl Board {
         if let Some((runner, needs)) = runner_of(&self.name)
             && find_on_path(runner).is_none()
         {
-            bail!(
+            return Err(SuiteError::Unsupported(format!(
                 "--target {}: built {what}, but cannot run it here: `{runner}` is not on the PATH. Running it needs \
                  {needs}",
                 self.name
-            );
+            )));
         }
 
         let mut runs = Vec::new();
         for _ in 0..repetitions.max(1) {
-            runs.push(crate::run::run_stream(
+            runs.push(crate::stream::run_stream(
                 shell(&self.run, &env),
                 &what,
                 timeout,
@@ -288,21 +292,24 @@ struct RecordedBuild {
 /// The compiler and flags of the build command the port recorded (`$RHO_BENCH_OUT/build-command`, one shell
 /// line; a C++ suite's is its compiles and its link joined by `&&`, the first compiler named), without the
 /// words that name files (the sources, the output, anything under `scratch`), each flag once.
-fn recorded_build(record: &Path, scratch: &Path) -> anyhow::Result<RecordedBuild> {
-    let text = std::fs::read_to_string(record).with_context(|| {
+fn recorded_build(record: &Path, scratch: &Path) -> Result<RecordedBuild> {
+    let text = std::fs::read_to_string(record).doing(|| {
         format!(
             "cannot read the port's record of its build command, {}",
             record.display()
         )
     })?;
-    let words = shlex::split(text.trim()).with_context(|| {
-        format!(
+    let words = shlex::split(text.trim()).ok_or_else(|| {
+        SuiteError::Build(format!(
             "{}: the recorded build command is not a shell line",
             record.display()
-        )
+        ))
     })?;
     let Some((compiler, rest)) = words.split_first() else {
-        bail!("{}: the recorded build command is empty", record.display());
+        return Err(SuiteError::Build(format!(
+            "{}: the recorded build command is empty",
+            record.display()
+        )));
     };
     let scratch = scratch.display().to_string();
     let mut cflags: Vec<String> = Vec::new();
@@ -339,19 +346,6 @@ fn shell_word(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
-}
-
-/// `program` as the shell would find it on the PATH.
-pub fn find_on_path(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(test)]
@@ -424,7 +418,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for name in BUILTIN_TARGETS.iter().filter(|t| **t != "host") {
             assert!(
-                crate::project::builtin_commands(name, dir.path())
+                crate::ports::builtin_commands(name, dir.path())
                     .unwrap()
                     .is_some(),
                 "{name}"

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use crate::error::{Doing as _, Result, SuiteError};
 use rho_config::{CargoSuite, ModuleConfig};
 use rho_exec::{Runner, Termination};
 
-use crate::suite::MIN_BUILD_TIMEOUT;
+use crate::cfiles::MIN_BUILD_TIMEOUT;
 
 /// Where module.yml declares `suite`, as its other errors say it: `FILE:LINE:COLUMN: the cargo suite
 /// `cargo bench NAME``. Every error about a cargo suite starts with it.
@@ -78,8 +78,8 @@ pub fn build_for_board(
     env: &[(String, String)],
     board: &crate::ports::BoardData,
     timeout: Duration,
-) -> anyhow::Result<PathBuf> {
-    build_for_board_here(config, suite, env, board, timeout).with_context(|| located(config, suite))
+) -> Result<PathBuf> {
+    build_for_board_here(config, suite, env, board, timeout).doing(|| located(config, suite))
 }
 
 fn build_for_board_here(
@@ -88,22 +88,21 @@ fn build_for_board_here(
     env: &[(String, String)],
     board: &crate::ports::BoardData,
     timeout: Duration,
-) -> anyhow::Result<PathBuf> {
+) -> Result<PathBuf> {
     let Some((triple, memory)) = rust_board(board.name) else {
-        bail!(
+        return Err(SuiteError::Unsupported(format!(
             "a cargo suite runs on the host and on mps2-an386, not yet on {}",
             board.name
-        );
+        )));
     };
     let link_dir = target_directory(config, timeout)?
         .join("rho-link")
         .join(board.name);
-    std::fs::create_dir_all(&link_dir)
-        .with_context(|| format!("cannot create {}", link_dir.display()))?;
+    std::fs::create_dir_all(&link_dir).doing(|| format!("cannot create {}", link_dir.display()))?;
     let memory_x = link_dir.join("memory.x");
     if std::fs::read_to_string(&memory_x).ok().as_deref() != Some(memory) {
         std::fs::write(&memory_x, memory)
-            .with_context(|| format!("cannot write {}", memory_x.display()))?;
+            .doing(|| format!("cannot write {}", memory_x.display()))?;
     }
     let variable = format!(
         "CARGO_TARGET_{}_RUSTFLAGS",
@@ -119,7 +118,7 @@ fn build_for_board_here(
     env.push(("RHO_BENCH_TARGET".to_string(), board.name.to_string()));
     env.push(("RHO_BENCH_CPU_HZ".to_string(), board.cpu_hz.to_string()));
     build_here(config, suite, &env, Some(triple), timeout).map_err(|error| {
-        let text = format!("{error:#}");
+        let text = error.full_text();
         if text.contains("target may not be installed")
             || text.contains("can't find crate for `core`")
         {
@@ -133,7 +132,7 @@ fn build_for_board_here(
 }
 
 /// The cargo project's target directory (`cargo metadata`).
-fn target_directory(config: &ModuleConfig, timeout: Duration) -> anyhow::Result<PathBuf> {
+fn target_directory(config: &ModuleConfig, timeout: Duration) -> Result<PathBuf> {
     let mut command = Command::new(cargo_program());
     command
         .args(["metadata", "--format-version", "1", "--no-deps"])
@@ -141,21 +140,24 @@ fn target_directory(config: &ModuleConfig, timeout: Duration) -> anyhow::Result<
     let (finished, stdout) = Runner::new(command)
         .timeout(timeout.max(MIN_BUILD_TIMEOUT))
         .run_collect()
-        .context("cannot run `cargo metadata` (set CARGO to choose another)")?;
+        .doing(|| "cannot run `cargo metadata` (set CARGO to choose another)".to_string())?;
     if finished.termination != Termination::Exited(0) {
-        bail!(
+        return Err(SuiteError::Build(format!(
             "`cargo metadata` in {} {}:\n{}",
             config.root.display(),
             finished.termination,
             finished.stderr.trim_end()
-        );
+        )));
     }
-    let metadata: serde_json::Value =
-        serde_json::from_str(&stdout).context("`cargo metadata` printed what is not JSON")?;
+    let metadata: serde_json::Value = serde_json::from_str(&stdout).map_err(|error| {
+        SuiteError::Build(format!(
+            "`cargo metadata` printed what is not JSON: {error}"
+        ))
+    })?;
     metadata["target_directory"]
         .as_str()
         .map(PathBuf::from)
-        .context("`cargo metadata` named no target_directory")
+        .ok_or_else(|| SuiteError::Build("`cargo metadata` named no target_directory".to_string()))
 }
 
 /// Build `suite` with cargo for the host (or for the rustc `target`) and return the bench executable; an
@@ -166,8 +168,8 @@ pub fn build(
     env: &[(String, String)],
     target: Option<&str>,
     timeout: Duration,
-) -> anyhow::Result<PathBuf> {
-    build_here(config, suite, env, target, timeout).with_context(|| located(config, suite))
+) -> Result<PathBuf> {
+    build_here(config, suite, env, target, timeout).doing(|| located(config, suite))
 }
 
 fn build_here(
@@ -176,28 +178,28 @@ fn build_here(
     env: &[(String, String)],
     target: Option<&str>,
     timeout: Duration,
-) -> anyhow::Result<PathBuf> {
+) -> Result<PathBuf> {
     let mut command = build_command(suite, &config.root, target);
     command.envs(env.iter().map(|(k, v)| (k, v)));
     let what = format!("cargo bench target {}", suite.bench);
     let (finished, stdout) = Runner::new(command)
         .timeout(timeout.max(MIN_BUILD_TIMEOUT))
         .run_collect()
-        .context("cannot run `cargo` (set CARGO to choose another)")?;
+        .doing(|| "cannot run `cargo` (set CARGO to choose another)".to_string())?;
     if finished.termination != Termination::Exited(0) {
-        bail!(
+        return Err(SuiteError::Build(format!(
             "cannot build {what} in {}: `cargo bench --no-run` {}:\n{}",
             config.root.display(),
             finished.termination,
             finished.stderr.trim_end()
-        );
+        )));
     }
-    executable(&stdout, &suite.bench).with_context(|| {
-        format!(
+    executable(&stdout, &suite.bench).ok_or_else(|| {
+        SuiteError::Build(format!(
             "cargo built {what} in {} but named no executable for it: is it a `[[bench]]` target of the \
              project there?",
             config.root.display()
-        )
+        ))
     })
 }
 

@@ -1,0 +1,148 @@
+//! A suite given as files (`rho bench FILE.c...`): built for the host or for a built-in target, run
+//! `repetitions` times and, when counting, once under Callgrind, then folded into one summary.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rho_config::Measure;
+use rho_stats::RunSummary;
+
+use crate::board::Board;
+use crate::cfiles::{BuildOptions, Flags};
+use crate::error::Result;
+use crate::footprint::{MemCommand, MemDocument};
+use crate::stream::HarnessSettings;
+
+/// What a suite of files is measured with, the same on every target.
+#[derive(Debug)]
+pub struct FilesInputs<'a> {
+    pub files: &'a [PathBuf],
+    /// How the suite is named in messages.
+    pub what: &'a str,
+    pub settings: &'a HarnessSettings,
+    pub flags: &'a Flags,
+    pub timeout: Duration,
+    pub repetitions: u32,
+    pub measure: Measure,
+    /// Callgrind's cache simulation, with instructions.
+    pub cache_sim: bool,
+    /// Where the footprint command runs.
+    pub cwd: &'a Path,
+}
+
+/// A suite of files measured on one target: its summary (the footprint not yet attached), how it was
+/// built, and the footprint command's answer.
+#[derive(Debug)]
+pub struct FilesRun {
+    pub summary: RunSummary,
+    pub compiler: Vec<String>,
+    pub cflags: Vec<String>,
+    pub ldflags: Vec<String>,
+    pub footprint: std::result::Result<MemDocument, String>,
+}
+
+/// Build `inputs.files` for `target` (the host for `None` or `host`), run and summarise them. The footprint
+/// is asked for while the build directory is there (the board's, or the host build's).
+pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<FilesRun> {
+    // Counting needs Valgrind: said before anything is built.
+    let counter = match (inputs.measure.counts(), target) {
+        (true, None | Some("host")) => Some(crate::count::Counter::find(inputs.cache_sim)?),
+        _ => None,
+    };
+    let mem_command = MemCommand::resolve(None, inputs.cwd)?;
+    let ran = match Board::for_target(target)? {
+        Some(board) => {
+            let built = board.build_and_run(
+                inputs.files,
+                inputs.what,
+                inputs.settings,
+                inputs.flags,
+                inputs.repetitions,
+                inputs.timeout,
+            )?;
+            Ran {
+                footprint: crate::footprint::ask(&mem_command, &built.files, inputs.timeout),
+                runs: built.runs,
+                counted: None,
+                compiler: built.compiler,
+                cflags: built.cflags,
+                ldflags: built.ldflags,
+            }
+        }
+        None => on_host(inputs, counter.as_ref(), &mem_command)?,
+    };
+    Ok(FilesRun {
+        summary: crate::count::summarise(&ran.runs, ran.counted.as_ref(), inputs.what)?,
+        compiler: ran.compiler,
+        cflags: ran.cflags,
+        ldflags: ran.ldflags,
+        footprint: ran.footprint,
+    })
+}
+
+/// The runs of a suite of files and how it was built, before they are folded.
+struct Ran {
+    runs: Vec<rho_wire::Run>,
+    counted: Option<rho_wire::Run>,
+    compiler: Vec<String>,
+    cflags: Vec<String>,
+    ldflags: Vec<String>,
+    footprint: std::result::Result<MemDocument, String>,
+}
+
+/// The suite built on the host and run there, timed and counted.
+fn on_host(
+    inputs: &FilesInputs<'_>,
+    counter: Option<&crate::count::Counter>,
+    mem_command: &MemCommand,
+) -> Result<Ran> {
+    let built = crate::cfiles::build(
+        inputs.files,
+        &BuildOptions {
+            flags: inputs.flags.clone(),
+            timeout: inputs.timeout,
+        },
+    )?;
+    let mut runs = Vec::new();
+    if inputs.measure.times() {
+        for _ in 0..inputs.repetitions {
+            runs.push(crate::stream::run_suite(
+                &built.executable,
+                inputs.what,
+                inputs.settings,
+                inputs.timeout,
+            )?);
+        }
+    }
+    let mut counted = None;
+    if let Some(counter) = counter {
+        let env = inputs
+            .settings
+            .environment()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let env = crate::count::environment(
+            env,
+            inputs.settings.iterations.is_some(),
+            inputs.settings.warmup.is_some(),
+        );
+        counted = Some(counter.run(&built.executable, &env, None, inputs.what, inputs.timeout)?);
+    }
+    let footprint = crate::footprint::ask(mem_command, &built.image_files(), inputs.timeout);
+    let mut cflags: Vec<String> = crate::cfiles::BASE_FLAGS
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    cflags.extend(inputs.flags.cflags.iter().cloned());
+    let mut ldflags = inputs.flags.ldflags.clone();
+    ldflags.extend(crate::cfiles::DEFAULT_LIBS.iter().map(|f| f.to_string()));
+    Ok(Ran {
+        runs,
+        counted,
+        compiler: crate::cfiles::compiler_for(inputs.files)?,
+        cflags,
+        ldflags,
+        footprint,
+    })
+}

@@ -1,0 +1,35 @@
+//! rho's engine for running benchmark suites: it builds a suite for a target, runs it under a measure, and
+//! returns the run.
+//!
+//! It owns the suite kinds (C/C++ files built on the host or by a board's port, `cmake:`, `cargo:`,
+//! `pkg_config:` flags, `command:`), the targets (host, the built-in QEMU boards, `aarch64-linux`,
+//! `stm32h743zi` through probe-rs), the measures (time, instructions counted under Callgrind with or
+//! without its cache simulation), the static footprint asked of the footprint command, rho's scratch
+//! directories, and folding repetitions into one summary.
+//!
+//! It must not know about argument parsing, the terminal (colour, width, the progress line: it tells an
+//! [`observe::Observer`] the binary installs) or exit codes; judging budgets, baselines and reports are the
+//! other crates'. Errors are [`SuiteError`]s, each saying which step failed.
+//!
+//! Layering (a module uses only those above it in this list): `error`, `observe`, `tools`, `ports`,
+//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `cmake`, `cargo`, `board`, `engine`, `files`.
+
+pub mod board;
+pub mod cargo;
+pub mod cfiles;
+pub mod cmake;
+pub mod count;
+pub mod engine;
+pub mod error;
+pub mod files;
+pub mod fold;
+pub mod footprint;
+pub mod observe;
+pub mod ports;
+pub mod stream;
+pub mod tools;
+
+pub use engine::{Engine, RunOptions, SuiteRun};
+pub use error::{Result, SuiteError};
+pub use files::{FilesInputs, FilesRun, measure_files};
+pub use rho_exec::ScratchDir;
