@@ -310,7 +310,7 @@ fn bench_target(
         if json.is_some() || collect.is_some() {
             records.push(SuiteRecord {
                 suite: job.what.clone(),
-                budgets: crate::verdicts::BudgetsRecord::of(&judgement),
+                budgets: rho_report::verdicts::BudgetsRecord::of(&judgement),
                 families: rho_stats::families(&summary),
                 summary,
             });
@@ -363,7 +363,7 @@ fn bench_target(
     // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on
     // purpose.
     let unmatched = if failed.is_empty() && run.filter.is_none() && !skipped && mode != Mode::List {
-        crate::verdicts::unmatched_budgets(&config, target.name(), &judgements)
+        rho_report::verdicts::unmatched_budgets(&config, target.name(), &judgements)
     } else {
         Vec::new()
     };
@@ -417,7 +417,7 @@ impl Ending<'_> {
                 }
             }
             Mode::Check => {
-                let (mut text, code) = crate::verdicts::check_summary(judgements);
+                let (mut text, code) = rho_report::verdicts::check_summary(judgements);
                 if !failed.is_empty() || !unmatched.is_empty() {
                     // "every budget holds" is about the suites that ran; with one missing, the check is undecided.
                     text = text
@@ -563,11 +563,11 @@ fn judge(
     )
     .with_scopes(rho_judge::budget::module_wide_scope(config, budget_target));
     // The stream names the target it ran on (a command suite runs on the host whatever the target).
-    let mut text = crate::verdicts::with_header_line(
+    let mut text = rho_report::verdicts::with_header_line(
         &rho_report::render_with(summary, &job.what, style.layout),
-        &crate::verdicts::header_line(&judgement, width),
+        &rho_report::verdicts::header_line(&judgement, width),
     );
-    let budgets = crate::verdicts::table(&judgement, width);
+    let budgets = rho_report::verdicts::table(&judgement, width);
     if !budgets.is_empty() {
         text.push('\n');
         text.push_str(&budgets);
@@ -692,7 +692,7 @@ struct ProjectDocument<'a> {
 struct SuiteRecord {
     /// The suite's files or command, as module.yml names it.
     suite: String,
-    budgets: crate::verdicts::BudgetsRecord,
+    budgets: rho_report::verdicts::BudgetsRecord,
     /// The run's summary, its fields at this level (as in `rho-bench-run/1`).
     #[serde(flatten)]
     summary: RunSummary,

@@ -1,5 +1,6 @@
 //! Reports for rho: the text a person reads of one summarised run (the header saying where the figures came
-//! from, the per-benchmark table, the footprint and family tables) and the tables of the judgements made on it.
+//! from, the per-benchmark table, the footprint and family tables) and the tables of the judgements made on it
+//! (the budgets' verdicts and `rho bench check`'s summary in [`verdicts`]).
 //!
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
 //! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
@@ -26,6 +27,7 @@ pub mod html;
 pub use paint::paint;
 pub mod markdown;
 pub mod targets;
+pub mod verdicts;
 
 pub use layout::{DEFAULT_WIDTH, Layout, MIN_WIDTH, aligned_table, aligned_table_within, wrap};
 pub use run::{marks_above_bound, render, render_with, warnings};
