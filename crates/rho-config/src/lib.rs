@@ -1,7 +1,8 @@
 //! `module.yml` for `rho bench`: loading it, validating every key, and answering the CLI's questions about it
 //! (the budgets of a benchmark, the target to run on, the gate's budget of a metric).
 //!
-//! This is a plain data crate: it reads one file and runs nothing. Every error names the file, the line and
+//! This is a plain data crate: it reads one file and runs nothing (its one writer, [`starter`], lays down the
+//! commented module.yml and first suite of `rho bench init`). Every error names the file, the line and
 //! column, and what was expected there (`module.yml:7:5: unknown key 'max_stak_bytes' in bench.budgets; did
 //! you mean 'max_stack_bytes'?`). The keys are documented in `docs/config.md`.
 //!
@@ -23,6 +24,7 @@ mod error;
 mod model;
 mod node;
 mod parse;
+pub mod starter;
 mod suggest;
 
 use std::path::{Path, PathBuf};
