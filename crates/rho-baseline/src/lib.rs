@@ -20,11 +20,13 @@
 
 pub mod compare;
 pub mod error;
+pub mod export;
 pub mod format;
 pub mod git;
 pub mod growth;
 pub mod json;
 pub mod json_keys;
+pub mod limits;
 pub mod lock;
 mod read;
 pub mod record;

@@ -16,9 +16,12 @@ use anyhow::{Context, bail};
 use rho_config::{MODULE_FILE, ModuleConfig, Suite, TargetSpec};
 use rho_judge::budget::Judgement;
 use rho_stats::RunSummary;
-use serde::Serialize;
 
 use crate::cli::{ProjectArgs, RunArgs};
+use rho_report::documents::{
+    FailedSuite, PROJECT_SCHEMA, ProjectDocument, ProjectTargetsDocument, SuiteAcross, SuiteRecord,
+    failure_summary,
+};
 use rho_suite::engine::Job;
 
 /// `rho bench` reports; `rho bench check` also enforces.
@@ -207,22 +210,6 @@ struct Collected {
     document: Option<serde_json::Value>,
     /// `--json -` takes stdout for the combined document: the target's report goes to stderr.
     report_to_stderr: bool,
-}
-
-/// One suite side by side on several targets, for `rho-bench-project-targets/1`.
-#[derive(Debug, Serialize)]
-struct SuiteAcross {
-    suite: String,
-    comparison: rho_stats::targets::TargetComparison,
-}
-
-/// The document `--json` writes for several targets in module.yml mode.
-#[derive(Debug, Serialize)]
-struct ProjectTargetsDocument {
-    schema: &'static str,
-    rho_version: &'static str,
-    targets: Vec<serde_json::Value>,
-    suites: Vec<SuiteAcross>,
 }
 
 /// One target's run of module.yml's suites; with `collect`, each suite's summary and the run's document are
@@ -624,15 +611,6 @@ pub fn attach_or_warn(
 /// The exit status when a suite could not be built or run: the check cannot decide.
 const EXIT_CANNOT_DECIDE: u8 = 2;
 
-/// A suite that could not be built, run or summarised, in the report and in `--json`'s `failed`.
-#[derive(Debug, Serialize)]
-struct FailedSuite {
-    /// The suite's files or command, as module.yml names it.
-    suite: String,
-    /// What went wrong, as printed.
-    error: String,
-}
-
 /// `error` as one message that names the suite `what` (a build error does not name it by itself).
 fn suite_error(what: &str, error: &rho_suite::SuiteError) -> String {
     let text = error.full_text();
@@ -641,64 +619,6 @@ fn suite_error(what: &str, error: &rho_suite::SuiteError) -> String {
     } else {
         format!("suite {what}: {text}")
     }
-}
-
-/// The closing lines about failed suites (empty when none failed).
-fn failure_summary(prefix: &str, failed: &[FailedSuite], total: usize) -> String {
-    if failed.is_empty() {
-        return String::new();
-    }
-    let mut out = format!(
-        "{prefix} {} of {total} suite{} failed to build or run\n",
-        failed.len(),
-        if total == 1 { "" } else { "s" }
-    );
-    for failure in failed {
-        // The error may quote what the suite printed.
-        let first = failure.error.lines().next().unwrap_or_default();
-        out.push_str(&format!(
-            "  {}: {}\n",
-            failure.suite,
-            rho_text::escape_line(first)
-        ));
-    }
-    out
-}
-
-/// The schema of `--json`'s document in module.yml mode. A change that alters the meaning of a field bumps it.
-pub const PROJECT_SCHEMA: &str = rho_baseline::saved::PROJECT_SCHEMA;
-
-/// `rho bench --json FILE` in module.yml mode: every suite's run (as `rho-bench-run/1` holds it: the summary,
-/// raw and net) with its budgets and verdicts.
-#[derive(Debug, Serialize)]
-struct ProjectDocument<'a> {
-    schema: &'static str,
-    rho_version: &'static str,
-    /// The module.yml read, as named in messages.
-    module: PathBuf,
-    target: String,
-    scale: f64,
-    /// Runs folded into each suite's figures (best of N).
-    repetitions: u32,
-    suites: Vec<SuiteRecord>,
-    /// The suites that could not be built, run or summarised (their figures are missing from `suites`).
-    failed: &'a [FailedSuite],
-    /// With `--diff REF`: the run against the baseline, per benchmark and metric (docs/json-output.md).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    comparison: Option<&'a rho_baseline::ComparisonRecord>,
-}
-
-#[derive(Debug, Serialize)]
-struct SuiteRecord {
-    /// The suite's files or command, as module.yml names it.
-    suite: String,
-    budgets: rho_report::verdicts::BudgetsRecord,
-    /// The run's summary, its fields at this level (as in `rho-bench-run/1`).
-    #[serde(flatten)]
-    summary: RunSummary,
-    /// The benchmark families and their fits (as in `rho-bench-run/1`); absent without any.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    families: Vec<rho_stats::FamilyGrowth>,
 }
 
 /// The nearest module.yml at or above the current directory, named `module.yml` in messages when it is in the
