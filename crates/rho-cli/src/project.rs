@@ -141,38 +141,15 @@ fn bench_targets(
     if mode == Mode::List {
         return Ok(ExitCode::from(worst));
     }
-    // Per suite, in the first target's order, the targets that ran it.
-    let mut suites: Vec<String> = Vec::new();
-    for (_, kept) in &collected {
-        for (what, _) in &kept.summaries {
-            if !suites.contains(what) {
-                suites.push(what.clone());
-            }
-        }
-    }
-    let mut text = String::new();
-    let mut markdown = String::new();
-    let mut across = Vec::new();
-    for what in &suites {
-        let runs: Vec<(String, &RunSummary)> = collected
-            .iter()
-            .filter_map(|(target, kept)| {
-                kept.summaries
-                    .iter()
-                    .find(|(w, _)| w == what)
-                    .map(|(_, summary)| (target.clone(), summary))
-            })
-            .collect();
-        let comparison = rho_stats::targets::compare(&runs);
-        text.push('\n');
-        text.push_str(&rho_report::targets::render_text(&comparison, what));
-        markdown.push_str(&rho_report::targets::render_markdown(&comparison, what));
-        markdown.push('\n');
-        across.push(SuiteAcross {
-            suite: what.clone(),
-            comparison,
-        });
-    }
+    let runs: Vec<(&str, &[(String, RunSummary)])> = collected
+        .iter()
+        .map(|(target, kept)| (target.as_str(), kept.summaries.as_slice()))
+        .collect();
+    let (text, markdown, comparisons) = rho_report::targets::side_by_side(&runs);
+    let across: Vec<SuiteAcross> = comparisons
+        .into_iter()
+        .map(|(suite, comparison)| SuiteAcross { suite, comparison })
+        .collect();
     // The tables: stdout, or stderr when `--json -` takes stdout.
     let (mut out, _) = crate::export::report_output(json.as_ref(), output);
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
