@@ -17,10 +17,11 @@ use rho_config::{ModuleConfig, TargetSpec};
 use rho_gate::config::{
     bench_env_from_config, command_jobs, load_local_config, settings_from_config, side_target,
 };
+use rho_gate::overrides::{Overrides, SettingsSource};
 use rho_gate::report::{to_json, unmatched_budget_warnings};
 use rho_gate::{
     GateError, GateOutcome, GateRequest, GateSettings, Job, Progress, Recipe, SideName, Verdict,
-    parse_budget_override, run_gate,
+    run_gate,
 };
 
 use rho_suite::cfiles::ScratchDir;
@@ -211,27 +212,6 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Where the gate's settings came from: the module.yml (or none, rho's defaults) and the flags over it.
-struct SettingsSource {
-    /// The module.yml of the directory the gate ran in, if it has one.
-    file: Option<std::path::PathBuf>,
-    /// The flags that overrode it, as given.
-    overrides: Vec<String>,
-}
-
-impl SettingsSource {
-    fn describe(&self) -> String {
-        let mut text = match &self.file {
-            Some(file) => format!("from {}", file.display()),
-            None => "rho's defaults (no module.yml in this directory)".to_owned(),
-        };
-        if !self.overrides.is_empty() {
-            text.push_str(&format!(", overridden by {}", self.overrides.join(" ")));
-        }
-        text
-    }
-}
-
 /// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--budget`, `--timeout`,
 /// `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
 /// where the settings came from, for the report.
@@ -241,27 +221,13 @@ fn apply_overrides(
     settings: &mut GateSettings,
     env: &mut rho_gate::BenchEnv,
 ) -> anyhow::Result<SettingsSource> {
-    if let Some(runs) = args.runs {
-        settings.set_runs(runs)?;
-    }
-    for text in &args.budgets {
-        let (metric, fraction) = parse_budget_override(text)?;
-        settings.budgets_mut().set(&metric, fraction)?;
-    }
-    if let Some(seconds) = args.timeout {
-        if !rho_config::is_timeout_seconds(seconds) {
-            anyhow::bail!(
-                "--timeout {seconds}: the timeout must be a number of seconds from 0.001 to 10000000"
-            );
-        }
-        settings.set_timeout(Duration::from_secs_f64(seconds))?;
-    }
-    if let Some(scale) = args.scale {
-        if !rho_config::is_scale(scale) {
-            anyhow::bail!("--scale {scale}: the scale must be a number from 1e-9 to 1e9");
-        }
-        env.scale = Some(scale);
-    }
+    let overrides = Overrides {
+        runs: args.runs,
+        budgets: args.budgets.clone(),
+        timeout: args.timeout,
+        scale: args.scale,
+    };
+    overrides.apply(settings, env)?;
     let measure = args
         .measure
         .or(config.map(|c| c.measure))
@@ -284,20 +250,7 @@ fn apply_overrides(
     }
     env.iterations = args.iterations.or(env.iterations);
     env.warmup = args.warmup.or(env.warmup);
-    let mut overrides = Vec::new();
-    if let Some(runs) = args.runs {
-        overrides.push(format!("--runs {runs}"));
-    }
-    for text in &args.budgets {
-        overrides.push(format!("--budget {text}"));
-    }
-    if let Some(seconds) = args.timeout {
-        overrides.push(format!("--timeout {seconds}"));
-    }
-    Ok(SettingsSource {
-        file: config.map(|c| c.file.clone()),
-        overrides,
-    })
+    Ok(overrides.source(config.map(|c| c.file.clone())))
 }
 
 fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
