@@ -160,4 +160,17 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+
+    #[error(
+        "--markdown writes the comparison --diff REF makes (or, with FILE.c and several targets, --target a,b, \
+         the side-by-side tables): give --diff REF"
+    )]
+    MarkdownWithoutDiff,
+
+    #[error("cannot resolve {}", path.display())]
+    Resolve {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }

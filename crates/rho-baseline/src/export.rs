@@ -63,6 +63,33 @@ impl<'a> RunDocument<'a> {
     }
 }
 
+/// The schema of `rho bench --target a,b FILE.c --json`'s document.
+pub const TARGETS_SCHEMA: &str = "rho-bench-targets/1";
+
+/// The document `--json` writes for several targets: each target's run, then the comparison.
+#[derive(Debug, Serialize)]
+pub struct TargetsDocument<'a> {
+    pub schema: &'static str,
+    pub rho_version: &'static str,
+    pub runs: Vec<RunDocument<'a>>,
+    pub comparison: &'a rho_stats::targets::TargetComparison,
+}
+
+impl<'a> TargetsDocument<'a> {
+    pub fn new(
+        runs: Vec<RunDocument<'a>>,
+        comparison: &'a rho_stats::targets::TargetComparison,
+    ) -> Self {
+        TargetsDocument {
+            schema: TARGETS_SCHEMA,
+            // Every crate of rho has the workspace's version: this is the binary's.
+            rho_version: env!("CARGO_PKG_VERSION"),
+            runs,
+            comparison,
+        }
+    }
+}
+
 /// The schema of `rho bench compare --json`'s document.
 pub const COMPARE_SCHEMA: &str = "rho-bench-compare/1";
 

@@ -28,6 +28,7 @@ pub mod json;
 pub mod json_keys;
 pub mod limits;
 pub mod lock;
+pub mod plan;
 mod read;
 pub mod record;
 mod refusal;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Args;
-use rho_baseline::{BaselineFile, Comparison, Recording, RefSource};
+use rho_baseline::{Comparison, Recording};
 use rho_config::ModuleConfig;
 use rho_stats::RunSummary;
 
@@ -42,23 +42,7 @@ impl BaselineArgs {
     }
 }
 
-/// What to do after the run, with the baseline already read.
-#[derive(Debug)]
-pub struct Plan {
-    /// The baseline file in the working tree (for `--write-baseline`).
-    path: PathBuf,
-    write: bool,
-    /// The baseline at the ref (for `--diff`) and where it came from.
-    base: Option<(BaselineFile, RefSource)>,
-    markdown: Option<PathBuf>,
-}
-
-impl Plan {
-    /// Whether there is anything to do after the run.
-    pub fn active(&self) -> bool {
-        self.write || self.base.is_some()
-    }
-}
+pub use rho_baseline::plan::Plan;
 
 /// The least number of runs to fold when a baseline is written or compared and neither `--repetitions` nor
 /// module.yml asked for more: the best of [`rho_baseline::MIN_REPETITIONS`] (see there for why).
@@ -70,52 +54,21 @@ pub fn repetitions(args: &BaselineArgs, asked: Option<u32>, configured: u32) -> 
     }
 }
 
-/// Reads the baseline at `--diff REF` (through git, never touching the working tree). `root` is the module
-/// root (the baseline path is relative to it), `config` the module's configuration when there is one, and
-/// `target` the target the run's streams will name when that is known before running (a built-in target).
-///
-/// Everything that would refuse the baseline work after the run is checked here, before it: the ref, the
-/// file at the ref, its section for `target`, and for `--write-baseline` an existing file this rho cannot
-/// read and keep.
+/// Reads the baseline at `--diff REF` before the run (rho_baseline::plan::prepare): `root` is the module root,
+/// `config` the module's configuration when there is one, `target` the target the run's streams will name
+/// when that is known before running (a built-in target).
 pub fn prepare(
     args: &BaselineArgs,
     root: &Path,
     config: Option<&ModuleConfig>,
     target: Option<&str>,
 ) -> anyhow::Result<Plan> {
-    if args.markdown.is_some() && args.diff.is_none() {
-        anyhow::bail!(
-            "--markdown writes the comparison --diff REF makes (or, with FILE.c and several targets, \
-             --target a,b, the side-by-side tables): give --diff REF"
-        );
-    }
-    let path = match config {
-        Some(config) => config.baseline_path(),
-        None => root.join(rho_config::DEFAULT_BASELINE),
-    };
-    // `path` is relative to the current directory (module.yml's root resolved), not to `root`: absolute, so
-    // git, run in `root`, finds the same file.
-    let in_repo =
-        std::path::absolute(&path).with_context(|| format!("cannot resolve {}", path.display()))?;
-    let base = match &args.diff {
-        Some(git_ref) => {
-            let (file, source) = rho_baseline::read_at_ref(root, git_ref, &in_repo)?;
-            if let Some(target) = target {
-                rho_baseline::check_section(&file, &source.describe(), target)?;
-            }
-            Some((file, source))
-        }
-        None => None,
-    };
-    if args.write_baseline {
-        rho_baseline::check_recordable(&path)?;
-    }
-    Ok(Plan {
-        path,
+    let request = rho_baseline::plan::Request {
         write: args.write_baseline,
-        base,
+        diff: args.diff.clone(),
         markdown: args.markdown.clone(),
-    })
+    };
+    Ok(rho_baseline::plan::prepare(&request, root, config, target)?)
 }
 
 /// The outcome of the baseline work after a run.
@@ -263,13 +216,7 @@ pub use rho_baseline::limits::Limits;
 /// an error: its limits were meant).
 pub fn nearest_config() -> anyhow::Result<Option<ModuleConfig>> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    match rho_config::find_module_root(&cwd) {
-        Ok(root) => Ok(Some(ModuleConfig::load(
-            &root.join(rho_config::MODULE_FILE),
-        )?)),
-        Err(rho_config::ConfigError::NoModuleFile { .. }) => Ok(None),
-        Err(error) => Err(error.into()),
-    }
+    Ok(rho_config::nearest(&cwd)?)
 }
 
 /// The target whose section this run records or compares: the one asked for when a suite's stream names it

@@ -9,11 +9,11 @@
 //! this module reports, judges, records and exits.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use rho_config::{MODULE_FILE, ModuleConfig, Suite, TargetSpec};
+use rho_config::{ModuleConfig, TargetSpec};
 use rho_judge::budget::Judgement;
 use rho_stats::RunSummary;
 
@@ -214,7 +214,7 @@ fn bench_target(
         &project.baseline,
         &config.root,
         Some(&config),
-        known_target(&config, &target),
+        rho_suite::engine::streams_name(&config, &target),
     )?;
     let repetitions =
         crate::baseline::repetitions(&project.baseline, project.repetitions, config.repetitions);
@@ -488,22 +488,6 @@ fn run_one(
     })
 }
 
-/// The baseline section a run of `config` on `target` is checked against before it runs: a built-in
-/// target's streams name it, unless every suite is a command (which runs on the host whatever the target).
-fn known_target<'a>(config: &ModuleConfig, target: &'a TargetSpec) -> Option<&'a str> {
-    match target {
-        TargetSpec::Builtin { name, .. }
-            if !config
-                .suites
-                .iter()
-                .all(|s| matches!(s, Suite::Command { .. })) =>
-        {
-            Some(name.as_str())
-        }
-        _ => None,
-    }
-}
-
 /// `summary` of `job` judged against its budgets under the measure (and at the scale) it ran with, and its
 /// report: the run with its verdict line, then its budgets' table.
 fn judge(
@@ -602,11 +586,5 @@ fn suite_error(what: &str, error: &rho_suite::SuiteError) -> String {
 /// current directory itself.
 fn load_config() -> anyhow::Result<ModuleConfig> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let root = rho_config::find_module_root(&cwd)?;
-    let file = if root == cwd {
-        PathBuf::from(MODULE_FILE)
-    } else {
-        root.join(MODULE_FILE)
-    };
-    Ok(ModuleConfig::load(&file)?)
+    Ok(rho_config::load_nearest(&cwd)?)
 }

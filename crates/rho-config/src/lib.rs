@@ -70,6 +70,27 @@ impl ModuleConfig {
     }
 }
 
+/// The nearest module.yml at or above `cwd`, read, named `module.yml` in messages when it is in `cwd` itself.
+pub fn load_nearest(cwd: &Path) -> Result<ModuleConfig, ConfigError> {
+    let root = find_module_root(cwd)?;
+    let file = if root == cwd {
+        PathBuf::from(MODULE_FILE)
+    } else {
+        root.join(MODULE_FILE)
+    };
+    ModuleConfig::load(&file)
+}
+
+/// The nearest module.yml at or above `cwd`, read; `None` when there is none (a broken one is an error: its
+/// settings were meant).
+pub fn nearest(cwd: &Path) -> Result<Option<ModuleConfig>, ConfigError> {
+    match find_module_root(cwd) {
+        Ok(root) => Ok(Some(ModuleConfig::load(&root.join(MODULE_FILE))?)),
+        Err(ConfigError::NoModuleFile { .. }) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
 /// The nearest directory at or above `start_dir` that holds a `module.yml` (a file). `start_dir` is made
 /// absolute first, so `.` walks up from the working directory.
 pub fn find_module_root(start_dir: &Path) -> Result<PathBuf, ConfigError> {
