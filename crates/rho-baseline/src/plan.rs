@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rho_config::ModuleConfig;
 
+use crate::Comparison;
 use crate::error::Error;
 use crate::format::BaselineFile;
 use crate::git::RefSource;
@@ -82,6 +83,55 @@ pub fn prepare(
         base,
         markdown: request.markdown.clone(),
     })
+}
+
+/// The outcome of the baseline work after a run.
+#[derive(Debug, Default)]
+pub struct Finished {
+    /// The comparison, when `--diff` was given.
+    pub comparison: Option<Comparison>,
+    /// Where the base came from (`bench/baseline.json at origin/main (...)`), with a comparison.
+    pub base_name: String,
+    /// The same as `--json` carries it.
+    pub record: Option<crate::ComparisonRecord>,
+}
+
+impl Finished {
+    /// The comparison and where its base came from, for the HTML page.
+    pub fn diff(&self) -> Option<(&Comparison, &str)> {
+        self.comparison
+            .as_ref()
+            .map(|comparison| (comparison, self.base_name.as_str()))
+    }
+
+    /// Whether a metric regressed or lost its measurement (`check` exits 1).
+    pub fn failed(&self) -> bool {
+        self.comparison.as_ref().is_some_and(Comparison::failed)
+    }
+}
+
+/// The target whose section this run records or compares: the one asked for when a suite's stream names it
+/// (the harness's `@target` may differ from module.yml's name for a board of one's own), else the one most
+/// suites ran on, the first of equals.
+pub fn primary_target<'a>(
+    selected: &'a str,
+    summaries: &'a [(String, rho_stats::RunSummary)],
+) -> &'a str {
+    if summaries.iter().any(|(_, s)| s.target.name == selected) {
+        return selected;
+    }
+    let mut best: Option<(&str, usize)> = None;
+    for (_, summary) in summaries {
+        let name = summary.target.name.as_str();
+        let count = summaries
+            .iter()
+            .filter(|(_, s)| s.target.name == name)
+            .count();
+        if best.is_none_or(|(_, most)| count > most) {
+            best = Some((name, count));
+        }
+    }
+    best.map_or(selected, |(name, _)| name)
 }
 
 #[cfg(test)]

@@ -71,30 +71,7 @@ pub fn prepare(
     Ok(rho_baseline::plan::prepare(&request, root, config, target)?)
 }
 
-/// The outcome of the baseline work after a run.
-#[derive(Debug, Default)]
-pub struct Finished {
-    /// The comparison, when `--diff` was given.
-    pub comparison: Option<Comparison>,
-    /// Where the base came from (`bench/baseline.json at origin/main (...)`), with a comparison.
-    pub base_name: String,
-    /// The same as `--json` carries it.
-    pub record: Option<rho_baseline::ComparisonRecord>,
-}
-
-impl Finished {
-    /// The comparison and where its base came from, for the HTML page.
-    pub fn diff(&self) -> Option<(&Comparison, &str)> {
-        self.comparison
-            .as_ref()
-            .map(|comparison| (comparison, self.base_name.as_str()))
-    }
-
-    /// Whether a metric regressed or lost its measurement (`check` exits 1).
-    pub fn failed(&self) -> bool {
-        self.comparison.as_ref().is_some_and(Comparison::failed)
-    }
-}
+pub use rho_baseline::plan::Finished;
 
 /// After the run: compare `summaries` (each suite's, in order) with the baseline and print the comparison to
 /// `out`, and/or record them as the target's section. `selected` is the target asked for (module.yml's name);
@@ -113,7 +90,7 @@ pub fn finish(
         return Ok(Finished::default());
     }
     let recording = Recording::now(env!("CARGO_PKG_VERSION"), flags);
-    let primary = primary_target(selected, summaries);
+    let primary = rho_baseline::plan::primary_target(selected, summaries);
     let mut parts: Vec<(&str, &RunSummary)> = Vec::new();
     for (what, summary) in summaries {
         if summary.target.name == primary {
@@ -217,27 +194,6 @@ pub use rho_baseline::limits::Limits;
 pub fn nearest_config() -> anyhow::Result<Option<ModuleConfig>> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     Ok(rho_config::nearest(&cwd)?)
-}
-
-/// The target whose section this run records or compares: the one asked for when a suite's stream names it
-/// (the harness's `@target` may differ from module.yml's name for a board of one's own), else the one most
-/// suites ran on, the first of equals.
-fn primary_target<'a>(selected: &'a str, summaries: &'a [(String, RunSummary)]) -> &'a str {
-    if summaries.iter().any(|(_, s)| s.target.name == selected) {
-        return selected;
-    }
-    let mut best: Option<(&str, usize)> = None;
-    for (_, summary) in summaries {
-        let name = summary.target.name.as_str();
-        let count = summaries
-            .iter()
-            .filter(|(_, s)| s.target.name == name)
-            .count();
-        if best.is_none_or(|(_, most)| count > most) {
-            best = Some((name, count));
-        }
-    }
-    best.map_or(selected, |(name, _)| name)
 }
 
 /// `rho bench --diff REF`'s exit status: 1 when a metric regressed past its limit (or lost its measurement),
