@@ -126,4 +126,51 @@ pub enum Error {
 
     #[error(transparent)]
     Refused(#[from] crate::refusal::Refusal),
+
+    /// A `--json`, `--markdown` or `--html` file that could not be written, found before the run.
+    #[error("{flag} {}: {problem}", path.display())]
+    Destination {
+        flag: String,
+        path: PathBuf,
+        problem: String,
+    },
+
+    #[error("cannot encode the run as JSON")]
+    Encode(#[source] serde_json::Error),
+
+    #[error("cannot write {}: cannot create a file in {}", path.display(), parent.display())]
+    CreateBeside {
+        path: PathBuf,
+        parent: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("cannot write {}", path.display())]
+    WriteDocument {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// Where an error happened (a file, two files compared); its source says why.
+    #[error("{context}")]
+    Context {
+        context: String,
+        #[source]
+        source: Box<Error>,
+    },
+
+    #[error(
+        "--markdown writes the comparison --diff REF makes (or, with FILE.c and several targets, --target a,b, \
+         the side-by-side tables): give --diff REF"
+    )]
+    MarkdownWithoutDiff,
+
+    #[error("cannot resolve {}", path.display())]
+    Resolve {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }

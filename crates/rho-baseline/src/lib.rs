@@ -15,17 +15,24 @@
 //! peak; each metric on its own, with the one rule in [`rho_judge::regressed`]. The schema is described in
 //! `docs/baseline.md`.
 //!
+//! Around it: the baseline work asked of a run, checked before the run ([`plan`]), the regression limits
+//! module.yml sets ([`limits`]), and the documents rho writes of runs with the atomic writer of every output
+//! file ([`export`]).
+//!
 //! It must not know how a suite is built or run, nor the terminal's colours or width: it is handed run summaries
 //! and returns comparisons and their text (docs/architecture.md).
 
 pub mod compare;
 pub mod error;
+pub mod export;
 pub mod format;
 pub mod git;
 pub mod growth;
 pub mod json;
 pub mod json_keys;
+pub mod limits;
 pub mod lock;
+pub mod plan;
 mod read;
 pub mod record;
 mod refusal;

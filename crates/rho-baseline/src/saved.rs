@@ -51,6 +51,34 @@ struct ProjectSuite {
     summary: RunSummary,
 }
 
+/// Parses the suites of any saved run: a `rho-bench-run/1` or `rho-bench-project/1` (as [`parse`]), or a run of
+/// several targets (`rho-bench-targets/1`, `rho-bench-project-targets/1`: each target's document parsed the
+/// same way, named `SOURCE (target N)` in its errors).
+pub fn parse_any(text: &str, source: &str) -> Result<Vec<SavedSuite>, Error> {
+    let several = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|doc| {
+            let (key, schema) = match doc.get("schema")?.as_str()? {
+                "rho-bench-targets/1" => ("runs", RUN_SCHEMA),
+                "rho-bench-project-targets/1" => ("targets", PROJECT_SCHEMA),
+                _ => return None,
+            };
+            Some((doc.get(key)?.as_array()?.clone(), schema))
+        });
+    let Some((documents, schema)) = several else {
+        return parse(text, source);
+    };
+    let mut suites = Vec::new();
+    for (index, mut document) in documents.into_iter().enumerate() {
+        if let Some(object) = document.as_object_mut() {
+            object.insert("schema".to_string(), schema.into());
+        }
+        let name = format!("{source} (target {})", index + 1);
+        suites.extend(parse(&document.to_string(), &name)?);
+    }
+    Ok(suites)
+}
+
 /// Parses a saved document's suites, in order. `source` names the file in every error: for malformed JSON
 /// with the line and column and what was expected; for a figure no run produces, the suite, benchmark and
 /// field.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Args;
-use rho_baseline::{BaselineFile, Comparison, Recording, RefSource};
+use rho_baseline::{Comparison, Recording};
 use rho_config::ModuleConfig;
 use rho_stats::RunSummary;
 
@@ -42,23 +42,7 @@ impl BaselineArgs {
     }
 }
 
-/// What to do after the run, with the baseline already read.
-#[derive(Debug)]
-pub struct Plan {
-    /// The baseline file in the working tree (for `--write-baseline`).
-    path: PathBuf,
-    write: bool,
-    /// The baseline at the ref (for `--diff`) and where it came from.
-    base: Option<(BaselineFile, RefSource)>,
-    markdown: Option<PathBuf>,
-}
-
-impl Plan {
-    /// Whether there is anything to do after the run.
-    pub fn active(&self) -> bool {
-        self.write || self.base.is_some()
-    }
-}
+pub use rho_baseline::plan::Plan;
 
 /// The least number of runs to fold when a baseline is written or compared and neither `--repetitions` nor
 /// module.yml asked for more: the best of [`rho_baseline::MIN_REPETITIONS`] (see there for why).
@@ -70,78 +54,24 @@ pub fn repetitions(args: &BaselineArgs, asked: Option<u32>, configured: u32) -> 
     }
 }
 
-/// Reads the baseline at `--diff REF` (through git, never touching the working tree). `root` is the module
-/// root (the baseline path is relative to it), `config` the module's configuration when there is one, and
-/// `target` the target the run's streams will name when that is known before running (a built-in target).
-///
-/// Everything that would refuse the baseline work after the run is checked here, before it: the ref, the
-/// file at the ref, its section for `target`, and for `--write-baseline` an existing file this rho cannot
-/// read and keep.
+/// Reads the baseline at `--diff REF` before the run (rho_baseline::plan::prepare): `root` is the module root,
+/// `config` the module's configuration when there is one, `target` the target the run's streams will name
+/// when that is known before running (a built-in target).
 pub fn prepare(
     args: &BaselineArgs,
     root: &Path,
     config: Option<&ModuleConfig>,
     target: Option<&str>,
 ) -> anyhow::Result<Plan> {
-    if args.markdown.is_some() && args.diff.is_none() {
-        anyhow::bail!(
-            "--markdown writes the comparison --diff REF makes (or, with FILE.c and several targets, \
-             --target a,b, the side-by-side tables): give --diff REF"
-        );
-    }
-    let path = match config {
-        Some(config) => config.baseline_path(),
-        None => root.join(rho_config::DEFAULT_BASELINE),
-    };
-    // `path` is relative to the current directory (module.yml's root resolved), not to `root`: absolute, so
-    // git, run in `root`, finds the same file.
-    let in_repo =
-        std::path::absolute(&path).with_context(|| format!("cannot resolve {}", path.display()))?;
-    let base = match &args.diff {
-        Some(git_ref) => {
-            let (file, source) = rho_baseline::read_at_ref(root, git_ref, &in_repo)?;
-            if let Some(target) = target {
-                rho_baseline::check_section(&file, &source.describe(), target)?;
-            }
-            Some((file, source))
-        }
-        None => None,
-    };
-    if args.write_baseline {
-        rho_baseline::check_recordable(&path)?;
-    }
-    Ok(Plan {
-        path,
+    let request = rho_baseline::plan::Request {
         write: args.write_baseline,
-        base,
+        diff: args.diff.clone(),
         markdown: args.markdown.clone(),
-    })
+    };
+    Ok(rho_baseline::plan::prepare(&request, root, config, target)?)
 }
 
-/// The outcome of the baseline work after a run.
-#[derive(Debug, Default)]
-pub struct Finished {
-    /// The comparison, when `--diff` was given.
-    pub comparison: Option<Comparison>,
-    /// Where the base came from (`bench/baseline.json at origin/main (...)`), with a comparison.
-    pub base_name: String,
-    /// The same as `--json` carries it.
-    pub record: Option<rho_baseline::ComparisonRecord>,
-}
-
-impl Finished {
-    /// The comparison and where its base came from, for the HTML page.
-    pub fn diff(&self) -> Option<(&Comparison, &str)> {
-        self.comparison
-            .as_ref()
-            .map(|comparison| (comparison, self.base_name.as_str()))
-    }
-
-    /// Whether a metric regressed or lost its measurement (`check` exits 1).
-    pub fn failed(&self) -> bool {
-        self.comparison.as_ref().is_some_and(Comparison::failed)
-    }
-}
+pub use rho_baseline::plan::Finished;
 
 /// After the run: compare `summaries` (each suite's, in order) with the baseline and print the comparison to
 /// `out`, and/or record them as the target's section. `selected` is the target asked for (module.yml's name);
@@ -160,7 +90,7 @@ pub fn finish(
         return Ok(Finished::default());
     }
     let recording = Recording::now(env!("CARGO_PKG_VERSION"), flags);
-    let primary = primary_target(selected, summaries);
+    let primary = rho_baseline::plan::primary_target(selected, summaries);
     let mut parts: Vec<(&str, &RunSummary)> = Vec::new();
     for (what, summary) in summaries {
         if summary.target.name == primary {
@@ -257,81 +187,13 @@ pub fn comparison_text(
     }
 }
 
-/// The regression limits a comparison judges with (`--diff`, `rho bench compare`): module.yml's
-/// `fail_on_regression_percent` and `fail_on_instructions_regression_percent` (per benchmark, then global) when
-/// there is a module.yml, else rho's defaults.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits<'a> {
-    config: Option<&'a ModuleConfig>,
-    global: f64,
-    instructions_global: f64,
-}
-
-impl<'a> Limits<'a> {
-    pub fn of(config: Option<&'a ModuleConfig>) -> Limits<'a> {
-        Limits {
-            config,
-            global: config
-                .and_then(|c| c.budgets.fail_on_regression_percent)
-                .unwrap_or(rho_baseline::DEFAULT_LIMIT_PERCENT),
-            instructions_global: config
-                .and_then(|c| c.budgets.fail_on_instructions_regression_percent)
-                .unwrap_or(rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT),
-        }
-    }
-
-    /// The global limit, in percent (shown in reports).
-    pub fn global(&self) -> f64 {
-        self.global
-    }
-
-    /// The limit of `metric` of benchmark `name`, in percent.
-    pub fn for_metric(&self, name: &str, metric: rho_stats::Metric) -> f64 {
-        let budgets = self.config.map(|c| c.budgets_for(name));
-        rho_baseline::metric_limit(
-            metric,
-            budgets
-                .and_then(|b| b.fail_on_regression_percent)
-                .unwrap_or(self.global),
-            budgets
-                .and_then(|b| b.fail_on_instructions_regression_percent)
-                .unwrap_or(self.instructions_global),
-        )
-    }
-}
+pub use rho_baseline::limits::Limits;
 
 /// The nearest module.yml at or above the current directory, read; `None` when there is none (a broken one is
 /// an error: its limits were meant).
 pub fn nearest_config() -> anyhow::Result<Option<ModuleConfig>> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    match rho_config::find_module_root(&cwd) {
-        Ok(root) => Ok(Some(ModuleConfig::load(
-            &root.join(rho_config::MODULE_FILE),
-        )?)),
-        Err(rho_config::ConfigError::NoModuleFile { .. }) => Ok(None),
-        Err(error) => Err(error.into()),
-    }
-}
-
-/// The target whose section this run records or compares: the one asked for when a suite's stream names it
-/// (the harness's `@target` may differ from module.yml's name for a board of one's own), else the one most
-/// suites ran on, the first of equals.
-fn primary_target<'a>(selected: &'a str, summaries: &'a [(String, RunSummary)]) -> &'a str {
-    if summaries.iter().any(|(_, s)| s.target.name == selected) {
-        return selected;
-    }
-    let mut best: Option<(&str, usize)> = None;
-    for (_, summary) in summaries {
-        let name = summary.target.name.as_str();
-        let count = summaries
-            .iter()
-            .filter(|(_, s)| s.target.name == name)
-            .count();
-        if best.is_none_or(|(_, most)| count > most) {
-            best = Some((name, count));
-        }
-    }
-    best.map_or(selected, |(name, _)| name)
+    Ok(rho_config::nearest(&cwd)?)
 }
 
 /// `rho bench --diff REF`'s exit status: 1 when a metric regressed past its limit (or lost its measurement),

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::cli::BenchArgs;
 use crate::export::{RunDocument, SuiteInfo};
+use rho_baseline::export::TargetsDocument;
 use rho_suite::stream::HarnessSettings;
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
@@ -187,15 +188,6 @@ fn measure_suite(
     Ok(rho_suite::measure_files(target, inputs)?)
 }
 
-/// The document `--json` writes for several targets: each target's run, then the comparison.
-#[derive(serde::Serialize)]
-struct TargetsDocument<'a> {
-    schema: &'static str,
-    rho_version: &'static str,
-    runs: Vec<RunDocument<'a>>,
-    comparison: &'a rho_stats::targets::TargetComparison,
-}
-
 /// `rho bench --target a,b,c FILE.c...`: the suite built and run on each target in turn (the first is the
 /// reference), then one table per benchmark side by side and the geometric means (rho_report::targets).
 fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitCode> {
@@ -266,12 +258,7 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
             .iter()
             .map(|(_, summary, suite)| RunDocument::new(suite.clone(), summary))
             .collect();
-        json.write(&TargetsDocument {
-            schema: "rho-bench-targets/1",
-            rho_version: env!("CARGO_PKG_VERSION"),
-            runs: documents,
-            comparison: &comparison,
-        })?;
+        json.write(&TargetsDocument::new(documents, &comparison))?;
     }
     Ok(ExitCode::SUCCESS)
 }

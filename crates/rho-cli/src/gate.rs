@@ -13,17 +13,18 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use rho_config::{ModuleConfig, Suite, TargetSpec};
+use rho_config::{ModuleConfig, TargetSpec};
 use rho_gate::config::{
     bench_env_from_config, command_jobs, load_local_config, settings_from_config, side_target,
 };
-use rho_gate::report::{noise_warnings, render_table_within, to_json, unmatched_budget_warnings};
+use rho_gate::overrides::{Overrides, SettingsSource};
+use rho_gate::report::{to_json, unmatched_budget_warnings};
 use rho_gate::{
-    GateError, GateOutcome, GateRequest, GateSettings, Job, MetricOutcome, Progress, Recipe,
-    SideName, Verdict, parse_budget_override, run_gate,
+    GateError, GateOutcome, GateRequest, GateSettings, Job, Progress, Recipe, SideName, Verdict,
+    run_gate,
 };
 
-use rho_suite::cfiles::{Flags, ScratchDir};
+use rho_suite::cfiles::ScratchDir;
 use rho_suite::engine::HostBuild;
 
 /// Exit status for "cannot decide because of head's code" under `--bisect`: `git bisect run` skips the commit.
@@ -211,27 +212,6 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Where the gate's settings came from: the module.yml (or none, rho's defaults) and the flags over it.
-struct SettingsSource {
-    /// The module.yml of the directory the gate ran in, if it has one.
-    file: Option<std::path::PathBuf>,
-    /// The flags that overrode it, as given.
-    overrides: Vec<String>,
-}
-
-impl SettingsSource {
-    fn describe(&self) -> String {
-        let mut text = match &self.file {
-            Some(file) => format!("from {}", file.display()),
-            None => "rho's defaults (no module.yml in this directory)".to_owned(),
-        };
-        if !self.overrides.is_empty() {
-            text.push_str(&format!(", overridden by {}", self.overrides.join(" ")));
-        }
-        text
-    }
-}
-
 /// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--budget`, `--timeout`,
 /// `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
 /// where the settings came from, for the report.
@@ -241,27 +221,13 @@ fn apply_overrides(
     settings: &mut GateSettings,
     env: &mut rho_gate::BenchEnv,
 ) -> anyhow::Result<SettingsSource> {
-    if let Some(runs) = args.runs {
-        settings.set_runs(runs)?;
-    }
-    for text in &args.budgets {
-        let (metric, fraction) = parse_budget_override(text)?;
-        settings.budgets_mut().set(&metric, fraction)?;
-    }
-    if let Some(seconds) = args.timeout {
-        if !rho_config::is_timeout_seconds(seconds) {
-            anyhow::bail!(
-                "--timeout {seconds}: the timeout must be a number of seconds from 0.001 to 10000000"
-            );
-        }
-        settings.set_timeout(Duration::from_secs_f64(seconds))?;
-    }
-    if let Some(scale) = args.scale {
-        if !rho_config::is_scale(scale) {
-            anyhow::bail!("--scale {scale}: the scale must be a number from 1e-9 to 1e9");
-        }
-        env.scale = Some(scale);
-    }
+    let overrides = Overrides {
+        runs: args.runs,
+        budgets: args.budgets.clone(),
+        timeout: args.timeout,
+        scale: args.scale,
+    };
+    overrides.apply(settings, env)?;
     let measure = args
         .measure
         .or(config.map(|c| c.measure))
@@ -284,20 +250,7 @@ fn apply_overrides(
     }
     env.iterations = args.iterations.or(env.iterations);
     env.warmup = args.warmup.or(env.warmup);
-    let mut overrides = Vec::new();
-    if let Some(runs) = args.runs {
-        overrides.push(format!("--runs {runs}"));
-    }
-    for text in &args.budgets {
-        overrides.push(format!("--budget {text}"));
-    }
-    if let Some(seconds) = args.timeout {
-        overrides.push(format!("--timeout {seconds}"));
-    }
-    Ok(SettingsSource {
-        file: config.map(|c| c.file.clone()),
-        overrides,
-    })
+    Ok(overrides.source(config.map(|c| c.file.clone())))
 }
 
 fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
@@ -347,21 +300,19 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
         .map_err(|e| anyhow::anyhow!("cannot create a temporary directory: {e}"))?;
     let load_recipe = |side: SideName, root: &Path| -> Result<Recipe, GateError> {
         let (config, spec) = side_target(side, root, target)?;
-        let recipe_error = |error: anyhow::Error| GateError::Recipe {
+        let suite_error = |error: rho_suite::SuiteError| GateError::Recipe {
             side,
-            message: format!("{error:#}"),
+            message: error.full_text(),
         };
         let mut jobs = match &spec {
             TargetSpec::Commands {
                 name, build, run, ..
             } => command_jobs(&config, name, build, run),
             TargetSpec::Builtin { name, .. } if name == "host" => {
-                host_jobs(side, &config, &spec, timeout, &built).map_err(recipe_error)?
+                host_jobs(side, &config, &spec, timeout, &built).map_err(suite_error)?
             }
             TargetSpec::Builtin { name, .. } => {
-                match rho_suite::ports::builtin_commands(name, ports.path())
-                    .map_err(|e| recipe_error(e.into()))?
-                {
+                match rho_suite::ports::builtin_commands(name, ports.path()).map_err(suite_error)? {
                     Some((build, run)) => command_jobs(&config, name, &build, &run),
                     None => {
                         return Err(GateError::BuiltinTarget {
@@ -374,20 +325,12 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
             }
         };
         if !matches!(&spec, TargetSpec::Builtin { name, .. } if name == "host") {
-            // A C-file suite's own flags (and module.yml's defaults) reach the target's build command as
-            // RHO_BENCH_CFLAGS and RHO_BENCH_LDFLAGS, as `rho bench` passes them; one job per suite, in order.
-            for (job, suite) in jobs.iter_mut().zip(&config.suites) {
-                if let Suite::CFiles { build, .. } = suite {
-                    let flags = rho_suite::cfiles::suite_flags(
-                        &config,
-                        spec.name(),
-                        build,
-                        &Flags::default(),
-                        timeout,
-                    )
-                    .map_err(|e| recipe_error(e.into()))?;
-                    job.env.extend(rho_suite::board::flags_environment(&flags));
-                }
+            // A C-file suite's own flags reach the target's build command (rho_suite::sides); one job per
+            // suite, in order.
+            let environments = rho_suite::sides::flag_environments(&config, &spec, timeout)
+                .map_err(suite_error)?;
+            for (job, environment) in jobs.iter_mut().zip(environments) {
+                job.env.extend(environment.into_iter().flatten());
             }
         }
         Ok(Recipe {
@@ -409,77 +352,28 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     Ok((outcome, settings_source))
 }
 
-/// The jobs of the built-in `host` target: each suite of the side's module.yml built by the engine as
-/// `rho bench` builds it, apart from the other side's (rho_suite::engine::build_on_host_apart; the executable
-/// is run in the module root), each command suite as its command.
+/// The jobs of the built-in `host` target as the engine builds them (rho_suite::sides::host_side), its steps
+/// and warnings shown as the gate's.
 fn host_jobs(
     side: SideName,
     config: &ModuleConfig,
     spec: &TargetSpec,
     timeout: Duration,
     built: &RefCell<Vec<HostBuild>>,
-) -> anyhow::Result<Vec<Job>> {
-    let mut jobs = Vec::new();
-    for job in rho_suite::engine::jobs(config, spec)? {
-        if let Some(command) = job.command() {
-            jobs.push(Job {
-                what: command.to_string(),
-                build: None,
-                run: command.to_string(),
-                env: Vec::new(),
-                static_metrics: Vec::new(),
-            });
-            continue;
-        }
-        let what = job.what.clone();
-        eprintln!("rho: gate: {side}: building {what} for host");
-        let host = rho_suite::engine::build_on_host_apart(config, &job, timeout)
-            .map_err(|e| anyhow::Error::from(e).context(format!("cannot build {what} for host")))?;
-        let static_metrics = match &host.image {
-            Some(files) => static_metrics(side, config, &what, files, timeout),
-            None => Vec::new(),
-        };
-        jobs.push(Job {
-            what,
+) -> Result<Vec<Job>, rho_suite::SuiteError> {
+    let mut note = |text: &str| eprintln!("rho: gate: {side}: {text}");
+    let jobs =
+        rho_suite::sides::host_side(config, spec, timeout, &mut built.borrow_mut(), &mut note)?;
+    Ok(jobs
+        .into_iter()
+        .map(|job| Job {
+            what: job.what,
             build: None,
-            run: quoted(&host.executable)?,
-            env: host.run_env.clone(),
-            static_metrics,
-        });
-        built.borrow_mut().push(host);
-    }
-    Ok(jobs)
-}
-
-/// The image's static figures (`<bench>.code`, `<bench>.static_stack`), asked of the footprint command like
-/// `rho bench` asks; a command that does not answer leaves them out, with a warning.
-fn static_metrics(
-    side: SideName,
-    config: &ModuleConfig,
-    what: &str,
-    files: &rho_suite::footprint::ImageFiles,
-    timeout: Duration,
-) -> Vec<(String, String, u64)> {
-    match rho_suite::footprint::MemCommand::resolve(config.mem_command.as_deref(), &config.root)
-        .map_err(|e| e.to_string())
-        .and_then(|command| rho_suite::footprint::ask(&command, files, timeout))
-    {
-        Ok(document) => rho_suite::footprint::gate_metrics(&document),
-        Err(warning) => {
-            eprintln!(
-                "rho: gate: {side}: warning: {what}: {warning}; no code or static stack metrics"
-            );
-            Vec::new()
-        }
-    }
-}
-
-/// `path` as one shell word.
-fn quoted(path: &Path) -> anyhow::Result<String> {
-    let text = path.display().to_string();
-    shlex::try_quote(&text)
-        .map(|q| q.into_owned())
-        .map_err(|e| anyhow::anyhow!("{text}: {e}"))
+            run: job.run,
+            env: job.env,
+            static_metrics: job.static_metrics,
+        })
+        .collect())
 }
 
 /// `--json`: the verdict document to a file, or to stdout as one line (a script may read it whole or take the
@@ -512,64 +406,7 @@ fn print_outcome(
         crate::term::Stream::Stdout
     };
     let width = crate::term::width(stream);
-    let header = format!(
-        "base: {} ({})\nhead: {} ({})\nruns: {} per side, alternating; each side's best run per metric\n\
-         settings: {}\n\n",
-        outcome.base_described,
-        outcome.base_source,
-        outcome.head_described,
-        outcome.head_source,
-        outcome.base_runs.len(),
-        settings.describe(),
-    );
-    let mut text = rho_report::wrap(&header, width, 6);
-    text.push_str(&render_table_within(comparison, width));
-    text.push('\n');
-    for warning in noise_warnings(comparison) {
-        text.push_str(&rho_report::wrap(&warning, width, 2));
-    }
-    let regressed: Vec<String> = comparison
-        .metrics
-        .iter()
-        .filter(|m| m.outcome == MetricOutcome::Regressed)
-        .map(|m| {
-            let change = match (m.change(), m.zero_base_text()) {
-                (Some(c), _) => format!(" {}", rho_gate::report::format_change_near(c, m.budget)),
-                (None, Some(text)) => format!(" ({text})"),
-                (None, None) => String::new(),
-            };
-            format!("{}{change}", m.name)
-        })
-        .collect();
-    let undecided = comparison
-        .metrics
-        .iter()
-        .filter(|m| matches!(m.outcome, MetricOutcome::Undecided(_)))
-        .count();
-    let summary = match comparison.verdict {
-        Verdict::Ok => format!("ok: all {} metrics within budget", comparison.metrics.len()),
-        Verdict::Regressed => format!(
-            "REGRESSED: {} of {} metrics over budget ({})",
-            regressed.len(),
-            comparison.metrics.len(),
-            regressed.join(", ")
-        ),
-        Verdict::Undecided if comparison.metrics.is_empty() => {
-            "undecided: neither side reported any metric".to_owned()
-        }
-        Verdict::Undecided => format!(
-            "undecided: {undecided} of {} metrics could not be compared (see the table)",
-            comparison.metrics.len()
-        ),
-    };
-    text.push_str(&rho_report::wrap(
-        &format!(
-            "verdict: {summary}; {:.1} s to verdict",
-            outcome.elapsed.as_secs_f64()
-        ),
-        width,
-        2,
-    ));
+    let text = rho_report::gate::outcome_text(outcome, &settings.describe(), width);
     // Escaped before it is painted: the painter's sequences are the only ones that reach the terminal.
     let mut text = rho_text::escape_text(&text).into_owned();
     if crate::term::colour(args.color.choice, stream) {
@@ -593,22 +430,8 @@ fn print_outcome(
 
 /// `--html FILE`: every run of each side, per metric.
 fn write_html(path: &Path, outcome: &GateOutcome) -> anyhow::Result<()> {
-    let page = rho_report::html::Page {
-        title: format!(
-            "rho bench gate: {} against {}",
-            outcome.head_described, outcome.base_described
-        ),
-        suites: Vec::new(),
-        diff: None,
-        gate: Some(rho_report::html::Gate {
-            comparison: &outcome.comparison,
-            base_runs: &outcome.base_runs,
-            head_runs: &outcome.head_runs,
-            base: &outcome.base_described,
-            head: &outcome.head_described,
-        }),
-    };
-    crate::export::write_text(path, "the HTML report", &page.render())
+    let page = rho_report::gate::outcome_page(outcome);
+    Ok(crate::export::write_text(path, "the HTML report", &page)?)
 }
 
 /// The verdict's JSON line on stdout, through the sanitiser: serde leaves no C0 control raw, and a DEL or C1

@@ -8,9 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand};
-use rho_history::analysis::{self, Analysis, Commit, Detection, Filter, Series};
-use rho_history::{Origin, Record, Store};
-use rho_stats::RunSummary;
+use rho_history::analysis::{self, Analysis, Commit, Detection, Filter};
+use rho_history::import::machine_name;
+use rho_history::report::short;
+use rho_history::{Origin, Store};
 
 /// `rho bench history [ACTION]`.
 #[derive(Debug, Args)]
@@ -193,29 +194,6 @@ fn detection(config: Option<&rho_config::ModuleConfig>) -> Detection {
     detection
 }
 
-/// `--machine`, else $RHO_MACHINE, else the host name.
-fn machine(flag: Option<&str>) -> String {
-    if let Some(name) = flag.filter(|n| !n.trim().is_empty()) {
-        return name.to_string();
-    }
-    if let Ok(name) = std::env::var("RHO_MACHINE") {
-        if !name.trim().is_empty() {
-            return name;
-        }
-    }
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| {
-            std::process::Command::new("hostname")
-                .output()
-                .ok()
-                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        })
-        .map(|n| n.trim().to_string())
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "unknown-machine".to_string())
-}
-
 /// `history add`.
 fn add(args: &AddArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
     let store = store(args.history_branch.as_deref(), config)?;
@@ -233,7 +211,7 @@ fn add(args: &AddArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Res
         commit_time: commit.time.clone(),
         subject: commit.subject.clone(),
         dirty,
-        machine: machine(args.machine.as_deref()),
+        machine: machine_name(args.machine.as_deref()),
         rho_version: env!("CARGO_PKG_VERSION").to_string(),
     };
     let mut records = Vec::new();
@@ -253,56 +231,25 @@ fn add(args: &AddArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Res
     Ok(ExitCode::SUCCESS)
 }
 
-/// A saved run's records: its suites grouped by target, each target's sections (one per measure) as the
-/// baseline would record them.
-fn records_of_run(path: &Path, origin: &Origin) -> anyhow::Result<Vec<Record>> {
+/// A saved run's records (rho_history::record::records_of_suites), of any saved run
+/// (rho_baseline::saved::parse_any).
+fn records_of_run(path: &Path, origin: &Origin) -> anyhow::Result<Vec<rho_history::Record>> {
     let suites = saved_suites(path)?;
-    let mut by_target: Vec<(&str, Vec<(&str, &RunSummary)>)> = Vec::new();
-    for suite in &suites {
-        let target = suite.summary.target.name.as_str();
-        match by_target.iter_mut().find(|(t, _)| *t == target) {
-            Some((_, parts)) => parts.push((suite.what.as_str(), &suite.summary)),
-            None => by_target.push((target, vec![(suite.what.as_str(), &suite.summary)])),
-        }
-    }
-    let recording = rho_baseline::Recording::now(env!("CARGO_PKG_VERSION"), None);
-    let mut records = Vec::new();
-    for (_, parts) in by_target {
-        let sections = rho_baseline::sections_from_summaries(&parts, &recording)
-            .with_context(|| path.display().to_string())?;
-        records.extend(Record::from_sections(&sections, origin));
-    }
-    Ok(records)
+    let parts: Vec<(&str, &rho_stats::RunSummary)> = suites
+        .iter()
+        .map(|suite| (suite.what.as_str(), &suite.summary))
+        .collect();
+    rho_history::record::records_of_suites(&parts, origin, env!("CARGO_PKG_VERSION"))
+        .with_context(|| path.display().to_string())
 }
 
-/// The suites of a saved run: a `rho-bench-run/1` or `rho-bench-project/1` (read as `show` reads them), or a
-/// run of several targets (`rho-bench-targets/1`, `rho-bench-project-targets/1`: each target's document read
-/// the same way).
 fn saved_suites(path: &Path) -> anyhow::Result<Vec<crate::saved::SavedSuite>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let several = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|doc| {
-            let (key, schema) = match doc.get("schema")?.as_str()? {
-                "rho-bench-targets/1" => ("runs", rho_baseline::saved::RUN_SCHEMA),
-                "rho-bench-project-targets/1" => ("targets", rho_baseline::saved::PROJECT_SCHEMA),
-                _ => return None,
-            };
-            Some((doc.get(key)?.as_array()?.clone(), schema))
-        });
-    let Some((documents, schema)) = several else {
-        return crate::saved::read(path);
-    };
-    let mut suites = Vec::new();
-    for (index, mut document) in documents.into_iter().enumerate() {
-        if let Some(object) = document.as_object_mut() {
-            object.insert("schema".to_string(), schema.into());
-        }
-        let name = format!("{} (target {})", path.display(), index + 1);
-        suites.extend(rho_baseline::saved::parse(&document.to_string(), &name)?);
-    }
-    Ok(suites)
+    Ok(rho_baseline::saved::parse_any(
+        &text,
+        &path.display().to_string(),
+    )?)
 }
 
 /// What `history` and `history check` read: the records, the commits, the analysis.
@@ -349,7 +296,12 @@ fn show(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::R
         }
     }
     let loaded = load(view, config)?;
-    let text = render_text(&loaded);
+    let text = rho_history::report::render_text(
+        &loaded.analysis,
+        &loaded.commits,
+        &loaded.listing,
+        loaded.store.branch(),
+    );
     let to_stderr = json
         .as_ref()
         .is_some_and(crate::export::JsonTarget::is_stdout);
@@ -383,121 +335,6 @@ fn show(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::R
     Ok(ExitCode::SUCCESS)
 }
 
-fn short(id: &str) -> &str {
-    id.get(..10).unwrap_or(id)
-}
-
-/// The text report: per series its key, newest against previous and median, and each change point.
-fn render_text(loaded: &Loaded) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let commits = &loaded.commits;
-    if loaded.analysis.series.is_empty() {
-        let _ = writeln!(
-            out,
-            "history: no figures on branch {} for the {} commit(s) of this line ({} record(s) read)",
-            loaded.store.branch(),
-            commits.len(),
-            loaded.listing.records.len()
-        );
-    }
-    for series in &loaded.analysis.series {
-        let _ = writeln!(out, "{}", series_heading(series));
-        if let Some(newest) = series.newest() {
-            let commit = &commits[newest.commit_index];
-            let mut line = format!(
-                "  newest {} at {} ({})",
-                figure(newest.value),
-                short(&commit.id),
-                commit.subject
-            );
-            if let Some(previous) = series.previous() {
-                let _ = write!(
-                    line,
-                    ", {} vs previous",
-                    percent(previous.value, newest.value)
-                );
-            }
-            let _ = write!(
-                line,
-                ", {} vs median {}",
-                percent(series.median, newest.value),
-                figure(series.median)
-            );
-            let _ = writeln!(out, "{line}");
-        }
-        for change in &series.changes {
-            let commit = &commits[change.commit_index];
-            let _ = writeln!(
-                out,
-                "  change at {} ({}): {} -> {} ({}), {}",
-                short(&commit.id),
-                commit.subject,
-                figure(change.before),
-                figure(change.after),
-                percent(change.before, change.after),
-                significance(series, change.pvalue)
-            );
-        }
-    }
-    if loaded.analysis.off_branch > 0 {
-        let _ = writeln!(
-            out,
-            "{} record(s) of commits not on the first-parent line of this branch were left out",
-            loaded.analysis.off_branch
-        );
-    }
-    if !loaded.listing.problems.is_empty() {
-        let _ = writeln!(
-            out,
-            "skipped {} unreadable record(s) on branch {}:",
-            loaded.listing.problems.len(),
-            loaded.store.branch()
-        );
-        for problem in &loaded.listing.problems {
-            let _ = writeln!(out, "  {}: {}", problem.path, problem.message);
-        }
-    }
-    out
-}
-
-fn series_heading(series: &Series) -> String {
-    let key = &series.key;
-    format!(
-        "{} {} (target {}, {} on {}): {} commit(s), {} change point(s)",
-        key.bench,
-        key.metric,
-        key.target,
-        key.measure.name(),
-        key.machine,
-        series.points.len(),
-        series.changes.len()
-    )
-}
-
-fn significance(series: &Series, pvalue: f64) -> String {
-    if analysis::is_exact(series.metric) {
-        "exact".to_string()
-    } else {
-        format!("p = {pvalue:.2e}")
-    }
-}
-
-fn figure(value: f64) -> String {
-    rho_history::document::figure_text(value)
-}
-
-fn percent(before: f64, after: f64) -> String {
-    if before == 0.0 {
-        return if after == 0.0 {
-            "+0.0%".to_string()
-        } else {
-            "new".to_string()
-        };
-    }
-    format!("{:+.1}%", (after - before) / before * 100.0)
-}
-
 /// `history check`.
 fn check(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
     let loaded = load(view, config)?;
@@ -524,29 +361,16 @@ fn check(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::
         );
     }
     let limits = crate::baseline::Limits::of(config);
-    let mut regressions = 0;
-    for series in &loaded.analysis.series {
-        let limit = limits.for_metric(&series.key.bench, series.metric);
-        let Some(change) = analysis::newest_regression(series, limit, loaded.detection) else {
-            continue;
-        };
-        regressions += 1;
-        let commit = &loaded.commits[change.commit_index];
-        println!(
-            "regression: {} {} (target {}, {} on {}): {} -> {} ({}, limit {limit}%) starting at {} ({}), {}",
-            series.key.bench,
-            series.key.metric,
-            series.key.target,
-            series.key.measure.name(),
-            series.key.machine,
-            figure(change.before),
-            figure(change.after),
-            percent(change.before, change.after),
-            short(&commit.id),
-            commit.subject,
-            significance(series, change.pvalue)
-        );
+    let lines = rho_history::report::newest_regressions(
+        &loaded.analysis,
+        &loaded.commits,
+        loaded.detection,
+        |bench, metric| limits.for_metric(bench, metric),
+    );
+    for line in &lines {
+        println!("{line}");
     }
+    let regressions = lines.len();
     if regressions > 0 {
         println!("history check: {regressions} regression(s) at the newest commit: fails");
         return Ok(ExitCode::from(1));
@@ -585,72 +409,29 @@ fn import(
         (None, Some(config)) => config.root.join(&config.baseline),
         (None, None) => std::env::current_dir()?.join(rho_config::DEFAULT_BASELINE),
     };
-    let absolute = std::fs::canonicalize(baseline.parent().unwrap_or(Path::new(".")))
-        .map(|dir| dir.join(baseline.file_name().unwrap_or_default()))
-        .unwrap_or(baseline.clone());
-    let relative = absolute
-        .strip_prefix(&toplevel)
-        .with_context(|| {
-            format!(
-                "{} is not inside the repository {}",
-                baseline.display(),
-                toplevel.display()
-            )
-        })?
-        .to_string_lossy()
-        .replace('\\', "/");
-    let machine = machine(args.machine.as_deref());
-    let existing = store.read()?;
-    let seen = |record: &Record| {
-        existing.records.iter().any(|(_, r)| {
-            r.commit == record.commit
-                && r.machine == record.machine
-                && r.target == record.target
-                && r.measure == record.measure
-                && r.section.context.recorded_at == record.section.context.recorded_at
-        })
-    };
-    let mut records = Vec::new();
-    let commits = store.commits_changing("HEAD", &relative)?;
-    for id in &commits {
-        let commit = store.commit_info(id)?;
-        let Ok((file, _)) = rho_baseline::read_at_ref(&toplevel, id, Path::new(&relative)) else {
-            // Deleted in that commit, or a version no rho reads: not a record.
-            eprintln!(
-                "rho: note: {relative} at {} is not a readable baseline: left out",
-                short(id)
-            );
-            continue;
-        };
-        let origin = Origin {
-            commit: commit.id.clone(),
-            commit_time: commit.time.clone(),
-            subject: commit.subject.clone(),
-            dirty: false,
-            machine: machine.clone(),
-            rho_version: env!("CARGO_PKG_VERSION").to_string(),
-        };
-        for sections in file.targets.values() {
-            records.extend(
-                Record::from_sections(sections, &origin)
-                    .into_iter()
-                    .filter(|r| !seen(r)),
-            );
-        }
+    let relative = rho_history::import::path_in_repository(&toplevel, &baseline)?;
+    let machine = machine_name(args.machine.as_deref());
+    let imported = rho_history::import::import_baseline(
+        &store,
+        &toplevel,
+        &relative,
+        &machine,
+        env!("CARGO_PKG_VERSION"),
+    )?;
+    for id in &imported.unreadable {
+        eprintln!("rho: note: {relative} at {id} is not a readable baseline: left out");
     }
-    if records.is_empty() {
+    let Some((tip, added)) = imported.added else {
         println!(
             "history: nothing to import from {relative} ({} commit(s) changed it, every record already on branch {})",
-            commits.len(),
+            imported.commits,
             store.branch()
         );
         return Ok(ExitCode::SUCCESS);
-    }
-    let (tip, paths) = store.add(&records)?;
+    };
     println!(
-        "history: imported {} record(s) from {} commit(s) of {relative} to branch {} (now {})",
-        paths.len(),
-        commits.len(),
+        "history: imported {added} record(s) from {} commit(s) of {relative} to branch {} (now {})",
+        imported.commits,
         store.branch(),
         short(&tip)
     );
@@ -660,6 +441,7 @@ fn import(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rho_stats::RunSummary;
 
     const STREAM: &str = include_str!("../../rho-report/testdata/two_benchmarks.wire");
 

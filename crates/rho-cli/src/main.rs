@@ -32,7 +32,6 @@ mod init;
 mod project;
 mod saved;
 mod term;
-mod verdicts;
 
 use std::process::ExitCode;
 

@@ -9,16 +9,19 @@
 //! this module reports, judges, records and exits.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use rho_config::{MODULE_FILE, ModuleConfig, Suite, TargetSpec};
+use rho_config::{ModuleConfig, TargetSpec};
 use rho_judge::budget::Judgement;
 use rho_stats::RunSummary;
-use serde::Serialize;
 
 use crate::cli::{ProjectArgs, RunArgs};
+use rho_report::documents::{
+    FailedSuite, PROJECT_SCHEMA, ProjectDocument, ProjectTargetsDocument, SuiteAcross, SuiteRecord,
+    failure_summary,
+};
 use rho_suite::engine::Job;
 
 /// `rho bench` reports; `rho bench check` also enforces.
@@ -138,38 +141,15 @@ fn bench_targets(
     if mode == Mode::List {
         return Ok(ExitCode::from(worst));
     }
-    // Per suite, in the first target's order, the targets that ran it.
-    let mut suites: Vec<String> = Vec::new();
-    for (_, kept) in &collected {
-        for (what, _) in &kept.summaries {
-            if !suites.contains(what) {
-                suites.push(what.clone());
-            }
-        }
-    }
-    let mut text = String::new();
-    let mut markdown = String::new();
-    let mut across = Vec::new();
-    for what in &suites {
-        let runs: Vec<(String, &RunSummary)> = collected
-            .iter()
-            .filter_map(|(target, kept)| {
-                kept.summaries
-                    .iter()
-                    .find(|(w, _)| w == what)
-                    .map(|(_, summary)| (target.clone(), summary))
-            })
-            .collect();
-        let comparison = rho_stats::targets::compare(&runs);
-        text.push('\n');
-        text.push_str(&rho_report::targets::render_text(&comparison, what));
-        markdown.push_str(&rho_report::targets::render_markdown(&comparison, what));
-        markdown.push('\n');
-        across.push(SuiteAcross {
-            suite: what.clone(),
-            comparison,
-        });
-    }
+    let runs: Vec<(&str, &[(String, RunSummary)])> = collected
+        .iter()
+        .map(|(target, kept)| (target.as_str(), kept.summaries.as_slice()))
+        .collect();
+    let (text, markdown, comparisons) = rho_report::targets::side_by_side(&runs);
+    let across: Vec<SuiteAcross> = comparisons
+        .into_iter()
+        .map(|(suite, comparison)| SuiteAcross { suite, comparison })
+        .collect();
     // The tables: stdout, or stderr when `--json -` takes stdout.
     let (mut out, _) = crate::export::report_output(json.as_ref(), output);
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
@@ -209,22 +189,6 @@ struct Collected {
     report_to_stderr: bool,
 }
 
-/// One suite side by side on several targets, for `rho-bench-project-targets/1`.
-#[derive(Debug, Serialize)]
-struct SuiteAcross {
-    suite: String,
-    comparison: rho_stats::targets::TargetComparison,
-}
-
-/// The document `--json` writes for several targets in module.yml mode.
-#[derive(Debug, Serialize)]
-struct ProjectTargetsDocument {
-    schema: &'static str,
-    rho_version: &'static str,
-    targets: Vec<serde_json::Value>,
-    suites: Vec<SuiteAcross>,
-}
-
 /// One target's run of module.yml's suites; with `collect`, each suite's summary and the run's document are
 /// also kept there.
 fn bench_target(
@@ -250,7 +214,7 @@ fn bench_target(
         &project.baseline,
         &config.root,
         Some(&config),
-        known_target(&config, &target),
+        rho_suite::engine::streams_name(&config, &target),
     )?;
     let repetitions =
         crate::baseline::repetitions(&project.baseline, project.repetitions, config.repetitions);
@@ -310,7 +274,7 @@ fn bench_target(
         if json.is_some() || collect.is_some() {
             records.push(SuiteRecord {
                 suite: job.what.clone(),
-                budgets: crate::verdicts::BudgetsRecord::of(&judgement),
+                budgets: rho_report::verdicts::BudgetsRecord::of(&judgement),
                 families: rho_stats::families(&summary),
                 summary,
             });
@@ -363,7 +327,7 @@ fn bench_target(
     // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on
     // purpose.
     let unmatched = if failed.is_empty() && run.filter.is_none() && !skipped && mode != Mode::List {
-        crate::verdicts::unmatched_budgets(&config, target.name(), &judgements)
+        rho_report::verdicts::unmatched_budgets(&config, target.name(), &judgements)
     } else {
         Vec::new()
     };
@@ -417,7 +381,7 @@ impl Ending<'_> {
                 }
             }
             Mode::Check => {
-                let (mut text, code) = crate::verdicts::check_summary(judgements);
+                let (mut text, code) = rho_report::verdicts::check_summary(judgements);
                 if !failed.is_empty() || !unmatched.is_empty() {
                     // "every budget holds" is about the suites that ran; with one missing, the check is undecided.
                     text = text
@@ -524,22 +488,6 @@ fn run_one(
     })
 }
 
-/// The baseline section a run of `config` on `target` is checked against before it runs: a built-in
-/// target's streams name it, unless every suite is a command (which runs on the host whatever the target).
-fn known_target<'a>(config: &ModuleConfig, target: &'a TargetSpec) -> Option<&'a str> {
-    match target {
-        TargetSpec::Builtin { name, .. }
-            if !config
-                .suites
-                .iter()
-                .all(|s| matches!(s, Suite::Command { .. })) =>
-        {
-            Some(name.as_str())
-        }
-        _ => None,
-    }
-}
-
 /// `summary` of `job` judged against its budgets under the measure (and at the scale) it ran with, and its
 /// report: the run with its verdict line, then its budgets' table.
 fn judge(
@@ -563,11 +511,11 @@ fn judge(
     )
     .with_scopes(rho_judge::budget::module_wide_scope(config, budget_target));
     // The stream names the target it ran on (a command suite runs on the host whatever the target).
-    let mut text = crate::verdicts::with_header_line(
+    let mut text = rho_report::verdicts::with_header_line(
         &rho_report::render_with(summary, &job.what, style.layout),
-        &crate::verdicts::header_line(&judgement, width),
+        &rho_report::verdicts::header_line(&judgement, width),
     );
-    let budgets = crate::verdicts::table(&judgement, width);
+    let budgets = rho_report::verdicts::table(&judgement, width);
     if !budgets.is_empty() {
         text.push('\n');
         text.push_str(&budgets);
@@ -624,15 +572,6 @@ pub fn attach_or_warn(
 /// The exit status when a suite could not be built or run: the check cannot decide.
 const EXIT_CANNOT_DECIDE: u8 = 2;
 
-/// A suite that could not be built, run or summarised, in the report and in `--json`'s `failed`.
-#[derive(Debug, Serialize)]
-struct FailedSuite {
-    /// The suite's files or command, as module.yml names it.
-    suite: String,
-    /// What went wrong, as printed.
-    error: String,
-}
-
 /// `error` as one message that names the suite `what` (a build error does not name it by itself).
 fn suite_error(what: &str, error: &rho_suite::SuiteError) -> String {
     let text = error.full_text();
@@ -643,73 +582,9 @@ fn suite_error(what: &str, error: &rho_suite::SuiteError) -> String {
     }
 }
 
-/// The closing lines about failed suites (empty when none failed).
-fn failure_summary(prefix: &str, failed: &[FailedSuite], total: usize) -> String {
-    if failed.is_empty() {
-        return String::new();
-    }
-    let mut out = format!(
-        "{prefix} {} of {total} suite{} failed to build or run\n",
-        failed.len(),
-        if total == 1 { "" } else { "s" }
-    );
-    for failure in failed {
-        // The error may quote what the suite printed.
-        let first = failure.error.lines().next().unwrap_or_default();
-        out.push_str(&format!(
-            "  {}: {}\n",
-            failure.suite,
-            rho_text::escape_line(first)
-        ));
-    }
-    out
-}
-
-/// The schema of `--json`'s document in module.yml mode. A change that alters the meaning of a field bumps it.
-pub const PROJECT_SCHEMA: &str = rho_baseline::saved::PROJECT_SCHEMA;
-
-/// `rho bench --json FILE` in module.yml mode: every suite's run (as `rho-bench-run/1` holds it: the summary,
-/// raw and net) with its budgets and verdicts.
-#[derive(Debug, Serialize)]
-struct ProjectDocument<'a> {
-    schema: &'static str,
-    rho_version: &'static str,
-    /// The module.yml read, as named in messages.
-    module: PathBuf,
-    target: String,
-    scale: f64,
-    /// Runs folded into each suite's figures (best of N).
-    repetitions: u32,
-    suites: Vec<SuiteRecord>,
-    /// The suites that could not be built, run or summarised (their figures are missing from `suites`).
-    failed: &'a [FailedSuite],
-    /// With `--diff REF`: the run against the baseline, per benchmark and metric (docs/json-output.md).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    comparison: Option<&'a rho_baseline::ComparisonRecord>,
-}
-
-#[derive(Debug, Serialize)]
-struct SuiteRecord {
-    /// The suite's files or command, as module.yml names it.
-    suite: String,
-    budgets: crate::verdicts::BudgetsRecord,
-    /// The run's summary, its fields at this level (as in `rho-bench-run/1`).
-    #[serde(flatten)]
-    summary: RunSummary,
-    /// The benchmark families and their fits (as in `rho-bench-run/1`); absent without any.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    families: Vec<rho_stats::FamilyGrowth>,
-}
-
 /// The nearest module.yml at or above the current directory, named `module.yml` in messages when it is in the
 /// current directory itself.
 fn load_config() -> anyhow::Result<ModuleConfig> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let root = rho_config::find_module_root(&cwd)?;
-    let file = if root == cwd {
-        PathBuf::from(MODULE_FILE)
-    } else {
-        root.join(MODULE_FILE)
-    };
-    Ok(ModuleConfig::load(&file)?)
+    Ok(rho_config::load_nearest(&cwd)?)
 }

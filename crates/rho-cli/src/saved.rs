@@ -61,18 +61,7 @@ pub struct CompareArgs {
     pub output: crate::term::OutputArgs,
 }
 
-/// The schema of `rho bench compare --json`'s document.
-pub const COMPARE_SCHEMA: &str = "rho-bench-compare/1";
-
-/// What `rho bench compare --json` writes: the two files and the comparison, as `--diff --json` carries it.
-#[derive(Debug, serde::Serialize)]
-struct CompareDocument {
-    schema: &'static str,
-    rho_version: &'static str,
-    base_file: String,
-    head_file: String,
-    comparison: rho_baseline::ComparisonRecord,
-}
+pub use rho_baseline::export::{COMPARE_SCHEMA, CompareDocument};
 
 /// The schemas a saved run is read from.
 #[cfg(test)]
@@ -154,35 +143,13 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let head = read(&args.head)?;
     // The limits of the nearest module.yml, when there is one (as `--diff` judges), else the defaults.
     let config = crate::baseline::nearest_config()?;
-    let recording_of = |path: &Path| {
-        rho_baseline::Recording::now(env!("CARGO_PKG_VERSION"), Some(path.display().to_string()))
-    };
-    let section = |suites: &[SavedSuite], path: &Path| -> anyhow::Result<_> {
-        let parts: Vec<(&str, &RunSummary)> = suites
-            .iter()
-            .map(|s| (s.what.as_str(), &s.summary))
-            .collect();
-        rho_baseline::sections_from_summaries(&parts, &recording_of(path))
-            .with_context(|| format!("{}", path.display()))
-    };
-    let base_section = section(&base, &args.base)?;
-    let head_section = section(&head, &args.head)?;
     let limits = crate::baseline::Limits::of(config.as_ref());
-    // Each measure with its own, as `--diff` judges: a run counted under Valgrind is not judged against a
-    // timed one's native stack.
-    let comparison = rho_baseline::compare_sections(
-        &base_section,
-        &head_section,
-        limits.global(),
-        &|name, metric| limits.for_metric(name, metric),
-    )
-    .with_context(|| {
-        format!(
-            "{} and {} cannot be compared",
-            args.base.display(),
-            args.head.display()
-        )
-    })?;
+    let comparison = rho_baseline::export::compare_saved(
+        (&base, &args.base),
+        (&head, &args.head),
+        &limits,
+        env!("CARGO_PKG_VERSION"),
+    )?;
     let base_name = args.base.display().to_string();
     // The text: stdout, or stderr when `--json -` takes stdout.
     let (mut out, style) = crate::export::report_output(json.as_ref(), &args.output);

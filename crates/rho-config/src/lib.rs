@@ -1,7 +1,8 @@
 //! `module.yml` for `rho bench`: loading it, validating every key, and answering the CLI's questions about it
 //! (the budgets of a benchmark, the target to run on, the gate's budget of a metric).
 //!
-//! This is a plain data crate: it reads one file and runs nothing. Every error names the file, the line and
+//! This is a plain data crate: it reads one file and runs nothing (its one writer, [`starter`], lays down the
+//! commented module.yml and first suite of `rho bench init`). Every error names the file, the line and
 //! column, and what was expected there (`module.yml:7:5: unknown key 'max_stak_bytes' in bench.budgets; did
 //! you mean 'max_stack_bytes'?`). The keys are documented in `docs/config.md`.
 //!
@@ -23,6 +24,7 @@ mod error;
 mod model;
 mod node;
 mod parse;
+pub mod starter;
 mod suggest;
 
 use std::path::{Path, PathBuf};
@@ -65,6 +67,27 @@ impl ModuleConfig {
     pub fn discover(start_dir: &Path) -> Result<ModuleConfig, ConfigError> {
         let root = find_module_root(start_dir)?;
         ModuleConfig::load(&root.join(MODULE_FILE))
+    }
+}
+
+/// The nearest module.yml at or above `cwd`, read, named `module.yml` in messages when it is in `cwd` itself.
+pub fn load_nearest(cwd: &Path) -> Result<ModuleConfig, ConfigError> {
+    let root = find_module_root(cwd)?;
+    let file = if root == cwd {
+        PathBuf::from(MODULE_FILE)
+    } else {
+        root.join(MODULE_FILE)
+    };
+    ModuleConfig::load(&file)
+}
+
+/// The nearest module.yml at or above `cwd`, read; `None` when there is none (a broken one is an error: its
+/// settings were meant).
+pub fn nearest(cwd: &Path) -> Result<Option<ModuleConfig>, ConfigError> {
+    match find_module_root(cwd) {
+        Ok(root) => Ok(Some(ModuleConfig::load(&root.join(MODULE_FILE))?)),
+        Err(ConfigError::NoModuleFile { .. }) => Ok(None),
+        Err(error) => Err(error),
     }
 }
 

@@ -51,6 +51,10 @@ pub enum GateError {
     TooFewRuns(u32),
     #[error("the timeout must be more than zero seconds")]
     ZeroTimeout,
+    #[error("--timeout {0}: the timeout must be a number of seconds from 0.001 to 10000000")]
+    BadTimeout(f64),
+    #[error("--scale {0}: the scale must be a number from 1e-9 to 1e9")]
+    BadScale(f64),
     #[error(
         "the budget of {metric} must be a fraction strictly between 0 and 1 (0.30 = 30% slower allowed), \
          got {value}"
@@ -125,6 +129,8 @@ impl GateError {
             GateError::Command(failure) => Some(failure.side),
             GateError::TooFewRuns(_)
             | GateError::ZeroTimeout
+            | GateError::BadTimeout(_)
+            | GateError::BadScale(_)
             | GateError::BadBudget { .. }
             | GateError::BadBudgetSyntax(_)
             | GateError::Git { .. }

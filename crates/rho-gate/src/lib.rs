@@ -13,6 +13,7 @@ pub mod config;
 mod error;
 mod growth_metrics;
 pub mod metrics;
+pub mod overrides;
 pub mod report;
 mod run;
 mod run_metrics;

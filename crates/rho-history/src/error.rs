@@ -42,4 +42,13 @@ pub enum Error {
 
     #[error("{0}")]
     Baseline(#[from] rho_baseline::Error),
+
+    /// A baseline file to import from that is not in the history's repository.
+    #[error("{} is not inside the repository {}", path.display(), repo.display())]
+    OutsideRepository {
+        path: std::path::PathBuf,
+        repo: std::path::PathBuf,
+        #[source]
+        source: std::path::StripPrefixError,
+    },
 }

@@ -7,7 +7,8 @@
 //! ([`layout`]), written and read with git's plumbing only ([`git`]): the branch moves by compare-and-swap,
 //! so an interrupted write leaves it at its old commit or its new one, and two histories merge as a union of
 //! files. [`analysis`] turns records into series in first-parent commit order and finds their change points
-//! with rho-stats' one implementation.
+//! with rho-stats' one implementation. [`report`] words them as text for the CLI to print, and [`import`]
+//! fills the history from the commits that changed a baseline file.
 //!
 //! What this crate must not know: how a run is made or printed (the CLI's), the module.yml format
 //! (rho-config's: settings come in as values), and any statistic beyond calling rho-stats.
@@ -17,10 +18,12 @@ pub mod analysis;
 pub mod document;
 pub mod error;
 pub mod git;
+pub mod import;
 pub mod layout;
 pub mod page;
 pub mod record;
 pub mod repo;
+pub mod report;
 
 pub use error::Error;
 pub use git::{Listing, Problem, Store, Synced};

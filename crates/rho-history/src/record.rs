@@ -64,6 +64,30 @@ pub struct Origin {
     pub rho_version: String,
 }
 
+/// A saved run's records: its suites (`(what, summary)`) grouped by target in the order first seen, each
+/// target's sections (one per measure) as the baseline would record them with `rho_version`.
+pub fn records_of_suites(
+    suites: &[(&str, &rho_stats::RunSummary)],
+    origin: &Origin,
+    rho_version: &str,
+) -> Result<Vec<Record>, Error> {
+    let mut by_target: Vec<(&str, Vec<(&str, &rho_stats::RunSummary)>)> = Vec::new();
+    for &(what, summary) in suites {
+        let target = summary.target.name.as_str();
+        match by_target.iter_mut().find(|(t, _)| *t == target) {
+            Some((_, parts)) => parts.push((what, summary)),
+            None => by_target.push((target, vec![(what, summary)])),
+        }
+    }
+    let recording = rho_baseline::Recording::now(rho_version, None);
+    let mut records = Vec::new();
+    for (_, parts) in by_target {
+        let sections = rho_baseline::sections_from_summaries(&parts, &recording)?;
+        records.extend(Record::from_sections(&sections, origin));
+    }
+    Ok(records)
+}
+
 impl Record {
     /// One record per measure `sections` holds.
     pub fn from_sections(sections: &TargetSections, origin: &Origin) -> Vec<Record> {

@@ -228,27 +228,7 @@ fn figures_line(bench: &BenchSummary) -> String {
 
 /// The histogram of `bench`'s samples, with `base`'s drawn as an outline on the same axis when given.
 fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&BenchSummary>) {
-    let Some(figures) = drawn(bench) else {
-        let _ = writeln!(
-            out,
-            "<svg class=\"chart distribution empty\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"60\" \
-             viewBox=\"0 0 {CHART_WIDTH} 60\"><title>no samples</title><text x=\"12\" y=\"34\">{}</text></svg>",
-            if bench.instructions.is_some() {
-                "counted exactly: one figure, no distribution"
-            } else {
-                "no samples: not measured"
-            }
-        );
-        return;
-    };
-    let Some(head) = &figures.distribution else {
-        let _ = writeln!(
-            out,
-            "<svg class=\"chart distribution empty\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"60\" \
-             viewBox=\"0 0 {CHART_WIDTH} 60\"><title>no histogram</title><text x=\"12\" y=\"34\">median \
-             {}: this document carries no histogram</text></svg>",
-            num(figures.per_iteration.median)
-        );
+    let Some((figures, head)) = drawn_histogram(out, bench) else {
         return;
     };
     // Base's figures on the same clock, when both runs are at hand.
@@ -275,7 +255,6 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
     };
     let top = 22.0;
     let bottom = CHART_HEIGHT - 30.0;
-    let share = |d: &Distribution, count: u64| count as f64 / d.total().max(1) as f64;
     let peak = head
         .counts
         .iter()
@@ -299,6 +278,92 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
         head.total(),
         escape(&unit)
     );
+    histogram_bars(out, head, base_hist, &x, &y, bottom);
+    let _ = writeln!(
+        out,
+        "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+        px(MARGIN),
+        px(bottom),
+        px(CHART_WIDTH - 12.0),
+        px(bottom)
+    );
+    median_and_p99(out, figures, &x, top, bottom);
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+        px(MARGIN),
+        px(bottom + 13.0),
+        num(lo),
+        px(CHART_WIDTH - 12.0),
+        px(bottom + 13.0),
+        num(hi)
+    );
+    if log_axis {
+        decade_ticks(out, &x, lo, hi, bottom);
+    }
+    let legend = distribution_legend(
+        unit,
+        log_axis,
+        hi / median,
+        head,
+        figures,
+        base_hist.is_some(),
+    );
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n</svg>",
+        px(MARGIN),
+        px(CHART_HEIGHT - 2.0),
+        escape(&legend)
+    );
+}
+
+/// The figures and histogram `distribution_chart` draws; without them, writes the empty chart saying why and
+/// gives `None`.
+fn drawn_histogram<'a>(
+    out: &mut String,
+    bench: &'a BenchSummary,
+) -> Option<(&'a ClockFigures, &'a Distribution)> {
+    let Some(figures) = drawn(bench) else {
+        let _ = writeln!(
+            out,
+            "<svg class=\"chart distribution empty\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"60\" \
+             viewBox=\"0 0 {CHART_WIDTH} 60\"><title>no samples</title><text x=\"12\" y=\"34\">{}</text></svg>",
+            if bench.instructions.is_some() {
+                "counted exactly: one figure, no distribution"
+            } else {
+                "no samples: not measured"
+            }
+        );
+        return None;
+    };
+    let Some(head) = &figures.distribution else {
+        let _ = writeln!(
+            out,
+            "<svg class=\"chart distribution empty\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"60\" \
+             viewBox=\"0 0 {CHART_WIDTH} 60\"><title>no histogram</title><text x=\"12\" y=\"34\">median \
+             {}: this document carries no histogram</text></svg>",
+            num(figures.per_iteration.median)
+        );
+        return None;
+    };
+    Some((figures, head))
+}
+
+/// The share of `d`'s samples that `count` is.
+fn share(d: &Distribution, count: u64) -> f64 {
+    count as f64 / d.total().max(1) as f64
+}
+
+/// Head's histogram as bars, and base's (when given) as a step outline over them.
+fn histogram_bars(
+    out: &mut String,
+    head: &Distribution,
+    base_hist: Option<&Distribution>,
+    x: &Scale,
+    y: &dyn Fn(f64) -> f64,
+    bottom: f64,
+) {
     for (i, &count) in head.counts.iter().enumerate() {
         if count == 0 {
             continue;
@@ -334,14 +399,10 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
             "<path class=\"base-hist\" d=\"{path}\"><title>base</title></path>"
         );
     }
-    let _ = writeln!(
-        out,
-        "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-        px(MARGIN),
-        px(bottom),
-        px(CHART_WIDTH - 12.0),
-        px(bottom)
-    );
+}
+
+/// The median's line and label, and the p99's when it is informative.
+fn median_and_p99(out: &mut String, figures: &ClockFigures, x: &Scale, top: f64, bottom: f64) {
     // The median's label left of its line, the p99's right of its own: they never sit on each other.
     let mut marker = |class: &str, value: f64, label: String, right: bool| {
         let at = x.at(value);
@@ -383,25 +444,23 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
             true,
         );
     }
-    let _ = writeln!(
-        out,
-        "<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-        px(MARGIN),
-        px(bottom + 13.0),
-        num(lo),
-        px(CHART_WIDTH - 12.0),
-        px(bottom + 13.0),
-        num(hi)
-    );
-    if log_axis {
-        decade_ticks(out, &x, lo, hi, bottom);
-    }
+}
+
+/// The chart's legend: the unit, then why the axis is logarithmic, what lies above p99 and what the outline is.
+fn distribution_legend(
+    unit: String,
+    log_axis: bool,
+    tail: f64,
+    head: &Distribution,
+    figures: &ClockFigures,
+    outlined: bool,
+) -> String {
     let mut legend = unit;
     if log_axis {
         let _ = write!(
             legend,
             "; log axis: its tail reaches {:.0}x the median",
-            hi / median
+            tail
         );
     }
     if head.above > 0 {
@@ -412,16 +471,10 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
             num(figures.per_iteration.max)
         );
     }
-    if base_hist.is_some() {
+    if outlined {
         legend.push_str("; outline: base");
     }
-    let _ = writeln!(
-        out,
-        "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n</svg>",
-        px(MARGIN),
-        px(CHART_HEIGHT - 2.0),
-        escape(&legend)
-    );
+    legend
 }
 
 /// Ticks at the powers of ten inside `(lo, hi)` on a logarithmic axis, labelled where they leave room for the

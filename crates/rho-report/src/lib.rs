@@ -1,14 +1,19 @@
 //! Reports for rho: the text a person reads of one summarised run (the header saying where the figures came
-//! from, the per-benchmark table, the footprint and family tables) and the tables of the judgements made on it.
+//! from, the per-benchmark table, the footprint and family tables) and the tables of the judgements made on it
+//! (the budgets' verdicts and `rho bench check`'s summary in [`verdicts`]).
 //!
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
 //! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
 //! and `rho-gate` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
-//! (`html`, with the feature of that name).
+//! (`html`, with the feature of that name, which also words the gate's report: [`gate`]).
 //! Both the `rho` command and harnesses that print their own report (rho-bench's feature `report`) use it.
+//!
+//! With the feature `documents` it also holds the JSON documents of a module.yml run ([`documents`]).
 //!
 //! It must not know how a run was made, and it judges nothing: it lays out (docs/architecture.md).
 
+#[cfg(feature = "documents")]
+pub mod documents;
 mod layout;
 #[cfg(feature = "html")]
 mod page;
@@ -17,6 +22,8 @@ mod run;
 #[cfg(feature = "html")]
 mod svg;
 
+#[cfg(feature = "html")]
+pub mod gate;
 pub mod growth;
 #[cfg(feature = "html")]
 mod headline;
@@ -26,6 +33,7 @@ pub mod html;
 pub use paint::paint;
 pub mod markdown;
 pub mod targets;
+pub mod verdicts;
 
 pub use layout::{DEFAULT_WIDTH, Layout, MIN_WIDTH, aligned_table, aligned_table_within, wrap};
 pub use run::{marks_above_bound, render, render_with, warnings};

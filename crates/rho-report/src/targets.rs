@@ -134,6 +134,43 @@ pub fn render_markdown(comparison: &TargetComparison, source: &str) -> String {
     out
 }
 
+/// Each suite side by side on the targets that ran it, in the first target's order of suites: `runs` is each
+/// target's name with its suites' summaries (`(suite, summary)`). Returns the text tables, the Markdown ones
+/// and each suite's comparison.
+pub fn side_by_side(
+    runs: &[(&str, &[(String, rho_stats::RunSummary)])],
+) -> (String, String, Vec<(String, TargetComparison)>) {
+    let mut suites: Vec<&String> = Vec::new();
+    for (_, summaries) in runs {
+        for (what, _) in summaries.iter() {
+            if !suites.contains(&what) {
+                suites.push(what);
+            }
+        }
+    }
+    let mut text = String::new();
+    let mut markdown = String::new();
+    let mut across = Vec::new();
+    for what in suites {
+        let on_targets: Vec<(String, &rho_stats::RunSummary)> = runs
+            .iter()
+            .filter_map(|(target, summaries)| {
+                summaries
+                    .iter()
+                    .find(|(w, _)| w == what)
+                    .map(|(_, summary)| (target.to_string(), summary))
+            })
+            .collect();
+        let comparison = rho_stats::targets::compare(&on_targets);
+        text.push('\n');
+        text.push_str(&render_text(&comparison, what));
+        markdown.push_str(&render_markdown(&comparison, what));
+        markdown.push('\n');
+        across.push((what.clone(), comparison));
+    }
+    (text, markdown, across)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

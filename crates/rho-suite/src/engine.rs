@@ -880,6 +880,22 @@ impl Workspace {
     }
 }
 
+/// The target a run of `config` on `target` will name in its streams, when that is known before it runs: a
+/// built-in target's name, unless every suite is a command (which runs on the host whatever the target).
+pub fn streams_name<'a>(config: &ModuleConfig, target: &'a TargetSpec) -> Option<&'a str> {
+    match target {
+        TargetSpec::Builtin { name, .. }
+            if !config
+                .suites
+                .iter()
+                .all(|s| matches!(s, Suite::Command { .. })) =>
+        {
+            Some(name.as_str())
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@
 //! other crates'. Errors are [`SuiteError`]s, each saying which step failed.
 //!
 //! Layering (a module uses only those above it in this list): `error`, `observe`, `tools`, `ports`,
-//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `cmake`, `cargo`, `board`, `engine`, `files`.
+//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `cmake`, `cargo`, `board`, `engine`, `files`, `sides`.
 
 pub mod board;
 pub mod cargo;
@@ -26,6 +26,7 @@ pub mod fold;
 pub mod footprint;
 pub mod observe;
 pub mod ports;
+pub mod sides;
 pub mod stream;
 pub mod tools;
 

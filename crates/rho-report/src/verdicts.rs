@@ -15,7 +15,7 @@ pub fn header_line(judgement: &Judgement, width: usize) -> String {
     } else {
         line.push_str("; judged on net medians (the calibrated overhead taken off)");
     }
-    rho_report::wrap(&line, width, 10).trim_end().to_string()
+    crate::wrap(&line, width, 10).trim_end().to_string()
 }
 
 /// Insert `line` as the last line of the report's header (the header is everything before the first blank
@@ -27,7 +27,7 @@ pub fn with_header_line(report: &str, line: &str) -> String {
     }
 }
 
-/// The table of budgeted figures, then the growth budgets' (`rho_report::growth::budget_table`). Empty when
+/// The table of budgeted figures, then the growth budgets' (`crate::growth::budget_table`). Empty when
 /// nothing has a budget. The figures' table is one row per benchmark when that fits in `width` columns, else
 /// one row per benchmark and budgeted metric.
 pub fn table(judgement: &Judgement, width: usize) -> String {
@@ -37,7 +37,7 @@ pub fn table(judgement: &Judgement, width: usize) -> String {
     } else {
         long_metric_table(judgement, width)
     };
-    out.push_str(&rho_report::growth::budget_table(judgement, width));
+    out.push_str(&crate::growth::budget_table(judgement, width));
     out
 }
 
@@ -79,7 +79,7 @@ fn metric_table(judgement: &Judgement, width: usize) -> String {
     }
 
     // Text columns (the name, the verdicts) are aligned left, figures right.
-    let mut out = rho_report::aligned_table(&rows, |c| c == 0 || c % 3 == 0);
+    let mut out = crate::aligned_table(&rows, |c| c == 0 || c % 3 == 0);
     table_notes(&mut out, judgement, &notes, width);
     out
 }
@@ -119,7 +119,7 @@ fn long_metric_table(judgement: &Judgement, width: usize) -> String {
         }
     }
     // A name too long for the row goes on a line of its own.
-    let mut out = rho_report::aligned_table_within(&rows, |c| c <= 1 || c == 4, width);
+    let mut out = crate::aligned_table_within(&rows, |c| c <= 1 || c == 4, width);
     table_notes(&mut out, judgement, &notes, width);
     out
 }
@@ -137,10 +137,10 @@ fn table_notes(out: &mut String, judgement: &Judgement, notes: &[String], width:
                 .collect::<Vec<_>>()
                 .join("; ")
         );
-        out.push_str(&rho_report::wrap(&line, width, 2));
+        out.push_str(&crate::wrap(&line, width, 2));
     }
     for note in notes {
-        out.push_str(&rho_report::wrap(note, width, 2));
+        out.push_str(&crate::wrap(note, width, 2));
     }
 }
 
@@ -154,7 +154,7 @@ pub fn check_summary(judgements: &[(String, Judgement)]) -> (String, u8) {
     // `max_growth` per family: sentences of their own beside the figures' failures.
     let (mut growth_broken, mut growth_undecided) = (Vec::new(), Vec::new());
     for (what, judgement) in judgements {
-        let (over, unjudged, growth_judged) = rho_report::growth::check_lines(judgement);
+        let (over, unjudged, growth_judged) = crate::growth::check_lines(judgement);
         growth_broken.extend(over);
         growth_undecided.extend(unjudged);
         let count = judgement

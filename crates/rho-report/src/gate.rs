@@ -1,0 +1,90 @@
+//! The gate's report as a person reads it: which sides ran with which settings, the table of metrics, the
+//! warnings about noise and the verdict line; and its HTML page (every run of each side, per metric).
+
+use rho_gate::report::{noise_warnings, render_table_within};
+use rho_gate::{GateOutcome, MetricOutcome, Verdict};
+
+/// The text of `outcome` at `width` columns (`settings` says where the gate's settings came from), not yet
+/// escaped or painted.
+pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> String {
+    let comparison = &outcome.comparison;
+    let header = format!(
+        "base: {} ({})\nhead: {} ({})\nruns: {} per side, alternating; each side's best run per metric\n\
+         settings: {}\n\n",
+        outcome.base_described,
+        outcome.base_source,
+        outcome.head_described,
+        outcome.head_source,
+        outcome.base_runs.len(),
+        settings,
+    );
+    let mut text = crate::wrap(&header, width, 6);
+    text.push_str(&render_table_within(comparison, width));
+    text.push('\n');
+    for warning in noise_warnings(comparison) {
+        text.push_str(&crate::wrap(&warning, width, 2));
+    }
+    let regressed: Vec<String> = comparison
+        .metrics
+        .iter()
+        .filter(|m| m.outcome == MetricOutcome::Regressed)
+        .map(|m| {
+            let change = match (m.change(), m.zero_base_text()) {
+                (Some(c), _) => format!(" {}", rho_gate::report::format_change_near(c, m.budget)),
+                (None, Some(text)) => format!(" ({text})"),
+                (None, None) => String::new(),
+            };
+            format!("{}{change}", m.name)
+        })
+        .collect();
+    let undecided = comparison
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.outcome, MetricOutcome::Undecided(_)))
+        .count();
+    let summary = match comparison.verdict {
+        Verdict::Ok => format!("ok: all {} metrics within budget", comparison.metrics.len()),
+        Verdict::Regressed => format!(
+            "REGRESSED: {} of {} metrics over budget ({})",
+            regressed.len(),
+            comparison.metrics.len(),
+            regressed.join(", ")
+        ),
+        Verdict::Undecided if comparison.metrics.is_empty() => {
+            "undecided: neither side reported any metric".to_owned()
+        }
+        Verdict::Undecided => format!(
+            "undecided: {undecided} of {} metrics could not be compared (see the table)",
+            comparison.metrics.len()
+        ),
+    };
+    text.push_str(&crate::wrap(
+        &format!(
+            "verdict: {summary}; {:.1} s to verdict",
+            outcome.elapsed.as_secs_f64()
+        ),
+        width,
+        2,
+    ));
+    text
+}
+
+/// The HTML page of `outcome`: every run of each side, per metric.
+pub fn outcome_page(outcome: &GateOutcome) -> String {
+    crate::html::Page {
+        title: format!(
+            "rho bench gate: {} against {}",
+            outcome.head_described, outcome.base_described
+        ),
+        suites: Vec::new(),
+        diff: None,
+        gate: Some(crate::html::Gate {
+            comparison: &outcome.comparison,
+            base_runs: &outcome.base_runs,
+            head_runs: &outcome.head_runs,
+            base: &outcome.base_described,
+            head: &outcome.head_described,
+        }),
+    }
+    .render()
+}
