@@ -17,6 +17,9 @@ use crate::record::Record;
 pub const WRITE_ATTEMPTS: u32 = 20;
 /// How many times `sync` fetches, merges and pushes before giving up on a remote that keeps moving.
 pub const SYNC_ATTEMPTS: u32 = 12;
+/// How old the branch's `.lock` file must be to be taken as left behind by a killed git (see
+/// `Store::remove_stale_ref_lock`); the write attempts' backoff (about 20 s in all) outlasts it.
+pub const STALE_REF_LOCK: Duration = Duration::from_secs(10);
 
 /// The identity history commits are made with (they are rho's, not the user's).
 const IDENTITY: [(&str, &str); 4] = [
@@ -271,8 +274,33 @@ impl Store {
             None,
             &[],
         )?;
-        Ok((!output.status.success())
-            .then(|| String::from_utf8_lossy(&output.stderr).trim().to_string()))
+        if output.status.success() {
+            return Ok(None);
+        }
+        self.remove_stale_ref_lock(&full)?;
+        Ok(Some(
+            String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        ))
+    }
+
+    /// Removes the branch's `.lock` file when it is older than [`STALE_REF_LOCK`]: an `update-ref` holds it for
+    /// milliseconds, so one that old was left by a git killed outright (SIGKILL, a CI job's timeout, a Ctrl-C
+    /// whose clean-up killed git before git's own), and would refuse every later write to the branch for
+    /// ever. The next attempt then takes the lock as usual; a younger lock is another writer's, and waited for.
+    fn remove_stale_ref_lock(&self, full_ref: &str) -> Result<(), Error> {
+        let lock_name = format!("{full_ref}.lock");
+        let path = self.git(&["rev-parse", "--git-path", &lock_name], None, &[])?;
+        let path = self.dir.join(String::from_utf8_lossy(&path).trim());
+        let stale = std::fs::metadata(&path)
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age >= STALE_REF_LOCK);
+        if stale {
+            // Another writer may have removed it meanwhile; either way it is gone.
+            let _ = std::fs::remove_file(&path);
+        }
+        Ok(())
     }
 
     /// Every file on the branch: the records, and what cannot be read as one (with its path). No branch:

@@ -240,3 +240,28 @@ fn a_remote_branch_that_is_not_a_history_is_refused() {
     assert!(matches!(error, Error::NotHistory { .. }), "{error}");
     assert_eq!(git(&bare, &["rev-parse", "rho-history"]), commits[0]);
 }
+
+/// A git killed outright in the middle of `update-ref` (SIGKILL, a CI job's timeout) leaves the branch's
+/// `.lock` file: an old one is taken as left behind and removed, so the next add still lands; a fresh one is
+/// another writer's and is waited for.
+#[test]
+fn a_ref_lock_left_by_a_killed_git_does_not_block_the_branch_for_ever() {
+    let dir = tempfile::tempdir().unwrap();
+    let commits = repo(dir.path(), 1);
+    let store = Store::open(dir.path(), "rho-history").unwrap();
+    let first = record(&commits[0], "m", Measure::Instructions, &[("b", 10.0)]);
+    store.add(std::slice::from_ref(&first)).unwrap();
+    let lock = dir.path().join(".git/refs/heads/rho-history.lock");
+    std::fs::write(&lock, b"").unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let second = record(&commits[0], "n", Measure::Instructions, &[("b", 11.0)]);
+    store.add(std::slice::from_ref(&second)).unwrap();
+    assert!(!lock.exists());
+    assert_eq!(store.read().unwrap().records.len(), 2);
+}
