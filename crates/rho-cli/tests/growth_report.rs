@@ -9,46 +9,13 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-
-use rho_exec::{Runner, Termination};
 
 const LIMIT: Duration = Duration::from_secs(600);
 
 /// The fitted curve's stroke (`.fit` in crates/rho-report/src/html.rs).
 const FIT_RGB: [u8; 3] = [0xb7, 0x79, 0x1f];
-
-/// Chromium, headless, on `page` with `args`; its profile in `profile`. Returns its stdout.
-fn chromium(profile: &Path, page: &Path, args: &[&str]) -> String {
-    let mut command = Command::new("chromium");
-    command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--window-size=1200,1000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(format!("file://{}", page.display()))
-        .current_dir(profile)
-        .env("HOME", profile);
-    let (finished, stdout) = Runner::new(command)
-        .timeout(Duration::from_secs(120))
-        .stderr_limit(1 << 20)
-        .run_collect()
-        .unwrap();
-    assert!(
-        matches!(finished.termination, Termination::Exited(0)),
-        "chromium {args:?}: {:?}\n{}",
-        finished.termination,
-        finished.stderr
-    );
-    stdout
-}
 
 /// The `aria-label` of the growth chart of `family` in `dom` (its title: the fit's name, coefficient, RMS).
 fn chart_label<'a>(dom: &'a str, family: &str) -> &'a str {
@@ -88,7 +55,7 @@ fn the_page_of_growth_bench_draws_one_chart_per_family_with_its_fit() {
         LIMIT,
     );
     outcome.assert_exit(0);
-    let dom = chromium(dir.path(), &page, &["--dump-dom"]);
+    let dom = common::chromium(dir.path(), &page, "1200,1000", &["--dump-dom"]);
     assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
     assert_eq!(
         dom.matches("class=\"growth-chart\"").count(),
@@ -108,9 +75,10 @@ fn the_page_of_growth_bench_draws_one_chart_per_family_with_its_fit() {
     assert_eq!(dom.matches("class=\"fit\"").count(), 3);
 
     let png = dir.path().join("growth.png");
-    chromium(
+    common::chromium(
         dir.path(),
         &page,
+        "1200,1000",
         &[&format!("--screenshot={}", png.display())],
     );
     let decoder = png::Decoder::new(std::fs::File::open(&png).unwrap());

@@ -482,25 +482,7 @@ fn the_html_page_has_a_chart_per_benchmark_and_metric_with_its_change_points() {
     let page = dir.join("history.html");
     let profile = root.path().join("profile");
     std::fs::create_dir(&profile).unwrap();
-    let out = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("file://{}", page.display()))
-        .env("HOME", &profile)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
+    let dom = common::chromium(&profile, &page, "1200,1600", &["--dump-dom"]);
     assert!(dom.contains("</html>"), "{dom}");
     // cycles and heap_peak_bytes of bench_canned: two charts; the cycles chart has the step at commit 4.
     assert_eq!(dom.matches("<svg class=\"trend\"").count(), 2, "{dom}");

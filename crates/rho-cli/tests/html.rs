@@ -10,8 +10,6 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use rho_exec::{Runner, Termination};
-
 const LIMIT: Duration = Duration::from_secs(300);
 
 /// The histogram bars' fill (`.bar` in crates/rho-report/src/html.rs).
@@ -19,37 +17,6 @@ const BAR_RGB: [u8; 3] = [0x4a, 0x78, 0xc2];
 
 fn chromium_present(test: &str) -> bool {
     common::tools_present(test, &[("chromium", "chromium")])
-}
-
-/// Chromium, headless, on `page`, with `args` (`--dump-dom`, `--screenshot=...`); its profile in `profile`.
-/// Returns what it printed on stdout.
-fn chromium(profile: &Path, page: &Path, args: &[&str]) -> String {
-    let mut command = Command::new("chromium");
-    command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--window-size=1200,1600",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(format!("file://{}", page.display()))
-        .current_dir(profile)
-        .env("HOME", profile);
-    let (finished, stdout) = Runner::new(command)
-        .timeout(Duration::from_secs(120))
-        .stderr_limit(1 << 20)
-        .run_collect()
-        .unwrap();
-    assert!(
-        matches!(finished.termination, Termination::Exited(0)),
-        "chromium {args:?}: {:?}\n{}",
-        finished.termination,
-        finished.stderr
-    );
-    stdout
 }
 
 /// The benchmark names of a `rho-bench-run/1` document.
@@ -75,7 +42,7 @@ fn assert_renders(
     charts: &[(&str, usize)],
     blue_per_mille: usize,
 ) {
-    let dom = chromium(dir, page, &["--dump-dom"]);
+    let dom = common::chromium(dir, page, "1200,1600", &["--dump-dom"]);
     assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
     assert_eq!(
         dom.matches("class=\"chart distribution\"").count(),
@@ -98,7 +65,12 @@ fn assert_renders(
 
     let png = dir.join("screenshot.png");
     let _ = std::fs::remove_file(&png);
-    chromium(dir, page, &[&format!("--screenshot={}", png.display())]);
+    common::chromium(
+        dir,
+        page,
+        "1200,1600",
+        &[&format!("--screenshot={}", png.display())],
+    );
     let decoder = png::Decoder::new(std::fs::File::open(&png).unwrap());
     let mut reader = decoder.read_info().unwrap();
     let mut pixels = vec![0; reader.output_buffer_size()];
@@ -471,7 +443,7 @@ fn the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table() 
     let tailed = &tailed[..tailed.find("</svg>").unwrap()];
     assert!(tailed.contains("; log axis: its tail reaches "), "{tailed}");
 
-    let dom = chromium(root, &page, &["--dump-dom"]);
+    let dom = common::chromium(root, &page, "1200,1600", &["--dump-dom"]);
     assert!(dom.contains("class=\"headline\""), "{dom}");
     assert_eq!(dom.matches("<tr><td><a href=\"#s0-").count(), 3, "{dom}");
     let benchmarks = ["bench_steady", "bench_planted", "bench_tailed"].map(String::from);

@@ -651,3 +651,38 @@ pub fn budget_row<'a>(stdout: &'a str, bench: &'a str) -> Vec<&'a str> {
 pub fn cross_tools_present(test: &str) -> bool {
     tools_present(test, CROSS_TOOLS)
 }
+
+/// Chromium, headless, on `page` in a window of `window` (`"1200,1600"`), with `args` (`--dump-dom`,
+/// `--screenshot=...`); its profile in `profile`, killed with its group if it runs over two minutes. Returns
+/// what it printed on stdout.
+pub fn chromium(profile: &Path, page: &Path, window: &str, args: &[&str]) -> String {
+    let mut command = Command::new("chromium");
+    command
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--window-size={window}"))
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .current_dir(profile)
+        .env("HOME", profile);
+    let (finished, stdout) = Runner::new(command)
+        .timeout(Duration::from_secs(120))
+        .stderr_limit(1 << 20)
+        .run_collect()
+        .unwrap();
+    assert!(
+        matches!(finished.termination, Termination::Exited(0)),
+        "chromium {args:?}: {:?}\n{}",
+        finished.termination,
+        finished.stderr
+    );
+    stdout
+}
