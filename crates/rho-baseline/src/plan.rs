@@ -1,6 +1,7 @@
 //! The baseline work a run was asked for, checked before the run: `--write-baseline`, `--diff REF` and its
 //! `--markdown FILE`. A ref that does not exist, a baseline missing there, another schema or corrupt JSON stop
-//! the command before minutes are spent running suites.
+//! the command before minutes are spent running suites. After the run, the run's section is built
+//! ([`run_section`]), compared ([`Plan::compare`]) and recorded ([`Plan::record`]); the caller prints.
 
 use std::path::{Path, PathBuf};
 
