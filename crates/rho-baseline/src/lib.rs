@@ -15,7 +15,7 @@
 //! peak; each metric on its own, with the one rule in [`rho_judge::regressed`]. The schema is described in
 //! `docs/baseline.md`.
 //!
-//! Around it: the baseline work asked of a run, checked before the run ([`plan`]), the regression limits
+//! Around it: the baseline work asked of a run, checked before the run and done after it ([`plan`]), the regression limits
 //! module.yml sets ([`limits`]), and the documents rho writes of runs with the atomic writer of every output
 //! file ([`export`]).
 //!

@@ -1,15 +1,19 @@
 //! The baseline work a run was asked for, checked before the run: `--write-baseline`, `--diff REF` and its
 //! `--markdown FILE`. A ref that does not exist, a baseline missing there, another schema or corrupt JSON stop
-//! the command before minutes are spent running suites.
+//! the command before minutes are spent running suites. After the run, the run's section is built
+//! ([`run_section`]), compared ([`Plan::compare`]) and recorded ([`Plan::record`]); the caller prints.
 
 use std::path::{Path, PathBuf};
 
 use rho_config::ModuleConfig;
 
-use crate::Comparison;
+use rho_stats::RunSummary;
+
 use crate::error::Error;
-use crate::format::BaselineFile;
+use crate::format::{BaselineFile, TargetSections};
 use crate::git::RefSource;
+use crate::limits::Limits;
+use crate::{Comparison, Recording};
 
 /// What was asked: record the run, compare it with the baseline at a git ref, write the comparison as
 /// Markdown.
@@ -132,6 +136,94 @@ pub fn primary_target<'a>(
         }
     }
     best.map_or(selected, |(name, _)| name)
+}
+
+/// This run's part of the baseline: the suites that ran on the primary target, as one section.
+#[derive(Debug)]
+pub struct RunSection<'a> {
+    /// The target the section is of ([`primary_target`]).
+    pub primary: &'a str,
+    /// The suites in the section, each with what it was.
+    pub parts: Vec<(&'a str, &'a RunSummary)>,
+    /// The suites left out, with the target they ran on: a command suite runs on the host whatever the
+    /// target, and its figures belong to the host's section (which `--target host` records and compares).
+    pub left_out: Vec<(&'a str, &'a str)>,
+    pub section: TargetSections,
+}
+
+/// Builds this run's section of the baseline from `summaries` (each suite's, in order); `selected` is the
+/// target asked for (module.yml's name).
+pub fn run_section<'a>(
+    selected: &'a str,
+    summaries: &'a [(String, RunSummary)],
+    recording: &Recording,
+) -> Result<RunSection<'a>, Error> {
+    let primary = primary_target(selected, summaries);
+    let mut parts = Vec::new();
+    let mut left_out = Vec::new();
+    for (what, summary) in summaries {
+        if summary.target.name == primary {
+            parts.push((what.as_str(), summary));
+        } else {
+            left_out.push((what.as_str(), summary.target.name.as_str()));
+        }
+    }
+    let section = crate::sections_from_summaries(&parts, recording)?;
+    Ok(RunSection {
+        primary,
+        parts,
+        left_out,
+        section,
+    })
+}
+
+impl Plan {
+    /// Compares this run's `section` with the baseline at the ref (`--diff`), with module.yml's limits
+    /// (`config`): the comparison and where its base came from, or `None` without `--diff`.
+    pub fn compare(
+        &self,
+        config: Option<&ModuleConfig>,
+        section: &TargetSections,
+    ) -> Result<Option<(Comparison, String)>, Error> {
+        let Some((base, source)) = &self.base else {
+            return Ok(None);
+        };
+        let limits = Limits::of(config);
+        let base_name = source.describe();
+        let comparison = crate::diff_with(
+            base,
+            &base_name,
+            section,
+            limits.global(),
+            &|name, metric| limits.for_metric(name, metric),
+        )?;
+        Ok(Some((comparison, base_name)))
+    }
+
+    /// Records `section` as its target's section of the baseline file (`--write-baseline`), keeping the
+    /// other targets'; returns the line that says so.
+    pub fn record(&self, section: TargetSections, primary: &str) -> Result<String, Error> {
+        let target = section.target().unwrap_or(primary).to_string();
+        let count = section
+            .iter()
+            .map(|s| s.benchmarks.len())
+            .max()
+            .unwrap_or(0);
+        let measures: Vec<&str> = [
+            section.time.as_ref().map(|_| "time"),
+            section.instructions.as_ref().map(|_| "instructions"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        crate::write_target(&self.path, section)?;
+        Ok(format!(
+            "baseline: recorded {count} benchmark(s) of target {target} ({}) in {} (other targets kept); \
+             commit it",
+            measures.join(" and "),
+            self.path.display()
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -156,3 +156,100 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<SavedSuite>, Error> {
     }
     Ok(suites)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STREAM: &str = include_str!("../../rho-report/testdata/two_benchmarks.wire");
+
+    fn summary() -> RunSummary {
+        RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_run_document_reads_back_as_the_summary_it_was_written_from() {
+        let summary = summary();
+        assert!(
+            summary.benchmarks[0]
+                .cycles
+                .as_ref()
+                .unwrap()
+                .distribution
+                .is_some()
+        );
+        let suite = crate::export::SuiteInfo {
+            sources: vec![PathBuf::from("a.c"), PathBuf::from("b.c")],
+            compiler: vec!["cc".into()],
+            cflags: Vec::new(),
+            ldflags: Vec::new(),
+            iterations: None,
+            warmup: None,
+            scale: None,
+            timeout_seconds: 300.0,
+        };
+        let text =
+            serde_json::to_string(&crate::export::RunDocument::new(suite, &summary)).unwrap();
+        let suites = parse(&text, "run.json").unwrap();
+        assert_eq!(suites.len(), 1);
+        assert_eq!(suites[0].what, "a.c b.c");
+        assert_eq!(
+            suites[0].summary, summary,
+            "every figure, the histogram included"
+        );
+    }
+
+    #[test]
+    fn a_project_document_reads_back_suite_by_suite() {
+        let summary = summary();
+        let mut one = serde_json::to_value(&summary).unwrap();
+        one["suite"] = "bench/a.c".into();
+        one["budgets"] = serde_json::json!({"enforced": true, "checks": []});
+        let mut two = one.clone();
+        two["suite"] = "bench/b.c".into();
+        let document = serde_json::json!({
+            "schema": PROJECT_SCHEMA,
+            "module": "module.yml",
+            "suites": [one, two],
+            "failed": [],
+        });
+        let suites = parse(&document.to_string(), "p.json").unwrap();
+        let names: Vec<&str> = suites.iter().map(|s| s.what.as_str()).collect();
+        assert_eq!(names, ["bench/a.c", "bench/b.c"]);
+        assert!(suites.iter().all(|s| s.summary == summary));
+        // A project with no suite has nothing to show.
+        let empty = serde_json::json!({"schema": PROJECT_SCHEMA, "suites": []});
+        let error = parse(&empty.to_string(), "p.json").unwrap_err();
+        assert!(error.to_string().contains("no suite"), "{error}");
+    }
+
+    #[test]
+    fn a_document_of_another_kind_is_refused_with_its_schema() {
+        let error = parse(r#"{"schema": "rho-baseline/1"}"#, "x.json")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("x.json"), "{error}");
+        assert!(error.contains("rho-baseline/1"), "{error}");
+        let error = parse("{}", "x.json").unwrap_err().to_string();
+        assert!(error.contains("no \"schema\""), "{error}");
+    }
+
+    #[test]
+    fn malformed_json_names_its_line_and_column() {
+        let error = parse("{\n  \"schema\": ]", "x.json")
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("x.json: line 2 column"), "{error}");
+    }
+
+    #[test]
+    fn a_run_document_missing_its_figures_is_refused() {
+        let error = parse(
+            r#"{"schema": "rho-bench-run/1", "suite": {"sources": ["a.c"]}}"#,
+            "x.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("missing field"), "{error}");
+    }
+}

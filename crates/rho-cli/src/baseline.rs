@@ -90,34 +90,16 @@ pub fn finish(
         return Ok(Finished::default());
     }
     let recording = Recording::now(env!("CARGO_PKG_VERSION"), flags);
-    let primary = rho_baseline::plan::primary_target(selected, summaries);
-    let mut parts: Vec<(&str, &RunSummary)> = Vec::new();
-    for (what, summary) in summaries {
-        if summary.target.name == primary {
-            parts.push((what.as_str(), summary));
-        } else {
-            // A command suite runs on the host whatever the target: its figures belong to the host's section,
-            // which `--target host` records and compares; mixing them into this one would be a lie.
-            eprintln!(
-                "rho: warning: {what} ran on target {} rather than {primary}: left out of the baseline {}",
-                summary.target.name,
-                if plan.write { "written" } else { "comparison" }
-            );
-        }
+    let run = rho_baseline::plan::run_section(selected, summaries, &recording)?;
+    for (what, target) in &run.left_out {
+        eprintln!(
+            "rho: warning: {what} ran on target {target} rather than {}: left out of the baseline {}",
+            run.primary,
+            if plan.write { "written" } else { "comparison" }
+        );
     }
-    let section = rho_baseline::sections_from_summaries(&parts, &recording)?;
-
     let mut finished = Finished::default();
-    if let Some((base, source)) = &plan.base {
-        let limits = Limits::of(config);
-        let base_name = source.describe();
-        let comparison = rho_baseline::diff_with(
-            base,
-            &base_name,
-            &section,
-            limits.global(),
-            &|name, metric| limits.for_metric(name, metric),
-        )?;
+    if let Some((comparison, base_name)) = plan.compare(config, &run.section)? {
         let text = comparison_text(&comparison, &base_name, layout);
         // A closed stdout (`rho bench | head`) is not worth failing over.
         let _ = out
@@ -126,46 +108,19 @@ pub fn finish(
         if let Some(path) = &plan.markdown {
             let mut markdown = rho_baseline::render_markdown(&comparison, &base_name);
             // Head's families, each a small table with its fit.
-            for (_, summary) in &parts {
+            for (_, summary) in &run.parts {
                 markdown.push_str(&rho_report::growth::render_markdown(summary));
             }
             // The error names the file, what it is and why; no context needed on top.
-            rho_baseline::store::write_atomic(path, "the Markdown comparison", |w| {
-                w.write_all(markdown.as_bytes())
-                    .map_err(|error| rho_baseline::Error::Io {
-                        path: path.clone(),
-                        action: "writing the Markdown comparison".to_owned(),
-                        error,
-                    })
-            })?;
+            rho_baseline::export::write_text(path, "the Markdown comparison", &markdown)?;
         }
         finished.record = Some(rho_baseline::ComparisonRecord::of(&comparison, &base_name));
         finished.comparison = Some(comparison);
         finished.base_name = base_name;
     }
     if plan.write {
-        let target = section.target().unwrap_or(primary).to_string();
-        let count = section
-            .iter()
-            .map(|s| s.benchmarks.len())
-            .max()
-            .unwrap_or(0);
-        let measures: Vec<&str> = [
-            section.time.as_ref().map(|_| "time"),
-            section.instructions.as_ref().map(|_| "instructions"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        rho_baseline::write_target(&plan.path, section)?;
-        let _ = writeln!(
-            out,
-            "\nbaseline: recorded {count} benchmark(s) of target {target} ({}) in {} (other targets kept); \
-             commit it",
-            measures.join(" and "),
-            plan.path.display()
-        )
-        .and_then(|()| out.flush());
+        let line = plan.record(run.section, run.primary)?;
+        let _ = writeln!(out, "\n{line}").and_then(|()| out.flush());
     }
     Ok(finished)
 }

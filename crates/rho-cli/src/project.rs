@@ -381,20 +381,9 @@ impl Ending<'_> {
                 }
             }
             Mode::Check => {
-                let (mut text, code) = rho_report::verdicts::check_summary(judgements);
-                if !failed.is_empty() || !unmatched.is_empty() {
-                    // "every budget holds" is about the suites that ran; with one missing, the check is undecided.
-                    text = text
-                        .lines()
-                        .filter(|line| !line.starts_with("check: ok"))
-                        .map(|line| format!("{line}\n"))
-                        .collect();
-                }
-                for message in unmatched {
-                    text.push_str(&format!("check: cannot decide: {message}\n"));
-                }
                 let failures = failure_summary("check: cannot decide:", failed, total);
-                let text = rho_report::wrap(&format!("{text}{failures}"), width, 4);
+                let (text, code) =
+                    rho_report::verdicts::check_closing(judgements, unmatched, &failures, width);
                 let _ = out
                     .write_all(format!("\n{text}").as_bytes())
                     .and_then(|()| out.flush());
@@ -498,28 +487,13 @@ fn judge(
     (measure, scale): (rho_config::Measure, f64),
     style: &crate::term::Style,
 ) -> (Judgement, String) {
-    let width = style.layout.width;
     // A target's own budgets apply to what ran on it; a command suite runs on the host whatever the target.
     let budget_target = match job.command() {
         Some(_) => summary.target.name.as_str(),
         None => target.name(),
     };
-    let judgement = Judgement::of(
-        summary,
-        |name| measure.applicable(config.budgets_for_target(budget_target, name)),
-        scale,
-    )
-    .with_scopes(rho_judge::budget::module_wide_scope(config, budget_target));
-    // The stream names the target it ran on (a command suite runs on the host whatever the target).
-    let mut text = rho_report::verdicts::with_header_line(
-        &rho_report::render_with(summary, &job.what, style.layout),
-        &rho_report::verdicts::header_line(&judgement, width),
-    );
-    let budgets = rho_report::verdicts::table(&judgement, width);
-    if !budgets.is_empty() {
-        text.push('\n');
-        text.push_str(&budgets);
-    }
+    let judgement = rho_judge::budget::judge_suite(config, budget_target, summary, measure, scale);
+    let text = rho_report::verdicts::suite_report(summary, &job.what, &judgement, style.layout);
     (judgement, text)
 }
 

@@ -718,6 +718,23 @@ impl Judgement {
     }
 }
 
+/// A suite's `summary` judged against module.yml's budgets for `budget_target` (a target's own budgets apply
+/// to what ran on it), those `measure` can judge, at the `scale` it ran with.
+pub fn judge_suite(
+    config: &rho_config::ModuleConfig,
+    budget_target: &str,
+    summary: &RunSummary,
+    measure: rho_config::Measure,
+    scale: f64,
+) -> Judgement {
+    Judgement::of(
+        summary,
+        |name| measure.applicable(config.budgets_for_target(budget_target, name)),
+        scale,
+    )
+    .with_scopes(module_wide_scope(config, budget_target))
+}
+
 /// The scope note for a run on `target`: a budget module.yml sets for every target (`bench.budgets`,
 /// `bench.benchmarks.NAME.budgets`) that `target`'s own entry does not set (its `budgets:`, its
 /// `benchmarks.NAME.budgets`) is named as such on any target but the host, "module-wide budget, not set for

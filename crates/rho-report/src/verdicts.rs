@@ -144,6 +144,51 @@ fn table_notes(out: &mut String, judgement: &Judgement, notes: &[String], width:
     }
 }
 
+/// A judged suite's report: the run (laid out as `layout` says) with its verdict line, then its budgets'
+/// table.
+pub fn suite_report(
+    summary: &rho_stats::RunSummary,
+    what: &str,
+    judgement: &Judgement,
+    layout: crate::Layout,
+) -> String {
+    let width = layout.width;
+    let mut text = with_header_line(
+        &crate::render_with(summary, what, layout),
+        &header_line(judgement, width),
+    );
+    let budgets = table(judgement, width);
+    if !budgets.is_empty() {
+        text.push('\n');
+        text.push_str(&budgets);
+    }
+    text
+}
+
+/// `rho bench check`'s closing text, wrapped to `width`, and the budgets' exit status ([`check_summary`]).
+/// `failures` is the summary of the suites that failed to build or run (empty when none did) and `unmatched`
+/// the budgets that name no benchmark: with either, "every budget holds" is not said (it is about the suites
+/// that ran) and each is a reason the check cannot decide.
+pub fn check_closing(
+    judgements: &[(String, Judgement)],
+    unmatched: &[String],
+    failures: &str,
+    width: usize,
+) -> (String, u8) {
+    let (mut text, code) = check_summary(judgements);
+    if !failures.is_empty() || !unmatched.is_empty() {
+        text = text
+            .lines()
+            .filter(|line| !line.starts_with("check: ok"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+    }
+    for message in unmatched {
+        text.push_str(&format!("check: cannot decide: {message}\n"));
+    }
+    (crate::wrap(&format!("{text}{failures}"), width, 4), code)
+}
+
 /// What `rho bench check` prints at the end, and its exit status: 0 every budget holds (or budgets are
 /// reported only), 1 a budget is broken, 2 a budget could not be judged.
 pub fn check_summary(judgements: &[(String, Judgement)]) -> (String, u8) {
