@@ -131,24 +131,38 @@ fn build_for_board_here(
     })
 }
 
+/// Runs a cargo `command` (at least [`MIN_BUILD_TIMEOUT`]) and returns its stdout; `program` names it when it
+/// cannot start, and a failure reads `failed(): how it ended:` and cargo's stderr.
+fn run_cargo(
+    command: Command,
+    timeout: Duration,
+    program: &str,
+    failed: impl FnOnce() -> String,
+) -> Result<String> {
+    let (finished, stdout) = Runner::new(command)
+        .timeout(timeout.max(MIN_BUILD_TIMEOUT))
+        .run_collect()
+        .doing(|| format!("cannot run `{program}` (set CARGO to choose another)"))?;
+    if finished.termination != Termination::Exited(0) {
+        return Err(SuiteError::Build(format!(
+            "{} {}:\n{}",
+            failed(),
+            finished.termination,
+            finished.stderr.trim_end()
+        )));
+    }
+    Ok(stdout)
+}
+
 /// The cargo project's target directory (`cargo metadata`).
 fn target_directory(config: &ModuleConfig, timeout: Duration) -> Result<PathBuf> {
     let mut command = Command::new(cargo_program());
     command
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .current_dir(&config.root);
-    let (finished, stdout) = Runner::new(command)
-        .timeout(timeout.max(MIN_BUILD_TIMEOUT))
-        .run_collect()
-        .doing(|| "cannot run `cargo metadata` (set CARGO to choose another)".to_string())?;
-    if finished.termination != Termination::Exited(0) {
-        return Err(SuiteError::Build(format!(
-            "`cargo metadata` in {} {}:\n{}",
-            config.root.display(),
-            finished.termination,
-            finished.stderr.trim_end()
-        )));
-    }
+    let stdout = run_cargo(command, timeout, "cargo metadata", || {
+        format!("`cargo metadata` in {}", config.root.display())
+    })?;
     let metadata: serde_json::Value = serde_json::from_str(&stdout).map_err(|error| {
         SuiteError::Build(format!(
             "`cargo metadata` printed what is not JSON: {error}"
@@ -182,18 +196,12 @@ fn build_here(
     let mut command = build_command(suite, &config.root, target);
     command.envs(env.iter().map(|(k, v)| (k, v)));
     let what = format!("cargo bench target {}", suite.bench);
-    let (finished, stdout) = Runner::new(command)
-        .timeout(timeout.max(MIN_BUILD_TIMEOUT))
-        .run_collect()
-        .doing(|| "cannot run `cargo` (set CARGO to choose another)".to_string())?;
-    if finished.termination != Termination::Exited(0) {
-        return Err(SuiteError::Build(format!(
-            "cannot build {what} in {}: `cargo bench --no-run` {}:\n{}",
-            config.root.display(),
-            finished.termination,
-            finished.stderr.trim_end()
-        )));
-    }
+    let stdout = run_cargo(command, timeout, "cargo", || {
+        format!(
+            "cannot build {what} in {}: `cargo bench --no-run`",
+            config.root.display()
+        )
+    })?;
     executable(&stdout, &suite.bench).ok_or_else(|| {
         SuiteError::Build(format!(
             "cargo built {what} in {} but named no executable for it: is it a `[[bench]]` target of the \
