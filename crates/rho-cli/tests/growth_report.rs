@@ -9,7 +9,6 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(600);
@@ -144,11 +143,7 @@ fn a_family_made_o_n2_fails_diff_naming_it_and_both_orders() {
     )
     .unwrap();
     common::git(root, &["init", "-q", "-b", "main"]);
-    let rho = |args: &[&str]| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
-        command.args(args).current_dir(root).env("TMPDIR", root);
-        common::run_rho(command, args, LIMIT)
-    };
+    let rho = |args: &[&str]| common::rho_at(root, args, LIMIT);
     rho(&["bench", "--measure", "instructions", "--write-baseline"]).assert_exit(0);
     common::git(root, &["add", "module.yml", "bench"]);
     common::git(root, &["commit", "-q", "-m", "suite and baseline"]);

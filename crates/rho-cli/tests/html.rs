@@ -182,11 +182,7 @@ fn check_draws_its_budgets_and_the_baseline_comparison() {
     )
     .unwrap();
     common::git(root, &["init", "-q", "-b", "main"]);
-    let rho = |args: &[&str]| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
-        command.args(args).current_dir(root).env("TMPDIR", root);
-        common::run_rho(command, args, LIMIT)
-    };
+    let rho = |args: &[&str]| common::rho_at(root, args, LIMIT);
     rho(&["bench", "--write-baseline", "--repetitions", "1"]).assert_exit(0);
     common::git(root, &["add", "module.yml", "bench"]);
     common::git(root, &["commit", "-q", "-m", "suite and baseline"]);
@@ -377,11 +373,7 @@ fn the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table() 
     )
     .unwrap();
     common::git(root, &["init", "-q", "-b", "main"]);
-    let rho = |args: &[&str]| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
-        command.args(args).current_dir(root).env("TMPDIR", root);
-        common::run_rho(command, args, LIMIT)
-    };
+    let rho = |args: &[&str]| common::rho_at(root, args, LIMIT);
     rho(&["bench", "--write-baseline", "--repetitions", "1"]).assert_exit(0);
     common::git(root, &["add", "module.yml", "bench"]);
     common::git(root, &["commit", "-q", "-m", "suite and baseline"]);

@@ -101,6 +101,13 @@ pub fn rho_in(tmp: &Path, args: &[&str], limit: Duration) -> Outcome {
     run_rho(rho_command(tmp, args), args, limit)
 }
 
+/// Run `rho` to completion in `dir`, its temporary directory there too (at most `limit`).
+pub fn rho_at(dir: &Path, args: &[&str], limit: Duration) -> Outcome {
+    let mut command = rho_command(dir, args);
+    command.current_dir(dir);
+    run_rho(command, args, limit)
+}
+
 /// Run `rho` to completion with `env` added (at most `limit`).
 pub fn rho_in_env(tmp: &Path, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Outcome {
     let mut command = rho_command(tmp, args);
