@@ -81,16 +81,22 @@ pub fn baseline(file: &BaselineFile, source: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn baseline_benchmark(bench: &BenchmarkBaseline, place: &Place<'_>) -> Result<(), Error> {
-    if bench.per_iteration == 0 {
+/// Ops per iteration and iterations per sample: at least one each, in a run and in a baseline alike.
+fn units(per_iteration: u64, batch: u64, place: &Place<'_>) -> Result<(), Error> {
+    if per_iteration == 0 {
         return Err(place.impossible(
             "per_iteration",
             "is 0: an iteration is at least one op".into(),
         ));
     }
-    if bench.batch == 0 {
+    if batch == 0 {
         return Err(place.impossible("batch", "is 0: a sample is at least one iteration".into()));
     }
+    Ok(())
+}
+
+fn baseline_benchmark(bench: &BenchmarkBaseline, place: &Place<'_>) -> Result<(), Error> {
+    units(bench.per_iteration, bench.batch, place)?;
     for (field, figures) in [("cycles", &bench.cycles), ("time_ns", &bench.time_ns)] {
         if let Some(Figures { median, p95, p99 }) = figures {
             for (name, figure) in [("median", median), ("p95", p95), ("p99", p99)] {
@@ -134,15 +140,7 @@ pub fn run_summary(summary: &RunSummary, source: &str, suite: &str) -> Result<()
 }
 
 fn run_benchmark(bench: &BenchSummary, version: u32, place: &Place<'_>) -> Result<(), Error> {
-    if bench.per_iteration == 0 {
-        return Err(place.impossible(
-            "per_iteration",
-            "is 0: an iteration is at least one op".into(),
-        ));
-    }
-    if bench.batch == 0 {
-        return Err(place.impossible("batch", "is 0: a sample is at least one iteration".into()));
-    }
+    units(bench.per_iteration, bench.batch, place)?;
     let samples = bench.instructions.as_ref().and_then(|i| i.samples.as_ref());
     for (field, figures) in [
         ("cycles", bench.cycles.as_ref()),
