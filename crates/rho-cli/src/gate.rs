@@ -96,6 +96,11 @@ pub struct GateArgs {
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
 
+    /// The most alternating runs per side for a benchmark whose verdict more runs could still change
+    /// (adaptive runs, docs/gate.md); at least --runs (default: bench.gate.max_runs, else --runs).
+    #[arg(long, value_name = "N")]
+    pub max_runs: Option<u32>,
+
     /// A metric's budget, a fraction in (0, 1): head may be at most this much worse than base. `default=F`
     /// sets the default. Repeatable; overrides bench.gate.budget.
     #[arg(long = "budget", value_name = "METRIC=FRACTION")]
@@ -228,6 +233,8 @@ fn apply_overrides(
         scale: args.scale,
     };
     overrides.apply(settings, env)?;
+    let mut source = overrides.source(config.map(|c| c.file.clone()));
+    rho_gate::overrides::apply_max_runs(args.max_runs, settings, &mut source)?;
     let measure = args
         .measure
         .or(config.map(|c| c.measure))
@@ -250,7 +257,7 @@ fn apply_overrides(
     }
     env.iterations = args.iterations.or(env.iterations);
     env.warmup = args.warmup.or(env.warmup);
-    Ok(overrides.source(config.map(|c| c.file.clone())))
+    Ok(source)
 }
 
 fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
@@ -279,7 +286,7 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
             "rho: gate: base {} against head {}, {} alternating runs each, timeout {} s per build and run",
             args.base,
             args.head,
-            settings.runs(),
+            runs_text(&settings),
             settings.timeout().as_secs_f64()
         );
     }
@@ -350,6 +357,14 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     }
     drop(built);
     Ok((outcome, settings_source))
+}
+
+/// `3`, or `3 to 10` with adaptive runs.
+fn runs_text(settings: &GateSettings) -> String {
+    match (settings.runs(), settings.max_runs()) {
+        (runs, max) if max > runs => format!("{runs} to {max}"),
+        (runs, _) => runs.to_string(),
+    }
 }
 
 /// The jobs of the built-in `host` target as the engine builds them (rho_suite::sides::host_side), its steps

@@ -8,6 +8,7 @@
 //! It must not know the suite kinds or how a target is built: it is handed each side's commands and reads what they
 //! print (docs/architecture.md).
 
+pub mod adaptive;
 pub mod compare;
 pub mod config;
 mod error;

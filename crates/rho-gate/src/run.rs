@@ -1,11 +1,13 @@
 //! The gate itself: prepare both sides, build each once, run them alternately, compare.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rho_exec::{LineControl, Runner, ScratchDir};
 
+use crate::adaptive::{filter_for, open_benchmarks, wire_benchmark};
 use crate::compare::{Comparison, compare};
 use crate::error::{CommandFailure, GateError, SideName};
 use crate::metrics::{Figure, MetricSource, RunMetrics, StdoutMetrics};
@@ -135,6 +137,12 @@ pub enum Progress {
         elapsed: Duration,
         source: MetricSource,
     },
+    /// After `after` runs per side, the benchmarks more runs could still change the verdict of: they run
+    /// again, the others are settled (adaptive runs).
+    StillOpen {
+        after: u32,
+        open: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for Progress {
@@ -163,6 +171,12 @@ impl std::fmt::Display for Progress {
                 f,
                 "{side}: run {run}/{of} in {:.2} s ({source})",
                 elapsed.as_secs_f64()
+            ),
+            Progress::StillOpen { after, open } => write!(
+                f,
+                "after {after} runs per side, {} still open: {}",
+                open.len(),
+                open.join(", ")
             ),
         }
     }
@@ -240,6 +254,12 @@ struct Contender {
     recipe: Recipe,
     runs: Vec<RunMetrics>,
     source: Option<MetricSource>,
+    /// Per job, where its metrics came from and the benchmarks it reported in the first run: what a later
+    /// run of it can be narrowed to.
+    job_benchmarks: Vec<(MetricSource, BTreeSet<String>)>,
+    /// The benchmark each metric belongs to: a wire stream's `bench.metric` is `bench`'s; a JSON line's
+    /// metric is a benchmark of its own (its job cannot run part of it).
+    benchmark_of: BTreeMap<String, String>,
 }
 
 /// Run the gate: resolve and prepare both sides, load each side's recipe with `load_recipe` (from its own
@@ -274,6 +294,8 @@ pub fn run_gate(
             recipe,
             runs: Vec::new(),
             source: None,
+            job_benchmarks: Vec::new(),
+            benchmark_of: BTreeMap::new(),
         })
     };
     let base = prepare(SideName::Base, base_spec, progress)?;
@@ -286,69 +308,13 @@ pub fn run_gate(
     let environment = request.env.environment();
     build_sides(&sides, &environment, &scratch, timeout, progress)?;
 
-    let counter = request.env.counter.as_deref();
-    let runs = if counter.is_some() {
-        1
-    } else {
-        request.settings.runs()
+    let pairs = Pairs {
+        request,
+        environment: &environment,
+        scratch: &scratch,
+        timeout,
     };
-    for run in 1..=runs {
-        // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides alike.
-        for side in &mut sides {
-            let name = side.prepared.name;
-            let what = format!("run {run} of {runs}");
-            let mut metrics = RunMetrics::new();
-            let mut elapsed = Duration::ZERO;
-            for (index, job) in side.recipe.jobs.iter().enumerate() {
-                let out = scratch.out(name, index)?;
-                let dumps = out.join("callgrind-dumps");
-                let counted;
-                let command = match counter {
-                    Some(valgrind) => {
-                        counted = counted_command(valgrind, &dumps, &job.run).map_err(|e| {
-                            GateError::io(format!("cannot prepare {}", dumps.display()), e)
-                        })?;
-                        counted.as_str()
-                    }
-                    None => job.run.as_str(),
-                };
-                let shell = Shell {
-                    side: name,
-                    command,
-                    dir: &side.prepared.module_root,
-                    env: &environment,
-                    job_env: &job.env,
-                    include: &scratch.include,
-                    out: &out,
-                    timeout,
-                };
-                let (took, stdout) = shell.run(&what)?;
-                elapsed += took;
-                let finished = match counter {
-                    Some(_) => stdout.finish_counted(&dumps),
-                    None => stdout.finish(),
-                };
-                let (source, job_metrics) = finished.map_err(|error| GateError::Metrics {
-                    side: name,
-                    run,
-                    command: job.run.clone(),
-                    error,
-                })?;
-                side.source.get_or_insert(source);
-                let mut job_metrics = job_metrics;
-                add_static_metrics(&mut job_metrics, &job.static_metrics);
-                merge_metrics(&mut metrics, job_metrics, &job.what);
-            }
-            progress(&Progress::Ran {
-                side: name,
-                run,
-                of: runs,
-                elapsed,
-                source: side.source.unwrap_or(MetricSource::JsonLine),
-            });
-            side.runs.push(metrics);
-        }
-    }
+    pairs.run_all(&mut sides, progress)?;
 
     let [base, head] = sides;
     let comparison = compare(&base.runs, &head.runs, request.settings.budgets());
@@ -370,6 +336,179 @@ pub fn run_gate(
         head_recipe: head.recipe,
         elapsed: start.elapsed(),
     })
+}
+
+/// The alternating runs of a gate, once both sides are built.
+struct Pairs<'a> {
+    request: &'a GateRequest,
+    environment: &'a [(String, String)],
+    scratch: &'a Scratch,
+    timeout: Duration,
+}
+
+impl Pairs<'_> {
+    /// Run base, head, base, head...: every benchmark `runs` times per side, then, while some benchmark's
+    /// verdict is still open (crate::adaptive), those benchmarks alone, up to `max_runs` per side. Counting
+    /// instructions, each side runs once (a count is exact).
+    fn run_all(
+        &self,
+        sides: &mut [Contender; 2],
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), GateError> {
+        let settings = &self.request.settings;
+        let (min_runs, max_runs) = match self.request.env.counter {
+            Some(_) => (1, 1),
+            None => (settings.runs(), settings.max_runs()),
+        };
+        let mut open = None;
+        for run in 1..=max_runs {
+            if run > min_runs {
+                let comparison = compare(&sides[0].runs, &sides[1].runs, settings.budgets());
+                let mut benchmark_of = sides[0].benchmark_of.clone();
+                benchmark_of.extend(sides[1].benchmark_of.clone());
+                let still_open = open_benchmarks(&comparison, &benchmark_of);
+                if still_open.is_empty() {
+                    break;
+                }
+                progress(&Progress::StillOpen {
+                    after: run - 1,
+                    open: still_open.iter().cloned().collect(),
+                });
+                open = Some(still_open);
+            }
+            // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides alike.
+            for side in sides.iter_mut() {
+                self.run_side(side, run, max_runs, open.as_ref(), progress)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One run of one side: each job in turn (`open`: only the jobs, and of a wire stream the benchmarks, whose
+    /// verdict is open), the metrics of all of them the run's.
+    fn run_side(
+        &self,
+        side: &mut Contender,
+        run: u32,
+        runs: u32,
+        open: Option<&BTreeSet<String>>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), GateError> {
+        let name = side.prepared.name;
+        let what = format!("run {run} of {runs}");
+        let mut metrics = RunMetrics::new();
+        let mut elapsed = Duration::ZERO;
+        for index in 0..side.recipe.jobs.len() {
+            let job = &side.recipe.jobs[index];
+            let mut job_env = job.env.clone();
+            if let (Some(open), Some((source, benchmarks))) = (open, side.job_benchmarks.get(index))
+            {
+                let wanted: BTreeSet<String> = benchmarks.intersection(open).cloned().collect();
+                if wanted.is_empty() {
+                    continue;
+                }
+                if *source == MetricSource::Wire
+                    && wanted != *benchmarks
+                    && let Some(filter) = filter_for(&wanted)
+                {
+                    job_env.push(("RHO_BENCH_FILTER".to_owned(), filter));
+                }
+            }
+            let (took, source, job_metrics) =
+                self.run_job(side, index, job, &job_env, run, &what)?;
+            elapsed += took;
+            side.source.get_or_insert(source);
+            let job_what = job.what.clone();
+            if run == 1 {
+                side.record_benchmarks(source, &job_metrics);
+            }
+            merge_metrics(&mut metrics, job_metrics, &job_what);
+        }
+        if let Some(open) = open {
+            // The settled benchmarks' metrics, run anyway (the harness's filter selects by substring, a JSON
+            // line reports all), are left out: a run holds exactly what it was meant to measure.
+            for (metric, benchmark) in &side.benchmark_of {
+                if !open.contains(benchmark) {
+                    metrics.leave_out(metric);
+                }
+            }
+        }
+        progress(&Progress::Ran {
+            side: name,
+            run,
+            of: runs,
+            elapsed,
+            source: side.source.unwrap_or(MetricSource::JsonLine),
+        });
+        side.runs.push(metrics);
+        Ok(())
+    }
+
+    /// One run of job `index` of `side`, with `job_env`: its wall time, where its metrics came from, and its
+    /// metrics with the image's figures added.
+    fn run_job(
+        &self,
+        side: &Contender,
+        index: usize,
+        job: &Job,
+        job_env: &[(String, String)],
+        run: u32,
+        what: &str,
+    ) -> Result<(Duration, MetricSource, RunMetrics), GateError> {
+        let name = side.prepared.name;
+        let counter = self.request.env.counter.as_deref();
+        let out = self.scratch.out(name, index)?;
+        let dumps = out.join("callgrind-dumps");
+        let counted;
+        let command = match counter {
+            Some(valgrind) => {
+                counted = counted_command(valgrind, &dumps, &job.run)
+                    .map_err(|e| GateError::io(format!("cannot prepare {}", dumps.display()), e))?;
+                counted.as_str()
+            }
+            None => job.run.as_str(),
+        };
+        let shell = Shell {
+            side: name,
+            command,
+            dir: &side.prepared.module_root,
+            env: self.environment,
+            job_env,
+            include: &self.scratch.include,
+            out: &out,
+            timeout: self.timeout,
+        };
+        let (took, stdout) = shell.run(what)?;
+        let finished = match counter {
+            Some(_) => stdout.finish_counted(&dumps),
+            None => stdout.finish(),
+        };
+        let (source, mut job_metrics) = finished.map_err(|error| GateError::Metrics {
+            side: name,
+            run,
+            command: job.run.clone(),
+            error,
+        })?;
+        add_static_metrics(&mut job_metrics, &job.static_metrics);
+        Ok((took, source, job_metrics))
+    }
+}
+
+impl Contender {
+    /// Note the benchmarks a job reported in the first run, and which benchmark each metric is of.
+    fn record_benchmarks(&mut self, source: MetricSource, metrics: &RunMetrics) {
+        let mut benchmarks = BTreeSet::new();
+        for metric in metrics.keys() {
+            let benchmark = match source {
+                MetricSource::Wire => wire_benchmark(metric),
+                MetricSource::JsonLine => metric.as_str(),
+            };
+            benchmarks.insert(benchmark.to_owned());
+            self.benchmark_of
+                .insert(metric.clone(), benchmark.to_owned());
+        }
+        self.job_benchmarks.push((source, benchmarks));
+    }
 }
 
 /// Build each side's jobs once, in the side's module root (a job rho built already has no build); a side
