@@ -101,6 +101,15 @@ pub struct GateArgs {
     #[arg(long, value_name = "N")]
     pub max_runs: Option<u32>,
 
+    /// How many builds run at once: 2 or more builds base and head in parallel (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Build a side that is a git revision from scratch, neither using nor filling the build cache
+    /// (.git/rho-cache; docs/gate.md).
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// A metric's budget, a fraction in (0, 1): head may be at most this much worse than base. `default=F`
     /// sets the default. Repeatable; overrides bench.gate.budget.
     #[arg(long = "budget", value_name = "METRIC=FRACTION")]
@@ -235,6 +244,10 @@ fn apply_overrides(
     overrides.apply(settings, env)?;
     let mut source = overrides.source(config.map(|c| c.file.clone()));
     rho_gate::overrides::apply_max_runs(args.max_runs, settings, &mut source)?;
+    if let Some(jobs) = args.jobs {
+        settings.set_build_jobs(jobs)?;
+    }
+    settings.set_cache(!args.no_cache);
     let measure = args
         .measure
         .or(config.map(|c| c.measure))

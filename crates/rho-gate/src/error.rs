@@ -54,6 +54,8 @@ pub enum GateError {
          must be at least --runs (bench.gate.runs)"
     )]
     MaxRunsBelowRuns { max_runs: u32, runs: u32 },
+    #[error("--jobs 0: at least one build must be able to run")]
+    ZeroJobs,
     #[error("the timeout must be more than zero seconds")]
     ZeroTimeout,
     #[error("--timeout {0}: the timeout must be a number of seconds from 0.001 to 10000000")]
@@ -134,6 +136,7 @@ impl GateError {
             GateError::Command(failure) => Some(failure.side),
             GateError::TooFewRuns(_)
             | GateError::MaxRunsBelowRuns { .. }
+            | GateError::ZeroJobs
             | GateError::ZeroTimeout
             | GateError::BadTimeout(_)
             | GateError::BadScale(_)

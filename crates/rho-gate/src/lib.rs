@@ -9,6 +9,8 @@
 //! print (docs/architecture.md).
 
 pub mod adaptive;
+mod build;
+pub mod cache;
 pub mod compare;
 pub mod config;
 mod error;

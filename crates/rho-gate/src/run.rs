@@ -137,6 +137,12 @@ pub enum Progress {
         elapsed: Duration,
         source: MetricSource,
     },
+    /// A revision side's build came from the build cache, or the cache could not be used or written (the note
+    /// says which).
+    Cached {
+        side: SideName,
+        note: String,
+    },
     /// After `after` runs per side, the benchmarks more runs could still change the verdict of: they run
     /// again, the others are settled (adaptive runs).
     StillOpen {
@@ -172,6 +178,7 @@ impl std::fmt::Display for Progress {
                 "{side}: run {run}/{of} in {:.2} s ({source})",
                 elapsed.as_secs_f64()
             ),
+            Progress::Cached { side, note } => write!(f, "{side}: {note}"),
             Progress::StillOpen { after, open } => write!(
                 f,
                 "after {after} runs per side, {} still open: {}",
@@ -204,8 +211,8 @@ pub struct GateOutcome {
 
 /// A scratch directory of the gate: the harness header and one build directory per side. Removed on drop
 /// and on Ctrl-C.
-struct Scratch {
-    include: PathBuf,
+pub(crate) struct Scratch {
+    pub(crate) include: PathBuf,
     out_base: PathBuf,
     out_head: PathBuf,
     _dir: ScratchDir,
@@ -235,7 +242,7 @@ impl Scratch {
     }
 
     /// A fresh build directory for job `job` of `side`.
-    fn out(&self, side: SideName, job: usize) -> Result<PathBuf, GateError> {
+    pub(crate) fn out(&self, side: SideName, job: usize) -> Result<PathBuf, GateError> {
         let dir = match side {
             SideName::Base => &self.out_base,
             SideName::Head => &self.out_head,
@@ -248,10 +255,10 @@ impl Scratch {
 }
 
 /// One side during the gate.
-struct Contender {
+pub(crate) struct Contender {
     described: String,
-    prepared: PreparedSide,
-    recipe: Recipe,
+    pub(crate) prepared: PreparedSide,
+    pub(crate) recipe: Recipe,
     runs: Vec<RunMetrics>,
     source: Option<MetricSource>,
     /// Per job, where its metrics came from and the benchmarks it reported in the first run: what a later
@@ -306,7 +313,16 @@ pub fn run_gate(
     let timeout = request.settings.timeout();
 
     let environment = request.env.environment();
-    build_sides(&sides, &environment, &scratch, timeout, progress)?;
+    let context = crate::build::BuildContext {
+        environment: &environment,
+        scratch: &scratch,
+        timeout,
+        bench_header: &request.bench_header,
+        counting: request.env.counter.is_some(),
+        cwd: &request.cwd,
+        cache: request.settings.cache(),
+    };
+    crate::build::build_sides(&sides, &context, request.settings.build_jobs(), progress)?;
 
     let pairs = Pairs {
         request,
@@ -511,55 +527,6 @@ impl Contender {
     }
 }
 
-/// Build each side's jobs once, in the side's module root (a job rho built already has no build); a side
-/// with nothing to build or run is an error.
-fn build_sides(
-    sides: &[Contender],
-    environment: &[(String, String)],
-    scratch: &Scratch,
-    timeout: Duration,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<(), GateError> {
-    for side in sides {
-        let name = side.prepared.name;
-        if side.recipe.jobs.is_empty() {
-            return Err(GateError::Recipe {
-                side: name,
-                message: format!(
-                    "target `{}` of {} has nothing to build or run",
-                    side.recipe.target,
-                    side.recipe.file.display()
-                ),
-            });
-        }
-        for (index, job) in side.recipe.jobs.iter().enumerate() {
-            let Some(build) = &job.build else {
-                continue;
-            };
-            progress(&Progress::Building {
-                side: name,
-                command: build.clone(),
-            });
-            let shell = Shell {
-                side: name,
-                command: build,
-                dir: &side.prepared.module_root,
-                env: environment,
-                job_env: &job.env,
-                include: &scratch.include,
-                out: &scratch.out(name, index)?,
-                timeout,
-            };
-            let (elapsed, _stdout) = shell.run("build")?;
-            progress(&Progress::Built {
-                side: name,
-                elapsed,
-            });
-        }
-    }
-    Ok(())
-}
-
 /// Add the image's figures of each benchmark the run reported (one with a metric named `<bench>.`...).
 fn add_static_metrics(metrics: &mut RunMetrics, statics: &[(String, String, u64)]) {
     for (bench, metric, value) in statics {
@@ -611,21 +578,21 @@ fn counted_command(valgrind: &Path, dumps: &Path, run: &str) -> std::io::Result<
 }
 
 /// One build or run of one job of one side.
-struct Shell<'a> {
-    side: SideName,
-    command: &'a str,
-    dir: &'a Path,
-    env: &'a [(String, String)],
-    job_env: &'a [(String, String)],
-    include: &'a Path,
-    out: &'a Path,
-    timeout: Duration,
+pub(crate) struct Shell<'a> {
+    pub(crate) side: SideName,
+    pub(crate) command: &'a str,
+    pub(crate) dir: &'a Path,
+    pub(crate) env: &'a [(String, String)],
+    pub(crate) job_env: &'a [(String, String)],
+    pub(crate) include: &'a Path,
+    pub(crate) out: &'a Path,
+    pub(crate) timeout: Duration,
 }
 
 impl Shell<'_> {
     /// Run it; its wall time and what its stdout holds of metrics (read as it arrives: see [`StdoutMetrics`]),
     /// or an error that says what failed and quotes the end of its stderr. `what` is `build` or `run 2 of 3`.
-    fn run(&self, what: &str) -> Result<(Duration, StdoutMetrics), GateError> {
+    pub(crate) fn run(&self, what: &str) -> Result<(Duration, StdoutMetrics), GateError> {
         let mut command = Command::new("sh");
         command
             .arg("-c")

@@ -126,6 +126,10 @@ pub struct GateSettings {
     runs: u32,
     /// The ceiling of the adaptive runs; `None`: `runs` (every benchmark runs `runs` times).
     max_runs: Option<u32>,
+    /// How many builds run at once (base and head in parallel at 2 or more); `None`: the number of cores.
+    build_jobs: Option<usize>,
+    /// Whether a side that is a git revision is built from `.git/rho-cache/` when an entry matches.
+    cache: bool,
     timeout: Duration,
     budgets: Budgets,
 }
@@ -135,6 +139,8 @@ impl Default for GateSettings {
         GateSettings {
             runs: DEFAULT_RUNS,
             max_runs: None,
+            build_jobs: None,
+            cache: true,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),
             budgets: Budgets::default(),
         }
@@ -151,6 +157,8 @@ impl GateSettings {
         Ok(GateSettings {
             runs,
             max_runs: None,
+            build_jobs: None,
+            cache: true,
             timeout,
             budgets,
         })
@@ -174,6 +182,31 @@ impl GateSettings {
             }),
             _ => Ok(()),
         }
+    }
+
+    /// Set how many builds run at once (`-j/--jobs`): 1 builds base, then head; 2 or more both at once.
+    pub fn set_build_jobs(&mut self, jobs: usize) -> Result<(), GateError> {
+        if jobs == 0 {
+            return Err(GateError::ZeroJobs);
+        }
+        self.build_jobs = Some(jobs);
+        Ok(())
+    }
+
+    /// How many builds run at once: as set, else the number of cores (1 when it cannot be read).
+    pub fn build_jobs(&self) -> usize {
+        self.build_jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+
+    /// Use (true, the default) or bypass (`--no-cache`) the build cache of git-revision sides.
+    pub fn set_cache(&mut self, cache: bool) {
+        self.cache = cache;
+    }
+
+    pub fn cache(&self) -> bool {
+        self.cache
     }
 
     /// The most runs per side a benchmark gets: `max_runs` when set (never below `runs`), else `runs`.
