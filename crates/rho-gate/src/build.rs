@@ -10,8 +10,16 @@ use rho_exec::Runner;
 
 use crate::cache::{BuildCache, CACHE_BOUND_BYTES, CacheKey, CachedFile, files_under};
 use crate::error::GateError;
-use crate::run::{Contender, Progress, Scratch, Shell};
-use crate::side::{SideSpec, git};
+use crate::progress::Progress;
+use crate::recipe::Recipe;
+use crate::shell::{Scratch, Shell};
+use crate::side::{PreparedSide, SideSpec, git};
+
+/// A side as its build sees it: where it is and how it is built.
+pub(crate) struct BuildSide<'a> {
+    pub prepared: &'a PreparedSide,
+    pub recipe: &'a Recipe,
+}
 
 /// How long a compiler's `--version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
@@ -38,7 +46,7 @@ pub(crate) struct BuildContext<'a> {
 /// `jobs` of 2 or more base and head at once, else base then head. A side with nothing to build or run is an
 /// error; when both builds fail, base's failure is the one reported (as when they ran in turn).
 pub(crate) fn build_sides(
-    sides: &[Contender; 2],
+    sides: &[BuildSide; 2],
     context: &BuildContext,
     jobs: usize,
     progress: &mut dyn FnMut(&Progress),
@@ -94,7 +102,7 @@ pub(crate) fn build_sides(
 /// Build one side: from the cache when it is a revision with a matching entry, else by its build commands
 /// (then stored in the cache when it is a revision).
 fn build_side(
-    side: &Contender,
+    side: &BuildSide,
     context: &BuildContext,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(), GateError> {
@@ -159,7 +167,7 @@ fn build_side(
 
 /// The cache, key and checkout top of a revision side; `None` when the key cannot be made (no tree id).
 fn cache_of(
-    side: &Contender,
+    side: &BuildSide,
     commit: &str,
     top: &Path,
     context: &BuildContext,
@@ -248,7 +256,7 @@ fn version_of(program: &str) -> String {
 
 /// Each area of a side's cache entry and where it lies: `out<N>` job N's build directory, `tree` the checkout.
 fn area_roots(
-    side: &Contender,
+    side: &BuildSide,
     scratch: &Scratch,
     top: &Path,
 ) -> Result<Vec<(String, PathBuf)>, GateError> {
@@ -266,7 +274,7 @@ fn area_roots(
 /// into the checkout (git sees them as untracked, ignored or modified). A build that deleted or renamed a
 /// tracked file is not stored (the note says so).
 fn store(
-    side: &Contender,
+    side: &BuildSide,
     scratch: &Scratch,
     cache: &BuildCache,
     key: &CacheKey,

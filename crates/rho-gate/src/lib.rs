@@ -17,10 +17,13 @@ mod error;
 mod growth_metrics;
 pub mod metrics;
 pub mod overrides;
+mod progress;
+mod recipe;
 pub mod report;
 mod run;
 mod run_metrics;
 pub mod settings;
+mod shell;
 pub mod side;
 mod wire_metrics;
 

@@ -2,50 +2,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-use rho_exec::{LineControl, Runner, ScratchDir};
 
 use crate::adaptive::{filter_for, open_benchmarks, wire_benchmark};
 use crate::compare::{Comparison, compare};
-use crate::error::{CommandFailure, GateError, SideName};
-use crate::metrics::{Figure, MetricSource, RunMetrics, StdoutMetrics};
+use crate::error::{GateError, SideName};
+use crate::metrics::{Figure, MetricSource, RunMetrics};
+pub use crate::progress::Progress;
+pub use crate::recipe::{Job, Recipe};
 use crate::settings::GateSettings;
+use crate::shell::{Scratch, Shell};
 use crate::side::{PreparedSide, SideSpec};
-
-/// How many trailing stderr lines a failure message quotes.
-const STDERR_TAIL_LINES: usize = 12;
-
-/// How one side is built and run: one or more jobs (one per suite), each shell commands run with `sh -c` in
-/// the side's module root.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recipe {
-    /// The target's name, for messages.
-    pub target: String,
-    /// The module.yml the recipe came from, for messages.
-    pub file: PathBuf,
-    /// Built in order before the runs; every run of the side runs each job once, in order, and the metrics of
-    /// all of them make the run's metrics.
-    pub jobs: Vec<Job>,
-}
-
-/// One suite of a side: how it is built and run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Job {
-    /// How the suite is named in messages (its files, its command, or the target).
-    pub what: String,
-    /// Run once before the runs; `None` when the job needs no build (a command suite, a suite rho built).
-    pub build: Option<String>,
-    /// Run once per run; its stdout carries the metrics.
-    pub run: String,
-    /// Added to the environment of its build and runs (e.g. `RHO_BENCH_SOURCES`).
-    pub env: Vec<(String, String)>,
-    /// Figures read from the built image rather than the runs (`(benchmark, metric, value)`: a benchmark's
-    /// reachable code bytes and static stack bound), added to every run's metrics as `<benchmark>.<metric>`
-    /// for the benchmarks the run reported. Empty for a job rho did not build.
-    pub static_metrics: Vec<(String, String, u64)>,
-}
 
 /// The harness settings handed to every build and run through the environment, the same for both sides so
 /// that they measure the same amount of work. `None` leaves the variable as `rho`'s own environment has it.
@@ -113,82 +80,6 @@ pub struct GateRequest {
     pub bench_header: String,
 }
 
-/// Something worth telling the user while the gate works (it takes a while).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Progress {
-    /// A side is ready: what it is and where its module root is.
-    Prepared {
-        side: SideName,
-        describe: String,
-        module_root: PathBuf,
-    },
-    Building {
-        side: SideName,
-        command: String,
-    },
-    Built {
-        side: SideName,
-        elapsed: Duration,
-    },
-    Ran {
-        side: SideName,
-        run: u32,
-        of: u32,
-        elapsed: Duration,
-        source: MetricSource,
-    },
-    /// A revision side's build came from the build cache, or the cache could not be used or written (the note
-    /// says which).
-    Cached {
-        side: SideName,
-        note: String,
-    },
-    /// After `after` runs per side, the benchmarks more runs could still change the verdict of: they run
-    /// again, the others are settled (adaptive runs).
-    StillOpen {
-        after: u32,
-        open: Vec<String>,
-    },
-}
-
-impl std::fmt::Display for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Progress::Prepared {
-                side,
-                describe,
-                module_root,
-            } => write!(
-                f,
-                "{side}: {describe} (module root {})",
-                module_root.display()
-            ),
-            Progress::Building { side, command } => write!(f, "{side}: building: {command}"),
-            Progress::Built { side, elapsed } => {
-                write!(f, "{side}: built in {:.1} s", elapsed.as_secs_f64())
-            }
-            Progress::Ran {
-                side,
-                run,
-                of,
-                elapsed,
-                source,
-            } => write!(
-                f,
-                "{side}: run {run}/{of} in {:.2} s ({source})",
-                elapsed.as_secs_f64()
-            ),
-            Progress::Cached { side, note } => write!(f, "{side}: {note}"),
-            Progress::StillOpen { after, open } => write!(
-                f,
-                "after {after} runs per side, {} still open: {}",
-                open.len(),
-                open.join(", ")
-            ),
-        }
-    }
-}
-
 /// What a finished gate found.
 #[derive(Debug, Clone)]
 pub struct GateOutcome {
@@ -209,56 +100,11 @@ pub struct GateOutcome {
     pub elapsed: Duration,
 }
 
-/// A scratch directory of the gate: the harness header and one build directory per side. Removed on drop
-/// and on Ctrl-C.
-pub(crate) struct Scratch {
-    pub(crate) include: PathBuf,
-    out_base: PathBuf,
-    out_head: PathBuf,
-    _dir: ScratchDir,
-}
-
-impl Scratch {
-    fn create(bench_header: &str) -> Result<Scratch, GateError> {
-        let dir = ScratchDir::new("rho-gate-")
-            .map_err(|e| GateError::io("cannot create the gate's temporary directory", e))?;
-        let include = dir.path().join("include");
-        let header_dir = include.join("rho");
-        let out_base = dir.path().join("out-base");
-        let out_head = dir.path().join("out-head");
-        for path in [&header_dir, &out_base, &out_head] {
-            std::fs::create_dir_all(path)
-                .map_err(|e| GateError::io(format!("cannot create {}", path.display()), e))?;
-        }
-        let header = header_dir.join("bench.h");
-        std::fs::write(&header, bench_header)
-            .map_err(|e| GateError::io(format!("cannot write {}", header.display()), e))?;
-        Ok(Scratch {
-            include,
-            out_base,
-            out_head,
-            _dir: dir,
-        })
-    }
-
-    /// A fresh build directory for job `job` of `side`.
-    pub(crate) fn out(&self, side: SideName, job: usize) -> Result<PathBuf, GateError> {
-        let dir = match side {
-            SideName::Base => &self.out_base,
-            SideName::Head => &self.out_head,
-        }
-        .join(format!("job{job}"));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| GateError::io(format!("cannot create {}", dir.display()), e))?;
-        Ok(dir)
-    }
-}
-
 /// One side during the gate.
-pub(crate) struct Contender {
+struct Contender {
     described: String,
-    pub(crate) prepared: PreparedSide,
-    pub(crate) recipe: Recipe,
+    prepared: PreparedSide,
+    recipe: Recipe,
     runs: Vec<RunMetrics>,
     source: Option<MetricSource>,
     /// Per job, where its metrics came from and the benchmarks it reported in the first run: what a later
@@ -322,7 +168,11 @@ pub fn run_gate(
         cwd: &request.cwd,
         cache: request.settings.cache(),
     };
-    crate::build::build_sides(&sides, &context, request.settings.build_jobs(), progress)?;
+    let building = sides.each_ref().map(|side| crate::build::BuildSide {
+        prepared: &side.prepared,
+        recipe: &side.recipe,
+    });
+    crate::build::build_sides(&building, &context, request.settings.build_jobs(), progress)?;
 
     let pairs = Pairs {
         request,
@@ -577,95 +427,9 @@ fn counted_command(valgrind: &Path, dumps: &Path, run: &str) -> std::io::Result<
     ))
 }
 
-/// One build or run of one job of one side.
-pub(crate) struct Shell<'a> {
-    pub(crate) side: SideName,
-    pub(crate) command: &'a str,
-    pub(crate) dir: &'a Path,
-    pub(crate) env: &'a [(String, String)],
-    pub(crate) job_env: &'a [(String, String)],
-    pub(crate) include: &'a Path,
-    pub(crate) out: &'a Path,
-    pub(crate) timeout: Duration,
-}
-
-impl Shell<'_> {
-    /// Run it; its wall time and what its stdout holds of metrics (read as it arrives: see [`StdoutMetrics`]),
-    /// or an error that says what failed and quotes the end of its stderr. `what` is `build` or `run 2 of 3`.
-    pub(crate) fn run(&self, what: &str) -> Result<(Duration, StdoutMetrics), GateError> {
-        let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(self.command)
-            .current_dir(self.dir)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .envs(self.job_env.iter().map(|(k, v)| (k, v)))
-            .env("RHO_BENCH_INCLUDE", self.include)
-            .env("RHO_BENCH_OUT", self.out);
-        let failure = |how: String, stderr: &str| {
-            GateError::Command(Box::new(CommandFailure {
-                side: self.side,
-                what: what.to_owned(),
-                command: self.command.to_owned(),
-                dir: self.dir.to_owned(),
-                how,
-                stderr: stderr_tail(stderr),
-            }))
-        };
-        if !self.dir.is_dir() {
-            return Err(failure(
-                "cannot run: the module root does not exist on this side".to_owned(),
-                "",
-            ));
-        }
-        let mut stdout = StdoutMetrics::new();
-        let finished = Runner::new(command)
-            .timeout(self.timeout)
-            .run_bytes(|line| {
-                stdout.line(line);
-                LineControl::Continue
-            })
-            .map_err(|error| failure(format!("could not start: {error}"), ""))?;
-        if !finished.termination.success() {
-            // Said as `rho bench` says it: the crash a shell reports as 139, and the benchmark it was in.
-            let how = format!(
-                "{}{}",
-                finished.termination.through_shell(),
-                stdout.whereabouts()
-            );
-            return Err(failure(how, &finished.stderr));
-        }
-        Ok((finished.elapsed, stdout))
-    }
-}
-
-/// The last lines of `stderr`, indented under the error message; empty when there was none.
-fn stderr_tail(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
-        return String::new();
-    }
-    let skip = lines.len().saturating_sub(STDERR_TAIL_LINES);
-    let mut out = String::from("; the end of its stderr:");
-    for line in &lines[skip..] {
-        out.push_str("\n  | ");
-        out.push_str(line);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_stderr_tail_keeps_the_last_lines() {
-        let stderr: String = (1..=30).map(|i| format!("line {i}\n")).collect();
-        let tail = stderr_tail(&stderr);
-        assert!(tail.contains("line 30") && tail.contains("line 19"));
-        assert!(!tail.contains("line 18\n"));
-        assert_eq!(stderr_tail("\n\n"), "");
-    }
 
     #[test]
     fn a_metric_two_suites_report_is_unusable() {
