@@ -212,7 +212,12 @@ fn cache_of(
         lines.push(format!("env {k}={v}"));
     }
     let mut compilers = vec!["cc".to_owned()];
-    compilers.extend(std::env::var("CC").ok().filter(|cc| !cc.is_empty()));
+    // `$CC` is asked whatever its name: the user named it as a compiler.
+    if let Ok(cc) = std::env::var("CC")
+        && !cc.is_empty()
+    {
+        lines.push(format!("compiler $CC {cc}: {}", version_of(&cc)));
+    }
     for (index, job) in side.recipe.jobs.iter().enumerate() {
         // The worktree's path differs from gate to gate: the key holds it as `{root}`.
         let relative = |text: &str| text.replace(&root, "{root}");
@@ -233,13 +238,29 @@ fn cache_of(
     }
     compilers.dedup();
     for compiler in compilers {
-        lines.push(format!("compiler {compiler}: {}", version_of(&compiler)));
+        // Only a compiler's name is asked for its version: any other first word (`make`, `./build.sh`) is a
+        // program rho has no business running with `--version`; its name is in the key with the command.
+        if is_compiler(&compiler) {
+            lines.push(format!("compiler {compiler}: {}", version_of(&compiler)));
+        }
     }
     Some((
         BuildCache::new(Path::new(common.trim()), CACHE_BOUND_BYTES),
         CacheKey::new(&lines),
         top.to_owned(),
     ))
+}
+
+/// Whether `word` names a C or C++ compiler (`cc`, `gcc`, `clang++`, `arm-none-eabi-gcc`, a path to one).
+fn is_compiler(word: &str) -> bool {
+    let name = Path::new(word)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    ["cc", "c++", "gcc", "g++", "clang", "clang++"].contains(&name)
+        || ["-gcc", "-g++", "-clang", "-clang++", "-cc"]
+            .iter()
+            .any(|suffix| name.ends_with(suffix))
 }
 
 /// The first line of `program --version` (`gcc (Debian 12.2.0-14) 12.2.0`), or why there is none.
@@ -333,4 +354,31 @@ fn store(
             .map(|(_, p)| p.clone())
     };
     cache.store(key, &files, &root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_compiler_is_asked_its_version() {
+        for compiler in [
+            "cc",
+            "/usr/bin/gcc",
+            "clang++",
+            "arm-none-eabi-gcc",
+            "riscv64-unknown-elf-gcc",
+        ] {
+            assert!(is_compiler(compiler), "{compiler}");
+        }
+        for other in [
+            "make",
+            "./build.sh",
+            "sh",
+            "cmake",
+            "\"$RHO_BENCH_OUT/bench\"",
+        ] {
+            assert!(!is_compiler(other), "{other}");
+        }
+    }
 }
