@@ -529,6 +529,28 @@ mod tests {
     }
 
     #[test]
+    fn gate_reads_its_adaptive_and_build_flags() {
+        let args = parse(&[
+            "--base",
+            "main",
+            "--max-runs",
+            "10",
+            "-j",
+            "1",
+            "--no-cache",
+        ])
+        .unwrap();
+        assert_eq!(args.max_runs, Some(10));
+        assert_eq!(args.jobs, Some(1));
+        assert!(args.no_cache);
+        let args = parse(&["--base", "main"]).unwrap();
+        assert_eq!(
+            (args.max_runs, args.jobs, args.no_cache),
+            (None, None, false)
+        );
+    }
+
+    #[test]
     fn head_defaults_to_this_directory_and_base_is_required() {
         assert_eq!(parse(&["--base", "main"]).unwrap().head, ".");
         assert!(parse(&[]).is_err());

@@ -221,6 +221,21 @@ mod tests {
     }
 
     #[test]
+    fn max_runs_comes_from_module_yml() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "bench:\n  gate:\n    runs: 3\n    max_runs: 10\n",
+        );
+        let config = load_local_config(dir.path()).unwrap().unwrap();
+        let settings = settings_from_config(&config).unwrap();
+        assert_eq!((settings.runs(), settings.max_runs()), (3, 10));
+        write(dir.path(), "bench:\n  gate:\n    runs: 4\n");
+        let config = load_local_config(dir.path()).unwrap().unwrap();
+        assert_eq!(settings_from_config(&config).unwrap().max_runs(), 4);
+    }
+
+    #[test]
     fn each_suite_is_a_job() {
         let dir = tempfile::tempdir().unwrap();
         write(
