@@ -14,9 +14,6 @@ macro_rules! eprintln {
     () => { ::std::eprintln!() };
     ($($arg:tt)*) => { ::std::eprint!("{}\n", ::rho_text::escape_text(&::std::format!($($arg)*))) };
 }
-macro_rules! eprint {
-    ($($arg:tt)*) => { ::std::eprint!("{}", ::rho_text::escape_text(&::std::format!($($arg)*))) };
-}
 macro_rules! println {
     () => { ::std::println!() };
     ($($arg:tt)*) => { ::std::print!("{}\n", ::rho_text::escape_text(&::std::format!($($arg)*))) };
@@ -25,7 +22,6 @@ macro_rules! println {
 mod baseline;
 mod bench;
 mod cli;
-mod export;
 mod gate;
 mod history;
 mod init;
