@@ -61,3 +61,26 @@ impl Error {
         text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_full_text_is_every_cause_in_order_as_the_binary_prints_it() {
+        let error = Error::Read {
+            path: PathBuf::from("runs/a.json"),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        };
+        assert_eq!(
+            Error::full_text(&error),
+            "cannot read runs/a.json: no such file"
+        );
+        // A passed-through error is shown as itself, its causes after it.
+        let refused = Error::Refused("--html writes one target's report".to_string());
+        assert_eq!(
+            Error::full_text(&refused),
+            "--html writes one target's report"
+        );
+    }
+}

@@ -367,3 +367,25 @@ fn print_outcome(
         serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));
     write_document(json, &document)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_undecided_gate_exits_2_or_under_bisect_skips_for_head_and_stops_otherwise() {
+        assert_eq!(undecided_exit(false, true), 2);
+        assert_eq!(undecided_exit(false, false), 2);
+        assert_eq!(undecided_exit(true, true), EXIT_BISECT_SKIP);
+        assert_eq!(undecided_exit(true, false), EXIT_BISECT_ABORT);
+        assert_eq!(
+            blame_text(Some(SideName::Head), true, true),
+            "the head side failed; --bisect: exit 125, skip this commit"
+        );
+        assert_eq!(
+            blame_text(None, true, false),
+            "the gate could not run; --bisect: exit 128, stop the bisect"
+        );
+        assert_eq!(blame_text(None, false, false), "the gate could not run");
+    }
+}

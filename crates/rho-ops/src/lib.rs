@@ -9,7 +9,7 @@
 //!
 //! It must not know about argument parsing or the terminal: the binary hands it a [`Terminal`] (the report's
 //! writer, laid out and coloured for where it goes) and installs the engine's observer, through which every
-//! warning and note here is printed ([`say`]). It computes no statistic, judges nothing itself and renders
+//! warning and note here is printed (`rho_suite::observe::say`). It computes no statistic, judges nothing itself and renders
 //! nothing itself: those are the crates above. Errors are [`Error`]s, each naming what failed.
 //!
 //! Layering (a module uses only those above it in this list): `error`, `output`, `baseline`, `module`,
