@@ -33,8 +33,8 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-/// The run could not be done or decided.
-const EXIT_CANNOT_DECIDE: u8 = 2;
+/// The run could not be done or decided (the recipes' own status for it).
+const EXIT_CANNOT_DECIDE: u8 = rho_ops::EXIT_CANNOT_DECIDE;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
