@@ -137,6 +137,11 @@ impl BuildCache {
             .prefix("tmp-")
             .tempdir_in(&self.dir)
             .map_err(|e| format!("cannot create a directory in {}: {e}", self.dir.display()))?;
+        // An interrupt while the entry is written removes it (the process exits without running drops).
+        let _cleanup = {
+            let path = staging.path().to_owned();
+            rho_exec::interrupt::on_interrupt(move || rho_exec::remove_tree(&path))
+        };
         let size = write_entry(staging.path(), key, files, area_root)?;
         if size > self.bound {
             return Err(format!(
