@@ -32,6 +32,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         args
     };
+    if let Some(shard) = args.project.shard {
+        anyhow::bail!(
+            "--shard {shard}: shares are of a module.yml run (`rho bench` without FILE arguments)"
+        );
+    }
     // `--target a,b,c` (or `all`): the suite on each, side by side.
     let targets = crate::cli::target_list(args.project.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.

@@ -29,6 +29,7 @@ mod export;
 mod gate;
 mod history;
 mod init;
+mod merge;
 mod project;
 mod saved;
 mod term;
@@ -70,6 +71,7 @@ fn main() -> ExitCode {
             ),
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
             Some(cli::BenchAction::Show(show)) => saved::show(show),
+            Some(cli::BenchAction::Merge(merge)) => merge::run(merge),
             Some(cli::BenchAction::Compare(compare)) => saved::compare(compare),
             Some(cli::BenchAction::History(history)) => history::run(history),
             Some(cli::BenchAction::Init) => std::env::current_dir()

@@ -40,6 +40,7 @@ pub fn listing_args(project: &ProjectArgs, run: &RunArgs) -> (ProjectArgs, RunAr
         target: project.target.clone(),
         repetitions: Some(1),
         baseline: crate::baseline::BaselineArgs::default(),
+        shard: None,
         html: None,
     };
     let run = RunArgs {
@@ -70,8 +71,19 @@ pub fn bench_project(
     output: &crate::term::OutputArgs,
     mode: Mode,
 ) -> anyhow::Result<ExitCode> {
+    let shard =
+        rho_shard::spec::resolve(project.shard, std::env::var("RHO_SHARD").ok().as_deref())?;
+    let project = &ProjectArgs {
+        shard: shard.filter(|_| mode != Mode::List),
+        ..project.clone()
+    };
     match project.target.as_deref() {
         Some(list) if list == "all" || list.contains(',') => {
+            if let Some(shard) = project.shard {
+                bail!(
+                    "--shard {shard}: shares are of one target's run; run each target's shares apart"
+                );
+            }
             bench_targets(project, run, json, output, mode, list)
         }
         _ => bench_target(project, run, json, output, mode, None),
@@ -126,6 +138,7 @@ fn bench_targets(
             target: Some(name.clone()),
             repetitions: project.repetitions,
             baseline: crate::baseline::BaselineArgs::default(),
+            shard: None,
             html: None,
         };
         let mut kept = Collected {
@@ -218,7 +231,15 @@ fn bench_target(
     )?;
     let repetitions =
         crate::baseline::repetitions(&project.baseline, project.repetitions, config.repetitions);
-    let engine = rho_suite::Engine::new(&config, &target, &run.options(), repetitions)?;
+    let mut engine = rho_suite::Engine::new(&config, &target, &run.options(), repetitions)?;
+    let (share, baseline) = plan_share(
+        project,
+        run,
+        mode,
+        (&config, &target),
+        repetitions,
+        baseline,
+    )?;
     let jobs = engine.jobs.clone();
     let (measure, scale) = (engine.measure, engine.settings.scale);
     let mut skipped = false;
@@ -241,10 +262,22 @@ fn bench_target(
             skipped = true;
             continue;
         }
+        // A share runs only its own benchmarks; a suite with none of them is not built.
+        if let Some(share) = &share {
+            match share.filter_for(&job.what) {
+                Some(filter) => engine.set_filter(Some(filter)),
+                None => continue,
+            }
+        }
         // One suite that cannot be built or run does not stop the others: its error is printed now, the
         // suites that finished are reported, and the run ends with exit 2 (cannot decide).
         let summary = match run_one(&engine, index, repetitions) {
-            Ok(summary) => summary,
+            Ok(mut summary) => {
+                if let Some(share) = &share {
+                    share.trim(&job.what, &mut summary);
+                }
+                summary
+            }
             Err(failure) => {
                 failed.push(failure);
                 continue;
@@ -319,6 +352,10 @@ fn bench_target(
             suites: records,
             failed: &failed,
             comparison: baseline.record.as_ref(),
+            shard: share
+                .as_ref()
+                .map(|s| serde_json::to_value(&s.record))
+                .transpose()?,
         };
         deliver(&document, json.as_ref(), collect)?;
     }
@@ -326,7 +363,8 @@ fn bench_target(
     // Budgets naming no benchmark that any suite printed (a typo) would otherwise be silently unused. With a
     // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on
     // purpose.
-    let unmatched = if failed.is_empty() && run.filter.is_none() && !skipped && mode != Mode::List {
+    let whole = run.filter.is_none() && share.is_none();
+    let unmatched = if failed.is_empty() && whole && !skipped && mode != Mode::List {
         rho_report::verdicts::unmatched_budgets(&config, target.name(), &judgements)
     } else {
         Vec::new()
@@ -339,6 +377,53 @@ fn bench_target(
         width,
     };
     Ok(ending.close(&judgements, &baseline, &mut out))
+}
+
+/// With `--shard K/N`: this job's share, planned before any suite runs (rho_shard::share), and the baseline's
+/// plan with the comparison left to `rho bench merge` (drift and removed benchmarks are the whole run's).
+fn plan_share(
+    project: &ProjectArgs,
+    run: &RunArgs,
+    mode: Mode,
+    (config, target): (&ModuleConfig, &TargetSpec),
+    repetitions: u32,
+    plan: crate::baseline::Plan,
+) -> anyhow::Result<(Option<rho_shard::share::Share>, crate::baseline::Plan)> {
+    let Some(shard) = project.shard else {
+        return Ok((None, plan));
+    };
+    if plan.write {
+        bail!(
+            "--shard {shard} with --write-baseline would record one share's benchmarks as the baseline; \
+             record it from an unsharded run"
+        );
+    }
+    let options = run.options();
+    let request = rho_shard::share::Request {
+        command: if mode == Mode::Check {
+            "check"
+        } else {
+            "bench"
+        },
+        diff: project.baseline.diff.clone(),
+        diff_commit: plan.base.as_ref().map(|(_, source)| source.commit.clone()),
+        options: &options,
+        repetitions,
+    };
+    eprintln!("rho: shard {shard}: listing every suite's benchmarks");
+    let share = rho_shard::share::Share::plan(config, target, shard, &request)?;
+    eprintln!("rho: {}", share.describe());
+    if let Some(git_ref) = &project.baseline.diff {
+        eprintln!(
+            "rho: shard {shard}: --diff {git_ref} is compared by `rho bench merge`, over the whole run"
+        );
+    }
+    let plan = crate::baseline::Plan {
+        base: None,
+        markdown: None,
+        ..plan
+    };
+    Ok((Some(share), plan))
 }
 
 /// How one target's run ends: its closing lines and its exit status.
