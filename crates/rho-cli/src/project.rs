@@ -232,14 +232,29 @@ fn bench_target(
     let repetitions =
         crate::baseline::repetitions(&project.baseline, project.repetitions, config.repetitions);
     let mut engine = rho_suite::Engine::new(&config, &target, &run.options(), repetitions)?;
-    let (share, baseline) = plan_share(
-        project,
-        run,
-        mode,
-        (&config, &target),
-        repetitions,
-        baseline,
-    )?;
+    // With `--shard K/N`: this job's share, planned before any suite runs; the comparison is the merge's.
+    let (share, baseline) = match project.shard {
+        Some(shard) => {
+            let options = run.options();
+            let command = if mode == Mode::Check {
+                "check"
+            } else {
+                "bench"
+            };
+            let request = rho_shard::share::Request::new(command, &project.baseline.diff, &options);
+            let (share, plan) = rho_shard::share::plan_run(
+                &config,
+                &target,
+                shard,
+                &request,
+                repetitions,
+                baseline,
+            )?;
+            eprintln!("rho: {}", share.describe());
+            (Some(share), plan)
+        }
+        None => (None, baseline),
+    };
     let jobs = engine.jobs.clone();
     let (measure, scale) = (engine.measure, engine.settings.scale);
     let mut skipped = false;
@@ -377,53 +392,6 @@ fn bench_target(
         width,
     };
     Ok(ending.close(&judgements, &baseline, &mut out))
-}
-
-/// With `--shard K/N`: this job's share, planned before any suite runs (rho_shard::share), and the baseline's
-/// plan with the comparison left to `rho bench merge` (drift and removed benchmarks are the whole run's).
-fn plan_share(
-    project: &ProjectArgs,
-    run: &RunArgs,
-    mode: Mode,
-    (config, target): (&ModuleConfig, &TargetSpec),
-    repetitions: u32,
-    plan: crate::baseline::Plan,
-) -> anyhow::Result<(Option<rho_shard::share::Share>, crate::baseline::Plan)> {
-    let Some(shard) = project.shard else {
-        return Ok((None, plan));
-    };
-    if plan.write {
-        bail!(
-            "--shard {shard} with --write-baseline would record one share's benchmarks as the baseline; \
-             record it from an unsharded run"
-        );
-    }
-    let options = run.options();
-    let request = rho_shard::share::Request {
-        command: if mode == Mode::Check {
-            "check"
-        } else {
-            "bench"
-        },
-        diff: project.baseline.diff.clone(),
-        diff_commit: plan.base.as_ref().map(|(_, source)| source.commit.clone()),
-        options: &options,
-        repetitions,
-    };
-    eprintln!("rho: shard {shard}: listing every suite's benchmarks");
-    let share = rho_shard::share::Share::plan(config, target, shard, &request)?;
-    eprintln!("rho: {}", share.describe());
-    if let Some(git_ref) = &project.baseline.diff {
-        eprintln!(
-            "rho: shard {shard}: --diff {git_ref} is compared by `rho bench merge`, over the whole run"
-        );
-    }
-    let plan = crate::baseline::Plan {
-        base: None,
-        markdown: None,
-        ..plan
-    };
-    Ok((Some(share), plan))
 }
 
 /// How one target's run ends: its closing lines and its exit status.

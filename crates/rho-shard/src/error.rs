@@ -7,6 +7,11 @@ pub enum Error {
     /// `RHO_SHARD` holds something other than K/N.
     #[error("RHO_SHARD={message}")]
     Environment { message: String },
+    #[error(
+        "--shard {shard} with --write-baseline would record one share's benchmarks as the baseline; record it \
+         from an unsharded run"
+    )]
+    WriteBaseline { shard: crate::spec::Shard },
     #[error("cannot read {}: {source}", path.display())]
     Read {
         path: PathBuf,

@@ -25,6 +25,48 @@ pub struct Request<'a> {
     pub repetitions: u32,
 }
 
+impl<'a> Request<'a> {
+    /// `command` (`bench` or `check`) with `--diff` as given and the run's options.
+    pub fn new(command: &'a str, diff: &Option<String>, options: &'a RunOptions) -> Request<'a> {
+        Request {
+            command,
+            diff: diff.clone(),
+            diff_commit: None,
+            options,
+            repetitions: 1,
+        }
+    }
+}
+
+/// A sharded run's share of `repetitions` runs per suite, and the baseline's `plan` with the comparison taken
+/// out: a share alone cannot compare (drift and the removed benchmarks are the whole run's), so the ref's
+/// commit goes into the share's record for `rho bench merge`. `--write-baseline` is refused: one share's
+/// benchmarks are not the baseline.
+pub fn plan_run(
+    config: &ModuleConfig,
+    target: &TargetSpec,
+    shard: Shard,
+    request: &Request<'_>,
+    repetitions: u32,
+    plan: rho_baseline::plan::Plan,
+) -> Result<(Share, rho_baseline::plan::Plan), Error> {
+    if plan.write {
+        return Err(Error::WriteBaseline { shard });
+    }
+    let request = Request {
+        diff_commit: plan.base.as_ref().map(|(_, source)| source.commit.clone()),
+        repetitions,
+        ..request.clone()
+    };
+    let share = Share::plan(config, target, shard, &request)?;
+    let plan = rho_baseline::plan::Plan {
+        base: None,
+        markdown: None,
+        ..plan
+    };
+    Ok((share, plan))
+}
+
 /// A job's share, planned before any suite of it runs.
 #[derive(Debug, Clone)]
 pub struct Share {
@@ -128,7 +170,7 @@ impl Share {
             }
             seen.len()
         };
-        format!(
+        let mut line = format!(
             "shard {}: {mine} of {} benchmarks in {} of {} suites (partition {}, by {})",
             record.label(),
             record.benchmarks.len(),
@@ -140,7 +182,13 @@ impl Share {
             } else {
                 "name: no baseline figures"
             }
-        )
+        );
+        if let Some(git_ref) = &record.diff {
+            line.push_str(&format!(
+                "; --diff {git_ref} is compared by `rho bench merge`, over the whole run"
+            ));
+        }
+        line
     }
 }
 
