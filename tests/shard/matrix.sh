@@ -66,7 +66,7 @@ timed() {
 }
 cpu() { awk '{ print $1 + $2 }' "$1"; }
 
-counted=(--measure instructions --iterations "$iterations")
+counted=(--measure instructions --iterations "$iterations" --timeout 3600)
 timed single.time "$rho" bench "${counted[@]}" --json single.json
 cores=$(nproc)
 pids=()

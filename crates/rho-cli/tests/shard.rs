@@ -121,7 +121,7 @@ fn four_shares_merged_are_the_single_run_exactly() {
     let mut merge = vec!["bench", "merge"];
     // In any order.
     merge.extend(files.iter().rev().map(String::as_str));
-    merge.extend(["--json", "merged.json"]);
+    merge.extend(["--json", "merged.json", "--html", "merged.html"]);
     let run = project.rho(&merge);
     run.assert_exit(0);
     let merged = common::read_json(&project.path().join("merged.json"));
@@ -130,6 +130,11 @@ fn four_shares_merged_are_the_single_run_exactly() {
         "the merged document is the single run's, figure for figure"
     );
     run.assert_stdout_has("bench_24");
+    let page = project.read("merged.html");
+    assert!(
+        page.contains("bench_24") && page.contains("tiny_2"),
+        "the page has every suite"
+    );
 
     // A share missing: exit 2 naming it. A share twice: exit 2 naming it and both files.
     let run = project.rho(&["bench", "merge", "s1.json", "s2.json", "s4.json"]);
@@ -203,7 +208,13 @@ fn a_planted_2x_slowdown_in_a_sharded_check_diff_fails_the_merge_naming_it() {
         "{}",
         run.describe()
     );
-    run.assert_stdout_has("check: a metric regressed against the baseline: fails");
+    run.assert_stdout_has(
+        "check: 1 metric(s) regressed and 0 not measured against the baseline: fails",
+    );
+    // The same words as the check on one machine.
+    single.assert_stdout_has(
+        "check: 1 metric(s) regressed and 0 not measured against the baseline: fails",
+    );
     assert!(project.read("pr.md").contains("`bench_7`"));
     let merged = common::read_json(&project.path().join("merged.json"));
     let single = common::read_json(&project.path().join("single.json"));

@@ -103,11 +103,13 @@ pub fn finish(
         comparison: record.as_ref(),
         shard: None,
     };
-    let document = serde_json::to_value(&document).map_err(|e| Error::NotAShare {
-        file: "the merged document".to_string(),
-        why: e.to_string(),
-    })?;
-    let regressed = comparison.as_ref().is_some_and(|(c, _)| c.failed());
+    let document = serde_json::to_value(&document)?;
+    // What regressed (or lost its measurement), when anything did: it fails the run as on one machine.
+    let regressed = comparison
+        .as_ref()
+        .filter(|(c, _)| c.failed())
+        .map(|(c, _)| c.counts())
+        .map(|counts| (counts.regressed, counts.not_measured));
     let total = jobs.len();
     let code = closing(
         &shares,
@@ -137,7 +139,7 @@ fn closing(
     judgements: &[(String, Judgement)],
     failed: &[FailedSuite],
     total: usize,
-    regressed: bool,
+    regressed: Option<(usize, usize)>,
     layout: rho_report::Layout,
     text: &mut String,
 ) -> u8 {
@@ -152,13 +154,16 @@ fn closing(
     );
     if shares.record.command != "check" {
         text.push_str(&failures);
-        return if !failed.is_empty() {
-            2
-        } else if regressed {
-            text.push_str("diff: a metric regressed against the baseline: exit 1\n");
-            1
-        } else {
-            0
+        return match regressed {
+            _ if !failed.is_empty() => 2,
+            Some((regressed, not_measured)) => {
+                text.push_str(&format!(
+                    "diff: {regressed} metric(s) regressed and {not_measured} not measured against the \
+                     baseline: exit 1\n"
+                ));
+                1
+            }
+            None => 0,
         };
     }
     let unmatched = if failed.is_empty() {
@@ -169,11 +174,15 @@ fn closing(
     let (closing, code) =
         rho_report::verdicts::check_closing(judgements, &unmatched, &failures, layout.width);
     text.push_str(&format!("\n{closing}"));
-    let code = if regressed {
-        text.push_str("check: a metric regressed against the baseline: fails\n");
-        code.max(1)
-    } else {
-        code
+    let code = match regressed {
+        Some((regressed, not_measured)) => {
+            text.push_str(&format!(
+                "check: {regressed} metric(s) regressed and {not_measured} not measured against the \
+                 baseline: fails\n"
+            ));
+            code.max(1)
+        }
+        None => code,
     };
     if failed.is_empty() && unmatched.is_empty() {
         code
