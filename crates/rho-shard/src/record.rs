@@ -20,6 +20,8 @@ pub struct ShardRecord {
     pub command: String,
     /// What the shares measured: `time`, `instructions` or `time,instructions`.
     pub measure: String,
+    /// `--filter` as given (`null` without it): a filtered run leaves budgets unmatched on purpose.
+    pub filter: Option<String>,
     /// Where the costs came from: `baseline` (the committed baseline's figures) or `names` (none known).
     pub basis: String,
     /// `--diff REF` as given, left to the merge (a share alone cannot compare: drift and the removed

@@ -129,6 +129,7 @@ impl Share {
                 command: request.command.to_string(),
                 measure: measure_name(request.options.measure.unwrap_or(config.measure))
                     .to_string(),
+                filter: request.options.filter.clone(),
                 basis: basis.to_string(),
                 diff: request.diff.clone(),
                 diff_commit: request.diff_commit.clone(),
@@ -294,6 +295,7 @@ mod tests {
                 commit: None,
                 command: "bench".into(),
                 measure: "time".into(),
+                filter: None,
                 basis: "names".into(),
                 diff: None,
                 diff_commit: None,
