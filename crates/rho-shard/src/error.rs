@@ -11,7 +11,7 @@ pub enum Error {
         "--shard {shard} with --write-baseline would record one share's benchmarks as the baseline; record it \
          from an unsharded run"
     )]
-    WriteBaseline { shard: crate::spec::Shard },
+    WriteBaseline { shard: String },
     #[error("cannot read {}: {source}", path.display())]
     Read {
         path: PathBuf,

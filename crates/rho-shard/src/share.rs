@@ -51,7 +51,9 @@ pub fn plan_run(
     plan: rho_baseline::plan::Plan,
 ) -> Result<(Share, rho_baseline::plan::Plan), Error> {
     if plan.write {
-        return Err(Error::WriteBaseline { shard });
+        return Err(Error::WriteBaseline {
+            shard: shard.to_string(),
+        });
     }
     let request = Request {
         diff_commit: plan.base.as_ref().map(|(_, source)| source.commit.clone()),
