@@ -30,6 +30,7 @@ pub struct Shares {
 #[derive(Deserialize)]
 struct ShareDocument {
     schema: String,
+    rho_version: String,
     module: PathBuf,
     target: String,
     scale: f64,
@@ -166,7 +167,12 @@ fn same_run(first: &Read, share: &Read) -> Result<(), Error> {
                 c.get(..10).unwrap_or(c).to_string()
             })
     };
-    let what = if a.commit != b.commit {
+    let what = if share.document.rho_version != first.document.rho_version {
+        Some(format!(
+            "rho {} against rho {}",
+            share.document.rho_version, first.document.rho_version
+        ))
+    } else if a.commit != b.commit {
         Some(format!(
             "commit {} against {}",
             short(&b.commit),
