@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -28,36 +29,51 @@ fn counted(benchmarks: &Value) -> Vec<(String, u64, f64, String)> {
         .collect()
 }
 
-#[test]
-fn crypto_bench_through_labgrid_counts_what_the_built_in_board_counts() {
-    if !common::tools_present("labgrid_target", common::CROSS_TOOLS) {
-        return;
+/// The Python with labgrid, or `None` (the test skipped, or failed under RHO_REQUIRE_CROSS) without it or
+/// the board's tools.
+fn labgrid_python(test: &str) -> Option<std::ffi::OsString> {
+    if !common::tools_present(test, common::CROSS_TOOLS) {
+        return None;
     }
-    let Some(python) = std::env::var_os("RHO_LABGRID_PYTHON") else {
+    let python = std::env::var_os("RHO_LABGRID_PYTHON");
+    if python.is_none() {
         common::skipped_unless_required(
-            "crypto_bench_through_labgrid_counts_what_the_built_in_board_counts",
+            test,
             "a Python with labgrid (RHO_LABGRID_PYTHON)",
             "python3-venv; pip install labgrid",
         );
+    }
+    python
+}
+
+/// `rho ARGS` in examples/labgrid with labgrid's Python, its temporary files in `tmp`; it must exit 0.
+fn rho_lab(tmp: &Path, python: &std::ffi::OsStr, args: &[&str]) -> common::Outcome {
+    let mut command = common::rho_command(tmp, args);
+    command
+        .current_dir(common::repo_file("examples/labgrid"))
+        .env("LABGRID_PYTHON", python)
+        .env_remove("RHO_SHARD");
+    let outcome = common::run_rho(command, args, LIMIT);
+    outcome.assert_exit(0);
+    outcome
+}
+
+#[test]
+fn crypto_bench_through_labgrid_counts_what_the_built_in_board_counts() {
+    let test = "crypto_bench_through_labgrid_counts_what_the_built_in_board_counts";
+    let Some(python) = labgrid_python(test) else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
     let lab_json = tmp.path().join("lab.json");
-    let mut command = common::rho_command(
-        tmp.path(),
-        &[
-            "bench",
-            "--target",
-            "lab-mps2-an386",
-            "--json",
-            lab_json.to_str().unwrap(),
-        ],
-    );
-    command
-        .current_dir(common::repo_file("examples/labgrid"))
-        .env("LABGRID_PYTHON", &python);
-    let lab = common::run_rho(command, &["bench", "--target", "lab-mps2-an386"], LIMIT);
-    lab.assert_exit(0);
+    let lab_args = [
+        "bench",
+        "--target",
+        "lab-mps2-an386",
+        "--json",
+        lab_json.to_str().unwrap(),
+    ];
+    let lab = rho_lab(tmp.path(), &python, &lab_args);
     let lab_document = common::read_json(&lab_json);
     assert_eq!(lab_document["target"], "lab-mps2-an386");
 
