@@ -465,18 +465,18 @@ impl RunOf<'_> {
 }
 
 /// How one target's run ends: its closing lines and its exit status.
-struct Ending<'a> {
-    mode: Mode,
+pub(crate) struct Ending<'a> {
+    pub(crate) mode: Mode,
     /// Budgets that name no benchmark.
-    unmatched: &'a [String],
-    failed: &'a [FailedSuite],
+    pub(crate) unmatched: &'a [String],
+    pub(crate) failed: &'a [FailedSuite],
     /// The suites there were.
-    total: usize,
-    width: usize,
+    pub(crate) total: usize,
+    pub(crate) width: usize,
 }
 
 impl Ending<'_> {
-    fn close(
+    pub(crate) fn close(
         &self,
         judgements: &[(String, Judgement)],
         finished: &crate::baseline::Finished,

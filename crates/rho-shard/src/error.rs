@@ -45,10 +45,6 @@ pub enum Error {
         then: String,
         now: String,
     },
-    #[error("cannot write the merged run as JSON: {0}")]
-    Encode(#[from] serde_json::Error),
-    #[error("{0}")]
-    Config(#[from] rho_config::ConfigError),
     #[error("{}", .0.full_text())]
     Suite(#[from] rho_suite::SuiteError),
     #[error("{0}")]

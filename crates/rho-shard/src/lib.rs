@@ -5,15 +5,15 @@
 //! job lists the benchmarks, costs them from the committed baseline and computes the same partition
 //! ([`partition`], [`share`]) without talking to the others; each runs its suites filtered to its share and
 //! writes its `--json` with a `shard` object ([`record`]). `rho bench merge SHARD.json...` reads the shares
-//! back, refuses shares of different runs, a share twice or a missing one ([`merge`]), and judges and
-//! writes the run as one machine would have ([`finish`]): the same document, report and exit status.
+//! back, refuses shares of different runs, a share twice or a missing one, and puts each suite back together
+//! ([`merge`]); rho-ops' merge recipe judges and writes the run as one machine would have: the same document,
+//! report and exit status.
 //!
 //! It sits beside rho-cli at the end of the flow: it drives the engine (rho-suite) to list benchmarks and
 //! calls the judges and the report. It must not know the terminal (colours, width: it is handed a layout)
 //! nor the command line; nothing but rho-cli depends on it.
 
 pub mod error;
-pub mod finish;
 pub mod merge;
 pub mod partition;
 pub mod record;
