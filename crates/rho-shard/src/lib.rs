@@ -9,9 +9,9 @@
 //! ([`merge`]); rho-ops' merge recipe judges and writes the run as one machine would have: the same document,
 //! report and exit status.
 //!
-//! It sits beside rho-cli at the end of the flow: it drives the engine (rho-suite) to list benchmarks and
-//! calls the judges and the report. It must not know the terminal (colours, width: it is handed a layout)
-//! nor the command line; nothing but rho-cli depends on it.
+//! It sits at the end of the flow beside rho-ops: it drives the engine (rho-suite) to list benchmarks and
+//! reads the committed baseline for their costs and saved runs through rho-baseline. It judges and renders
+//! nothing, and must not know the terminal or the command line; only rho-ops and rho-cli depend on it.
 
 pub mod error;
 pub mod merge;
