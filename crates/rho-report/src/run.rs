@@ -182,7 +182,7 @@ fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
         .find_map(|b| b.instructions.as_ref());
     if let Some(counted) = counted {
         clock_lines.push(describe_counter(counted));
-        if counted.source == rho_stats::QEMU_ICOUNT {
+        if counted.source == rho_stats::QEMU_ICOUNT || counted.source == rho_stats::QEMU_PLUGIN {
             clock_lines.push(
                 "under QEMU -icount the cycles and ns above are virtual time (a fixed time per instruction), \
                  not the core's cycles: read the instructions"
@@ -334,7 +334,11 @@ fn footprint_table(out: &mut String, summary: &RunSummary, width: usize) {
 
 /// The header line of the instruction counter.
 fn describe_counter(figures: &InstructionFigures) -> String {
-    if figures.loop_total.is_some() {
+    if figures.source == rho_stats::QEMU_PLUGIN {
+        "instructions: QEMU, with rho's counting plugin: the instructions of each iteration's body, between the \
+         harness's markers, exact (a run of its own, built counting)"
+            .to_string()
+    } else if figures.loop_total.is_some() {
         format!(
             "instructions: {} (Valgrind) counting the instructions of each whole measured loop: exact, whatever \
              the machine's load (a run of its own, under Valgrind)",
@@ -354,10 +358,13 @@ pub(crate) fn instructions_label(figures: &InstructionFigures) -> String {
 }
 
 /// A figure's kind and the counter it came from, as every table names them: `cycles (systick)`,
-/// `instructions (callgrind)`, and QEMU's instruction count by its name, `instructions (QEMU icount)`.
+/// `instructions (callgrind)`, and QEMU's instruction counts by their names, `instructions (QEMU)` (rho's
+/// plugin, exact) and `instructions (QEMU icount)` (from ticks, a suite the plugin cannot count).
 pub(crate) fn counter_label(kind: &str, source: &str) -> String {
     if kind == "instructions" && source == rho_stats::QEMU_ICOUNT {
         "instructions (QEMU icount)".to_string()
+    } else if kind == "instructions" && source == rho_stats::QEMU_PLUGIN {
+        "instructions (QEMU)".to_string()
     } else {
         format!("{kind} ({source})")
     }

@@ -26,6 +26,7 @@ pub mod fold;
 pub mod footprint;
 pub mod observe;
 pub mod ports;
+pub mod qemu_count;
 pub mod sides;
 pub mod stream;
 pub mod tools;
