@@ -238,11 +238,18 @@ fn apply_overrides(
         );
     }
     if measure.counts() {
-        env.counter = Some(
-            rho_suite::count::Counter::find(false)?
-                .valgrind()
-                .to_path_buf(),
-        );
+        // On a built-in board QEMU counts, with rho's plugin; elsewhere Callgrind.
+        let target = config.and_then(|c| c.target(args.target.as_deref()).ok());
+        env.counter = Some(match target {
+            Some(spec) if rho_suite::qemu_count::counts_on_board(&spec) => {
+                rho_gate::Counter::QemuPlugin
+            }
+            _ => rho_gate::Counter::Callgrind(
+                rho_suite::count::Counter::find(false)?
+                    .valgrind()
+                    .to_path_buf(),
+            ),
+        });
         // module.yml's iterations are sized for timing; a count needs a few (as in `rho bench`).
         env.iterations = Some(rho_suite::count::DEFAULT_ITERATIONS);
         env.warmup = Some(rho_suite::count::DEFAULT_WARMUP);
@@ -266,10 +273,14 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
     };
     let settings_source = apply_overrides(args, config.as_ref(), &mut settings, &mut env)?;
 
-    if env.counter.is_some() {
+    if let Some(counter) = &env.counter {
+        let by = match counter {
+            rho_gate::Counter::Callgrind(_) => "under Callgrind",
+            rho_gate::Counter::QemuPlugin => "by QEMU with rho's plugin",
+        };
         eprintln!(
-            "rho: gate: base {} against head {}, instructions counted under Callgrind: one run each (a count \
-             is exact, there is no best of N to take), timeout {} s per build and run",
+            "rho: gate: base {} against head {}, instructions counted {by}: one run each (a count is exact, \
+             there is no best of N to take), timeout {} s per build and run",
             args.base,
             args.head,
             settings.timeout().as_secs_f64()
@@ -312,7 +323,10 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
                 host_jobs(side, &config, &spec, timeout, &built).map_err(suite_error)?
             }
             TargetSpec::Builtin { name, .. } => {
-                match rho_suite::ports::builtin_commands(name, ports.path()).map_err(suite_error)? {
+                let counting = request.env.counter == Some(rho_gate::Counter::QemuPlugin);
+                match rho_suite::qemu_count::gate_commands(name, ports.path(), counting, timeout)
+                    .map_err(suite_error)?
+                {
                     Some((build, run)) => command_jobs(&config, name, &build, &run),
                     None => {
                         return Err(GateError::BuiltinTarget {
@@ -331,6 +345,16 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
                 .map_err(suite_error)?;
             for (job, environment) in jobs.iter_mut().zip(environments) {
                 job.env.extend(environment.into_iter().flatten());
+            }
+            // module.yml's `stack_bytes:` for the target sizes a board's painted region at build time.
+            let default_flags = rho_suite::cfiles::Flags::default();
+            if let Some(bytes) =
+                rho_suite::cfiles::configured_stack_bytes(&config, spec.name(), &default_flags)
+            {
+                for job in &mut jobs {
+                    job.env
+                        .push(("RHO_BENCH_STACK_BYTES".to_owned(), bytes.to_string()));
+                }
             }
         }
         Ok(Recipe {

@@ -26,5 +26,5 @@ pub use error::{CommandFailure, GateError, SideName};
 pub use metrics::{
     Figure, MetricSource, MetricsError, RunMetrics, StdoutMetrics, metrics_from_stdout,
 };
-pub use run::{BenchEnv, GateOutcome, GateRequest, Job, Progress, Recipe, run_gate};
+pub use run::{BenchEnv, Counter, GateOutcome, GateRequest, Job, Progress, Recipe, run_gate};
 pub use settings::{Budgets, GateSettings, parse_budget_override};

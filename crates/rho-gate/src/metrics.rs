@@ -112,27 +112,47 @@ impl StdoutMetrics {
 }
 
 impl StdoutMetrics {
-    /// A counted run's metrics (`--measure instructions`): its wire stream, with the counts its one dumping
-    /// process wrote into `dumps` attached; instructions, stack and heap per benchmark, all exact.
+    /// A counted run's metrics (`--measure instructions`): its wire stream, with its counts' totals attached
+    /// from where `counter` left them (`out`: the job's directory, where Callgrind's dumps or the QEMU
+    /// plugin's totals are); instructions, stack and heap per benchmark, all exact.
     pub fn finish_counted(
         self,
-        dumps: &std::path::Path,
+        counter: &crate::run::Counter,
+        out: &std::path::Path,
     ) -> Result<(MetricSource, RunMetrics), MetricsError> {
         let wire = |e: String| MetricsError::Wire(e);
         if !self.wire {
             return Err(MetricsError::Empty);
         }
         let mut run = self.wire_run()?;
-        if run.counter.is_none() {
-            return Err(wire(
-                "the stream counted nothing: its harness was built without Valgrind's headers \
-                 (<valgrind/callgrind.h>; Debian/Ubuntu: apt-get install valgrind)"
-                    .to_owned(),
-            ));
+        match counter {
+            crate::run::Counter::Callgrind(_) => {
+                if run.counter.is_none() {
+                    return Err(wire(
+                        "the stream counted nothing: its harness was built without Valgrind's headers \
+                         (<valgrind/callgrind.h>; Debian/Ubuntu: apt-get install valgrind)"
+                            .to_owned(),
+                    ));
+                }
+                let dumps = out.join(crate::run::CALLGRIND_DUMPS);
+                let pid = rho_wire::callgrind::dumping_process(&dumps)
+                    .map_err(|e| wire(e.to_string()))?;
+                rho_wire::callgrind::attach_dumps(&mut run, &dumps, Some(pid))
+                    .map_err(|e| wire(e.to_string()))?;
+            }
+            crate::run::Counter::QemuPlugin => {
+                if run.counter.is_none() {
+                    return Err(wire(
+                        "the stream counted nothing: the board's image was not built with the harness's \
+                         counting loop (RHO_BENCH_MEASURE=instructions, which the built-in ports compile in)"
+                            .to_owned(),
+                    ));
+                }
+                let totals = out.join(rho_wire::qemu_counts::TOTALS_FILE);
+                rho_wire::qemu_counts::attach_totals(&mut run, &totals)
+                    .map_err(|e| wire(e.to_string()))?;
+            }
         }
-        let pid = rho_wire::callgrind::dumping_process(dumps).map_err(|e| wire(e.to_string()))?;
-        rho_wire::callgrind::attach_dumps(&mut run, dumps, Some(pid))
-            .map_err(|e| wire(e.to_string()))?;
         crate::wire_metrics::metrics_from_run(&run).map(|m| (MetricSource::Wire, m))
     }
 }
