@@ -244,6 +244,10 @@ fn apply_overrides(
             Some(spec) if rho_suite::qemu_count::counts_on_board(&spec) => {
                 rho_gate::Counter::QemuPlugin
             }
+            Some(TargetSpec::Builtin { name, .. }) if name != "host" => anyhow::bail!(
+                "--measure instructions: rho counts on the host (Callgrind) and on the built-in QEMU boards \
+                 (its plugin); target {name} is neither: gate it on time"
+            ),
             _ => rho_gate::Counter::Callgrind(
                 rho_suite::count::Counter::find(false)?
                     .valgrind()

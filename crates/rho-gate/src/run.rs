@@ -8,7 +8,7 @@ use rho_exec::{LineControl, Runner, ScratchDir};
 
 use crate::compare::{Comparison, compare};
 use crate::error::{CommandFailure, GateError, SideName};
-use crate::metrics::{Figure, MetricSource, RunMetrics, StdoutMetrics};
+use crate::metrics::{CALLGRIND_DUMPS, Counter, Figure, MetricSource, RunMetrics, StdoutMetrics};
 use crate::settings::GateSettings;
 use crate::side::{PreparedSide, SideSpec};
 
@@ -65,21 +65,6 @@ pub struct BenchEnv {
     /// exact: there is no best of N to take), and its counts are read as [`Counter`] says.
     pub counter: Option<Counter>,
 }
-
-/// Who counts a gate's instructions.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Counter {
-    /// Every run is run under this `valgrind` (Callgrind, following the run command's child processes) with
-    /// `RHO_BENCH_MEASURE=instructions`, and its dumps are read into the wire stream's counts.
-    Callgrind(PathBuf),
-    /// A built-in board: the builds and runs get `RHO_BENCH_MEASURE=instructions` (the port compiles the
-    /// counting loop in), the recipe's run command loads rho's QEMU plugin, which writes its totals to
-    /// `$RHO_BENCH_OUT/counts`, and they are read into the stream's counts.
-    QemuPlugin,
-}
-
-/// Where a counted job's Callgrind dumps go, in its directory.
-pub const CALLGRIND_DUMPS: &str = "callgrind-dumps";
 
 impl BenchEnv {
     /// The variables, in a fixed order.
