@@ -349,3 +349,58 @@ fn the_kata_on_the_boards_gates_on_qemu_instruction_counts() {
         }
     }
 }
+
+/// A benchmark that writes a 3 KiB frame from its top down (the painted region filled before anything below it).
+const DEEP_FRAME_SUITE: &str = "#include <rho/bench.h>\n\
+static void bench_deep(rho_bench_t *state)\n{\n    RHO_BENCH_LOOP(state) {\n        \
+volatile unsigned char frame[3072];\n        unsigned i;\n        \
+for (i = sizeof frame; i-- > 0;) {\n            frame[i] = (unsigned char)i;\n        }\n        \
+RHO_BENCH_KEEP(frame[7]);\n    }\n}\n\
+int main(int argc, char **argv)\n{\n    rho_bench_suite_t suite = {0};\n    \
+RHO_BENCH_ADD(&suite, bench_deep);\n    return rho_bench_main(&suite, argc, argv);\n}\n";
+
+/// module.yml's `stack_bytes:` for a board target reaches the gate's board builds (issue 24: it did not): with
+/// `stack_bytes: 1024` on `mps2-an386` a 3 KiB frame runs into the MPU guard below the painted region, the
+/// harness stops the benchmark and the gate cannot decide it; with the board's default region the same suite
+/// passes.
+#[test]
+fn a_board_targets_stack_bytes_reaches_the_gates_builds() {
+    let tools = [
+        ("arm-none-eabi-gcc", "gcc-arm-none-eabi"),
+        ("qemu-system-arm", "qemu-system-arm"),
+    ];
+    if !common::tools_present(
+        "a_board_targets_stack_bytes_reaches_the_gates_builds",
+        &tools,
+    ) {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    for (target, expected) in [
+        ("- name: mps2-an386\n      stack_bytes: 1024", 2),
+        ("- mps2-an386", 0),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        for side in ["base", "head"] {
+            let dir = tmp.path().join(side);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("deep.c"), DEEP_FRAME_SUITE).unwrap();
+            let module = format!("bench:\n  suites:\n    - [deep.c]\n  targets:\n    {target}\n");
+            std::fs::write(dir.join("module.yml"), module).unwrap();
+        }
+        let outcome = gate(
+            &tmp.path().join("head"),
+            &["--base", "../base", "--runs", "2", "--iterations", "20"],
+        );
+        eprintln!("{target}:\n{}", outcome.describe());
+        assert_eq!(
+            outcome.status,
+            Some(expected),
+            "{target}:\n{}",
+            outcome.describe()
+        );
+        if expected == 2 {
+            assert!(outcome.stderr.contains("overran"), "{}", outcome.describe());
+        }
+    }
+}
