@@ -198,12 +198,20 @@ fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
     if let Some(counted) = counted.filter(|c| c.loop_total.is_some()) {
         let clocked: Vec<String> = summary.overhead.iter().map(describe_overhead).collect();
         let mut parts = clocked;
-        parts.push(format!(
-            "{} instructions per iteration + {} per loop ({}, fitted from two empty loops)",
-            format_count(counted.overhead_per_iteration),
-            format_count(counted.overhead_per_loop),
-            counted.source
-        ));
+        if counted.source == rho_stats::QEMU_PLUGIN {
+            // The plugin counts between the bodies' markers: the loop's own instructions are never counted.
+            parts.push(format!(
+                "{} instructions per iteration (qemu: the loop is outside the bodies' markers)",
+                format_count(counted.overhead_per_iteration)
+            ));
+        } else {
+            parts.push(format!(
+                "{} instructions per iteration + {} per loop ({}, fitted from two empty loops)",
+                format_count(counted.overhead_per_iteration),
+                format_count(counted.overhead_per_loop),
+                counted.source
+            ));
+        }
         labelled(
             out,
             "overhead",
