@@ -138,8 +138,8 @@
  *                               harness says what to install); RHO_BENCH_NO_VALGRIND leaves it out.
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
  * RHO_BENCH_MEASURE_INSTRUCTIONS (defined: count, under QEMU with rho's counting plugin; the
- * board's Makefile defines it for RHO_BENCH_MEASURE=instructions), RHO_BENCH_SCALE a floating constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady;
- * no filter code without it); no per-benchmark override (RHO_BENCH_SET_BATCH(state, K) in the code
+ * board's Makefile defines it for RHO_BENCH_MEASURE=instructions), RHO_BENCH_SCALE a floating
+ * constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady; no filter code without it); no per-benchmark override (RHO_BENCH_SET_BATCH(state, K) in the code
  * is the per-benchmark choice there). The time cap counts cycles and needs RHO_BENCH_CPU_HZ.
  *
  * Compile-time (both):
@@ -663,7 +663,7 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench__cursor *cursor)
         return 1;
     }
     return 0;
-#endif
+#else
     if (cursor->left != 0) {
         cursor->left--;
         return 1;
@@ -682,6 +682,7 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench__cursor *cursor)
     RHO_BENCH__TIME_START(cursor->state);
     RHO_BENCH__CYCLES_START(cursor->state);
     return 1;
+#endif
 }
 
 /* One step of RHO_BENCH_LOOP_SETUP: the K setups with the clocks stopped, then the K bodies
