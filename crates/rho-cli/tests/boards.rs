@@ -513,3 +513,58 @@ fn two_hundred_board_runs_under_load_are_all_whole() {
     }
     eprintln!("200 board runs under load: {:?}", started.elapsed());
 }
+
+/// Every built-in board and `aarch64-linux` is a `check --diff` target, with the refusal of a baseline recorded
+/// for another target (issue 24): a baseline recorded on riscv32-virt passes `check --diff` there (its figures
+/// are exact under QEMU), and a check on mps2-an385 or aarch64-linux against it is refused, naming both targets.
+#[test]
+fn a_board_baseline_is_checked_on_its_board_and_refused_on_another_target() {
+    for board in ["riscv32-virt", "mps2-an385"] {
+        if !tools_present(&format!("check_diff_on_{board}"), tools_of(board)) {
+            return;
+        }
+    }
+    let module = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = module.path();
+    std::fs::create_dir_all(root.join("bench")).unwrap();
+    std::fs::copy(
+        repo_file("examples/crypto_bench.c"),
+        root.join("bench/crypto_bench.c"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("module.yml"),
+        "bench:\n  targets: [riscv32-virt, mps2-an385, aarch64-linux]\n  suites:\n    - bench/crypto_bench.c\n  \
+         default_iterations: 200\n  warmup_runs: 5\n",
+    )
+    .unwrap();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "module"]);
+    let rho = |args: &[&str]| {
+        let mut command = rho_command(tmp.path(), args);
+        command.current_dir(root);
+        run_rho(command, args, LIMIT)
+    };
+    rho(&["bench", "--target", "riscv32-virt", "--write-baseline"]).assert_exit(0);
+    git(root, &["add", "bench/baseline.json"]);
+    git(root, &["commit", "-q", "-m", "riscv32-virt baseline"]);
+    let same = rho(&[
+        "bench",
+        "check",
+        "--target",
+        "riscv32-virt",
+        "--diff",
+        "HEAD",
+    ]);
+    same.assert_exit(0);
+    same.assert_stdout_has("0 regressed");
+    for other in ["mps2-an385", "aarch64-linux"] {
+        let refused = rho(&["bench", "check", "--target", other, "--diff", "HEAD"]);
+        refused.assert_exit(2);
+        refused.assert_stderr_has(&format!(
+            "has no baseline for target \"{other}\" (it has: riscv32-virt)"
+        ));
+    }
+}
