@@ -173,3 +173,61 @@ pub fn gate_commands(
 pub fn counts_on_board(spec: &rho_config::TargetSpec) -> bool {
     matches!(spec, rho_config::TargetSpec::Builtin { name, .. } if crate::ports::board(name).is_some())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plugin is C99, clean under the project's warnings, and builds where rho builds it.
+    #[test]
+    fn the_plugin_builds_clean_under_the_projects_warnings() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("plugin.c");
+        std::fs::write(&source, PLUGIN_SOURCE).unwrap();
+        let output = Command::new("cc")
+            .args([
+                "-std=c99",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-shared",
+                "-fPIC",
+            ])
+            .arg("-o")
+            .arg(dir.path().join("plugin.so"))
+            .arg(&source)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let built = build_plugin(&dir.path().join("cache"), Duration::from_secs(60)).unwrap();
+        assert!(built.is_file());
+        // Built once: the second call finds it.
+        assert_eq!(
+            build_plugin(&dir.path().join("cache"), Duration::from_secs(60)).unwrap(),
+            built
+        );
+    }
+
+    #[test]
+    fn the_counted_run_loads_the_plugin_before_the_kernel() {
+        let board = crate::ports::board("riscv32-virt").unwrap();
+        let command = run_command(
+            &board,
+            "\"$RHO_BENCH_OUT/bench.elf\"",
+            Path::new("/cache dir/plugin.so"),
+            "\"$RHO_BENCH_OUT/counts\"",
+        );
+        assert!(
+            command.contains(
+                " -plugin '/cache dir/plugin.so',out=\"$RHO_BENCH_OUT/counts\" -kernel \"$RHO_BENCH_OUT/bench.elf\""
+            ),
+            "{command}"
+        );
+        assert!(command.starts_with("qemu-system-riscv32 "), "{command}");
+    }
+}
