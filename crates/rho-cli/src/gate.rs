@@ -343,22 +343,12 @@ fn gate(args: &GateArgs) -> anyhow::Result<(GateOutcome, SettingsSource)> {
             }
         };
         if !matches!(&spec, TargetSpec::Builtin { name, .. } if name == "host") {
-            // A C-file suite's own flags reach the target's build command (rho_suite::sides); one job per
-            // suite, in order.
-            let environments = rho_suite::sides::flag_environments(&config, &spec, timeout)
+            // A C-file suite's own flags and the target's stack_bytes reach the target's build command
+            // (rho_suite::sides); one job per suite, in order.
+            let environments = rho_suite::sides::build_environments(&config, &spec, timeout)
                 .map_err(suite_error)?;
             for (job, environment) in jobs.iter_mut().zip(environments) {
-                job.env.extend(environment.into_iter().flatten());
-            }
-            // module.yml's `stack_bytes:` for the target sizes a board's painted region at build time.
-            let default_flags = rho_suite::cfiles::Flags::default();
-            if let Some(bytes) =
-                rho_suite::cfiles::configured_stack_bytes(&config, spec.name(), &default_flags)
-            {
-                for job in &mut jobs {
-                    job.env
-                        .push(("RHO_BENCH_STACK_BYTES".to_owned(), bytes.to_string()));
-                }
+                job.env.extend(environment);
             }
         }
         Ok(Recipe {
