@@ -1,7 +1,8 @@
 //! The suites of one side of `rho bench gate` as the engine builds them: on the built-in `host` target each
 //! suite built as `rho bench` builds it (apart from the other side's build) with its image's static figures,
 //! each command suite as its command; on any other target, the C-file suites' own flags and the target's
-//! `stack_bytes` as the environment of the target's build command. The gate runs what this returns; it never learns how a suite is built.
+//! `stack_bytes` as the environment of the target's build command. The gate runs what this returns; it never
+//! learns how a suite is built.
 
 use std::path::Path;
 use std::time::Duration;
