@@ -732,21 +732,39 @@ fn run_job(
                 };
                 footprint = Some(crate::footprint::ask(mem_command, &files, timeout));
             }
-            if let (Some(board), Some(out), JobKind::CFiles) = (&measuring.board, &out, &job.kind) {
-                let counting = crate::qemu_count::CountedBuild {
-                    board,
-                    build: &build,
-                    out,
-                    plugin_dir: &workspace.dir.path().join("qemu-plugin"),
-                    dir: Some(&config.root),
-                    iterations_set: measuring.iterations_set,
-                    warmup_set: measuring.warmup_set,
-                };
-                counted = Some(counting.run(&env, timeout, &what)?);
+            if let (Some(out), JobKind::CFiles) = (&out, &job.kind) {
+                counted = measuring.count_on_board(&build, out, place, &env, &what)?;
             }
         }
     }
     Ok((runs, counted, footprint))
+}
+
+impl Measuring {
+    /// A C-file suite on a built-in board: built again counting (into `out/counted`, with the port's `build`
+    /// and the timed build's `env`) and run under QEMU with rho's plugin; `None` on any other target.
+    fn count_on_board(
+        &self,
+        build: &str,
+        out: &Path,
+        place: &Place<'_>,
+        env: &[(String, String)],
+        what: &str,
+    ) -> Result<Option<rho_wire::Run>> {
+        let Some(board) = &self.board else {
+            return Ok(None);
+        };
+        let counting = crate::qemu_count::CountedBuild {
+            board,
+            build,
+            out,
+            plugin_dir: &place.workspace.dir.path().join("qemu-plugin"),
+            dir: Some(&place.config.root),
+            iterations_set: self.iterations_set,
+            warmup_set: self.warmup_set,
+        };
+        Ok(Some(counting.run(env, place.timeout, what)?))
+    }
 }
 
 /// A suite the engine built on the host, ready to run: its program (run in the module root) and, for a
