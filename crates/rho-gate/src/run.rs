@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::adaptive::{filter_for, open_benchmarks, wire_benchmark};
 use crate::compare::{Comparison, compare};
 use crate::error::{GateError, SideName};
-use crate::metrics::{Figure, MetricSource, RunMetrics};
+use crate::metrics::{CALLGRIND_DUMPS, Counter, Figure, MetricSource, RunMetrics};
 pub use crate::progress::Progress;
 pub use crate::recipe::{Job, Recipe};
 use crate::settings::GateSettings;
@@ -30,11 +30,9 @@ pub struct BenchEnv {
     pub time_cap_ms: Option<u64>,
     /// `RHO_BENCH_STACK_BYTES=0` when true: the stack is not measured.
     pub stack_off: bool,
-    /// Count instructions instead of timing (`--measure instructions`): every run is run under this
-    /// `valgrind` (Callgrind, following the run command's child processes) with
-    /// `RHO_BENCH_MEASURE=instructions`, its dumps are read into the wire stream's counts, and each side runs
-    /// once (a count is exact: there is no best of N to take).
-    pub counter: Option<PathBuf>,
+    /// Count instructions instead of timing (`--measure instructions`): each side runs once (a count is
+    /// exact: there is no best of N to take), and its counts are read as [`Counter`] says.
+    pub counter: Option<Counter>,
 }
 
 impl BenchEnv {
@@ -59,6 +57,9 @@ impl BenchEnv {
         }
         if self.stack_off {
             env.push(("RHO_BENCH_STACK_BYTES".to_owned(), "0".to_owned()));
+        }
+        if self.counter == Some(Counter::QemuPlugin) {
+            env.push(("RHO_BENCH_MEASURE".to_owned(), "instructions".to_owned()));
         }
         env
     }
@@ -322,15 +323,25 @@ impl Pairs<'_> {
         what: &str,
     ) -> Result<(Duration, MetricSource, RunMetrics), GateError> {
         let name = side.prepared.name;
-        let counter = self.request.env.counter.as_deref();
+        let counter = self.request.env.counter.as_ref();
         let out = self.scratch.out(name, index)?;
-        let dumps = out.join("callgrind-dumps");
         let counted;
         let command = match counter {
-            Some(valgrind) => {
+            Some(Counter::Callgrind(valgrind)) => {
+                let dumps = out.join(CALLGRIND_DUMPS);
                 counted = counted_command(valgrind, &dumps, &job.run)
                     .map_err(|e| GateError::io(format!("cannot prepare {}", dumps.display()), e))?;
                 counted.as_str()
+            }
+            Some(Counter::QemuPlugin) => {
+                // No totals left from an earlier run can be read as this one's.
+                let totals = out.join(rho_wire::qemu_counts::TOTALS_FILE);
+                if totals.exists() {
+                    std::fs::remove_file(&totals).map_err(|e| {
+                        GateError::io(format!("cannot remove {}", totals.display()), e)
+                    })?;
+                }
+                job.run.as_str()
             }
             None => job.run.as_str(),
         };
@@ -346,7 +357,7 @@ impl Pairs<'_> {
         };
         let (took, stdout) = shell.run(what)?;
         let finished = match counter {
-            Some(_) => stdout.finish_counted(&dumps),
+            Some(counter) => stdout.finish_counted(counter, &out),
             None => stdout.finish(),
         };
         let (source, mut job_metrics) = finished.map_err(|error| GateError::Metrics {
