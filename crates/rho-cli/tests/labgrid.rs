@@ -87,7 +87,7 @@ fn crypto_bench_through_labgrid_counts_what_the_built_in_board_counts() {
     let through_labgrid = counted(&lab_document["suites"][0]["benchmarks"]);
     let on_the_board = counted(&builtin_document["benchmarks"]);
     assert_eq!(through_labgrid.len(), 6, "{}", lab.describe());
-    assert!(through_labgrid.iter().all(|b| b.3 == "qemu-icount"));
+    assert!(through_labgrid.iter().all(|b| b.3 == "qemu"));
     assert_eq!(
         through_labgrid, on_the_board,
         "the same benchmarks, iterations and instructions, exactly"

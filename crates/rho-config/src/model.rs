@@ -378,8 +378,28 @@ pub struct TargetEntry {
     /// `stack_bytes:` of this target: the painted stack region (`RHO_BENCH_STACK_BYTES`) on it, in place of the
     /// harness's default (a host's 64 KiB, a board's stack less its guard).
     pub stack_bytes: Option<u64>,
+    /// `counter:` of this target (one with `build:`/`run:`): who counts its instructions exactly.
+    pub counter: Option<TargetCounter>,
     /// Where the entry was written.
     pub at: SourcePos,
+}
+
+/// `counter:` of a target with its own commands: how rho counts its instructions exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetCounter {
+    /// `qemu-plugin`: the run loads rho's QEMU counting plugin, as the built-in boards do. rho builds the
+    /// suite again with `RHO_BENCH_MEASURE=instructions` and runs the target's `run:` with `RHO_QEMU_PLUGIN`
+    /// (the argument of QEMU's `-plugin`) and `RHO_QEMU_COUNTS` (the file the plugin writes) set.
+    QemuPlugin,
+}
+
+impl TargetCounter {
+    /// The word module.yml spells it with.
+    pub const fn key(self) -> &'static str {
+        match self {
+            TargetCounter::QemuPlugin => "qemu-plugin",
+        }
+    }
 }
 
 impl TargetEntry {
@@ -404,6 +424,8 @@ pub enum TargetSpec {
         build: String,
         run: String,
         timeout: Option<Duration>,
+        /// `counter:`: who counts its instructions exactly (`None`: its ticks are its figures).
+        counter: Option<TargetCounter>,
         at: SourcePos,
     },
 }
@@ -665,6 +687,7 @@ impl ModuleConfig {
                 build: build.clone(),
                 run: run.clone(),
                 timeout: entry.timeout,
+                counter: entry.counter,
                 at: entry.at,
             }),
             _ if BUILTIN_TARGETS.contains(&entry.name.as_str()) => Ok(TargetSpec::Builtin {

@@ -10,8 +10,8 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
     BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DefaultFlags, GateConfig,
-    HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry,
-    is_gate_budget,
+    HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetCounter,
+    TargetEntry, is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -62,6 +62,7 @@ const TARGET_KEYS: &[&str] = &[
     "cflags",
     "ldflags",
     "stack_bytes",
+    "counter",
 ];
 /// The smallest and largest painted stack region a target may set (the Rust harness's largest too).
 const STACK_BYTES_RANGE: (u64, u64) = (256, 1 << 30);
@@ -1135,6 +1136,7 @@ fn parse_targets(
                 benchmarks: Vec::new(),
                 flags: DefaultFlags::default(),
                 stack_bytes: None,
+                counter: None,
                 at,
             },
             Node::Map(_) => {
@@ -1195,6 +1197,10 @@ fn parse_targets(
                     .value("stack_bytes")
                     .map(|v| target_stack_bytes(cx, v, &what, stack_watermark))
                     .transpose()?;
+                let counter = f
+                    .value("counter")
+                    .map(|v| target_counter(cx, v, &what, build.is_some()))
+                    .transpose()?;
                 TargetEntry {
                     name,
                     build,
@@ -1204,6 +1210,7 @@ fn parse_targets(
                     benchmarks,
                     flags: default_flags(cx, &f, &what)?,
                     stack_bytes,
+                    counter,
                     at,
                 }
             }
@@ -1230,6 +1237,36 @@ fn parse_targets(
         out.push(entry);
     }
     Ok(out)
+}
+
+/// A target's `counter:`: `qemu-plugin`, on a target with its own `build:`/`run:` (`commands`); a built-in
+/// board counts with the plugin already, and the host with Valgrind.
+fn target_counter(
+    cx: &Cx,
+    node: &SNode,
+    what: &str,
+    commands: bool,
+) -> Result<TargetCounter, ConfigError> {
+    let word = text(cx, node, &format!("{what}.counter"), "`qemu-plugin`")?;
+    if word != TargetCounter::QemuPlugin.key() {
+        return Err(cx.err_at(
+            node,
+            format!(
+                "unknown counter '{word}' for {what}.counter; expected `qemu-plugin` (the run loads rho's \
+                 QEMU counting plugin)"
+            ),
+        ));
+    }
+    if !commands {
+        return Err(cx.err_at(
+            node,
+            format!(
+                "{what}.counter is for a target with its own `build:` and `run:` commands; a built-in \
+                 board already counts with rho's QEMU plugin"
+            ),
+        ));
+    }
+    Ok(TargetCounter::QemuPlugin)
 }
 
 /// A target's `stack_bytes:`: the painted region, a whole number of bytes in [`STACK_BYTES_RANGE`]; refused

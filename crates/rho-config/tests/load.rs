@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rho_config::{
-    CMakeSuite, CargoSuite, ConfigError, ModuleConfig, SourcePos, Suite, SuiteBuild, TargetSpec,
-    find_module_root, unmatched_benchmarks, unmatched_message,
+    CMakeSuite, CargoSuite, ConfigError, ModuleConfig, SourcePos, Suite, SuiteBuild, TargetCounter,
+    TargetSpec, find_module_root, unmatched_benchmarks, unmatched_message,
 };
 
 /// The module.yml of rho's specification, byte for byte.
@@ -164,8 +164,42 @@ bench:
             build: "make -C firmware bench".into(),
             run: "probe-rs run --chip STM32H743ZITx firmware/build/bench.elf".into(),
             timeout: None,
+            counter: None,
             at: SourcePos { line: 4, column: 7 },
         }
+    );
+}
+
+#[test]
+fn a_target_of_its_own_may_count_with_the_qemu_plugin() {
+    let config = load(
+        "\
+bench:
+  targets:
+    - name: lab-board
+      build: make bench
+      run: ./run_board.sh \"$RHO_BENCH_OUT/bench.elf\"
+      counter: qemu-plugin
+",
+    );
+    match config.target(Some("lab-board")).unwrap() {
+        TargetSpec::Commands { counter, .. } => {
+            assert_eq!(counter, Some(TargetCounter::QemuPlugin))
+        }
+        other => panic!("lab-board has its own commands, got {other:?}"),
+    }
+    let (line, column, message, _) = refuse(
+        "bench:\n  targets:\n    - { name: lab, build: make, run: ./run, counter: valgrind }\n",
+    );
+    assert_eq!((line, column), (3, 54), "{message}");
+    assert!(message.contains("unknown counter 'valgrind'"), "{message}");
+    assert!(message.contains("`qemu-plugin`"), "{message}");
+    let (line, _, message, _) =
+        refuse("bench:\n  targets:\n    - { name: mps2-an386, counter: qemu-plugin }\n");
+    assert_eq!(line, 3, "{message}");
+    assert!(
+        message.contains("bench.targets[0].counter is for a target with its own `build:`"),
+        "{message}"
     );
 }
 

@@ -513,15 +513,19 @@ struct Measuring {
     /// A built-in board under QEMU: its C-file suites are also built counting and run once under rho's
     /// counting plugin, whatever the measure (the exact instruction count is a board's figure).
     board: Option<crate::ports::BoardData>,
+    /// A module.yml target with `counter: qemu-plugin`: counted as a built-in board is, its own `run:`
+    /// loading the plugin.
+    plugin_run: bool,
     /// Whether the iterations and warm-ups were set (else counting uses its own defaults).
     iterations_set: bool,
     warmup_set: bool,
 }
 
 impl Measuring {
-    /// What `measure` takes on `target`: on a built-in board a count runs under QEMU's plugin whatever the
-    /// measure, and the timed run runs too (a suite the board cannot count, a cargo or cmake one, has only
-    /// its ticks); elsewhere a count runs under Valgrind, on the host only.
+    /// What `measure` takes on `target`: on a built-in board (or a target with `counter: qemu-plugin`) a
+    /// count runs under QEMU's plugin whatever the measure, and the timed run runs too (a suite the board
+    /// cannot count, a cargo or cmake one, has only its ticks); elsewhere a count runs under Valgrind, on the
+    /// host only.
     fn new(
         target: &TargetSpec,
         measure: Measure,
@@ -532,7 +536,14 @@ impl Measuring {
             TargetSpec::Builtin { name, .. } => crate::ports::board(name),
             TargetSpec::Commands { .. } => None,
         };
-        let icount = board.is_some();
+        let plugin_run = matches!(
+            target,
+            TargetSpec::Commands {
+                counter: Some(rho_config::TargetCounter::QemuPlugin),
+                ..
+            }
+        );
+        let icount = board.is_some() || plugin_run;
         let counter = if measure.counts() && icount {
             None
         } else if measure.counts() {
@@ -552,6 +563,7 @@ impl Measuring {
             times: measure.times() || icount,
             counter,
             board,
+            plugin_run,
             iterations_set: options.iterations.is_some(),
             warmup_set: options.warmup.is_some(),
         })
@@ -745,7 +757,7 @@ fn run_job(
                 footprint = Some(crate::footprint::ask(mem_command, &files, timeout));
             }
             if let (Some(out), JobKind::CFiles) = (&out, &job.kind) {
-                counted = measuring.count_on_board(&build, out, place, &env, &what)?;
+                counted = measuring.count_on_board((&build, &run), out, place, &env, &what)?;
             }
         }
     }
@@ -753,21 +765,27 @@ fn run_job(
 }
 
 impl Measuring {
-    /// A C-file suite on a built-in board: built again counting (into `out/counted`, with the port's `build`
-    /// and the timed build's `env`) and run under QEMU with rho's plugin; `None` on any other target.
+    /// A C-file suite on a built-in board, or a target with `counter: qemu-plugin`: built again counting (into
+    /// `out/counted`, with the target's `build` and the timed build's `env`) and run under QEMU with rho's
+    /// plugin (by rho on a built-in board, by the target's `run` otherwise); `None` on any other target.
     fn count_on_board(
         &self,
-        build: &str,
+        (build, run): (&str, &str),
         out: &Path,
         place: &Place<'_>,
         env: &[(String, String)],
         what: &str,
     ) -> Result<Option<rho_wire::Run>> {
-        let Some(board) = &self.board else {
-            return Ok(None);
+        let runner = match &self.board {
+            Some(board) => crate::qemu_count::CountedRunner::Board(board),
+            None if self.plugin_run => crate::qemu_count::CountedRunner::Command {
+                target: place.target.name(),
+                run,
+            },
+            None => return Ok(None),
         };
         let counting = crate::qemu_count::CountedBuild {
-            board,
+            runner,
             build,
             out,
             plugin_dir: &place.workspace.dir.path().join("qemu-plugin"),
