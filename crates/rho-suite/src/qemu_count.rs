@@ -216,9 +216,27 @@ pub fn gate_commands(
     }
 }
 
-/// Whether `spec` is a built-in board rho counts with its QEMU plugin.
+/// A target's own `run` (`counter: qemu-plugin`) as a gate's side runs it, counting: [`PLUGIN_VARIABLE`] and
+/// [`COUNTS_VARIABLE`] exported first (the plugin built under `ports`), the totals at `$RHO_BENCH_OUT/counts`
+/// as a built-in board's ([`gate_commands`]).
+pub fn gate_own_run(run: &str, ports: &Path, timeout: Duration) -> Result<String> {
+    let plugin = build_plugin(&ports.join("qemu-plugin"), timeout)?;
+    let plugin = shell_quote(&plugin.display().to_string());
+    let totals = format!("\"$RHO_BENCH_OUT/{}\"", rho_wire::qemu_counts::TOTALS_FILE);
+    Ok(format!(
+        "{PLUGIN_VARIABLE}={plugin},out={totals}; {COUNTS_VARIABLE}={totals}; \
+         export {PLUGIN_VARIABLE} {COUNTS_VARIABLE}\n{run}"
+    ))
+}
+
+/// Whether rho counts on `spec` with its QEMU plugin: a built-in board, or a target with `counter: qemu-plugin`.
 pub fn counts_on_board(spec: &rho_config::TargetSpec) -> bool {
-    matches!(spec, rho_config::TargetSpec::Builtin { name, .. } if crate::ports::board(name).is_some())
+    match spec {
+        rho_config::TargetSpec::Builtin { name, .. } => crate::ports::board(name).is_some(),
+        rho_config::TargetSpec::Commands { counter, .. } => {
+            *counter == Some(rho_config::TargetCounter::QemuPlugin)
+        }
+    }
 }
 
 #[cfg(test)]
