@@ -74,6 +74,10 @@ pub enum BenchAction {
     /// Re-render a run saved by `--json` (`rho-bench-run/1` or `rho-bench-project/1`): the text report on
     /// stdout, or with `--markdown F` and/or `--html F` those files instead.
     Show(crate::saved::ShowArgs),
+    /// Turn other harnesses' reports (FORMAT: gbench, criterion, hyperfine, gotest, pytest-benchmark; see
+    /// docs/import.md) into a rho run document that `show`, `compare` and `history add` take: exit 2 when a
+    /// report cannot be read or names a failed benchmark.
+    Import(crate::saved::ImportArgs),
     /// Compare two runs saved by `--json`, per benchmark and metric, with `--diff`'s rules and limits (the
     /// nearest module.yml's, else the defaults): exit 0 when no metric regressed beyond its limit, 1 when one
     /// did, 2 when they cannot be compared.
@@ -86,6 +90,28 @@ pub enum BenchAction {
     /// bench/first_bench.c, that builds and runs, then print the next three commands. Never overwrites a
     /// file: when either exists, nothing is written.
     Init,
+}
+
+/// `--bmf FILE` and `--github-benchmark FILE`: the run for the dashboards projects already run
+/// (docs/exports.md).
+#[derive(Debug, Clone, Default, Args)]
+pub struct DashboardArgs {
+    /// Also write the run in Bencher Metric Format (`bencher run --adapter json --file FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub bmf: Option<PathBuf>,
+
+    /// Also write the run as github-action-benchmark's `customSmallerIsBetter` list.
+    #[arg(long, value_name = "FILE")]
+    pub github_benchmark: Option<PathBuf>,
+}
+
+impl DashboardArgs {
+    pub fn destinations(&self) -> rho_baseline::dashboards::Destinations<'_> {
+        rho_baseline::dashboards::Destinations {
+            bmf: self.bmf.as_deref(),
+            github_benchmark: self.github_benchmark.as_deref(),
+        }
+    }
 }
 
 /// `rho bench check`: module.yml's suites, judged.

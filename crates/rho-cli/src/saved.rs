@@ -29,7 +29,71 @@ pub struct ShowArgs {
     pub html: Option<PathBuf>,
 
     #[command(flatten)]
+    pub dashboards: crate::cli::DashboardArgs,
+
+    #[command(flatten)]
     pub output: crate::term::OutputArgs,
+}
+
+/// `rho bench import FORMAT FILE... --json OUT`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The reports' format: gbench, criterion, hyperfine, gotest or pytest-benchmark.
+    #[arg(value_name = "FORMAT")]
+    pub format: String,
+
+    /// The reports (for criterion, its target/criterion directory), their benchmarks in one run.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Write the run as a `rho-bench-run/1` document (its `suite.sources` the files); `-` writes it to
+    /// stdout, and the report goes to stderr.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub dashboards: crate::cli::DashboardArgs,
+
+    #[command(flatten)]
+    pub output: crate::term::OutputArgs,
+}
+
+/// `rho bench import`: the reports read as one run (rho_import), its text report, its documents; exit 2
+/// naming each benchmark the harness reported as failed.
+pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
+    let format = rho_import::Format::from_name(&args.format)?;
+    let json = crate::export::prepare_json(args.json.as_deref())?;
+    args.dashboards.destinations().check()?;
+    let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    let imported = rho_import::import(format, &files)?;
+    let what = files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let (mut out, style) = crate::export::report_output(json.as_ref(), &args.output);
+    let text = rho_report::render_with(&imported.summary, &what, style.layout);
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    if let Some(json) = &json {
+        let suite = crate::export::SuiteInfo::imported(args.files.clone());
+        json.write(&crate::export::RunDocument::new(suite, &imported.summary))?;
+    }
+    args.dashboards
+        .destinations()
+        .write(&[(&what, &imported.summary)])?;
+    for failed in &imported.failed {
+        eprintln!(
+            "rho: {}: {} failed: {}",
+            format.name(),
+            failed.name,
+            failed.message
+        );
+    }
+    if imported.failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::from(2))
+    }
 }
 
 /// `rho bench compare BASE.json HEAD.json`.
@@ -80,6 +144,11 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<SavedSuite>> {
 /// `rho bench show`: the text report on stdout, or the Markdown and/or HTML written to their files.
 pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let suites = read(&args.run)?;
+    let exported: Vec<_> = suites
+        .iter()
+        .map(|s| (s.what.as_str(), &s.summary))
+        .collect();
+    args.dashboards.destinations().write(&exported)?;
     if args.markdown.is_none() && args.html.is_none() {
         let (mut out, style) = crate::export::report_output(None, &args.output);
         let mut text = String::new();
