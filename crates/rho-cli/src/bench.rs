@@ -36,6 +36,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let targets = crate::cli::target_list(args.project.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.
     if targets.len() > 1 && !args.list {
+        if args.project.dashboards.any() {
+            anyhow::bail!(
+                "--bmf and --github-benchmark export one target's run; run them with a single --target"
+            );
+        }
         return several(args, &targets);
     }
     let timeout = Duration::from_secs_f64(args.run.timeout);
@@ -46,6 +51,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(html) = &args.project.html {
         crate::export::check_destination("--html", html)?;
     }
+    args.project.dashboards.destinations().check()?;
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
     crate::baseline::refuse_filtered_baseline(args.run.filter.as_deref(), &args.project.baseline)?;
     let cwd = std::env::current_dir()?;
@@ -137,6 +143,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             finished.diff(),
         )?;
     }
+    let (what, summary) = &summaries[0];
+    args.project
+        .dashboards
+        .destinations()
+        .write(&[(what, summary)])?;
     // `--diff REF`: a regression past the limit exits 1, as `check --diff` does (budgets are check's alone).
     Ok(ExitCode::from(crate::baseline::diff_code(
         &finished, &mut out,

@@ -106,6 +106,11 @@ pub struct DashboardArgs {
 }
 
 impl DashboardArgs {
+    /// Whether either export was asked for.
+    pub fn any(&self) -> bool {
+        self.bmf.is_some() || self.github_benchmark.is_some()
+    }
+
     pub fn destinations(&self) -> rho_baseline::dashboards::Destinations<'_> {
         rho_baseline::dashboards::Destinations {
             bmf: self.bmf.as_deref(),
@@ -157,6 +162,9 @@ pub struct ProjectArgs {
     /// against their budgets, and with `--diff` base against head.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub dashboards: DashboardArgs,
 }
 
 /// How a suite is built and run.

@@ -41,6 +41,7 @@ pub fn listing_args(project: &ProjectArgs, run: &RunArgs) -> (ProjectArgs, RunAr
         repetitions: Some(1),
         baseline: crate::baseline::BaselineArgs::default(),
         html: None,
+        dashboards: crate::cli::DashboardArgs::default(),
     };
     let run = RunArgs {
         iterations: None,
@@ -95,6 +96,11 @@ fn bench_targets(
              single --target"
         );
     }
+    if project.dashboards.any() {
+        bail!(
+            "--target {list}: --bmf and --github-benchmark export one target's run; run them with a single --target"
+        );
+    }
     let json = crate::export::prepare_json(json)?;
     if let Some(markdown) = &project.baseline.markdown {
         crate::export::check_destination("--markdown", markdown)?;
@@ -127,6 +133,7 @@ fn bench_targets(
             repetitions: project.repetitions,
             baseline: crate::baseline::BaselineArgs::default(),
             html: None,
+            dashboards: crate::cli::DashboardArgs::default(),
         };
         let mut kept = Collected {
             report_to_stderr: json
@@ -204,6 +211,7 @@ fn bench_target(
     if let Some(html) = &project.html {
         crate::export::check_destination("--html", html)?;
     }
+    project.dashboards.destinations().check()?;
     crate::baseline::refuse_filtered_baseline(run.filter.as_deref(), &project.baseline)?;
     let config = load_config()?;
     let target = config.target(project.target.as_deref())?;
@@ -228,6 +236,8 @@ fn bench_target(
     let mut summaries = Vec::new();
     // With `--html`: each judged suite's summary, beside `judgements`.
     let mut html_summaries = Vec::new();
+    // With `--bmf` or `--github-benchmark`: each suite's summary.
+    let mut exported: Vec<(String, RunSummary)> = Vec::new();
     let to_stderr = collect.as_ref().is_some_and(|c| c.report_to_stderr);
     let (mut out, style) = report_writer(to_stderr, json.as_ref(), output);
     let width = style.layout.width;
@@ -267,6 +277,9 @@ fn bench_target(
         }
         if project.html.is_some() {
             html_summaries.push(summary.clone());
+        }
+        if project.dashboards.any() {
+            exported.push((job.what.clone(), summary.clone()));
         }
         if let Some(collect) = collect.as_mut() {
             collect.summaries.push((job.what.clone(), summary.clone()));
@@ -308,6 +321,9 @@ fn bench_target(
     if let Some(html) = &project.html {
         write_html(html, mode, &config, &judgements, &html_summaries, &baseline)?;
     }
+    let exported: Vec<(&str, &RunSummary)> =
+        exported.iter().map(|(w, s)| (w.as_str(), s)).collect();
+    project.dashboards.destinations().write(&exported)?;
     if json.is_some() || collect.is_some() {
         let document = ProjectDocument {
             schema: PROJECT_SCHEMA,

@@ -302,3 +302,52 @@ fn show_and_import_write_bmf_and_github_benchmark_with_the_documented_fields() {
         }
     }
 }
+
+/// `rho bench check` and `rho bench` (module.yml mode, two command suites) write both exports of every
+/// suite's run, each benchmark named `SUITE::NAME`; several targets at once are refused before anything runs.
+#[test]
+fn check_and_bench_write_both_exports_of_every_suite() {
+    let project = common::Project::new();
+    project.write("canned.sh", &common::canned_script(&[700]));
+    project.write("again.sh", &common::canned_script(&[900]));
+    project.write(
+        "module.yml",
+        "bench:\n  suites:\n    - command: sh canned.sh\n    - command: sh again.sh\n",
+    );
+    let check = project.rho(&[
+        "bench",
+        "check",
+        "--bmf",
+        "c.bmf.json",
+        "--github-benchmark",
+        "c.gh.json",
+    ]);
+    check.assert_exit(0);
+    let bmf = read_json(&project.path().join("c.bmf.json"));
+    let names: Vec<&String> = bmf.as_object().unwrap().keys().collect();
+    assert_eq!(
+        names,
+        ["sh again.sh::bench_canned", "sh canned.sh::bench_canned"]
+    );
+    // A cycle clock of unknown frequency: no time, so no latency; the cycles as a measure of their own.
+    assert_eq!(bmf["sh canned.sh::bench_canned"]["cycles"]["value"], 700.0);
+    let list = read_json(&project.path().join("c.gh.json"));
+    let entry = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "sh again.sh::bench_canned - cycles")
+        .unwrap();
+    assert_eq!(entry["unit"], "cycles/iter");
+    assert_eq!(entry["value"], 900.0);
+
+    project
+        .rho(&["bench", "--bmf", "b.bmf.json"])
+        .assert_exit(0);
+    assert!(
+        read_json(&project.path().join("b.bmf.json"))["sh canned.sh::bench_canned"].is_object()
+    );
+    let several = project.rho(&["bench", "--target", "host,host", "--bmf", "x.json"]);
+    several.assert_exit(2);
+    several.assert_stderr_has("--bmf and --github-benchmark export one target's run");
+}
