@@ -51,11 +51,44 @@ pub struct ImportArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Print the reports' run as a wire stream (docs/wire-format.md) on stdout instead of the report: what the
+    /// gate runs for another harness's suite. Extra figures are not in a stream.
+    #[arg(long, value_name = "-", value_parser = ["-"], conflicts_with = "json")]
+    pub wire: Option<String>,
+
     #[command(flatten)]
     pub dashboards: crate::cli::DashboardArgs,
 
     #[command(flatten)]
     pub output: crate::term::OutputArgs,
+}
+
+/// `rho bench import --wire -`: the reports' run as a wire stream on stdout; exit 2 on a failed benchmark.
+fn import_wire(format: rho_import::Format, files: &[&Path]) -> anyhow::Result<ExitCode> {
+    let mut report = rho_import::Report::default();
+    for file in files {
+        let read = rho_import::read(format, file)?;
+        report.benchmarks.extend(read.benchmarks);
+        report.failed.extend(read.failed);
+    }
+    if let Some(failed) = report.failed.first() {
+        anyhow::bail!(
+            "{}: {} failed: {}",
+            format.name(),
+            failed.name,
+            failed.message
+        );
+    }
+    let what = files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut run = rho_import::run_of(format, &what, &report.benchmarks)?;
+    rho_import::wire_names(&mut run);
+    let mut out = std::io::stdout().lock();
+    rho_wire::write_run(&mut out, &run).context("cannot write the wire stream to stdout")?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `rho bench import`: the reports read as one run (rho_import), its text report, its documents; exit 2
@@ -65,6 +98,9 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     let json = crate::export::prepare_json(args.json.as_deref())?;
     args.dashboards.destinations().check()?;
     let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    if args.wire.is_some() {
+        return import_wire(format, &files);
+    }
     let imported = rho_import::import(format, &files)?;
     let what = files
         .iter()

@@ -22,6 +22,31 @@ pub fn build(
     what: &str,
     benchmarks: Vec<Sampled>,
 ) -> Result<RunSummary, ImportError> {
+    let run = run_of(format, what, &benchmarks)?;
+    let mut summary = RunSummary::of(&run).map_err(|source| ImportError::Summary {
+        what: what.to_owned(),
+        benchmark: stats_benchmark(&source),
+        source,
+    })?;
+    for (bench, sampled) in summary.benchmarks.iter_mut().zip(&benchmarks) {
+        bench.stats_only = sampled.stats_only;
+        bench.extra = sampled
+            .extra
+            .iter()
+            .map(|e| ExtraMetric {
+                name: e.name.clone(),
+                unit: e.unit.clone(),
+                value: median_of(&e.values),
+                better: e.better,
+            })
+            .collect();
+    }
+    Ok(summary)
+}
+
+/// The run a wire stream of `benchmarks` would have been (see [`build`]): what rho's engine folds, best of
+/// N, when it runs another harness's suite itself. The extra figures are not in it.
+pub fn run_of(format: Format, what: &str, benchmarks: &[Sampled]) -> Result<Run, ImportError> {
     if benchmarks.is_empty() {
         return Err(ImportError::Empty {
             file: what.to_owned(),
@@ -29,7 +54,7 @@ pub fn build(
         });
     }
     let wire: Vec<Benchmark> = benchmarks.iter().map(wire_benchmark).collect();
-    let run = Run {
+    Ok(Run {
         version: WIRE_VERSION,
         target: Target {
             name: "host".to_owned(),
@@ -56,26 +81,43 @@ pub fn build(
         benchmarks: wire,
         dropped: 0,
         noise_lines: 0,
-    };
-    let mut summary = RunSummary::of(&run).map_err(|source| ImportError::Summary {
-        what: what.to_owned(),
-        benchmark: stats_benchmark(&source),
-        source,
-    })?;
-    for (bench, sampled) in summary.benchmarks.iter_mut().zip(&benchmarks) {
-        bench.stats_only = sampled.stats_only;
-        bench.extra = sampled
-            .extra
-            .iter()
-            .map(|e| ExtraMetric {
-                name: e.name.clone(),
-                unit: e.unit.clone(),
-                value: median_of(&e.values),
-                better: e.better,
+    })
+}
+
+/// Makes `run`'s names ones a wire stream can carry (1 to 63 of `[A-Za-z0-9_.:+-]`, docs/wire-format.md), for
+/// `rho bench import --wire` and so the gate: `NAME/N` with a whole number `N` (Google Benchmark's `Arg`,
+/// criterion's numeric parameter) becomes a family member, named as before; in any other name each other
+/// byte becomes `_` (`sleep 0.01` is `sleep_0.01`, `BenchmarkSized/n=8` is `BenchmarkSized_n_8`), cut to 63.
+pub fn wire_names(run: &mut Run) {
+    for bench in &mut run.benchmarks {
+        if rho_wire::is_name(bench.name.as_bytes()) {
+            continue;
+        }
+        if let Some((family, arg)) = bench.name.rsplit_once('/')
+            && rho_wire::is_name(family.as_bytes())
+            && let Ok(arg) = arg.parse::<u64>()
+            && bench.name == format!("{family}/{arg}")
+        {
+            bench.family = Some(rho_wire::FamilyMember {
+                name: family.to_owned(),
+                arg,
+            });
+            continue;
+        }
+        let mut name: String = bench
+            .name
+            .chars()
+            .map(|c| match c {
+                'A'..='Z' | 'a'..='z' | '0'..='9' | '_' | '.' | ':' | '+' | '-' => c,
+                _ => '_',
             })
+            .take(63)
             .collect();
+        if name.is_empty() {
+            name.push('_');
+        }
+        bench.name = name;
     }
-    Ok(summary)
 }
 
 fn wire_benchmark(sampled: &Sampled) -> Benchmark {
@@ -130,6 +172,27 @@ mod tests {
         assert_eq!(time.raw.median, 3200);
         assert!((time.per_iteration.median - 3.2).abs() < 1e-9);
         assert!((summary.benchmarks[0].ns_per_op.unwrap() - 3.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn names_a_stream_cannot_carry_become_families_or_lose_their_other_bytes() {
+        let sampled = |name: &str| Sampled {
+            name: name.into(),
+            times_ns: vec![1.0],
+            ..Sampled::default()
+        };
+        let names = ["BM_sum/64", "sleep 0.01", "BenchmarkSized/n=8", "plain"];
+        let mut run = run_of(Format::Gbench, "x", &names.map(sampled)).unwrap();
+        wire_names(&mut run);
+        let got: Vec<&str> = run.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(
+            got,
+            ["BM_sum/64", "sleep_0.01", "BenchmarkSized_n_8", "plain"]
+        );
+        assert_eq!(run.benchmarks[0].family.as_ref().unwrap().arg, 64);
+        // What the writer prints, the wire parser reads back.
+        let text = rho_wire::run_to_string(&run).unwrap();
+        assert_eq!(rho_wire::parse_str(&text).unwrap().benchmarks.len(), 4);
     }
 
     #[test]

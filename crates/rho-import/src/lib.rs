@@ -39,7 +39,7 @@ mod report;
 
 use std::path::Path;
 
-pub use build::{IMPORT_BATCH, build};
+pub use build::{IMPORT_BATCH, build, run_of, wire_names};
 pub use error::ImportError;
 pub use format::Format;
 pub use report::{ExtraSamples, Failed, Report, Sampled};
