@@ -63,34 +63,6 @@ pub struct ImportArgs {
     pub output: crate::term::OutputArgs,
 }
 
-/// `rho bench import --wire -`: the reports' run as a wire stream on stdout; exit 2 on a failed benchmark.
-fn import_wire(format: rho_import::Format, files: &[&Path]) -> anyhow::Result<ExitCode> {
-    let mut report = rho_import::Report::default();
-    for file in files {
-        let read = rho_import::read(format, file)?;
-        report.benchmarks.extend(read.benchmarks);
-        report.failed.extend(read.failed);
-    }
-    if let Some(failed) = report.failed.first() {
-        anyhow::bail!(
-            "{}: {} failed: {}",
-            format.name(),
-            failed.name,
-            failed.message
-        );
-    }
-    let what = files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut run = rho_import::run_of(format, &what, &report.benchmarks)?;
-    rho_import::wire_names(&mut run);
-    let mut out = std::io::stdout().lock();
-    rho_wire::write_run(&mut out, &run).context("cannot write the wire stream to stdout")?;
-    Ok(ExitCode::SUCCESS)
-}
-
 /// `rho bench import`: the reports read as one run (rho_import), its text report, its documents; exit 2
 /// naming each benchmark the harness reported as failed.
 pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
@@ -99,7 +71,12 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     args.dashboards.destinations().check()?;
     let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
     if args.wire.is_some() {
-        return import_wire(format, &files);
+        let stream = rho_import::wire_stream(format, &files)?;
+        let mut out = std::io::stdout().lock();
+        out.write_all(stream.as_bytes())
+            .and_then(|()| out.flush())
+            .context("cannot write the wire stream to stdout")?;
+        return Ok(ExitCode::SUCCESS);
     }
     let imported = rho_import::import(format, &files)?;
     let what = files

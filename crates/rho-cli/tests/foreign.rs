@@ -122,7 +122,17 @@ fn gate(head: &Path, base: &Path) -> Outcome {
 
 /// The gate fails `head` naming only `slowed` (exit 1) and passes `base` against a copy of itself.
 fn gate_catches_only(base: &Path, head: &Path, copy: &Path, slowed: &str) {
-    let caught = gate(head, base);
+    gate_catches_only_with(base, head, copy, slowed, &[]);
+}
+
+fn gate_catches_only_with(
+    base: &Path,
+    head: &Path,
+    copy: &Path,
+    slowed: &str,
+    env: &[(&str, &str)],
+) {
+    let caught = gate_with(head, base, env);
     caught.assert_exit(1);
     let lines: Vec<&str> = caught
         .stdout
@@ -135,7 +145,7 @@ fn gate_catches_only(base: &Path, head: &Path, copy: &Path, slowed: &str) {
         "{}",
         caught.describe()
     );
-    gate(copy, base).assert_exit(0);
+    gate_with(copy, base, env).assert_exit(0);
 }
 
 #[test]
@@ -306,4 +316,100 @@ fn a_planted_2x_criterion_slowdown_fails_check_diff_naming_only_it() {
         "u * ROUNDS_PER_UNIT * if u == 64 { 2 } else { 1 }",
     );
     check_diff_names_only(&head, "checksum/64", &env);
+}
+
+#[test]
+fn a_planted_2x_criterion_slowdown_fails_the_gate_and_no_change_passes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_planted_2x_criterion_slowdown_fails_the_gate_and_no_change_passes";
+    if !common::tools_present(test, &[("cargo", "cargo")]) {
+        return;
+    }
+    // One target directory for every copy: criterion is compiled once; each copy is a package at its own
+    // path, so cargo keeps each one's bench apart and never hands one side's build to the other.
+    let target = criterion_target();
+    let env = [("CARGO_TARGET_DIR", target.to_str().unwrap())];
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, head, copy) = (
+        tmp.path().join("base"),
+        tmp.path().join("head"),
+        tmp.path().join("copy"),
+    );
+    for dir in [&base, &head, &copy] {
+        copy_example("criterion", dir);
+    }
+    plant(
+        &head.join("benches/checksum.rs"),
+        "u * ROUNDS_PER_UNIT",
+        "u * ROUNDS_PER_UNIT * if u == 64 { 2 } else { 1 }",
+    );
+    gate_catches_only_with(&base, &head, &copy, "checksum/64", &env);
+}
+
+#[test]
+fn a_pytest_benchmark_suite_reports_pytest_benchmarks_own_medians() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_pytest_benchmark_suite_reports_pytest_benchmarks_own_medians";
+    // Debian's python3 with python3-pytest-benchmark (another python3 earlier on the PATH may lack it).
+    let python = Command::new("/usr/bin/python3")
+        .args(["-c", "import pytest_benchmark"])
+        .output();
+    if !python.is_ok_and(|o| o.status.success())
+        && !common::skipped_unless_required(test, "pytest-benchmark", "python3-pytest-benchmark")
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("test_bench.py"),
+        "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n\ndef test_fib(benchmark):\n    benchmark(fib, 15)\n",
+    )
+    .unwrap();
+    // The suite's command, keeping the report pytest-benchmark wrote (rho's copy goes with its scratch).
+    std::fs::write(
+        dir.join("keep.sh"),
+        "/usr/bin/python3 -m pytest -q -p no:cacheprovider test_bench.py \"$@\"; s=$?\nfor a; do case $a in --benchmark-json=*) cp \"${a#--benchmark-json=}\" kept.json;; esac; done\nexit $s\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - pytest-benchmark: sh keep.sh\n",
+    )
+    .unwrap();
+    rho(dir, &["bench", "check", "--json", "run.json"], &[]).assert_exit(0);
+    let run = read_json(&dir.join("run.json"));
+    let ours = common::bench(&run["suites"][0], "test_fib")["time"]["per_iteration"]["median"]
+        .as_f64()
+        .unwrap();
+    let kept = read_json(&dir.join("kept.json"));
+    let theirs = kept["benchmarks"][0]["stats"]["median"].as_f64().unwrap() * 1e9;
+    eprintln!("test_fib: rho median {ours} ns, pytest-benchmark's median {theirs} ns");
+    assert!(
+        (ours - theirs).abs() <= 0.05 * theirs,
+        "{ours} against {theirs}"
+    );
+}
+
+/// A Google Benchmark that reported an error fails its suite: `check` exits 2 naming it (no tool needed: the
+/// suite's command writes a report Google Benchmark 1.7.1 wrote, BM_fail's SkipWithError in it).
+#[test]
+fn a_gbench_benchmark_that_reported_an_error_fails_check_with_exit_2_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let report = common::repo_file("crates/rho-import/testdata/gbench.json");
+    std::fs::copy(&report, dir.join("canned.json")).unwrap();
+    std::fs::write(
+        dir.join("fake.sh"),
+        "for a; do case $a in --benchmark_out=*) cp canned.json \"${a#--benchmark_out=}\";; esac; done\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - gbench: sh fake.sh\n",
+    )
+    .unwrap();
+    let check = rho(dir, &["bench", "check"], &[]);
+    check.assert_exit(2);
+    check.assert_stderr_has("gbench reported failed benchmarks: BM_fail (no device)");
 }

@@ -43,6 +43,14 @@ pub enum ImportError {
         first: String,
         second: String,
     },
+    #[error("{format}: {name} failed: {message}")]
+    Failed {
+        format: &'static str,
+        name: String,
+        message: String,
+    },
+    #[error("{what}: cannot be written as a wire stream: {message}")]
+    Wire { what: String, message: String },
     #[error("{what}: the figures of benchmark \"{benchmark}\" cannot be summarised: {source}")]
     Summary {
         what: String,

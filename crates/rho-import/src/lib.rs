@@ -86,6 +86,35 @@ pub fn import(format: Format, files: &[&Path]) -> Result<Imported, ImportError> 
     })
 }
 
+/// The reports' run as a wire stream (`rho bench import --wire -`, what the gate reads for another
+/// harness's suite): [`run_of`] with its names made wire names ([`wire_names`]). A benchmark the harness
+/// reported as failed is an error naming it.
+pub fn wire_stream(format: Format, files: &[&Path]) -> Result<String, ImportError> {
+    let mut benchmarks = Vec::new();
+    for file in files {
+        let report = read(format, file)?;
+        if let Some(failed) = report.failed.into_iter().next() {
+            return Err(ImportError::Failed {
+                format: format.name(),
+                name: failed.name,
+                message: failed.message,
+            });
+        }
+        benchmarks.extend(report.benchmarks);
+    }
+    let what = files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut run = run_of(format, &what, &benchmarks)?;
+    wire_names(&mut run);
+    rho_wire::run_to_string(&run).map_err(|error| ImportError::Wire {
+        what,
+        message: error.to_string(),
+    })
+}
+
 /// Reads one report of `format`.
 pub fn read(format: Format, file: &Path) -> Result<Report, ImportError> {
     match format {
