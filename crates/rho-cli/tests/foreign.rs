@@ -104,12 +104,12 @@ fn check_diff_names_only(dir: &Path, slowed: &str, env: &[(&str, &str)]) {
     );
 }
 
-/// `rho bench gate --base BASE` from `head`: its outcome, printed for the record.
-fn gate(head: &Path, base: &Path) -> Outcome {
+/// `rho bench gate --base BASE` from `head` (`env` added): its outcome, printed for the record.
+fn gate_with(head: &Path, base: &Path, env: &[(&str, &str)]) -> Outcome {
     let outcome = rho(
         head,
         &["bench", "gate", "--base", base.to_str().unwrap()],
-        &[],
+        env,
     );
     eprintln!(
         "gate {} against {}:\n{}",
@@ -325,25 +325,43 @@ fn a_planted_2x_criterion_slowdown_fails_the_gate_and_no_change_passes() {
     if !common::tools_present(test, &[("cargo", "cargo")]) {
         return;
     }
-    // One target directory for every copy: criterion is compiled once; each copy is a package at its own
-    // path, so cargo keeps each one's bench apart and never hands one side's build to the other.
+    // The gate builds each side in its own `target`: criterion is compiled once here, in the shared
+    // directory, and each side's `target` starts as a copy of it (cargo still rebuilds each side's bench).
     let target = criterion_target();
-    let env = [("CARGO_TARGET_DIR", target.to_str().unwrap())];
     let tmp = tempfile::tempdir().unwrap();
     let (base, head, copy) = (
         tmp.path().join("base"),
         tmp.path().join("head"),
         tmp.path().join("copy"),
     );
+    copy_example("criterion", &base);
+    let build = Command::new("cargo")
+        .args(["bench", "--no-run", "--bench", "checksum"])
+        .current_dir(&base)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
     for dir in [&base, &head, &copy] {
         copy_example("criterion", dir);
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(&target)
+            .arg(dir.join("target"))
+            .status()
+            .unwrap();
+        assert!(status.success());
     }
     plant(
         &head.join("benches/checksum.rs"),
         "u * ROUNDS_PER_UNIT",
         "u * ROUNDS_PER_UNIT * if u == 64 { 2 } else { 1 }",
     );
-    gate_catches_only_with(&base, &head, &copy, "checksum/64", &env);
+    gate_catches_only(&base, &head, &copy, "checksum/64");
 }
 
 #[test]

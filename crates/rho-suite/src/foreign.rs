@@ -85,10 +85,19 @@ fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String
 /// What one side of the gate runs for `suite`: the tool, its report in a temporary directory removed on
 /// exit and everything it prints sent to stderr, then `RHO bench import FORMAT REPORT --wire -` (`rho` being
 /// the running binary) printing the run as a wire stream, which the gate reads as any suite's.
+///
+/// A criterion suite builds in the side's own `target` directory whatever `CARGO_TARGET_DIR` says, as a
+/// `cargo:` suite does in the gate: the two sides are the same package at the same place in their trees, and
+/// one shared directory would hand one side's build to the other (cargo's fingerprints name the sources
+/// relative to the package).
 pub fn gate_command(suite: &ForeignSuite, rho: &str) -> String {
     let report = format!("\"$d/{}\"", report_name(suite.tool));
+    let own_target = match suite.tool {
+        ForeignTool::Criterion => "CARGO_TARGET_DIR=target ",
+        _ => "",
+    };
     format!(
-        "d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && {{ {}; }} >&2 && {rho} bench import {} {report} --wire -",
+        "d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && {{ {own_target}{}; }} >&2 && {rho} bench import {} {report} --wire -",
         command_line(suite, &report, None),
         format(suite.tool).name()
     )
@@ -204,6 +213,12 @@ mod tests {
             gate,
             "d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && { go test -run '^$' -bench . -benchmem -count 5 \
              ./... > \"$d/gotest.txt\"; } >&2 && /bin/rho bench import gotest \"$d/gotest.txt\" --wire -"
+        );
+        let criterion = gate_command(&suite(ForeignTool::Criterion, "sums"), "rho");
+        assert!(
+            criterion
+                .contains("{ CARGO_TARGET_DIR=target CRITERION_HOME=\"$d/criterion\" cargo bench"),
+            "{criterion}"
         );
     }
 }
