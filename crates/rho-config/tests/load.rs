@@ -625,18 +625,20 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
             "bench:\n  suites:\n    - { sources: [a.c], libs: -lz }\n",
             (3, 25),
             "unknown key 'libs' in bench.suites[0]; expected one of: sources, cflags, ldflags, include, \
-             defines, pkg_config, command, cmake, cargo, package, features",
+             defines, pkg_config, command, cmake, cargo, package, features, gbench, criterion, hyperfine, \
+             gotest, pytest-benchmark",
         ),
         (
             "bench:\n  suites:\n    - { cflags: -O3 }\n",
             (3, 7),
-            "bench.suites[0] needs `sources:` (C files rho builds), `command:`, `cmake:` or `cargo:`",
+            "bench.suites[0] needs `sources:` (C files rho builds), `command:`, `cmake:`, `cargo:` or \
+             another harness's `gbench:`, `criterion:`, `hyperfine:`, `gotest:`, `pytest-benchmark:`",
         ),
         (
             "bench:\n  suites:\n    - { sources: a.c, command: x }\n",
             (3, 23),
             "bench.suites[0] has `sources:` and `command:`; a suite is one of `sources:`, `command:`, \
-             `cmake:` or `cargo:`",
+             `cmake:`, `cargo:`, `gbench:`, `criterion:`, `hyperfine:`, `gotest:` or `pytest-benchmark:`",
         ),
         (
             "bench:\n  suites:\n    - { command: make run, ldflags: -lz }\n",
