@@ -122,3 +122,30 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }
+
+/// `--bmf FILE` and `--github-benchmark FILE`: the run for the dashboards projects already run
+/// (docs/exports.md).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DashboardArgs {
+    /// Also write the run in Bencher Metric Format (`bencher run --adapter json --file FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub bmf: Option<PathBuf>,
+
+    /// Also write the run as github-action-benchmark's `customSmallerIsBetter` list.
+    #[arg(long, value_name = "FILE")]
+    pub github_benchmark: Option<PathBuf>,
+}
+
+impl DashboardArgs {
+    /// Whether either export was asked for.
+    pub fn any(&self) -> bool {
+        self.bmf.is_some() || self.github_benchmark.is_some()
+    }
+
+    pub fn destinations(&self) -> rho_baseline::dashboards::Destinations<'_> {
+        rho_baseline::dashboards::Destinations {
+            bmf: self.bmf.as_deref(),
+            github_benchmark: self.github_benchmark.as_deref(),
+        }
+    }
+}

@@ -41,7 +41,7 @@ pub fn listing_args(project: &ProjectArgs, run: &RunArgs) -> (ProjectArgs, RunAr
         repetitions: Some(1),
         baseline: crate::baseline::BaselineArgs::default(),
         html: None,
-        dashboards: crate::cli::DashboardArgs::default(),
+        dashboards: crate::export::DashboardArgs::default(),
     };
     let run = RunArgs {
         iterations: None,
@@ -133,7 +133,7 @@ fn bench_targets(
             repetitions: project.repetitions,
             baseline: crate::baseline::BaselineArgs::default(),
             html: None,
-            dashboards: crate::cli::DashboardArgs::default(),
+            dashboards: crate::export::DashboardArgs::default(),
         };
         let mut kept = Collected {
             report_to_stderr: json

@@ -29,7 +29,7 @@ pub struct ShowArgs {
     pub html: Option<PathBuf>,
 
     #[command(flatten)]
-    pub dashboards: crate::cli::DashboardArgs,
+    pub dashboards: crate::export::DashboardArgs,
 
     #[command(flatten)]
     pub output: crate::term::OutputArgs,
@@ -57,7 +57,7 @@ pub struct ImportArgs {
     pub wire: Option<String>,
 
     #[command(flatten)]
-    pub dashboards: crate::cli::DashboardArgs,
+    pub dashboards: crate::export::DashboardArgs,
 
     #[command(flatten)]
     pub output: crate::term::OutputArgs,
