@@ -18,6 +18,28 @@ pub enum ColorChoice {
     Never,
 }
 
+/// `--bmf FILE` and `--github-benchmark FILE`: the run for the dashboards projects already run
+/// (docs/exports.md).
+#[derive(Debug, Clone, Default, Args)]
+pub struct DashboardArgs {
+    /// Also write the run in Bencher Metric Format (`bencher run --adapter json --file FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub bmf: Option<std::path::PathBuf>,
+
+    /// Also write the run as github-action-benchmark's `customSmallerIsBetter` list.
+    #[arg(long, value_name = "FILE")]
+    pub github_benchmark: Option<std::path::PathBuf>,
+}
+
+impl DashboardArgs {
+    pub fn exports(&self) -> rho_ops::output::Exports {
+        rho_ops::output::Exports {
+            bmf: self.bmf.clone(),
+            github_benchmark: self.github_benchmark.clone(),
+        }
+    }
+}
+
 /// How the human report is shown: `rho bench` and `rho bench check`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
@@ -122,6 +144,28 @@ impl Style {
     }
 }
 
+/// The terminal as the commands' recipes (rho_ops) see it: the report on stdout, or on stderr when `--json -`
+/// takes stdout, laid out and coloured for that stream.
+impl rho_ops::Terminal for OutputArgs {
+    fn report(&self, to_stderr: bool) -> (Box<dyn Write>, rho_report::Layout) {
+        let (stream, writer): (_, Box<dyn Write>) = if to_stderr {
+            (Stream::Stderr, Box::new(std::io::stderr()))
+        } else {
+            (Stream::Stdout, Box::new(std::io::stdout().lock()))
+        };
+        let style = Style::new(self, stream);
+        (style.writer(writer), style.layout)
+    }
+
+    fn columns(&self, to_stderr: bool) -> usize {
+        width(if to_stderr {
+            Stream::Stderr
+        } else {
+            Stream::Stdout
+        })
+    }
+}
+
 /// A writer that paints each text written through it ([`rho_report::paint`]). Every write of the report is a
 /// whole piece of text (`write_all` of a table or a line), so no painted word is split between two writes.
 struct Painted(Box<dyn Write>);
@@ -195,7 +239,7 @@ pub mod progress {
     }
 
     /// The suite about to run: `what`, the `number`th of `suites`, run `repetitions` times.
-    pub fn suite(what: &str, number: usize, suites: usize, repetitions: u32) {
+    fn suite(what: &str, number: usize, suites: usize, repetitions: u32) {
         let mut guard = STATE
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -207,6 +251,10 @@ pub mod progress {
     pub struct Observer;
 
     impl rho_suite::observe::Observer for Observer {
+        fn suite_started(&self, what: &str, number: usize, suites: usize, repetitions: u32) {
+            suite(what, number, suites, repetitions);
+        }
+
         fn run_started(&self, what: &str) {
             run_started(what);
         }

@@ -627,20 +627,7 @@ fn run_job(
     let mut counted = None;
     match (&job.kind, target) {
         (JobKind::Foreign(suite), _) => {
-            let scratch = env
-                .iter()
-                .find(|(k, _)| k == "RHO_BENCH_OUT")
-                .map_or_else(|| config.root.clone(), |(_, v)| PathBuf::from(v));
-            for _ in 0..repetitions {
-                runs.push(crate::foreign::run(
-                    suite,
-                    &config.root,
-                    &scratch,
-                    env,
-                    timeout,
-                    &job.what,
-                )?);
-            }
+            runs = crate::foreign::runs(suite, &config.root, env, timeout, &job.what, repetitions)?;
         }
         (JobKind::Command(command), _) => {
             for _ in 0..repetitions {

@@ -103,6 +103,28 @@ pub fn gate_command(suite: &ForeignSuite, rho: &str) -> String {
     )
 }
 
+/// Runs `suite` `repetitions` times in `root`, each report in the suite's scratch directory (`RHO_BENCH_OUT`
+/// in `env`; the module root without one).
+pub fn runs(
+    suite: &ForeignSuite,
+    root: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    what: &str,
+    repetitions: u32,
+) -> Result<Vec<rho_wire::Run>> {
+    let scratch = env
+        .iter()
+        .find(|(key, _)| key == "RHO_BENCH_OUT")
+        .map_or_else(
+            || root.to_path_buf(),
+            |(_, value)| std::path::PathBuf::from(value),
+        );
+    (0..repetitions)
+        .map(|_| run(suite, root, &scratch, env, timeout, what))
+        .collect()
+}
+
 /// Runs `suite` once in `root` (its report written in `scratch`) and reads its report: the run, or an error
 /// naming the suite when the tool fails, times out, or reports a failed benchmark.
 pub fn run(
