@@ -28,6 +28,7 @@ pub fn build(
         benchmark: stats_benchmark(&source),
         source,
     })?;
+    summary.imported = Some(format.name().to_owned());
     for (bench, sampled) in summary.benchmarks.iter_mut().zip(&benchmarks) {
         bench.stats_only = sampled.stats_only;
         bench.extra = sampled

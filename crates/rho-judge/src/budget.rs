@@ -885,6 +885,7 @@ mod tests {
             noise_lines: 0,
             repetitions: 1,
             image: None,
+            imported: None,
         }
     }
 

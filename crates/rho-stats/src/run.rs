@@ -251,6 +251,10 @@ pub struct RunSummary {
     /// The built image's totals, when the footprint command answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<ImageTotals>,
+    /// The harness whose report these figures were read from (`gbench`, `criterion`, ...: `rho bench import`
+    /// or another harness's suite, crate rho-import); `None` for a wire stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<String>,
 }
 
 impl RunSummary {
@@ -401,6 +405,7 @@ impl RunSummary {
             noise_lines: run.noise_lines,
             repetitions: 1,
             image: None,
+            imported: None,
         })
     }
 

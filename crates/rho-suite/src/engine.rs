@@ -166,7 +166,10 @@ impl<'a> Engine<'a> {
             mem_command: &self.mem_command,
         };
         let (runs, counted, footprint) = run_job(&place, job, &self.measuring)?;
-        let summary = crate::count::summarise(&runs, counted.as_ref(), &job.what)?;
+        let mut summary = crate::count::summarise(&runs, counted.as_ref(), &job.what)?;
+        if let JobKind::Foreign(suite) = &job.kind {
+            summary.imported = Some(suite.tool.key().to_string());
+        }
         Ok(SuiteRun { summary, footprint })
     }
 
