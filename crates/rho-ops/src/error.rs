@@ -20,6 +20,8 @@ pub enum Error {
     History(#[from] rho_history::Error),
     #[error(transparent)]
     Import(#[from] rho_import::ImportError),
+    #[error(transparent)]
+    Shard(#[from] rho_shard::Error),
     /// The gate's settings from the module.yml of the directory it runs in could not be read or are refused.
     /// Under `git bisect run` that is the commit being tested: its own fault, like a head that does not build.
     #[error(transparent)]
