@@ -8,23 +8,29 @@
 //! It must not know the suite kinds or how a target is built: it is handed each side's commands and reads what they
 //! print (docs/architecture.md).
 
+pub mod adaptive;
+mod build;
+pub mod cache;
 pub mod compare;
 pub mod config;
 mod error;
 mod growth_metrics;
 pub mod metrics;
 pub mod overrides;
+mod progress;
+mod recipe;
 pub mod report;
 mod run;
 mod run_metrics;
 pub mod settings;
+mod shell;
 pub mod side;
 mod wire_metrics;
 
 pub use compare::{Comparison, MetricComparison, MetricOutcome, SideFigures, Verdict, compare};
 pub use error::{CommandFailure, GateError, SideName};
 pub use metrics::{
-    Figure, MetricSource, MetricsError, RunMetrics, StdoutMetrics, metrics_from_stdout,
+    Counter, Figure, MetricSource, MetricsError, RunMetrics, StdoutMetrics, metrics_from_stdout,
 };
 pub use run::{BenchEnv, GateOutcome, GateRequest, Job, Progress, Recipe, run_gate};
 pub use settings::{Budgets, GateSettings, parse_budget_override};

@@ -43,6 +43,12 @@ pub struct Options {
     /// The bench.targets entry whose commands each side uses (default the first listed).
     pub target: Option<String>,
     pub runs: Option<u32>,
+    /// `--max-runs`: the most runs a benchmark whose verdict is still open gets (adaptive runs).
+    pub max_runs: Option<u32>,
+    /// `-j/--jobs`: how many builds at once (default the number of cores).
+    pub jobs: Option<usize>,
+    /// `--no-cache`: build git-revision sides from scratch, leaving `.git/rho-cache` alone.
+    pub no_cache: bool,
     /// `METRIC=FRACTION` each.
     pub budgets: Vec<String>,
     pub timeout: Option<f64>,
@@ -142,8 +148,8 @@ fn undecided(error: &Error, bisect: bool, json: Option<&JsonTarget>) -> crate::R
     Ok(undecided_exit(bisect, head_to_blame))
 }
 
-/// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--budget`, `--timeout`,
-/// `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
+/// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--max-runs`, `--jobs`,
+/// `--no-cache`, `--budget`, `--timeout`, `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
 /// where the settings came from, for the report.
 fn apply_overrides(
     options: &Options,
@@ -158,6 +164,12 @@ fn apply_overrides(
         scale: options.scale,
     };
     overrides.apply(settings, env)?;
+    let mut source = overrides.source(config.map(|c| c.file.clone()));
+    rho_gate::overrides::apply_max_runs(options.max_runs, settings, &mut source)?;
+    if let Some(jobs) = options.jobs {
+        settings.set_build_jobs(jobs)?;
+    }
+    settings.set_cache(!options.no_cache);
     let measure = options
         .measure
         .or(config.map(|c| c.measure))
@@ -169,11 +181,24 @@ fn apply_overrides(
         ));
     }
     if measure.counts() {
-        env.counter = Some(
-            rho_suite::count::Counter::find(false)?
-                .valgrind()
-                .to_path_buf(),
-        );
+        // On a built-in board QEMU counts, with rho's plugin; elsewhere Callgrind.
+        let target = config.and_then(|c| c.target(options.target.as_deref()).ok());
+        env.counter = Some(match target {
+            Some(spec) if rho_suite::qemu_count::counts_on_board(&spec) => {
+                rho_gate::Counter::QemuPlugin
+            }
+            Some(TargetSpec::Builtin { name, .. }) if name != "host" => {
+                return Err(Error::Refused(format!(
+                    "--measure instructions: rho counts on the host (Callgrind) and on the built-in QEMU \
+                     boards (its plugin); target {name} is neither: gate it on time"
+                )));
+            }
+            _ => rho_gate::Counter::Callgrind(
+                rho_suite::count::Counter::find(false)?
+                    .valgrind()
+                    .to_path_buf(),
+            ),
+        });
         // module.yml's iterations are sized for timing; a count needs a few (as in `rho bench`).
         env.iterations = Some(rho_suite::count::DEFAULT_ITERATIONS);
         env.warmup = Some(rho_suite::count::DEFAULT_WARMUP);
@@ -181,7 +206,15 @@ fn apply_overrides(
     }
     env.iterations = options.iterations.or(env.iterations);
     env.warmup = options.warmup.or(env.warmup);
-    Ok(overrides.source(config.map(|c| c.file.clone())))
+    Ok(source)
+}
+
+/// `3`, or `3 to 10` with adaptive runs.
+fn runs_text(settings: &GateSettings) -> String {
+    match (settings.runs(), settings.max_runs()) {
+        (runs, max) if max > runs => format!("{runs} to {max}"),
+        (runs, _) => runs.to_string(),
+    }
 }
 
 /// The gate's request: the settings of the module.yml here with the command line's over them, said on stderr.
@@ -197,10 +230,14 @@ fn request(options: &Options) -> crate::Result<(GateRequest, SettingsSource)> {
     };
     let settings_source = apply_overrides(options, config.as_ref(), &mut settings, &mut env)?;
     let timeout = settings.timeout().as_secs_f64();
-    crate::say(&if env.counter.is_some() {
+    crate::say(&if let Some(counter) = &env.counter {
+        let by = match counter {
+            rho_gate::Counter::Callgrind(_) => "under Callgrind",
+            rho_gate::Counter::QemuPlugin => "by QEMU with rho's plugin",
+        };
         format!(
-            "rho: gate: base {} against head {}, instructions counted under Callgrind: one run each (a count \
-             is exact, there is no best of N to take), timeout {timeout} s per build and run",
+            "rho: gate: base {} against head {}, instructions counted {by}: one run each (a count is exact, \
+             there is no best of N to take), timeout {timeout} s per build and run",
             options.base, options.head
         )
     } else {
@@ -208,7 +245,7 @@ fn request(options: &Options) -> crate::Result<(GateRequest, SettingsSource)> {
             "rho: gate: base {} against head {}, {} alternating runs each, timeout {timeout} s per build and run",
             options.base,
             options.head,
-            settings.runs()
+            runs_text(&settings)
         )
     });
     let request = GateRequest {
@@ -233,6 +270,7 @@ fn gate(
     let ports = ScratchDir::new("rho-gate-ports-").map_err(Error::TempDir)?;
     let sides = Sides {
         target: options.target.as_deref(),
+        counting: request.env.counter == Some(rho_gate::Counter::QemuPlugin),
         timeout: request.settings.timeout(),
         built: &built,
         ports: ports.path(),
@@ -254,6 +292,8 @@ fn gate(
 /// are kept until the gate is over.
 struct Sides<'a> {
     target: Option<&'a str>,
+    /// Counting on a board: its run loads rho's QEMU plugin.
+    counting: bool,
     timeout: Duration,
     built: &'a RefCell<Vec<HostBuild>>,
     ports: &'a Path,
@@ -276,7 +316,13 @@ impl Sides<'_> {
                 self.host_jobs(side, &config, &spec).map_err(suite_error)?
             }
             TargetSpec::Builtin { name, .. } => {
-                match rho_suite::ports::builtin_commands(name, self.ports).map_err(suite_error)? {
+                let commands = rho_suite::qemu_count::gate_commands(
+                    name,
+                    self.ports,
+                    self.counting,
+                    self.timeout,
+                );
+                match commands.map_err(suite_error)? {
                     Some((build, run)) => command_jobs(&config, name, &build, &run),
                     None => {
                         return Err(GateError::BuiltinTarget {
@@ -289,12 +335,12 @@ impl Sides<'_> {
             }
         };
         if !matches!(&spec, TargetSpec::Builtin { name, .. } if name == "host") {
-            // A C-file suite's own flags reach the target's build command (rho_suite::sides); one job per
-            // suite, in order.
-            let environments = rho_suite::sides::flag_environments(&config, &spec, self.timeout)
+            // A C-file suite's own flags and the target's stack_bytes reach the target's build command
+            // (rho_suite::sides); one job per suite, in order.
+            let environments = rho_suite::sides::build_environments(&config, &spec, self.timeout)
                 .map_err(suite_error)?;
             for (job, environment) in jobs.iter_mut().zip(environments) {
-                job.env.extend(environment.into_iter().flatten());
+                job.env.extend(environment);
             }
         }
         Ok(Recipe {
