@@ -9,7 +9,8 @@ use crate::export::{RunDocument, SuiteInfo};
 use rho_baseline::export::TargetsDocument;
 use rho_suite::stream::HarnessSettings;
 
-pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+/// `json` is where `--json` writes (`--history` gives one of its own when `--json` is not given).
+pub fn bench(args: &BenchArgs, json: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
     // `rho bench chek`: a typo of a subcommand, not a suite named `chek`.
     if let Some(message) = crate::init::did_you_mean(&args.files) {
         anyhow::bail!("{message}");
@@ -27,6 +28,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             output: args.output.clone(),
             list: true,
             json: None,
+            history: Default::default(),
         };
         &listing
     } else {
@@ -36,13 +38,13 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let targets = crate::cli::target_list(args.project.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.
     if targets.len() > 1 && !args.list {
-        return several(args, &targets);
+        return several(args, &targets, json);
     }
     let timeout = Duration::from_secs_f64(args.run.timeout);
     let flags = args.run.flags()?;
     let (what, settings) = suite_and_settings(args);
     // Before building: an unwritable `--json` path stops here, not after the run.
-    let json = crate::export::prepare_json(args.json.as_deref())?;
+    let json = crate::export::prepare_json(json)?;
     if let Some(html) = &args.project.html {
         crate::export::check_destination("--html", html)?;
     }
@@ -190,7 +192,11 @@ fn measure_suite(
 
 /// `rho bench --target a,b,c FILE.c...`: the suite built and run on each target in turn (the first is the
 /// reference), then one table per benchmark side by side and the geometric means (rho_report::targets).
-fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitCode> {
+fn several(
+    args: &BenchArgs,
+    targets: &[Option<String>],
+    json: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
     if args.project.baseline.any() {
         anyhow::bail!(
             "--write-baseline and --diff work on one target at a time (a baseline has a section per target): \
@@ -203,7 +209,7 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
     let timeout = Duration::from_secs_f64(args.run.timeout);
     let flags = args.run.flags()?;
     let (what, settings) = suite_and_settings(args);
-    let json = crate::export::prepare_json(args.json.as_deref())?;
+    let json = crate::export::prepare_json(json)?;
     if let Some(markdown) = &args.project.baseline.markdown {
         crate::export::check_destination("--markdown", markdown)?;
     }

@@ -8,10 +8,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand};
+use rho_history::Store;
+use rho_history::add::AddOptions;
 use rho_history::analysis::{self, Analysis, Commit, Detection, Filter};
 use rho_history::import::machine_name;
 use rho_history::report::short;
-use rho_history::{Origin, Store};
 
 /// `rho bench history [ACTION]`.
 #[derive(Debug, Args)]
@@ -197,59 +198,86 @@ fn detection(config: Option<&rho_config::ModuleConfig>) -> Detection {
 /// `history add`.
 fn add(args: &AddArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
     let store = store(args.history_branch.as_deref(), config)?;
-    let dirty = store.work_tree_dirty()?;
-    if dirty && !args.allow_dirty {
-        bail!(
-            "the work tree has changes to tracked files: the run may not be of {} (commit them, or pass \
-             --allow-dirty and the record says it was dirty)",
-            args.commit
-        );
-    }
-    let commit = store.commit_info(&args.commit)?;
-    let origin = Origin {
-        commit: commit.id.clone(),
-        commit_time: commit.time.clone(),
-        subject: commit.subject.clone(),
-        dirty,
-        machine: machine_name(args.machine.as_deref()),
-        rho_version: env!("CARGO_PKG_VERSION").to_string(),
-    };
-    let mut records = Vec::new();
-    for path in &args.runs {
-        records.extend(records_of_run(path, &origin)?);
-    }
-    let (tip, paths) = store.add(&records)?;
+    let origin = rho_history::add::origin(
+        &store,
+        &AddOptions {
+            commit: &args.commit,
+            allow_dirty: args.allow_dirty,
+            machine: args.machine.as_deref(),
+            rho_version: env!("CARGO_PKG_VERSION"),
+        },
+    )?;
+    let runs: Vec<&Path> = args.runs.iter().map(PathBuf::as_path).collect();
+    let added = rho_history::add::add_saved_runs(&store, &runs, &origin)?;
     println!(
-        "history: added {} record(s) of {} ({}) on {} to branch {} (now {})",
-        paths.len(),
-        short(&commit.id),
-        commit.subject,
-        origin.machine,
-        store.branch(),
-        short(&tip)
+        "{}",
+        rho_history::add::describe(&added, &origin, store.branch())
     );
     Ok(ExitCode::SUCCESS)
 }
 
-/// A saved run's records (rho_history::record::records_of_suites), of any saved run
-/// (rho_baseline::saved::parse_any).
-fn records_of_run(path: &Path, origin: &Origin) -> anyhow::Result<Vec<rho_history::Record>> {
-    let suites = saved_suites(path)?;
-    let parts: Vec<(&str, &rho_stats::RunSummary)> = suites
-        .iter()
-        .map(|suite| (suite.what.as_str(), &suite.summary))
-        .collect();
-    rho_history::record::records_of_suites(&parts, origin, env!("CARGO_PKG_VERSION"))
-        .with_context(|| path.display().to_string())
+/// `--history` on `rho bench` and `rho bench check`: the run just made added to the history branch, as
+/// `history add` adds a run saved by `--json` (docs/history.md).
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunHistoryArgs {
+    /// Add the run just made to the history branch as a record of HEAD per target and measure (as `--json
+    /// FILE` then `history add FILE` would). Refused before anything runs when tracked files differ from HEAD.
+    #[arg(long)]
+    pub history: bool,
+
+    /// With --history: add even when tracked files differ from HEAD (the record says it was dirty).
+    #[arg(long, requires = "history")]
+    pub allow_dirty: bool,
+
+    /// With --history: the machine label (default $RHO_MACHINE, else the host name).
+    #[arg(long, value_name = "NAME", requires = "history")]
+    pub machine: Option<String>,
+
+    /// With --history: the history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long, value_name = "NAME", requires = "history")]
+    pub history_branch: Option<String>,
 }
 
-fn saved_suites(path: &Path) -> anyhow::Result<Vec<crate::saved::SavedSuite>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(rho_baseline::saved::parse_any(
-        &text,
-        &path.display().to_string(),
-    )?)
+/// Runs `run` (given the `--json` path it is to write) and, with `--history`, adds what it saved. The commit
+/// and the work tree are checked before the run; the add follows the run's own output. A run that could not
+/// decide (exit 2) is not added; a failed add is an error (exit 2); otherwise the run's exit code stands.
+pub fn around_run(
+    args: &RunHistoryArgs,
+    json: Option<&Path>,
+    run: impl FnOnce(Option<&Path>) -> anyhow::Result<ExitCode>,
+) -> anyhow::Result<ExitCode> {
+    if !args.history {
+        return run(json);
+    }
+    if json.is_some_and(|path| path.as_os_str() == "-") {
+        bail!(
+            "--history reads the run back from --json's file: give --json a file, or leave it out"
+        );
+    }
+    let config = crate::baseline::nearest_config()?;
+    let store = store(args.history_branch.as_deref(), config.as_ref())?;
+    let origin = rho_history::add::origin(
+        &store,
+        &AddOptions {
+            commit: "HEAD",
+            allow_dirty: args.allow_dirty,
+            machine: args.machine.as_deref(),
+            rho_version: env!("CARGO_PKG_VERSION"),
+        },
+    )?;
+    let scratch = rho_suite::ScratchDir::new("rho-history-run-")?;
+    let saved = json.map_or_else(|| scratch.path().join("run.json"), Path::to_path_buf);
+    let code = run(Some(&saved))?;
+    if code != ExitCode::SUCCESS && code != ExitCode::from(1) {
+        eprintln!("rho: note: the run could not decide: nothing was added to the history");
+        return Ok(code);
+    }
+    let added = rho_history::add::add_saved_runs(&store, &[&saved], &origin)?;
+    eprintln!(
+        "{}",
+        rho_history::add::describe(&added, &origin, store.branch())
+    );
+    Ok(code)
 }
 
 /// What `history` and `history check` read: the records, the commits, the analysis.
@@ -436,61 +464,4 @@ fn import(
         short(&tip)
     );
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rho_stats::RunSummary;
-
-    const STREAM: &str = include_str!("../../rho-report/testdata/two_benchmarks.wire");
-
-    #[test]
-    fn a_run_of_several_targets_is_read_target_by_target() {
-        let summary = RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap();
-        let suite = crate::export::SuiteInfo {
-            sources: vec![PathBuf::from("a.c")],
-            compiler: vec!["cc".into()],
-            cflags: Vec::new(),
-            ldflags: Vec::new(),
-            iterations: None,
-            warmup: None,
-            scale: None,
-            timeout_seconds: 300.0,
-        };
-        let run = serde_json::to_value(crate::export::RunDocument::new(suite, &summary)).unwrap();
-        let mut other = run.clone();
-        other["target"]["name"] = "board".into();
-        let document = serde_json::json!({
-            "schema": "rho-bench-targets/1",
-            "rho_version": "0.1.0",
-            "runs": [run, other],
-            "comparison": {},
-        });
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("targets.json");
-        std::fs::write(&path, document.to_string()).unwrap();
-        let suites = saved_suites(&path).unwrap();
-        let targets: Vec<&str> = suites
-            .iter()
-            .map(|s| s.summary.target.name.as_str())
-            .collect();
-        assert_eq!(targets, [summary.target.name.as_str(), "board"]);
-        let origin = Origin {
-            commit: "a".repeat(40),
-            commit_time: "2026-12-04T10:00:00Z".to_string(),
-            subject: "s".to_string(),
-            dirty: false,
-            machine: "m".to_string(),
-            rho_version: "0.1.0".to_string(),
-        };
-        let records = records_of_run(&path, &origin).unwrap();
-        let record_targets: Vec<&str> = records.iter().map(|r| r.target.as_str()).collect();
-        assert_eq!(record_targets, [summary.target.name.as_str(), "board"]);
-        // A target's document that is not a run is refused naming the file and the target's place.
-        let broken = serde_json::json!({"schema": "rho-bench-targets/1", "runs": [{"suite": 1}]});
-        std::fs::write(&path, broken.to_string()).unwrap();
-        let error = saved_suites(&path).unwrap_err().to_string();
-        assert!(error.contains("targets.json (target 1)"), "{error}");
-    }
 }
