@@ -75,6 +75,7 @@ const SUITE_KEYS: &[&str] = &[
     "defines",
     "pkg_config",
     "command",
+    "image",
     "cmake",
     "cargo",
     "package",
@@ -100,6 +101,7 @@ fn home_of(key: &str) -> Option<&'static str> {
         Some("a bench.targets entry")
     } else if [
         "command",
+        "image",
         "sources",
         "include",
         "defines",
@@ -1008,6 +1010,17 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                         ));
                     }
                     [(kind, _)] => {
+                        if *kind != "command"
+                            && let Some((key, _)) = f.get("image")
+                        {
+                            return Err(cx.err_at(
+                                key,
+                                format!(
+                                    "`image:` in {what} applies to a `command:` suite (the image it builds); \
+                                     rho finds a `{kind}:` suite's image itself"
+                                ),
+                            ));
+                        }
                         if *kind != "cargo"
                             && let Some((key, _)) = CARGO_KEYS.iter().find_map(|k| f.get(k))
                         {
@@ -1058,6 +1071,13 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                     "a shell command",
                                 )?
                                 .to_owned(),
+                                image: f
+                                    .value("image")
+                                    .map(|v| {
+                                        text(cx, v, &format!("{what}.image"), "a file path")
+                                            .map(PathBuf::from)
+                                    })
+                                    .transpose()?,
                                 at,
                             },
                             "cargo" => Suite::Cargo(cargo_suite(cx, &f, &what, at)?),

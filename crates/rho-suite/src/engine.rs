@@ -382,6 +382,9 @@ pub struct Job {
     /// How a C-file suite is built beyond its files (its flags, include directories, defines, packages).
     pub build: SuiteBuild,
     pub kind: JobKind,
+    /// A command suite's image for the static footprint (module.yml's `image:`), resolved against the module
+    /// root; `None` for the other kinds (rho finds their images).
+    pub image: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -406,6 +409,7 @@ pub fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
             sources: Vec::new(),
             build: SuiteBuild::default(),
             kind: JobKind::TargetOnly,
+            image: None,
         }]);
     }
     let suites = config.require_suites()?;
@@ -434,11 +438,16 @@ pub fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
                     JobKind::Cargo(cargo.clone()),
                 ),
             };
+            let image = match suite {
+                Suite::Command { image, .. } => image.as_ref().map(|i| config.resolve(i)),
+                _ => None,
+            };
             Job {
                 what: suite.describe(),
                 sources,
                 build,
                 kind,
+                image,
             }
         })
         .collect())
@@ -630,6 +639,7 @@ fn run_job(
             if target.name() == "host" {
                 counted = measuring.count_shell(command, env, &config.root, &job.what, timeout)?;
             }
+            footprint = crate::footprint::ask_for_command(mem_command, job, timeout);
         }
         (
             JobKind::CFiles | JobKind::CMake(_) | JobKind::Cargo(_),
@@ -658,6 +668,7 @@ fn run_job(
             for _ in 0..repetitions {
                 runs.push(crate::stream::run_stream(built.command()?, &what, timeout)?);
             }
+            footprint = Some(crate::footprint::ask(mem_command, &built.image, timeout));
         }
         (JobKind::Cargo(cargo), TargetSpec::Builtin { name, .. }) => {
             let board = crate::ports::board(name).ok_or_else(|| {
@@ -735,7 +746,7 @@ fn run_job(
 #[derive(Debug)]
 pub struct HostBuild {
     pub executable: PathBuf,
-    /// The image to ask the footprint command about (a C-file suite's; `None` for cmake and cargo).
+    /// The image to ask the footprint command about (a C-file or cmake suite's; `None` for cargo).
     pub image: Option<crate::footprint::ImageFiles>,
     /// What its runs need in their environment beyond the harness settings (a cargo suite: the stream, not
     /// the report `cargo bench` prints).
@@ -765,12 +776,15 @@ pub fn build_on_host(
                 _build: Some(built),
             })
         }
-        JobKind::CMake(cmake) => Ok(HostBuild {
-            executable: crate::cmake::build(config, cmake, "host", env, timeout)?.executable,
-            image: None,
-            run_env: Vec::new(),
-            _build: None,
-        }),
+        JobKind::CMake(cmake) => {
+            let built = crate::cmake::build(config, cmake, "host", env, timeout)?;
+            Ok(HostBuild {
+                executable: built.executable,
+                image: Some(built.image),
+                run_env: Vec::new(),
+                _build: None,
+            })
+        }
         JobKind::Cargo(cargo) => Ok(HostBuild {
             executable: crate::cargo::build(config, cargo, env, None, timeout)?,
             image: None,
