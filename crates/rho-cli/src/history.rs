@@ -268,6 +268,10 @@ pub fn around_run(
     let scratch = rho_suite::ScratchDir::new("rho-history-run-")?;
     let saved = json.map_or_else(|| scratch.path().join("run.json"), Path::to_path_buf);
     let code = run(Some(&saved))?;
+    // A run cut short by Ctrl-C is not a run of the commit: main exits 130 without adding it.
+    if rho_exec::interrupt::interrupted() {
+        return Ok(code);
+    }
     if code != ExitCode::SUCCESS && code != ExitCode::from(1) {
         eprintln!("rho: note: the run could not decide: nothing was added to the history");
         return Ok(code);

@@ -737,11 +737,12 @@ fn several_targets_and_both_measures_give_a_record_each() {
         .into_iter()
         .filter(|r| r["commit"] == head.trim())
         .collect();
-    let measures: Vec<&str> = records
+    let mut measures: Vec<&str> = records
         .iter()
         .map(|r| r["measure"].as_str().unwrap())
         .collect();
-    assert_eq!(measures.len(), 2, "{records:?}");
+    measures.sort();
+    assert_eq!(measures, ["instructions", "time"], "{records:?}");
     for record in &records {
         let band = &record["quartiles"]["bench_sum"]["cycles"];
         if record["measure"] == "time" {
@@ -755,4 +756,47 @@ fn several_targets_and_both_measures_give_a_record_each() {
             assert!(record["section"]["benchmarks"][0]["instructions"].as_u64() > Some(0));
         }
     }
+
+    // FILE.c on several targets (the host and the emulated Cortex-M4): a record per target.
+    if !common::cross_tools_present("--history of FILE.c on several targets") {
+        return;
+    }
+    git(
+        &dir,
+        &["commit", "--quiet", "--allow-empty", "-m", "on two targets"],
+    );
+    let several = rho(
+        &dir,
+        &[
+            "bench",
+            suite.to_str().unwrap(),
+            "--target",
+            "host,mps2-an386",
+            "--iterations",
+            "50",
+            "--history",
+        ],
+    );
+    several.assert_exit(0);
+    // The board's run also counts instructions (QEMU's): its instructions section is a record of its own,
+    // as `history add` of the saved run makes it.
+    let head = git(&dir, &["rev-parse", "HEAD"]);
+    let mut kept: Vec<String> = branch_records(&dir)
+        .into_iter()
+        .filter(|r| r["commit"] == head.trim())
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["target"].as_str().unwrap(),
+                r["measure"].as_str().unwrap()
+            )
+        })
+        .collect();
+    kept.sort();
+    several.assert_stderr_has(&format!("history: added {} record(s) of ", kept.len()));
+    assert!(kept.contains(&"host time".to_string()), "{kept:?}");
+    assert!(
+        kept.iter().any(|k| k.starts_with("mps2-an386 ")),
+        "{kept:?}"
+    );
 }
