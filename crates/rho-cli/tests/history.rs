@@ -675,6 +675,15 @@ fn a_failed_add_after_the_run_is_exit_2_with_the_reason_after_the_report() {
     made.assert_stdout_has("bench_canned");
     made.assert_stderr_has("is not a rho history branch");
     assert_eq!(branch_tip(&dir), before);
+
+    // A run that cannot decide (its suite fails) adds nothing, and says so.
+    git(&dir, &["branch", "--quiet", "-D", "rho-history"]);
+    std::fs::write(dir.join("figure.txt"), "not a number\n").unwrap();
+    git(&dir, &["commit", "--quiet", "-am", "a broken figure"]);
+    let failed = rho(&dir, &["bench", "--history"]);
+    failed.assert_exit(2);
+    failed.assert_stderr_has("the run could not decide: nothing was added to the history");
+    assert_eq!(branch_tip(&dir), None);
 }
 
 /// Two targets of one module, each printing the canned stream under its own name.
