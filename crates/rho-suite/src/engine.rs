@@ -639,7 +639,12 @@ fn run_job(
             if target.name() == "host" {
                 counted = measuring.count_shell(command, env, &config.root, &job.what, timeout)?;
             }
-            footprint = crate::footprint::ask_for_command(mem_command, job, timeout);
+            footprint = crate::footprint::ask_for_command(
+                mem_command,
+                &job.what,
+                job.image.as_deref(),
+                timeout,
+            );
         }
         (
             JobKind::CFiles | JobKind::CMake(_) | JobKind::Cargo(_),

@@ -264,14 +264,14 @@ pub fn ask(
 /// about: a note says so and `None` is returned; an `image:` that is not there is the warning.
 pub fn ask_for_command(
     command: &MemCommand,
-    job: &crate::engine::Job,
+    what: &str,
+    image: Option<&Path>,
     timeout: Duration,
 ) -> Option<Result<MemDocument, String>> {
-    let Some(image) = &job.image else {
+    let Some(image) = image else {
         crate::observe::note(&format!(
-            "{}: no code bytes or static stack bound: a command suite names the image it builds with `image:` \
-             in module.yml (docs/config.md)",
-            job.what
+            "{what}: no code bytes or static stack bound: a command suite names the image it builds with \
+             `image:` in module.yml (docs/config.md)"
         ));
         return None;
     };
@@ -282,7 +282,7 @@ pub fn ask_for_command(
         )));
     }
     let files = ImageFiles {
-        image: image.clone(),
+        image: image.to_path_buf(),
         stack_usage: image.parent().map(Path::to_path_buf),
     };
     Some(ask(command, &files, timeout))
