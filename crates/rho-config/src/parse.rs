@@ -880,6 +880,30 @@ fn c_files(cx: &Cx, node: &SNode, what: &str) -> Result<Vec<PathBuf>, ConfigErro
 }
 
 /// `{ cmake: { build_dir, target, source_dir } }`.
+/// A suite's `image:`: the image a `command:` suite builds (for its static footprint), a path relative to the
+/// module root; refused on any other kind, whose image rho finds itself.
+fn suite_image(
+    cx: &Cx,
+    f: &Fields<'_>,
+    what: &str,
+    kind: &str,
+) -> Result<Option<PathBuf>, ConfigError> {
+    let Some((key, value)) = f.get("image") else {
+        return Ok(None);
+    };
+    if kind != "command" {
+        return Err(cx.err_at(
+            key,
+            format!(
+                "`image:` in {what} applies to a `command:` suite (the image it builds); rho finds a \
+                 `{kind}:` suite's image itself"
+            ),
+        ));
+    }
+    let path = text(cx, value, &format!("{what}.image"), "a file path")?;
+    Ok(Some(PathBuf::from(path)))
+}
+
 fn cmake_suite(
     cx: &Cx,
     node: &SNode,
@@ -1010,17 +1034,6 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                         ));
                     }
                     [(kind, _)] => {
-                        if *kind != "command"
-                            && let Some((key, _)) = f.get("image")
-                        {
-                            return Err(cx.err_at(
-                                key,
-                                format!(
-                                    "`image:` in {what} applies to a `command:` suite (the image it builds); \
-                                     rho finds a `{kind}:` suite's image itself"
-                                ),
-                            ));
-                        }
                         if *kind != "cargo"
                             && let Some((key, _)) = CARGO_KEYS.iter().find_map(|k| f.get(k))
                         {
@@ -1053,6 +1066,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                 ),
                             ));
                         }
+                        suite_image(cx, &f, &what, kind)?;
                         match *kind {
                             "sources" => Suite::CFiles {
                                 files: c_files(
@@ -1071,13 +1085,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                     "a shell command",
                                 )?
                                 .to_owned(),
-                                image: f
-                                    .value("image")
-                                    .map(|v| {
-                                        text(cx, v, &format!("{what}.image"), "a file path")
-                                            .map(PathBuf::from)
-                                    })
-                                    .transpose()?,
+                                image: suite_image(cx, &f, &what, kind)?,
                                 at,
                             },
                             "cargo" => Suite::Cargo(cargo_suite(cx, &f, &what, at)?),
