@@ -18,6 +18,8 @@ pub enum Error {
     Gate(#[from] rho_gate::GateError),
     #[error(transparent)]
     History(#[from] rho_history::Error),
+    #[error(transparent)]
+    Shard(#[from] rho_shard::Error),
     /// The gate's settings from the module.yml of the directory it runs in could not be read or are refused.
     /// Under `git bisect run` that is the commit being tested: its own fault, like a head that does not build.
     #[error(transparent)]
