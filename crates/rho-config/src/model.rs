@@ -447,8 +447,11 @@ pub struct HistoryConfig {
 /// `bench.gate`: base against head.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateConfig {
-    /// Alternating runs per side, at least 2.
+    /// Alternating runs per side, at least 2: the fewest every benchmark gets.
     pub runs: u32,
+    /// The most alternating runs per side a benchmark whose verdict is still open gets (adaptive runs,
+    /// docs/gate.md); `None`: `runs`, every benchmark runs `runs` times.
+    pub max_runs: Option<u32>,
     /// Limit per build and per run.
     pub timeout: Duration,
     /// `bench.gate.budget.default`, a fraction in (0, 1) for every metric not named in `budgets`; `None` when
@@ -462,6 +465,7 @@ impl Default for GateConfig {
     fn default() -> Self {
         GateConfig {
             runs: DEFAULT_GATE_RUNS,
+            max_runs: None,
             timeout: DEFAULT_GATE_TIMEOUT,
             default_budget: None,
             budgets: BTreeMap::new(),

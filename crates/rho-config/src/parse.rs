@@ -86,7 +86,7 @@ const CARGO_KEYS: &[&str] = &["package", "features"];
 /// The keys of a suite that say how rho compiles its files: only with `sources:`.
 const SUITE_BUILD_KEYS: &[&str] = &["cflags", "ldflags", "include", "defines", "pkg_config"];
 const CMAKE_KEYS: &[&str] = &["build_dir", "target", "source_dir"];
-const GATE_KEYS: &[&str] = &["runs", "timeout_seconds", "budget"];
+const GATE_KEYS: &[&str] = &["runs", "max_runs", "timeout_seconds", "budget"];
 const HISTORY_KEYS: &[&str] = &["branch", "window", "max_pvalue"];
 
 /// Where a key that is unknown at one level does belong, so a misplaced key is not met with a bare "unknown".
@@ -1294,6 +1294,16 @@ fn parse_gate(cx: &Cx, node: &SNode) -> Result<GateConfig, ConfigError> {
             u64::from(u32::MAX),
         )? as u32;
     }
+    if let Some(v) = f.value("max_runs") {
+        // At least `runs` (given or its default): a ceiling below the floor would mean nothing.
+        gate.max_runs = Some(whole(
+            cx,
+            v,
+            "bench.gate.max_runs (the most alternating runs per side, at least bench.gate.runs)",
+            u64::from(gate.runs),
+            u64::from(u32::MAX),
+        )? as u32);
+    }
     if let Some(v) = f.value("timeout_seconds") {
         gate.timeout = timeout(cx, v, "bench.gate.timeout_seconds")?;
     }
@@ -1394,7 +1404,7 @@ mod tests {
         let message = unknown_key_message("zzz_unrelated", "bench.gate", GATE_KEYS);
         assert_eq!(
             message,
-            "unknown key 'zzz_unrelated' in bench.gate; expected one of: runs, timeout_seconds, budget"
+            "unknown key 'zzz_unrelated' in bench.gate; expected one of: runs, max_runs, timeout_seconds, budget"
         );
     }
 }

@@ -961,6 +961,22 @@ fn gate_runs_below_two_and_bad_timeouts_are_refused() {
     }
 }
 
+/// `max_runs` is the ceiling of the adaptive runs: at least `runs` (whichever order they are written in),
+/// refused at its place otherwise.
+#[test]
+fn gate_max_runs_is_read_and_below_runs_is_refused() {
+    let config = load("bench:\n  gate:\n    max_runs: 9\n    runs: 4\n");
+    assert_eq!((config.gate.runs, config.gate.max_runs), (4, Some(9)));
+    assert_eq!(load("bench:\n  gate:\n    runs: 4\n").gate.max_runs, None);
+    let (line, column, message, _) = refuse("bench:\n  gate:\n    runs: 5\n    max_runs: 4\n");
+    assert_eq!((line, column), (4, 15));
+    assert_eq!(
+        message,
+        "expected a whole number from 5 to 4294967295 for bench.gate.max_runs (the most alternating runs per \
+         side, at least bench.gate.runs), found `4`"
+    );
+}
+
 #[test]
 fn repetitions_scale_and_iterations_are_range_checked() {
     let cases: &[(&str, (u64, u64), &str)] = &[
