@@ -32,6 +32,7 @@ pub fn bench(args: &BenchArgs, json: Option<&std::path::Path>) -> anyhow::Result
         } else {
             json.map(std::path::Path::to_path_buf)
         },
+        exports: project.dashboards.exports(),
         run: run.options(),
         list: args.list,
     };

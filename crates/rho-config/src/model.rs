@@ -300,6 +300,60 @@ pub enum Suite {
     /// A `[[bench]] harness = false` target of a cargo project using the `rho-bench` crate: built with cargo,
     /// then the executable.
     Cargo(CargoSuite),
+    /// Another harness's suite (`gbench:`, `criterion:`, `hyperfine:`, `gotest:`, `pytest-benchmark:`): rho
+    /// runs its tool and reads its report (crates/rho-import, docs/import.md).
+    Foreign(ForeignSuite),
+}
+
+/// Which harness a [`ForeignSuite`] is: the key module.yml names it by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForeignTool {
+    Gbench,
+    Criterion,
+    Hyperfine,
+    Gotest,
+    PytestBenchmark,
+}
+
+impl ForeignTool {
+    pub const ALL: [ForeignTool; 5] = [
+        ForeignTool::Gbench,
+        ForeignTool::Criterion,
+        ForeignTool::Hyperfine,
+        ForeignTool::Gotest,
+        ForeignTool::PytestBenchmark,
+    ];
+
+    /// The module.yml key (and `rho bench import`'s format name).
+    pub fn key(self) -> &'static str {
+        match self {
+            ForeignTool::Gbench => "gbench",
+            ForeignTool::Criterion => "criterion",
+            ForeignTool::Hyperfine => "hyperfine",
+            ForeignTool::Gotest => "gotest",
+            ForeignTool::PytestBenchmark => "pytest-benchmark",
+        }
+    }
+
+    /// What the key's value is, for errors.
+    pub fn expects(self) -> &'static str {
+        match self {
+            ForeignTool::Gbench => "a Google Benchmark binary's command line",
+            ForeignTool::Criterion => "a criterion bench target's name",
+            ForeignTool::Hyperfine => "hyperfine's arguments, or a list of commands",
+            ForeignTool::Gotest => "the Go packages to benchmark",
+            ForeignTool::PytestBenchmark => "a pytest command line",
+        }
+    }
+}
+
+/// `{ gbench: COMMAND }` and its kin: the tool and what module.yml gave it (for `hyperfine:` a list of
+/// commands is given as one argument string, each command quoted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignSuite {
+    pub tool: ForeignTool,
+    pub argument: String,
+    pub at: SourcePos,
 }
 
 /// `{ cargo: BENCH_NAME, package: PACKAGE, features: [...] }`: `cargo bench --no-run --bench BENCH_NAME` in the
@@ -344,6 +398,7 @@ impl Suite {
             Suite::CFiles { at, .. } | Suite::Command { at, .. } => *at,
             Suite::CMake(cmake) => cmake.at,
             Suite::Cargo(cargo) => cargo.at,
+            Suite::Foreign(foreign) => foreign.at,
         }
     }
 
@@ -358,6 +413,7 @@ impl Suite {
             Suite::Command { command, .. } => command.clone(),
             Suite::CMake(cmake) => format!("cmake target {}", cmake.target),
             Suite::Cargo(cargo) => cargo.describe(),
+            Suite::Foreign(foreign) => format!("{}: {}", foreign.tool.key(), foreign.argument),
         }
     }
 }

@@ -9,9 +9,9 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
-    BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DefaultFlags, GateConfig,
-    HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry,
-    is_gate_budget,
+    BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DefaultFlags, ForeignSuite,
+    ForeignTool, GateConfig, HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite,
+    SuiteBuild, TargetEntry, is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -80,6 +80,11 @@ const SUITE_KEYS: &[&str] = &[
     "cargo",
     "package",
     "features",
+    "gbench",
+    "criterion",
+    "hyperfine",
+    "gotest",
+    "pytest-benchmark",
 ];
 /// The keys of a `cargo:` suite beside it.
 const CARGO_KEYS: &[&str] = &["package", "features"];
@@ -110,6 +115,11 @@ fn home_of(key: &str) -> Option<&'static str> {
         "cargo",
         "package",
         "features",
+        "gbench",
+        "criterion",
+        "hyperfine",
+        "gotest",
+        "pytest-benchmark",
     ]
     .contains(&key)
     {
@@ -967,6 +977,37 @@ fn cargo_suite(cx: &Cx, f: &Fields, what: &str, at: SourcePos) -> Result<CargoSu
     })
 }
 
+/// `{ gbench: COMMAND }` and its kin (`key` is one of [`ForeignTool`]'s keys): a non-empty string, or for
+/// `hyperfine:` a list of commands (each passed to hyperfine quoted).
+fn foreign_suite(
+    cx: &Cx,
+    f: &Fields,
+    key: &str,
+    what: &str,
+    at: SourcePos,
+) -> Result<ForeignSuite, ConfigError> {
+    let tool = ForeignTool::ALL
+        .into_iter()
+        .find(|t| t.key() == key)
+        .unwrap_or(ForeignTool::Gbench);
+    let place = format!("{what}.{key}");
+    let Some(node) = f.value(key) else {
+        return Err(cx.err(at, format!("expected {} for {place}", tool.expects())));
+    };
+    let argument = match (&node.value, tool) {
+        (Node::Seq(items), ForeignTool::Hyperfine) if !items.is_empty() => {
+            let mut quoted = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                let command = text(cx, item, &format!("{place}[{index}]"), "a shell command")?;
+                quoted.push(format!("'{}'", command.replace('\'', "'\\''")));
+            }
+            quoted.join(" ")
+        }
+        _ => text(cx, node, &place, tool.expects())?.to_owned(),
+    };
+    Ok(ForeignSuite { tool, argument, at })
+}
+
 /// A cargo target or package name: `[A-Za-z0-9_-]+`.
 fn is_cargo_name(name: &str) -> bool {
     !name.is_empty()
@@ -1010,16 +1051,27 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
             },
             Node::Map(_) => {
                 let f = fields(cx, item, &what, Some(SUITE_KEYS))?;
-                let kinds: Vec<(&str, &SNode)> = ["sources", "command", "cmake", "cargo"]
-                    .into_iter()
-                    .filter_map(|k| f.get(k).map(|(key, _)| (k, key)))
-                    .collect();
+                let kinds: Vec<(&str, &SNode)> = [
+                    "sources",
+                    "command",
+                    "cmake",
+                    "cargo",
+                    "gbench",
+                    "criterion",
+                    "hyperfine",
+                    "gotest",
+                    "pytest-benchmark",
+                ]
+                .into_iter()
+                .filter_map(|k| f.get(k).map(|(key, _)| (k, key)))
+                .collect();
                 match kinds.as_slice() {
                     [] => {
                         return Err(cx.err_at(
                             item,
                             format!(
-                                "{what} needs `sources:` (C files rho builds), `command:`, `cmake:` or `cargo:`"
+                                "{what} needs `sources:` (C files rho builds), `command:`, `cmake:`, `cargo:` or \
+                                 another harness's `gbench:`, `criterion:`, `hyperfine:`, `gotest:`, `pytest-benchmark:`"
                             ),
                         ));
                     }
@@ -1028,7 +1080,8 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                             key,
                             format!(
                                 "{what} has `{}:` and `{second}:`; a suite is one of `sources:`, `command:`, \
-                                 `cmake:` or `cargo:`",
+                                 `cmake:`, `cargo:`, `gbench:`, `criterion:`, `hyperfine:`, `gotest:` or \
+                                 `pytest-benchmark:`",
                                 kinds[0].0
                             ),
                         ));
@@ -1089,12 +1142,13 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                 at,
                             },
                             "cargo" => Suite::Cargo(cargo_suite(cx, &f, &what, at)?),
-                            _ => Suite::CMake(cmake_suite(
+                            "cmake" => Suite::CMake(cmake_suite(
                                 cx,
                                 f.value("cmake").unwrap_or(item),
                                 &format!("{what}.cmake"),
                                 at,
                             )?),
+                            tool => Suite::Foreign(foreign_suite(cx, &f, tool, &what, at)?),
                         }
                     }
                 }

@@ -130,6 +130,18 @@ pub fn command_jobs(config: &ModuleConfig, target: &str, build: &str, run: &str)
                 env: Vec::new(),
                 static_metrics: Vec::new(),
             },
+            // And another harness's suite: rho runs its tool on the host.
+            Suite::Foreign(foreign) => Job {
+                what: suite.describe(),
+                build: Some(format!(
+                    "echo 'rho: {}: a suite of another harness runs on the built-in host target, not on target \
+                     {target}' >&2; exit 2",
+                    foreign.tool.key()
+                )),
+                run: "exit 2".to_owned(),
+                env: Vec::new(),
+                static_metrics: Vec::new(),
+            },
         })
         .collect()
 }
