@@ -672,12 +672,7 @@ fn run_job(
             if target.name() == "host" {
                 counted = measuring.count_shell(command, env, &config.root, &job.what, timeout)?;
             }
-            footprint = crate::footprint::ask_for_command(
-                mem_command,
-                &job.what,
-                job.image.as_deref(),
-                timeout,
-            );
+            footprint = command_footprint(mem_command, job, timeout);
         }
         (
             JobKind::CFiles | JobKind::CMake(_) | JobKind::Cargo(_),
@@ -806,6 +801,15 @@ impl Measuring {
         };
         Ok(Some(counting.run(env, place.timeout, what)?))
     }
+}
+
+/// A command suite's footprint, of the image its `image:` names (crate::footprint::ask_for_command).
+fn command_footprint(
+    mem_command: &crate::footprint::MemCommand,
+    job: &Job,
+    timeout: Duration,
+) -> FootprintAnswer {
+    crate::footprint::ask_for_command(mem_command, &job.what, job.image.as_deref(), timeout)
 }
 
 /// A suite the engine built on the host, ready to run: its program (run in the module root) and, for a
