@@ -288,8 +288,13 @@ pub enum Suite {
         build: SuiteBuild,
         at: SourcePos,
     },
-    /// A shell command, run in the module root, whose stdout is the wire stream.
-    Command { command: String, at: SourcePos },
+    /// A shell command, run in the module root, whose stdout is the wire stream; `image:` names the image it
+    /// built (relative to the module root) for the static footprint, its stack-usage files beside it.
+    Command {
+        command: String,
+        image: Option<PathBuf>,
+        at: SourcePos,
+    },
     /// A target of the module's CMake project: `cmake --build BUILD_DIR --target TARGET`, then the executable.
     CMake(CMakeSuite),
     /// A `[[bench]] harness = false` target of a cargo project using the `rho-bench` crate: built with cargo,

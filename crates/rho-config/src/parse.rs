@@ -76,6 +76,7 @@ const SUITE_KEYS: &[&str] = &[
     "defines",
     "pkg_config",
     "command",
+    "image",
     "cmake",
     "cargo",
     "package",
@@ -106,6 +107,7 @@ fn home_of(key: &str) -> Option<&'static str> {
         Some("a bench.targets entry")
     } else if [
         "command",
+        "image",
         "sources",
         "include",
         "defines",
@@ -889,6 +891,30 @@ fn c_files(cx: &Cx, node: &SNode, what: &str) -> Result<Vec<PathBuf>, ConfigErro
 }
 
 /// `{ cmake: { build_dir, target, source_dir } }`.
+/// A suite's `image:`: the image a `command:` suite builds (for its static footprint), a path relative to the
+/// module root; refused on any other kind, whose image rho finds itself.
+fn suite_image(
+    cx: &Cx,
+    f: &Fields<'_>,
+    what: &str,
+    kind: &str,
+) -> Result<Option<PathBuf>, ConfigError> {
+    let Some((key, value)) = f.get("image") else {
+        return Ok(None);
+    };
+    if kind != "command" {
+        return Err(cx.err_at(
+            key,
+            format!(
+                "`image:` in {what} applies to a `command:` suite (the image it builds); rho finds a \
+                 `{kind}:` suite's image itself"
+            ),
+        ));
+    }
+    let path = text(cx, value, &format!("{what}.image"), "a file path")?;
+    Ok(Some(PathBuf::from(path)))
+}
+
 fn cmake_suite(
     cx: &Cx,
     node: &SNode,
@@ -1094,6 +1120,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                 ),
                             ));
                         }
+                        suite_image(cx, &f, &what, kind)?;
                         match *kind {
                             "sources" => Suite::CFiles {
                                 files: c_files(
@@ -1112,6 +1139,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                     "a shell command",
                                 )?
                                 .to_owned(),
+                                image: suite_image(cx, &f, &what, kind)?,
                                 at,
                             },
                             "cargo" => Suite::Cargo(cargo_suite(cx, &f, &what, at)?),

@@ -555,6 +555,7 @@ bench:
             },
             Suite::Command {
                 command: "./run-bench --stream".into(),
+                image: None,
                 at: SourcePos { line: 5, column: 7 }
             },
         ]
@@ -659,8 +660,8 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
             "bench:\n  suites:\n    - { sources: [a.c], libs: -lz }\n",
             (3, 25),
             "unknown key 'libs' in bench.suites[0]; expected one of: sources, cflags, ldflags, include, \
-             defines, pkg_config, command, cmake, cargo, package, features, gbench, criterion, hyperfine, \
-             gotest, pytest-benchmark",
+             defines, pkg_config, command, image, cmake, cargo, package, features, gbench, criterion, \
+             hyperfine, gotest, pytest-benchmark",
         ),
         (
             "bench:\n  suites:\n    - { cflags: -O3 }\n",
@@ -679,6 +680,12 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
             (3, 28),
             "`ldflags:` in bench.suites[0] applies to a `sources:` suite, which rho compiles; a `command:` \
              suite builds itself",
+        ),
+        (
+            "bench:\n  suites:\n    - { cmake: { build_dir: b, target: t }, image: b/t }\n",
+            (3, 45),
+            "`image:` in bench.suites[0] applies to a `command:` suite (the image it builds); rho finds a \
+             `cmake:` suite's image itself",
         ),
         (
             "bench:\n  suites:\n    - { sources: a.c, cflags: \"-DX='1\" }\n",

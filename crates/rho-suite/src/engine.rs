@@ -397,6 +397,9 @@ pub struct Job {
     /// How a C-file suite is built beyond its files (its flags, include directories, defines, packages).
     pub build: SuiteBuild,
     pub kind: JobKind,
+    /// A command suite's image for the static footprint (module.yml's `image:`), resolved against the module
+    /// root; `None` for the other kinds (rho finds their images).
+    pub image: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -423,6 +426,7 @@ pub fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
             sources: Vec::new(),
             build: SuiteBuild::default(),
             kind: JobKind::TargetOnly,
+            image: None,
         }]);
     }
     let suites = config.require_suites()?;
@@ -456,11 +460,16 @@ pub fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
                     JobKind::Foreign(foreign.clone()),
                 ),
             };
+            let image = match suite {
+                Suite::Command { image, .. } => image.as_ref().map(|i| config.resolve(i)),
+                _ => None,
+            };
             Job {
                 what: suite.describe(),
                 sources,
                 build,
                 kind,
+                image,
             }
         })
         .collect())
@@ -675,6 +684,7 @@ fn run_job(
             if target.name() == "host" {
                 counted = measuring.count_shell(command, env, &config.root, &job.what, timeout)?;
             }
+            footprint = command_footprint(mem_command, job, timeout);
         }
         (
             JobKind::CFiles | JobKind::CMake(_) | JobKind::Cargo(_),
@@ -703,6 +713,7 @@ fn run_job(
             for _ in 0..repetitions {
                 runs.push(crate::stream::run_stream(built.command()?, &what, timeout)?);
             }
+            footprint = Some(crate::footprint::ask(mem_command, &built.image, timeout));
         }
         (JobKind::Cargo(cargo), TargetSpec::Builtin { name, .. }) => {
             let board = crate::ports::board(name).ok_or_else(|| {
@@ -810,13 +821,22 @@ impl Measuring {
     }
 }
 
+/// A command suite's footprint, of the image its `image:` names (crate::footprint::ask_for_command).
+fn command_footprint(
+    mem_command: &crate::footprint::MemCommand,
+    job: &Job,
+    timeout: Duration,
+) -> FootprintAnswer {
+    crate::footprint::ask_for_command(mem_command, &job.what, job.image.as_deref(), timeout)
+}
+
 /// A suite the engine built on the host, ready to run: its program (run in the module root) and, for a
 /// C-file suite, its image and stack-usage files for the footprint command. Its build directory lives as long
 /// as it does.
 #[derive(Debug)]
 pub struct HostBuild {
     pub executable: PathBuf,
-    /// The image to ask the footprint command about (a C-file suite's; `None` for cmake and cargo).
+    /// The image to ask the footprint command about (a C-file or cmake suite's; `None` for cargo).
     pub image: Option<crate::footprint::ImageFiles>,
     /// What its runs need in their environment beyond the harness settings (a cargo suite: the stream, not
     /// the report `cargo bench` prints).
@@ -846,12 +866,15 @@ pub fn build_on_host(
                 _build: Some(built),
             })
         }
-        JobKind::CMake(cmake) => Ok(HostBuild {
-            executable: crate::cmake::build(config, cmake, "host", env, timeout)?.executable,
-            image: None,
-            run_env: Vec::new(),
-            _build: None,
-        }),
+        JobKind::CMake(cmake) => {
+            let built = crate::cmake::build(config, cmake, "host", env, timeout)?;
+            Ok(HostBuild {
+                executable: built.executable,
+                image: Some(built.image),
+                run_env: Vec::new(),
+                _build: None,
+            })
+        }
         JobKind::Cargo(cargo) => Ok(HostBuild {
             executable: crate::cargo::build(config, cargo, env, None, timeout)?,
             image: None,
