@@ -559,7 +559,9 @@ fn an_add_interrupted_at_any_moment_leaves_the_branch_at_its_old_commit_or_its_n
             matches!(status.code(), Some(0 | 2 | 130) | None),
             "trial {trial}: {status:?}"
         );
-        std::thread::sleep(Duration::from_millis(300));
+        // A git that rho started may outlive it (the SIGKILL trials) and still move the branch: wait until
+        // nothing of the group is left, so the tip read here is final (a fixed wait lost that race under load).
+        wait_until_group_is_gone(child.id() as i32);
         let after = branch_tip(&dir);
         if after != before {
             let parent = git(&dir, &["rev-parse", "rho-history^"]);
@@ -583,6 +585,38 @@ fn an_add_interrupted_at_any_moment_leaves_the_branch_at_its_old_commit_or_its_n
     shown.assert_exit(0);
     assert!(!shown.stdout.contains("unreadable"), "{}", shown.stdout);
     println!("{} of 30 interrupted adds had moved the branch", added - 1);
+}
+
+/// Wait (at most two minutes) until no live process of the group `group` is left. Zombies do not count: an
+/// orphan's zombie stays in its group when the machine's init does not reap (some containers' do not).
+fn wait_until_group_is_gone(group: i32) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while group_has_a_live_process(group) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "process group {group} still alive after two minutes"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether a process that is not a zombie has process group `group` (from /proc/PID/stat: the state is the
+/// field after the parenthesised name, the group two fields on).
+fn group_has_a_live_process(group: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        let Some((_, after_name)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        matches!(fields.as_slice(), [state, _ppid, pgrp, ..]
+            if *state != "Z" && *state != "X" && pgrp.parse::<i32>() == Ok(group))
+    })
 }
 
 /// The record files on the history branch of `dir`, each parsed.
