@@ -185,7 +185,8 @@ impl<'a> Engine<'a> {
         self.settings.filter = filter;
     }
 
-    /// How the suites were built, for the baseline's context (docs/baseline.md): see [`built_with`].
+    /// How the suites were built, for the baseline's context (docs/baseline.md): the compiler and flags, port
+    /// or build command of each suite rho built (none for `command:` and other harnesses' suites).
     pub fn built_with(&self) -> Option<String> {
         built_with(&self.jobs, self.target, &self.flags)
     }
@@ -239,7 +240,7 @@ fn built_with(jobs: &[Job], target: &TargetSpec, flags: &Flags) -> Option<String
 /// How C suites rho builds (or a module.yml target's own) were built, for the baseline's context: the compiler
 /// and flags for a suite rho compiles itself on the host, the port and extra flags for another built-in
 /// target, the build command for a target module.yml defines. (Not for a `command:` suite: see
-/// [`built_with`].)
+/// `built_with`.)
 fn build_description(target: &TargetSpec, flags: &crate::cfiles::Flags) -> Option<String> {
     let extra: String = flags
         .cflags
