@@ -178,15 +178,11 @@ mod tests {
                 .distribution
                 .is_some()
         );
+        // A suite built with `cc` under the default timeout; the rest as an import leaves it.
         let suite = crate::export::SuiteInfo {
-            sources: vec![PathBuf::from("a.c"), PathBuf::from("b.c")],
             compiler: vec!["cc".into()],
-            cflags: Vec::new(),
-            ldflags: Vec::new(),
-            iterations: None,
-            warmup: None,
-            scale: None,
             timeout_seconds: 300.0,
+            ..crate::export::SuiteInfo::imported(vec![PathBuf::from("a.c"), PathBuf::from("b.c")])
         };
         let text =
             serde_json::to_string(&crate::export::RunDocument::new(suite, &summary)).unwrap();

@@ -104,15 +104,11 @@ mod tests {
     #[test]
     fn a_run_of_several_targets_is_read_target_by_target() {
         let summary = RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap();
+        // A suite built with `cc` under the default timeout; the rest as an import leaves it.
         let suite = rho_baseline::export::SuiteInfo {
-            sources: vec![PathBuf::from("a.c")],
             compiler: vec!["cc".into()],
-            cflags: Vec::new(),
-            ldflags: Vec::new(),
-            iterations: None,
-            warmup: None,
-            scale: None,
             timeout_seconds: 300.0,
+            ..rho_baseline::export::SuiteInfo::imported(vec![PathBuf::from("a.c")])
         };
         let run =
             serde_json::to_value(rho_baseline::export::RunDocument::new(suite, &summary)).unwrap();

@@ -110,37 +110,35 @@ pub fn comparison_text(
     }
 }
 
-/// `rho bench --diff REF`'s exit status: 1 when a metric regressed past its limit (or lost its measurement),
-/// said on `out`, as `check --diff` does; else 0. Budgets are not `rho bench`'s to enforce.
-pub fn diff_code(finished: &Finished, out: &mut dyn Write) -> u8 {
+/// Says on `out` that the baseline comparison failed (`LEAD: N metric(s) regressed and M not measured against
+/// the baseline: OUTCOME`); false, saying nothing, when it did not.
+fn said_regressions(finished: &Finished, out: &mut dyn Write, lead: &str, outcome: &str) -> bool {
     let Some(comparison) = finished.comparison.as_ref().filter(|_| finished.failed()) else {
-        return 0;
+        return false;
     };
     let counts = comparison.counts();
     crate::output::show(
         out,
         &format!(
-            "diff: {} metric(s) regressed and {} not measured against the baseline: exit 1\n",
+            "{lead}: {} metric(s) regressed and {} not measured against the baseline: {outcome}\n",
             counts.regressed, counts.not_measured
         ),
     );
-    1
+    true
+}
+
+/// `rho bench --diff REF`'s exit status: 1 when a metric regressed past its limit (or lost its measurement),
+/// said on `out`, as `check --diff` does; else 0. Budgets are not `rho bench`'s to enforce.
+pub fn diff_code(finished: &Finished, out: &mut dyn Write) -> u8 {
+    u8::from(said_regressions(finished, out, "diff", "exit 1"))
 }
 
 /// `rho bench check`'s exit status with the baseline comparison taken in: a regression (or a metric that lost
 /// its measurement) makes 0 into 1, and says so on `out`; "cannot decide" (2) stays 2.
 pub fn check_code(budgets_code: u8, finished: &Finished, out: &mut dyn Write) -> u8 {
-    let Some(comparison) = finished.comparison.as_ref().filter(|_| finished.failed()) else {
+    if !said_regressions(finished, out, "check", "fails") {
         return budgets_code;
-    };
-    let counts = comparison.counts();
-    crate::output::show(
-        out,
-        &format!(
-            "check: {} metric(s) regressed and {} not measured against the baseline: fails\n",
-            counts.regressed, counts.not_measured
-        ),
-    );
+    }
     if budgets_code == 0 { 1 } else { budgets_code }
 }
 

@@ -83,10 +83,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         show(&mut terminal.plain(false), &crate::module::names(&summary));
         return Ok(0);
     }
-    crate::module::attach_or_warn(&mut summary, footprint, &what);
-    for warning in rho_report::warnings(&summary) {
-        crate::say(&format!("rho: warning: {warning}"));
-    }
+    attach_and_warn(&mut summary, footprint, &what, "");
     if let Some(warning) =
         rho_suite::stream::filter_warning(options.run.filter.as_deref(), &summary)
     {
@@ -205,6 +202,20 @@ fn measure_suite(
     Ok(rho_suite::measure_files(target, inputs)?)
 }
 
+/// The suite's footprint attached to its run (or a warning why not), then the run's own warnings, each said
+/// after `prefix` (the target's name when several ran).
+fn attach_and_warn(
+    summary: &mut rho_stats::RunSummary,
+    footprint: Result<rho_suite::footprint::MemDocument, String>,
+    what: &str,
+    prefix: &str,
+) {
+    crate::module::attach_or_warn(summary, footprint, what);
+    for warning in rho_report::warnings(summary) {
+        crate::say(&format!("rho: warning: {prefix}{warning}"));
+    }
+}
+
 /// `rho bench --target a,b,c FILE.c...`: the suite built and run on each target in turn (the first is the
 /// reference), then one table per benchmark side by side and the geometric means (rho_report::targets).
 fn several(
@@ -244,10 +255,8 @@ fn several(
             ldflags,
             footprint,
         } = measure_suite(target.as_deref(), &inputs)?;
-        crate::module::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
-        for warning in rho_report::warnings(&summary) {
-            crate::say(&format!("rho: warning: {name}: {warning}"));
-        }
+        let on_target = format!("{what} on {name}");
+        attach_and_warn(&mut summary, footprint, &on_target, &format!("{name}: "));
         let suite = suite_info(options, compiler, cflags, ldflags);
         measured.push((name.to_string(), summary, suite));
     }
