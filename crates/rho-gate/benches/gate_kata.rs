@@ -5,31 +5,17 @@
 //! (matmul loop order), through the kata's last-line JSON module and its rho wire-stream module, and prints
 //! the seconds each took. The figure to watch is the JSON reference-against-itself gate: aim under 30 s.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use rho_gate::config::{load_local_config, recipe_from_module, settings_from_config};
 use rho_gate::{BenchEnv, GateRequest, SideName, run_gate};
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::{copy_tree, kata_dir};
+
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
-
-fn kata_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kata")
-}
-
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // `cargo test --benches` runs this with no `--bench`: do nothing then, it is a measurement, not a test.

@@ -22,27 +22,13 @@ use rho_gate::config::{
 use rho_gate::report::runs_per_benchmark;
 use rho_gate::{GateOutcome, GateRequest, SideName, Verdict, run_gate};
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::{copy_tree, kata_dir};
+
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
 type Error = Box<dyn std::error::Error>;
-
-fn kata_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kata")
-}
-
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
-}
 
 fn git(dir: &Path, args: &[&str]) -> Result<(), Error> {
     let status = Command::new("git")

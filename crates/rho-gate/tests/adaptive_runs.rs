@@ -7,15 +7,15 @@
 //! outside any noise, and checks that the harness's filter runs only the benchmarks still open.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use rho_gate::config::{load_local_config, recipe_from_module, settings_from_config};
+use rho_gate::config::{load_local_config, settings_from_config};
 use rho_gate::report::runs_per_benchmark;
-use rho_gate::{
-    BenchEnv, GateOutcome, GateRequest, GateSettings, MetricOutcome, Progress, SideName, Verdict,
-    run_gate,
-};
+use rho_gate::{GateOutcome, GateRequest, GateSettings, MetricOutcome, Verdict};
+
+mod common;
+use common::{copy_tree, gate_logged, kata_dir, request};
 
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
@@ -53,23 +53,8 @@ fn planted_gate(
     settings.set_max_runs(max_runs).unwrap();
     settings.budgets_mut().set("default", 0.30).unwrap();
     settings.set_timeout(Duration::from_secs(60)).unwrap();
-    let request = GateRequest {
-        base: "base".to_owned(),
-        head: "head".to_owned(),
-        cwd: tmp.path().to_owned(),
-        settings,
-        env: BenchEnv::default(),
-        bench_header: "/* not used */\n".to_owned(),
-    };
-    let mut log = Vec::new();
-    let outcome = run_gate(
-        &request,
-        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-        &mut |p: &Progress| log.push(p.to_string()),
-    )
-    .unwrap();
-    eprintln!("{}", log.join("\n"));
-    (outcome, log)
+    let (outcome, log) = gate_logged(&request(tmp.path(), "base", "head", settings));
+    (outcome.unwrap(), log)
 }
 
 /// `(base runs, head runs)` of `benchmark`.
@@ -126,23 +111,6 @@ fn a_tenfold_slowdown_is_settled_after_runs_and_without_max_runs_nothing_changes
     // max_runs = runs: every benchmark runs `runs` times, open or not (the gate before adaptive runs).
     let (outcome, _) = planted_gate(&BASE, &scaled(1.28), 3, 3);
     assert_eq!(runs_of(&outcome, "work_ns"), (3, 3));
-}
-
-fn kata_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kata")
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// A rho wire stream of three benchmarks, `sum`, `sum_big` and `crc`, whose net ns on the Nth run are line N
@@ -209,20 +177,9 @@ fn only_open_benchmarks_run_again_and_the_subset_is_exact() {
     let mut settings = GateSettings::default();
     settings.set_runs(2).unwrap();
     settings.set_max_runs(5).unwrap();
-    let request = GateRequest {
-        base: "base".to_owned(),
-        head: "head".to_owned(),
-        cwd: tmp.path().to_owned(),
-        settings,
-        env: BenchEnv::default(),
-        bench_header: "/* not used */\n".to_owned(),
-    };
-    let outcome = run_gate(
-        &request,
-        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-        &mut |p: &Progress| eprintln!("{p}"),
-    )
-    .unwrap();
+    let outcome = gate_logged(&request(tmp.path(), "base", "head", settings))
+        .0
+        .unwrap();
     eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));
     assert_eq!(
         outcome.comparison.verdict,
@@ -262,8 +219,8 @@ fn only_open_benchmarks_run_again_and_the_subset_is_exact() {
 #[test]
 fn a_settled_benchmark_is_not_run_again_through_the_harness_filter() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_tree(&kata_dir(), &tmp.path().join("base"));
-    copy_tree(&kata_dir(), &tmp.path().join("head"));
+    copy_tree(&kata_dir(), &tmp.path().join("base")).unwrap();
+    copy_tree(&kata_dir(), &tmp.path().join("head")).unwrap();
     std::fs::copy(
         kata_dir().join("slowdowns/s09_count_below_linear_search.c"),
         tmp.path().join("head/kernels.c"),
@@ -275,20 +232,13 @@ fn a_settled_benchmark_is_not_run_again_through_the_harness_filter() {
     settings.set_runs(2).unwrap();
     settings.set_max_runs(4).unwrap();
     settings.set_timeout(Duration::from_secs(120)).unwrap();
+    let base = tmp.path().join("base/wire").display().to_string();
     let request = GateRequest {
-        base: tmp.path().join("base/wire").display().to_string(),
-        head: ".".to_owned(),
-        cwd,
-        settings,
         env: rho_gate::config::bench_env_from_config(&config),
         bench_header: BENCH_H.to_owned(),
+        ..request(&cwd, &base, ".", settings)
     };
-    let outcome = run_gate(
-        &request,
-        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-        &mut |p: &Progress| eprintln!("{p}"),
-    )
-    .unwrap();
+    let outcome = gate_logged(&request).0.unwrap();
     eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));
     assert_eq!(outcome.comparison.verdict, Verdict::Regressed);
     let count_below = outcome

@@ -2,32 +2,12 @@
 //! builds nothing and gives the same verdict; a damaged entry is rebuilt, never used; `--no-cache` builds.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
-use rho_gate::config::recipe_from_module;
-use rho_gate::{
-    BenchEnv, GateOutcome, GateRequest, GateSettings, Progress, SideName, Verdict, run_gate,
-};
+use rho_gate::{GateOutcome, GateSettings, Verdict};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "rho test")
-        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
-        .env("GIT_COMMITTER_NAME", "rho test")
-        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+mod common;
+use common::{gate_logged, git, request};
 
 /// A module whose build logs a line to `log`, writes its "benchmark" into RHO_BENCH_OUT and a file it reads
 /// into the checkout (ignored by git, as a build directory is); the run prints `figure` through both.
@@ -57,23 +37,8 @@ fn gate(cwd: &Path, cache: bool) -> (GateOutcome, Vec<String>) {
     settings.set_runs(2).unwrap();
     settings.set_timeout(Duration::from_secs(60)).unwrap();
     settings.set_cache(cache);
-    let request = GateRequest {
-        base: "HEAD~1".to_owned(),
-        head: "HEAD".to_owned(),
-        cwd: cwd.to_owned(),
-        settings,
-        env: BenchEnv::default(),
-        bench_header: "/* not used */\n".to_owned(),
-    };
-    let mut log = Vec::new();
-    let outcome = run_gate(
-        &request,
-        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-        &mut |p: &Progress| log.push(p.to_string()),
-    )
-    .unwrap();
-    eprintln!("{}", log.join("\n"));
-    (outcome, log)
+    let (outcome, log) = gate_logged(&request(cwd, "HEAD~1", "HEAD", settings));
+    (outcome.unwrap(), log)
 }
 
 fn builds(log: &Path) -> usize {

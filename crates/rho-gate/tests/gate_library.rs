@@ -2,14 +2,14 @@
 //! failures that cannot be decided, timeouts that leave nothing running, and git revisions as sides.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rho_gate::config::recipe_from_module;
 use rho_gate::{
-    BenchEnv, GateError, GateOutcome, GateRequest, GateSettings, MetricOutcome, Progress, SideName,
-    Verdict, run_gate,
+    GateError, GateOutcome, GateRequest, GateSettings, MetricOutcome, SideName, Verdict,
 };
+
+mod common;
+use common::{gate_logged, git, request};
 
 /// A module root whose target prints `json` as its last line (after a line of noise).
 fn module(dir: &Path, build: &str, run: &str) {
@@ -30,26 +30,8 @@ fn json_module(dir: &Path, json: &str) {
     module(dir, "true", &format!("echo warming up; echo '{json}'"));
 }
 
-fn request(cwd: &Path, base: &str, head: &str, settings: GateSettings) -> GateRequest {
-    GateRequest {
-        base: base.to_owned(),
-        head: head.to_owned(),
-        cwd: cwd.to_owned(),
-        settings,
-        env: BenchEnv::default(),
-        bench_header: "/* not used by these tests */\n".to_owned(),
-    }
-}
-
 fn gate(request: &GateRequest) -> Result<GateOutcome, GateError> {
-    let mut log = Vec::new();
-    let result = run_gate(
-        request,
-        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-        &mut |p: &Progress| log.push(p.to_string()),
-    );
-    eprintln!("{}", log.join("\n"));
-    result
+    gate_logged(request).0
 }
 
 fn settings(runs: u32, timeout: Duration) -> GateSettings {
@@ -244,25 +226,6 @@ fn a_side_that_is_neither_a_directory_nor_a_revision_is_refused() {
         ),
         "{error}"
     );
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "rho test")
-        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
-        .env("GIT_COMMITTER_NAME", "rho test")
-        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// The worktrees git knows of, as paths.

@@ -3,44 +3,28 @@
 //! wire-stream suite (tests/kata/wire/module.yml) against itself, counting instructions (exact, whatever the
 //! machine's load).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rho_gate::config::{load_local_config, recipe_from_module, settings_from_config};
-use rho_gate::{
-    BenchEnv, GateRequest, MetricOutcome, MetricSource, Progress, SideName, Verdict, run_gate,
-};
+use rho_gate::config::{load_local_config, settings_from_config};
+use rho_gate::{BenchEnv, GateRequest, MetricOutcome, MetricSource, Verdict};
+
+mod common;
+use common::{copy_tree, gate_logged, kata_dir, request};
 
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
 /// One gate at a time: two gates timing on the same two cores would measure each other.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-fn kata_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kata")
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// Gate a copy of the kata against another copy (head's kernels.c replaced by `head_kernels` if given), from
 /// `sub` (`.` or `wire`) of each, with `env`.
 fn gate_kata(sub: &str, head_kernels: Option<&Path>, env: BenchEnv) -> rho_gate::GateOutcome {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let tmp = tempfile::tempdir().unwrap();
-    copy_tree(&kata_dir(), &tmp.path().join("base"));
-    copy_tree(&kata_dir(), &tmp.path().join("head"));
+    copy_tree(&kata_dir(), &tmp.path().join("base")).unwrap();
+    copy_tree(&kata_dir(), &tmp.path().join("head")).unwrap();
     if let Some(kernels) = head_kernels {
         std::fs::copy(kernels, tmp.path().join("head/kernels.c")).unwrap();
     }
@@ -51,20 +35,13 @@ fn gate_kata(sub: &str, head_kernels: Option<&Path>, env: BenchEnv) -> rho_gate:
     // The kata's own settings (3 runs per side, its budgets), with a generous timeout for a busy machine.
     let mut settings = settings_from_config(&config).unwrap();
     settings.set_timeout(Duration::from_secs(120)).unwrap();
+    let base = tmp.path().join("base").join(sub).display().to_string();
     let request = GateRequest {
-        base: tmp.path().join("base").join(sub).display().to_string(),
-        head: ".".to_owned(),
-        cwd,
-        settings,
         env,
         bench_header: BENCH_H.to_owned(),
+        ..request(&cwd, &base, ".", settings)
     };
-    let outcome = run_gate(
-        &request,
-        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-        &mut |p: &Progress| eprintln!("{p}"),
-    )
-    .unwrap();
+    let outcome = gate_logged(&request).0.unwrap();
     eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));
     outcome
 }

@@ -5,8 +5,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rho_gate::config::recipe_from_module;
-use rho_gate::{BenchEnv, GateError, GateOutcome, GateRequest, GateSettings, SideName, run_gate};
+use rho_gate::{GateError, GateOutcome, GateSettings, SideName};
+
+mod common;
+use common::{gate_logged, request};
 
 /// A module whose build logs `start NS` and `end NS` (nanoseconds since the epoch) to `log` around a 1 s
 /// sleep, then runs `then`; its run prints one metric.
@@ -30,19 +32,7 @@ fn gate(cwd: &Path, jobs: usize) -> Result<GateOutcome, GateError> {
     settings.set_runs(2).unwrap();
     settings.set_timeout(Duration::from_secs(60)).unwrap();
     settings.set_build_jobs(jobs).unwrap();
-    let request = GateRequest {
-        base: "base".to_owned(),
-        head: "head".to_owned(),
-        cwd: cwd.to_owned(),
-        settings,
-        env: BenchEnv::default(),
-        bench_header: "/* not used */\n".to_owned(),
-    };
-    run_gate(
-        &request,
-        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-        &mut |p| eprintln!("{p}"),
-    )
+    gate_logged(&request(cwd, "base", "head", settings)).0
 }
 
 /// The (start, end) of each build in the log, in the order they started.

@@ -1,0 +1,78 @@
+//! Helpers shared by rho-gate's integration tests and benches: git with a fixed identity, a copy of the
+//! project's kata, a gate request, and the gate run on module.yml recipes with its progress kept.
+
+// Each test binary (and bench) uses only some of these.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rho_gate::config::recipe_from_module;
+use rho_gate::{
+    BenchEnv, GateError, GateOutcome, GateRequest, GateSettings, Progress, SideName, run_gate,
+};
+
+/// `git -C dir ARGS` as a fixed author; its stdout. Panics, naming the command, when git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "rho test")
+        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
+        .env("GIT_COMMITTER_NAME", "rho test")
+        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The project's kata (tests/kata).
+pub fn kata_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kata")
+}
+
+/// `from`'s files and folders copied under `to`.
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Gate `head` against `base` from `cwd` with `settings`, the default environment and no harness header (a
+/// test that builds C with the harness sets `bench_header`).
+pub fn request(cwd: &Path, base: &str, head: &str, settings: GateSettings) -> GateRequest {
+    GateRequest {
+        base: base.to_owned(),
+        head: head.to_owned(),
+        cwd: cwd.to_owned(),
+        settings,
+        env: BenchEnv::default(),
+        bench_header: "/* not used */\n".to_owned(),
+    }
+}
+
+/// The gate run with each side's module.yml recipe; its outcome and its progress lines (also on stderr).
+pub fn gate_logged(request: &GateRequest) -> (Result<GateOutcome, GateError>, Vec<String>) {
+    let mut log = Vec::new();
+    let result = run_gate(
+        request,
+        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
+        &mut |p: &Progress| log.push(p.to_string()),
+    );
+    eprintln!("{}", log.join("\n"));
+    (result, log)
+}
