@@ -229,16 +229,6 @@ impl std::fmt::Display for Run {
     }
 }
 
-/// `check --diff HEAD` on instructions counted under Callgrind.
-const COUNTED_CHECK: [&str; 6] = [
-    "bench",
-    "check",
-    "--diff",
-    "HEAD",
-    "--measure",
-    "instructions",
-];
-
 /// Instructions, counted exactly under Callgrind: with nothing changed every `check --diff` passes at a
 /// 0.5% limit (a count does not move with the machine's load, so this holds on a machine whose cores are
 /// all busy); a 2% slowdown planted in one benchmark fails naming that benchmark and no other; the CRC's work
@@ -270,7 +260,7 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
     for bench in host["benchmarks"].as_array().unwrap() {
         assert!(bench["instructions"].as_u64().unwrap() > 0, "{bench}");
     }
-    let strict = COUNTED_CHECK;
+    let strict = common::COUNTED_CHECK;
     repo.write(
         "module.yml",
         &format!("{MODULE_YML}  budgets:\n    fail_on_instructions_regression_percent: 0.5\n"),
@@ -508,7 +498,7 @@ fn a_baseline_of_both_measures_is_checked_by_either_with_its_own_figures() {
     }
 
     // (a) Counted: instructions, stack and heap each against the counted section; time left out, not failed.
-    let run = repo.rho(&COUNTED_CHECK);
+    let run = repo.rho(&common::COUNTED_CHECK);
     assert_eq!(run.code(), 0, "{run}");
     assert!(run.stdout().contains("0 regressed"), "{run}");
     assert!(!run.stdout().contains("not measured"), "{run}");
@@ -783,7 +773,7 @@ fn the_example_project_passes_a_no_change_diff_run_after_run() {
     repo.commit("baseline", &["bench/baseline.json"]);
 
     for attempt in 1..=3 {
-        let run = repo.rho(&COUNTED_CHECK);
+        let run = repo.rho(&common::COUNTED_CHECK);
         assert_eq!(run.code(), 0, "no-change diff {attempt} of 3:\n{run}");
         for bench in [
             "bench_crc_64",

@@ -148,6 +148,16 @@ fn gate_catches_only_with(
     gate_with(copy, base, env).assert_exit(0);
 }
 
+/// rho's median of `name` (ns, read from its import) within 5% of the median `tool` itself reported: the
+/// same runs, read twice, not two measurements.
+fn assert_same_median(name: &str, tool: &str, ours: f64, theirs: f64) {
+    eprintln!("{name}: rho median {ours} ns, {tool}'s median {theirs} ns");
+    assert!(
+        (ours - theirs).abs() <= 0.05 * theirs,
+        "{name}: {ours} against {theirs}"
+    );
+}
+
 #[test]
 fn gbench_check_reports_google_benchmarks_own_medians() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
@@ -183,11 +193,7 @@ fn gbench_check_reports_google_benchmarks_own_medians() {
             .unwrap();
         assert_eq!(aggregate["time_unit"], "ms");
         let theirs = aggregate["real_time"].as_f64().unwrap() * 1e6;
-        eprintln!("{name}: rho median {ours} ns, Google Benchmark's median {theirs} ns");
-        assert!(
-            (ours - theirs).abs() <= 0.05 * theirs,
-            "{name}: {ours} against {theirs}"
-        );
+        assert_same_median(name, "Google Benchmark", ours, theirs);
     }
 }
 
@@ -402,11 +408,7 @@ fn a_pytest_benchmark_suite_reports_pytest_benchmarks_own_medians() {
         .unwrap();
     let kept = read_json(&dir.join("kept.json"));
     let theirs = kept["benchmarks"][0]["stats"]["median"].as_f64().unwrap() * 1e9;
-    eprintln!("test_fib: rho median {ours} ns, pytest-benchmark's median {theirs} ns");
-    assert!(
-        (ours - theirs).abs() <= 0.05 * theirs,
-        "{ours} against {theirs}"
-    );
+    assert_same_median("test_fib", "pytest-benchmark", ours, theirs);
 }
 
 /// A Google Benchmark that reported an error fails its suite: `check` exits 2 naming it (no tool needed: the

@@ -171,14 +171,7 @@ fn a_planted_2x_slowdown_in_a_sharded_check_diff_fails_the_merge_naming_it() {
     // bench_7 now does twice the work; nothing else changes.
     project.write("bench/gen.c", &generated_suite("bench", 24, Some(7)));
 
-    let check = [
-        "bench",
-        "check",
-        "--diff",
-        "HEAD",
-        "--measure",
-        "instructions",
-    ];
+    let check = common::COUNTED_CHECK;
     let single = project.rho(&[&check[..], &["--json", "single.json"]].concat());
     single.assert_exit(1);
     // Each share only runs its part: the comparison is the merge's, over the whole run.

@@ -10,6 +10,16 @@ use std::time::{Duration, Instant};
 
 use rho_exec::{Runner, Termination};
 
+/// `check --diff HEAD` on instructions counted under Callgrind.
+pub const COUNTED_CHECK: [&str; 6] = [
+    "bench",
+    "check",
+    "--diff",
+    "HEAD",
+    "--measure",
+    "instructions",
+];
+
 /// The repository root (the workspace).
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
