@@ -23,17 +23,7 @@ pub fn bench(args: &BenchArgs, json: Option<&std::path::Path>) -> anyhow::Result
     };
     let options = rho_ops::files::Options {
         files: args.files.clone(),
-        target: project.target.clone(),
-        repetitions: project.repetitions,
-        baseline: project.baseline.request(),
-        html: project.html.clone(),
-        json: if args.list {
-            None
-        } else {
-            json.map(std::path::Path::to_path_buf)
-        },
-        exports: project.dashboards.exports(),
-        run: run.options(),
+        asked: crate::project::run_request(&project, &run, json.filter(|_| !args.list)),
         list: args.list,
     };
     Ok(ExitCode::from(rho_ops::files::run(&options, &args.output)?))

@@ -39,13 +39,7 @@ pub fn bench_project(
     mode: Mode,
 ) -> anyhow::Result<ExitCode> {
     let options = rho_ops::module::Options {
-        target: project.target.clone(),
-        repetitions: project.repetitions,
-        baseline: project.baseline.request(),
-        html: project.html.clone(),
-        json: json.map(Path::to_path_buf),
-        exports: project.dashboards.exports(),
-        run: run.options(),
+        asked: run_request(project, run, json),
         mode,
         shard: match mode {
             Mode::List => None,
@@ -55,6 +49,23 @@ pub fn bench_project(
         },
     };
     Ok(ExitCode::from(rho_ops::module::run(&options, output)?))
+}
+
+/// What `rho bench` was asked, with or without FILE arguments: the project's and the run's arguments.
+pub fn run_request(
+    project: &ProjectArgs,
+    run: &RunArgs,
+    json: Option<&Path>,
+) -> rho_ops::module::RunRequest {
+    rho_ops::module::RunRequest {
+        target: project.target.clone(),
+        repetitions: project.repetitions,
+        baseline: project.baseline.request(),
+        html: project.html.clone(),
+        json: json.map(Path::to_path_buf),
+        exports: project.dashboards.exports(),
+        run: run.options(),
+    }
 }
 
 /// `rho bench merge SHARD.json...`: the shares merged into the run one machine would have made.

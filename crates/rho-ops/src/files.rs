@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use rho_baseline::export::TargetsDocument;
-use rho_baseline::plan::Request;
 use rho_suite::stream::HarnessSettings;
 
 use crate::Error;
@@ -16,15 +15,8 @@ use crate::output::{RunDocument, SuiteInfo, Terminal, show};
 pub struct Options {
     /// The suite's C and C++ files.
     pub files: Vec<PathBuf>,
-    /// `--target`: a built-in target, `a,b,c` or `all` (default the host).
-    pub target: Option<String>,
-    pub repetitions: Option<u32>,
-    pub baseline: Request,
-    pub html: Option<PathBuf>,
-    pub json: Option<PathBuf>,
-    /// `--bmf` and `--github-benchmark`.
-    pub exports: crate::output::Exports,
-    pub run: rho_suite::RunOptions,
+    /// `--target` a built-in target (default the host), and the rest asked of any run.
+    pub asked: crate::module::RunRequest,
     /// `--list`: each benchmark's name, nothing judged, compared or recorded.
     pub list: bool,
 }
@@ -44,10 +36,10 @@ pub fn flags(run: &rho_suite::RunOptions) -> crate::Result<rho_suite::cfiles::Fl
 /// Build, run and report the suite; the exit status (1 when `--diff` found a regression past its limit).
 pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     // `--target a,b,c` (or `all`): the suite on each, side by side.
-    let targets = crate::module::target_list(options.target.as_deref())?;
+    let targets = crate::module::target_list(options.asked.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.
     if targets.len() > 1 && !options.list {
-        if options.exports.any() {
+        if options.asked.exports.any() {
             return Err(crate::Error::Refused(
                 "--bmf and --github-benchmark export one target's run; run them with a single --target"
                     .to_string(),
@@ -55,22 +47,26 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         }
         return several(options, terminal, &targets);
     }
-    let flags = flags(&options.run)?;
+    let flags = flags(&options.asked.run)?;
     let (what, settings) = suite_and_settings(options);
     // Before building: an unwritable `--json` path stops here, not after the run.
-    let json = crate::output::prepare_json(options.json.as_deref())?;
-    if let Some(html) = &options.html {
+    let json = crate::output::prepare_json(options.asked.json.as_deref())?;
+    if let Some(html) = &options.asked.html {
         crate::output::check_destination("--html", html)?;
     }
-    options.exports.destinations().check()?;
+    options.asked.exports.destinations().check()?;
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
-    crate::baseline::refuse_filtered_baseline(options.run.filter.as_deref(), &options.baseline)?;
+    crate::baseline::refuse_filtered_baseline(
+        options.asked.run.filter.as_deref(),
+        &options.asked.baseline,
+    )?;
     let cwd = crate::output::current_dir()?;
     // FILE.c is built for the built-in target asked for (host by default), whose name its stream carries.
     let known_target = targets[0].as_deref().unwrap_or("host");
-    let plan = crate::baseline::prepare(&options.baseline, &cwd, None, Some(known_target))?;
+    let plan = crate::baseline::prepare(&options.asked.baseline, &cwd, None, Some(known_target))?;
     // Best of N (`--repetitions`): the runs are folded into each figure's best.
-    let repetitions = crate::baseline::repetitions(&options.baseline, options.repetitions, 1);
+    let repetitions =
+        crate::baseline::repetitions(&options.asked.baseline, options.asked.repetitions, 1);
     let inputs = inputs(options, (&what, &settings), &flags, repetitions, &cwd);
     let rho_suite::FilesRun {
         mut summary,
@@ -85,7 +81,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     }
     attach_and_warn(&mut summary, footprint, &what, "");
     if let Some(warning) =
-        rho_suite::stream::filter_warning(options.run.filter.as_deref(), &summary)
+        rho_suite::stream::filter_warning(options.asked.run.filter.as_deref(), &summary)
     {
         crate::say(&format!("rho: warning: {warning}"));
     }
@@ -119,7 +115,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         document.comparison = finished.record.as_ref();
         json.write(&document)?;
     }
-    if let Some(html) = &options.html {
+    if let Some(html) = &options.asked.html {
         crate::output::write_html(
             html,
             &format!("rho bench {what}"),
@@ -131,7 +127,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
             finished.diff(),
         )?;
     }
-    options.exports.write(&summaries)?;
+    options.asked.exports.write(&summaries)?;
     // `--diff REF`: a regression past the limit exits 1, as `check --diff` does (budgets are check's alone).
     Ok(crate::baseline::diff_code(&finished, &mut out))
 }
@@ -146,12 +142,12 @@ fn inputs<'a>(
 ) -> rho_suite::FilesInputs<'a> {
     rho_suite::FilesInputs {
         files: &options.files,
-        measure: options.run.measure.unwrap_or_default(),
-        cache_sim: options.run.cache_sim,
+        measure: options.asked.run.measure.unwrap_or_default(),
+        cache_sim: options.asked.run.cache_sim,
         what,
         settings,
         flags,
-        timeout: Duration::from_secs_f64(options.run.timeout_seconds),
+        timeout: Duration::from_secs_f64(options.asked.run.timeout_seconds),
         repetitions,
         cwd,
     }
@@ -169,10 +165,10 @@ fn suite_info(
         compiler,
         cflags,
         ldflags,
-        iterations: options.run.iterations,
-        warmup: options.run.warmup,
-        scale: options.run.scale,
-        timeout_seconds: options.run.timeout_seconds,
+        iterations: options.asked.run.iterations,
+        warmup: options.asked.run.warmup,
+        scale: options.asked.run.scale,
+        timeout_seconds: options.asked.run.timeout_seconds,
     }
 }
 
@@ -185,10 +181,10 @@ fn suite_and_settings(options: &Options) -> (String, HarnessSettings) {
         .collect::<Vec<_>>()
         .join(" ");
     let settings = HarnessSettings {
-        iterations: options.run.iterations,
-        warmup: options.run.warmup,
-        scale: options.run.scale,
-        filter: options.run.filter.clone(),
+        iterations: options.asked.run.iterations,
+        warmup: options.asked.run.warmup,
+        scale: options.asked.run.scale,
+        filter: options.asked.run.filter.clone(),
     };
     (what, settings)
 }
@@ -223,26 +219,26 @@ fn several(
     terminal: &dyn Terminal,
     targets: &[Option<String>],
 ) -> crate::Result<u8> {
-    if crate::baseline::any(&options.baseline) {
+    if crate::baseline::any(&options.asked.baseline) {
         return Err(Error::Refused(
             "--write-baseline and --diff work on one target at a time (a baseline has a section per target): \
              run them with a single --target"
                 .to_string(),
         ));
     }
-    if options.html.is_some() {
+    if options.asked.html.is_some() {
         return Err(Error::Refused(
             "--html writes one target's report: run it with a single --target".to_string(),
         ));
     }
-    let flags = flags(&options.run)?;
+    let flags = flags(&options.asked.run)?;
     let (what, settings) = suite_and_settings(options);
-    let json = crate::output::prepare_json(options.json.as_deref())?;
-    if let Some(markdown) = &options.baseline.markdown {
+    let json = crate::output::prepare_json(options.asked.json.as_deref())?;
+    if let Some(markdown) = &options.asked.baseline.markdown {
         crate::output::check_destination("--markdown", markdown)?;
     }
     let cwd = crate::output::current_dir()?;
-    let repetitions = options.repetitions.unwrap_or(1);
+    let repetitions = options.asked.repetitions.unwrap_or(1);
     let inputs = inputs(options, (&what, &settings), &flags, repetitions, &cwd);
     let mut measured = Vec::new();
     for target in targets {
@@ -270,7 +266,7 @@ fn several(
         &mut out,
         &rho_report::targets::render_text(&comparison, &what),
     );
-    if let Some(markdown) = &options.baseline.markdown {
+    if let Some(markdown) = &options.asked.baseline.markdown {
         let tables = rho_report::targets::render_markdown(&comparison, &what);
         crate::output::write_text(markdown, "the Markdown tables", &tables)?;
     }

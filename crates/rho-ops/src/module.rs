@@ -33,11 +33,12 @@ pub enum Mode {
     List,
 }
 
-/// What a module.yml run was asked: which target(s), how many runs, the baseline work, where its documents go,
-/// and how each suite is built and run.
+/// What a `rho bench` run was asked, of a module.yml or of files: which target(s), how many runs, the
+/// baseline work, where its documents go, and how each suite is built and run.
 #[derive(Debug, Clone)]
-pub struct Options {
-    /// `--target`: one module.yml target, `a,b` or `all` (default the first listed).
+pub struct RunRequest {
+    /// `--target`: a module.yml target (default the first listed), or a built-in one for files (default the
+    /// host); `a,b` or `all`.
     pub target: Option<String>,
     pub repetitions: Option<u32>,
     pub baseline: Request,
@@ -46,6 +47,12 @@ pub struct Options {
     /// `--bmf` and `--github-benchmark`.
     pub exports: crate::output::Exports,
     pub run: rho_suite::RunOptions,
+}
+
+/// What a module.yml run was asked: the run's request, and whether it reports, enforces or lists.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub asked: RunRequest,
     pub mode: Mode,
     /// `--shard K/N` (or `RHO_SHARD`): run only this share of the benchmarks (rho_shard, docs/ci.md).
     pub shard: Option<rho_shard::Shard>,
@@ -92,7 +99,7 @@ pub fn target_list(target: Option<&str>) -> crate::Result<Vec<Option<String>>> {
 
 /// Run the module's suites and report (and, for [`Mode::Check`], enforce) their budgets; the exit status.
 pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
-    match options.target.as_deref() {
+    match options.asked.target.as_deref() {
         Some(list) if list == "all" || list.contains(',') => match options.shard {
             Some(shard) => Err(Error::Refused(format!(
                 "--shard {shard}: shares are of one target's run; run each target's shares apart"
@@ -107,19 +114,19 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
 /// usual, one after the other, then per suite one table per benchmark side by side (rho_report::targets). The
 /// exit status is the worst of the targets'.
 fn run_targets(options: &Options, terminal: &dyn Terminal, list: &str) -> crate::Result<u8> {
-    if options.exports.any() {
+    if options.asked.exports.any() {
         return Err(Error::Refused(format!(
             "--target {list}: --bmf and --github-benchmark export one target's run; run them with a single --target"
         )));
     }
-    if options.html.is_some() || crate::baseline::any(&options.baseline) {
+    if options.asked.html.is_some() || crate::baseline::any(&options.asked.baseline) {
         return Err(Error::Refused(format!(
             "--target {list}: --html and baselines (--write-baseline, --diff) are one target's; run them with a \
              single --target"
         )));
     }
-    let json = crate::output::prepare_json(options.json.as_deref())?;
-    if let Some(markdown) = &options.baseline.markdown {
+    let json = crate::output::prepare_json(options.asked.json.as_deref())?;
+    if let Some(markdown) = &options.asked.baseline.markdown {
         crate::output::check_destination("--markdown", markdown)?;
     }
     let mut names = target_names(list)?;
@@ -132,11 +139,14 @@ fn run_targets(options: &Options, terminal: &dyn Terminal, list: &str) -> crate:
     for name in &names {
         crate::say(&format!("rho: target {name}"));
         let one = Options {
-            target: Some(name.clone()),
-            baseline: Request::default(),
-            html: None,
-            json: None,
-            exports: crate::output::Exports::default(),
+            asked: RunRequest {
+                target: Some(name.clone()),
+                baseline: Request::default(),
+                html: None,
+                json: None,
+                exports: crate::output::Exports::default(),
+                ..options.asked.clone()
+            },
             ..options.clone()
         };
         let mut kept = Collected {
@@ -161,7 +171,7 @@ fn run_targets(options: &Options, terminal: &dyn Terminal, list: &str) -> crate:
     // The tables: stdout, or stderr when `--json -` takes stdout.
     let (mut out, _) = crate::output::report_output(terminal, json.as_ref());
     show(&mut out, &text);
-    if let Some(path) = &options.baseline.markdown {
+    if let Some(path) = &options.asked.baseline.markdown {
         crate::output::write_text(path, "the Markdown tables", &markdown)?;
     }
     if let Some(json) = &json {
@@ -225,27 +235,28 @@ fn run_target(
     terminal: &dyn Terminal,
     mut collect: Option<&mut Collected>,
 ) -> crate::Result<u8> {
+    let asked = &options.asked;
     // Before anything runs: an unwritable `--json` path stops here, not after minutes of runs.
-    let json = crate::output::prepare_json(options.json.as_deref())?;
-    if let Some(html) = &options.html {
+    let json = crate::output::prepare_json(asked.json.as_deref())?;
+    if let Some(html) = &asked.html {
         crate::output::check_destination("--html", html)?;
     }
-    options.exports.destinations().check()?;
-    crate::baseline::refuse_filtered_baseline(options.run.filter.as_deref(), &options.baseline)?;
+    asked.exports.destinations().check()?;
+    crate::baseline::refuse_filtered_baseline(asked.run.filter.as_deref(), &asked.baseline)?;
     let config = load_config()?;
-    let target = config.target(options.target.as_deref())?;
+    let target = config.target(asked.target.as_deref())?;
     // Before any suite runs: a bad `--diff REF` stops here, not after minutes of runs.
     // A built-in target's streams name it, so its baseline section is checked before the run too (unless
     // every suite is a command, which runs on the host whatever the target).
     let plan = crate::baseline::prepare(
-        &options.baseline,
+        &asked.baseline,
         &config.root,
         Some(&config),
         rho_suite::engine::streams_name(&config, &target),
     )?;
     let repetitions =
-        crate::baseline::repetitions(&options.baseline, options.repetitions, config.repetitions);
-    let mut engine = rho_suite::Engine::new(&config, &target, &options.run, repetitions)?;
+        crate::baseline::repetitions(&asked.baseline, asked.repetitions, config.repetitions);
+    let mut engine = rho_suite::Engine::new(&config, &target, &asked.run, repetitions)?;
     // With `--shard K/N`: this job's share, planned before any suite runs; the comparison is the merge's.
     let (share, plan) = match options.shard {
         Some(shard) => {
@@ -254,8 +265,7 @@ fn run_target(
             } else {
                 "bench"
             };
-            let request =
-                rho_shard::share::Request::new(command, &options.baseline.diff, &options.run);
+            let request = rho_shard::share::Request::new(command, &asked.baseline.diff, &asked.run);
             let (share, plan) =
                 rho_shard::share::plan_run(&config, &target, shard, &request, repetitions, plan)?;
             crate::say(&format!("rho: {}", share.describe()));
@@ -268,8 +278,8 @@ fn run_target(
     let (mut out, layout) = terminal.report(to_stderr);
     let keep = Keep {
         summaries: plan.active(),
-        html: options.html.is_some(),
-        exports: options.exports.any(),
+        html: asked.html.is_some(),
+        exports: asked.exports.any(),
         records: json.is_some() || collect.is_some(),
     };
     let mut suites = Suites::default();
@@ -303,7 +313,7 @@ fn run_target(
     // The suites' scratch directories go before the baseline is written.
     drop(engine);
 
-    let finished = if !suites.failed.is_empty() && options.baseline.write {
+    let finished = if !suites.failed.is_empty() && asked.baseline.write {
         // A baseline without the failed suites would silently drop their figures from every later comparison.
         crate::say(&format!(
             "rho: error: the baseline was not written: {} of {} suites failed",
@@ -322,10 +332,10 @@ fn run_target(
             layout,
         )?
     };
-    if let Some(html) = &options.html {
+    if let Some(html) = &asked.html {
         write_html(html, options.mode, &config, &suites, &finished)?;
     }
-    options.exports.write(&suites.exported)?;
+    asked.exports.write(&suites.exported)?;
     if keep.records {
         let document = ProjectDocument {
             schema: PROJECT_SCHEMA,
@@ -349,7 +359,7 @@ fn run_target(
     // suite missing its names are unknown, and the run cannot decide anyway; `--filter` leaves names out on
     // purpose.
     let unmatched = if suites.failed.is_empty()
-        && options.run.filter.is_none()
+        && asked.run.filter.is_none()
         && share.is_none()
         && !suites.skipped
         && options.mode != Mode::List
@@ -431,7 +441,11 @@ impl RunOf<'_> {
             show(out, &format!("{}:\n{indented}", job.what));
             return;
         }
-        warn_about(&job.what, &summary, self.options.run.filter.as_deref());
+        warn_about(
+            &job.what,
+            &summary,
+            self.options.asked.run.filter.as_deref(),
+        );
         let (judgement, mut text) = self.judge(job, &summary, layout);
         if index + 1 < engine.jobs.len() {
             text.push('\n');
