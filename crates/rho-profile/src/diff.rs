@@ -1,0 +1,156 @@
+//! Which functions a change made more (or less) expensive: base's and head's functions of one benchmark side
+//! by side, the ones whose instructions changed most first.
+
+use serde::{Deserialize, Serialize};
+
+use crate::net::Functions;
+
+/// How many changed functions a report lists under a regressed benchmark.
+pub const REPORTED: usize = 10;
+
+/// One function's figures on both sides, per iteration (`None`: not among that side's functions).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionChange {
+    pub name: String,
+    pub base: Option<Sides>,
+    pub head: Option<Sides>,
+}
+
+/// A function's own and inclusive instructions per iteration on one side.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sides {
+    #[serde(rename = "self")]
+    pub own: f64,
+    pub inclusive: f64,
+}
+
+impl FunctionChange {
+    /// Head less base, own instructions (a side without the function counts 0).
+    pub fn own_change(&self) -> f64 {
+        self.head.map_or(0.0, |s| s.own) - self.base.map_or(0.0, |s| s.own)
+    }
+
+    /// Head less base, inclusive instructions.
+    pub fn inclusive_change(&self) -> f64 {
+        self.head.map_or(0.0, |s| s.inclusive) - self.base.map_or(0.0, |s| s.inclusive)
+    }
+
+    /// `only in head`, `only in base`, or nothing when both sides have it.
+    pub fn presence(&self) -> Option<&'static str> {
+        match (self.base, self.head) {
+            (None, Some(_)) => Some("only in head"),
+            (Some(_), None) => Some("only in base"),
+            _ => None,
+        }
+    }
+}
+
+/// The functions whose figures changed by at least one instruction per iteration, at most `limit`: the
+/// largest change of a function's own instructions first (where the work changed), then of its inclusive ones.
+pub fn changes(base: &Functions, head: &Functions, limit: usize) -> Vec<FunctionChange> {
+    let side = |functions: &Functions, name: &str| {
+        functions.get(name).map(|f| Sides {
+            own: f.self_per_iteration,
+            inclusive: f.inclusive_per_iteration,
+        })
+    };
+    let mut names: Vec<&str> = base
+        .listed
+        .iter()
+        .chain(&head.listed)
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut changed: Vec<FunctionChange> = names
+        .into_iter()
+        .map(|name| FunctionChange {
+            name: name.to_string(),
+            base: side(base, name),
+            head: side(head, name),
+        })
+        .filter(|c| c.own_change().abs() >= 0.5 || c.inclusive_change().abs() >= 0.5)
+        .collect();
+    changed.sort_by(|a, b| {
+        b.own_change()
+            .abs()
+            .total_cmp(&a.own_change().abs())
+            .then_with(|| b.inclusive_change().abs().total_cmp(&a.inclusive_change().abs()))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    changed.truncate(limit);
+    changed
+}
+
+/// A figure per iteration as the reports print it: whole instructions.
+pub fn whole(figure: f64) -> String {
+    format!("{:.0}", figure.round())
+}
+
+/// A change with its sign: `+120`, `-3`.
+pub fn signed(figure: f64) -> String {
+    let rounded = figure.round();
+    if rounded > 0.0 {
+        format!("+{rounded:.0}")
+    } else {
+        format!("{rounded:.0}")
+    }
+}
+
+fn side_text(side: Option<Sides>, pick: fn(Sides) -> f64) -> String {
+    side.map_or_else(|| "-".to_string(), |s| whole(pick(s)))
+}
+
+/// The changes as text lines (indented under the benchmark they belong to).
+pub fn text_lines(changes: &[FunctionChange]) -> Vec<String> {
+    let mut lines = vec![format!(
+        "  {:<40} {:>21} {:>21}",
+        "function (instructions/iter)", "self base -> head", "inclusive base -> head"
+    )];
+    for change in changes {
+        lines.push(format!(
+            "  {:<40} {:>21} {:>21}{}",
+            change.name,
+            format!(
+                "{} -> {} ({})",
+                side_text(change.base, |s| s.own),
+                side_text(change.head, |s| s.own),
+                signed(change.own_change())
+            ),
+            format!(
+                "{} -> {} ({})",
+                side_text(change.base, |s| s.inclusive),
+                side_text(change.head, |s| s.inclusive),
+                signed(change.inclusive_change())
+            ),
+            change
+                .presence()
+                .map(|p| format!("  [{p}]"))
+                .unwrap_or_default()
+        ));
+    }
+    lines
+}
+
+/// The changes as a collapsed Markdown block for a pull-request comment, under benchmark `bench`.
+pub fn markdown(bench: &str, changes: &[FunctionChange]) -> String {
+    let mut out = format!(
+        "<details><summary>{bench}: the functions that changed most</summary>\n\n\
+         | function | self base → head | inclusive base → head | |\n| --- | --- | --- | --- |\n"
+    );
+    for change in changes {
+        out.push_str(&format!(
+            "| `{}` | {} → {} ({}) | {} → {} ({}) | {} |\n",
+            change.name.replace('|', "\\|").replace('`', "'"),
+            side_text(change.base, |s| s.own),
+            side_text(change.head, |s| s.own),
+            signed(change.own_change()),
+            side_text(change.base, |s| s.inclusive),
+            side_text(change.head, |s| s.inclusive),
+            signed(change.inclusive_change()),
+            change.presence().unwrap_or("")
+        ));
+    }
+    out.push_str("\n</details>\n");
+    out
+}
