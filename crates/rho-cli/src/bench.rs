@@ -68,6 +68,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             files: &args.files,
             measure: args.run.measure.unwrap_or_default(),
             cache_sim: args.run.cache_sim,
+            functions: args.run.functions.unwrap_or(rho_profile::net::DEFAULT_LIMIT),
             what: &what,
             settings: &settings,
             flags: &flags,
@@ -95,6 +96,10 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let text = rho_report::render_with(&summary, &what, style.layout);
     // A closed stdout (`rho bench ... | head`) is not worth a panic.
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    if let Some(name) = &args.run.profile {
+        let table = rho_report::functions::profile_table(&summary, name)?;
+        let _ = out.write_all(table.as_bytes()).and_then(|()| out.flush());
+    }
 
     let built_with = Some(
         [
@@ -213,6 +218,7 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
         files: &args.files,
         measure: args.run.measure.unwrap_or_default(),
         cache_sim: args.run.cache_sim,
+        functions: args.run.functions.unwrap_or(rho_profile::net::DEFAULT_LIMIT),
         what: &what,
         settings: &settings,
         flags: &flags,

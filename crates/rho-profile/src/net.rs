@@ -238,7 +238,8 @@ pub fn top(rows: Vec<FunctionFigures>, limit: usize, source: &str) -> Functions 
         listed,
         other: Other {
             functions: rest.len(),
-            self_per_iteration: rest.iter().map(|f| f.self_per_iteration).sum(),
+            // Folded from +0 (an empty `sum` of floats is -0).
+            self_per_iteration: rest.iter().fold(0.0, |sum, f| sum + f.self_per_iteration),
         },
     }
 }

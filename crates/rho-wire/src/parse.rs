@@ -648,6 +648,7 @@ impl StreamParser {
             dump,
             iterations,
             totals: Default::default(),
+            profile: None,
         });
         self.last_dump = dump;
         Ok(())
