@@ -68,7 +68,10 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             files: &args.files,
             measure: args.run.measure.unwrap_or_default(),
             cache_sim: args.run.cache_sim,
-            functions: args.run.functions.unwrap_or(rho_profile::net::DEFAULT_LIMIT),
+            functions: args
+                .run
+                .functions
+                .unwrap_or(rho_profile::net::DEFAULT_LIMIT),
             what: &what,
             settings: &settings,
             flags: &flags,
@@ -218,7 +221,10 @@ fn several(args: &BenchArgs, targets: &[Option<String>]) -> anyhow::Result<ExitC
         files: &args.files,
         measure: args.run.measure.unwrap_or_default(),
         cache_sim: args.run.cache_sim,
-        functions: args.run.functions.unwrap_or(rho_profile::net::DEFAULT_LIMIT),
+        functions: args
+            .run
+            .functions
+            .unwrap_or(rho_profile::net::DEFAULT_LIMIT),
         what: &what,
         settings: &settings,
         flags: &flags,

@@ -441,3 +441,60 @@ fn the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table() 
     let benchmarks = ["bench_steady", "bench_planted", "bench_tailed"].map(String::from);
     assert_renders(root, &page, &benchmarks, &[("diff", 3)], 0);
 }
+
+/// Why it got slower (issue 26): a counted gate's page draws, for the one regressed benchmark, a differential
+/// flame graph as inline SVG, and Chromium loads it: head's frames with base's and head's counts in each
+/// `<title>`, the call the slowdown added (s10 copies the input with memcpy) marked only in head.
+#[test]
+fn a_counted_gate_draws_a_flame_graph_per_regressed_benchmark() {
+    if !chromium_present("a_counted_gate_draws_a_flame_graph_per_regressed_benchmark") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let kata = common::repo_file("tests/kata");
+    let (base, head) = (tmp.path().join("base"), tmp.path().join("head"));
+    common::copy_tree(&kata, &base);
+    common::copy_tree(&kata, &head);
+    std::fs::copy(
+        kata.join("slowdowns/s10_count_below_defensive_copy.c"),
+        head.join("kernels.c"),
+    )
+    .unwrap();
+    let page = tmp.path().join("gate.html");
+    let args = [
+        "bench",
+        "gate",
+        "--json",
+        "-",
+        "--base",
+        "../../base/wire",
+        "--measure",
+        "instructions",
+        "--html",
+        page.to_str().unwrap(),
+    ];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.args(args).current_dir(head.join("wire"));
+    let outcome = common::run_rho(command, &args, Duration::from_secs(600));
+    assert_eq!(outcome.status, Some(1), "{}", outcome.describe());
+    let dom = common::chromium(tmp.path(), &page, "1200,1600", &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
+    assert_eq!(dom.matches("<svg class=\"flame\"").count(), 1, "{dom}");
+    assert!(dom.contains("id=\"flame-bench_count_below\""));
+    let metric = &outcome.document()["metrics"]["bench_count_below.instructions"];
+    let (base_count, head_count) = (
+        metric["base"].as_f64().unwrap(),
+        metric["head"].as_f64().unwrap(),
+    );
+    assert!(
+        dom.contains(&format!(
+            "<title>bench_count_below: base {base_count} -&gt; head {head_count} (+{}",
+            head_count - base_count
+        )),
+        "the root frame carries the benchmark's counts:\n{dom}"
+    );
+    assert!(
+        dom.contains("(only in head) instructions/iter</title>") && dom.contains("memcpy"),
+        "{dom}"
+    );
+}

@@ -11,6 +11,7 @@
 pub mod compare;
 pub mod config;
 mod error;
+pub mod functions;
 mod growth_metrics;
 pub mod metrics;
 pub mod overrides;

@@ -131,7 +131,7 @@ impl StdoutMetrics {
             ));
         }
         let pid = rho_wire::callgrind::dumping_process(dumps).map_err(|e| wire(e.to_string()))?;
-        rho_wire::callgrind::attach_dumps(&mut run, dumps, Some(pid), false)
+        rho_wire::callgrind::attach_dumps(&mut run, dumps, Some(pid), true)
             .map_err(|e| wire(e.to_string()))?;
         crate::wire_metrics::metrics_from_run(&run).map(|m| (MetricSource::Wire, m))
     }

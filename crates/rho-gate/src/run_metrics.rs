@@ -20,6 +20,8 @@ pub enum Figure {
 pub struct RunMetrics {
     figures: BTreeMap<String, Figure>,
     floors: BTreeMap<String, f64>,
+    /// A counted run's functions per benchmark (rho-profile), by benchmark name.
+    functions: BTreeMap<String, rho_profile::Functions>,
 }
 
 /// How many steps of its clock a net figure may move and still be no measurable change: rho-judge's one
@@ -62,6 +64,21 @@ impl RunMetrics {
         self.floors.get(name).copied().unwrap_or(0.0)
     }
 
+    /// Benchmark `bench`'s functions, when the run was counted and kept them.
+    pub fn functions(&self, bench: &str) -> Option<&rho_profile::Functions> {
+        self.functions.get(bench)
+    }
+
+    /// Keep `functions` as benchmark `bench`'s.
+    pub fn set_functions(&mut self, bench: &str, functions: rho_profile::Functions) {
+        self.functions.insert(bench.to_owned(), functions);
+    }
+
+    /// Every benchmark's functions, taken out.
+    pub fn take_functions(&mut self) -> BTreeMap<String, rho_profile::Functions> {
+        std::mem::take(&mut self.functions)
+    }
+
     /// Set the floor of `name` (see [`RunMetrics::floor`]).
     pub fn set_floor(&mut self, name: &str, floor: f64) {
         self.floors.insert(name.to_owned(), floor);
@@ -73,6 +90,7 @@ impl FromIterator<(String, Figure)> for RunMetrics {
         RunMetrics {
             figures: iter.into_iter().collect(),
             floors: BTreeMap::new(),
+            functions: BTreeMap::new(),
         }
     }
 }

@@ -75,7 +75,11 @@ pub fn changes(base: &Functions, head: &Functions, limit: usize) -> Vec<Function
         b.own_change()
             .abs()
             .total_cmp(&a.own_change().abs())
-            .then_with(|| b.inclusive_change().abs().total_cmp(&a.inclusive_change().abs()))
+            .then_with(|| {
+                b.inclusive_change()
+                    .abs()
+                    .total_cmp(&a.inclusive_change().abs())
+            })
             .then_with(|| a.name.cmp(&b.name))
     });
     changed.truncate(limit);
@@ -101,35 +105,46 @@ fn side_text(side: Option<Sides>, pick: fn(Sides) -> f64) -> String {
     side.map_or_else(|| "-".to_string(), |s| whole(pick(s)))
 }
 
-/// The changes as text lines (indented under the benchmark they belong to).
+/// The changes as text lines (indented under the benchmark they belong to), columns as wide as their widest
+/// cell.
 pub fn text_lines(changes: &[FunctionChange]) -> Vec<String> {
-    let mut lines = vec![format!(
-        "  {:<40} {:>21} {:>21}",
-        "function (instructions/iter)", "self base -> head", "inclusive base -> head"
-    )];
+    let cell = |side_base: Option<Sides>, side_head: Option<Sides>, pick: fn(Sides) -> f64| {
+        let change = side_head.map_or(0.0, pick) - side_base.map_or(0.0, pick);
+        format!(
+            "{} -> {} ({})",
+            side_text(side_base, pick),
+            side_text(side_head, pick),
+            signed(change)
+        )
+    };
+    let mut rows = vec![[
+        "function (instructions/iter)".to_string(),
+        "self base -> head".to_string(),
+        "inclusive base -> head".to_string(),
+        String::new(),
+    ]];
     for change in changes {
-        lines.push(format!(
-            "  {:<40} {:>21} {:>21}{}",
-            change.name,
-            format!(
-                "{} -> {} ({})",
-                side_text(change.base, |s| s.own),
-                side_text(change.head, |s| s.own),
-                signed(change.own_change())
-            ),
-            format!(
-                "{} -> {} ({})",
-                side_text(change.base, |s| s.inclusive),
-                side_text(change.head, |s| s.inclusive),
-                signed(change.inclusive_change())
-            ),
-            change
-                .presence()
-                .map(|p| format!("  [{p}]"))
-                .unwrap_or_default()
-        ));
+        rows.push([
+            change.name.clone(),
+            cell(change.base, change.head, |s| s.own),
+            cell(change.base, change.head, |s| s.inclusive),
+            change.presence().unwrap_or("").to_string(),
+        ]);
     }
-    lines
+    let width = |column: usize| {
+        rows.iter()
+            .map(|r| r[column].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (name, own, inclusive) = (width(0), width(1), width(2));
+    rows.iter()
+        .map(|[n, o, i, p]| {
+            format!("  {n:<name$}  {o:>own$}  {i:>inclusive$}  {p}")
+                .trim_end()
+                .to_string()
+        })
+        .collect()
 }
 
 /// The changes as a collapsed Markdown block for a pull-request comment, under benchmark `bench`.

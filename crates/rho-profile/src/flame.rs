@@ -47,7 +47,10 @@ fn root(functions: &Functions) -> Option<&FunctionFigures> {
                 .iter()
                 .any(|caller| caller.calls.iter().any(|c| c.callee == f.name))
         })
-        .max_by(|a, b| a.inclusive_per_iteration.total_cmp(&b.inclusive_per_iteration))
+        .max_by(|a, b| {
+            a.inclusive_per_iteration
+                .total_cmp(&b.inclusive_per_iteration)
+        })
 }
 
 fn expand(
@@ -113,7 +116,7 @@ pub fn svg(frame: &Frame, title: &str) -> String {
     let height = depth(frame) as f64 * ROW + 2.0;
     let mut out = format!(
         "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
-         viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-label=\"{}\">\n",
+         viewBox=\"0 0 {WIDTH} {height}\" style=\"max-width:100%;height:auto\" role=\"img\" aria-label=\"{}\">\n",
         escape(title)
     );
     let scale = if frame.head > 0.0 {

@@ -115,7 +115,11 @@ impl Overhead {
             root: root.clone(),
             ..Overhead::default()
         };
-        let names: BTreeSet<&String> = short.functions.keys().chain(long.functions.keys()).collect();
+        let names: BTreeSet<&String> = short
+            .functions
+            .keys()
+            .chain(long.functions.keys())
+            .collect();
         for name in names {
             let s = short.functions.get(name).unwrap_or(&empty);
             let l = long.functions.get(name).unwrap_or(&empty);
@@ -184,7 +188,9 @@ impl Overhead {
                     calls,
                 }
             })
-            .filter(|f| !(negligible(f.self_per_iteration) && negligible(f.inclusive_per_iteration)))
+            .filter(|f| {
+                !(negligible(f.self_per_iteration) && negligible(f.inclusive_per_iteration))
+            })
             .collect();
         sort_by_inclusive(&mut rows);
         rows

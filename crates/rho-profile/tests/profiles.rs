@@ -28,7 +28,11 @@ fn the_stack_above_the_loop_is_not_in_the_profile() {
     let names: Vec<&str> = profile.functions.keys().map(String::as_str).collect();
     assert_eq!(
         names,
-        ["bench_crc_64", "rho_bench__count_next", "rho_bench__count_turn"]
+        [
+            "bench_crc_64",
+            "rho_bench__count_next",
+            "rho_bench__count_turn"
+        ]
     );
     assert_eq!(net::root(&profile).as_deref(), Some("bench_crc_64"));
     assert_eq!(profile.functions["bench_crc_64"].inclusive(), 45660);
@@ -71,6 +75,10 @@ fn called_functions_keep_their_own_and_inclusive_figures_and_files() {
     assert_eq!(free.self_per_iteration, 24.0);
     assert_eq!(free.inclusive_per_iteration, 88.0);
     assert!(functions.other.functions >= 1);
-    assert_eq!(root.calls.len(), 1, "calls to functions left out are dropped");
+    assert_eq!(
+        root.calls.len(),
+        1,
+        "calls to functions left out are dropped"
+    );
     assert_eq!(root.calls[0].callee, "free");
 }

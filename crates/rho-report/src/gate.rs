@@ -21,6 +21,12 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     let mut text = crate::wrap(&header, width, 6);
     text.push_str(&render_table_within(comparison, width));
     text.push('\n');
+    text.push_str(&rho_gate::functions::text(&rho_gate::functions::regressed(
+        outcome,
+    )));
+    if let Some(hint) = rho_gate::functions::time_hint(comparison) {
+        text.push_str(&crate::wrap(&hint, width, 2));
+    }
     for warning in noise_warnings(comparison) {
         text.push_str(&crate::wrap(&warning, width, 2));
     }

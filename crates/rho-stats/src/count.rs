@@ -252,13 +252,15 @@ impl CountOverhead {
             samples: None,
             cache,
             counted_memory: None,
-            functions: self
-                .functions
-                .as_ref()
-                .zip(count.profile.as_ref())
-                .map(|(overhead, profile)| {
-                    rho_profile::net::top(overhead.net(profile, count.iterations), usize::MAX, source)
-                }),
+            functions: self.functions.as_ref().zip(count.profile.as_ref()).map(
+                |(overhead, profile)| {
+                    rho_profile::net::top(
+                        overhead.net(profile, count.iterations),
+                        usize::MAX,
+                        source,
+                    )
+                },
+            ),
         })
     }
 }

@@ -529,9 +529,7 @@ impl Measuring {
             }
             Some(
                 crate::count::Counter::find(options.cache_sim)?.keeping_functions(
-                    options
-                        .functions
-                        .unwrap_or(rho_profile::net::DEFAULT_LIMIT),
+                    options.functions.unwrap_or(rho_profile::net::DEFAULT_LIMIT),
                 ),
             )
         } else {

@@ -48,9 +48,9 @@ pub struct FilesRun {
 pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<FilesRun> {
     // Counting needs Valgrind: said before anything is built.
     let counter = match (inputs.measure.counts(), target) {
-        (true, None | Some("host")) => Some(
-            crate::count::Counter::find(inputs.cache_sim)?.keeping_functions(inputs.functions),
-        ),
+        (true, None | Some("host")) => {
+            Some(crate::count::Counter::find(inputs.cache_sim)?.keeping_functions(inputs.functions))
+        }
         _ => None,
     };
     let mem_command = MemCommand::resolve(None, inputs.cwd)?;
