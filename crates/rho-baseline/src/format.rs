@@ -922,7 +922,13 @@ mod tests {
             other: rho_profile::net::Other::default(),
         };
         let mut with_functions = file.clone();
-        let section = with_functions.targets.get_mut("host").unwrap().time.as_mut().unwrap();
+        let section = with_functions
+            .targets
+            .get_mut("host")
+            .unwrap()
+            .time
+            .as_mut()
+            .unwrap();
         section.benchmarks[0].functions = Some(functions.clone());
         let again = BaselineFile::parse(&with_functions.to_json().unwrap(), "b.json").unwrap();
         let kept = &again.targets["host"].time.as_ref().unwrap().benchmarks[0];

@@ -225,7 +225,11 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
         let _ = writeln!(out, "{line}");
     }
     out.push('\n');
-    for bench in comparison.benchmarks.iter().filter(|b| !b.functions.is_empty()) {
+    for bench in comparison
+        .benchmarks
+        .iter()
+        .filter(|b| !b.functions.is_empty())
+    {
         let _ = writeln!(out, "{}: the functions that changed most", bench.name);
         for line in rho_profile::diff::text_lines(&bench.functions) {
             let _ = writeln!(out, "{line}");
@@ -351,7 +355,11 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         table(&mut out, comparison, &unchanged, false);
         let _ = writeln!(out, "\n</details>\n");
     }
-    for bench in comparison.benchmarks.iter().filter(|b| !b.functions.is_empty()) {
+    for bench in comparison
+        .benchmarks
+        .iter()
+        .filter(|b| !b.functions.is_empty())
+    {
         let _ = writeln!(
             out,
             "{}",

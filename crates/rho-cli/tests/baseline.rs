@@ -390,7 +390,9 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
         "{run}"
     );
     assert!(
-        text.contains("<details><summary>bench_checksum: the functions that changed most</summary>"),
+        text.contains(
+            "<details><summary>bench_checksum: the functions that changed most</summary>"
+        ),
         "{text}"
     );
 
@@ -442,7 +444,10 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
     let functions = checksum["functions"].as_array().unwrap();
     assert!(!functions.is_empty(), "{checksum}");
     let own = |f: &serde_json::Value, side: &str| f[side]["self"].as_f64().unwrap_or(0.0);
-    let moved: f64 = functions.iter().map(|f| own(f, "head") - own(f, "base")).sum();
+    let moved: f64 = functions
+        .iter()
+        .map(|f| own(f, "head") - own(f, "base"))
+        .sum();
     let counted = checksum["metrics"]
         .as_array()
         .unwrap()
