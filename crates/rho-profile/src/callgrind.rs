@@ -130,7 +130,7 @@ fn starts_cost(line: &str) -> bool {
 fn apply(key: &str, value: &str, names: &mut Names, state: &mut State) -> Result<(), String> {
     match key {
         "fn" => {
-            let name = demangled(&resolve(&mut names.functions, value)?);
+            let name = function_name(&resolve(&mut names.functions, value)?);
             state.function = Some(name);
             // A new function's cost lines are in its own file until a `fi=`/`fe=` says otherwise.
             state.cost_file = state.function_file.clone();
@@ -148,7 +148,7 @@ fn apply(key: &str, value: &str, names: &mut Names, state: &mut State) -> Result
         "ob" | "cob" => {
             resolve(&mut names.objects, value)?;
         }
-        "cfn" => state.callee = Some(demangled(&resolve(&mut names.functions, value)?)),
+        "cfn" => state.callee = Some(function_name(&resolve(&mut names.functions, value)?)),
         "calls" => {
             let count = value
                 .split_whitespace()
@@ -256,11 +256,25 @@ fn parse_position(text: &str) -> Option<u64> {
     }
 }
 
+/// A function's name as reports show it: demangled, and a recursion level Callgrind appends (`sort'2`, the
+/// second level and deeper, `--separate-recs`) taken off, so all levels are one function.
+fn function_name(raw: &str) -> String {
+    let base = match raw.rsplit_once('\'') {
+        Some((name, level)) if !level.is_empty() && level.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => raw,
+    };
+    demangled(base)
+}
+
 /// Calls with a count of 0 were entered before collection began (Callgrind lists the stack the loop ran on
 /// that way); without them, a function that did nothing itself and made no counted call is not in the loop.
+/// A function's calls to itself (recursion) are dropped too: their instructions are already its own and its
+/// other calls', so its inclusive figure counts them once.
 fn prune(mut profile: Profile) -> Profile {
-    for function in profile.functions.values_mut() {
-        function.calls.retain(|_, call| call.count > 0);
+    for (name, function) in &mut profile.functions {
+        function
+            .calls
+            .retain(|callee, call| call.count > 0 && callee != name);
     }
     let called: std::collections::BTreeSet<String> = profile
         .functions
@@ -316,6 +330,19 @@ mod tests {
         assert!(error.message.contains("(4)"), "{error}");
         let error = parse("events: Dr\n").unwrap_err();
         assert!(error.message.contains("Ir"), "{error}");
+    }
+
+    #[test]
+    fn recursion_levels_are_one_function_counted_once() {
+        // sort calls sort'2 (depth 2), which calls itself: 10 + 30 own, 30 inclusive below the first level.
+        let text = "events: Ir\nfn=main\n1 5\ncfn=sort\ncalls=1 1\n1 40\nfn=sort\n1 10\ncfn=sort'2\ncalls=1 1\n1 30\n\
+                    fn=sort'2\n1 20\ncfn=sort'2\ncalls=2 1\n1 10\n";
+        let profile = parse(text).unwrap();
+        let sort = &profile.functions["sort"];
+        assert_eq!(sort.self_cost, 30);
+        assert!(sort.calls.is_empty(), "{:?}", sort.calls);
+        assert_eq!(sort.inclusive(), 30);
+        assert_eq!(profile.functions["main"].inclusive(), 45);
     }
 
     #[test]
