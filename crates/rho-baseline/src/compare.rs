@@ -143,6 +143,8 @@ pub struct BenchmarkComparison {
     /// Its instructions regressed and both sides kept functions: those whose counts changed most
     /// (rho-profile), empty otherwise.
     pub functions: Vec<rho_profile::diff::FunctionChange>,
+    /// With `functions`: the baseline's functions, for the flame graph drawn against head's.
+    pub base_functions: Option<rho_profile::Functions>,
 }
 
 /// A whole comparison: one target's run against its baseline.
@@ -474,6 +476,7 @@ pub fn compare_with(
                         })
                         .collect(),
                     functions: Vec::new(),
+                    base_functions: None,
                 }
                 .with_functions(base_bench, head_bench)
             }
@@ -617,6 +620,7 @@ impl Comparison {
                         timed.presence = Presence::Both;
                     }
                     timed.functions.extend(bench.functions);
+                    timed.base_functions = timed.base_functions.take().or(bench.base_functions);
                     timed.metrics.extend(rows);
                     timed.metrics.sort_by_key(order);
                 }
@@ -705,6 +709,7 @@ impl BenchmarkComparison {
             .any(|m| m.metric == Metric::Instructions && m.verdict == Verdict::Regressed);
         if let (true, Some(base), Some(head)) = (regressed, &base.functions, &head.functions) {
             self.functions = rho_profile::diff::changes(base, head, rho_profile::diff::REPORTED);
+            self.base_functions = Some(base.clone());
         }
         self
     }
@@ -753,6 +758,7 @@ fn one_sided(
         instructions_limit_percent,
         metrics,
         functions: Vec::new(),
+        base_functions: None,
     }
 }
 

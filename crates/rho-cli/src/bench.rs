@@ -100,8 +100,14 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // A closed stdout (`rho bench ... | head`) is not worth a panic.
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     if let Some(name) = &args.run.profile {
-        let table = rho_report::functions::profile_table(&summary, name)?;
-        let _ = out.write_all(table.as_bytes()).and_then(|()| out.flush());
+        use rho_report::functions::{ProfileError, profile_table};
+        match profile_table(&summary, name) {
+            Ok(table) => {
+                let _ = out.write_all(table.as_bytes()).and_then(|()| out.flush());
+            }
+            Err(hint @ ProfileError::NotCounted { .. }) => eprintln!("rho: hint: {hint}"),
+            Err(error) => return Err(error.into()),
+        }
     }
 
     let built_with = Some(

@@ -260,7 +260,9 @@ fn parse_position(text: &str) -> Option<u64> {
 /// second level and deeper, `--separate-recs`) taken off, so all levels are one function.
 fn function_name(raw: &str) -> String {
     let base = match raw.rsplit_once('\'') {
-        Some((name, level)) if !level.is_empty() && level.bytes().all(|b| b.is_ascii_digit()) => name,
+        Some((name, level)) if !level.is_empty() && level.bytes().all(|b| b.is_ascii_digit()) => {
+            name
+        }
         _ => raw,
     };
     demangled(base)

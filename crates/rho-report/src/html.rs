@@ -166,10 +166,22 @@ fn render_suite(out: &mut String, index: usize, suite: &Suite, diff: Option<&Dif
         });
         distribution_chart(out, bench, base);
         footprint_chart(out, bench, summary, suite.judgement);
-        if let Some(compared) = diff.and_then(|d| d.comparison.benchmark(&bench.name)) {
+        let compared = diff.and_then(|d| d.comparison.benchmark(&bench.name));
+        if let Some(compared) = compared {
             diff_chart(out, compared);
         }
-        out.push_str("</div>\n</article>\n");
+        out.push_str("</div>\n");
+        // Its instructions regressed and both sides kept functions: where they went.
+        let head_functions = bench
+            .instructions
+            .as_ref()
+            .and_then(|i| i.functions.as_ref());
+        if let (Some(compared), Some(head)) = (compared, head_functions)
+            && !compared.functions.is_empty()
+        {
+            flame_graph(out, &bench.name, compared.base_functions.as_ref(), head);
+        }
+        out.push_str("</article>\n");
     }
     out.push_str("</section>\n");
 }
