@@ -176,3 +176,49 @@ fn profile_in_time_mode_is_a_hint_and_an_unknown_name_an_error() {
         unknown.describe()
     );
 }
+
+/// A C++ suite's functions read as C++ (examples/sort_bench.cpp: std::sort's introsort, the benchmark in an
+/// anonymous namespace), and a recursive function is one function whose inclusive figure stays within its
+/// caller's.
+#[test]
+fn a_cpp_suites_functions_are_demangled() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = common::repo_file("examples/sort_bench.cpp");
+    let json = dir.path().join("run.json");
+    let args = [
+        "bench",
+        suite.to_str().unwrap(),
+        "--measure",
+        "instructions",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    common::rho_at(dir.path(), &args, LIMIT).assert_exit(0);
+    let document = common::read_json(&json);
+    let functions = &benchmark(&document, "bench_sort_1000")["instructions"]["functions"]["listed"];
+    let listed = functions.as_array().unwrap();
+    let root = &listed[0];
+    assert_eq!(
+        root["name"], "(anonymous namespace)::bench_sort_1000(rho_bench_state*)",
+        "{functions}"
+    );
+    let introsort: Vec<&serde_json::Value> = listed
+        .iter()
+        .filter(|f| {
+            f["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("void std::__introsort_loop<int*, long")
+        })
+        .collect();
+    assert_eq!(
+        introsort.len(),
+        1,
+        "one function for every level of recursion: {functions}"
+    );
+    assert!(
+        introsort[0]["inclusive_per_iteration"].as_f64().unwrap()
+            <= root["inclusive_per_iteration"].as_f64().unwrap(),
+        "{functions}"
+    );
+}
