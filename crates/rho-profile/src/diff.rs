@@ -14,6 +14,10 @@ pub struct FunctionChange {
     pub name: String,
     pub base: Option<Sides>,
     pub head: Option<Sides>,
+    /// Whether each side listed all its functions (none left in "other"): only then does a function missing
+    /// from a side's list mean the side does not run it.
+    #[serde(skip)]
+    pub complete: [bool; 2],
 }
 
 /// A function's own and inclusive instructions per iteration on one side.
@@ -35,11 +39,15 @@ impl FunctionChange {
         self.head.map_or(0.0, |s| s.inclusive) - self.base.map_or(0.0, |s| s.inclusive)
     }
 
-    /// `only in head`, `only in base`, or nothing when both sides have it.
+    /// `only in head`, `only in base`, nothing when both sides have it; or, when the side without it left
+    /// functions out of its list, that it is not among that side's listed ones (it may be in "other").
     pub fn presence(&self) -> Option<&'static str> {
+        let [base_complete, head_complete] = self.complete;
         match (self.base, self.head) {
-            (None, Some(_)) => Some("only in head"),
-            (Some(_), None) => Some("only in base"),
+            (None, Some(_)) if base_complete => Some("only in head"),
+            (None, Some(_)) => Some("not among base's listed functions"),
+            (Some(_), None) if head_complete => Some("only in base"),
+            (Some(_), None) => Some("not among head's listed functions"),
             _ => None,
         }
     }
@@ -68,6 +76,7 @@ pub fn changes(base: &Functions, head: &Functions, limit: usize) -> Vec<Function
             name: name.to_string(),
             base: side(base, name),
             head: side(head, name),
+            complete: [base.other.functions == 0, head.other.functions == 0],
         })
         .filter(|c| c.own_change().abs() >= 0.5 || c.inclusive_change().abs() >= 0.5)
         .collect();

@@ -75,6 +75,14 @@ fn an_uninlined_helper_is_listed_only_in_head_and_first() {
         changes(&base, &base, 10).is_empty(),
         "nothing changed, nothing listed"
     );
+    // A base that left functions out of its list cannot say the helper is new.
+    let mut partial = base.clone();
+    partial.other.functions = 3;
+    let changed = changes(&partial, &head, 10);
+    assert_eq!(
+        changed[0].presence(),
+        Some("not among base's listed functions")
+    );
 }
 
 #[test]
