@@ -10,5 +10,6 @@ pub const SCHEMA: &str = "rho-baseline/3";
 pub const SCHEMA_V2: &str = "rho-baseline/2";
 
 /// The first schema: one section per target holding every metric the run measured, whatever measured it.
-/// Read (each section split into a section per measure, [`TargetSections::from_v1`]), never written.
+/// Read (each section split into a section per measure,
+/// [`TargetSections::from_v1`](crate::TargetSections::from_v1)), never written.
 pub const SCHEMA_V1: &str = "rho-baseline/1";

@@ -245,18 +245,6 @@ impl RunArgs {
             functions: self.functions,
         }
     }
-
-    /// `--cflags` and `--ldflags`, split into words.
-    pub fn flags(&self) -> anyhow::Result<rho_suite::cfiles::Flags> {
-        let split = |what: &str, text: &Option<String>| match text {
-            Some(text) => rho_suite::cfiles::split_flags(what, text),
-            None => Ok(Vec::new()),
-        };
-        Ok(rho_suite::cfiles::Flags {
-            cflags: split("--cflags", &self.cflags)?,
-            ldflags: split("--ldflags", &self.ldflags)?,
-        })
-    }
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -270,34 +258,6 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
             "`{text}`: the timeout must be a number of seconds from 0.001 to 10000000"
         ))
     }
-}
-
-/// The targets `--target` names: one, a comma-separated list (each once), or `all` (every built-in board under
-/// QEMU, in rho's order). `[None]` without `--target`.
-pub fn target_list(target: Option<&str>) -> anyhow::Result<Vec<Option<String>>> {
-    let Some(target) = target else {
-        return Ok(vec![None]);
-    };
-    if target == "all" {
-        return Ok(rho_config::BUILTIN_BOARDS
-            .iter()
-            .map(|b| Some(b.to_string()))
-            .collect());
-    }
-    let mut names: Vec<Option<String>> = Vec::new();
-    for name in target.split(',').map(str::trim) {
-        if name.is_empty() {
-            anyhow::bail!(
-                "--target {target}: an empty name in the list (names are separated by single commas, e.g. \
-                 --target mps2-an386,mps2-an500)"
-            );
-        }
-        if names.iter().any(|n| n.as_deref() == Some(name)) {
-            anyhow::bail!("--target {target}: {name} is named twice");
-        }
-        names.push(Some(name.to_string()));
-    }
-    Ok(names)
 }
 
 #[cfg(test)]
@@ -369,27 +329,5 @@ mod tests {
         assert!(Cli::try_parse_from(["rho", "bench", "a.c", "--scale", "0"]).is_err());
         assert!(Cli::try_parse_from(["rho", "bench", "a.c", "--timeout", "-1"]).is_err());
         assert!(Cli::try_parse_from(["rho", "bench", "a.c", "--iterations", "0"]).is_err());
-    }
-
-    #[test]
-    fn a_target_list_is_split_on_commas_and_all_is_every_board() {
-        assert_eq!(target_list(None).unwrap(), [None]);
-        assert_eq!(
-            target_list(Some("mps2-an386, mps2-an500")).unwrap(),
-            [
-                Some("mps2-an386".to_string()),
-                Some("mps2-an500".to_string())
-            ]
-        );
-        assert_eq!(
-            target_list(Some("all")).unwrap().len(),
-            rho_config::BUILTIN_BOARDS.len()
-        );
-        let twice = target_list(Some("host,host")).unwrap_err().to_string();
-        assert!(twice.contains("host is named twice"), "{twice}");
-        let empty = target_list(Some("host,,mps2-an386"))
-            .unwrap_err()
-            .to_string();
-        assert!(empty.contains("an empty name"), "{empty}");
     }
 }

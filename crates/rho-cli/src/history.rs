@@ -1,17 +1,11 @@
-//! `rho bench history`: every CI run's figures kept on a branch of the project's repository (crate
-//! rho-history), read back as series per benchmark and metric with their change points, and a gate on the
-//! newest one (`history check`) for post-merge CI where there is no base to build.
+//! `rho bench history`: its flags; the work is rho_ops::history's (every CI run's figures kept on a branch of
+//! the project's repository, read back as series with their change points, and `history check`).
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand};
-use rho_history::analysis::{self, Analysis, Commit, Detection, Filter};
-use rho_history::import::machine_name;
-use rho_history::report::short;
-use rho_history::{Origin, Store};
+use rho_ops::history::{Action, AddOptions, ImportOptions, SyncOptions, ViewOptions};
 
 /// `rho bench history [ACTION]`.
 #[derive(Debug, Args)]
@@ -158,339 +152,45 @@ fn parse_metric(text: &str) -> Result<String, String> {
 
 /// `rho bench history ...`.
 pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
-    let config = crate::baseline::nearest_config()?;
-    match &args.action {
-        None => show(&args.view, config.as_ref()),
-        Some(HistoryAction::Check(view)) => check(view, config.as_ref()),
-        Some(HistoryAction::Add(add_args)) => add(add_args, config.as_ref()),
-        Some(HistoryAction::Sync(sync_args)) => sync(sync_args, config.as_ref()),
-        Some(HistoryAction::Import(import_args)) => import(import_args, config.as_ref()),
-    }
-}
-
-/// The history store of the current directory's repository.
-fn store(branch: Option<&str>, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<Store> {
-    let branch = branch
-        .map(str::to_string)
-        .or_else(|| config.and_then(|c| c.history.branch.clone()))
-        .unwrap_or_else(|| rho_history::DEFAULT_BRANCH.to_string());
-    let dir = std::env::current_dir().context("cannot read the current directory")?;
-    let store = Store::open(&dir, &branch)?;
-    if store.toplevel().is_err() {
-        bail!(
-            "{} is not in a git repository: the history is kept on a branch of the project's repository",
-            dir.display()
-        );
-    }
-    Ok(store)
-}
-
-fn detection(config: Option<&rho_config::ModuleConfig>) -> Detection {
-    let mut detection = Detection::default();
-    if let Some(history) = config.map(|c| &c.history) {
-        detection.window = history.window.unwrap_or(detection.window);
-        detection.max_pvalue = history.max_pvalue.unwrap_or(detection.max_pvalue);
-    }
-    detection
-}
-
-/// `history add`.
-fn add(args: &AddArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
-    let store = store(args.history_branch.as_deref(), config)?;
-    let dirty = store.work_tree_dirty()?;
-    if dirty && !args.allow_dirty {
-        bail!(
-            "the work tree has changes to tracked files: the run may not be of {} (commit them, or pass \
-             --allow-dirty and the record says it was dirty)",
-            args.commit
-        );
-    }
-    let commit = store.commit_info(&args.commit)?;
-    let origin = Origin {
-        commit: commit.id.clone(),
-        commit_time: commit.time.clone(),
-        subject: commit.subject.clone(),
-        dirty,
-        machine: machine_name(args.machine.as_deref()),
-        rho_version: env!("CARGO_PKG_VERSION").to_string(),
+    let action = match &args.action {
+        None => Action::Show(args.view.options()),
+        Some(HistoryAction::Check(view)) => Action::Check(view.options()),
+        Some(HistoryAction::Add(add)) => Action::Add(AddOptions {
+            runs: add.runs.clone(),
+            commit: add.commit.clone(),
+            allow_dirty: add.allow_dirty,
+            machine: add.machine.clone(),
+            history_branch: add.history_branch.clone(),
+        }),
+        Some(HistoryAction::Sync(sync)) => Action::Sync(SyncOptions {
+            remote: sync.remote.clone(),
+            history_branch: sync.history_branch.clone(),
+        }),
+        Some(HistoryAction::Import(import)) => Action::Import(ImportOptions {
+            baseline: import.baseline.clone(),
+            machine: import.machine.clone(),
+            history_branch: import.history_branch.clone(),
+        }),
     };
-    let mut records = Vec::new();
-    for path in &args.runs {
-        records.extend(records_of_run(path, &origin)?);
-    }
-    let (tip, paths) = store.add(&records)?;
-    println!(
-        "history: added {} record(s) of {} ({}) on {} to branch {} (now {})",
-        paths.len(),
-        short(&commit.id),
-        commit.subject,
-        origin.machine,
-        store.branch(),
-        short(&tip)
-    );
-    Ok(ExitCode::SUCCESS)
+    let output = crate::term::OutputArgs::default();
+    Ok(ExitCode::from(rho_ops::history::run(&action, &output)?))
 }
 
-/// A saved run's records (rho_history::record::records_of_suites), of any saved run
-/// (rho_baseline::saved::parse_any).
-fn records_of_run(path: &Path, origin: &Origin) -> anyhow::Result<Vec<rho_history::Record>> {
-    let suites = saved_suites(path)?;
-    let parts: Vec<(&str, &rho_stats::RunSummary)> = suites
-        .iter()
-        .map(|suite| (suite.what.as_str(), &suite.summary))
-        .collect();
-    rho_history::record::records_of_suites(&parts, origin, env!("CARGO_PKG_VERSION"))
-        .with_context(|| path.display().to_string())
-}
-
-fn saved_suites(path: &Path) -> anyhow::Result<Vec<crate::saved::SavedSuite>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(rho_baseline::saved::parse_any(
-        &text,
-        &path.display().to_string(),
-    )?)
-}
-
-/// What `history` and `history check` read: the records, the commits, the analysis.
-struct Loaded {
-    store: Store,
-    listing: rho_history::Listing,
-    commits: Vec<Commit>,
-    analysis: Analysis,
-    detection: Detection,
-}
-
-fn load(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<Loaded> {
-    let store = store(view.history.history_branch.as_deref(), config)?;
-    let listing = store.read()?;
-    let commits = store.first_parent_line(&view.branch, view.since.as_deref())?;
-    let filter = Filter {
-        bench: view.bench.clone(),
-        metric: view.metric.clone(),
-        target: view.target.clone(),
-        machine: view.machine.clone(),
-    };
-    let detection = detection(config);
-    let analysis = analysis::analyse(
-        listing.records.iter().map(|(_, r)| r),
-        &commits,
-        &filter,
-        detection,
-    );
-    Ok(Loaded {
-        store,
-        listing,
-        commits,
-        analysis,
-        detection,
-    })
-}
-
-/// `history`: the series, their change points, the unreadable records at the end.
-fn show(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
-    let json = crate::export::prepare_json(view.json.as_deref())?;
-    for (flag, path) in [("--markdown", &view.markdown), ("--html", &view.html)] {
-        if let Some(path) = path {
-            crate::export::check_destination(flag, path)?;
+impl ViewArgs {
+    fn options(&self) -> ViewOptions {
+        ViewOptions {
+            filter: rho_history::analysis::Filter {
+                bench: self.bench.clone(),
+                metric: self.metric.clone(),
+                target: self.target.clone(),
+                machine: self.machine.clone(),
+            },
+            since: self.since.clone(),
+            branch: self.branch.clone(),
+            history_branch: self.history.history_branch.clone(),
+            json: self.json.clone(),
+            markdown: self.markdown.clone(),
+            html: self.html.clone(),
         }
-    }
-    let loaded = load(view, config)?;
-    let text = rho_history::report::render_text(
-        &loaded.analysis,
-        &loaded.commits,
-        &loaded.listing,
-        loaded.store.branch(),
-    );
-    let to_stderr = json
-        .as_ref()
-        .is_some_and(crate::export::JsonTarget::is_stdout);
-    let written = if to_stderr {
-        rho_text::Escaped(std::io::stderr().lock()).write_all(text.as_bytes())
-    } else {
-        rho_text::Escaped(std::io::stdout().lock()).write_all(text.as_bytes())
-    };
-    // A closed pipe (`rho bench history | head`) is not worth failing over.
-    drop(written);
-    if let Some(json) = &json {
-        json.write(&rho_history::document::Document::of(
-            &loaded.analysis,
-            &loaded.commits,
-            &loaded.listing,
-            loaded.store.branch(),
-            &view.branch,
-            env!("CARGO_PKG_VERSION"),
-        ))?;
-    }
-    if let Some(path) = &view.markdown {
-        let markdown =
-            rho_history::document::markdown(&loaded.analysis, &loaded.commits, &loaded.listing);
-        crate::export::write_text(path, "the Markdown history", &markdown)?;
-    }
-    if let Some(path) = &view.html {
-        let title = format!("rho bench history ({})", view.branch);
-        let page = rho_history::page::render(&title, &loaded.analysis, &loaded.commits);
-        crate::export::write_text(path, "the HTML history", &page)?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `history check`.
-fn check(view: &ViewArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
-    let loaded = load(view, config)?;
-    if !loaded.listing.problems.is_empty() {
-        for problem in &loaded.listing.problems {
-            eprintln!("rho: error: {}: {}", problem.path, problem.message);
-        }
-        bail!(
-            "{} unreadable record(s) on branch {}: the history cannot be judged",
-            loaded.listing.problems.len(),
-            loaded.store.branch()
-        );
-    }
-    if loaded.analysis.series.is_empty() {
-        bail!(
-            "no history to judge: branch {} has no figures for the commits of {}{}",
-            loaded.store.branch(),
-            view.branch,
-            if loaded.listing.tip.is_none() {
-                " (there is no such branch)"
-            } else {
-                ""
-            }
-        );
-    }
-    let limits = crate::baseline::Limits::of(config);
-    let lines = rho_history::report::newest_regressions(
-        &loaded.analysis,
-        &loaded.commits,
-        loaded.detection,
-        |bench, metric| limits.for_metric(bench, metric),
-    );
-    for line in &lines {
-        println!("{line}");
-    }
-    let regressions = lines.len();
-    if regressions > 0 {
-        println!("history check: {regressions} regression(s) at the newest commit: fails");
-        return Ok(ExitCode::from(1));
-    }
-    println!(
-        "history check: no regression starts at the newest figure of {} series",
-        loaded.analysis.series.len()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `history sync`.
-fn sync(args: &SyncArgs, config: Option<&rho_config::ModuleConfig>) -> anyhow::Result<ExitCode> {
-    let store = store(args.history_branch.as_deref(), config)?;
-    let synced = store.sync(&args.remote)?;
-    println!(
-        "history: branch {} is at {} here and on {} ({} attempt(s))",
-        store.branch(),
-        short(&synced.tip),
-        args.remote,
-        synced.attempts
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `history import`: a record per target and measure of every commit that changed the baseline file, those
-/// already on the branch (same commit, machine, target, measure and recording time) left out.
-fn import(
-    args: &ImportArgs,
-    config: Option<&rho_config::ModuleConfig>,
-) -> anyhow::Result<ExitCode> {
-    let store = store(args.history_branch.as_deref(), config)?;
-    let toplevel = store.toplevel()?;
-    let baseline = match (&args.baseline, config) {
-        (Some(path), _) => std::env::current_dir()?.join(path),
-        (None, Some(config)) => config.root.join(&config.baseline),
-        (None, None) => std::env::current_dir()?.join(rho_config::DEFAULT_BASELINE),
-    };
-    let relative = rho_history::import::path_in_repository(&toplevel, &baseline)?;
-    let machine = machine_name(args.machine.as_deref());
-    let imported = rho_history::import::import_baseline(
-        &store,
-        &toplevel,
-        &relative,
-        &machine,
-        env!("CARGO_PKG_VERSION"),
-    )?;
-    for id in &imported.unreadable {
-        eprintln!("rho: note: {relative} at {id} is not a readable baseline: left out");
-    }
-    let Some((tip, added)) = imported.added else {
-        println!(
-            "history: nothing to import from {relative} ({} commit(s) changed it, every record already on branch {})",
-            imported.commits,
-            store.branch()
-        );
-        return Ok(ExitCode::SUCCESS);
-    };
-    println!(
-        "history: imported {added} record(s) from {} commit(s) of {relative} to branch {} (now {})",
-        imported.commits,
-        store.branch(),
-        short(&tip)
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rho_stats::RunSummary;
-
-    const STREAM: &str = include_str!("../../rho-report/testdata/two_benchmarks.wire");
-
-    #[test]
-    fn a_run_of_several_targets_is_read_target_by_target() {
-        let summary = RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap();
-        let suite = crate::export::SuiteInfo {
-            sources: vec![PathBuf::from("a.c")],
-            compiler: vec!["cc".into()],
-            cflags: Vec::new(),
-            ldflags: Vec::new(),
-            iterations: None,
-            warmup: None,
-            scale: None,
-            timeout_seconds: 300.0,
-        };
-        let run = serde_json::to_value(crate::export::RunDocument::new(suite, &summary)).unwrap();
-        let mut other = run.clone();
-        other["target"]["name"] = "board".into();
-        let document = serde_json::json!({
-            "schema": "rho-bench-targets/1",
-            "rho_version": "0.1.0",
-            "runs": [run, other],
-            "comparison": {},
-        });
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("targets.json");
-        std::fs::write(&path, document.to_string()).unwrap();
-        let suites = saved_suites(&path).unwrap();
-        let targets: Vec<&str> = suites
-            .iter()
-            .map(|s| s.summary.target.name.as_str())
-            .collect();
-        assert_eq!(targets, [summary.target.name.as_str(), "board"]);
-        let origin = Origin {
-            commit: "a".repeat(40),
-            commit_time: "2026-12-04T10:00:00Z".to_string(),
-            subject: "s".to_string(),
-            dirty: false,
-            machine: "m".to_string(),
-            rho_version: "0.1.0".to_string(),
-        };
-        let records = records_of_run(&path, &origin).unwrap();
-        let record_targets: Vec<&str> = records.iter().map(|r| r.target.as_str()).collect();
-        assert_eq!(record_targets, [summary.target.name.as_str(), "board"]);
-        // A target's document that is not a run is refused naming the file and the target's place.
-        let broken = serde_json::json!({"schema": "rho-bench-targets/1", "runs": [{"suite": 1}]});
-        std::fs::write(&path, broken.to_string()).unwrap();
-        let error = saved_suites(&path).unwrap_err().to_string();
-        assert!(error.contains("targets.json (target 1)"), "{error}");
     }
 }

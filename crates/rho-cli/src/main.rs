@@ -14,9 +14,6 @@ macro_rules! eprintln {
     () => { ::std::eprintln!() };
     ($($arg:tt)*) => { ::std::eprint!("{}\n", ::rho_text::escape_text(&::std::format!($($arg)*))) };
 }
-macro_rules! eprint {
-    ($($arg:tt)*) => { ::std::eprint!("{}", ::rho_text::escape_text(&::std::format!($($arg)*))) };
-}
 macro_rules! println {
     () => { ::std::println!() };
     ($($arg:tt)*) => { ::std::print!("{}\n", ::rho_text::escape_text(&::std::format!($($arg)*))) };
@@ -25,7 +22,6 @@ macro_rules! println {
 mod baseline;
 mod bench;
 mod cli;
-mod export;
 mod gate;
 mod history;
 mod init;
@@ -37,8 +33,8 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-/// The run could not be done or decided.
-const EXIT_CANNOT_DECIDE: u8 = 2;
+/// The run could not be done or decided (the recipes' own status for it).
+const EXIT_CANNOT_DECIDE: u8 = rho_ops::EXIT_CANNOT_DECIDE;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();

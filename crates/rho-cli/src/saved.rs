@@ -1,17 +1,10 @@
-//! `rho bench show RUN.json` and `rho bench compare A.json B.json`: runs saved by `--json`, read back.
-//!
-//! A saved document is a `rho-bench-run/1` (one suite) or a `rho-bench-project/1` (every suite of a
-//! module.yml); both carry each suite's whole summary, so the text report, the Markdown and the HTML page are
-//! rendered from it exactly as they were from the run, and two of them compare through the baseline's one
-//! comparison (`rho_baseline::compare_sections`), with the limits `--diff` uses.
+//! `rho bench show RUN.json` and `rho bench compare A.json B.json`: their flags; the work is
+//! rho_ops::saved's (runs saved by `--json`, read back, rendered and compared).
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use clap::Args;
-use rho_stats::RunSummary;
 
 /// `rho bench show RUN.json`.
 #[derive(Debug, Args)]
@@ -61,137 +54,30 @@ pub struct CompareArgs {
     pub output: crate::term::OutputArgs,
 }
 
-pub use rho_baseline::export::{COMPARE_SCHEMA, CompareDocument};
-
-pub use rho_baseline::saved::SavedSuite;
-
-/// Reads a saved document's suites, in order (rho_baseline::saved::parse). Errors name the file, and for
-/// malformed JSON the line and column and what was expected, for a figure no run produces the suite,
-/// benchmark and field.
-pub fn read(path: &Path) -> anyhow::Result<Vec<SavedSuite>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(rho_baseline::saved::parse(
-        &text,
-        &path.display().to_string(),
-    )?)
-}
-
 /// `rho bench show`: the text report on stdout, or the Markdown and/or HTML written to their files.
 pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    let suites = read(&args.run)?;
-    if args.markdown.is_none() && args.html.is_none() {
-        let (mut out, style) = crate::export::report_output(None, &args.output);
-        let mut text = String::new();
-        for (index, suite) in suites.iter().enumerate() {
-            if index > 0 {
-                text.push('\n');
-            }
-            text.push_str(&rho_report::render_with(
-                &suite.summary,
-                &suite.what,
-                style.layout,
-            ));
-        }
-        // A closed stdout (`rho bench show x.json | head`) is not worth failing over.
-        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-        return Ok(ExitCode::SUCCESS);
-    }
-    let parts: Vec<(&str, &RunSummary)> = suites
-        .iter()
-        .map(|s| (s.what.as_str(), &s.summary))
-        .collect();
-    if let Some(path) = &args.markdown {
-        let markdown: String = parts
-            .iter()
-            .map(|(what, summary)| rho_report::markdown::render(summary, what))
-            .collect::<Vec<_>>()
-            .join("\n");
-        crate::export::write_text(path, "the Markdown report", &markdown)?;
-    }
-    if let Some(path) = &args.html {
-        let suites = parts
-            .iter()
-            .map(|&(what, summary)| rho_report::html::Suite {
-                what,
-                summary,
-                judgement: None,
-            })
-            .collect();
-        let title = format!("rho bench show {}", args.run.display());
-        crate::export::write_html(path, &title, suites, None)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    let options = rho_ops::saved::ShowOptions {
+        run: args.run.clone(),
+        markdown: args.markdown.clone(),
+        html: args.html.clone(),
+    };
+    Ok(ExitCode::from(rho_ops::saved::show_run(
+        &options,
+        &args.output,
+    )?))
 }
 
 /// `rho bench compare`: base against head with `--diff`'s rules; exit 1 on a regression beyond the limit.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let json = args
-        .json
-        .as_deref()
-        .map(crate::export::JsonTarget::prepare)
-        .transpose()?;
-    let base = read(&args.base)?;
-    let head = read(&args.head)?;
-    // The limits of the nearest module.yml, when there is one (as `--diff` judges), else the defaults.
-    let config = crate::baseline::nearest_config()?;
-    let limits = crate::baseline::Limits::of(config.as_ref());
-    let comparison = rho_baseline::export::compare_saved(
-        (&base, &args.base),
-        (&head, &args.head),
-        &limits,
-        env!("CARGO_PKG_VERSION"),
-    )?;
-    let base_name = args.base.display().to_string();
-    // The text: stdout, or stderr when `--json -` takes stdout.
-    let (mut out, style) = crate::export::report_output(json.as_ref(), &args.output);
-    let text = crate::baseline::comparison_text(&comparison, &base_name, style.layout);
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-    if let Some(json) = &json {
-        json.write(&CompareDocument {
-            schema: COMPARE_SCHEMA,
-            rho_version: env!("CARGO_PKG_VERSION"),
-            base_file: base_name.clone(),
-            head_file: args.head.display().to_string(),
-            comparison: rho_baseline::ComparisonRecord::of(&comparison, &base_name),
-        })?;
-    }
-    if let Some(path) = &args.markdown {
-        let markdown = rho_baseline::render_markdown(&comparison, &base_name);
-        crate::export::write_text(path, "the Markdown comparison", &markdown)?;
-    }
-    if let Some(path) = &args.html {
-        let page = rho_report::html::Page {
-            title: format!(
-                "rho bench compare {} {}",
-                args.base.display(),
-                args.head.display()
-            ),
-            suites: head
-                .iter()
-                .map(|s| rho_report::html::Suite {
-                    what: &s.what,
-                    summary: &s.summary,
-                    judgement: None,
-                })
-                .collect(),
-            diff: Some(rho_report::html::Diff {
-                comparison: &comparison,
-                base_name: &base_name,
-                base_runs: base.iter().map(|s| &s.summary).collect(),
-            }),
-            gate: None,
-        };
-        crate::export::write_text(path, "the HTML comparison", &page.render())?;
-    }
-    if comparison.failed() {
-        let counts = comparison.counts();
-        let _ = writeln!(
-            out,
-            "compare: {} metric(s) regressed and {} not measured: fails",
-            counts.regressed, counts.not_measured
-        );
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    let options = rho_ops::saved::CompareOptions {
+        base: args.base.clone(),
+        head: args.head.clone(),
+        markdown: args.markdown.clone(),
+        html: args.html.clone(),
+        json: args.json.clone(),
+    };
+    Ok(ExitCode::from(rho_ops::saved::compare(
+        &options,
+        &args.output,
+    )?))
 }

@@ -122,6 +122,28 @@ impl Style {
     }
 }
 
+/// The terminal as the commands' recipes (rho_ops) see it: the report on stdout, or on stderr when `--json -`
+/// takes stdout, laid out and coloured for that stream.
+impl rho_ops::Terminal for OutputArgs {
+    fn report(&self, to_stderr: bool) -> (Box<dyn Write>, rho_report::Layout) {
+        let (stream, writer): (_, Box<dyn Write>) = if to_stderr {
+            (Stream::Stderr, Box::new(std::io::stderr()))
+        } else {
+            (Stream::Stdout, Box::new(std::io::stdout().lock()))
+        };
+        let style = Style::new(self, stream);
+        (style.writer(writer), style.layout)
+    }
+
+    fn columns(&self, to_stderr: bool) -> usize {
+        width(if to_stderr {
+            Stream::Stderr
+        } else {
+            Stream::Stdout
+        })
+    }
+}
+
 /// A writer that paints each text written through it ([`rho_report::paint`]). Every write of the report is a
 /// whole piece of text (`write_all` of a table or a line), so no painted word is split between two writes.
 struct Painted(Box<dyn Write>);
@@ -195,7 +217,7 @@ pub mod progress {
     }
 
     /// The suite about to run: `what`, the `number`th of `suites`, run `repetitions` times.
-    pub fn suite(what: &str, number: usize, suites: usize, repetitions: u32) {
+    fn suite(what: &str, number: usize, suites: usize, repetitions: u32) {
         let mut guard = STATE
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -207,6 +229,10 @@ pub mod progress {
     pub struct Observer;
 
     impl rho_suite::observe::Observer for Observer {
+        fn suite_started(&self, what: &str, number: usize, suites: usize, repetitions: u32) {
+            suite(what, number, suites, repetitions);
+        }
+
         fn run_started(&self, what: &str) {
             run_started(what);
         }

@@ -222,6 +222,11 @@ impl ModuleGraph {
     }
 
     /// How many files the crate root has.
+    /// The crate's files, relative to its directory, in the order they were read.
+    pub fn files(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|source| source.file.as_path())
+    }
+
     pub fn file_count(&self) -> usize {
         self.files.len()
     }

@@ -1,6 +1,8 @@
 //! The module graph of each crate of the workspace, read from its sources, and the circles in it: files whose
 //! modules import each other, directly or round a circle. `tests/no_module_circles.rs` runs it over every
-//! crate so that a circle cannot come back (`cargo test -p rho-modgraph`).
+//! crate so that a circle cannot come back (`cargo test -p rho-modgraph`); `tests/function_lengths.rs` reads
+//! the same files for how long each function is ([`workspace_function_lengths`]), so that none grows past the
+//! project's limit of 150 lines unnoticed.
 //!
 //! It reads the sources as text (a small lexer, no compiler): `use` items, paths in code (`crate::`,
 //! `super::`, `self::`, a child module's name, a name the module imports), and `mod` declarations, leaving
@@ -10,6 +12,7 @@
 mod cycles;
 mod error;
 mod graph;
+mod lengths;
 mod lex;
 mod scan;
 
@@ -19,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use error::ModGraphError;
 pub use graph::{Circle, Evidence, ModuleGraph};
+pub use lengths::{FunctionLength, function_lengths};
 
 /// The circles of one crate root.
 #[derive(Debug)]
@@ -67,8 +71,8 @@ pub fn crate_roots(crate_dir: &Path) -> Result<Vec<PathBuf>, ModGraphError> {
     Ok(roots)
 }
 
-/// The circles of every crate root under `workspace/crates/*`, crate by crate in name order.
-pub fn workspace_circles(workspace: &Path) -> Result<Vec<RootCircles>, ModGraphError> {
+/// The crates under `workspace/crates/*` (each directory with a Cargo.toml), in name order.
+fn crate_dirs(workspace: &Path) -> Result<Vec<PathBuf>, ModGraphError> {
     let crates_dir = workspace.join("crates");
     let entries = fs::read_dir(&crates_dir).map_err(|source| ModGraphError::Read {
         file: crates_dir.clone(),
@@ -87,8 +91,13 @@ pub fn workspace_circles(workspace: &Path) -> Result<Vec<RootCircles>, ModGraphE
         }
     }
     crate_dirs.sort();
+    Ok(crate_dirs)
+}
+
+/// The circles of every crate root under `workspace/crates/*`, crate by crate in name order.
+pub fn workspace_circles(workspace: &Path) -> Result<Vec<RootCircles>, ModGraphError> {
     let mut found = Vec::new();
-    for crate_dir in crate_dirs {
+    for crate_dir in crate_dirs(workspace)? {
         for root in crate_roots(&crate_dir)? {
             let graph = ModuleGraph::load(&crate_dir, &root)?;
             let shown = crate_dir
@@ -101,6 +110,35 @@ pub fn workspace_circles(workspace: &Path) -> Result<Vec<RootCircles>, ModGraphE
                 circles: graph.circles(),
             });
         }
+    }
+    Ok(found)
+}
+
+/// Every function outside the tests of every file a crate root under `workspace/crates/*` builds (the files
+/// its `mod` declarations reach; `#[cfg(test)]` modules and their files left out), with the file it is in
+/// (relative to `workspace`). A file two roots share is read once.
+pub fn workspace_function_lengths(
+    workspace: &Path,
+) -> Result<Vec<(PathBuf, FunctionLength)>, ModGraphError> {
+    let mut files = std::collections::BTreeSet::new();
+    for crate_dir in crate_dirs(workspace)? {
+        for root in crate_roots(&crate_dir)? {
+            let graph = ModuleGraph::load(&crate_dir, &root)?;
+            files.extend(graph.files().map(|file| crate_dir.join(file)));
+        }
+    }
+    let mut found = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(&file).map_err(|source| ModGraphError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        let shown = file.strip_prefix(workspace).unwrap_or(&file).to_path_buf();
+        found.extend(
+            function_lengths(&text)
+                .into_iter()
+                .map(|length| (shown.clone(), length)),
+        );
     }
     Ok(found)
 }

@@ -7,6 +7,11 @@ use std::sync::OnceLock;
 
 /// Receives the engine's progress. Every method has a default, so an observer implements what it shows.
 pub trait Observer: Send + Sync {
+    /// The suite about to run: `what`, the `number`th of `suites`, to be run `repetitions` times (its runs
+    /// follow). A command's recipe says this; the engine itself only knows one run at a time.
+    fn suite_started(&self, what: &str, number: usize, suites: usize, repetitions: u32) {
+        let _ = (what, number, suites, repetitions);
+    }
     /// A run of a suite (`what`) started.
     fn run_started(&self, what: &str) {
         let _ = what;
@@ -42,6 +47,17 @@ pub(crate) fn observer() -> &'static dyn Observer {
         Some(observer) => observer.as_ref(),
         None => &Stderr,
     }
+}
+
+/// A line for the user (`text`, without its newline) through the installed observer: for the commands'
+/// recipes, which print their warnings and notes where the engine prints its own.
+pub fn say(text: &str) {
+    observer().line(text);
+}
+
+/// The suite about to run, told to the installed observer ([`Observer::suite_started`]).
+pub fn suite_started(what: &str, number: usize, suites: usize, repetitions: u32) {
+    observer().suite_started(what, number, suites, repetitions);
 }
 
 /// A warning line (`rho: warning: TEXT`).

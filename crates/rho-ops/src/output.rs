@@ -1,13 +1,41 @@
-//! `--json FILE`: the run as a versioned JSON document (`rho-bench-run/1`, described in docs/json-output.md),
-//! written atomically (or to stdout for `--json -`), its destination checked before the run.
+//! Where a command's outputs go: the human report (to a [`Terminal`] the binary provides), `--json` (a file
+//! written atomically, or stdout), `--html` (a page written atomically). Every destination is checked before
+//! anything runs: a run of minutes must not end in "cannot write".
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::Serialize;
 
-pub use rho_baseline::export::{RunDocument, SuiteInfo};
+pub use rho_baseline::export::{
+    RunDocument, SuiteInfo, check_destination, write_json_atomically, write_text,
+};
+
+/// The terminal, as the binary knows it: where the human report goes and how it is laid out there.
+pub trait Terminal {
+    /// The human report's writer and layout: stdout, or stderr when `to_stderr` (`--json -` takes stdout).
+    /// What is written through it is escaped (and painted when colour is on there).
+    fn report(&self, to_stderr: bool) -> (Box<dyn Write>, rho_report::Layout);
+
+    /// The columns stdout (or stderr when `to_stderr`) may use, as they are: a report's [`rho_report::Layout`]
+    /// never goes below its minimum, the gate's text takes them unchanged.
+    fn columns(&self, to_stderr: bool) -> usize;
+
+    /// A writer of plain lines (escaped, never painted): stdout, or stderr when `to_stderr`.
+    fn plain(&self, to_stderr: bool) -> Box<dyn Write> {
+        if to_stderr {
+            Box::new(rho_text::Escaped(std::io::stderr().lock()))
+        } else {
+            Box::new(rho_text::Escaped(std::io::stdout().lock()))
+        }
+    }
+}
+
+/// `text` written to `out` and flushed. A closed stdout (`rho bench | head`) is not worth failing over: the
+/// exit status still tells.
+pub(crate) fn show(out: &mut dyn Write, text: &str) {
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
 
 /// Where `--json` goes: `-` is standard output, anything else a file written atomically.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,9 +47,8 @@ pub enum JsonTarget {
 
 impl JsonTarget {
     /// Read `--json`'s argument and, for a file, check before anything runs that it can be written: its
-    /// directory exists and a file can be created in it, and it is not itself a directory. A run of minutes
-    /// must not end in "cannot write".
-    pub fn prepare(path: &Path) -> anyhow::Result<JsonTarget> {
+    /// directory exists and a file can be created in it, and it is not itself a directory.
+    pub fn prepare(path: &Path) -> crate::Result<JsonTarget> {
         if path.as_os_str() == "-" {
             return Ok(JsonTarget::Stdout);
         }
@@ -35,7 +62,7 @@ impl JsonTarget {
     }
 
     /// Write `value` as pretty JSON here.
-    pub fn write(&self, value: &impl Serialize) -> anyhow::Result<()> {
+    pub fn write(&self, value: &impl Serialize) -> crate::Result<()> {
         match self {
             JsonTarget::File(path) => Ok(write_json_atomically(path, value)?),
             JsonTarget::Stdout => {
@@ -45,13 +72,24 @@ impl JsonTarget {
                 stdout
                     .write_all(text.as_bytes())
                     .and_then(|()| stdout.flush())
-                    .context("cannot write the JSON document to stdout")
+                    .map_err(crate::Error::JsonToStdout)
             }
         }
     }
 }
 
-pub use rho_baseline::export::{check_destination, write_json_atomically, write_text};
+/// `--json`'s argument, prepared (see [`JsonTarget::prepare`]).
+pub fn prepare_json(path: Option<&Path>) -> crate::Result<Option<JsonTarget>> {
+    path.map(JsonTarget::prepare).transpose()
+}
+
+/// The human report's writer and layout on `terminal`: stdout, or stderr when `--json -` takes stdout.
+pub fn report_output(
+    terminal: &dyn Terminal,
+    json: Option<&JsonTarget>,
+) -> (Box<dyn Write>, rho_report::Layout) {
+    terminal.report(json.is_some_and(JsonTarget::is_stdout))
+}
 
 /// `--html FILE`: the page of `suites` (each with its budgets when judged) and of the comparison with the
 /// baseline when there was one, written atomically.
@@ -60,7 +98,7 @@ pub fn write_html(
     title: &str,
     suites: Vec<rho_report::html::Suite>,
     comparison: Option<(&rho_baseline::Comparison, &str)>,
-) -> anyhow::Result<()> {
+) -> crate::Result<()> {
     let page = rho_report::html::Page {
         title: title.to_string(),
         suites,
@@ -74,27 +112,15 @@ pub fn write_html(
     Ok(write_text(path, "the HTML report", &page.render())?)
 }
 
-/// `--json`'s argument, prepared (see [`JsonTarget::prepare`]).
-pub fn prepare_json(path: Option<&Path>) -> anyhow::Result<Option<JsonTarget>> {
-    path.map(JsonTarget::prepare).transpose()
+/// The nearest module.yml at or above the current directory, read; `None` when there is none (a broken one is
+/// an error: its settings were meant).
+pub fn nearest_config() -> crate::Result<Option<rho_config::ModuleConfig>> {
+    Ok(rho_config::nearest(&current_dir()?)?)
 }
 
-/// Where the human report goes: stdout, or stderr when `--json -` takes stdout; and how it is laid out and
-/// coloured there (the writer paints it when colour is on).
-pub fn report_output(
-    json: Option<&JsonTarget>,
-    output: &crate::term::OutputArgs,
-) -> (Box<dyn Write>, crate::term::Style) {
-    let (stream, writer): (_, Box<dyn Write>) = if json.is_some_and(JsonTarget::is_stdout) {
-        (crate::term::Stream::Stderr, Box::new(std::io::stderr()))
-    } else {
-        (
-            crate::term::Stream::Stdout,
-            Box::new(std::io::stdout().lock()),
-        )
-    };
-    let style = crate::term::Style::new(output, stream);
-    (style.writer(writer), style)
+/// The current directory.
+pub fn current_dir() -> crate::Result<PathBuf> {
+    std::env::current_dir().map_err(crate::Error::CurrentDir)
 }
 
 #[cfg(test)]

@@ -1,0 +1,282 @@
+//! `rho bench FILE.c...`: the suite of files built for a built-in target (the host by default), run,
+//! summarised, reported, compared with the baseline and exported; with several targets, side by side.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rho_baseline::export::TargetsDocument;
+use rho_baseline::plan::Request;
+use rho_suite::stream::HarnessSettings;
+
+use crate::Error;
+use crate::output::{RunDocument, SuiteInfo, Terminal, show};
+
+/// What a run of a suite of files was asked.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The suite's C and C++ files.
+    pub files: Vec<PathBuf>,
+    /// `--target`: a built-in target, `a,b,c` or `all` (default the host).
+    pub target: Option<String>,
+    pub repetitions: Option<u32>,
+    pub baseline: Request,
+    pub html: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub run: rho_suite::RunOptions,
+    /// `--list`: each benchmark's name, nothing judged, compared or recorded.
+    pub list: bool,
+    /// `--profile NAME`: benchmark NAME's functions printed after the report.
+    pub profile: Option<String>,
+}
+
+/// `--cflags` and `--ldflags`, split into words.
+pub fn flags(run: &rho_suite::RunOptions) -> crate::Result<rho_suite::cfiles::Flags> {
+    let split = |what: &str, text: &Option<String>| match text {
+        Some(text) => rho_suite::cfiles::split_flags(what, text),
+        None => Ok(Vec::new()),
+    };
+    Ok(rho_suite::cfiles::Flags {
+        cflags: split("--cflags", &run.cflags)?,
+        ldflags: split("--ldflags", &run.ldflags)?,
+    })
+}
+
+/// Build, run and report the suite; the exit status (1 when `--diff` found a regression past its limit).
+pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
+    // `--target a,b,c` (or `all`): the suite on each, side by side.
+    let targets = crate::module::target_list(options.target.as_deref())?;
+    // `--list` names the benchmarks; the first target's build says them.
+    if targets.len() > 1 && !options.list {
+        return several(options, terminal, &targets);
+    }
+    let flags = flags(&options.run)?;
+    let (what, settings) = suite_and_settings(options);
+    // Before building: an unwritable `--json` path stops here, not after the run.
+    let json = crate::output::prepare_json(options.json.as_deref())?;
+    if let Some(html) = &options.html {
+        crate::output::check_destination("--html", html)?;
+    }
+    // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
+    crate::baseline::refuse_filtered_baseline(options.run.filter.as_deref(), &options.baseline)?;
+    let cwd = crate::output::current_dir()?;
+    // FILE.c is built for the built-in target asked for (host by default), whose name its stream carries.
+    let known_target = targets[0].as_deref().unwrap_or("host");
+    let plan = crate::baseline::prepare(&options.baseline, &cwd, None, Some(known_target))?;
+    // Best of N (`--repetitions`): the runs are folded into each figure's best.
+    let repetitions = crate::baseline::repetitions(&options.baseline, options.repetitions, 1);
+    let inputs = inputs(options, (&what, &settings), &flags, repetitions, &cwd);
+    let rho_suite::FilesRun {
+        mut summary,
+        compiler,
+        cflags,
+        ldflags,
+        footprint,
+    } = measure_suite(targets[0].as_deref(), &inputs)?;
+    if options.list {
+        show(&mut terminal.plain(false), &crate::module::names(&summary));
+        return Ok(0);
+    }
+    crate::module::attach_or_warn(&mut summary, footprint, &what);
+    for warning in rho_report::warnings(&summary) {
+        crate::say(&format!("rho: warning: {warning}"));
+    }
+    if let Some(warning) =
+        rho_suite::stream::filter_warning(options.run.filter.as_deref(), &summary)
+    {
+        crate::say(&format!("rho: warning: {warning}"));
+    }
+    // The human report: stdout, or stderr when `--json -` takes stdout.
+    let (mut out, layout) = crate::output::report_output(terminal, json.as_ref());
+    show(&mut out, &rho_report::render_with(&summary, &what, layout));
+    if let Some(name) = &options.profile {
+        use rho_report::functions::{ProfileError, profile_table};
+        match profile_table(&summary, name) {
+            Ok(table) => show(&mut out, &table),
+            Err(hint @ ProfileError::NotCounted { .. }) => {
+                crate::say(&format!("rho: hint: {hint}"))
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+
+    let built_with = [
+        compiler.join(" "),
+        cflags.join(" "),
+        flags.ldflags.join(" "),
+    ]
+    .join(" ")
+    .trim_end()
+    .to_string();
+    let target = summary.target.name.clone();
+    let summaries = [(what, summary)];
+    let finished = crate::baseline::finish(
+        &plan,
+        None,
+        &target,
+        &summaries,
+        Some(built_with),
+        &mut out,
+        layout,
+    )?;
+    let (what, summary) = &summaries[0];
+    if let Some(json) = &json {
+        let suite = suite_info(options, compiler, cflags, ldflags);
+        let mut document = RunDocument::new(suite, summary);
+        document.comparison = finished.record.as_ref();
+        json.write(&document)?;
+    }
+    if let Some(html) = &options.html {
+        crate::output::write_html(
+            html,
+            &format!("rho bench {what}"),
+            vec![rho_report::html::Suite {
+                what,
+                summary,
+                judgement: None,
+            }],
+            finished.diff(),
+        )?;
+    }
+    // `--diff REF`: a regression past the limit exits 1, as `check --diff` does (budgets are check's alone).
+    Ok(crate::baseline::diff_code(&finished, &mut out))
+}
+
+/// The engine's inputs for the suite.
+fn inputs<'a>(
+    options: &'a Options,
+    (what, settings): (&'a str, &'a HarnessSettings),
+    flags: &'a rho_suite::cfiles::Flags,
+    repetitions: u32,
+    cwd: &'a std::path::Path,
+) -> rho_suite::FilesInputs<'a> {
+    rho_suite::FilesInputs {
+        files: &options.files,
+        measure: options.run.measure.unwrap_or_default(),
+        cache_sim: options.run.cache_sim,
+        functions: options
+            .run
+            .functions
+            .unwrap_or(rho_profile::net::DEFAULT_LIMIT),
+        what,
+        settings,
+        flags,
+        timeout: Duration::from_secs_f64(options.run.timeout_seconds),
+        repetitions,
+        cwd,
+    }
+}
+
+/// What `--json` says of the suite: its files, how it was built and the settings it ran with.
+fn suite_info(
+    options: &Options,
+    compiler: Vec<String>,
+    cflags: Vec<String>,
+    ldflags: Vec<String>,
+) -> SuiteInfo {
+    SuiteInfo {
+        sources: options.files.clone(),
+        compiler,
+        cflags,
+        ldflags,
+        iterations: options.run.iterations,
+        warmup: options.run.warmup,
+        scale: options.run.scale,
+        timeout_seconds: options.run.timeout_seconds,
+    }
+}
+
+/// What ran (the suite's files, space-separated) and the settings the harness reads from its environment.
+fn suite_and_settings(options: &Options) -> (String, HarnessSettings) {
+    let what = options
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let settings = HarnessSettings {
+        iterations: options.run.iterations,
+        warmup: options.run.warmup,
+        scale: options.run.scale,
+        filter: options.run.filter.clone(),
+    };
+    (what, settings)
+}
+
+/// The suite of files measured on `target` (the host for `None`) by the engine, its progress shown.
+fn measure_suite(
+    target: Option<&str>,
+    inputs: &rho_suite::FilesInputs<'_>,
+) -> crate::Result<rho_suite::FilesRun> {
+    rho_suite::observe::suite_started(inputs.what, 1, 1, inputs.repetitions);
+    Ok(rho_suite::measure_files(target, inputs)?)
+}
+
+/// `rho bench --target a,b,c FILE.c...`: the suite built and run on each target in turn (the first is the
+/// reference), then one table per benchmark side by side and the geometric means (rho_report::targets).
+fn several(
+    options: &Options,
+    terminal: &dyn Terminal,
+    targets: &[Option<String>],
+) -> crate::Result<u8> {
+    if crate::baseline::any(&options.baseline) {
+        return Err(Error::Refused(
+            "--write-baseline and --diff work on one target at a time (a baseline has a section per target): \
+             run them with a single --target"
+                .to_string(),
+        ));
+    }
+    if options.html.is_some() {
+        return Err(Error::Refused(
+            "--html writes one target's report: run it with a single --target".to_string(),
+        ));
+    }
+    let flags = flags(&options.run)?;
+    let (what, settings) = suite_and_settings(options);
+    let json = crate::output::prepare_json(options.json.as_deref())?;
+    if let Some(markdown) = &options.baseline.markdown {
+        crate::output::check_destination("--markdown", markdown)?;
+    }
+    let cwd = crate::output::current_dir()?;
+    let repetitions = options.repetitions.unwrap_or(1);
+    let inputs = inputs(options, (&what, &settings), &flags, repetitions, &cwd);
+    let mut measured = Vec::new();
+    for target in targets {
+        let name = target.as_deref().unwrap_or("host");
+        crate::say(&format!("rho: {what} on {name}"));
+        let rho_suite::FilesRun {
+            mut summary,
+            compiler,
+            cflags,
+            ldflags,
+            footprint,
+        } = measure_suite(target.as_deref(), &inputs)?;
+        crate::module::attach_or_warn(&mut summary, footprint, &format!("{what} on {name}"));
+        for warning in rho_report::warnings(&summary) {
+            crate::say(&format!("rho: warning: {name}: {warning}"));
+        }
+        let suite = suite_info(options, compiler, cflags, ldflags);
+        measured.push((name.to_string(), summary, suite));
+    }
+    let runs: Vec<(String, &rho_stats::RunSummary)> = measured
+        .iter()
+        .map(|(name, summary, _)| (name.clone(), summary))
+        .collect();
+    let comparison = rho_stats::targets::compare(&runs);
+    let (mut out, _) = crate::output::report_output(terminal, json.as_ref());
+    show(
+        &mut out,
+        &rho_report::targets::render_text(&comparison, &what),
+    );
+    if let Some(markdown) = &options.baseline.markdown {
+        let tables = rho_report::targets::render_markdown(&comparison, &what);
+        crate::output::write_text(markdown, "the Markdown tables", &tables)?;
+    }
+    if let Some(json) = &json {
+        let documents = measured
+            .iter()
+            .map(|(_, summary, suite)| RunDocument::new(suite.clone(), summary))
+            .collect();
+        json.write(&TargetsDocument::new(documents, &comparison))?;
+    }
+    Ok(0)
+}

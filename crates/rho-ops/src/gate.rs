@@ -1,0 +1,392 @@
+//! `rho bench gate --base REV|DIR --head REV|DIR`: base against head, alternately, on this machine.
+//!
+//! The work is rho-gate's; this is the recipe around it: settings from the module.yml here and the command
+//! line, each side's jobs from the engine (rho_suite::sides, the route `rho bench` takes), the table and the
+//! verdict on the report's stream, and as the last stdout line one JSON object. Exit 0 when nothing regressed,
+//! 1 when something did, 2 when the gate cannot decide. With `bisect`, "cannot decide" is 125 when head's code
+//! is to blame (`git bisect run` skips the commit) and 128 otherwise (a refused setting, a side named wrongly,
+//! a base that fails: `git bisect run` stops, since every commit would fail alike).
+
+use std::cell::RefCell;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rho_config::{ModuleConfig, TargetSpec};
+use rho_gate::config::{
+    bench_env_from_config, command_jobs, load_local_config, settings_from_config, side_target,
+};
+use rho_gate::overrides::{Overrides, SettingsSource};
+use rho_gate::report::{to_json, unmatched_budget_warnings};
+use rho_gate::{
+    GateError, GateOutcome, GateRequest, GateSettings, Job, Progress, Recipe, SideName, Verdict,
+    run_gate,
+};
+use rho_suite::cfiles::ScratchDir;
+use rho_suite::engine::HostBuild;
+
+use crate::Error;
+use crate::output::{JsonTarget, Terminal};
+
+/// Exit status for "cannot decide because of head's code" under `--bisect`: `git bisect run` skips the commit.
+const EXIT_BISECT_SKIP: u8 = 125;
+
+/// Exit status for "cannot decide, and not because of head's code" under `--bisect`: `git bisect run` stops
+/// on any status above 127 (git's own fatal errors exit 128), rather than skipping every commit in turn.
+const EXIT_BISECT_ABORT: u8 = 128;
+
+/// What the gate was asked: the sides, the target, the command line's settings over module.yml's.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub base: String,
+    pub head: String,
+    /// The bench.targets entry whose commands each side uses (default the first listed).
+    pub target: Option<String>,
+    pub runs: Option<u32>,
+    /// `METRIC=FRACTION` each.
+    pub budgets: Vec<String>,
+    pub timeout: Option<f64>,
+    pub iterations: Option<u64>,
+    pub warmup: Option<u64>,
+    pub scale: Option<f64>,
+    pub measure: Option<rho_config::Measure>,
+    pub bisect: bool,
+    pub html: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+}
+
+/// The exit status of an undecided gate: 2, or under `--bisect` 125 when head's code is to blame (skip the
+/// commit) and 128 otherwise (stop the bisect).
+fn undecided_exit(bisect: bool, head_to_blame: bool) -> u8 {
+    match (bisect, head_to_blame) {
+        (false, _) => Verdict::Undecided.exit_code(),
+        (true, true) => EXIT_BISECT_SKIP,
+        (true, false) => EXIT_BISECT_ABORT,
+    }
+}
+
+/// What the user is told about who is to blame for "cannot decide".
+fn blame_text(side: Option<SideName>, bisect: bool, head_to_blame: bool) -> String {
+    let who = match side {
+        Some(side) => format!("the {side} side failed"),
+        None => "the gate could not run".to_owned(),
+    };
+    match (bisect, head_to_blame) {
+        (false, _) => who,
+        (true, true) => format!("{who}; --bisect: exit {EXIT_BISECT_SKIP}, skip this commit"),
+        (true, false) => format!("{who}; --bisect: exit {EXIT_BISECT_ABORT}, stop the bisect"),
+    }
+}
+
+/// Run the gate; the exit status is the verdict. The gate's own errors are reported here (stderr, and an
+/// `undecided` JSON document), so they become an exit status; only an unwritable destination is an error.
+/// `progress` is told each step and dropped when the runs are over.
+pub fn run(
+    options: &Options,
+    terminal: &dyn Terminal,
+    progress: impl FnMut(&str),
+) -> crate::Result<u8> {
+    // Before the gate runs: an unwritable `--html` path stops here, not after minutes of runs.
+    if let Some(html) = &options.html {
+        crate::output::check_destination("--html", html)?;
+    }
+    let json = crate::output::prepare_json(options.json.as_deref())?;
+    match gate(options, progress) {
+        Ok((outcome, settings)) => {
+            print_outcome(&outcome, &settings, terminal, json.as_ref())?;
+            if let Some(html) = &options.html {
+                let page = rho_report::gate::outcome_page(&outcome);
+                crate::output::write_text(html, "the HTML report", &page)?;
+            }
+            Ok(match outcome.comparison.verdict {
+                Verdict::Undecided => {
+                    let side = outcome.comparison.undecided_side();
+                    let head_to_blame = side == Some(SideName::Head);
+                    crate::say(&format!(
+                        "rho: the gate cannot decide: {}",
+                        blame_text(side, options.bisect, head_to_blame)
+                    ));
+                    undecided_exit(options.bisect, head_to_blame)
+                }
+                verdict => verdict.exit_code(),
+            })
+        }
+        Err(error) => undecided(&error, options.bisect, json.as_ref()),
+    }
+}
+
+/// A gate that could not run: the error, who is to blame, the `undecided` document; the exit status.
+fn undecided(error: &Error, bisect: bool, json: Option<&JsonTarget>) -> crate::Result<u8> {
+    let (side, head_to_blame) = match error {
+        // Neither side's build or run failed, but under `git bisect run` this module.yml is the commit being
+        // tested.
+        Error::HereModule(_) => (None, true),
+        Error::Gate(gate_error) => (gate_error.side(), gate_error.is_head_failure()),
+        _ => (None, false),
+    };
+    let text = Error::full_text(error);
+    crate::say(&format!("rho: error: {text}"));
+    crate::say(&format!(
+        "rho: the gate cannot decide: {}",
+        blame_text(side, bisect, head_to_blame)
+    ));
+    let document = serde_json::json!({
+        "verdict": "undecided",
+        "error": text,
+        "side": side.map(SideName::label),
+        "metrics": {},
+    });
+    if let Some(json) = json {
+        write_document(json, &document)?;
+    }
+    Ok(undecided_exit(bisect, head_to_blame))
+}
+
+/// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--budget`, `--timeout`,
+/// `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
+/// where the settings came from, for the report.
+fn apply_overrides(
+    options: &Options,
+    config: Option<&ModuleConfig>,
+    settings: &mut GateSettings,
+    env: &mut rho_gate::BenchEnv,
+) -> crate::Result<SettingsSource> {
+    let overrides = Overrides {
+        runs: options.runs,
+        budgets: options.budgets.clone(),
+        timeout: options.timeout,
+        scale: options.scale,
+    };
+    overrides.apply(settings, env)?;
+    let measure = options
+        .measure
+        .or(config.map(|c| c.measure))
+        .unwrap_or_default();
+    if measure == rho_config::Measure::Both {
+        return Err(Error::Refused(
+            "the gate judges one measurement: --measure time or --measure instructions, not both"
+                .to_string(),
+        ));
+    }
+    if measure.counts() {
+        env.counter = Some(
+            rho_suite::count::Counter::find(false)?
+                .valgrind()
+                .to_path_buf(),
+        );
+        // module.yml's iterations are sized for timing; a count needs a few (as in `rho bench`).
+        env.iterations = Some(rho_suite::count::DEFAULT_ITERATIONS);
+        env.warmup = Some(rho_suite::count::DEFAULT_WARMUP);
+        env.per_benchmark.clear();
+    }
+    env.iterations = options.iterations.or(env.iterations);
+    env.warmup = options.warmup.or(env.warmup);
+    Ok(overrides.source(config.map(|c| c.file.clone())))
+}
+
+/// The gate's request: the settings of the module.yml here with the command line's over them, said on stderr.
+fn request(options: &Options) -> crate::Result<(GateRequest, SettingsSource)> {
+    let cwd = crate::output::current_dir()?;
+    let config = load_local_config(&cwd).map_err(Error::HereModule)?;
+    let (mut settings, mut env) = match &config {
+        Some(config) => (
+            settings_from_config(config).map_err(Error::HereModule)?,
+            bench_env_from_config(config),
+        ),
+        None => (GateSettings::default(), Default::default()),
+    };
+    let settings_source = apply_overrides(options, config.as_ref(), &mut settings, &mut env)?;
+    let timeout = settings.timeout().as_secs_f64();
+    crate::say(&if env.counter.is_some() {
+        format!(
+            "rho: gate: base {} against head {}, instructions counted under Callgrind: one run each (a count \
+             is exact, there is no best of N to take), timeout {timeout} s per build and run",
+            options.base, options.head
+        )
+    } else {
+        format!(
+            "rho: gate: base {} against head {}, {} alternating runs each, timeout {timeout} s per build and run",
+            options.base,
+            options.head,
+            settings.runs()
+        )
+    });
+    let request = GateRequest {
+        base: options.base.clone(),
+        head: options.head.clone(),
+        cwd,
+        settings,
+        env,
+        bench_header: rho_suite::cfiles::BENCH_HEADER.to_owned(),
+    };
+    Ok((request, settings_source))
+}
+
+fn gate(
+    options: &Options,
+    mut progress: impl FnMut(&str),
+) -> crate::Result<(GateOutcome, SettingsSource)> {
+    let (request, settings_source) = request(options)?;
+    // Suites rho builds itself (the built-in `host` target), kept until the gate is over; and where the
+    // built-in board ports are written.
+    let built: RefCell<Vec<HostBuild>> = RefCell::new(Vec::new());
+    let ports = ScratchDir::new("rho-gate-ports-").map_err(Error::TempDir)?;
+    let sides = Sides {
+        target: options.target.as_deref(),
+        timeout: request.settings.timeout(),
+        built: &built,
+        ports: ports.path(),
+    };
+    let load_recipe = |side: SideName, root: &Path| sides.recipe(side, root);
+    let outcome = run_gate(&request, &load_recipe, &mut |step: &Progress| {
+        progress(&step.to_string());
+    })?;
+    // The progress line goes before the warnings are printed.
+    drop(progress);
+    for warning in unmatched_budget_warnings(&outcome.comparison, request.settings.budgets()) {
+        crate::say(&format!("rho: {warning}"));
+    }
+    drop(built);
+    Ok((outcome, settings_source))
+}
+
+/// How each side's recipe is made: the target, the timeout, and where the engine's builds and the board ports
+/// are kept until the gate is over.
+struct Sides<'a> {
+    target: Option<&'a str>,
+    timeout: Duration,
+    built: &'a RefCell<Vec<HostBuild>>,
+    ports: &'a Path,
+}
+
+impl Sides<'_> {
+    /// `side`'s recipe, from the module.yml at `root`: its jobs by the target's commands, or built by the
+    /// engine for the built-in `host` target, or by a built-in board's port commands.
+    fn recipe(&self, side: SideName, root: &Path) -> Result<Recipe, GateError> {
+        let (config, spec) = side_target(side, root, self.target)?;
+        let suite_error = |error: rho_suite::SuiteError| GateError::Recipe {
+            side,
+            message: error.full_text(),
+        };
+        let mut jobs = match &spec {
+            TargetSpec::Commands {
+                name, build, run, ..
+            } => command_jobs(&config, name, build, run),
+            TargetSpec::Builtin { name, .. } if name == "host" => {
+                self.host_jobs(side, &config, &spec).map_err(suite_error)?
+            }
+            TargetSpec::Builtin { name, .. } => {
+                match rho_suite::ports::builtin_commands(name, self.ports).map_err(suite_error)? {
+                    Some((build, run)) => command_jobs(&config, name, &build, &run),
+                    None => {
+                        return Err(GateError::BuiltinTarget {
+                            side,
+                            target: name.clone(),
+                            path: config.file.clone(),
+                        });
+                    }
+                }
+            }
+        };
+        if !matches!(&spec, TargetSpec::Builtin { name, .. } if name == "host") {
+            // A C-file suite's own flags reach the target's build command (rho_suite::sides); one job per
+            // suite, in order.
+            let environments = rho_suite::sides::flag_environments(&config, &spec, self.timeout)
+                .map_err(suite_error)?;
+            for (job, environment) in jobs.iter_mut().zip(environments) {
+                job.env.extend(environment.into_iter().flatten());
+            }
+        }
+        Ok(Recipe {
+            target: spec.name().to_owned(),
+            file: config.file.clone(),
+            jobs,
+        })
+    }
+
+    /// The jobs of the built-in `host` target as the engine builds them (rho_suite::sides::host_side), its
+    /// steps and warnings shown as the gate's.
+    fn host_jobs(
+        &self,
+        side: SideName,
+        config: &ModuleConfig,
+        spec: &TargetSpec,
+    ) -> Result<Vec<Job>, rho_suite::SuiteError> {
+        let mut note = |text: &str| crate::say(&format!("rho: gate: {side}: {text}"));
+        let mut built = self.built.borrow_mut();
+        let jobs = rho_suite::sides::host_side(config, spec, self.timeout, &mut built, &mut note)?;
+        Ok(jobs
+            .into_iter()
+            .map(|job| Job {
+                what: job.what,
+                build: None,
+                run: job.run,
+                env: job.env,
+                static_metrics: job.static_metrics,
+            })
+            .collect())
+    }
+}
+
+/// `--json`: the verdict document to a file, or to stdout as one line (a script may read it whole or take the
+/// last line, as before).
+fn write_document(json: &JsonTarget, document: &serde_json::Value) -> crate::Result<()> {
+    match json {
+        JsonTarget::Stdout => {
+            // Through the sanitiser: serde leaves no C0 control raw, and a DEL or C1 one (a command or a path
+            // from module.yml) is escaped JSON's own way (`\u009b`), so it stays the same JSON.
+            let mut stdout = rho_text::Escaped(std::io::stdout().lock());
+            // A closed stdout is not worth a panic; the exit status still tells.
+            let line = format!("{document}\n");
+            let _ = stdout
+                .write_all(line.as_bytes())
+                .and_then(|()| stdout.flush());
+            Ok(())
+        }
+        file => file.write(document),
+    }
+}
+
+/// The table and the verdict on the report's stream (stderr when `--json -` takes stdout), then the document.
+fn print_outcome(
+    outcome: &GateOutcome,
+    settings: &SettingsSource,
+    terminal: &dyn Terminal,
+    json: Option<&JsonTarget>,
+) -> crate::Result<()> {
+    let (mut out, _) = crate::output::report_output(terminal, json);
+    let columns = terminal.columns(json.is_some_and(JsonTarget::is_stdout));
+    let text = rho_report::gate::outcome_text(outcome, &settings.describe(), columns);
+    crate::output::show(&mut out, &text);
+    let Some(json) = json else {
+        return Ok(());
+    };
+    let runs = u32::try_from(outcome.base_runs.len()).unwrap_or(u32::MAX);
+    let mut document = to_json(&outcome.comparison, runs);
+    document["functions"] = rho_gate::functions::to_json(&rho_gate::functions::regressed(outcome));
+    document["settings_file"] =
+        serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));
+    write_document(json, &document)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_undecided_gate_exits_2_or_under_bisect_skips_for_head_and_stops_otherwise() {
+        assert_eq!(undecided_exit(false, true), 2);
+        assert_eq!(undecided_exit(false, false), 2);
+        assert_eq!(undecided_exit(true, true), EXIT_BISECT_SKIP);
+        assert_eq!(undecided_exit(true, false), EXIT_BISECT_ABORT);
+        assert_eq!(
+            blame_text(Some(SideName::Head), true, true),
+            "the head side failed; --bisect: exit 125, skip this commit"
+        );
+        assert_eq!(
+            blame_text(None, true, false),
+            "the gate could not run; --bisect: exit 128, stop the bisect"
+        );
+        assert_eq!(blame_text(None, false, false), "the gate could not run");
+    }
+}
