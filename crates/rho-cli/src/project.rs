@@ -36,6 +36,13 @@ pub fn bench_project(
     output: &crate::term::OutputArgs,
     mode: Mode,
 ) -> anyhow::Result<ExitCode> {
+    if let Some(name) = &run.profile {
+        anyhow::bail!(
+            "--profile {name} prints one benchmark of a suite of files (rho bench FILE.c --measure instructions \
+             --profile {name}); in module.yml mode each benchmark's functions are in --json \
+             (instructions.functions)"
+        );
+    }
     let options = rho_ops::module::Options {
         target: project.target.clone(),
         repetitions: project.repetitions,

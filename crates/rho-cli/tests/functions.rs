@@ -167,6 +167,21 @@ fn profile_in_time_mode_is_a_hint_and_an_unknown_name_an_error() {
         LIMIT,
     );
     unknown.assert_exit(2);
+    // In module.yml mode there are several suites: refused before anything runs, saying where the figures are.
+    std::fs::write(
+        dir.path().join("module.yml"),
+        "bench:\n  suites:\n    - a.c\n",
+    )
+    .unwrap();
+    let module = common::rho_at(dir.path(), &["bench", "--profile", "bench_crc_64"], LIMIT);
+    module.assert_exit(2);
+    assert!(
+        module
+            .stderr
+            .contains("in module.yml mode each benchmark's functions are in --json"),
+        "{}",
+        module.describe()
+    );
     assert!(
         unknown
             .stderr
