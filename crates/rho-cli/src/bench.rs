@@ -9,6 +9,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(message) = crate::init::did_you_mean(&args.files) {
         anyhow::bail!("{message}");
     }
+    if let Some(shard) = args.project.shard {
+        anyhow::bail!(
+            "--shard {shard}: shares are of a module.yml run (`rho bench` without FILE arguments)"
+        );
+    }
     // `--list`: each benchmark run once, to learn its name; nothing judged, compared or recorded.
     let (project, run) = if args.list {
         crate::project::listing_args(&args.project, &args.run)

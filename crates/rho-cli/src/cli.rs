@@ -82,6 +82,9 @@ pub enum BenchAction {
     /// `history check`, `history import`), and with no action the series per benchmark and metric with their
     /// change points (docs/history.md).
     History(crate::history::HistoryArgs),
+    /// Merge the `--json` documents of `--shard K/N` runs (every share of one run, each once) into the run
+    /// one machine would have made: the same report, document, comparison and exit status (docs/ci.md).
+    Merge(MergeArgs),
     /// Start a project here (a git repository or not): write a commented module.yml and a first suite,
     /// bench/first_bench.c, that builds and runs, then print the next three commands. Never overwrites a
     /// file: when either exists, nothing is written.
@@ -106,6 +109,29 @@ pub struct CheckArgs {
     pub json: Option<PathBuf>,
 }
 
+/// `rho bench merge SHARD.json...`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shares' documents (`rho bench --shard K/N --json FILE`), in any order.
+    #[arg(value_name = "SHARD.json", required = true)]
+    pub shares: Vec<PathBuf>,
+
+    /// Write the merged run as JSON (`rho-bench-project/1`); `-` writes it to stdout, the report to stderr.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// With shares run with --diff: write the comparison as Markdown, for a pull-request comment.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write the merged report as one self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: crate::term::OutputArgs,
+}
+
 /// module.yml mode: which target, how many runs.
 #[derive(Debug, Clone, Args)]
 pub struct ProjectArgs {
@@ -125,6 +151,12 @@ pub struct ProjectArgs {
 
     #[command(flatten)]
     pub baseline: crate::baseline::BaselineArgs,
+
+    /// Run share K of N (also `RHO_SHARD=K/N`): every job of a CI matrix lists the benchmarks, splits them
+    /// into N shares by their cost in the committed baseline (by name without one) the same way, and runs
+    /// its own; `--json` records the share for `rho bench merge` (docs/ci.md). module.yml mode only.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<rho_shard::Shard>,
 
     /// Also write the report as one self-contained HTML page (inline SVG and CSS, no script, nothing
     /// fetched): per benchmark a histogram of its samples with the median and p99 marked, its stack and heap

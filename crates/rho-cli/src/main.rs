@@ -66,6 +66,7 @@ fn main() -> ExitCode {
             ),
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
             Some(cli::BenchAction::Show(show)) => saved::show(show),
+            Some(cli::BenchAction::Merge(merge)) => project::merge(merge),
             Some(cli::BenchAction::Compare(compare)) => saved::compare(compare),
             Some(cli::BenchAction::History(history)) => history::run(history),
             Some(cli::BenchAction::Init) => std::env::current_dir()

@@ -15,6 +15,7 @@ pub fn listing_args(project: &ProjectArgs, run: &RunArgs) -> (ProjectArgs, RunAr
         target: project.target.clone(),
         repetitions: Some(1),
         baseline: crate::baseline::BaselineArgs::default(),
+        shard: None,
         html: None,
     };
     let run = RunArgs {
@@ -51,6 +52,23 @@ pub fn bench_project(
         json: json.map(Path::to_path_buf),
         run: run.options(),
         mode,
+        shard: match mode {
+            Mode::List => None,
+            _ => {
+                rho_shard::spec::resolve(project.shard, std::env::var("RHO_SHARD").ok().as_deref())?
+            }
+        },
     };
     Ok(ExitCode::from(rho_ops::module::run(&options, output)?))
+}
+
+/// `rho bench merge SHARD.json...`: the shares merged into the run one machine would have made.
+pub fn merge(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
+    let options = rho_ops::merge::Options {
+        shares: args.shares.clone(),
+        json: args.json.clone(),
+        markdown: args.markdown.clone(),
+        html: args.html.clone(),
+    };
+    Ok(ExitCode::from(rho_ops::merge::run(&options, &args.output)?))
 }

@@ -21,6 +21,8 @@ pub enum Error {
     /// `--profile NAME` naming no benchmark, or asked of a run that kept no functions.
     #[error(transparent)]
     Profile(#[from] rho_report::functions::ProfileError),
+    #[error(transparent)]
+    Shard(#[from] rho_shard::Error),
     /// The gate's settings from the module.yml of the directory it runs in could not be read or are refused.
     /// Under `git bisect run` that is the commit being tested: its own fault, like a head that does not build.
     #[error(transparent)]

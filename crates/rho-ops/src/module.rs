@@ -45,6 +45,8 @@ pub struct Options {
     pub json: Option<PathBuf>,
     pub run: rho_suite::RunOptions,
     pub mode: Mode,
+    /// `--shard K/N` (or `RHO_SHARD`): run only this share of the benchmarks (rho_shard, docs/ci.md).
+    pub shard: Option<rho_shard::Shard>,
 }
 
 /// `--list`'s text: the benchmarks' names, one a line, in the order they ran.
@@ -89,7 +91,12 @@ pub fn target_list(target: Option<&str>) -> crate::Result<Vec<Option<String>>> {
 /// Run the module's suites and report (and, for [`Mode::Check`], enforce) their budgets; the exit status.
 pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     match options.target.as_deref() {
-        Some(list) if list == "all" || list.contains(',') => run_targets(options, terminal, list),
+        Some(list) if list == "all" || list.contains(',') => match options.shard {
+            Some(shard) => Err(Error::Refused(format!(
+                "--shard {shard}: shares are of one target's run; run each target's shares apart"
+            ))),
+            None => run_targets(options, terminal, list),
+        },
         _ => run_target(options, terminal, None),
     }
 }
@@ -227,7 +234,24 @@ fn run_target(
     )?;
     let repetitions =
         crate::baseline::repetitions(&options.baseline, options.repetitions, config.repetitions);
-    let engine = rho_suite::Engine::new(&config, &target, &options.run, repetitions)?;
+    let mut engine = rho_suite::Engine::new(&config, &target, &options.run, repetitions)?;
+    // With `--shard K/N`: this job's share, planned before any suite runs; the comparison is the merge's.
+    let (share, plan) = match options.shard {
+        Some(shard) => {
+            let command = if options.mode == Mode::Check {
+                "check"
+            } else {
+                "bench"
+            };
+            let request =
+                rho_shard::share::Request::new(command, &options.baseline.diff, &options.run);
+            let (share, plan) =
+                rho_shard::share::plan_run(&config, &target, shard, &request, repetitions, plan)?;
+            crate::say(&format!("rho: {}", share.describe()));
+            (Some(share), plan)
+        }
+        None => (None, plan),
+    };
     let to_stderr = collect.as_ref().is_some_and(|c| c.report_to_stderr)
         || json.as_ref().is_some_and(JsonTarget::is_stdout);
     let (mut out, layout) = terminal.report(to_stderr);
@@ -237,14 +261,22 @@ fn run_target(
         records: json.is_some() || collect.is_some(),
     };
     let mut suites = Suites::default();
-    let run = RunOf {
-        options,
-        config: &config,
-        target: &target,
-        engine: &engine,
-        repetitions,
-    };
     for index in 0..engine.jobs.len() {
+        // A share runs only its own benchmarks; a suite with none of them is not built.
+        if let Some(share) = &share {
+            match share.filter_for(&engine.jobs[index].what) {
+                Some(filter) => engine.set_filter(Some(filter)),
+                None => continue,
+            }
+        }
+        let run = RunOf {
+            options,
+            config: &config,
+            target: &target,
+            engine: &engine,
+            repetitions,
+            share: share.as_ref(),
+        };
         run.suite(
             index,
             &mut suites,
@@ -292,6 +324,11 @@ fn run_target(
             suites: std::mem::take(&mut suites.records),
             failed: &suites.failed,
             comparison: finished.record.as_ref(),
+            shard: share
+                .as_ref()
+                .map(|s| serde_json::to_value(&s.record))
+                .transpose()
+                .map_err(Error::Json)?,
         };
         deliver(&document, json.as_ref(), collect)?;
     }
@@ -300,6 +337,7 @@ fn run_target(
     // purpose.
     let unmatched = if suites.failed.is_empty()
         && options.run.filter.is_none()
+        && share.is_none()
         && !suites.skipped
         && options.mode != Mode::List
     {
@@ -332,6 +370,8 @@ struct RunOf<'a> {
     target: &'a TargetSpec,
     engine: &'a rho_suite::Engine<'a>,
     repetitions: u32,
+    /// With `--shard K/N`: the share, whose benchmarks alone are kept.
+    share: Option<&'a rho_shard::share::Share>,
 }
 
 impl RunOf<'_> {
@@ -358,7 +398,12 @@ impl RunOf<'_> {
         // One suite that cannot be built or run does not stop the others: its error is printed now, the
         // suites that finished are reported, and the run ends with exit 2 (cannot decide).
         let summary = match run_one(engine, index, self.repetitions) {
-            Ok(summary) => summary,
+            Ok(mut summary) => {
+                if let Some(share) = self.share {
+                    share.trim(&job.what, &mut summary);
+                }
+                summary
+            }
             Err(failure) => {
                 suites.failed.push(failure);
                 return;
@@ -420,18 +465,18 @@ impl RunOf<'_> {
 }
 
 /// How one target's run ends: its closing lines and its exit status.
-struct Ending<'a> {
-    mode: Mode,
+pub(crate) struct Ending<'a> {
+    pub(crate) mode: Mode,
     /// Budgets that name no benchmark.
-    unmatched: &'a [String],
-    failed: &'a [FailedSuite],
+    pub(crate) unmatched: &'a [String],
+    pub(crate) failed: &'a [FailedSuite],
     /// The suites there were.
-    total: usize,
-    width: usize,
+    pub(crate) total: usize,
+    pub(crate) width: usize,
 }
 
 impl Ending<'_> {
-    fn close(
+    pub(crate) fn close(
         &self,
         judgements: &[(String, Judgement)],
         finished: &crate::baseline::Finished,

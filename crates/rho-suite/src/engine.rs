@@ -173,6 +173,18 @@ impl<'a> Engine<'a> {
         Ok(SuiteRun { summary, footprint })
     }
 
+    /// Runs the suites from now on with `filter` as RHO_BENCH_FILTER (`None`: every benchmark) in place of
+    /// `--filter`: a share of a sharded run (`--shard K/N`) runs each suite filtered to its own benchmarks.
+    pub fn set_filter(&mut self, filter: Option<String>) {
+        self.environment
+            .retain(|(key, _)| key != "RHO_BENCH_FILTER");
+        if let Some(filter) = &filter {
+            self.environment
+                .push(("RHO_BENCH_FILTER".to_string(), filter.clone()));
+        }
+        self.settings.filter = filter;
+    }
+
     /// How the suites were built, for the baseline's context (docs/baseline.md): see [`built_with`].
     pub fn built_with(&self) -> Option<String> {
         built_with(&self.jobs, self.target, &self.flags)

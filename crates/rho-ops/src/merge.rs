@@ -1,0 +1,181 @@
+//! `rho bench merge SHARD.json...`: the shares of a `--shard K/N` run read back and put together
+//! (rho_shard::merge), then judged, compared and closed as [`crate::module`] closes a run on one machine (the
+//! same budgets, `--diff` comparison over the whole run, report, document and exit status).
+
+use std::path::PathBuf;
+
+use rho_config::ModuleConfig;
+use rho_report::documents::{FailedSuite, PROJECT_SCHEMA, ProjectDocument, SuiteRecord};
+use rho_shard::merge::Shares;
+
+use crate::Error;
+use crate::module::{Ending, Mode};
+use crate::output::{Terminal, show};
+
+/// What `rho bench merge` was asked.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The shares' documents, in any order.
+    pub shares: Vec<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+}
+
+/// Reads the shares, merges and judges them with the nearest module.yml, shows the report and writes the
+/// documents; the exit status (0, 1, 2) of the command the shares ran.
+pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
+    let json = crate::output::prepare_json(options.json.as_deref())?;
+    if let Some(html) = &options.html {
+        crate::output::check_destination("--html", html)?;
+    }
+    let mut files = Vec::new();
+    for path in &options.shares {
+        files.push((path.display().to_string(), crate::saved::read_text(path)?));
+    }
+    let shares = rho_shard::merge::merge(&files)?;
+    let config = rho_config::load_nearest(&crate::output::current_dir()?)?;
+    let target = config.target(Some(&shares.target))?;
+    let jobs = rho_suite::engine::jobs(&config, &target)?;
+    let plan = compare_plan(&shares, &config, options)?;
+    let mode = match shares.record.command.as_str() {
+        "check" => Mode::Check,
+        _ => Mode::Report,
+    };
+    let measure = rho_config::Measure::parse(&shares.record.measure).unwrap_or(config.measure);
+    let (mut out, layout) = crate::output::report_output(terminal, json.as_ref());
+    let mut judgements = Vec::new();
+    let mut records = Vec::new();
+    for (index, (what, summary)) in shares.suites.iter().enumerate() {
+        // A command suite runs on the host whatever the target, and its budgets are the host's.
+        let command = jobs
+            .iter()
+            .any(|j| j.what == *what && j.command().is_some());
+        let budget_target = if command {
+            summary.target.name.as_str()
+        } else {
+            target.name()
+        };
+        let judgement =
+            rho_judge::budget::judge_suite(&config, budget_target, summary, measure, shares.scale);
+        let mut text = rho_report::verdicts::suite_report(summary, what, &judgement, layout);
+        if index + 1 < shares.suites.len() {
+            text.push('\n');
+        }
+        show(&mut out, &text);
+        records.push(SuiteRecord {
+            suite: what.clone(),
+            budgets: rho_report::verdicts::BudgetsRecord::of(&judgement),
+            families: rho_stats::families(summary),
+            summary: summary.clone(),
+        });
+        judgements.push((what.clone(), judgement));
+    }
+    let finished = crate::baseline::finish(
+        &plan,
+        Some(&config),
+        target.name(),
+        &shares.suites,
+        None,
+        &mut out,
+        layout,
+    )?;
+    if let Some(path) = &options.html {
+        let pages = judgements
+            .iter()
+            .zip(&shares.suites)
+            .map(
+                |((what, judgement), (_, summary))| rho_report::html::Suite {
+                    what,
+                    summary,
+                    judgement: Some(judgement),
+                },
+            )
+            .collect();
+        let title = format!("rho bench merge: {}", config.file.display());
+        crate::output::write_html(path, &title, pages, finished.diff())?;
+    }
+    let failed: Vec<FailedSuite> = shares
+        .failed
+        .iter()
+        .map(|(suite, error)| FailedSuite {
+            suite: suite.clone(),
+            error: error.clone(),
+        })
+        .collect();
+    if let Some(json) = &json {
+        json.write(&ProjectDocument {
+            schema: PROJECT_SCHEMA,
+            rho_version: crate::VERSION,
+            module: shares.module.clone(),
+            target: shares.target.clone(),
+            scale: shares.scale,
+            repetitions: shares.repetitions,
+            suites: records,
+            failed: &failed,
+            comparison: finished.record.as_ref(),
+            shard: None,
+        })?;
+    }
+    let unmatched = unmatched(&shares, &config, &jobs, &failed, &judgements);
+    let ending = Ending {
+        mode,
+        unmatched: &unmatched,
+        failed: &failed,
+        total: jobs.len(),
+        width: layout.width,
+    };
+    Ok(ending.close(&judgements, &finished, &mut out))
+}
+
+/// The baseline's plan for the shares' `--diff REF` (and `--markdown`), read here at the commit the shares
+/// compared with: a ref that has moved since is refused.
+fn compare_plan(
+    shares: &Shares,
+    config: &ModuleConfig,
+    options: &Options,
+) -> crate::Result<rho_baseline::plan::Plan> {
+    if options.markdown.is_some() && shares.record.diff.is_none() {
+        return Err(Error::Refused(
+            "--markdown writes the comparison with the baseline, and the shares ran without --diff REF"
+                .to_string(),
+        ));
+    }
+    let request = rho_baseline::plan::Request {
+        write: false,
+        diff: shares.record.diff.clone(),
+        markdown: options.markdown.clone(),
+    };
+    let plan = crate::baseline::prepare(&request, &config.root, Some(config), None)?;
+    if let (Some((_, source)), Some(then)) = (&plan.base, &shares.record.diff_commit)
+        && source.commit != *then
+    {
+        return Err(rho_shard::Error::RefMoved {
+            git_ref: source.git_ref.clone(),
+            then: then.clone(),
+            now: source.commit.clone(),
+        }
+        .into());
+    }
+    Ok(plan)
+}
+
+/// Budgets that name no benchmark, as a run on one machine finds them: only when every suite ran, unfiltered,
+/// and none was left out (a target's own commands are not counted under instructions alone).
+fn unmatched(
+    shares: &Shares,
+    config: &ModuleConfig,
+    jobs: &[rho_suite::engine::Job],
+    failed: &[FailedSuite],
+    judgements: &[(String, rho_judge::budget::Judgement)],
+) -> Vec<String> {
+    let skipped = shares.record.measure == "instructions"
+        && jobs
+            .iter()
+            .any(|j| matches!(j.kind, rho_suite::engine::JobKind::TargetOnly));
+    if failed.is_empty() && shares.record.filter.is_none() && !skipped {
+        rho_report::verdicts::unmatched_budgets(config, &shares.target, judgements)
+    } else {
+        Vec::new()
+    }
+}

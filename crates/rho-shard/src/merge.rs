@@ -1,0 +1,266 @@
+//! Reading the shares' documents and putting their suites back together: every share of one run (same
+//! partition, commit, target and command), each once, none missing; each suite's benchmarks in run order,
+//! from the share that ran each.
+
+use std::path::PathBuf;
+
+use rho_stats::RunSummary;
+use serde::Deserialize;
+
+use crate::error::Error;
+use crate::record::ShardRecord;
+
+/// The shares' run put back together, before it is judged.
+#[derive(Debug)]
+pub struct Shares {
+    /// The first share's record (the partition, commit, command and `--diff` every share has).
+    pub record: ShardRecord,
+    /// The module.yml the shares read, as their documents name it.
+    pub module: PathBuf,
+    pub target: String,
+    pub scale: f64,
+    pub repetitions: u32,
+    /// Each suite that ran, in run order, with its benchmarks in run order.
+    pub suites: Vec<(String, RunSummary)>,
+    /// The suites a share could not build or run, `(suite, error)`, in run order, each once.
+    pub failed: Vec<(String, String)>,
+}
+
+/// The top level of a share's document.
+#[derive(Deserialize)]
+struct ShareDocument {
+    schema: String,
+    rho_version: String,
+    module: PathBuf,
+    target: String,
+    scale: f64,
+    repetitions: u32,
+    shard: Option<ShardRecord>,
+    /// Read again as summaries by `rho_baseline::saved::parse`; here only counted.
+    #[serde(default)]
+    suites: Vec<serde_json::Value>,
+    #[serde(default)]
+    failed: Vec<FailedEntry>,
+}
+
+#[derive(Deserialize)]
+struct FailedEntry {
+    suite: String,
+    error: String,
+}
+
+/// One share read: its file's name, its top level and its suites.
+struct Read {
+    file: String,
+    document: ShareDocument,
+    record: ShardRecord,
+    suites: Vec<(String, RunSummary)>,
+}
+
+/// Reads the shares (`(file name, text)`, in any order) and merges their suites; refuses shares of different
+/// runs, a share twice and a missing share, naming the files and shares.
+pub fn merge(files: &[(String, String)]) -> Result<Shares, Error> {
+    let mut shares = Vec::new();
+    for (file, text) in files {
+        shares.push(read(file, text)?);
+    }
+    let Some(first) = shares.first() else {
+        return Err(Error::NotAShare {
+            file: "(none)".to_string(),
+            why: "no share given: name each share's --json document".to_string(),
+        });
+    };
+    for share in &shares[1..] {
+        same_run(first, share)?;
+    }
+    let count = first.record.count;
+    let mut by_index: Vec<Option<&Read>> = vec![None; count as usize];
+    for share in &shares {
+        let slot = &mut by_index[share.record.index as usize - 1];
+        if let Some(earlier) = slot {
+            return Err(Error::Twice {
+                share: share.record.label(),
+                first: earlier.file.clone(),
+                second: share.file.clone(),
+            });
+        }
+        *slot = Some(share);
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|k| by_index[*k as usize - 1].is_none())
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Missing { missing, count });
+    }
+    let ordered: Vec<&Read> = by_index.into_iter().flatten().collect();
+    let failed = failed(&first.record, &ordered);
+    let mut suites = suites(&first.record, &ordered);
+    // A suite one share could not run is a failed suite, as in a run on one machine.
+    suites.retain(|(what, _)| !failed.iter().any(|(suite, _)| suite == what));
+    Ok(Shares {
+        record: first.record.clone(),
+        module: first.document.module.clone(),
+        target: first.document.target.clone(),
+        scale: first.document.scale,
+        repetitions: first.document.repetitions,
+        suites,
+        failed,
+    })
+}
+
+/// A share's document read and checked: a `rho-bench-project/1` with a `shard` record whose share is in range.
+fn read(file: &str, text: &str) -> Result<Read, Error> {
+    let not_a_share = |why: String| Error::NotAShare {
+        file: file.to_string(),
+        why,
+    };
+    let document: ShareDocument = serde_json::from_str(text).map_err(|e| {
+        not_a_share(format!(
+            "line {} column {}: {e} (expected a `rho bench --shard K/N --json` document)",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if document.schema != rho_baseline::saved::PROJECT_SCHEMA {
+        return Err(not_a_share(format!(
+            "schema \"{}\": expected \"{}\" (module.yml mode: `rho bench --shard K/N --json FILE`)",
+            document.schema,
+            rho_baseline::saved::PROJECT_SCHEMA
+        )));
+    }
+    let Some(record) = document.shard.clone() else {
+        return Err(not_a_share(
+            "no \"shard\" object: written without --shard K/N".to_string(),
+        ));
+    };
+    if record.index == 0 || record.index > record.count {
+        return Err(not_a_share(format!(
+            "shard {}: expected K/N with 1 <= K <= N",
+            record.label()
+        )));
+    }
+    // A share whose suites all failed (or that had none of its benchmarks to run) holds no suite.
+    let suites = if document.suites.is_empty() {
+        Vec::new()
+    } else {
+        rho_baseline::saved::parse(text, file)?
+            .into_iter()
+            .map(|s| (s.what, s.summary))
+            .collect()
+    };
+    Ok(Read {
+        file: file.to_string(),
+        document,
+        record,
+        suites,
+    })
+}
+
+/// Refuses `share` unless it is of the same run as `first`, saying what differs.
+fn same_run(first: &Read, share: &Read) -> Result<(), Error> {
+    let (a, b) = (&first.record, &share.record);
+    let short = |commit: &Option<String>| {
+        commit
+            .as_deref()
+            .map_or("none (not a repository)".to_string(), |c| {
+                c.get(..10).unwrap_or(c).to_string()
+            })
+    };
+    let what = if share.document.rho_version != first.document.rho_version {
+        Some(format!(
+            "rho {} against rho {}",
+            share.document.rho_version, first.document.rho_version
+        ))
+    } else if a.commit != b.commit {
+        Some(format!(
+            "commit {} against {}",
+            short(&b.commit),
+            short(&a.commit)
+        ))
+    } else if share.document.target != first.document.target {
+        Some(format!(
+            "target {} against {}",
+            share.document.target, first.document.target
+        ))
+    } else if a.command != b.command {
+        Some(format!(
+            "rho bench {} against rho bench {}",
+            b.command, a.command
+        ))
+    } else if a.count != b.count {
+        Some(format!("{} shares against {}", b.count, a.count))
+    } else if a.diff != b.diff || a.diff_commit != b.diff_commit {
+        Some(format!(
+            "--diff {} against --diff {}",
+            b.diff.as_deref().unwrap_or("(none)"),
+            a.diff.as_deref().unwrap_or("(none)")
+        ))
+    } else if a.partition != b.partition {
+        Some(format!(
+            "partition {} against {} (module.yml, the settings or the benchmarks differ)",
+            b.partition, a.partition
+        ))
+    } else {
+        None
+    };
+    match what {
+        Some(what) => Err(Error::Mismatch {
+            file: share.file.clone(),
+            first: first.file.clone(),
+            what,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Each suite that ran, in run order: the run of the share holding its first benchmark, with every
+/// benchmark taken from the share that ran it, in run order.
+fn suites(record: &ShardRecord, shares: &[&Read]) -> Vec<(String, RunSummary)> {
+    let mut out: Vec<(String, RunSummary)> = Vec::new();
+    for entry in &record.benchmarks {
+        let ran = |share: u32| {
+            shares[share as usize - 1]
+                .suites
+                .iter()
+                .find(|(what, _)| *what == entry.suite)
+                .map(|(_, summary)| summary)
+        };
+        let Some(summary) = ran(entry.share) else {
+            continue; // that share could not run the suite: it is among `failed`
+        };
+        let Some(bench) = summary.benchmarks.iter().find(|b| b.name == entry.name) else {
+            continue;
+        };
+        match out.iter_mut().find(|(what, _)| *what == entry.suite) {
+            Some((_, merged)) => merged.benchmarks.push(bench.clone()),
+            None => {
+                let mut merged = summary.clone();
+                merged.benchmarks = vec![bench.clone()];
+                out.push((entry.suite.clone(), merged));
+            }
+        }
+    }
+    out
+}
+
+/// The suites any share failed, in run order, each once (with the first share's message).
+fn failed(record: &ShardRecord, shares: &[&Read]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut order: Vec<&str> = Vec::new();
+    for entry in &record.benchmarks {
+        if !order.contains(&entry.suite.as_str()) {
+            order.push(&entry.suite);
+        }
+    }
+    for suite in order {
+        let failure = shares
+            .iter()
+            .flat_map(|s| &s.document.failed)
+            .find(|f| f.suite == suite);
+        if let Some(failure) = failure {
+            out.push((failure.suite.clone(), failure.error.clone()));
+        }
+    }
+    out
+}

@@ -1,0 +1,332 @@
+//! One job's share of a module.yml run: the run's benchmarks listed, their costs read from the committed
+//! baseline, the partition computed ([`crate::partition`]), and per suite the filter that runs only this
+//! share's benchmarks.
+
+use std::path::Path;
+
+use rho_config::{Measure, ModuleConfig, TargetSpec};
+use rho_stats::RunSummary;
+use rho_suite::RunOptions;
+
+use crate::error::Error;
+use crate::partition::{assign, identity};
+use crate::record::ShardRecord;
+use crate::spec::Shard;
+
+/// What the run is, besides module.yml and the target: the command, `--diff REF`, the run's settings.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// `bench` or `check`.
+    pub command: &'a str,
+    pub diff: Option<String>,
+    /// The commit `diff` resolved to (read when the share checked the ref before running).
+    pub diff_commit: Option<String>,
+    pub options: &'a RunOptions,
+    pub repetitions: u32,
+}
+
+impl<'a> Request<'a> {
+    /// `command` (`bench` or `check`) with `--diff` as given and the run's options.
+    pub fn new(command: &'a str, diff: &Option<String>, options: &'a RunOptions) -> Request<'a> {
+        Request {
+            command,
+            diff: diff.clone(),
+            diff_commit: None,
+            options,
+            repetitions: 1,
+        }
+    }
+}
+
+/// A sharded run's share of `repetitions` runs per suite, and the baseline's `plan` with the comparison taken
+/// out: a share alone cannot compare (drift and the removed benchmarks are the whole run's), so the ref's
+/// commit goes into the share's record for `rho bench merge`. `--write-baseline` is refused: one share's
+/// benchmarks are not the baseline.
+pub fn plan_run(
+    config: &ModuleConfig,
+    target: &TargetSpec,
+    shard: Shard,
+    request: &Request<'_>,
+    repetitions: u32,
+    plan: rho_baseline::plan::Plan,
+) -> Result<(Share, rho_baseline::plan::Plan), Error> {
+    if plan.write {
+        return Err(Error::WriteBaseline {
+            shard: shard.to_string(),
+        });
+    }
+    let request = Request {
+        diff_commit: plan.base.as_ref().map(|(_, source)| source.commit.clone()),
+        repetitions,
+        ..request.clone()
+    };
+    let share = Share::plan(config, target, shard, &request)?;
+    let plan = rho_baseline::plan::Plan {
+        base: None,
+        markdown: None,
+        ..plan
+    };
+    Ok((share, plan))
+}
+
+/// A job's share, planned before any suite of it runs.
+#[derive(Debug, Clone)]
+pub struct Share {
+    pub record: ShardRecord,
+}
+
+impl Share {
+    /// Lists every suite's benchmarks (each suite built and every benchmark run once, at the lowest scale,
+    /// timed: the harness registers its benchmarks as it runs them), costs them from the committed baseline
+    /// and assigns the shares.
+    pub fn plan(
+        config: &ModuleConfig,
+        target: &TargetSpec,
+        shard: Shard,
+        request: &Request<'_>,
+    ) -> Result<Share, Error> {
+        let listed = list(config, target, request.options)?;
+        let costs = costs(
+            config,
+            target,
+            request.options.measure.unwrap_or(config.measure),
+        )?;
+        let basis = if costs.is_some() { "baseline" } else { "names" };
+        let benchmarks: Vec<(String, String, Option<f64>)> = listed
+            .into_iter()
+            .map(|(suite, name)| {
+                let cost = costs.as_ref().and_then(|c| cost_of(c, &name));
+                (suite, name, cost)
+            })
+            .collect();
+        let entries = assign(benchmarks, shard.count);
+        let module_text = std::fs::read_to_string(&config.file).map_err(|source| Error::Read {
+            path: config.file.clone(),
+            source,
+        })?;
+        let options = request.options;
+        let settings = format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {}",
+            options.iterations,
+            options.warmup,
+            options.scale,
+            options.cflags,
+            options.ldflags,
+            options.filter,
+            options.measure,
+            options.cache_sim,
+            request.repetitions
+        );
+        let partition = identity(
+            shard.count,
+            &[&module_text, target.name(), &settings],
+            &entries,
+        );
+        Ok(Share {
+            record: ShardRecord {
+                index: shard.index,
+                count: shard.count,
+                partition,
+                commit: head_commit(&config.root),
+                command: request.command.to_string(),
+                measure: measure_name(request.options.measure.unwrap_or(config.measure))
+                    .to_string(),
+                filter: request.options.filter.clone(),
+                basis: basis.to_string(),
+                diff: request.diff.clone(),
+                diff_commit: request.diff_commit.clone(),
+                benchmarks: entries,
+            },
+        })
+    }
+
+    /// The filter that runs suite `suite`'s benchmarks of this share (their names, comma-separated), or
+    /// `None` when the suite has none in it: then it is not run at all.
+    pub fn filter_for(&self, suite: &str) -> Option<String> {
+        let names = self.record.names_in(suite);
+        (!names.is_empty()).then(|| names.join(","))
+    }
+
+    /// Keeps only this share's benchmarks of `summary`: a filter's terms are substrings, so `bench_1` also
+    /// ran `bench_10`, which another share owns.
+    pub fn trim(&self, suite: &str, summary: &mut RunSummary) {
+        let names = self.record.names_in(suite);
+        summary
+            .benchmarks
+            .retain(|b| names.contains(&b.name.as_str()));
+    }
+
+    /// The line that says what this share runs.
+    pub fn describe(&self) -> String {
+        let record = &self.record;
+        let mine = record
+            .benchmarks
+            .iter()
+            .filter(|e| e.share == record.index)
+            .count();
+        let suites = |all: bool| {
+            let mut seen: Vec<&str> = Vec::new();
+            for entry in &record.benchmarks {
+                if (all || entry.share == record.index) && !seen.contains(&entry.suite.as_str()) {
+                    seen.push(&entry.suite);
+                }
+            }
+            seen.len()
+        };
+        let mut line = format!(
+            "shard {}: {mine} of {} benchmarks in {} of {} suites (partition {}, by {})",
+            record.label(),
+            record.benchmarks.len(),
+            suites(false),
+            suites(true),
+            record.partition,
+            if record.basis == "baseline" {
+                "the committed baseline's costs"
+            } else {
+                "name: no baseline figures"
+            }
+        );
+        if let Some(git_ref) = &record.diff {
+            line.push_str(&format!(
+                "; --diff {git_ref} is compared by `rho bench merge`, over the whole run"
+            ));
+        }
+        line
+    }
+}
+
+/// Every benchmark of every suite, `(suite, name)` in run order: each suite built and run once at the
+/// lowest scale with the user's filter (as `rho bench --list` does). A suite that fails here fails the share.
+fn list(
+    config: &ModuleConfig,
+    target: &TargetSpec,
+    options: &RunOptions,
+) -> Result<Vec<(String, String)>, Error> {
+    let listing = RunOptions {
+        iterations: None,
+        warmup: Some(0),
+        scale: Some(rho_config::SCALE_RANGE.0),
+        measure: Some(Measure::Time),
+        cache_sim: false,
+        ..options.clone()
+    };
+    let engine = rho_suite::Engine::new(config, target, &listing, 1)?;
+    let mut names = Vec::new();
+    for (index, job) in engine.jobs.iter().enumerate() {
+        let run = engine.run(index)?;
+        names.extend(
+            run.summary
+                .benchmarks
+                .into_iter()
+                .map(|b| (job.what.clone(), b.name)),
+        );
+    }
+    Ok(names)
+}
+
+/// The committed baseline's section for this target and measure, or `None` when there is no baseline file
+/// or no such section (the shares then go by name).
+fn costs(
+    config: &ModuleConfig,
+    target: &TargetSpec,
+    measure: Measure,
+) -> Result<Option<rho_baseline::TargetBaseline>, Error> {
+    let file = match rho_baseline::read_file(&config.baseline_path()) {
+        Ok(file) => file,
+        Err(rho_baseline::Error::Missing { .. }) => return Ok(None),
+        Err(error) => return Err(error.into()),
+    };
+    let name = rho_suite::engine::streams_name(config, target).unwrap_or(target.name());
+    let Some(sections) = file.targets.get(name) else {
+        return Ok(None);
+    };
+    let section = match measure {
+        Measure::Instructions => sections.instructions.clone(),
+        Measure::Time | Measure::Both => sections.time.clone(),
+    };
+    Ok(section)
+}
+
+/// What `name` cost in the baseline: its figure per iteration (instructions, else nanoseconds, else
+/// cycles) times the iterations it did.
+fn cost_of(section: &rho_baseline::TargetBaseline, name: &str) -> Option<f64> {
+    let bench = section.benchmark(name)?;
+    let per_iteration = bench
+        .instructions
+        .map(|n| n as f64)
+        .or_else(|| bench.time_ns.map(|f| f.median.0))
+        .or_else(|| bench.cycles.map(|f| f.median.0))?;
+    Some(per_iteration * bench.iterations as f64)
+}
+
+/// `measure` as `--measure` spells it (and [`Measure::parse`] reads it).
+pub fn measure_name(measure: Measure) -> &'static str {
+    match measure {
+        Measure::Time => "time",
+        Measure::Instructions => "instructions",
+        Measure::Both => "time,instructions",
+    }
+}
+
+/// The commit checked out in `dir`'s repository, or `None` outside one (or without git).
+fn head_commit(dir: &Path) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--verify", "--quiet", "HEAD"])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let commit = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    (output.status.success() && !commit.is_empty()).then_some(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::partition::Entry;
+
+    fn share(entries: Vec<Entry>) -> Share {
+        Share {
+            record: ShardRecord {
+                index: 1,
+                count: 2,
+                partition: "0".into(),
+                commit: None,
+                command: "bench".into(),
+                measure: "time".into(),
+                filter: None,
+                basis: "names".into(),
+                diff: None,
+                diff_commit: None,
+                benchmarks: entries,
+            },
+        }
+    }
+
+    #[test]
+    fn a_suite_with_nothing_in_the_share_gets_no_filter_and_is_not_run() {
+        let entries = assign(
+            vec![
+                ("a.c".into(), "bench_1".into(), None),
+                ("a.c".into(), "bench_10".into(), None),
+                ("b.c".into(), "bench_2".into(), None),
+            ],
+            2,
+        );
+        // Sorted a.c/bench_1, a.c/bench_10, b.c/bench_2 -> 1, 2, 1.
+        let share = share(entries);
+        assert_eq!(share.filter_for("a.c").as_deref(), Some("bench_1"));
+        assert_eq!(share.filter_for("b.c").as_deref(), Some("bench_2"));
+        let mut other = share.clone();
+        other.record.index = 2;
+        assert_eq!(other.filter_for("b.c"), None);
+        assert!(
+            share
+                .describe()
+                .starts_with("shard 1/2: 2 of 3 benchmarks in 2 of 2 suites")
+        );
+    }
+}

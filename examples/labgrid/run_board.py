@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""A rho target's `run:` through labgrid: boot a board suite's ELF on the board an environment file
+describes, copy what it prints (the harness's wire stream) to stdout, and exit with the program's status.
+
+    run_board.py ENV.yaml BENCH.elf [TIMEOUT_SECONDS]
+
+The environment file gets the image as `!template $LG_IMAGE`. A board's serial console (labgrid's
+ConsoleProtocol) is copied as it comes; a semihosting console (QEMU standing in for the board,
+examples/labgrid/mps2-an386.yaml, through qemu_semihosting.py) is written to `$LG_SEMIHOSTING_LOG` and copied
+after the program ends. rho gives the run its timeout and kills its process group.
+"""
+
+import os
+import sys
+import tempfile
+
+from labgrid import Environment
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        sys.stderr.write(__doc__)
+        return 2
+    env_file, elf = sys.argv[1], os.path.abspath(sys.argv[2])
+    timeout = float(sys.argv[3]) if len(sys.argv) == 4 else 600.0
+    here = os.path.dirname(os.path.abspath(__file__))
+    with tempfile.TemporaryDirectory(prefix="rho-labgrid-") as scratch:
+        semihosting = os.path.join(scratch, "semihosting.log")
+        # labgrid resolves `!template $LG_*` from the environment when it reads the file.
+        os.environ["LG_IMAGE"] = elf
+        os.environ["LG_SEMIHOSTING_LOG"] = semihosting
+        os.environ.setdefault("LG_QEMU_WRAPPER", os.path.join(here, "qemu_semihosting.py"))
+        env = Environment(config_file=env_file)
+        board = env.get_target("main").get_driver("QEMUDriver")
+        board.on()
+        out = sys.stdout.buffer
+        while True:
+            data = board.read(size=4096, timeout=timeout)
+            if not data:  # the console closed: the program exited, and the emulator with it
+                break
+            out.write(data)
+            out.flush()
+        # labgrid's QEMUDriver has no public call for the emulator's exit status, which is the program's;
+        # the driver is marked off so that it does not ask the ended emulator to quit.
+        status = board._child.wait()  # pylint: disable=protected-access
+        board._child = None  # pylint: disable=protected-access
+        board.status = 0
+        if os.path.exists(semihosting):
+            with open(semihosting, "rb") as log:
+                out.write(log.read())
+            out.flush()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
