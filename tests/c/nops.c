@@ -1,4 +1,4 @@
-/* Bodies of an exact number of instructions: 1000 and 3000 nops, and an empty one. Counted
+/* Bodies of an exact number of instructions: 1, 1000 and 3000 nops, and an empty one. Counted
  * (`rho bench --measure instructions`, or the Cortex-M4 under QEMU -icount), each must read its own
  * count net of the harness's. */
 #include <rho/bench.h>
@@ -10,6 +10,13 @@
 #define RHO_NOP1000 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100 RHO_NOP100
 #define RHO_NOPS(n) __asm__ __volatile__(RHO_NOP##n ::: "memory")
 #define RHO_NOP3000 RHO_NOP1000 RHO_NOP1000 RHO_NOP1000
+
+static void bench_nop_1(rho_bench_t *state)
+{
+    RHO_BENCH_LOOP(state) {
+        __asm__ __volatile__("nop" ::: "memory");
+    }
+}
 
 static void bench_nop_1000(rho_bench_t *state)
 {
@@ -34,6 +41,7 @@ static void bench_nop_none(rho_bench_t *state)
 int main(int argc, char **argv)
 {
     rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_nop_1);
     RHO_BENCH_ADD(&suite, bench_nop_1000);
     RHO_BENCH_ADD(&suite, bench_nop_3000);
     RHO_BENCH_ADD(&suite, bench_nop_none);

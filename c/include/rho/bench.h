@@ -137,8 +137,9 @@
  *                               with __has_include; without it instructions are not measured, and the
  *                               harness says what to install); RHO_BENCH_NO_VALGRIND leaves it out.
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
- * RHO_BENCH_SCALE a floating constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady;
- * no filter code without it); no per-benchmark override (RHO_BENCH_SET_BATCH(state, K) in the code
+ * RHO_BENCH_MEASURE_INSTRUCTIONS (defined: count, under QEMU with rho's counting plugin; the
+ * board's Makefile defines it for RHO_BENCH_MEASURE=instructions), RHO_BENCH_SCALE a floating
+ * constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady; no filter code without it); no per-benchmark override (RHO_BENCH_SET_BATCH(state, K) in the code
  * is the per-benchmark choice there). The time cap counts cycles and needs RHO_BENCH_CPU_HZ.
  *
  * Compile-time (both):
@@ -315,6 +316,14 @@
 #else
 #define RHO_BENCH_BARE_METAL 0
 #endif
+#endif
+
+/* The counting loop (see "Counting"): hosted, chosen at run time (RHO_BENCH_MEASURE); on a board
+ * compiled in by RHO_BENCH_MEASURE_INSTRUCTIONS, and then the only loop that runs. */
+#if !RHO_BENCH_BARE_METAL || defined(RHO_BENCH_MEASURE_INSTRUCTIONS)
+#define RHO_BENCH__COUNTS 1
+#else
+#define RHO_BENCH__COUNTS 0
 #endif
 
 #if RHO_BENCH_BARE_METAL
@@ -505,7 +514,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv);
 int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop, rho_bench__uint time_stop);
 rho_bench_t *rho_bench__loop_begin(rho_bench_t *state);
 rho_bench_t *rho_bench__setup_begin(rho_bench_t *state, size_t capacity);
-#if !RHO_BENCH_BARE_METAL
+#if RHO_BENCH__COUNTS
 /* The counting loop's step (see "Counting"): the same few instructions every iteration. */
 int rho_bench__count_next(rho_bench_t *state);
 #endif
@@ -602,6 +611,38 @@ static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 #define RHO_BENCH__TIME_START(state) ((void)0)
 #endif
 
+/* A board's counted build (RHO_BENCH_MEASURE_INSTRUCTIONS) marks with no-op instructions that no
+ * compiler emits (Thumb moves of a high register to itself; RISC-V `addi x0, x0, N`, a HINT):
+ * where each iteration's body begins and ends, and where a benchmark's measured loop begins and
+ * ends. rho's QEMU plugin (c/qemu/rho_count_plugin.c) counts the instructions executed between a
+ * body's two markers, the markers not included, sums them over the measured loop and writes the
+ * sum at its end: the body's own count, whatever branches the compiler laid around it (a loop's
+ * edges differ with the body's size and the core: a branch across 3000 nops is relaxed to two
+ * instructions on RISC-V and the Cortex-M0). The plugin knows the markers by their encodings, so
+ * it needs nothing from the image. Elsewhere they are nothing. */
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_MEASURE_INSTRUCTIONS) && defined(__riscv)
+#define RHO_BENCH__MARK(n) __asm__ __volatile__(".insn i 0x13, 0, x0, x0, " #n ::: "memory")
+#define RHO_BENCH__BODY_BEGINS() RHO_BENCH__MARK(0x521)
+#define RHO_BENCH__BODY_ENDS() RHO_BENCH__MARK(0x522)
+#define RHO_BENCH__LOOP_BEGINS() RHO_BENCH__MARK(0x523)
+#define RHO_BENCH__LOOP_ENDS() RHO_BENCH__MARK(0x524)
+#elif RHO_BENCH_BARE_METAL && defined(RHO_BENCH_MEASURE_INSTRUCTIONS)
+#define RHO_BENCH__MARK(reg) __asm__ __volatile__("mov " #reg ", " #reg ::: "memory")
+#define RHO_BENCH__BODY_BEGINS() RHO_BENCH__MARK(r11)
+#define RHO_BENCH__BODY_ENDS() RHO_BENCH__MARK(r10)
+#define RHO_BENCH__LOOP_BEGINS() RHO_BENCH__MARK(r9)
+#define RHO_BENCH__LOOP_ENDS() RHO_BENCH__MARK(r12)
+#else
+#define RHO_BENCH__BODY_BEGINS() ((void)0)
+#define RHO_BENCH__BODY_ENDS() ((void)0)
+#endif
+
+/* The for statement's third clause, run after every body: the end marker (an expression). */
+static RHO_BENCH__ALWAYS_INLINE void rho_bench__body_ends(void)
+{
+    RHO_BENCH__BODY_ENDS();
+}
+
 /* Ends the sample in progress: stop clocks, record and decide (not inline). 1 when another
  * sample runs. */
 static RHO_BENCH__ALWAYS_INLINE int rho_bench__sample_over(rho_bench_t *state)
@@ -615,11 +656,19 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__sample_over(rho_bench_t *state)
  * decide, then the start clocks (time outermost). */
 static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench__cursor *cursor)
 {
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_MEASURE_INSTRUCTIONS)
+    /* A board's counted build counts and nothing else: no batch, no clock. */
+    if (rho_bench__count_next(cursor->state)) {
+        RHO_BENCH__BODY_BEGINS();
+        return 1;
+    }
+    return 0;
+#else
     if (cursor->left != 0) {
         cursor->left--;
         return 1;
     }
-#if !RHO_BENCH_BARE_METAL
+#if RHO_BENCH__COUNTS
     /* Counting: no clock is read (a clock read's own instructions vary); a timed loop pays one
      * predictable branch here, which `.overhead` pays too. */
     if (cursor->state->counting) {
@@ -633,6 +682,7 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench__cursor *cursor)
     RHO_BENCH__TIME_START(cursor->state);
     RHO_BENCH__CYCLES_START(cursor->state);
     return 1;
+#endif
 }
 
 /* One step of RHO_BENCH_LOOP_SETUP: the K setups with the clocks stopped, then the K bodies
@@ -647,14 +697,19 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next_setup(rho_bench__cursor *cur
         cursor->setup = 0;
         RHO_BENCH__TIME_START(cursor->state);
         RHO_BENCH__CYCLES_START(cursor->state);
+        RHO_BENCH__BODY_BEGINS(); /* counted: the timed part after the setup's */
         return 1;
     }
-#if !RHO_BENCH_BARE_METAL
+#if RHO_BENCH__COUNTS
     /* Counting: one input a turn, and Callgrind counts the setup with the body (see "Counting"). */
     if (cursor->state->counting) {
         cursor->setup = 1;
         cursor->count = 1;
-        return rho_bench__count_next(cursor->state);
+        if (rho_bench__count_next(cursor->state)) {
+            RHO_BENCH__BODY_BEGINS(); /* a board counts the setup with the body, as Callgrind */
+            return 1;
+        }
+        return 0;
     }
 #endif
     if (!rho_bench__sample_over(cursor->state)) {
@@ -669,13 +724,13 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next_setup(rho_bench__cursor *cur
 
 #define RHO_BENCH_LOOP(state)                                                              \
     for (rho_bench__cursor rho_bench__loop_cursor = {rho_bench__loop_begin(state), 0, 0, 0, 0}; \
-         rho_bench__next(&rho_bench__loop_cursor);)
+         rho_bench__next(&rho_bench__loop_cursor); rho_bench__body_ends())
 
 /* The setup block runs while `rho_bench__loop_cursor.setup` is 1; RHO_BENCH_TIMED is its else. */
 #define RHO_BENCH_LOOP_SETUP(state, input, capacity)                                        \
     for (rho_bench__cursor rho_bench__loop_cursor = {                                      \
              rho_bench__setup_begin((state), (size_t)(capacity)), 0, 0, 0, 0};              \
-         rho_bench__next_setup(&rho_bench__loop_cursor);)                                   \
+         rho_bench__next_setup(&rho_bench__loop_cursor); rho_bench__body_ends())            \
         for (size_t input = rho_bench__loop_cursor.index, rho_bench__once = 1; rho_bench__once; \
              rho_bench__once = 0)                                                           \
             if (rho_bench__loop_cursor.setup)
@@ -1697,7 +1752,7 @@ RHO_BENCH__NOINLINE rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
         state->misuse = RHO_BENCH__MISUSE_TWO_LOOPS;
     }
     state->in_iteration = 0;
-#if !RHO_BENCH_BARE_METAL
+#if RHO_BENCH__COUNTS
     if (state->counting) {
         /* the warm-ups, then rho_bench__count_turn starts the measured iterations */
         state->count_left = state->misuse == RHO_BENCH__MISUSE_NONE ? state->warmup_target : 0;
@@ -1832,6 +1887,10 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
 
 /* ---- Counting: instructions under Callgrind ---------------------------------------------- */
 
+#if !RHO_BENCH__COUNTS
+#define rho_bench__counting 0 /* a board's timed build: it times */
+#endif
+
 /* Under Valgrind's Callgrind, with RHO_BENCH_MEASURE=instructions (what `rho bench --measure
  * instructions` runs), the loop reads no clock: the warm-ups run uncounted, then Callgrind
  * collects the whole measured loop, N iterations at once, and dumps its totals under the
@@ -1841,9 +1900,16 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
  * which the host takes off both the fixed part and the per-iteration part: a body of exactly
  * 1000 instructions reads 1000 net. The stream says which dump holds which loop (`@count`);
  * the host reads the dump files. */
-#if !RHO_BENCH_BARE_METAL
-static int rho_bench__counting;         /* this run counts (RHO_BENCH_MEASURE=instructions) */
-static rho_bench__uint rho_bench__dumps; /* Callgrind dumps written so far */
+#if RHO_BENCH__COUNTS
+#if RHO_BENCH_BARE_METAL
+/* On a board under QEMU, rho's counting plugin stands in for Callgrind: the loop's markers
+ * (RHO_BENCH__LOOP_BEGINS and _ENDS, where Callgrind's collection is turned on and dumped) start
+ * a sum and write it, numbered as the dumps are; the bodies' markers say what is summed. */
+static const int rho_bench__counting = 1; /* compiled in: RHO_BENCH_MEASURE_INSTRUCTIONS */
+#else
+static int rho_bench__counting; /* this run counts (RHO_BENCH_MEASURE=instructions) */
+#endif
+static rho_bench__uint rho_bench__dumps; /* Callgrind dumps (the plugin's lines) written so far */
 
 /* The slow path of rho_bench__count_next: the measured loop starts (collection on), or ends
  * (collection off, the totals dumped under the benchmark's name). */
@@ -1860,12 +1926,16 @@ static RHO_BENCH__NOINLINE int rho_bench__count_turn(rho_bench_t *state)
 #if RHO_BENCH__CALLGRIND
         CALLGRIND_ZERO_STATS;
         CALLGRIND_TOGGLE_COLLECT;
+#elif RHO_BENCH_BARE_METAL
+        RHO_BENCH__LOOP_BEGINS();
 #endif
         return 1;
     }
 #if RHO_BENCH__CALLGRIND
     CALLGRIND_TOGGLE_COLLECT;
     CALLGRIND_DUMP_STATS_AT(state->name);
+#elif RHO_BENCH_BARE_METAL
+    RHO_BENCH__LOOP_ENDS();
 #endif
     rho_bench__dumps++;
     state->count_measuring = 0;
@@ -1881,7 +1951,9 @@ RHO_BENCH__NOINLINE int rho_bench__count_next(rho_bench_t *state)
     }
     return rho_bench__count_turn(state);
 }
+#endif
 
+#if !RHO_BENCH_BARE_METAL
 /* RHO_BENCH_MEASURE: unset or `time` times; `instructions` counts, which needs the Valgrind
  * headers at build time and Callgrind at run time. Returns 0, or 2 (rho_bench_main's status). */
 static int rho_bench__read_measure(void)
@@ -2633,7 +2705,7 @@ static void rho_bench__overhead(rho_bench_t *state)
 #define RHO_BENCH__WRAPPED_ARG
 #endif
 
-#if !RHO_BENCH_BARE_METAL
+#if RHO_BENCH__COUNTS
 /* Counting: the `@count` line of the loop just run; for `.overhead`, the empty loop again with
  * twice the iterations and its `@count` line (the host fits the fixed and per-iteration costs). */
 static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *failed)
@@ -2702,7 +2774,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
             : (uint32_t)((unsigned long long)RHO_BENCH_CPU_HZ / 1000u * RHO_BENCH_TIME_CAP_MS);
 #endif
 
-#if !RHO_BENCH_BARE_METAL
+#if RHO_BENCH__COUNTS
     if (rho_bench__counting) {
         state.counting = 1;
         state.cap_limit = 0; /* a count does not depend on time: no cap */
@@ -2743,7 +2815,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     }
 #endif
     rho_bench__write_samples();
-#if !RHO_BENCH_BARE_METAL
+#if RHO_BENCH__COUNTS
     if (rho_bench__count_lines(fn, &state, &failed) != 0) {
         return 2;
     }
@@ -2916,14 +2988,21 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #define RHO_BENCH__GUARD_ARG , stack_guard
 #endif
 
+/* `@counter instructions NAME`: who counts, Callgrind on a host, QEMU's plugin on a board. */
+#if RHO_BENCH_BARE_METAL
+#define RHO_BENCH__COUNTER "qemu"
+#else
+#define RHO_BENCH__COUNTER "callgrind"
+#endif
+
 static void rho_bench__write_header(const char *stack_guard)
 {
     (void)stack_guard; /* a literal in the format on a board without a guard */
-#if !RHO_BENCH_BARE_METAL
+#if RHO_BENCH__COUNTS
     if (rho_bench__counting) {
         /* No clock: Callgrind counts, and its dumps hold the figures (see "Counting"). */
         RHO_BENCH__PRINT(RHO_BENCH__STREAM,
-                         RHO_BENCH__TARGET_LINE "@counter instructions callgrind\n"
+                         RHO_BENCH__TARGET_LINE "@counter instructions " RHO_BENCH__COUNTER "\n"
                          "@config iterations=%u warmup=%u time_cap_ms=0 stack_bytes=%u "
                          "stack_guard=" RHO_BENCH__GUARD_FIELD "\n",
                          RHO_BENCH__COMPILER_VERSION, rho_bench__config.iterations,
@@ -2998,7 +3077,8 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #endif
 
 #if RHO_BENCH_BARE_METAL
-    if (rho_bench__clock_init() != 0) {
+    /* Counting, no clock runs: SysTick's wrap exception would be counted in the loops. */
+    if (!rho_bench__counting && rho_bench__clock_init() != 0) {
         return 2;
     }
 #else

@@ -16,7 +16,8 @@ PAINT_BYTES := $(strip $(if $(STACK_BYTES_FLAG),$(STACK_BYTES_FLAG),\
                  $(if $(RHO_BENCH_STACK_BYTES),$(RHO_BENCH_STACK_BYTES),\
                  $(shell expr $(STACK_SIZE) - $(STACK_RESERVE_BYTES)))))
 
-# The harness's settings as -D defines, for a bare-metal port (a board has no environment).
+# The harness's settings as -D defines, for a bare-metal port (a board has no environment);
+# RHO_BENCH_MEASURE=instructions builds the counting loop, which rho runs under its QEMU plugin.
 SETTING_DEFINES := \
           $(if $(RHO_BENCH_ITERATIONS),-DRHO_BENCH_ITERATIONS=$(RHO_BENCH_ITERATIONS)) \
           $(if $(RHO_BENCH_WARMUP),-DRHO_BENCH_WARMUP=$(RHO_BENCH_WARMUP)) \
@@ -24,7 +25,8 @@ SETTING_DEFINES := \
           $(if $(STACK_BYTES_FLAG),,-DRHO_BENCH_STACK_BYTES=$(PAINT_BYTES)) \
           $(if $(RHO_BENCH_TIME_CAP_MS),-DRHO_BENCH_TIME_CAP_MS=$(RHO_BENCH_TIME_CAP_MS)) \
           $(if $(RHO_BENCH_FILTER),-DRHO_BENCH_FILTER=$(RHO_BENCH_FILTER)) \
-          $(if $(RHO_BENCH_BATCH),-DRHO_BENCH_BATCH=$(RHO_BENCH_BATCH))
+          $(if $(RHO_BENCH_BATCH),-DRHO_BENCH_BATCH=$(RHO_BENCH_BATCH)) \
+          $(if $(filter instructions,$(RHO_BENCH_MEASURE)),-DRHO_BENCH_MEASURE_INSTRUCTIONS)
 
 # The compiler and linker flags of a bare-metal port, from what its Makefile sets (before or after
 # including this file: these are expanded when used): ARCH_FLAGS (the core), CPU_HZ, TARGET_NAME,

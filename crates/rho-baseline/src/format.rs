@@ -79,7 +79,7 @@ pub struct Context {
     pub clocks: Clocks,
     /// Where the `time_ns` figures came from.
     pub time_source: TimeSource,
-    /// Who counted the `instructions` figures (`callgrind`, `qemu-icount`); absent when the run counted none.
+    /// Who counted the `instructions` figures (`callgrind`, `qemu`, `qemu-icount`); absent when the run counted none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
 }

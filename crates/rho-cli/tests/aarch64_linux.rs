@@ -89,3 +89,62 @@ fn the_example_suite_runs_on_aarch64_linux_under_qemu_user_through_cntvct() {
         outcome.describe()
     );
 }
+
+/// `aarch64-linux` as a gate's `--target` (issue 24): each side's suite built by the embedded port and run
+/// under qemu-user, its wire stream read into every benchmark's metrics. qemu-user's clock is the host's, so
+/// no verdict is asserted (a loaded machine may move a time by any amount); the gate decides (0 or 1, never
+/// "cannot decide") and has the cycles, time and stack of each benchmark on both sides.
+#[test]
+fn aarch64_linux_is_a_gate_target() {
+    if !tools_present("aarch64_linux_is_a_gate_target", TOOLS) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for side in ["base", "head"] {
+        let dir = tmp.path().join(side);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(repo_file("tests/c/nops.c"), dir.join("nops.c")).unwrap();
+        std::fs::write(
+            dir.join("module.yml"),
+            "bench:\n  suites:\n    - [nops.c]\n  targets:\n    - aarch64-linux\n",
+        )
+        .unwrap();
+    }
+    let args = [
+        "bench",
+        "gate",
+        "--json",
+        "-",
+        "--base",
+        "../base",
+        "--runs",
+        "2",
+        "--iterations",
+        "200",
+    ];
+    let mut command = rho_command(tmp.path(), &args);
+    command.current_dir(tmp.path().join("head"));
+    let outcome = run_rho(command, &args, Duration::from_secs(600));
+    assert!(
+        matches!(outcome.status, Some(0 | 1)),
+        "{}",
+        outcome.describe()
+    );
+    let document: serde_json::Value = serde_json::from_str(outcome.stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {}", outcome.describe()));
+    for bench in [
+        "bench_nop_1",
+        "bench_nop_1000",
+        "bench_nop_3000",
+        "bench_nop_none",
+    ] {
+        for metric in ["cycles", "ns", "stack"] {
+            let name = format!("{bench}.{metric}");
+            assert!(
+                document["metrics"][&name].is_object(),
+                "{name}: {}",
+                outcome.describe()
+            );
+        }
+    }
+}

@@ -393,6 +393,38 @@ fn budgets_outside_zero_one_and_fewer_than_two_runs_are_refused() {
     );
 }
 
+/// `--measure instructions` on a built-in target rho counts on neither way (aarch64-linux runs under
+/// qemu-aarch64: no Callgrind, no plugin) is refused before anything is built, naming the target.
+#[test]
+fn instructions_on_a_target_rho_cannot_count_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    for side in ["base", "head"] {
+        let dir = tmp.path().join(side);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.c"), "int main(void) { return 0; }\n").unwrap();
+        std::fs::write(
+            dir.join("module.yml"),
+            "bench:\n  suites:\n    - [a.c]\n  targets:\n    - aarch64-linux\n",
+        )
+        .unwrap();
+    }
+    let outcome = gate(
+        &tmp.path().join("head"),
+        &["--base", "../base", "--measure", "instructions"],
+    );
+    assert_eq!(outcome.status, Some(2), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("target aarch64-linux is neither"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        !outcome.stderr.contains("building"),
+        "{}",
+        outcome.describe()
+    );
+}
+
 #[test]
 fn git_revisions_as_sides_leave_no_worktree_behind() {
     let tmp = tempfile::tempdir().unwrap();

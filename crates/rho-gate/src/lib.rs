@@ -25,7 +25,7 @@ mod wire_metrics;
 pub use compare::{Comparison, MetricComparison, MetricOutcome, SideFigures, Verdict, compare};
 pub use error::{CommandFailure, GateError, SideName};
 pub use metrics::{
-    Figure, MetricSource, MetricsError, RunMetrics, StdoutMetrics, metrics_from_stdout,
+    Counter, Figure, MetricSource, MetricsError, RunMetrics, StdoutMetrics, metrics_from_stdout,
 };
 pub use run::{BenchEnv, GateOutcome, GateRequest, Job, Progress, Recipe, run_gate};
 pub use settings::{Budgets, GateSettings, parse_budget_override};

@@ -111,28 +111,63 @@ impl StdoutMetrics {
     }
 }
 
+/// Who counts a gate's instructions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Counter {
+    /// Every run is run under this `valgrind` (Callgrind, following the run command's child processes) with
+    /// `RHO_BENCH_MEASURE=instructions`, and its dumps are read into the wire stream's counts.
+    Callgrind(std::path::PathBuf),
+    /// A built-in board: the builds and runs get `RHO_BENCH_MEASURE=instructions` (the port compiles the
+    /// counting loop in), the recipe's run command loads rho's QEMU plugin, which writes its totals to
+    /// `$RHO_BENCH_OUT/counts`, and they are read into the stream's counts.
+    QemuPlugin,
+}
+
+/// Where a counted job's Callgrind dumps go, in its directory.
+pub const CALLGRIND_DUMPS: &str = "callgrind-dumps";
+
 impl StdoutMetrics {
-    /// A counted run's metrics (`--measure instructions`): its wire stream, with the counts its one dumping
-    /// process wrote into `dumps` attached; instructions, stack and heap per benchmark, all exact.
+    /// A counted run's metrics (`--measure instructions`): its wire stream, with its counts' totals attached
+    /// from where `counter` left them (`out`: the job's directory, where Callgrind's dumps or the QEMU
+    /// plugin's totals are); instructions, stack and heap per benchmark, all exact.
     pub fn finish_counted(
         self,
-        dumps: &std::path::Path,
+        counter: &Counter,
+        out: &std::path::Path,
     ) -> Result<(MetricSource, RunMetrics), MetricsError> {
         let wire = |e: String| MetricsError::Wire(e);
         if !self.wire {
             return Err(MetricsError::Empty);
         }
         let mut run = self.wire_run()?;
-        if run.counter.is_none() {
-            return Err(wire(
-                "the stream counted nothing: its harness was built without Valgrind's headers \
-                 (<valgrind/callgrind.h>; Debian/Ubuntu: apt-get install valgrind)"
-                    .to_owned(),
-            ));
+        match counter {
+            Counter::Callgrind(_) => {
+                if run.counter.is_none() {
+                    return Err(wire(
+                        "the stream counted nothing: its harness was built without Valgrind's headers \
+                         (<valgrind/callgrind.h>; Debian/Ubuntu: apt-get install valgrind)"
+                            .to_owned(),
+                    ));
+                }
+                let dumps = out.join(CALLGRIND_DUMPS);
+                let pid = rho_wire::callgrind::dumping_process(&dumps)
+                    .map_err(|e| wire(e.to_string()))?;
+                rho_wire::callgrind::attach_dumps(&mut run, &dumps, Some(pid), true)
+                    .map_err(|e| wire(e.to_string()))?;
+            }
+            Counter::QemuPlugin => {
+                if run.counter.is_none() {
+                    return Err(wire(
+                        "the stream counted nothing: the board's image was not built with the harness's \
+                         counting loop (RHO_BENCH_MEASURE=instructions, which the built-in ports compile in)"
+                            .to_owned(),
+                    ));
+                }
+                let totals = out.join(rho_wire::qemu_counts::TOTALS_FILE);
+                rho_wire::qemu_counts::attach_totals(&mut run, &totals)
+                    .map_err(|e| wire(e.to_string()))?;
+            }
         }
-        let pid = rho_wire::callgrind::dumping_process(dumps).map_err(|e| wire(e.to_string()))?;
-        rho_wire::callgrind::attach_dumps(&mut run, dumps, Some(pid), true)
-            .map_err(|e| wire(e.to_string()))?;
         crate::wire_metrics::metrics_from_run(&run).map(|m| (MetricSource::Wire, m))
     }
 }

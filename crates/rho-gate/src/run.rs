@@ -8,7 +8,7 @@ use rho_exec::{LineControl, Runner, ScratchDir};
 
 use crate::compare::{Comparison, compare};
 use crate::error::{CommandFailure, GateError, SideName};
-use crate::metrics::{Figure, MetricSource, RunMetrics, StdoutMetrics};
+use crate::metrics::{CALLGRIND_DUMPS, Counter, Figure, MetricSource, RunMetrics, StdoutMetrics};
 use crate::settings::GateSettings;
 use crate::side::{PreparedSide, SideSpec};
 
@@ -61,11 +61,9 @@ pub struct BenchEnv {
     pub time_cap_ms: Option<u64>,
     /// `RHO_BENCH_STACK_BYTES=0` when true: the stack is not measured.
     pub stack_off: bool,
-    /// Count instructions instead of timing (`--measure instructions`): every run is run under this
-    /// `valgrind` (Callgrind, following the run command's child processes) with
-    /// `RHO_BENCH_MEASURE=instructions`, its dumps are read into the wire stream's counts, and each side runs
-    /// once (a count is exact: there is no best of N to take).
-    pub counter: Option<PathBuf>,
+    /// Count instructions instead of timing (`--measure instructions`): each side runs once (a count is
+    /// exact: there is no best of N to take), and its counts are read as [`Counter`] says.
+    pub counter: Option<Counter>,
 }
 
 impl BenchEnv {
@@ -90,6 +88,9 @@ impl BenchEnv {
         }
         if self.stack_off {
             env.push(("RHO_BENCH_STACK_BYTES".to_owned(), "0".to_owned()));
+        }
+        if self.counter == Some(Counter::QemuPlugin) {
+            env.push(("RHO_BENCH_MEASURE".to_owned(), "instructions".to_owned()));
         }
         env
     }
@@ -286,7 +287,7 @@ pub fn run_gate(
     let environment = request.env.environment();
     build_sides(&sides, &environment, &scratch, timeout, progress)?;
 
-    let counter = request.env.counter.as_deref();
+    let counter = request.env.counter.as_ref();
     let runs = if counter.is_some() {
         1
     } else {
@@ -301,14 +302,24 @@ pub fn run_gate(
             let mut elapsed = Duration::ZERO;
             for (index, job) in side.recipe.jobs.iter().enumerate() {
                 let out = scratch.out(name, index)?;
-                let dumps = out.join("callgrind-dumps");
                 let counted;
                 let command = match counter {
-                    Some(valgrind) => {
+                    Some(Counter::Callgrind(valgrind)) => {
+                        let dumps = out.join(CALLGRIND_DUMPS);
                         counted = counted_command(valgrind, &dumps, &job.run).map_err(|e| {
                             GateError::io(format!("cannot prepare {}", dumps.display()), e)
                         })?;
                         counted.as_str()
+                    }
+                    Some(Counter::QemuPlugin) => {
+                        // No totals left from an earlier run can be read as this one's.
+                        let totals = out.join(rho_wire::qemu_counts::TOTALS_FILE);
+                        if totals.exists() {
+                            std::fs::remove_file(&totals).map_err(|e| {
+                                GateError::io(format!("cannot remove {}", totals.display()), e)
+                            })?;
+                        }
+                        job.run.as_str()
                     }
                     None => job.run.as_str(),
                 };
@@ -325,7 +336,7 @@ pub fn run_gate(
                 let (took, stdout) = shell.run(&what)?;
                 elapsed += took;
                 let finished = match counter {
-                    Some(_) => stdout.finish_counted(&dumps),
+                    Some(counter) => stdout.finish_counted(counter, &out),
                     None => stdout.finish(),
                 };
                 let (source, job_metrics) = finished.map_err(|error| GateError::Metrics {

@@ -104,7 +104,7 @@ fn the_kata_passes_against_itself_counting_instructions() {
     let env = BenchEnv {
         iterations: Some(10),
         warmup: Some(1),
-        counter: Some(valgrind),
+        counter: Some(rho_gate::Counter::Callgrind(valgrind)),
         ..BenchEnv::default()
     };
     let outcome = gate_kata("wire", None, env);

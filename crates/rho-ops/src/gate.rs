@@ -169,11 +169,24 @@ fn apply_overrides(
         ));
     }
     if measure.counts() {
-        env.counter = Some(
-            rho_suite::count::Counter::find(false)?
-                .valgrind()
-                .to_path_buf(),
-        );
+        // On a built-in board QEMU counts, with rho's plugin; elsewhere Callgrind.
+        let target = config.and_then(|c| c.target(options.target.as_deref()).ok());
+        env.counter = Some(match target {
+            Some(spec) if rho_suite::qemu_count::counts_on_board(&spec) => {
+                rho_gate::Counter::QemuPlugin
+            }
+            Some(TargetSpec::Builtin { name, .. }) if name != "host" => {
+                return Err(Error::Refused(format!(
+                    "--measure instructions: rho counts on the host (Callgrind) and on the built-in QEMU \
+                     boards (its plugin); target {name} is neither: gate it on time"
+                )));
+            }
+            _ => rho_gate::Counter::Callgrind(
+                rho_suite::count::Counter::find(false)?
+                    .valgrind()
+                    .to_path_buf(),
+            ),
+        });
         // module.yml's iterations are sized for timing; a count needs a few (as in `rho bench`).
         env.iterations = Some(rho_suite::count::DEFAULT_ITERATIONS);
         env.warmup = Some(rho_suite::count::DEFAULT_WARMUP);
@@ -197,10 +210,14 @@ fn request(options: &Options) -> crate::Result<(GateRequest, SettingsSource)> {
     };
     let settings_source = apply_overrides(options, config.as_ref(), &mut settings, &mut env)?;
     let timeout = settings.timeout().as_secs_f64();
-    crate::say(&if env.counter.is_some() {
+    crate::say(&if let Some(counter) = &env.counter {
+        let by = match counter {
+            rho_gate::Counter::Callgrind(_) => "under Callgrind",
+            rho_gate::Counter::QemuPlugin => "by QEMU with rho's plugin",
+        };
         format!(
-            "rho: gate: base {} against head {}, instructions counted under Callgrind: one run each (a count \
-             is exact, there is no best of N to take), timeout {timeout} s per build and run",
+            "rho: gate: base {} against head {}, instructions counted {by}: one run each (a count is exact, \
+             there is no best of N to take), timeout {timeout} s per build and run",
             options.base, options.head
         )
     } else {
@@ -233,6 +250,7 @@ fn gate(
     let ports = ScratchDir::new("rho-gate-ports-").map_err(Error::TempDir)?;
     let sides = Sides {
         target: options.target.as_deref(),
+        counting: request.env.counter == Some(rho_gate::Counter::QemuPlugin),
         timeout: request.settings.timeout(),
         built: &built,
         ports: ports.path(),
@@ -254,6 +272,8 @@ fn gate(
 /// are kept until the gate is over.
 struct Sides<'a> {
     target: Option<&'a str>,
+    /// Counting on a board: its run loads rho's QEMU plugin.
+    counting: bool,
     timeout: Duration,
     built: &'a RefCell<Vec<HostBuild>>,
     ports: &'a Path,
@@ -276,7 +296,13 @@ impl Sides<'_> {
                 self.host_jobs(side, &config, &spec).map_err(suite_error)?
             }
             TargetSpec::Builtin { name, .. } => {
-                match rho_suite::ports::builtin_commands(name, self.ports).map_err(suite_error)? {
+                let commands = rho_suite::qemu_count::gate_commands(
+                    name,
+                    self.ports,
+                    self.counting,
+                    self.timeout,
+                );
+                match commands.map_err(suite_error)? {
                     Some((build, run)) => command_jobs(&config, name, &build, &run),
                     None => {
                         return Err(GateError::BuiltinTarget {
@@ -289,12 +315,12 @@ impl Sides<'_> {
             }
         };
         if !matches!(&spec, TargetSpec::Builtin { name, .. } if name == "host") {
-            // A C-file suite's own flags reach the target's build command (rho_suite::sides); one job per
-            // suite, in order.
-            let environments = rho_suite::sides::flag_environments(&config, &spec, self.timeout)
+            // A C-file suite's own flags and the target's stack_bytes reach the target's build command
+            // (rho_suite::sides); one job per suite, in order.
+            let environments = rho_suite::sides::build_environments(&config, &spec, self.timeout)
                 .map_err(suite_error)?;
             for (job, environment) in jobs.iter_mut().zip(environments) {
-                job.env.extend(environment.into_iter().flatten());
+                job.env.extend(environment);
             }
         }
         Ok(Recipe {

@@ -14,8 +14,8 @@ pub enum ProfileError {
     )]
     NotCounted { name: String },
     #[error(
-        "--profile {name}: a board's instructions are QEMU icount ticks of the whole loop, with no \
-         per-function figures (docs/gate.md, \"Why it got slower\")"
+        "--profile {name}: a board's instructions are counted by QEMU per loop, with no per-function \
+         figures (docs/gate.md, \"Why it got slower\"); the host's --measure instructions names them"
     )]
     Board { name: String },
     #[error("--profile {name}: this run kept no functions (--functions 0)")]
@@ -42,9 +42,13 @@ pub fn profile_table(summary: &RunSummary, name: &str) -> Result<String, Profile
     };
     match &instructions.functions {
         Some(functions) => Ok(rho_profile::table(name, functions)),
-        None if instructions.source == rho_stats::QEMU_ICOUNT => Err(ProfileError::Board {
-            name: name.to_string(),
-        }),
+        None if [rho_stats::QEMU_ICOUNT, rho_stats::QEMU_PLUGIN]
+            .contains(&instructions.source.as_str()) =>
+        {
+            Err(ProfileError::Board {
+                name: name.to_string(),
+            })
+        }
         None => Err(ProfileError::NoneKept {
             name: name.to_string(),
         }),

@@ -182,7 +182,7 @@ fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
         .find_map(|b| b.instructions.as_ref());
     if let Some(counted) = counted {
         clock_lines.push(describe_counter(counted));
-        if counted.source == rho_stats::QEMU_ICOUNT {
+        if counted.source == rho_stats::QEMU_ICOUNT || counted.source == rho_stats::QEMU_PLUGIN {
             clock_lines.push(
                 "under QEMU -icount the cycles and ns above are virtual time (a fixed time per instruction), \
                  not the core's cycles: read the instructions"
@@ -198,12 +198,20 @@ fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
     if let Some(counted) = counted.filter(|c| c.loop_total.is_some()) {
         let clocked: Vec<String> = summary.overhead.iter().map(describe_overhead).collect();
         let mut parts = clocked;
-        parts.push(format!(
-            "{} instructions per iteration + {} per loop ({}, fitted from two empty loops)",
-            format_count(counted.overhead_per_iteration),
-            format_count(counted.overhead_per_loop),
-            counted.source
-        ));
+        if counted.source == rho_stats::QEMU_PLUGIN {
+            // The plugin counts between the bodies' markers: the loop's own instructions are never counted.
+            parts.push(format!(
+                "{} instructions per iteration (qemu: the loop is outside the bodies' markers)",
+                format_count(counted.overhead_per_iteration)
+            ));
+        } else {
+            parts.push(format!(
+                "{} instructions per iteration + {} per loop ({}, fitted from two empty loops)",
+                format_count(counted.overhead_per_iteration),
+                format_count(counted.overhead_per_loop),
+                counted.source
+            ));
+        }
         labelled(
             out,
             "overhead",
@@ -334,7 +342,11 @@ fn footprint_table(out: &mut String, summary: &RunSummary, width: usize) {
 
 /// The header line of the instruction counter.
 fn describe_counter(figures: &InstructionFigures) -> String {
-    if figures.loop_total.is_some() {
+    if figures.source == rho_stats::QEMU_PLUGIN {
+        "instructions: QEMU, with rho's counting plugin: the instructions of each iteration's body, between the \
+         harness's markers, exact (a run of its own, built counting)"
+            .to_string()
+    } else if figures.loop_total.is_some() {
         format!(
             "instructions: {} (Valgrind) counting the instructions of each whole measured loop: exact, whatever \
              the machine's load (a run of its own, under Valgrind)",
@@ -354,10 +366,13 @@ pub(crate) fn instructions_label(figures: &InstructionFigures) -> String {
 }
 
 /// A figure's kind and the counter it came from, as every table names them: `cycles (systick)`,
-/// `instructions (callgrind)`, and QEMU's instruction count by its name, `instructions (QEMU icount)`.
+/// `instructions (callgrind)`, and QEMU's instruction counts by their names, `instructions (QEMU)` (rho's
+/// plugin, exact) and `instructions (QEMU icount)` (from ticks, a suite the plugin cannot count).
 pub(crate) fn counter_label(kind: &str, source: &str) -> String {
     if kind == "instructions" && source == rho_stats::QEMU_ICOUNT {
         "instructions (QEMU icount)".to_string()
+    } else if kind == "instructions" && source == rho_stats::QEMU_PLUGIN {
+        "instructions (QEMU)".to_string()
     } else {
         format!("{kind} ({source})")
     }

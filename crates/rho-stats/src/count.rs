@@ -97,6 +97,8 @@ impl InstructionFigures {
 
 /// The source name of instructions converted from QEMU `-icount` ticks.
 pub const QEMU_ICOUNT: &str = "qemu-icount";
+/// The source name of instructions counted on a board by rho's QEMU plugin (`@counter instructions qemu`).
+pub const QEMU_PLUGIN: &str = "qemu";
 
 fn round_count(value: f64) -> u64 {
     if value.is_finite() && value > 0.0 {

@@ -58,7 +58,7 @@ pub use changepoint::{
 pub use clock::{ClockFigures, ClockInfo, OverheadFigures};
 pub use count::{
     CacheFigures, CountedMemory, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures,
-    QEMU_ICOUNT,
+    QEMU_ICOUNT, QEMU_PLUGIN,
 };
 pub use distribution::{DISTRIBUTION_BINS, Distribution};
 pub use drift::{

@@ -74,6 +74,8 @@ pub struct Board {
 #[derive(Debug)]
 pub struct BoardRuns {
     pub runs: Vec<rho_wire::Run>,
+    /// A built-in QEMU board's run counted by rho's plugin (exact instructions), `None` on another target.
+    pub counted: Option<rho_wire::Run>,
     /// The compiler the port ran, and its flags, as its recorded build command says (without the words that
     /// name rho's temporary directory or the suite's files, and without the libraries): what `--json` reports.
     pub compiler: Vec<String>,
@@ -243,8 +245,24 @@ impl Board {
                 timeout,
             )?);
         }
+        let counted = match crate::ports::board(&self.name) {
+            Some(board) => Some(
+                crate::qemu_count::CountedBuild {
+                    board: &board,
+                    build: &self.build,
+                    out: &out,
+                    plugin_dir: &self.dir.path().join("qemu-plugin"),
+                    dir: None,
+                    iterations_set: settings.iterations.is_some(),
+                    warmup_set: settings.warmup.is_some(),
+                }
+                .run(&env, timeout, &what)?,
+            ),
+            None => None,
+        };
         Ok(BoardRuns {
             runs,
+            counted,
             compiler: recorded.compiler,
             cflags: recorded.cflags,
             ldflags: recorded.ldflags,

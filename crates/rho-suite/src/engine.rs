@@ -513,29 +513,36 @@ struct Measuring {
     times: bool,
     /// Counting: the counted run's runner.
     counter: Option<crate::count::Counter>,
+    /// A built-in board under QEMU: its C-file suites are also built counting and run once under rho's
+    /// counting plugin, whatever the measure (the exact instruction count is a board's figure).
+    board: Option<crate::ports::BoardData>,
     /// Whether the iterations and warm-ups were set (else counting uses its own defaults).
     iterations_set: bool,
     warmup_set: bool,
 }
 
 impl Measuring {
-    /// What `measure` takes on `target`: under QEMU -icount every run's ticks are instructions already
-    /// ([`crate::count::summarise`]), so the timed run always runs there; elsewhere a count runs under
-    /// Valgrind, on the host only.
+    /// What `measure` takes on `target`: on a built-in board a count runs under QEMU's plugin whatever the
+    /// measure, and the timed run runs too (a suite the board cannot count, a cargo or cmake one, has only
+    /// its ticks); elsewhere a count runs under Valgrind, on the host only.
     fn new(
         target: &TargetSpec,
         measure: Measure,
         options: &RunOptions,
         repetitions: u32,
     ) -> Result<Measuring> {
-        let icount = crate::ports::icount_shift(target.name()).is_some();
+        let board = match target {
+            TargetSpec::Builtin { name, .. } => crate::ports::board(name),
+            TargetSpec::Commands { .. } => None,
+        };
+        let icount = board.is_some();
         let counter = if measure.counts() && icount {
             None
         } else if measure.counts() {
             if target.name() != "host" {
                 return Err(SuiteError::Unsupported(format!(
                     "--measure instructions counts under Valgrind on the host; target {} is not the host (on \
-                     the built-in boards the figures are QEMU icount instructions in every run)",
+                     the built-in boards QEMU counts them, with rho's plugin)",
                     target.name()
                 )));
             }
@@ -551,6 +558,7 @@ impl Measuring {
             repetitions,
             times: measure.times() || icount,
             counter,
+            board,
             iterations_set: options.iterations.is_some(),
             warmup_set: options.warmup.is_some(),
         })
@@ -736,16 +744,46 @@ fn run_job(
                 .iter()
                 .find(|(k, _)| k == "RHO_BENCH_OUT")
                 .map(|(_, v)| PathBuf::from(v));
-            if let Some(out) = out.filter(|o| o.join("bench.elf").is_file()) {
+            if let Some(out) = out.as_ref().filter(|o| o.join("bench.elf").is_file()) {
                 let files = crate::footprint::ImageFiles {
                     image: out.join("bench.elf"),
-                    stack_usage: Some(out),
+                    stack_usage: Some(out.clone()),
                 };
                 footprint = Some(crate::footprint::ask(mem_command, &files, timeout));
+            }
+            if let (Some(out), JobKind::CFiles) = (&out, &job.kind) {
+                counted = measuring.count_on_board(&build, out, place, &env, &what)?;
             }
         }
     }
     Ok((runs, counted, footprint))
+}
+
+impl Measuring {
+    /// A C-file suite on a built-in board: built again counting (into `out/counted`, with the port's `build`
+    /// and the timed build's `env`) and run under QEMU with rho's plugin; `None` on any other target.
+    fn count_on_board(
+        &self,
+        build: &str,
+        out: &Path,
+        place: &Place<'_>,
+        env: &[(String, String)],
+        what: &str,
+    ) -> Result<Option<rho_wire::Run>> {
+        let Some(board) = &self.board else {
+            return Ok(None);
+        };
+        let counting = crate::qemu_count::CountedBuild {
+            board,
+            build,
+            out,
+            plugin_dir: &place.workspace.dir.path().join("qemu-plugin"),
+            dir: Some(&place.config.root),
+            iterations_set: self.iterations_set,
+            warmup_set: self.warmup_set,
+        };
+        Ok(Some(counting.run(env, place.timeout, what)?))
+    }
 }
 
 /// A suite the engine built on the host, ready to run: its program (run in the module root) and, for a

@@ -29,6 +29,9 @@ pub enum SuiteError {
     /// Callgrind's dumps could not be read.
     #[error(transparent)]
     Dumps(#[from] rho_wire::callgrind::DumpError),
+    /// The QEMU counting plugin's totals could not be read.
+    #[error(transparent)]
+    Totals(#[from] rho_wire::qemu_counts::TotalsError),
     /// module.yml asks for something that cannot be done.
     #[error(transparent)]
     Config(#[from] rho_config::ConfigError),

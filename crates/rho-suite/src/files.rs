@@ -67,7 +67,7 @@ pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<F
             Ran {
                 footprint: crate::footprint::ask(&mem_command, &built.files, inputs.timeout),
                 runs: built.runs,
-                counted: None,
+                counted: built.counted,
                 compiler: built.compiler,
                 cflags: built.cflags,
                 ldflags: built.ldflags,

@@ -4,7 +4,7 @@
 //! It owns the suite kinds (C/C++ files built on the host or by a board's port, `cmake:`, `cargo:`,
 //! `pkg_config:` flags, `command:`), the targets (host, the built-in QEMU boards, `aarch64-linux`,
 //! `stm32h743zi` through probe-rs), the measures (time, instructions counted under Callgrind with or
-//! without its cache simulation), the static footprint asked of the footprint command, rho's scratch
+//! without its cache simulation, or on a QEMU board by rho's plugin), the static footprint asked of the footprint command, rho's scratch
 //! directories, and folding repetitions into one summary.
 //!
 //! It must not know about argument parsing, the terminal (colour, width, the progress line: it tells an
@@ -12,7 +12,8 @@
 //! other crates'. Errors are [`SuiteError`]s, each saying which step failed.
 //!
 //! Layering (a module uses only those above it in this list): `error`, `observe`, `tools`, `ports`,
-//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `cmake`, `cargo`, `board`, `engine`, `files`, `sides`.
+//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `qemu_count`, `cmake`, `cargo`, `board`, `engine`, `files`,
+//! `sides`.
 
 pub mod board;
 pub mod cargo;
@@ -26,6 +27,7 @@ pub mod fold;
 pub mod footprint;
 pub mod observe;
 pub mod ports;
+pub mod qemu_count;
 pub mod sides;
 pub mod stream;
 pub mod tools;

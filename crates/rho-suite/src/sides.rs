@@ -1,7 +1,8 @@
 //! The suites of one side of `rho bench gate` as the engine builds them: on the built-in `host` target each
 //! suite built as `rho bench` builds it (apart from the other side's build) with its image's static figures,
-//! each command suite as its command; on any other target, the C-file suites' own flags as the environment
-//! of the target's build command. The gate runs what this returns; it never learns how a suite is built.
+//! each command suite as its command; on any other target, the C-file suites' own flags and the target's
+//! `stack_bytes` as the environment of the target's build command. The gate runs what this returns; it never
+//! learns how a suite is built.
 
 use std::path::Path;
 use std::time::Duration;
@@ -94,32 +95,27 @@ fn quoted(path: &Path) -> Result<String> {
         .map_err(|e| SuiteError::Unsupported(format!("{text}: {e}")))
 }
 
-/// RHO_BENCH_CFLAGS and RHO_BENCH_LDFLAGS, as a target's build command gets them.
-pub type FlagEnvironment = [(String, String); 2];
-
 /// Per suite of `config`, in order, what a target's build command gets in its environment on target `spec`:
 /// a C-file suite's own flags (over module.yml's defaults) as RHO_BENCH_CFLAGS and RHO_BENCH_LDFLAGS, as
-/// `rho bench` passes them; `None` for the other kinds.
-pub fn flag_environments(
+/// `rho bench` passes them (nothing for the other kinds), and for every suite module.yml's `stack_bytes:` for
+/// the target as RHO_BENCH_STACK_BYTES (a board's port compiles it in: the painted region).
+pub fn build_environments(
     config: &ModuleConfig,
     spec: &TargetSpec,
     timeout: Duration,
-) -> Result<Vec<Option<FlagEnvironment>>> {
+) -> Result<Vec<Vec<(String, String)>>> {
+    let stack_bytes = crate::cfiles::configured_stack_bytes(config, spec.name(), &Flags::default());
     let mut environments = Vec::new();
     for suite in &config.suites {
-        let environment = match suite {
-            Suite::CFiles { build, .. } => {
-                let flags = crate::cfiles::suite_flags(
-                    config,
-                    spec.name(),
-                    build,
-                    &Flags::default(),
-                    timeout,
-                )?;
-                Some(crate::board::flags_environment(&flags))
-            }
-            _ => None,
-        };
+        let mut environment = Vec::new();
+        if let Suite::CFiles { build, .. } = suite {
+            let flags =
+                crate::cfiles::suite_flags(config, spec.name(), build, &Flags::default(), timeout)?;
+            environment.extend(crate::board::flags_environment(&flags));
+        }
+        if let Some(bytes) = stack_bytes {
+            environment.push(("RHO_BENCH_STACK_BYTES".to_string(), bytes.to_string()));
+        }
         environments.push(environment);
     }
     Ok(environments)

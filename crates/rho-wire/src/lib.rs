@@ -24,6 +24,7 @@
 pub mod callgrind;
 mod error;
 mod parse;
+pub mod qemu_counts;
 mod types;
 mod write;
 

@@ -1,0 +1,233 @@
+//! Exact instruction counts on the built-in boards: the suite built with its counting loop
+//! (`RHO_BENCH_MEASURE=instructions`, which the ports' Makefile turns into `-DRHO_BENCH_MEASURE_INSTRUCTIONS`)
+//! and run under QEMU with rho's counting plugin (`c/qemu/rho_count_plugin.c`, built here with the host's C
+//! compiler: Debian's QEMU 7.2 supports plugins but ships none, nor the header to build one).
+//!
+//! The plugin counts the instructions executed between the marker instructions the harness puts around each
+//! iteration's body, and writes one total per measured loop, numbered as the stream's `@count K` lines are;
+//! rho reads them into the run's counts (event `Ir`, as Callgrind's dumps; [`rho_wire::qemu_counts`]), so
+//! rho-stats takes the harness's share off as it does on a host (here it is none: the markers leave the loop
+//! out) and divides by the iterations. A body of N nops reads N on every board.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use rho_exec::{Runner, Termination};
+use rho_wire::Run;
+
+use crate::error::{Doing as _, Result, SuiteError};
+use crate::ports::{BoardData, shell_quote};
+
+/// The plugin's C source, embedded so an installed `rho` needs no checkout.
+pub const PLUGIN_SOURCE: &str = include_str!("../../../c/qemu/rho_count_plugin.c");
+
+/// Build the plugin into `dir` (`dir/rho_count_plugin.so`) with the host's `cc`, unless it is there.
+pub fn build_plugin(dir: &Path, timeout: Duration) -> Result<PathBuf> {
+    let plugin = dir.join("rho_count_plugin.so");
+    if plugin.is_file() {
+        return Ok(plugin);
+    }
+    std::fs::create_dir_all(dir).doing(|| format!("cannot create {}", dir.display()))?;
+    let source = dir.join("rho_count_plugin.c");
+    std::fs::write(&source, PLUGIN_SOURCE)
+        .doing(|| format!("cannot write {}", source.display()))?;
+    let Some(cc) = crate::tools::find_on_path("cc") else {
+        return Err(SuiteError::Unsupported(
+            "instructions on a board are counted by rho's QEMU plugin, which is built with the host's C \
+             compiler, and `cc` is not on the PATH: install one (Debian/Ubuntu: apt-get install gcc)"
+                .to_string(),
+        ));
+    };
+    // Written beside and renamed: a run that stops half way leaves no half-built plugin to load.
+    let partial = dir.join("rho_count_plugin.so.partial");
+    let mut command = Command::new(cc);
+    command
+        .args(["-std=c99", "-O2", "-shared", "-fPIC", "-o"])
+        .arg(&partial)
+        .arg(&source);
+    let (finished, stdout) = Runner::new(command)
+        .timeout(timeout)
+        .run_collect()
+        .map_err(|source| SuiteError::Exec {
+            doing: "cannot run cc to build rho's QEMU counting plugin".to_string(),
+            source,
+        })?;
+    if finished.termination != Termination::Exited(0) {
+        return Err(SuiteError::Build(format!(
+            "cannot build rho's QEMU counting plugin ({}): cc {}:\n{stdout}{}",
+            source.display(),
+            finished.termination,
+            finished.stderr.trim_end()
+        )));
+    }
+    std::fs::rename(&partial, &plugin)
+        .doing(|| format!("cannot move {} into place", partial.display()))?;
+    Ok(plugin)
+}
+
+/// The QEMU command that runs the counted image `kernel` (a shell word, e.g. `"$RHO_BENCH_OUT/bench.elf"`) on
+/// `board` with the plugin at `plugin` writing its totals to `totals` (a shell word too).
+pub fn run_command(board: &BoardData, kernel: &str, plugin: &Path, totals: &str) -> String {
+    let plugin = shell_quote(&plugin.display().to_string());
+    board.run_command(kernel).replacen(
+        " -kernel ",
+        &format!(" -plugin {plugin},out={totals} -kernel "),
+        1,
+    )
+}
+
+/// A board's counted build and run: the suite built again with its counting loop, into `out/counted`, and
+/// run under QEMU with the plugin. The same for `rho bench --target BOARD FILE.c` and a module's suites.
+#[derive(Debug)]
+pub struct CountedBuild<'a> {
+    pub board: &'a BoardData,
+    /// The port's build command (it builds into `$RHO_BENCH_OUT`).
+    pub build: &'a str,
+    /// The timed build's directory; the counted build goes in `counted` under it.
+    pub out: &'a Path,
+    /// Where the plugin is built (once per directory).
+    pub plugin_dir: &'a Path,
+    /// Where the commands run (`None`: the current directory).
+    pub dir: Option<&'a Path>,
+    /// Whether the iterations and warm-ups were set (else counting uses its own few, [`crate::count`]).
+    pub iterations_set: bool,
+    pub warmup_set: bool,
+}
+
+impl CountedBuild<'_> {
+    /// Build and run, with the timed build's environment `env`; the run with its counts' totals attached.
+    pub fn run(&self, env: &[(String, String)], timeout: Duration, what: &str) -> Result<Run> {
+        let out = self.out.join("counted");
+        std::fs::create_dir_all(&out).doing(|| format!("cannot create {}", out.display()))?;
+        let mut env: Vec<(String, String)> = env
+            .iter()
+            .filter(|(key, _)| key != "RHO_BENCH_OUT" && key != "RHO_BENCH_MEASURE")
+            .cloned()
+            .collect();
+        env.push(("RHO_BENCH_OUT".to_string(), out.display().to_string()));
+        env.push(("RHO_BENCH_MEASURE".to_string(), "instructions".to_string()));
+        let env = crate::count::environment(env, self.iterations_set, self.warmup_set);
+        let what = format!("{what} (counted)");
+        crate::cfiles::run_build(
+            self.shell(self.build, &env),
+            timeout,
+            || format!("cannot run the build command of {what}: `{}`", self.build),
+            || format!("cannot build {what}: `{}`", self.build),
+        )?;
+        let plugin = build_plugin(self.plugin_dir, timeout)?;
+        let totals = out.join(rho_wire::qemu_counts::TOTALS_FILE);
+        let command = run_command(
+            self.board,
+            &shell_quote(&out.join("bench.elf").display().to_string()),
+            &plugin,
+            &shell_quote(&totals.display().to_string()),
+        );
+        let mut run = crate::stream::run_stream(self.shell(&command, &env), &what, timeout)?;
+        if run.counter.is_none() {
+            return Err(SuiteError::Run(format!(
+                "the suite {what} ran under QEMU's counting plugin but its stream has no @counter: its \
+                 harness is not rho's bench.h built with RHO_BENCH_MEASURE_INSTRUCTIONS"
+            )));
+        }
+        rho_wire::qemu_counts::attach_totals(&mut run, &totals)?;
+        Ok(run)
+    }
+
+    fn shell(&self, command: &str, env: &[(String, String)]) -> Command {
+        let mut sh = Command::new("sh");
+        sh.arg("-c").arg(command);
+        if let Some(dir) = self.dir {
+            sh.current_dir(dir);
+        }
+        sh.envs(env.iter().map(|(k, v)| (k, v)));
+        sh
+    }
+}
+
+/// A built-in target's build and run commands as a gate's side runs them ([`crate::ports::builtin_commands`],
+/// the ports written under `ports`); counting on a board, the run loads rho's plugin (built under `ports`),
+/// which writes its totals to `$RHO_BENCH_OUT/counts` (the build compiles the counting loop in: the gate
+/// hands its builds `RHO_BENCH_MEASURE=instructions`). `None` for a name that is not built in.
+pub fn gate_commands(
+    name: &str,
+    ports: &Path,
+    counting: bool,
+    timeout: Duration,
+) -> Result<Option<(String, String)>> {
+    let Some((build, run)) = crate::ports::builtin_commands(name, ports)? else {
+        return Ok(None);
+    };
+    match crate::ports::board(name).filter(|_| counting) {
+        Some(board) => {
+            let plugin = build_plugin(&ports.join("qemu-plugin"), timeout)?;
+            let totals = format!("\"$RHO_BENCH_OUT/{}\"", rho_wire::qemu_counts::TOTALS_FILE);
+            let run = run_command(&board, "\"$RHO_BENCH_OUT/bench.elf\"", &plugin, &totals);
+            Ok(Some((build, run)))
+        }
+        None => Ok(Some((build, run))),
+    }
+}
+
+/// Whether `spec` is a built-in board rho counts with its QEMU plugin.
+pub fn counts_on_board(spec: &rho_config::TargetSpec) -> bool {
+    matches!(spec, rho_config::TargetSpec::Builtin { name, .. } if crate::ports::board(name).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plugin is C99, clean under the project's warnings, and builds where rho builds it.
+    #[test]
+    fn the_plugin_builds_clean_under_the_projects_warnings() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("plugin.c");
+        std::fs::write(&source, PLUGIN_SOURCE).unwrap();
+        let output = Command::new("cc")
+            .args([
+                "-std=c99",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-shared",
+                "-fPIC",
+            ])
+            .arg("-o")
+            .arg(dir.path().join("plugin.so"))
+            .arg(&source)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let built = build_plugin(&dir.path().join("cache"), Duration::from_secs(60)).unwrap();
+        assert!(built.is_file());
+        // Built once: the second call finds it.
+        assert_eq!(
+            build_plugin(&dir.path().join("cache"), Duration::from_secs(60)).unwrap(),
+            built
+        );
+    }
+
+    #[test]
+    fn the_counted_run_loads_the_plugin_before_the_kernel() {
+        let board = crate::ports::board("riscv32-virt").unwrap();
+        let command = run_command(
+            &board,
+            "\"$RHO_BENCH_OUT/bench.elf\"",
+            Path::new("/cache dir/plugin.so"),
+            "\"$RHO_BENCH_OUT/counts\"",
+        );
+        assert!(
+            command.contains(
+                " -plugin '/cache dir/plugin.so',out=\"$RHO_BENCH_OUT/counts\" -kernel \"$RHO_BENCH_OUT/bench.elf\""
+            ),
+            "{command}"
+        );
+        assert!(command.starts_with("qemu-system-riscv32 "), "{command}");
+    }
+}
