@@ -49,6 +49,23 @@ pub struct SuiteInfo {
     pub timeout_seconds: f64,
 }
 
+impl SuiteInfo {
+    /// A run imported from other harnesses' reports (`rho bench import`): the reports are its sources, and
+    /// rho built and ran nothing.
+    pub fn imported(reports: Vec<PathBuf>) -> SuiteInfo {
+        SuiteInfo {
+            sources: reports,
+            compiler: Vec::new(),
+            cflags: Vec::new(),
+            ldflags: Vec::new(),
+            iterations: None,
+            warmup: None,
+            scale: None,
+            timeout_seconds: 0.0,
+        }
+    }
+}
+
 impl<'a> RunDocument<'a> {
     pub fn new(suite: SuiteInfo, summary: &'a RunSummary) -> Self {
         RunDocument {

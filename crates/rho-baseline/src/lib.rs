@@ -23,6 +23,7 @@
 //! and returns comparisons and their text (docs/architecture.md).
 
 pub mod compare;
+pub mod dashboards;
 pub mod error;
 pub mod export;
 pub mod format;

@@ -27,6 +27,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         baseline: project.baseline.request(),
         html: project.html.clone(),
         json: if args.list { None } else { args.json.clone() },
+        exports: project.dashboards.exports(),
         run: run.options(),
         list: args.list,
         profile: run.profile.clone(),

@@ -74,6 +74,10 @@ pub enum BenchAction {
     /// Re-render a run saved by `--json` (`rho-bench-run/1` or `rho-bench-project/1`): the text report on
     /// stdout, or with `--markdown F` and/or `--html F` those files instead.
     Show(crate::saved::ShowArgs),
+    /// Turn other harnesses' reports (FORMAT: gbench, criterion, hyperfine, gotest, pytest-benchmark; see
+    /// docs/import.md) into a rho run document that `show`, `compare` and `history add` take: exit 2 when a
+    /// report cannot be read or names a failed benchmark.
+    Import(crate::saved::ImportArgs),
     /// Compare two runs saved by `--json`, per benchmark and metric, with `--diff`'s rules and limits (the
     /// nearest module.yml's, else the defaults): exit 0 when no metric regressed beyond its limit, 1 when one
     /// did, 2 when they cannot be compared.
@@ -163,6 +167,9 @@ pub struct ProjectArgs {
     /// against their budgets, and with `--diff` base against head.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub dashboards: crate::term::DashboardArgs,
 }
 
 /// How a suite is built and run.

@@ -27,6 +27,20 @@ pub struct GateArgs {
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
 
+    /// The most alternating runs per side for a benchmark whose verdict more runs could still change
+    /// (adaptive runs, docs/gate.md); at least --runs (default: bench.gate.max_runs, else --runs).
+    #[arg(long, value_name = "N")]
+    pub max_runs: Option<u32>,
+
+    /// How many builds run at once: 2 or more builds base and head in parallel (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Build a side that is a git revision from scratch, neither using nor filling the build cache
+    /// (.git/rho-cache; docs/gate.md).
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// A metric's budget, a fraction in (0, 1): head may be at most this much worse than base. `default=F`
     /// sets the default. Repeatable; overrides bench.gate.budget.
     #[arg(long = "budget", value_name = "METRIC=FRACTION")]
@@ -88,6 +102,9 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         head: args.head.clone(),
         target: args.target.clone(),
         runs: args.runs,
+        max_runs: args.max_runs,
+        jobs: args.jobs,
+        no_cache: args.no_cache,
         budgets: args.budgets.clone(),
         timeout: args.timeout,
         iterations: args.iterations,
@@ -151,6 +168,28 @@ mod tests {
         assert_eq!(args.timeout, Some(30.0));
         assert_eq!(args.target.as_deref(), Some("kata"));
         assert!(args.bisect);
+    }
+
+    #[test]
+    fn gate_reads_its_adaptive_and_build_flags() {
+        let args = parse(&[
+            "--base",
+            "main",
+            "--max-runs",
+            "10",
+            "-j",
+            "1",
+            "--no-cache",
+        ])
+        .unwrap();
+        assert_eq!(args.max_runs, Some(10));
+        assert_eq!(args.jobs, Some(1));
+        assert!(args.no_cache);
+        let args = parse(&["--base", "main"]).unwrap();
+        assert_eq!(
+            (args.max_runs, args.jobs, args.no_cache),
+            (None, None, false)
+        );
     }
 
     #[test]

@@ -68,6 +68,7 @@ fn main() -> ExitCode {
             Some(cli::BenchAction::Show(show)) => saved::show(show),
             Some(cli::BenchAction::Merge(merge)) => project::merge(merge),
             Some(cli::BenchAction::Compare(compare)) => saved::compare(compare),
+            Some(cli::BenchAction::Import(import)) => saved::import(import),
             Some(cli::BenchAction::History(history)) => history::run(history),
             Some(cli::BenchAction::Init) => std::env::current_dir()
                 .map_err(anyhow::Error::from)

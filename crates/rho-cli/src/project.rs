@@ -17,6 +17,7 @@ pub fn listing_args(project: &ProjectArgs, run: &RunArgs) -> (ProjectArgs, RunAr
         baseline: crate::baseline::BaselineArgs::default(),
         shard: None,
         html: None,
+        dashboards: crate::term::DashboardArgs::default(),
     };
     let run = RunArgs {
         iterations: None,
@@ -50,6 +51,7 @@ pub fn bench_project(
         baseline: project.baseline.request(),
         html: project.html.clone(),
         json: json.map(Path::to_path_buf),
+        exports: project.dashboards.exports(),
         run: run.options(),
         mode,
         shard: match mode {

@@ -22,6 +22,9 @@ pub struct ShowArgs {
     pub html: Option<PathBuf>,
 
     #[command(flatten)]
+    pub dashboards: crate::term::DashboardArgs,
+
+    #[command(flatten)]
     pub output: crate::term::OutputArgs,
 }
 
@@ -54,12 +57,56 @@ pub struct CompareArgs {
     pub output: crate::term::OutputArgs,
 }
 
+/// `rho bench import FORMAT FILE... --json OUT`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The reports' format: gbench, criterion, hyperfine, gotest or pytest-benchmark.
+    #[arg(value_name = "FORMAT")]
+    pub format: String,
+
+    /// The reports (for criterion, its target/criterion directory), their benchmarks in one run.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Write the run as a `rho-bench-run/1` document (its `suite.sources` the files); `-` writes it to
+    /// stdout, and the report goes to stderr.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Print the reports' run as a wire stream (docs/wire-format.md) on stdout instead of the report: what the
+    /// gate runs for another harness's suite. Extra figures are not in a stream.
+    #[arg(long, value_name = "-", value_parser = ["-"], conflicts_with = "json")]
+    pub wire: Option<String>,
+
+    #[command(flatten)]
+    pub dashboards: crate::term::DashboardArgs,
+
+    #[command(flatten)]
+    pub output: crate::term::OutputArgs,
+}
+
+/// `rho bench import`: rho_ops::import's recipe.
+pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
+    let options = rho_ops::import::Options {
+        format: args.format.clone(),
+        files: args.files.clone(),
+        json: args.json.clone(),
+        wire: args.wire.is_some(),
+        exports: args.dashboards.exports(),
+    };
+    Ok(ExitCode::from(rho_ops::import::run(
+        &options,
+        &args.output,
+    )?))
+}
+
 /// `rho bench show`: the text report on stdout, or the Markdown and/or HTML written to their files.
 pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let options = rho_ops::saved::ShowOptions {
         run: args.run.clone(),
         markdown: args.markdown.clone(),
         html: args.html.clone(),
+        exports: args.dashboards.exports(),
     };
     Ok(ExitCode::from(rho_ops::saved::show_run(
         &options,

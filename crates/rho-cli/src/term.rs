@@ -18,6 +18,28 @@ pub enum ColorChoice {
     Never,
 }
 
+/// `--bmf FILE` and `--github-benchmark FILE`: the run for the dashboards projects already run
+/// (docs/exports.md).
+#[derive(Debug, Clone, Default, Args)]
+pub struct DashboardArgs {
+    /// Also write the run in Bencher Metric Format (`bencher run --adapter json --file FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub bmf: Option<std::path::PathBuf>,
+
+    /// Also write the run as github-action-benchmark's `customSmallerIsBetter` list.
+    #[arg(long, value_name = "FILE")]
+    pub github_benchmark: Option<std::path::PathBuf>,
+}
+
+impl DashboardArgs {
+    pub fn exports(&self) -> rho_ops::output::Exports {
+        rho_ops::output::Exports {
+            bmf: self.bmf.clone(),
+            github_benchmark: self.github_benchmark.clone(),
+        }
+    }
+}
+
 /// How the human report is shown: `rho bench` and `rho bench check`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {

@@ -295,6 +295,60 @@ pub enum Suite {
     /// A `[[bench]] harness = false` target of a cargo project using the `rho-bench` crate: built with cargo,
     /// then the executable.
     Cargo(CargoSuite),
+    /// Another harness's suite (`gbench:`, `criterion:`, `hyperfine:`, `gotest:`, `pytest-benchmark:`): rho
+    /// runs its tool and reads its report (crates/rho-import, docs/import.md).
+    Foreign(ForeignSuite),
+}
+
+/// Which harness a [`ForeignSuite`] is: the key module.yml names it by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForeignTool {
+    Gbench,
+    Criterion,
+    Hyperfine,
+    Gotest,
+    PytestBenchmark,
+}
+
+impl ForeignTool {
+    pub const ALL: [ForeignTool; 5] = [
+        ForeignTool::Gbench,
+        ForeignTool::Criterion,
+        ForeignTool::Hyperfine,
+        ForeignTool::Gotest,
+        ForeignTool::PytestBenchmark,
+    ];
+
+    /// The module.yml key (and `rho bench import`'s format name).
+    pub fn key(self) -> &'static str {
+        match self {
+            ForeignTool::Gbench => "gbench",
+            ForeignTool::Criterion => "criterion",
+            ForeignTool::Hyperfine => "hyperfine",
+            ForeignTool::Gotest => "gotest",
+            ForeignTool::PytestBenchmark => "pytest-benchmark",
+        }
+    }
+
+    /// What the key's value is, for errors.
+    pub fn expects(self) -> &'static str {
+        match self {
+            ForeignTool::Gbench => "a Google Benchmark binary's command line",
+            ForeignTool::Criterion => "a criterion bench target's name",
+            ForeignTool::Hyperfine => "hyperfine's arguments, or a list of commands",
+            ForeignTool::Gotest => "the Go packages to benchmark",
+            ForeignTool::PytestBenchmark => "a pytest command line",
+        }
+    }
+}
+
+/// `{ gbench: COMMAND }` and its kin: the tool and what module.yml gave it (for `hyperfine:` a list of
+/// commands is given as one argument string, each command quoted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignSuite {
+    pub tool: ForeignTool,
+    pub argument: String,
+    pub at: SourcePos,
 }
 
 /// `{ cargo: BENCH_NAME, package: PACKAGE, features: [...] }`: `cargo bench --no-run --bench BENCH_NAME` in the
@@ -339,6 +393,7 @@ impl Suite {
             Suite::CFiles { at, .. } | Suite::Command { at, .. } => *at,
             Suite::CMake(cmake) => cmake.at,
             Suite::Cargo(cargo) => cargo.at,
+            Suite::Foreign(foreign) => foreign.at,
         }
     }
 
@@ -353,6 +408,7 @@ impl Suite {
             Suite::Command { command, .. } => command.clone(),
             Suite::CMake(cmake) => format!("cmake target {}", cmake.target),
             Suite::Cargo(cargo) => cargo.describe(),
+            Suite::Foreign(foreign) => format!("{}: {}", foreign.tool.key(), foreign.argument),
         }
     }
 }
@@ -442,8 +498,11 @@ pub struct HistoryConfig {
 /// `bench.gate`: base against head.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateConfig {
-    /// Alternating runs per side, at least 2.
+    /// Alternating runs per side, at least 2: the fewest every benchmark gets.
     pub runs: u32,
+    /// The most alternating runs per side a benchmark whose verdict is still open gets (adaptive runs,
+    /// docs/gate.md); `None`: `runs`, every benchmark runs `runs` times.
+    pub max_runs: Option<u32>,
     /// Limit per build and per run.
     pub timeout: Duration,
     /// `bench.gate.budget.default`, a fraction in (0, 1) for every metric not named in `budgets`; `None` when
@@ -457,6 +516,7 @@ impl Default for GateConfig {
     fn default() -> Self {
         GateConfig {
             runs: DEFAULT_GATE_RUNS,
+            max_runs: None,
             timeout: DEFAULT_GATE_TIMEOUT,
             default_budget: None,
             budgets: BTreeMap::new(),

@@ -9,9 +9,9 @@ use serde_saphyr::{Localizer, Location, Spanned, UserMessageFormatter};
 
 use crate::error::{ConfigError, SourcePos};
 use crate::model::{
-    BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DefaultFlags, GateConfig,
-    HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite, SuiteBuild, TargetEntry,
-    is_gate_budget,
+    BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DefaultFlags, ForeignSuite,
+    ForeignTool, GateConfig, HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite,
+    SuiteBuild, TargetEntry, is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -79,13 +79,18 @@ const SUITE_KEYS: &[&str] = &[
     "cargo",
     "package",
     "features",
+    "gbench",
+    "criterion",
+    "hyperfine",
+    "gotest",
+    "pytest-benchmark",
 ];
 /// The keys of a `cargo:` suite beside it.
 const CARGO_KEYS: &[&str] = &["package", "features"];
 /// The keys of a suite that say how rho compiles its files: only with `sources:`.
 const SUITE_BUILD_KEYS: &[&str] = &["cflags", "ldflags", "include", "defines", "pkg_config"];
 const CMAKE_KEYS: &[&str] = &["build_dir", "target", "source_dir"];
-const GATE_KEYS: &[&str] = &["runs", "timeout_seconds", "budget"];
+const GATE_KEYS: &[&str] = &["runs", "max_runs", "timeout_seconds", "budget"];
 const HISTORY_KEYS: &[&str] = &["branch", "window", "max_pvalue"];
 
 /// Where a key that is unknown at one level does belong, so a misplaced key is not met with a bare "unknown".
@@ -108,6 +113,11 @@ fn home_of(key: &str) -> Option<&'static str> {
         "cargo",
         "package",
         "features",
+        "gbench",
+        "criterion",
+        "hyperfine",
+        "gotest",
+        "pytest-benchmark",
     ]
     .contains(&key)
     {
@@ -941,6 +951,37 @@ fn cargo_suite(cx: &Cx, f: &Fields, what: &str, at: SourcePos) -> Result<CargoSu
     })
 }
 
+/// `{ gbench: COMMAND }` and its kin (`key` is one of [`ForeignTool`]'s keys): a non-empty string, or for
+/// `hyperfine:` a list of commands (each passed to hyperfine quoted).
+fn foreign_suite(
+    cx: &Cx,
+    f: &Fields,
+    key: &str,
+    what: &str,
+    at: SourcePos,
+) -> Result<ForeignSuite, ConfigError> {
+    let tool = ForeignTool::ALL
+        .into_iter()
+        .find(|t| t.key() == key)
+        .unwrap_or(ForeignTool::Gbench);
+    let place = format!("{what}.{key}");
+    let Some(node) = f.value(key) else {
+        return Err(cx.err(at, format!("expected {} for {place}", tool.expects())));
+    };
+    let argument = match (&node.value, tool) {
+        (Node::Seq(items), ForeignTool::Hyperfine) if !items.is_empty() => {
+            let mut quoted = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                let command = text(cx, item, &format!("{place}[{index}]"), "a shell command")?;
+                quoted.push(format!("'{}'", command.replace('\'', "'\\''")));
+            }
+            quoted.join(" ")
+        }
+        _ => text(cx, node, &place, tool.expects())?.to_owned(),
+    };
+    Ok(ForeignSuite { tool, argument, at })
+}
+
 /// A cargo target or package name: `[A-Za-z0-9_-]+`.
 fn is_cargo_name(name: &str) -> bool {
     !name.is_empty()
@@ -984,16 +1025,27 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
             },
             Node::Map(_) => {
                 let f = fields(cx, item, &what, Some(SUITE_KEYS))?;
-                let kinds: Vec<(&str, &SNode)> = ["sources", "command", "cmake", "cargo"]
-                    .into_iter()
-                    .filter_map(|k| f.get(k).map(|(key, _)| (k, key)))
-                    .collect();
+                let kinds: Vec<(&str, &SNode)> = [
+                    "sources",
+                    "command",
+                    "cmake",
+                    "cargo",
+                    "gbench",
+                    "criterion",
+                    "hyperfine",
+                    "gotest",
+                    "pytest-benchmark",
+                ]
+                .into_iter()
+                .filter_map(|k| f.get(k).map(|(key, _)| (k, key)))
+                .collect();
                 match kinds.as_slice() {
                     [] => {
                         return Err(cx.err_at(
                             item,
                             format!(
-                                "{what} needs `sources:` (C files rho builds), `command:`, `cmake:` or `cargo:`"
+                                "{what} needs `sources:` (C files rho builds), `command:`, `cmake:`, `cargo:` or \
+                                 another harness's `gbench:`, `criterion:`, `hyperfine:`, `gotest:`, `pytest-benchmark:`"
                             ),
                         ));
                     }
@@ -1002,7 +1054,8 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                             key,
                             format!(
                                 "{what} has `{}:` and `{second}:`; a suite is one of `sources:`, `command:`, \
-                                 `cmake:` or `cargo:`",
+                                 `cmake:`, `cargo:`, `gbench:`, `criterion:`, `hyperfine:`, `gotest:` or \
+                                 `pytest-benchmark:`",
                                 kinds[0].0
                             ),
                         ));
@@ -1061,12 +1114,13 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                 at,
                             },
                             "cargo" => Suite::Cargo(cargo_suite(cx, &f, &what, at)?),
-                            _ => Suite::CMake(cmake_suite(
+                            "cmake" => Suite::CMake(cmake_suite(
                                 cx,
                                 f.value("cmake").unwrap_or(item),
                                 &format!("{what}.cmake"),
                                 at,
                             )?),
+                            tool => Suite::Foreign(foreign_suite(cx, &f, tool, &what, at)?),
                         }
                     }
                 }
@@ -1266,6 +1320,16 @@ fn parse_gate(cx: &Cx, node: &SNode) -> Result<GateConfig, ConfigError> {
             u64::from(u32::MAX),
         )? as u32;
     }
+    if let Some(v) = f.value("max_runs") {
+        // At least `runs` (given or its default): a ceiling below the floor would mean nothing.
+        gate.max_runs = Some(whole(
+            cx,
+            v,
+            "bench.gate.max_runs (the most alternating runs per side, at least bench.gate.runs)",
+            u64::from(gate.runs),
+            u64::from(u32::MAX),
+        )? as u32);
+    }
     if let Some(v) = f.value("timeout_seconds") {
         gate.timeout = timeout(cx, v, "bench.gate.timeout_seconds")?;
     }
@@ -1366,7 +1430,7 @@ mod tests {
         let message = unknown_key_message("zzz_unrelated", "bench.gate", GATE_KEYS);
         assert_eq!(
             message,
-            "unknown key 'zzz_unrelated' in bench.gate; expected one of: runs, timeout_seconds, budget"
+            "unknown key 'zzz_unrelated' in bench.gate; expected one of: runs, max_runs, timeout_seconds, budget"
         );
     }
 }

@@ -625,18 +625,20 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
             "bench:\n  suites:\n    - { sources: [a.c], libs: -lz }\n",
             (3, 25),
             "unknown key 'libs' in bench.suites[0]; expected one of: sources, cflags, ldflags, include, \
-             defines, pkg_config, command, cmake, cargo, package, features",
+             defines, pkg_config, command, cmake, cargo, package, features, gbench, criterion, hyperfine, \
+             gotest, pytest-benchmark",
         ),
         (
             "bench:\n  suites:\n    - { cflags: -O3 }\n",
             (3, 7),
-            "bench.suites[0] needs `sources:` (C files rho builds), `command:`, `cmake:` or `cargo:`",
+            "bench.suites[0] needs `sources:` (C files rho builds), `command:`, `cmake:`, `cargo:` or \
+             another harness's `gbench:`, `criterion:`, `hyperfine:`, `gotest:`, `pytest-benchmark:`",
         ),
         (
             "bench:\n  suites:\n    - { sources: a.c, command: x }\n",
             (3, 23),
             "bench.suites[0] has `sources:` and `command:`; a suite is one of `sources:`, `command:`, \
-             `cmake:` or `cargo:`",
+             `cmake:`, `cargo:`, `gbench:`, `criterion:`, `hyperfine:`, `gotest:` or `pytest-benchmark:`",
         ),
         (
             "bench:\n  suites:\n    - { command: make run, ldflags: -lz }\n",
@@ -952,6 +954,22 @@ fn gate_runs_below_two_and_bad_timeouts_are_refused() {
         assert!(message.contains(found), "{message}");
         assert!(message.contains("from 0.001 to 10000000"), "{message}");
     }
+}
+
+/// `max_runs` is the ceiling of the adaptive runs: at least `runs` (whichever order they are written in),
+/// refused at its place otherwise.
+#[test]
+fn gate_max_runs_is_read_and_below_runs_is_refused() {
+    let config = load("bench:\n  gate:\n    max_runs: 9\n    runs: 4\n");
+    assert_eq!((config.gate.runs, config.gate.max_runs), (4, Some(9)));
+    assert_eq!(load("bench:\n  gate:\n    runs: 4\n").gate.max_runs, None);
+    let (line, column, message, _) = refuse("bench:\n  gate:\n    runs: 5\n    max_runs: 4\n");
+    assert_eq!((line, column), (4, 15));
+    assert_eq!(
+        message,
+        "expected a whole number from 5 to 4294967295 for bench.gate.max_runs (the most alternating runs per \
+         side, at least bench.gate.runs), found `4`"
+    );
 }
 
 #[test]
@@ -1443,4 +1461,49 @@ fn a_bad_bench_history_is_refused_at_its_line_and_column() {
         );
         assert!(shown.contains(wanted), "{text:?}: {shown}");
     }
+}
+
+#[test]
+fn other_harnesses_suites_load_and_a_bad_one_is_refused_where_it_is() {
+    use rho_config::{ForeignSuite, ForeignTool};
+    let config = load(
+        "bench:\n  suites:\n    - gbench: sh bench.sh\n    - criterion: checksum\n    - hyperfine: [\"sleep 0.1\", \"it's\"]\n    - gotest: ./...\n    - pytest-benchmark: python3 -m pytest bench/\n",
+    );
+    let got: Vec<(ForeignTool, &str)> = config
+        .suites
+        .iter()
+        .map(|s| match s {
+            Suite::Foreign(ForeignSuite { tool, argument, .. }) => (*tool, argument.as_str()),
+            other => panic!("not another harness's suite: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (ForeignTool::Gbench, "sh bench.sh"),
+            (ForeignTool::Criterion, "checksum"),
+            // Each command of the list one quoted word for hyperfine.
+            (ForeignTool::Hyperfine, "'sleep 0.1' 'it'\\''s'"),
+            (ForeignTool::Gotest, "./..."),
+            (ForeignTool::PytestBenchmark, "python3 -m pytest bench/"),
+        ]
+    );
+    assert_eq!(config.suites[0].describe(), "gbench: sh bench.sh");
+
+    let (line, column, message, _) = refuse("bench:\n  suites:\n    - gbench: \"\"\n");
+    assert_eq!((line, column), (3, 15), "{message}");
+    assert!(message.contains("bench.suites[0].gbench"), "{message}");
+    let (line, _, message, _) =
+        refuse("bench:\n  suites:\n    - gotest: ./...\n      command: make\n");
+    // The second kind in rho's order (`command:` comes first) is named where it is written.
+    assert_eq!(line, 3, "{message}");
+    assert!(
+        message.contains("has `command:` and `gotest:`"),
+        "{message}"
+    );
+    let (_, _, message, _) = refuse("bench:\n  suites:\n    - gbench: ./b\n      cflags: -O3\n");
+    assert!(
+        message.contains("a `gbench:` suite builds itself"),
+        "{message}"
+    );
 }

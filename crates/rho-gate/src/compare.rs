@@ -159,6 +159,8 @@ struct NoFigures {
 fn side_figures(runs: &[RunMetrics], metric: &str, side: &str) -> Result<SideFigures, NoFigures> {
     let own = |why: String| NoFigures { why, own: true };
     let mut values = Vec::with_capacity(runs.len());
+    // A run that left the metric out on purpose (its verdict was settled) neither counts nor is missing.
+    let meant = runs.iter().filter(|run| !run.left_out(metric)).count();
     for (index, run) in runs.iter().enumerate() {
         match run.get(metric) {
             Some(Figure::Value(value)) => values.push(*value),
@@ -174,11 +176,10 @@ fn side_figures(runs: &[RunMetrics], metric: &str, side: &str) -> Result<SideFig
             own: false,
         });
     }
-    if values.len() != runs.len() {
+    if values.len() != meant {
         return Err(own(format!(
-            "{side} reported it in {} of its {} runs",
+            "{side} reported it in {} of its {meant} runs",
             values.len(),
-            runs.len()
         )));
     }
     // Figures are finite by construction (`figure_of`), so there is a minimum and a spread.

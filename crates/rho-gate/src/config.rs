@@ -12,7 +12,7 @@ use crate::error::{GateError, SideName};
 use crate::run::{BenchEnv, Job, Recipe};
 use crate::settings::{Budgets, GateSettings};
 
-/// The gate settings a module.yml describes: `bench.gate`'s runs, timeout and budgets. A metric with no budget
+/// The gate settings a module.yml describes: `bench.gate`'s runs, max_runs, timeout and budgets. A metric with no budget
 /// of its own gets `gate.budget.default`, else the global `fail_on_regression_percent` (one threshold for
 /// `--diff` and the gate), else 30%; an instruction count with none of its own gets
 /// `fail_on_instructions_regression_percent` when set ([`ModuleConfig::gate_default_budget`],
@@ -23,7 +23,11 @@ pub fn settings_from_config(config: &ModuleConfig) -> Result<GateSettings, GateE
     if let Some(fraction) = config.gate_instructions_budget() {
         budgets.set_instructions(fraction)?;
     }
-    GateSettings::new(gate.runs, gate.timeout, budgets)
+    let mut settings = GateSettings::new(gate.runs, gate.timeout, budgets)?;
+    if let Some(max_runs) = gate.max_runs {
+        settings.set_max_runs(max_runs)?;
+    }
+    Ok(settings)
 }
 
 /// The module.yml of `dir`, if it has one: where the gate's settings come from.
@@ -126,6 +130,18 @@ pub fn command_jobs(config: &ModuleConfig, target: &str, build: &str, run: &str)
                 env: Vec::new(),
                 static_metrics: Vec::new(),
             },
+            // And another harness's suite: rho runs its tool on the host.
+            Suite::Foreign(foreign) => Job {
+                what: suite.describe(),
+                build: Some(format!(
+                    "echo 'rho: {}: a suite of another harness runs on the built-in host target, not on target \
+                     {target}' >&2; exit 2",
+                    foreign.tool.key()
+                )),
+                run: "exit 2".to_owned(),
+                env: Vec::new(),
+                static_metrics: Vec::new(),
+            },
         })
         .collect()
 }
@@ -214,6 +230,21 @@ mod tests {
         assert_eq!(recipe.jobs.len(), 1);
         assert_eq!(recipe.jobs[0].build.as_deref(), Some("make bench"));
         assert_eq!(recipe.jobs[0].run, "./bench");
+    }
+
+    #[test]
+    fn max_runs_comes_from_module_yml() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "bench:\n  gate:\n    runs: 3\n    max_runs: 10\n",
+        );
+        let config = load_local_config(dir.path()).unwrap().unwrap();
+        let settings = settings_from_config(&config).unwrap();
+        assert_eq!((settings.runs(), settings.max_runs()), (3, 10));
+        write(dir.path(), "bench:\n  gate:\n    runs: 4\n");
+        let config = load_local_config(dir.path()).unwrap().unwrap();
+        assert_eq!(settings_from_config(&config).unwrap().max_runs(), 4);
     }
 
     #[test]

@@ -49,6 +49,13 @@ pub enum GateError {
         "runs must be at least 2, got {0}: a side's best of one run is just a run, with no idea of its noise"
     )]
     TooFewRuns(u32),
+    #[error(
+        "--max-runs {max_runs} is below the {runs} runs every benchmark gets: the ceiling of the adaptive runs \
+         must be at least --runs (bench.gate.runs)"
+    )]
+    MaxRunsBelowRuns { max_runs: u32, runs: u32 },
+    #[error("--jobs 0: at least one build must be able to run")]
+    ZeroJobs,
     #[error("the timeout must be more than zero seconds")]
     ZeroTimeout,
     #[error("--timeout {0}: the timeout must be a number of seconds from 0.001 to 10000000")]
@@ -128,6 +135,8 @@ impl GateError {
             GateError::Config { side, .. } => *side,
             GateError::Command(failure) => Some(failure.side),
             GateError::TooFewRuns(_)
+            | GateError::MaxRunsBelowRuns { .. }
+            | GateError::ZeroJobs
             | GateError::ZeroTimeout
             | GateError::BadTimeout(_)
             | GateError::BadScale(_)

@@ -8,6 +8,9 @@
 //! It must not know the suite kinds or how a target is built: it is handed each side's commands and reads what they
 //! print (docs/architecture.md).
 
+pub mod adaptive;
+mod build;
+pub mod cache;
 pub mod compare;
 pub mod config;
 mod error;
@@ -15,10 +18,13 @@ pub mod functions;
 mod growth_metrics;
 pub mod metrics;
 pub mod overrides;
+mod progress;
+mod recipe;
 pub mod report;
 mod run;
 mod run_metrics;
 pub mod settings;
+mod shell;
 pub mod side;
 mod wire_metrics;
 

@@ -60,6 +60,21 @@ impl Overrides {
     }
 }
 
+/// `--max-runs` over module.yml's `max_runs`, after [`Overrides::apply`] has set `--runs`: the ceiling of the
+/// adaptive runs, refused below the runs every benchmark gets; listed among the flags in `source`.
+pub fn apply_max_runs(
+    max_runs: Option<u32>,
+    settings: &mut GateSettings,
+    source: &mut SettingsSource,
+) -> Result<(), GateError> {
+    if let Some(max_runs) = max_runs {
+        settings.set_max_runs(max_runs)?;
+        settings.check_max_runs()?;
+        source.overrides.push(format!("--max-runs {max_runs}"));
+    }
+    settings.check_max_runs()
+}
+
 /// Where the gate's settings came from: the module.yml (or none, rho's defaults) and the flags over it.
 #[derive(Debug)]
 pub struct SettingsSource {
@@ -124,6 +139,27 @@ mod tests {
         assert_eq!(
             Overrides::default().source(None).describe(),
             "rho's defaults (no module.yml in this directory)"
+        );
+    }
+
+    #[test]
+    fn max_runs_below_runs_is_refused_and_the_flag_is_listed() {
+        let mut settings = GateSettings::default();
+        settings.set_runs(5).unwrap();
+        let mut source = Overrides::default().source(None);
+        let error = apply_max_runs(Some(4), &mut settings, &mut source).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("--max-runs 4 is below the 5 runs"),
+            "{error}"
+        );
+        apply_max_runs(Some(12), &mut settings, &mut source).unwrap();
+        assert_eq!(settings.max_runs(), 12);
+        assert!(
+            source.describe().ends_with("overridden by --max-runs 12"),
+            "{}",
+            source.describe()
         );
     }
 }

@@ -1,5 +1,7 @@
 //! What the gate prints: a table for a person, warnings about noise, and one JSON line for a pipeline.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::compare::{Comparison, MetricComparison, MetricOutcome};
@@ -226,6 +228,38 @@ pub fn unmatched_budget_warnings(comparison: &Comparison, budgets: &Budgets) -> 
         .collect()
 }
 
+/// How many runs each benchmark took per side, `(benchmark, base runs, head runs)` in name order: the most
+/// any of its metrics got (a benchmark is what comes before a metric name's last dot, as in the table; a
+/// last-line JSON metric is its own). With adaptive runs a settled benchmark stops early.
+pub fn runs_per_benchmark(comparison: &Comparison) -> Vec<(String, usize, usize)> {
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for m in &comparison.metrics {
+        let benchmark = m.name.rsplit_once('.').map_or(m.name.as_str(), |(b, _)| b);
+        let entry = counts.entry(benchmark).or_default();
+        entry.0 = entry.0.max(m.base.map_or(0, |s| s.runs));
+        entry.1 = entry.1.max(m.head.map_or(0, |s| s.runs));
+    }
+    counts
+        .into_iter()
+        .map(|(name, (base, head))| (name.to_owned(), base, head))
+        .collect()
+}
+
+/// The line that says [`runs_per_benchmark`]: `runs per benchmark: a 3, b 7` (`3/4` when the sides differ).
+pub fn runs_per_benchmark_line(comparison: &Comparison) -> String {
+    let parts: Vec<String> = runs_per_benchmark(comparison)
+        .into_iter()
+        .map(|(name, base, head)| {
+            if base == head {
+                format!("{name} {base}")
+            } else {
+                format!("{name} {base}/{head}")
+            }
+        })
+        .collect();
+    format!("runs per benchmark (per side): {}\n", parts.join(", "))
+}
+
 /// The JSON document: `{"verdict": .., "runs": N, "metrics": {name: {...}}}`. Infinite changes (from a
 /// base of zero) and infinite noise (a side whose best run was 0 and another was not) are `null`, as JSON has
 /// no infinity (docs/gate.md says so).
@@ -246,6 +280,8 @@ pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
         entry.insert("noise_base".into(), finite(m.base.map(|s| s.noise())));
         entry.insert("noise_head".into(), finite(m.head.map(|s| s.noise())));
         entry.insert("noisy".into(), json!(m.noisy()));
+        entry.insert("runs_base".into(), json!(m.base.map(|s| s.runs)));
+        entry.insert("runs_head".into(), json!(m.head.map(|s| s.runs)));
         entry.insert("within_resolution".into(), json!(m.within_resolution));
         if let MetricOutcome::Undecided(why) = &m.outcome {
             entry.insert("undecided".into(), json!(why));

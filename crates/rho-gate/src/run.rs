@@ -1,49 +1,18 @@
 //! The gate itself: prepare both sides, build each once, run them alternately, compare.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rho_exec::{LineControl, Runner, ScratchDir};
-
+use crate::adaptive::{filter_for, open_benchmarks, wire_benchmark};
 use crate::compare::{Comparison, compare};
-use crate::error::{CommandFailure, GateError, SideName};
-use crate::metrics::{CALLGRIND_DUMPS, Counter, Figure, MetricSource, RunMetrics, StdoutMetrics};
+use crate::error::{GateError, SideName};
+use crate::metrics::{CALLGRIND_DUMPS, Counter, Figure, MetricSource, RunMetrics};
+pub use crate::progress::Progress;
+pub use crate::recipe::{Job, Recipe};
 use crate::settings::GateSettings;
+use crate::shell::{Scratch, Shell};
 use crate::side::{PreparedSide, SideSpec};
-
-/// How many trailing stderr lines a failure message quotes.
-const STDERR_TAIL_LINES: usize = 12;
-
-/// How one side is built and run: one or more jobs (one per suite), each shell commands run with `sh -c` in
-/// the side's module root.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recipe {
-    /// The target's name, for messages.
-    pub target: String,
-    /// The module.yml the recipe came from, for messages.
-    pub file: PathBuf,
-    /// Built in order before the runs; every run of the side runs each job once, in order, and the metrics of
-    /// all of them make the run's metrics.
-    pub jobs: Vec<Job>,
-}
-
-/// One suite of a side: how it is built and run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Job {
-    /// How the suite is named in messages (its files, its command, or the target).
-    pub what: String,
-    /// Run once before the runs; `None` when the job needs no build (a command suite, a suite rho built).
-    pub build: Option<String>,
-    /// Run once per run; its stdout carries the metrics.
-    pub run: String,
-    /// Added to the environment of its build and runs (e.g. `RHO_BENCH_SOURCES`).
-    pub env: Vec<(String, String)>,
-    /// Figures read from the built image rather than the runs (`(benchmark, metric, value)`: a benchmark's
-    /// reachable code bytes and static stack bound), added to every run's metrics as `<benchmark>.<metric>`
-    /// for the benchmarks the run reported. Empty for a job rho did not build.
-    pub static_metrics: Vec<(String, String, u64)>,
-}
 
 /// The harness settings handed to every build and run through the environment, the same for both sides so
 /// that they measure the same amount of work. `None` leaves the variable as `rho`'s own environment has it.
@@ -112,63 +81,6 @@ pub struct GateRequest {
     pub bench_header: String,
 }
 
-/// Something worth telling the user while the gate works (it takes a while).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Progress {
-    /// A side is ready: what it is and where its module root is.
-    Prepared {
-        side: SideName,
-        describe: String,
-        module_root: PathBuf,
-    },
-    Building {
-        side: SideName,
-        command: String,
-    },
-    Built {
-        side: SideName,
-        elapsed: Duration,
-    },
-    Ran {
-        side: SideName,
-        run: u32,
-        of: u32,
-        elapsed: Duration,
-        source: MetricSource,
-    },
-}
-
-impl std::fmt::Display for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Progress::Prepared {
-                side,
-                describe,
-                module_root,
-            } => write!(
-                f,
-                "{side}: {describe} (module root {})",
-                module_root.display()
-            ),
-            Progress::Building { side, command } => write!(f, "{side}: building: {command}"),
-            Progress::Built { side, elapsed } => {
-                write!(f, "{side}: built in {:.1} s", elapsed.as_secs_f64())
-            }
-            Progress::Ran {
-                side,
-                run,
-                of,
-                elapsed,
-                source,
-            } => write!(
-                f,
-                "{side}: run {run}/{of} in {:.2} s ({source})",
-                elapsed.as_secs_f64()
-            ),
-        }
-    }
-}
-
 /// What a finished gate found.
 #[derive(Debug, Clone)]
 pub struct GateOutcome {
@@ -189,51 +101,6 @@ pub struct GateOutcome {
     pub elapsed: Duration,
 }
 
-/// A scratch directory of the gate: the harness header and one build directory per side. Removed on drop
-/// and on Ctrl-C.
-struct Scratch {
-    include: PathBuf,
-    out_base: PathBuf,
-    out_head: PathBuf,
-    _dir: ScratchDir,
-}
-
-impl Scratch {
-    fn create(bench_header: &str) -> Result<Scratch, GateError> {
-        let dir = ScratchDir::new("rho-gate-")
-            .map_err(|e| GateError::io("cannot create the gate's temporary directory", e))?;
-        let include = dir.path().join("include");
-        let header_dir = include.join("rho");
-        let out_base = dir.path().join("out-base");
-        let out_head = dir.path().join("out-head");
-        for path in [&header_dir, &out_base, &out_head] {
-            std::fs::create_dir_all(path)
-                .map_err(|e| GateError::io(format!("cannot create {}", path.display()), e))?;
-        }
-        let header = header_dir.join("bench.h");
-        std::fs::write(&header, bench_header)
-            .map_err(|e| GateError::io(format!("cannot write {}", header.display()), e))?;
-        Ok(Scratch {
-            include,
-            out_base,
-            out_head,
-            _dir: dir,
-        })
-    }
-
-    /// A fresh build directory for job `job` of `side`.
-    fn out(&self, side: SideName, job: usize) -> Result<PathBuf, GateError> {
-        let dir = match side {
-            SideName::Base => &self.out_base,
-            SideName::Head => &self.out_head,
-        }
-        .join(format!("job{job}"));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| GateError::io(format!("cannot create {}", dir.display()), e))?;
-        Ok(dir)
-    }
-}
-
 /// One side during the gate.
 struct Contender {
     described: String,
@@ -241,6 +108,12 @@ struct Contender {
     recipe: Recipe,
     runs: Vec<RunMetrics>,
     source: Option<MetricSource>,
+    /// Per job, where its metrics came from and the benchmarks it reported in the first run: what a later
+    /// run of it can be narrowed to.
+    job_benchmarks: Vec<(MetricSource, BTreeSet<String>)>,
+    /// The benchmark each metric belongs to: a wire stream's `bench.metric` is `bench`'s; a JSON line's
+    /// metric is a benchmark of its own (its job cannot run part of it).
+    benchmark_of: BTreeMap<String, String>,
 }
 
 /// Run the gate: resolve and prepare both sides, load each side's recipe with `load_recipe` (from its own
@@ -275,6 +148,8 @@ pub fn run_gate(
             recipe,
             runs: Vec::new(),
             source: None,
+            job_benchmarks: Vec::new(),
+            benchmark_of: BTreeMap::new(),
         })
     };
     let base = prepare(SideName::Base, base_spec, progress)?;
@@ -285,81 +160,28 @@ pub fn run_gate(
     let timeout = request.settings.timeout();
 
     let environment = request.env.environment();
-    build_sides(&sides, &environment, &scratch, timeout, progress)?;
-
-    let counter = request.env.counter.as_ref();
-    let runs = if counter.is_some() {
-        1
-    } else {
-        request.settings.runs()
+    let context = crate::build::BuildContext {
+        environment: &environment,
+        scratch: &scratch,
+        timeout,
+        bench_header: &request.bench_header,
+        counting: request.env.counter.is_some(),
+        cwd: &request.cwd,
+        cache: request.settings.cache(),
     };
-    for run in 1..=runs {
-        // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides alike.
-        for side in &mut sides {
-            let name = side.prepared.name;
-            let what = format!("run {run} of {runs}");
-            let mut metrics = RunMetrics::new();
-            let mut elapsed = Duration::ZERO;
-            for (index, job) in side.recipe.jobs.iter().enumerate() {
-                let out = scratch.out(name, index)?;
-                let counted;
-                let command = match counter {
-                    Some(Counter::Callgrind(valgrind)) => {
-                        let dumps = out.join(CALLGRIND_DUMPS);
-                        counted = counted_command(valgrind, &dumps, &job.run).map_err(|e| {
-                            GateError::io(format!("cannot prepare {}", dumps.display()), e)
-                        })?;
-                        counted.as_str()
-                    }
-                    Some(Counter::QemuPlugin) => {
-                        // No totals left from an earlier run can be read as this one's.
-                        let totals = out.join(rho_wire::qemu_counts::TOTALS_FILE);
-                        if totals.exists() {
-                            std::fs::remove_file(&totals).map_err(|e| {
-                                GateError::io(format!("cannot remove {}", totals.display()), e)
-                            })?;
-                        }
-                        job.run.as_str()
-                    }
-                    None => job.run.as_str(),
-                };
-                let shell = Shell {
-                    side: name,
-                    command,
-                    dir: &side.prepared.module_root,
-                    env: &environment,
-                    job_env: &job.env,
-                    include: &scratch.include,
-                    out: &out,
-                    timeout,
-                };
-                let (took, stdout) = shell.run(&what)?;
-                elapsed += took;
-                let finished = match counter {
-                    Some(counter) => stdout.finish_counted(counter, &out),
-                    None => stdout.finish(),
-                };
-                let (source, job_metrics) = finished.map_err(|error| GateError::Metrics {
-                    side: name,
-                    run,
-                    command: job.run.clone(),
-                    error,
-                })?;
-                side.source.get_or_insert(source);
-                let mut job_metrics = job_metrics;
-                add_static_metrics(&mut job_metrics, &job.static_metrics);
-                merge_metrics(&mut metrics, job_metrics, &job.what);
-            }
-            progress(&Progress::Ran {
-                side: name,
-                run,
-                of: runs,
-                elapsed,
-                source: side.source.unwrap_or(MetricSource::JsonLine),
-            });
-            side.runs.push(metrics);
-        }
-    }
+    let building = sides.each_ref().map(|side| crate::build::BuildSide {
+        prepared: &side.prepared,
+        recipe: &side.recipe,
+    });
+    crate::build::build_sides(&building, &context, request.settings.build_jobs(), progress)?;
+
+    let pairs = Pairs {
+        request,
+        environment: &environment,
+        scratch: &scratch,
+        timeout,
+    };
+    pairs.run_all(&mut sides, progress)?;
 
     let [base, head] = sides;
     let comparison = compare(&base.runs, &head.runs, request.settings.budgets());
@@ -383,53 +205,187 @@ pub fn run_gate(
     })
 }
 
-/// Build each side's jobs once, in the side's module root (a job rho built already has no build); a side
-/// with nothing to build or run is an error.
-fn build_sides(
-    sides: &[Contender],
-    environment: &[(String, String)],
-    scratch: &Scratch,
+/// The alternating runs of a gate, once both sides are built.
+struct Pairs<'a> {
+    request: &'a GateRequest,
+    environment: &'a [(String, String)],
+    scratch: &'a Scratch,
     timeout: Duration,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<(), GateError> {
-    for side in sides {
-        let name = side.prepared.name;
-        if side.recipe.jobs.is_empty() {
-            return Err(GateError::Recipe {
-                side: name,
-                message: format!(
-                    "target `{}` of {} has nothing to build or run",
-                    side.recipe.target,
-                    side.recipe.file.display()
-                ),
-            });
+}
+
+impl Pairs<'_> {
+    /// Run base, head, base, head...: every benchmark `runs` times per side, then, while some benchmark's
+    /// verdict is still open (crate::adaptive), those benchmarks alone, up to `max_runs` per side. Counting
+    /// instructions, each side runs once (a count is exact).
+    fn run_all(
+        &self,
+        sides: &mut [Contender; 2],
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), GateError> {
+        let settings = &self.request.settings;
+        let (min_runs, max_runs) = match self.request.env.counter {
+            Some(_) => (1, 1),
+            None => (settings.runs(), settings.max_runs()),
+        };
+        let mut open = None;
+        for run in 1..=max_runs {
+            if run > min_runs {
+                let comparison = compare(&sides[0].runs, &sides[1].runs, settings.budgets());
+                let mut benchmark_of = sides[0].benchmark_of.clone();
+                benchmark_of.extend(sides[1].benchmark_of.clone());
+                let still_open = open_benchmarks(&comparison, &benchmark_of);
+                if still_open.is_empty() {
+                    break;
+                }
+                progress(&Progress::StillOpen {
+                    after: run - 1,
+                    open: still_open.iter().cloned().collect(),
+                });
+                open = Some(still_open);
+            }
+            // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides alike.
+            for side in sides.iter_mut() {
+                self.run_side(side, run, max_runs, open.as_ref(), progress)?;
+            }
         }
-        for (index, job) in side.recipe.jobs.iter().enumerate() {
-            let Some(build) = &job.build else {
-                continue;
-            };
-            progress(&Progress::Building {
-                side: name,
-                command: build.clone(),
-            });
-            let shell = Shell {
-                side: name,
-                command: build,
-                dir: &side.prepared.module_root,
-                env: environment,
-                job_env: &job.env,
-                include: &scratch.include,
-                out: &scratch.out(name, index)?,
-                timeout,
-            };
-            let (elapsed, _stdout) = shell.run("build")?;
-            progress(&Progress::Built {
-                side: name,
-                elapsed,
-            });
-        }
+        Ok(())
     }
-    Ok(())
+
+    /// One run of one side: each job in turn (`open`: only the jobs, and of a wire stream the benchmarks, whose
+    /// verdict is open), the metrics of all of them the run's.
+    fn run_side(
+        &self,
+        side: &mut Contender,
+        run: u32,
+        runs: u32,
+        open: Option<&BTreeSet<String>>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), GateError> {
+        let name = side.prepared.name;
+        let what = format!("run {run} of {runs}");
+        let mut metrics = RunMetrics::new();
+        let mut elapsed = Duration::ZERO;
+        for index in 0..side.recipe.jobs.len() {
+            let job = &side.recipe.jobs[index];
+            let mut job_env = job.env.clone();
+            if let (Some(open), Some((source, benchmarks))) = (open, side.job_benchmarks.get(index))
+            {
+                let wanted: BTreeSet<String> = benchmarks.intersection(open).cloned().collect();
+                if wanted.is_empty() {
+                    continue;
+                }
+                if *source == MetricSource::Wire
+                    && wanted != *benchmarks
+                    && let Some(filter) = filter_for(&wanted)
+                {
+                    job_env.push(("RHO_BENCH_FILTER".to_owned(), filter));
+                }
+            }
+            let (took, source, job_metrics) =
+                self.run_job(side, index, job, &job_env, run, &what)?;
+            elapsed += took;
+            side.source.get_or_insert(source);
+            let job_what = job.what.clone();
+            if run == 1 {
+                side.record_benchmarks(source, &job_metrics);
+            }
+            merge_metrics(&mut metrics, job_metrics, &job_what);
+        }
+        if let Some(open) = open {
+            // The settled benchmarks' metrics, run anyway (the harness's filter selects by substring, a JSON
+            // line reports all), are left out: a run holds exactly what it was meant to measure.
+            for (metric, benchmark) in &side.benchmark_of {
+                if !open.contains(benchmark) {
+                    metrics.leave_out(metric);
+                }
+            }
+        }
+        progress(&Progress::Ran {
+            side: name,
+            run,
+            of: runs,
+            elapsed,
+            source: side.source.unwrap_or(MetricSource::JsonLine),
+        });
+        side.runs.push(metrics);
+        Ok(())
+    }
+
+    /// One run of job `index` of `side`, with `job_env`: its wall time, where its metrics came from, and its
+    /// metrics with the image's figures added.
+    fn run_job(
+        &self,
+        side: &Contender,
+        index: usize,
+        job: &Job,
+        job_env: &[(String, String)],
+        run: u32,
+        what: &str,
+    ) -> Result<(Duration, MetricSource, RunMetrics), GateError> {
+        let name = side.prepared.name;
+        let counter = self.request.env.counter.as_ref();
+        let out = self.scratch.out(name, index)?;
+        let counted;
+        let command = match counter {
+            Some(Counter::Callgrind(valgrind)) => {
+                let dumps = out.join(CALLGRIND_DUMPS);
+                counted = counted_command(valgrind, &dumps, &job.run)
+                    .map_err(|e| GateError::io(format!("cannot prepare {}", dumps.display()), e))?;
+                counted.as_str()
+            }
+            Some(Counter::QemuPlugin) => {
+                // No totals left from an earlier run can be read as this one's.
+                let totals = out.join(rho_wire::qemu_counts::TOTALS_FILE);
+                if totals.exists() {
+                    std::fs::remove_file(&totals).map_err(|e| {
+                        GateError::io(format!("cannot remove {}", totals.display()), e)
+                    })?;
+                }
+                job.run.as_str()
+            }
+            None => job.run.as_str(),
+        };
+        let shell = Shell {
+            side: name,
+            command,
+            dir: &side.prepared.module_root,
+            env: self.environment,
+            job_env,
+            include: &self.scratch.include,
+            out: &out,
+            timeout: self.timeout,
+        };
+        let (took, stdout) = shell.run(what)?;
+        let finished = match counter {
+            Some(counter) => stdout.finish_counted(counter, &out),
+            None => stdout.finish(),
+        };
+        let (source, mut job_metrics) = finished.map_err(|error| GateError::Metrics {
+            side: name,
+            run,
+            command: job.run.clone(),
+            error,
+        })?;
+        add_static_metrics(&mut job_metrics, &job.static_metrics);
+        Ok((took, source, job_metrics))
+    }
+}
+
+impl Contender {
+    /// Note the benchmarks a job reported in the first run, and which benchmark each metric is of.
+    fn record_benchmarks(&mut self, source: MetricSource, metrics: &RunMetrics) {
+        let mut benchmarks = BTreeSet::new();
+        for metric in metrics.keys() {
+            let benchmark = match source {
+                MetricSource::Wire => wire_benchmark(metric),
+                MetricSource::JsonLine => metric.as_str(),
+            };
+            benchmarks.insert(benchmark.to_owned());
+            self.benchmark_of
+                .insert(metric.clone(), benchmark.to_owned());
+        }
+        self.job_benchmarks.push((source, benchmarks));
+    }
 }
 
 /// Add the image's figures of each benchmark the run reported (one with a metric named `<bench>.`...).
@@ -485,95 +441,9 @@ fn counted_command(valgrind: &Path, dumps: &Path, run: &str) -> std::io::Result<
     ))
 }
 
-/// One build or run of one job of one side.
-struct Shell<'a> {
-    side: SideName,
-    command: &'a str,
-    dir: &'a Path,
-    env: &'a [(String, String)],
-    job_env: &'a [(String, String)],
-    include: &'a Path,
-    out: &'a Path,
-    timeout: Duration,
-}
-
-impl Shell<'_> {
-    /// Run it; its wall time and what its stdout holds of metrics (read as it arrives: see [`StdoutMetrics`]),
-    /// or an error that says what failed and quotes the end of its stderr. `what` is `build` or `run 2 of 3`.
-    fn run(&self, what: &str) -> Result<(Duration, StdoutMetrics), GateError> {
-        let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(self.command)
-            .current_dir(self.dir)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .envs(self.job_env.iter().map(|(k, v)| (k, v)))
-            .env("RHO_BENCH_INCLUDE", self.include)
-            .env("RHO_BENCH_OUT", self.out);
-        let failure = |how: String, stderr: &str| {
-            GateError::Command(Box::new(CommandFailure {
-                side: self.side,
-                what: what.to_owned(),
-                command: self.command.to_owned(),
-                dir: self.dir.to_owned(),
-                how,
-                stderr: stderr_tail(stderr),
-            }))
-        };
-        if !self.dir.is_dir() {
-            return Err(failure(
-                "cannot run: the module root does not exist on this side".to_owned(),
-                "",
-            ));
-        }
-        let mut stdout = StdoutMetrics::new();
-        let finished = Runner::new(command)
-            .timeout(self.timeout)
-            .run_bytes(|line| {
-                stdout.line(line);
-                LineControl::Continue
-            })
-            .map_err(|error| failure(format!("could not start: {error}"), ""))?;
-        if !finished.termination.success() {
-            // Said as `rho bench` says it: the crash a shell reports as 139, and the benchmark it was in.
-            let how = format!(
-                "{}{}",
-                finished.termination.through_shell(),
-                stdout.whereabouts()
-            );
-            return Err(failure(how, &finished.stderr));
-        }
-        Ok((finished.elapsed, stdout))
-    }
-}
-
-/// The last lines of `stderr`, indented under the error message; empty when there was none.
-fn stderr_tail(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
-        return String::new();
-    }
-    let skip = lines.len().saturating_sub(STDERR_TAIL_LINES);
-    let mut out = String::from("; the end of its stderr:");
-    for line in &lines[skip..] {
-        out.push_str("\n  | ");
-        out.push_str(line);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_stderr_tail_keeps_the_last_lines() {
-        let stderr: String = (1..=30).map(|i| format!("line {i}\n")).collect();
-        let tail = stderr_tail(&stderr);
-        assert!(tail.contains("line 30") && tail.contains("line 19"));
-        assert!(!tail.contains("line 18\n"));
-        assert_eq!(stderr_tail("\n\n"), "");
-    }
 
     #[test]
     fn a_metric_two_suites_report_is_unusable() {

@@ -22,6 +22,9 @@ pub struct RunMetrics {
     floors: BTreeMap<String, f64>,
     /// A counted run's functions per benchmark (rho-profile), by benchmark name.
     functions: BTreeMap<String, rho_profile::Functions>,
+    /// Metrics this run did not measure on purpose: their verdict was settled before it (adaptive runs), so
+    /// their absence from it is no missing figure.
+    left_out: std::collections::BTreeSet<String>,
 }
 
 /// How many steps of its clock a net figure may move and still be no measurable change: rho-judge's one
@@ -83,14 +86,26 @@ impl RunMetrics {
     pub fn set_floor(&mut self, name: &str, floor: f64) {
         self.floors.insert(name.to_owned(), floor);
     }
+
+    /// Record that this run left `name` out on purpose (its verdict was settled), dropping any figure of it
+    /// the run measured anyway: a run holds exactly the metrics it was meant to measure.
+    pub fn leave_out(&mut self, name: &str) {
+        self.figures.remove(name);
+        self.floors.remove(name);
+        self.left_out.insert(name.to_owned());
+    }
+
+    /// Whether this run left `name` out on purpose (see [`RunMetrics::leave_out`]).
+    pub fn left_out(&self, name: &str) -> bool {
+        self.left_out.contains(name)
+    }
 }
 
 impl FromIterator<(String, Figure)> for RunMetrics {
     fn from_iter<I: IntoIterator<Item = (String, Figure)>>(iter: I) -> Self {
         RunMetrics {
             figures: iter.into_iter().collect(),
-            floors: BTreeMap::new(),
-            functions: BTreeMap::new(),
+            ..RunMetrics::default()
         }
     }
 }

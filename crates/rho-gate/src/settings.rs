@@ -124,6 +124,12 @@ pub fn parse_budget_override(text: &str) -> Result<(String, f64), GateError> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateSettings {
     runs: u32,
+    /// The ceiling of the adaptive runs; `None`: `runs` (every benchmark runs `runs` times).
+    max_runs: Option<u32>,
+    /// How many builds run at once (base and head in parallel at 2 or more); `None`: the number of cores.
+    build_jobs: Option<usize>,
+    /// Whether a side that is a git revision is built from `.git/rho-cache/` when an entry matches.
+    cache: bool,
     timeout: Duration,
     budgets: Budgets,
 }
@@ -132,6 +138,9 @@ impl Default for GateSettings {
     fn default() -> Self {
         GateSettings {
             runs: DEFAULT_RUNS,
+            max_runs: None,
+            build_jobs: None,
+            cache: true,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),
             budgets: Budgets::default(),
         }
@@ -147,9 +156,62 @@ impl GateSettings {
         }
         Ok(GateSettings {
             runs,
+            max_runs: None,
+            build_jobs: None,
+            cache: true,
             timeout,
             budgets,
         })
+    }
+
+    /// Set the ceiling of the adaptive runs (module.yml's `max_runs`, `--max-runs`): a benchmark whose verdict
+    /// more runs could still change gets up to this many per side. At least [`MIN_RUNS`]; checked against
+    /// `runs` by [`GateSettings::check_max_runs`] once both are final.
+    pub fn set_max_runs(&mut self, max_runs: u32) -> Result<(), GateError> {
+        check_runs(max_runs)?;
+        self.max_runs = Some(max_runs);
+        Ok(())
+    }
+
+    /// The ceiling set below `runs` is refused (a ceiling under the floor means nothing).
+    pub fn check_max_runs(&self) -> Result<(), GateError> {
+        match self.max_runs {
+            Some(max_runs) if max_runs < self.runs => Err(GateError::MaxRunsBelowRuns {
+                max_runs,
+                runs: self.runs,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Set how many builds run at once (`-j/--jobs`): 1 builds base, then head; 2 or more both at once.
+    pub fn set_build_jobs(&mut self, jobs: usize) -> Result<(), GateError> {
+        if jobs == 0 {
+            return Err(GateError::ZeroJobs);
+        }
+        self.build_jobs = Some(jobs);
+        Ok(())
+    }
+
+    /// How many builds run at once: as set, else the number of cores (1 when it cannot be read).
+    pub fn build_jobs(&self) -> usize {
+        self.build_jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+
+    /// Use (true, the default) or bypass (`--no-cache`) the build cache of git-revision sides.
+    pub fn set_cache(&mut self, cache: bool) {
+        self.cache = cache;
+    }
+
+    pub fn cache(&self) -> bool {
+        self.cache
+    }
+
+    /// The most runs per side a benchmark gets: `max_runs` when set (never below `runs`), else `runs`.
+    pub fn max_runs(&self) -> u32 {
+        self.max_runs.map_or(self.runs, |m| m.max(self.runs))
     }
 
     /// Replace the number of runs per side (`--runs`).
@@ -276,5 +338,29 @@ mod tests {
         assert!(settings.set_runs(2).is_ok());
         assert!(GateSettings::new(0, Duration::from_secs(1), Budgets::default()).is_err());
         assert!(GateSettings::new(2, Duration::ZERO, Budgets::default()).is_err());
+    }
+
+    #[test]
+    fn max_runs_is_a_ceiling_at_least_runs() {
+        let mut settings = GateSettings::default();
+        assert_eq!(
+            settings.max_runs(),
+            settings.runs(),
+            "unset: every benchmark runs `runs` times"
+        );
+        settings.set_max_runs(8).unwrap();
+        assert_eq!(settings.max_runs(), 8);
+        assert!(matches!(
+            settings.set_max_runs(1),
+            Err(GateError::TooFewRuns(1))
+        ));
+        settings.set_runs(9).unwrap();
+        assert!(matches!(
+            settings.check_max_runs(),
+            Err(GateError::MaxRunsBelowRuns {
+                max_runs: 8,
+                runs: 9
+            })
+        ));
     }
 }

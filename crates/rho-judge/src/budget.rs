@@ -856,6 +856,8 @@ mod tests {
             ns_per_op: (per_iteration > 0).then(|| ns as f64 / per_iteration as f64),
             instructions: None,
             footprint: None,
+            extra: Vec::new(),
+            stats_only: false,
         }
     }
 
@@ -883,6 +885,7 @@ mod tests {
             noise_lines: 0,
             repetitions: 1,
             image: None,
+            imported: None,
         }
     }
 

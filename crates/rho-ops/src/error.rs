@@ -22,6 +22,8 @@ pub enum Error {
     #[error(transparent)]
     Profile(#[from] rho_report::functions::ProfileError),
     #[error(transparent)]
+    Import(#[from] rho_import::ImportError),
+    #[error(transparent)]
     Shard(#[from] rho_shard::Error),
     /// The gate's settings from the module.yml of the directory it runs in could not be read or are refused.
     /// Under `git bisect run` that is the commit being tested: its own fault, like a head that does not build.
@@ -39,6 +41,8 @@ pub enum Error {
     },
     #[error("cannot write the JSON document to stdout")]
     JsonToStdout(#[source] std::io::Error),
+    #[error("cannot write the wire stream to stdout")]
+    WireToStdout(#[source] std::io::Error),
     #[error("cannot write the run as JSON")]
     Json(#[source] serde_json::Error),
     /// A saved run whose suites cannot become history records.

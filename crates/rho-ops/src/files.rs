@@ -22,6 +22,8 @@ pub struct Options {
     pub baseline: Request,
     pub html: Option<PathBuf>,
     pub json: Option<PathBuf>,
+    /// `--bmf` and `--github-benchmark`.
+    pub exports: crate::output::Exports,
     pub run: rho_suite::RunOptions,
     /// `--list`: each benchmark's name, nothing judged, compared or recorded.
     pub list: bool,
@@ -47,6 +49,12 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     let targets = crate::module::target_list(options.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.
     if targets.len() > 1 && !options.list {
+        if options.exports.any() {
+            return Err(crate::Error::Refused(
+                "--bmf and --github-benchmark export one target's run; run them with a single --target"
+                    .to_string(),
+            ));
+        }
         return several(options, terminal, &targets);
     }
     let flags = flags(&options.run)?;
@@ -56,6 +64,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     if let Some(html) = &options.html {
         crate::output::check_destination("--html", html)?;
     }
+    options.exports.destinations().check()?;
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
     crate::baseline::refuse_filtered_baseline(options.run.filter.as_deref(), &options.baseline)?;
     let cwd = crate::output::current_dir()?;
@@ -137,6 +146,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
             finished.diff(),
         )?;
     }
+    options.exports.write(&summaries)?;
     // `--diff REF`: a regression past the limit exits 1, as `check --diff` does (budgets are check's alone).
     Ok(crate::baseline::diff_code(&finished, &mut out))
 }

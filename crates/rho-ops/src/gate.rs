@@ -43,6 +43,12 @@ pub struct Options {
     /// The bench.targets entry whose commands each side uses (default the first listed).
     pub target: Option<String>,
     pub runs: Option<u32>,
+    /// `--max-runs`: the most runs a benchmark whose verdict is still open gets (adaptive runs).
+    pub max_runs: Option<u32>,
+    /// `-j/--jobs`: how many builds at once (default the number of cores).
+    pub jobs: Option<usize>,
+    /// `--no-cache`: build git-revision sides from scratch, leaving `.git/rho-cache` alone.
+    pub no_cache: bool,
     /// `METRIC=FRACTION` each.
     pub budgets: Vec<String>,
     pub timeout: Option<f64>,
@@ -142,8 +148,8 @@ fn undecided(error: &Error, bisect: bool, json: Option<&JsonTarget>) -> crate::R
     Ok(undecided_exit(bisect, head_to_blame))
 }
 
-/// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--budget`, `--timeout`,
-/// `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
+/// The command line's settings over module.yml's (or rho's defaults): `--runs`, `--max-runs`, `--jobs`,
+/// `--no-cache`, `--budget`, `--timeout`, `--scale`, `--measure` (a count needs Valgrind and a few iterations), `--iterations`, `--warmup`; and
 /// where the settings came from, for the report.
 fn apply_overrides(
     options: &Options,
@@ -158,6 +164,12 @@ fn apply_overrides(
         scale: options.scale,
     };
     overrides.apply(settings, env)?;
+    let mut source = overrides.source(config.map(|c| c.file.clone()));
+    rho_gate::overrides::apply_max_runs(options.max_runs, settings, &mut source)?;
+    if let Some(jobs) = options.jobs {
+        settings.set_build_jobs(jobs)?;
+    }
+    settings.set_cache(!options.no_cache);
     let measure = options
         .measure
         .or(config.map(|c| c.measure))
@@ -194,7 +206,15 @@ fn apply_overrides(
     }
     env.iterations = options.iterations.or(env.iterations);
     env.warmup = options.warmup.or(env.warmup);
-    Ok(overrides.source(config.map(|c| c.file.clone())))
+    Ok(source)
+}
+
+/// `3`, or `3 to 10` with adaptive runs.
+fn runs_text(settings: &GateSettings) -> String {
+    match (settings.runs(), settings.max_runs()) {
+        (runs, max) if max > runs => format!("{runs} to {max}"),
+        (runs, _) => runs.to_string(),
+    }
 }
 
 /// The gate's request: the settings of the module.yml here with the command line's over them, said on stderr.
@@ -225,7 +245,7 @@ fn request(options: &Options) -> crate::Result<(GateRequest, SettingsSource)> {
             "rho: gate: base {} against head {}, {} alternating runs each, timeout {timeout} s per build and run",
             options.base,
             options.head,
-            settings.runs()
+            runs_text(&settings)
         )
     });
     let request = GateRequest {

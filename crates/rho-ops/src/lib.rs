@@ -4,8 +4,8 @@
 //! A recipe composes the crates that do the work: the engine (rho-suite) builds and runs the suites, rho-judge
 //! judges their budgets, rho-baseline records and compares, rho-gate runs base against head, rho-history keeps
 //! CI runs, rho-report renders. Modules: [`module`] (`rho bench` and `check` over module.yml), [`files`]
-//! (`rho bench FILE.c...`), [`gate`], [`saved`] (`show`, `compare`), [`merge`] (the shares of a `--shard K/N`
-//! run, rho-shard), [`history`]; beside them [`baseline`]
+//! (`rho bench FILE.c...`), [`gate`], [`saved`] (`show`, `compare`), [`import`] (other harnesses' reports),
+//! [`merge`] (the shares of a `--shard K/N` run, rho-shard), [`history`]; beside them [`baseline`]
 //! (the baseline's work around a run) and [`output`] (where documents and reports go).
 //!
 //! It must not know about argument parsing or the terminal: the binary hands it a [`Terminal`] (the report's
@@ -14,13 +14,14 @@
 //! nothing itself: those are the crates above. Errors are [`Error`]s, each naming what failed.
 //!
 //! Layering (a module uses only those above it in this list): `error`, `output`, `baseline`, `module`,
-//! `files`, `saved`, `merge`, `history`, `gate`.
+//! `files`, `saved`, `import`, `merge`, `history`, `gate`.
 
 pub mod baseline;
 pub mod error;
 pub mod files;
 pub mod gate;
 pub mod history;
+pub mod import;
 pub mod merge;
 pub mod module;
 pub mod output;

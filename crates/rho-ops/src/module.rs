@@ -43,6 +43,8 @@ pub struct Options {
     pub baseline: Request,
     pub html: Option<PathBuf>,
     pub json: Option<PathBuf>,
+    /// `--bmf` and `--github-benchmark`.
+    pub exports: crate::output::Exports,
     pub run: rho_suite::RunOptions,
     pub mode: Mode,
     /// `--shard K/N` (or `RHO_SHARD`): run only this share of the benchmarks (rho_shard, docs/ci.md).
@@ -105,6 +107,11 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
 /// usual, one after the other, then per suite one table per benchmark side by side (rho_report::targets). The
 /// exit status is the worst of the targets'.
 fn run_targets(options: &Options, terminal: &dyn Terminal, list: &str) -> crate::Result<u8> {
+    if options.exports.any() {
+        return Err(Error::Refused(format!(
+            "--target {list}: --bmf and --github-benchmark export one target's run; run them with a single --target"
+        )));
+    }
     if options.html.is_some() || crate::baseline::any(&options.baseline) {
         return Err(Error::Refused(format!(
             "--target {list}: --html and baselines (--write-baseline, --diff) are one target's; run them with a \
@@ -129,6 +136,7 @@ fn run_targets(options: &Options, terminal: &dyn Terminal, list: &str) -> crate:
             baseline: Request::default(),
             html: None,
             json: None,
+            exports: crate::output::Exports::default(),
             ..options.clone()
         };
         let mut kept = Collected {
@@ -206,6 +214,8 @@ struct Suites {
     summaries: Vec<(String, RunSummary)>,
     /// With `--html`: each judged suite's summary, beside `judgements`.
     html_summaries: Vec<RunSummary>,
+    /// With `--bmf` or `--github-benchmark`: each suite's summary.
+    exported: Vec<(String, RunSummary)>,
 }
 
 /// One target's run of module.yml's suites; with `collect`, each suite's summary and the run's document are
@@ -220,6 +230,7 @@ fn run_target(
     if let Some(html) = &options.html {
         crate::output::check_destination("--html", html)?;
     }
+    options.exports.destinations().check()?;
     crate::baseline::refuse_filtered_baseline(options.run.filter.as_deref(), &options.baseline)?;
     let config = load_config()?;
     let target = config.target(options.target.as_deref())?;
@@ -258,6 +269,7 @@ fn run_target(
     let keep = Keep {
         summaries: plan.active(),
         html: options.html.is_some(),
+        exports: options.exports.any(),
         records: json.is_some() || collect.is_some(),
     };
     let mut suites = Suites::default();
@@ -313,6 +325,7 @@ fn run_target(
     if let Some(html) = &options.html {
         write_html(html, options.mode, &config, &suites, &finished)?;
     }
+    options.exports.write(&suites.exported)?;
     if keep.records {
         let document = ProjectDocument {
             schema: PROJECT_SCHEMA,
@@ -360,6 +373,7 @@ fn run_target(
 struct Keep {
     summaries: bool,
     html: bool,
+    exports: bool,
     records: bool,
 }
 
@@ -428,6 +442,9 @@ impl RunOf<'_> {
         }
         if keep.html {
             suites.html_summaries.push(summary.clone());
+        }
+        if keep.exports {
+            suites.exported.push((job.what.clone(), summary.clone()));
         }
         if let Some(collect) = collect {
             collect.summaries.push((job.what.clone(), summary.clone()));

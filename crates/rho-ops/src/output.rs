@@ -148,3 +148,34 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }
+
+/// `--bmf FILE` and `--github-benchmark FILE`: the run for the dashboards projects already run
+/// (docs/exports.md), written by rho_baseline::dashboards.
+#[derive(Debug, Clone, Default)]
+pub struct Exports {
+    pub bmf: Option<PathBuf>,
+    pub github_benchmark: Option<PathBuf>,
+}
+
+impl Exports {
+    /// Whether either export was asked for.
+    pub fn any(&self) -> bool {
+        self.bmf.is_some() || self.github_benchmark.is_some()
+    }
+
+    pub fn destinations(&self) -> rho_baseline::dashboards::Destinations<'_> {
+        rho_baseline::dashboards::Destinations {
+            bmf: self.bmf.as_deref(),
+            github_benchmark: self.github_benchmark.as_deref(),
+        }
+    }
+
+    /// Writes each export asked for of `suites` (what each was, its summary).
+    pub fn write(&self, suites: &[(String, rho_stats::RunSummary)]) -> crate::Result<()> {
+        let suites: Vec<(&str, &rho_stats::RunSummary)> = suites
+            .iter()
+            .map(|(what, summary)| (what.as_str(), summary))
+            .collect();
+        Ok(self.destinations().write(&suites)?)
+    }
+}

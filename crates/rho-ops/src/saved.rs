@@ -21,6 +21,8 @@ pub struct ShowOptions {
     pub run: PathBuf,
     pub markdown: Option<PathBuf>,
     pub html: Option<PathBuf>,
+    /// `--bmf` and `--github-benchmark`: the saved run exported.
+    pub exports: crate::output::Exports,
 }
 
 /// What `rho bench compare` was asked.
@@ -55,6 +57,11 @@ pub(crate) fn read_text(path: &Path) -> crate::Result<String> {
 /// `rho bench show`: the text report on stdout, or the Markdown and/or HTML written to their files.
 pub fn show_run(options: &ShowOptions, terminal: &dyn Terminal) -> crate::Result<u8> {
     let suites = read(&options.run)?;
+    let exported: Vec<(String, RunSummary)> = suites
+        .iter()
+        .map(|s| (s.what.clone(), s.summary.clone()))
+        .collect();
+    options.exports.write(&exported)?;
     if options.markdown.is_none() && options.html.is_none() {
         let (mut out, layout) = terminal.report(false);
         let text: Vec<String> = suites

@@ -1,26 +1,41 @@
 //! The gate's report as a person reads it: which sides ran with which settings, the table of metrics, the
 //! warnings about noise and the verdict line; and its HTML page (every run of each side, per metric).
 
-use rho_gate::report::{noise_warnings, render_table_within};
+use rho_gate::report::{noise_warnings, render_table_within, runs_per_benchmark_line};
 use rho_gate::{GateOutcome, MetricOutcome, Verdict};
 
 /// The text of `outcome` at `width` columns (`settings` says where the gate's settings came from), not yet
 /// escaped or painted.
 pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> String {
     let comparison = &outcome.comparison;
+    let most = outcome.base_runs.len();
+    // With adaptive runs a settled benchmark stops early: the fewest any benchmark took, to the most.
+    let fewest = rho_gate::report::runs_per_benchmark(comparison)
+        .iter()
+        .map(|(_, base, head)| (*base).max(*head))
+        .filter(|runs| *runs > 0)
+        .min()
+        .unwrap_or(most);
+    let runs = if fewest < most {
+        format!("{fewest} to {most} (adaptive)")
+    } else {
+        most.to_string()
+    };
     let header = format!(
-        "base: {} ({})\nhead: {} ({})\nruns: {} per side, alternating; each side's best run per metric\n\
+        "base: {} ({})\nhead: {} ({})\nruns: {runs} per side, alternating; each side's best run per metric\n\
          settings: {}\n\n",
         outcome.base_described,
         outcome.base_source,
         outcome.head_described,
         outcome.head_source,
-        outcome.base_runs.len(),
         settings,
     );
     let mut text = crate::wrap(&header, width, 6);
     text.push_str(&render_table_within(comparison, width));
     text.push('\n');
+    if !comparison.metrics.is_empty() {
+        text.push_str(&crate::wrap(&runs_per_benchmark_line(comparison), width, 2));
+    }
     text.push_str(&rho_gate::functions::text(&rho_gate::functions::regressed(
         outcome,
     )));

@@ -229,6 +229,15 @@ fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
             ),
             width,
         );
+    } else if let Some(tool) = &summary.imported {
+        labelled(
+            out,
+            "overhead",
+            &format!(
+                "none taken off: the figures are {tool}'s own times per iteration (docs/import.md)"
+            ),
+            width,
+        );
     } else {
         labelled(
             out,
@@ -807,7 +816,12 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
                 .to_string(),
         );
     }
-    if any_batched {
+    if let Some(tool) = &summary.imported {
+        footnotes.push(format!(
+            "xK: imported from {tool}'s report: each sample is its time per iteration, standing for K \
+             iterations so that fractions of a nanosecond are kept (docs/import.md); stack and heap not measured"
+        ));
+    } else if any_batched {
         footnotes.push(
             "xK: timed in batches of K back-to-back iterations (the body is too short for the clock to time one): \
              each figure is a batch's net time / K, the overhead taken off once a batch, so p95, p99 and max \
@@ -823,7 +837,7 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
                 .to_string(),
         );
     }
-    if any_heap_off {
+    if any_heap_off && summary.imported.is_none() {
         footnotes.push(HEAP_OFF_NOTE.to_string());
     }
     if any_leak && !wide {

@@ -70,7 +70,10 @@ pub use growth::{
     Complexity, FIT_TOLERANCE, FamilyGrowth, Fit, Growth, MIN_FIT_POINTS, Member, MetricGrowth,
     families, fit_growth,
 };
-pub use run::{BenchSummary, INSTRUCTION_UNIT, ImageTotals, Metric, RunSummary, StaticFootprint};
+pub use run::{
+    BenchSummary, Better, ExtraMetric, INSTRUCTION_UNIT, ImageTotals, Metric, RunSummary,
+    StaticFootprint,
+};
 pub use summary::{
     PerIteration, SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile,
 };

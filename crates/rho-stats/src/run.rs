@@ -72,6 +72,36 @@ pub struct BenchSummary {
     /// The family this benchmark is a member of (`RHO_BENCH_ADD_ARG`), and its argument.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<FamilyMember>,
+    /// Figures another harness reported besides time, kept as it gave them (rho-import: Google Benchmark's
+    /// user counters, cpu time and rates, Go's B/op and allocs/op). Shown and exported, never judged: a
+    /// budget names one of [`Metric`]. Empty for a wire stream.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<ExtraMetric>,
+    /// The time samples are not measurements but the five quantiles (min, q1, median, q3, max) of a report
+    /// that kept only its statistics (pytest-benchmark without its raw data): the median, p25, p75, min and
+    /// max are the tool's, the mean, deviation and `n` are not. False for every measured run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stats_only: bool,
+}
+
+/// Which way an [`ExtraMetric`] is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// One figure another harness reported for a benchmark, besides its time: the median over its samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtraMetric {
+    /// The harness's own name for it (`cpu_time`, `bytes_per_second`, `B/op`, a user counter's name).
+    pub name: String,
+    /// Its unit as the harness gave it (`ns`, `B/s`, `B/op`; empty when the harness gives none).
+    pub unit: String,
+    /// The median of the per-sample values (nearest rank, as every median of rho's).
+    pub value: f64,
+    pub better: Better,
 }
 
 /// One benchmark's static footprint (docs/mem-json.md says how each figure is computed).
@@ -221,6 +251,10 @@ pub struct RunSummary {
     /// The built image's totals, when the footprint command answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<ImageTotals>,
+    /// The harness whose report these figures were read from (`gbench`, `criterion`, ...: `rho bench import`
+    /// or another harness's suite, crate rho-import); `None` for a wire stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<String>,
 }
 
 impl RunSummary {
@@ -354,6 +388,8 @@ impl RunSummary {
                 ops_per_second,
                 ns_per_op,
                 footprint: None,
+                extra: Vec::new(),
+                stats_only: false,
             });
         }
 
@@ -369,6 +405,7 @@ impl RunSummary {
             noise_lines: run.noise_lines,
             repetitions: 1,
             image: None,
+            imported: None,
         })
     }
 

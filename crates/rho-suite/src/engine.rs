@@ -169,7 +169,10 @@ impl<'a> Engine<'a> {
         };
         let (runs, counted, footprint) = run_job(&place, job, &self.measuring)?;
         let functions = self.measuring.counter.as_ref().map_or(0, |c| c.functions());
-        let summary = crate::count::summarise(&runs, counted.as_ref(), functions, &job.what)?;
+        let mut summary = crate::count::summarise(&runs, counted.as_ref(), functions, &job.what)?;
+        if let JobKind::Foreign(suite) = &job.kind {
+            summary.imported = Some(suite.tool.key().to_string());
+        }
         Ok(SuiteRun { summary, footprint })
     }
 
@@ -222,7 +225,7 @@ fn built_with(jobs: &[Job], target: &TargetSpec, flags: &Flags) -> Option<String
     let mut parts: Vec<String> = Vec::new();
     for job in jobs {
         let part = match &job.kind {
-            JobKind::Command(_) => None,
+            JobKind::Command(_) | JobKind::Foreign(_) => None,
             JobKind::CFiles | JobKind::TargetOnly => build_description(target, flags),
             JobKind::CMake(cmake) => Some(format!("cmake --build --target {}", cmake.target)),
             JobKind::Cargo(cargo) => Some(cargo.describe()),
@@ -411,6 +414,8 @@ pub enum JobKind {
     CMake(CMakeSuite),
     /// A bench target of a cargo project using `rho-bench`, built with cargo (see [`crate::cargo`]).
     Cargo(CargoSuite),
+    /// Another harness's suite, run by its own tool on the host (see [`crate::foreign`]).
+    Foreign(rho_config::ForeignSuite),
 }
 
 /// The suites to run, in module.yml's order.
@@ -447,6 +452,11 @@ pub fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
                     Vec::new(),
                     SuiteBuild::default(),
                     JobKind::Cargo(cargo.clone()),
+                ),
+                Suite::Foreign(foreign) => (
+                    Vec::new(),
+                    SuiteBuild::default(),
+                    JobKind::Foreign(foreign.clone()),
                 ),
             };
             Job {
@@ -499,7 +509,7 @@ fn check_suite_files(config: &ModuleConfig) -> Result<(), rho_config::ConfigErro
                     ));
                 }
             }
-            Suite::Command { .. } | Suite::Cargo(_) => {}
+            Suite::Command { .. } | Suite::Cargo(_) | Suite::Foreign(_) => {}
         }
     }
     Ok(())
@@ -646,6 +656,9 @@ fn run_job(
     let mut runs = Vec::new();
     let mut counted = None;
     match (&job.kind, target) {
+        (JobKind::Foreign(suite), _) => {
+            runs = crate::foreign::runs(suite, &config.root, env, timeout, &job.what, repetitions)?;
+        }
         (JobKind::Command(command), _) => {
             for _ in 0..repetitions {
                 runs.push(crate::stream::run_stream(
@@ -834,10 +847,12 @@ pub fn build_on_host(
             run_env: vec![("RHO_BENCH_FORMAT".to_string(), "wire".to_string())],
             _build: None,
         }),
-        JobKind::Command(_) | JobKind::TargetOnly => Err(SuiteError::Unsupported(format!(
-            "{}: builds itself; rho builds only C-file, cmake and cargo suites",
-            job.what
-        ))),
+        JobKind::Command(_) | JobKind::TargetOnly | JobKind::Foreign(_) => {
+            Err(SuiteError::Unsupported(format!(
+                "{}: builds itself; rho builds only C-file, cmake and cargo suites",
+                job.what
+            )))
+        }
     }
 }
 

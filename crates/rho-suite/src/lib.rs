@@ -2,7 +2,8 @@
 //! returns the run.
 //!
 //! It owns the suite kinds (C/C++ files built on the host or by a board's port, `cmake:`, `cargo:`,
-//! `pkg_config:` flags, `command:`), the targets (host, the built-in QEMU boards, `aarch64-linux`,
+//! `pkg_config:` flags, `command:`, and other harnesses' `gbench:`, `criterion:`, `hyperfine:`, `gotest:`,
+//! `pytest-benchmark:` read through rho-import), the targets (host, the built-in QEMU boards, `aarch64-linux`,
 //! `stm32h743zi` through probe-rs), the measures (time, instructions counted under Callgrind with or
 //! without its cache simulation, or on a QEMU board by rho's plugin), the static footprint asked of the footprint command, rho's scratch
 //! directories, and folding repetitions into one summary.
@@ -12,8 +13,8 @@
 //! other crates'. Errors are [`SuiteError`]s, each saying which step failed.
 //!
 //! Layering (a module uses only those above it in this list): `error`, `observe`, `tools`, `ports`,
-//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `qemu_count`, `cmake`, `cargo`, `board`, `engine`, `files`,
-//! `sides`.
+//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `qemu_count`, `cmake`, `cargo`, `foreign`, `board`, `engine`,
+//! `files`, `sides`.
 
 pub mod board;
 pub mod cargo;
@@ -25,6 +26,7 @@ pub mod error;
 pub mod files;
 pub mod fold;
 pub mod footprint;
+pub mod foreign;
 pub mod observe;
 pub mod ports;
 pub mod qemu_count;

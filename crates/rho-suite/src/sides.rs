@@ -36,6 +36,20 @@ pub fn host_side(
 ) -> Result<Vec<SideJob>> {
     let mut jobs = Vec::new();
     for job in crate::engine::jobs(config, spec)? {
+        if let crate::engine::JobKind::Foreign(suite) = &job.kind {
+            // The running rho reads the tool's report into a wire stream for the gate.
+            let rho = std::env::current_exe().map_err(|source| SuiteError::Io {
+                doing: "cannot find the rho binary to read another harness's report".to_string(),
+                source,
+            })?;
+            jobs.push(SideJob {
+                what: job.what.clone(),
+                run: crate::foreign::gate_command(suite, &quoted(&rho)?),
+                env: Vec::new(),
+                static_metrics: Vec::new(),
+            });
+            continue;
+        }
         if let Some(command) = job.command() {
             jobs.push(SideJob {
                 what: command.to_string(),

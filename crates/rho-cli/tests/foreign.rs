@@ -1,0 +1,433 @@
+//! Other harnesses' suites under rho, through the real binary and the real tools (examples/gbench with
+//! libbenchmark-dev, examples/criterion with criterion, hyperfine, go): `rho bench check` reports Google
+//! Benchmark's own medians; a planted 2x slowdown (a body of milliseconds, far outside any noise) fails `check
+//! --diff HEAD` naming only that benchmark, and fails the gate, whose no-change run passes.
+//!
+//! A test whose tool is missing is skipped with a note, or fails under RHO_REQUIRE_CROSS (.ci/run installs
+//! them all). They run one at a time: two timed suites on the same two cores would slow each other.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{Outcome, git, read_json};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+const LIMIT: Duration = Duration::from_secs(900);
+
+/// `rho ARGS` in `dir`, with `env` added.
+fn rho(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied());
+    common::run_rho(command, args, LIMIT)
+}
+
+/// The example `name`'s files (not its `target/`) copied to `to`.
+fn copy_example(name: &str, to: &Path) {
+    let from = common::repo_file("examples").join(name);
+    copy_without_target(&from, to);
+}
+
+fn copy_without_target(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == "Cargo.lock" {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_without_target(&entry.path(), &to.join(&name));
+        } else {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// `path`'s text with `from` replaced by `to` (which must be there).
+fn plant(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains(from),
+        "{}: no `{from}` to plant in",
+        path.display()
+    );
+    std::fs::write(path, text.replace(from, to)).unwrap();
+}
+
+fn gbench_present(test: &str) -> bool {
+    if !common::tools_present(test, &[("c++", "g++")]) {
+        return false;
+    }
+    Path::new("/usr/include/benchmark/benchmark.h").is_file()
+        || common::skipped_unless_required(test, "Google Benchmark", "libbenchmark-dev")
+}
+
+/// The lines of `outcome`'s stdout that say REGRESSED.
+fn regressed(outcome: &Outcome) -> Vec<String> {
+    outcome
+        .stdout
+        .lines()
+        .filter(|l| l.contains("REGRESSED"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A copy of example `name` as a git repository with its baseline recorded and committed (`env` for rho).
+fn committed_with_baseline(name: &str, dir: &Path, env: &[(&str, &str)]) {
+    copy_example(name, dir);
+    git(dir, &["init", "--quiet", "--initial-branch=main"]);
+    let write = rho(dir, &["bench", "--write-baseline"], env);
+    write.assert_exit(0);
+    git(dir, &["add", "-A", "."]);
+    git(dir, &["commit", "--quiet", "-m", "baseline"]);
+}
+
+/// The planted change fails `check --diff HEAD` (exit 1) with only `slowed` REGRESSED.
+fn check_diff_names_only(dir: &Path, slowed: &str, env: &[(&str, &str)]) {
+    let check = rho(dir, &["bench", "check", "--diff", "HEAD"], env);
+    eprintln!("check --diff HEAD:\n{}", check.describe());
+    check.assert_exit(1);
+    let lines = regressed(&check);
+    assert!(!lines.is_empty(), "{}", check.describe());
+    assert!(
+        lines.iter().all(|l| l.contains(slowed)),
+        "{}",
+        check.describe()
+    );
+}
+
+/// `rho bench gate --base BASE` from `head` (`env` added): its outcome, printed for the record.
+fn gate_with(head: &Path, base: &Path, env: &[(&str, &str)]) -> Outcome {
+    let outcome = rho(
+        head,
+        &["bench", "gate", "--base", base.to_str().unwrap()],
+        env,
+    );
+    eprintln!(
+        "gate {} against {}:\n{}",
+        head.display(),
+        base.display(),
+        outcome.describe()
+    );
+    outcome
+}
+
+/// The gate fails `head` naming only `slowed` (exit 1) and passes `base` against a copy of itself.
+fn gate_catches_only(base: &Path, head: &Path, copy: &Path, slowed: &str) {
+    gate_catches_only_with(base, head, copy, slowed, &[]);
+}
+
+fn gate_catches_only_with(
+    base: &Path,
+    head: &Path,
+    copy: &Path,
+    slowed: &str,
+    env: &[(&str, &str)],
+) {
+    let caught = gate_with(head, base, env);
+    caught.assert_exit(1);
+    let lines: Vec<&str> = caught
+        .stdout
+        .lines()
+        .chain(caught.stderr.lines())
+        .filter(|l| l.ends_with("REGRESSED"))
+        .collect();
+    assert!(
+        !lines.is_empty() && lines.iter().all(|l| l.contains(slowed)),
+        "{}",
+        caught.describe()
+    );
+    gate_with(copy, base, env).assert_exit(0);
+}
+
+#[test]
+fn gbench_check_reports_google_benchmarks_own_medians() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !gbench_present("gbench_check_reports_google_benchmarks_own_medians") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    copy_example("gbench", dir);
+    // The suite's command, keeping the report Google Benchmark wrote (rho's copy goes with its scratch).
+    std::fs::write(
+        dir.join("keep.sh"),
+        "sh bench.sh \"$@\"; s=$?\nfor a; do case $a in --benchmark_out=*) cp \"${a#--benchmark_out=}\" kept.json;; esac; done\nexit $s\n",
+    )
+    .unwrap();
+    plant(
+        &dir.join("module.yml"),
+        "gbench: sh bench.sh",
+        "gbench: sh keep.sh",
+    );
+    rho(dir, &["bench", "check", "--json", "run.json"], &[]).assert_exit(0);
+    let run = read_json(&dir.join("run.json"));
+    let kept = read_json(&dir.join("kept.json"));
+    for name in ["BM_checksum", "BM_sort/65536"] {
+        let ours = common::bench(&run["suites"][0], name)["time"]["per_iteration"]["median"]
+            .as_f64()
+            .unwrap();
+        let aggregate = kept["benchmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == format!("{name}_median"))
+            .unwrap();
+        assert_eq!(aggregate["time_unit"], "ms");
+        let theirs = aggregate["real_time"].as_f64().unwrap() * 1e6;
+        eprintln!("{name}: rho median {ours} ns, Google Benchmark's median {theirs} ns");
+        assert!(
+            (ours - theirs).abs() <= 0.05 * theirs,
+            "{name}: {ours} against {theirs}"
+        );
+    }
+}
+
+#[test]
+fn a_planted_2x_gbench_slowdown_fails_check_diff_and_the_gate_naming_only_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !gbench_present("a_planted_2x_gbench_slowdown_fails_check_diff_and_the_gate_naming_only_it")
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let head = tmp.path().join("head");
+    committed_with_baseline("gbench", &head, &[]);
+    let base = tmp.path().join("base");
+    let copy = tmp.path().join("copy");
+    copy_example("gbench", &base);
+    copy_example("gbench", &copy);
+    plant(
+        &head.join("bench.cc"),
+        "kChecksumRounds = 16",
+        "kChecksumRounds = 32",
+    );
+    check_diff_names_only(&head, "BM_checksum", &[]);
+    gate_catches_only(&base, &head, &copy, "BM_checksum");
+}
+
+/// A hyperfine suite of one command that sleeps `delay.txt` seconds (a sleep does not move with the load).
+fn hyperfine_project(dir: &Path, delay: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("delay.txt"), delay).unwrap();
+    std::fs::write(dir.join("work.sh"), "sleep \"$(cat delay.txt)\"\n").unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - hyperfine: \"--runs 5 --warmup 1 'sh work.sh'\"\n  budgets:\n    fail_on_regression_percent: 50.0\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_planted_2x_hyperfine_slowdown_fails_the_gate_and_no_change_passes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_planted_2x_hyperfine_slowdown_fails_the_gate_and_no_change_passes";
+    if !common::tools_present(test, &[("hyperfine", "hyperfine")]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, head, copy) = (
+        tmp.path().join("base"),
+        tmp.path().join("head"),
+        tmp.path().join("copy"),
+    );
+    hyperfine_project(&base, "0.05");
+    hyperfine_project(&copy, "0.05");
+    hyperfine_project(&head, "0.1");
+    // The command's name on the wire: its space made `_`.
+    gate_catches_only(&base, &head, &copy, "sh_work.sh");
+}
+
+/// A Go package with BenchmarkWork (a sleep of `work` ms per op: a sleep does not move with the machine's
+/// load, so 2x stands far outside the noise even with every core busy) and BenchmarkSteady (2 ms).
+fn go_project(dir: &Path, work: u32) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("go.mod"),
+        "module example.com/rhowork\n\ngo 1.19\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("work_test.go"),
+        format!(
+            "package rhowork\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkWork(b *testing.B) {{\n\tfor i := 0; i < b.N; i++ {{\n\t\ttime.Sleep({work} * time.Millisecond)\n\t}}\n}}\n\nfunc BenchmarkSteady(b *testing.B) {{\n\tfor i := 0; i < b.N; i++ {{\n\t\ttime.Sleep(2 * time.Millisecond)\n\t}}\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - gotest: \"-benchtime=20x .\"\n  budgets:\n    fail_on_regression_percent: 50.0\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_planted_2x_gotest_slowdown_fails_the_gate_and_no_change_passes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_planted_2x_gotest_slowdown_fails_the_gate_and_no_change_passes";
+    // `go version`, not `--version`.
+    let go = Command::new("go").arg("version").output();
+    if !go.is_ok_and(|o| o.status.success())
+        && !common::skipped_unless_required(test, "go", "golang-go")
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, head, copy) = (
+        tmp.path().join("base"),
+        tmp.path().join("head"),
+        tmp.path().join("copy"),
+    );
+    go_project(&base, 4);
+    go_project(&copy, 4);
+    go_project(&head, 8);
+    gate_catches_only(&base, &head, &copy, "BenchmarkWork");
+}
+
+/// Where the criterion example is built, shared by its copies (criterion compiles once, not per copy).
+fn criterion_target() -> PathBuf {
+    common::repo_file("target/rho-test-criterion")
+}
+
+#[test]
+fn a_planted_2x_criterion_slowdown_fails_check_diff_naming_only_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_planted_2x_criterion_slowdown_fails_check_diff_naming_only_it";
+    if !common::tools_present(test, &[("cargo", "cargo")]) {
+        return;
+    }
+    let target = criterion_target();
+    let env = [("CARGO_TARGET_DIR", target.to_str().unwrap())];
+    let tmp = tempfile::tempdir().unwrap();
+    let head = tmp.path().join("head");
+    committed_with_baseline("criterion", &head, &env);
+    // checksum/64 does twice the rounds; checksum/128 is unchanged.
+    plant(
+        &head.join("benches/checksum.rs"),
+        "u * ROUNDS_PER_UNIT",
+        "u * ROUNDS_PER_UNIT * if u == 64 { 2 } else { 1 }",
+    );
+    check_diff_names_only(&head, "checksum/64", &env);
+}
+
+#[test]
+fn a_planted_2x_criterion_slowdown_fails_the_gate_and_no_change_passes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_planted_2x_criterion_slowdown_fails_the_gate_and_no_change_passes";
+    if !common::tools_present(test, &[("cargo", "cargo")]) {
+        return;
+    }
+    // The gate builds each side in its own `target`: criterion is compiled once here, in the shared
+    // directory, and each side's `target` starts as a copy of it (cargo still rebuilds each side's bench).
+    let target = criterion_target();
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, head, copy) = (
+        tmp.path().join("base"),
+        tmp.path().join("head"),
+        tmp.path().join("copy"),
+    );
+    copy_example("criterion", &base);
+    let build = Command::new("cargo")
+        .args(["bench", "--no-run", "--bench", "checksum"])
+        .current_dir(&base)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    for dir in [&base, &head, &copy] {
+        copy_example("criterion", dir);
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(&target)
+            .arg(dir.join("target"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    plant(
+        &head.join("benches/checksum.rs"),
+        "u * ROUNDS_PER_UNIT",
+        "u * ROUNDS_PER_UNIT * if u == 64 { 2 } else { 1 }",
+    );
+    gate_catches_only(&base, &head, &copy, "checksum/64");
+}
+
+#[test]
+fn a_pytest_benchmark_suite_reports_pytest_benchmarks_own_medians() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_pytest_benchmark_suite_reports_pytest_benchmarks_own_medians";
+    // Debian's python3 with python3-pytest-benchmark (another python3 earlier on the PATH may lack it).
+    let python = Command::new("/usr/bin/python3")
+        .args(["-c", "import pytest_benchmark"])
+        .output();
+    if !python.is_ok_and(|o| o.status.success())
+        && !common::skipped_unless_required(test, "pytest-benchmark", "python3-pytest-benchmark")
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("test_bench.py"),
+        "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n\ndef test_fib(benchmark):\n    benchmark(fib, 15)\n",
+    )
+    .unwrap();
+    // The suite's command, keeping the report pytest-benchmark wrote (rho's copy goes with its scratch).
+    std::fs::write(
+        dir.join("keep.sh"),
+        "/usr/bin/python3 -m pytest -q -p no:cacheprovider test_bench.py \"$@\"; s=$?\nfor a; do case $a in --benchmark-json=*) cp \"${a#--benchmark-json=}\" kept.json;; esac; done\nexit $s\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - pytest-benchmark: sh keep.sh\n",
+    )
+    .unwrap();
+    rho(dir, &["bench", "check", "--json", "run.json"], &[]).assert_exit(0);
+    let run = read_json(&dir.join("run.json"));
+    let ours = common::bench(&run["suites"][0], "test_fib")["time"]["per_iteration"]["median"]
+        .as_f64()
+        .unwrap();
+    let kept = read_json(&dir.join("kept.json"));
+    let theirs = kept["benchmarks"][0]["stats"]["median"].as_f64().unwrap() * 1e9;
+    eprintln!("test_fib: rho median {ours} ns, pytest-benchmark's median {theirs} ns");
+    assert!(
+        (ours - theirs).abs() <= 0.05 * theirs,
+        "{ours} against {theirs}"
+    );
+}
+
+/// A Google Benchmark that reported an error fails its suite: `check` exits 2 naming it (no tool needed: the
+/// suite's command writes a report Google Benchmark 1.7.1 wrote, BM_fail's SkipWithError in it).
+#[test]
+fn a_gbench_benchmark_that_reported_an_error_fails_check_with_exit_2_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let report = common::repo_file("crates/rho-import/testdata/gbench.json");
+    std::fs::copy(&report, dir.join("canned.json")).unwrap();
+    std::fs::write(
+        dir.join("fake.sh"),
+        "for a; do case $a in --benchmark_out=*) cp canned.json \"${a#--benchmark_out=}\";; esac; done\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - gbench: sh fake.sh\n",
+    )
+    .unwrap();
+    let check = rho(dir, &["bench", "check"], &[]);
+    check.assert_exit(2);
+    check.assert_stderr_has("gbench reported failed benchmarks: BM_fail (no device)");
+}

@@ -1,0 +1,299 @@
+//! The gate's wall time, old way against new, side by side in one run, on the project's kata (tests/kata) in
+//! wire mode, as CI gates a pull request: base a git revision (the reference kata, committed), head the
+//! working directory (the reference, or one of the ten planted slowdowns, uncommitted).
+//! Run with `cargo bench -p rho-gate --bench gate_speed` (`-- --quick` for one repetition and 10 A/A gates;
+//! `-- --module` also compares the wire module's own 10 runs a side with adaptive 3 to 10).
+//!
+//! It prints, per repetition, the seconds the twelve gates took and their verdicts under
+//! - old: `runs: 3`, `max_runs` 3 (every benchmark 3 runs), base then head built, no cache;
+//! - new: `runs: 3`, `max_runs` 10 (adaptive), both built at once, base from the cache;
+//! - lean: `runs: 2`, `max_runs` 10, parallel, cached;
+//!
+//! then the first gate against a fresh cache against the second, and N no-change gates (A/A) with adaptive
+//! runs beside two busy loops (`nice`, started and stopped here), counting false alarms.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::Instant;
+
+use rho_gate::config::{
+    bench_env_from_config, load_local_config, recipe_from_module, settings_from_config,
+};
+use rho_gate::report::runs_per_benchmark;
+use rho_gate::{GateOutcome, GateRequest, SideName, Verdict, run_gate};
+
+const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
+
+type Error = Box<dyn std::error::Error>;
+
+fn kata_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kata")
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<(), Error> {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "rho bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@rho.invalid")
+        .env("GIT_COMMITTER_NAME", "rho bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@rho.invalid")
+        .status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("git {args:?} failed").into())
+    }
+}
+
+/// How a gate is run.
+#[derive(Clone, Copy)]
+struct Mode {
+    name: &'static str,
+    runs: u32,
+    max_runs: u32,
+    jobs: usize,
+    cache: bool,
+}
+
+const OLD: Mode = Mode {
+    name: "old",
+    runs: 3,
+    max_runs: 3,
+    jobs: 1,
+    cache: false,
+};
+const NEW: Mode = Mode {
+    name: "new",
+    runs: 3,
+    max_runs: 10,
+    jobs: 2,
+    cache: true,
+};
+/// The wire kata module's own setting: 10 runs a side for every benchmark, the rest as old.
+const TEN: Mode = Mode {
+    name: "ten",
+    runs: 10,
+    max_runs: 10,
+    jobs: 1,
+    cache: false,
+};
+const LEAN: Mode = Mode {
+    name: "lean",
+    runs: 2,
+    max_runs: 10,
+    jobs: 2,
+    cache: true,
+};
+
+/// One gate of the repository's `main` (the reference) against its working directory, from `wire/`.
+fn gate(repo: &Path, mode: Mode) -> Result<(GateOutcome, f64), Error> {
+    let cwd = repo.join("wire");
+    let config = load_local_config(&cwd)?.ok_or("the kata has no module.yml")?;
+    let mut settings = settings_from_config(&config)?;
+    settings.set_runs(mode.runs)?;
+    settings.set_max_runs(mode.max_runs)?;
+    settings.set_build_jobs(mode.jobs)?;
+    settings.set_cache(mode.cache);
+    let request = GateRequest {
+        base: "main".to_owned(),
+        head: ".".to_owned(),
+        cwd,
+        settings,
+        env: bench_env_from_config(&config),
+        bench_header: BENCH_H.to_owned(),
+    };
+    let start = Instant::now();
+    let outcome = run_gate(
+        &request,
+        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
+        &mut |_| {},
+    )?;
+    Ok((outcome, start.elapsed().as_secs_f64()))
+}
+
+/// The kernels each of the twelve gates puts in head: the ten slowdowns, then the reference twice.
+fn heads() -> Result<Vec<(String, PathBuf)>, Error> {
+    let mut slowdowns: Vec<PathBuf> = std::fs::read_dir(kata_dir().join("slowdowns"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    slowdowns.sort();
+    let mut heads: Vec<(String, PathBuf)> = slowdowns
+        .into_iter()
+        .map(|p| {
+            (
+                p.file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+                p,
+            )
+        })
+        .collect();
+    for name in ["reference (1)", "reference (2)"] {
+        heads.push((name.to_owned(), kata_dir().join("kernels.c")));
+    }
+    Ok(heads)
+}
+
+/// The twelve gates under `mode`: seconds, slowdowns failed, no-change gates passed.
+fn twelve(repo: &Path, mode: Mode) -> Result<(f64, usize, usize), Error> {
+    let (mut seconds, mut caught, mut passed) = (0.0, 0, 0);
+    for (name, kernels) in heads()? {
+        std::fs::copy(&kernels, repo.join("kernels.c"))?;
+        let (outcome, took) = gate(repo, mode)?;
+        seconds += took;
+        let verdict = outcome.comparison.verdict;
+        if name.starts_with("reference") {
+            passed += usize::from(verdict == Verdict::Ok);
+        } else {
+            caught += usize::from(verdict == Verdict::Regressed);
+        }
+        println!("  {:<5} {name:<42} {took:6.2} s  {verdict}", mode.name);
+    }
+    std::fs::copy(kata_dir().join("kernels.c"), repo.join("kernels.c"))?;
+    Ok((seconds, caught, passed))
+}
+
+/// Two busy loops at the lowest priority: a loaded machine for the A/A gates.
+fn load() -> Result<Vec<Child>, Error> {
+    (0..2)
+        .map(|_| {
+            Command::new("nice")
+                .args(["-n", "19", "sh", "-c", "while :; do :; done"])
+                .spawn()
+                .map_err(Error::from)
+        })
+        .collect()
+}
+
+fn main() -> Result<(), Error> {
+    // `cargo test --benches` runs this with no `--bench`: do nothing then, it is a measurement, not a test.
+    if !std::env::args().any(|a| a == "--bench") {
+        return Ok(());
+    }
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (repetitions, aa_gates) = if quick { (1, 10) } else { (3, 50) };
+    let tmp = tempfile::tempdir()?;
+    let repo = tmp.path().join("kata");
+    copy_tree(&kata_dir(), &repo)?;
+    git(&repo, &["init", "--quiet", "--initial-branch=main"])?;
+    git(&repo, &["add", "."])?;
+    git(&repo, &["commit", "--quiet", "-m", "the reference kata"])?;
+
+    println!(
+        "gate_speed: the kata's 12 gates in wire mode (base main, a revision; head the working directory)"
+    );
+    let mut totals = Vec::new();
+    for repetition in 1..=repetitions {
+        for mode in [OLD, NEW, LEAN] {
+            let (seconds, caught, passed) = twelve(&repo, mode)?;
+            println!(
+                "repetition {repetition} {:<5}: {seconds:7.2} s, {caught}/10 slowdowns failed, {passed}/2 no-change passed",
+                mode.name
+            );
+            totals.push((mode.name, seconds));
+        }
+    }
+    let sum = |name: &str| {
+        totals
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, s)| s)
+            .sum::<f64>()
+    };
+    println!(
+        "over {repetitions} repetitions: old {:.2} s, new {:.2} s ({:.2} of old), lean {:.2} s ({:.2} of old)",
+        sum("old"),
+        sum("new"),
+        sum("new") / sum("old"),
+        sum("lean"),
+        sum("lean") / sum("old")
+    );
+
+    // `--module`: the wire module's own 10 runs a side (what its false-alarm rate was measured at) against
+    // adaptive 3 to 10, once each.
+    if std::env::args().any(|a| a == "--module") {
+        let (ten, caught_ten, passed_ten) = twelve(&repo, TEN)?;
+        let (new, caught_new, passed_new) = twelve(&repo, NEW)?;
+        println!(
+            "the module's 10 runs: {ten:.2} s ({caught_ten}/10, {passed_ten}/2); adaptive 3 to 10: {new:.2} s \
+             ({caught_new}/10, {passed_new}/2), {:.2} of it",
+            new / ten
+        );
+    }
+
+    // The first gate against a fresh cache (both sides built), then the second (base from the cache): with
+    // both built at once, and with one build at a time (the cache's saving alone).
+    let mut second_outcome = None;
+    for jobs in [2, 1] {
+        let mode = Mode { jobs, ..NEW };
+        std::fs::remove_dir_all(repo.join(".git/rho-cache")).ok();
+        let (_, first) = gate(&repo, mode)?;
+        let (outcome, second) = gate(&repo, mode)?;
+        println!(
+            "second gate against an unchanged base, --jobs {jobs}: first {first:.2} s, second {second:.2} s \
+             ({:.0}% faster)",
+            (1.0 - second / first) * 100.0
+        );
+        second_outcome.get_or_insert(outcome);
+    }
+    let second_outcome = second_outcome.ok_or("no gate ran")?;
+    let counts: Vec<String> = runs_per_benchmark(&second_outcome.comparison)
+        .into_iter()
+        .map(|(name, base, head)| format!("{name} {base}/{head}"))
+        .collect();
+    println!(
+        "runs per benchmark of that gate (base/head): {}",
+        counts.join(", ")
+    );
+
+    let mut busy = load()?;
+    let mut alarms = 0;
+    let mut seconds = 0.0;
+    let mut most_runs = 0;
+    let outcome = (|| -> Result<(), Error> {
+        for index in 1..=aa_gates {
+            let (outcome, took) = gate(&repo, NEW)?;
+            seconds += took;
+            let most = runs_per_benchmark(&outcome.comparison)
+                .into_iter()
+                .map(|(_, b, h)| b.max(h))
+                .max()
+                .unwrap_or(0);
+            most_runs = most_runs.max(most);
+            if outcome.comparison.verdict != Verdict::Ok {
+                alarms += 1;
+                println!("  A/A gate {index}: {}", outcome.comparison.verdict);
+                println!("{}", rho_gate::report::render_table(&outcome.comparison));
+            }
+        }
+        Ok(())
+    })();
+    for child in &mut busy {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    outcome?;
+    println!(
+        "{aa_gates} A/A gates beside two busy loops (adaptive, runs 3 to 10): {alarms} not ok, {seconds:.1} s, \
+         at most {most_runs} runs a side"
+    );
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! The build cache of git-revision sides (.git/rho-cache): the second gate against the same revisions
+//! builds nothing and gives the same verdict; a damaged entry is rebuilt, never used; `--no-cache` builds.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use rho_gate::config::recipe_from_module;
+use rho_gate::{
+    BenchEnv, GateOutcome, GateRequest, GateSettings, Progress, SideName, Verdict, run_gate,
+};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "rho test")
+        .env("GIT_AUTHOR_EMAIL", "test@rho.invalid")
+        .env("GIT_COMMITTER_NAME", "rho test")
+        .env("GIT_COMMITTER_EMAIL", "test@rho.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A module whose build logs a line to `log`, writes its "benchmark" into RHO_BENCH_OUT and a file it reads
+/// into the checkout (ignored by git, as a build directory is); the run prints `figure` through both.
+fn write_module(dir: &Path, log: &Path, figure: u32) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("figure.txt"), format!("{figure}\n")).unwrap();
+    std::fs::write(dir.join(".gitignore"), "made/\n").unwrap();
+    std::fs::write(
+        dir.join("bench.sh"),
+        "echo \"{\\\"t_ns\\\": $(cat made/figure)}\"\n",
+    )
+    .unwrap();
+    let build = format!(
+        "echo built >> {}; mkdir -p made; cp figure.txt made/figure; cp bench.sh \"$RHO_BENCH_OUT/bench\"; \
+         chmod +x \"$RHO_BENCH_OUT/bench\"",
+        log.display()
+    );
+    let yml = format!(
+        "bench:\n  targets:\n    - name: cached\n      build: '{}'\n      run: '\"$RHO_BENCH_OUT/bench\"'\n",
+        build.replace('\'', "''")
+    );
+    std::fs::write(dir.join("module.yml"), yml).unwrap();
+}
+
+fn gate(cwd: &Path, cache: bool) -> (GateOutcome, Vec<String>) {
+    let mut settings = GateSettings::default();
+    settings.set_runs(2).unwrap();
+    settings.set_timeout(Duration::from_secs(60)).unwrap();
+    settings.set_cache(cache);
+    let request = GateRequest {
+        base: "HEAD~1".to_owned(),
+        head: "HEAD".to_owned(),
+        cwd: cwd.to_owned(),
+        settings,
+        env: BenchEnv::default(),
+        bench_header: "/* not used */\n".to_owned(),
+    };
+    let mut log = Vec::new();
+    let outcome = run_gate(
+        &request,
+        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
+        &mut |p: &Progress| log.push(p.to_string()),
+    )
+    .unwrap();
+    eprintln!("{}", log.join("\n"));
+    (outcome, log)
+}
+
+fn builds(log: &Path) -> usize {
+    std::fs::read_to_string(log).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn a_cached_side_is_not_built_again_and_a_damaged_entry_is_rebuilt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let log = tmp.path().join("builds.log");
+    write_module(&repo, &log, 100);
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "base"]);
+    write_module(&repo, &log, 1000);
+    git(&repo, &["commit", "--quiet", "-am", "ten times slower"]);
+
+    let (first, _) = gate(&repo, true);
+    assert_eq!(first.comparison.verdict, Verdict::Regressed);
+    assert_eq!(builds(&log), 2, "both sides built");
+    let entries = || {
+        std::fs::read_dir(repo.join(".git/rho-cache"))
+            .unwrap()
+            .count()
+    };
+    assert_eq!(entries(), 2, "one entry per side");
+
+    let (second, progress) = gate(&repo, true);
+    assert_eq!(builds(&log), 2, "neither side built again");
+    assert_eq!(second.comparison.verdict, Verdict::Regressed);
+    assert_eq!(second.comparison.metrics[0].head.unwrap().min, 1000.0);
+    assert_eq!(
+        progress
+            .iter()
+            .filter(|p| p.contains("built from the cache"))
+            .count(),
+        2
+    );
+
+    // Damage the figure base's build wrote into its checkout, in base's entry: found, removed, rebuilt.
+    let mut damaged = 0;
+    for entry in std::fs::read_dir(repo.join(".git/rho-cache")).unwrap() {
+        let figure = entry.unwrap().path().join("files/tree/made/figure");
+        if std::fs::read_to_string(&figure).unwrap().trim() == "100" {
+            std::fs::write(&figure, "1\n").unwrap();
+            damaged += 1;
+        }
+    }
+    assert_eq!(damaged, 1);
+    let (third, progress) = gate(&repo, true);
+    assert_eq!(builds(&log), 3, "the damaged side was built again");
+    assert_eq!(third.comparison.verdict, Verdict::Regressed);
+    assert_eq!(
+        third.comparison.metrics[0].base.unwrap().min,
+        100.0,
+        "never the damaged figure"
+    );
+    assert!(
+        progress
+            .iter()
+            .any(|p| p.contains("does not match its checksum")),
+        "{progress:?}"
+    );
+
+    // Without the cache both sides build.
+    let (fourth, _) = gate(&repo, false);
+    assert_eq!(builds(&log), 5);
+    assert_eq!(fourth.comparison.verdict, Verdict::Regressed);
+}

@@ -1,0 +1,213 @@
+//! One benchmark's samples, as every format reads them, into the run rho's statistics summarise.
+
+use rho_stats::{ExtraMetric, RunSummary, median_of};
+use rho_wire::{Benchmark, Clock, ClockRole, Run, RunConfig, StackMark, Target, WIRE_VERSION};
+
+use crate::error::ImportError;
+use crate::format::Format;
+use crate::report::Sampled;
+
+/// Iterations each imported sample stands for. A harness reports a sample as nanoseconds per iteration, often
+/// a fraction (3.2 ns); rho's samples are integers of a clock. So an imported sample is that figure times
+/// 1000 on a clock whose step is 1/1000 ns, the batch of iterations it stands for: the per-iteration figures
+/// rho derives (`per_iteration`, divided by the batch) are the harness's to three decimals of a nanosecond.
+pub const IMPORT_BATCH: u64 = 1000;
+
+/// The run of `benchmarks`, as `format` reported them in `what` (the files, for errors): one time clock,
+/// each sample `round(ns per iteration * IMPORT_BATCH)`, no warm-up, no overhead (the harness took its own
+/// off), the stack and heap not measured; then rho's statistics ([`RunSummary::of`]) and the extra figures'
+/// medians.
+pub fn build(
+    format: Format,
+    what: &str,
+    benchmarks: Vec<Sampled>,
+) -> Result<RunSummary, ImportError> {
+    let run = run_of(format, what, &benchmarks)?;
+    let mut summary = RunSummary::of(&run).map_err(|source| ImportError::Summary {
+        what: what.to_owned(),
+        benchmark: stats_benchmark(&source),
+        source,
+    })?;
+    summary.imported = Some(format.name().to_owned());
+    for (bench, sampled) in summary.benchmarks.iter_mut().zip(&benchmarks) {
+        bench.stats_only = sampled.stats_only;
+        bench.extra = sampled
+            .extra
+            .iter()
+            .map(|e| ExtraMetric {
+                name: e.name.clone(),
+                unit: e.unit.clone(),
+                value: median_of(&e.values),
+                better: e.better,
+            })
+            .collect();
+    }
+    Ok(summary)
+}
+
+/// The run a wire stream of `benchmarks` would have been (see [`build`]): what rho's engine folds, best of
+/// N, when it runs another harness's suite itself. The extra figures are not in it.
+pub fn run_of(format: Format, what: &str, benchmarks: &[Sampled]) -> Result<Run, ImportError> {
+    if benchmarks.is_empty() {
+        return Err(ImportError::Empty {
+            file: what.to_owned(),
+            what: format!("no {} benchmark with figures", format.name()),
+        });
+    }
+    let wire: Vec<Benchmark> = benchmarks.iter().map(wire_benchmark).collect();
+    Ok(Run {
+        version: WIRE_VERSION,
+        target: Target {
+            name: "host".to_owned(),
+            arch: std::env::consts::ARCH.to_owned(),
+            optimized: true,
+            compiler: Some(format.name().to_owned()),
+        },
+        clocks: vec![Clock {
+            role: ClockRole::Time,
+            name: format.name().to_owned(),
+            unit: "ns".to_owned(),
+            hz: Some(1_000_000_000),
+            resolution: 1,
+        }],
+        counter: None,
+        calibration: None,
+        config: RunConfig {
+            iterations: wire.iter().map(|b| b.iterations).max().unwrap_or(0),
+            warmup: 0,
+            time_cap_ms: None,
+            stack_bytes: None,
+            stack_guard: None,
+        },
+        benchmarks: wire,
+        dropped: 0,
+        noise_lines: 0,
+    })
+}
+
+/// Makes `run`'s names ones a wire stream can carry (1 to 63 of `[A-Za-z0-9_.:+-]`, docs/wire-format.md), for
+/// `rho bench import --wire` and so the gate: `NAME/N` with a whole number `N` (Google Benchmark's `Arg`,
+/// criterion's numeric parameter) becomes a family member, named as before; in any other name each other
+/// byte becomes `_` (`sleep 0.01` is `sleep_0.01`, `BenchmarkSized/n=8` is `BenchmarkSized_n_8`), cut to 63.
+pub fn wire_names(run: &mut Run) {
+    for bench in &mut run.benchmarks {
+        if rho_wire::is_name(bench.name.as_bytes()) {
+            continue;
+        }
+        if let Some((family, arg)) = bench.name.rsplit_once('/')
+            && rho_wire::is_name(family.as_bytes())
+            && let Ok(arg) = arg.parse::<u64>()
+            && bench.name == format!("{family}/{arg}")
+        {
+            bench.family = Some(rho_wire::FamilyMember {
+                name: family.to_owned(),
+                arg,
+            });
+            continue;
+        }
+        let mut name: String = bench
+            .name
+            .chars()
+            .map(|c| match c {
+                'A'..='Z' | 'a'..='z' | '0'..='9' | '_' | '.' | ':' | '+' | '-' => c,
+                _ => '_',
+            })
+            .take(63)
+            .collect();
+        if name.is_empty() {
+            name.push('_');
+        }
+        bench.name = name;
+    }
+}
+
+fn wire_benchmark(sampled: &Sampled) -> Benchmark {
+    let batch = IMPORT_BATCH as f64;
+    let samples: Vec<u64> = sampled
+        .times_ns
+        .iter()
+        // Every parser checked the figure is finite and at least 0; `as` saturates anything else.
+        .map(|ns| (ns * batch).round() as u64)
+        .collect();
+    let count = samples.len() as u64;
+    Benchmark {
+        name: sampled.name.clone(),
+        unit: "iter".to_owned(),
+        per_iteration: 1,
+        samples: vec![samples],
+        warmup: 0,
+        iterations: count * IMPORT_BATCH,
+        capped: false,
+        stack: StackMark::Off,
+        heap: None,
+        wrapped: 0,
+        counts: Vec::new(),
+        overran: false,
+        family: None,
+        batch: IMPORT_BATCH,
+    }
+}
+
+fn stats_benchmark(error: &rho_stats::StatsError) -> String {
+    match error {
+        rho_stats::StatsError::NoSamples { benchmark }
+        | rho_stats::StatsError::ColumnMismatch { benchmark, .. }
+        | rho_stats::StatsError::Uncounted { benchmark, .. } => benchmark.clone(),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions_of_a_nanosecond_survive_as_the_per_iteration_median() {
+        let sampled = Sampled {
+            name: "tiny".into(),
+            times_ns: vec![3.2, 3.1, 3.3],
+            ..Sampled::default()
+        };
+        let summary = build(Format::Gbench, "x.json", vec![sampled]).unwrap();
+        let time = summary.benchmarks[0].time.as_ref().unwrap();
+        assert_eq!(time.raw.median, 3200);
+        assert!((time.per_iteration.median - 3.2).abs() < 1e-9);
+        assert!((summary.benchmarks[0].ns_per_op.unwrap() - 3.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn names_a_stream_cannot_carry_become_families_or_lose_their_other_bytes() {
+        let sampled = |name: &str| Sampled {
+            name: name.into(),
+            times_ns: vec![1.0],
+            ..Sampled::default()
+        };
+        let names = ["BM_sum/64", "sleep 0.01", "BenchmarkSized/n=8", "plain"];
+        let mut run = run_of(Format::Gbench, "x", &names.map(sampled)).unwrap();
+        wire_names(&mut run);
+        let got: Vec<&str> = run.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(
+            got,
+            ["BM_sum/64", "sleep_0.01", "BenchmarkSized_n_8", "plain"]
+        );
+        assert_eq!(run.benchmarks[0].family.as_ref().unwrap().arg, 64);
+        // What the writer prints, the wire parser reads back.
+        let text = rho_wire::run_to_string(&run).unwrap();
+        assert_eq!(rho_wire::parse_str(&text).unwrap().benchmarks.len(), 4);
+    }
+
+    #[test]
+    fn a_benchmark_without_samples_is_named() {
+        let sampled = Sampled {
+            name: "hollow".into(),
+            ..Sampled::default()
+        };
+        let error = build(Format::Gotest, "go.txt", vec![sampled])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("go.txt") && error.contains("hollow"),
+            "{error}"
+        );
+    }
+}

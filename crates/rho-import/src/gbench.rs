@@ -1,0 +1,223 @@
+//! Google Benchmark's JSON report (`--benchmark_format=json` or `--benchmark_out=FILE`), library 1.x.
+
+use rho_stats::Better;
+
+use crate::error::ImportError;
+use crate::json::{array, field, number, parse_json, string};
+use crate::report::{Failed, Report, Sampled, ns_per_unit};
+
+/// The keys of a benchmark entry that are not figures of it (a number under any other key is a user counter).
+const NOT_COUNTERS: &[&str] = &[
+    "family_index",
+    "per_family_instance_index",
+    "repetitions",
+    "repetition_index",
+    "threads",
+    "iterations",
+    "real_time",
+    "cpu_time",
+    "big_o",
+    "rms",
+];
+
+/// Rates Google Benchmark computes from `SetBytesProcessed` and `SetItemsProcessed`, and their units.
+const RATES: &[(&str, &str)] = &[("bytes_per_second", "B/s"), ("items_per_second", "items/s")];
+
+/// Reads a report: each `run_type: iteration` entry is one sample of its `run_name` (repetitions give
+/// several), aggregates are dropped, an entry with `error_occurred` makes its benchmark a failed one.
+pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
+    let document = parse_json(text, file)?;
+    let context = field(
+        &document,
+        "context",
+        file,
+        "",
+        "an object (a Google Benchmark JSON report)",
+    )?;
+    if let Some(version) = context.get("library_version").and_then(|v| v.as_str())
+        && !version.trim_start_matches('v').starts_with("1.")
+    {
+        return Err(ImportError::Field {
+            file: file.to_owned(),
+            field: "context.library_version".to_owned(),
+            expected: "a 1.x library (the versions this reads)".to_owned(),
+            found: format!("\"{version}\""),
+        });
+    }
+    let entries = array(
+        &document,
+        "benchmarks",
+        file,
+        "",
+        "a list of benchmark results",
+    )?;
+    let mut report = Report::default();
+    for (index, entry) in entries.iter().enumerate() {
+        let place = format!("benchmarks[{index}]");
+        let name = string(entry, "name", file, &place)?;
+        let run_name = entry
+            .get("run_name")
+            .and_then(|n| n.as_str())
+            .unwrap_or(name);
+        let run_type = entry
+            .get("run_type")
+            .and_then(|t| t.as_str())
+            .unwrap_or("iteration");
+        if run_type == "aggregate" {
+            continue;
+        }
+        if entry.get("error_occurred").and_then(|e| e.as_bool()) == Some(true) {
+            if !report.failed.iter().any(|f| f.name == run_name) {
+                let message = entry.get("error_message").and_then(|m| m.as_str());
+                report.failed.push(Failed {
+                    name: run_name.to_owned(),
+                    message: message.unwrap_or("error_occurred").to_owned(),
+                });
+            }
+            continue;
+        }
+        let sample = repetition(entry, file, &place)?;
+        let at = match report.benchmarks.iter().position(|b| b.name == run_name) {
+            Some(at) => at,
+            None => {
+                report.benchmarks.push(Sampled {
+                    name: run_name.to_owned(),
+                    ..Sampled::default()
+                });
+                report.benchmarks.len() - 1
+            }
+        };
+        let bench = &mut report.benchmarks[at];
+        bench.times_ns.push(sample.real_ns);
+        bench.push_extra("cpu_time", "ns", Better::Lower, sample.cpu_ns);
+        for (name, unit, better, value) in sample.others {
+            bench.push_extra(&name, unit, better, value);
+        }
+    }
+    report
+        .benchmarks
+        .retain(|b| !report.failed.iter().any(|f| f.name == b.name));
+    Ok(report)
+}
+
+/// One repetition's figures.
+struct Repetition {
+    real_ns: f64,
+    cpu_ns: f64,
+    /// Rates and user counters: name, unit, which way is better, value.
+    others: Vec<(String, &'static str, Better, f64)>,
+}
+
+fn repetition(
+    entry: &serde_json::Value,
+    file: &str,
+    place: &str,
+) -> Result<Repetition, ImportError> {
+    let unit = string(entry, "time_unit", file, place)?;
+    let scale = ns_per_unit(unit).ok_or_else(|| ImportError::Field {
+        file: file.to_owned(),
+        field: format!("{place}.time_unit"),
+        expected: "ns, us, ms or s".to_owned(),
+        found: format!("\"{unit}\""),
+    })?;
+    let real_ns = number(entry, "real_time", file, place)? * scale;
+    let cpu_ns = number(entry, "cpu_time", file, place)? * scale;
+    let mut others = Vec::new();
+    let Some(object) = entry.as_object() else {
+        return Ok(Repetition {
+            real_ns,
+            cpu_ns,
+            others,
+        });
+    };
+    for (key, value) in object {
+        let Some(value) = value.as_f64() else {
+            continue;
+        };
+        if NOT_COUNTERS.contains(&key.as_str()) {
+            continue;
+        }
+        match RATES.iter().find(|(rate, _)| rate == key) {
+            Some((_, unit)) => others.push((key.clone(), *unit, Better::Higher, value)),
+            // A user counter says nothing of its direction; a count is most often a cost.
+            None => others.push((key.clone(), "", Better::Lower, value)),
+        }
+    }
+    Ok(Repetition {
+        real_ns,
+        cpu_ns,
+        others,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::build;
+    use crate::format::Format;
+
+    /// `g++ -O2 gb.cc -lbenchmark` (libbenchmark-dev 1.7.1) run with `--benchmark_format=json
+    /// --benchmark_repetitions=3`: BM_sum/64 and BM_sum/1024 with a user counter and both rates, BM_fail
+    /// calling SkipWithError.
+    const REPORT: &str = include_str!("../testdata/gbench.json");
+
+    #[test]
+    fn repetitions_are_samples_and_the_median_is_google_benchmarks_own() {
+        let report = parse(REPORT, "gbench.json").unwrap();
+        let names: Vec<&str> = report.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["BM_sum/64", "BM_sum/1024"]);
+        assert_eq!(report.benchmarks[0].times_ns.len(), 3);
+        let summary = build(Format::Gbench, "gbench.json", report.benchmarks).unwrap();
+        // The report's own BM_sum/64_median aggregate: 141.70133788612395 ns (3 repetitions: the middle one).
+        let median = summary.benchmarks[0]
+            .time
+            .as_ref()
+            .unwrap()
+            .per_iteration
+            .median;
+        assert!((median - 141.701).abs() < 0.001, "{median}");
+        let extra = &summary.benchmarks[0].extra;
+        let find = |name: &str| extra.iter().find(|e| e.name == name).unwrap();
+        assert!((find("cpu_time").value - 22.24684054939715).abs() < 1e-9);
+        assert_eq!(find("bytes_per_second").unit, "B/s");
+        assert_eq!(find("bytes_per_second").better, Better::Higher);
+        assert_eq!(find("items_per_second").value, 2876812995.4405727);
+        assert_eq!(find("elements").value, 64.0);
+    }
+
+    #[test]
+    fn a_benchmark_that_reported_an_error_is_failed_with_its_message() {
+        let report = parse(REPORT, "gbench.json").unwrap();
+        assert_eq!(
+            report.failed,
+            [Failed {
+                name: "BM_fail".into(),
+                message: "no device".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn another_document_or_version_is_refused_naming_the_field() {
+        let error = parse(r#"{"benchmarks": []}"#, "x.json").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "x.json: field context: expected an object (a Google Benchmark JSON report), found nothing"
+        );
+        let error = parse(
+            r#"{"context": {"library_version": "v2.0.0"}, "benchmarks": []}"#,
+            "x.json",
+        )
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("context.library_version"),
+            "{error}"
+        );
+        let bad_unit = REPORT.replacen("\"time_unit\": \"ns\"", "\"time_unit\": \"fortnight\"", 1);
+        let error = parse(&bad_unit, "x.json").unwrap_err().to_string();
+        assert!(
+            error.contains("benchmarks[0].time_unit") && error.contains("fortnight"),
+            "{error}"
+        );
+    }
+}

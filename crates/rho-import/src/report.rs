@@ -1,0 +1,65 @@
+//! What a report holds once read, before its samples become a run.
+
+use rho_stats::Better;
+
+/// A benchmark the harness reported as failed, with its message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failed {
+    pub name: String,
+    pub message: String,
+}
+
+/// What one file (or criterion directory) held, before the samples become a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    pub benchmarks: Vec<Sampled>,
+    pub failed: Vec<Failed>,
+}
+
+/// One benchmark as a report gave it: its samples and the figures beside them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sampled {
+    /// The name as the harness prints it.
+    pub name: String,
+    /// Each sample's nanoseconds per iteration, in the order measured.
+    pub times_ns: Vec<f64>,
+    /// The other figures, one value per sample each (or fewer, when the harness gave fewer).
+    pub extra: Vec<ExtraSamples>,
+    /// `times_ns` are a report's quantiles, not its measurements ([`rho_stats::BenchSummary::stats_only`]).
+    pub stats_only: bool,
+}
+
+/// One extra figure's values across a benchmark's samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtraSamples {
+    pub name: String,
+    pub unit: String,
+    pub better: Better,
+    pub values: Vec<f64>,
+}
+
+impl Sampled {
+    /// Adds `value` to the extra figure `name`, created with `unit` and `better` on its first value.
+    pub fn push_extra(&mut self, name: &str, unit: &str, better: Better, value: f64) {
+        match self.extra.iter_mut().find(|e| e.name == name) {
+            Some(extra) => extra.values.push(value),
+            None => self.extra.push(ExtraSamples {
+                name: name.to_owned(),
+                unit: unit.to_owned(),
+                better,
+                values: vec![value],
+            }),
+        }
+    }
+}
+
+/// Nanoseconds in one `unit` of a harness's time (`ns`, `us`, `ms`, `s`), or `None` for another unit.
+pub fn ns_per_unit(unit: &str) -> Option<f64> {
+    match unit {
+        "ns" => Some(1.0),
+        "us" => Some(1e3),
+        "ms" => Some(1e6),
+        "s" => Some(1e9),
+        _ => None,
+    }
+}

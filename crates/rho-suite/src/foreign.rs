@@ -1,0 +1,246 @@
+//! Another harness's suite (module.yml's `gbench:`, `criterion:`, `hyperfine:`, `gotest:`,
+//! `pytest-benchmark:`): rho runs the harness's own tool in the module root, has it write its report into
+//! the suite's scratch directory, reads the report with rho-import and hands back the run a wire stream
+//! would have given, so folding, budgets, baselines and the gate take it unchanged (docs/config.md,
+//! "Other harnesses' suites").
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use rho_config::{ForeignSuite, ForeignTool};
+use rho_exec::{Runner, Termination};
+
+use crate::error::{Result, SuiteError};
+
+/// Google Benchmark repetitions rho asks for when the command does not say: each is one sample.
+pub const GBENCH_REPETITIONS: u32 = 5;
+/// `go test -count` rho asks for: each result line is one sample.
+pub const GOTEST_COUNT: u32 = 5;
+
+/// The report's format.
+fn format(tool: ForeignTool) -> rho_import::Format {
+    match tool {
+        ForeignTool::Gbench => rho_import::Format::Gbench,
+        ForeignTool::Criterion => rho_import::Format::Criterion,
+        ForeignTool::Hyperfine => rho_import::Format::Hyperfine,
+        ForeignTool::Gotest => rho_import::Format::Gotest,
+        ForeignTool::PytestBenchmark => rho_import::Format::PytestBenchmark,
+    }
+}
+
+fn quote(text: &str) -> String {
+    shlex::try_quote(text).map_or_else(|_| format!("'{text}'"), |q| q.into_owned())
+}
+
+/// The file (or directory, for criterion) a tool's report is written to, in its scratch directory.
+fn report_name(tool: ForeignTool) -> &'static str {
+    match tool {
+        ForeignTool::Criterion => "criterion",
+        ForeignTool::Gotest => "gotest.txt",
+        _ => "report.json",
+    }
+}
+
+/// The shell command that runs `suite` with its report going to `out` (a shell word: a quoted path or
+/// `"$d/report.json"`), `--filter` passed on as the tool's own filter where it has one.
+fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String {
+    let argument = &suite.argument;
+    match suite.tool {
+        ForeignTool::Gbench => {
+            let mut line = format!("{argument} --benchmark_out={out} --benchmark_out_format=json");
+            if !argument.contains("--benchmark_repetitions") {
+                line.push_str(&format!(" --benchmark_repetitions={GBENCH_REPETITIONS}"));
+            }
+            if let Some(filter) = filter {
+                line.push_str(&format!(" --benchmark_filter={}", quote(filter)));
+            }
+            line
+        }
+        // CRITERION_HOME: criterion's whole output goes to the scratch directory, not target/criterion, so a
+        // report of an earlier run is never read as this one's.
+        ForeignTool::Criterion => {
+            let filter = filter.map(|f| format!(" {}", quote(f))).unwrap_or_default();
+            format!(
+                "CRITERION_HOME={out} cargo bench --bench {} --{filter}",
+                quote(argument)
+            )
+        }
+        ForeignTool::Hyperfine => format!("hyperfine --export-json {out} {argument}"),
+        ForeignTool::Gotest => {
+            let pattern = quote(filter.unwrap_or("."));
+            format!(
+                "go test -run '^$' -bench {pattern} -benchmem -count {GOTEST_COUNT} {argument} > {out}"
+            )
+        }
+        ForeignTool::PytestBenchmark => {
+            let filter = filter
+                .map(|f| format!(" -k {}", quote(f)))
+                .unwrap_or_default();
+            format!("{argument} --benchmark-json={out}{filter}")
+        }
+    }
+}
+
+/// What one side of the gate runs for `suite`: the tool, its report in a temporary directory removed on
+/// exit and everything it prints sent to stderr, then `RHO bench import FORMAT REPORT --wire -` (`rho` being
+/// the running binary) printing the run as a wire stream, which the gate reads as any suite's.
+///
+/// A criterion suite builds in the side's own `target` directory whatever `CARGO_TARGET_DIR` says, as a
+/// `cargo:` suite does in the gate: the two sides are the same package at the same place in their trees, and
+/// one shared directory would hand one side's build to the other (cargo's fingerprints name the sources
+/// relative to the package).
+pub fn gate_command(suite: &ForeignSuite, rho: &str) -> String {
+    let report = format!("\"$d/{}\"", report_name(suite.tool));
+    let own_target = match suite.tool {
+        ForeignTool::Criterion => "CARGO_TARGET_DIR=target ",
+        _ => "",
+    };
+    format!(
+        "d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && {{ {own_target}{}; }} >&2 && {rho} bench import {} {report} --wire -",
+        command_line(suite, &report, None),
+        format(suite.tool).name()
+    )
+}
+
+/// Runs `suite` `repetitions` times in `root`, each report in the suite's scratch directory (`RHO_BENCH_OUT`
+/// in `env`; the module root without one).
+pub fn runs(
+    suite: &ForeignSuite,
+    root: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    what: &str,
+    repetitions: u32,
+) -> Result<Vec<rho_wire::Run>> {
+    let scratch = env
+        .iter()
+        .find(|(key, _)| key == "RHO_BENCH_OUT")
+        .map_or_else(
+            || root.to_path_buf(),
+            |(_, value)| std::path::PathBuf::from(value),
+        );
+    (0..repetitions)
+        .map(|_| run(suite, root, &scratch, env, timeout, what))
+        .collect()
+}
+
+/// Runs `suite` once in `root` (its report written in `scratch`) and reads its report: the run, or an error
+/// naming the suite when the tool fails, times out, or reports a failed benchmark.
+pub fn run(
+    suite: &ForeignSuite,
+    root: &Path,
+    scratch: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    what: &str,
+) -> Result<rho_wire::Run> {
+    let filter = env
+        .iter()
+        .find(|(key, _)| key == "RHO_BENCH_FILTER")
+        .map(|(_, value)| value.as_str());
+    let report = scratch.join(report_name(suite.tool));
+    // A report of an earlier repetition is never read as this one's.
+    let _ = std::fs::remove_dir_all(&report);
+    let _ = std::fs::remove_file(&report);
+    let line = command_line(suite, &quote(&report.display().to_string()), filter);
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(&line).current_dir(root);
+    command.envs(env.iter().map(|(k, v)| (k, v)));
+    let (finished, stdout) = Runner::new(command)
+        .timeout(timeout)
+        .stderr_limit(1 << 20)
+        .run_collect()
+        .map_err(|source| SuiteError::Exec {
+            doing: format!("cannot run {what}: `{line}`"),
+            source,
+        })?;
+    if finished.termination != Termination::Exited(0) {
+        let output = format!("{stdout}{}", finished.stderr);
+        let tail: Vec<&str> = output.trim_end().lines().rev().take(20).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(SuiteError::Run(format!(
+            "{what}: `{line}` {}:\n{}",
+            finished.termination,
+            tail.join("\n")
+        )));
+    }
+    let format = format(suite.tool);
+    let read = rho_import::read(format, &report)
+        .map_err(|error| SuiteError::Run(format!("{what}: {error}")))?;
+    if !read.failed.is_empty() {
+        let names: Vec<String> = read
+            .failed
+            .iter()
+            .map(|f| format!("{} ({})", f.name, f.message))
+            .collect();
+        return Err(SuiteError::Run(format!(
+            "{what}: {} reported failed benchmarks: {}",
+            format.name(),
+            names.join(", ")
+        )));
+    }
+    rho_import::run_of(format, what, &read.benchmarks)
+        .map_err(|error| SuiteError::Run(format!("{what}: {error}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suite(tool: ForeignTool, argument: &str) -> ForeignSuite {
+        ForeignSuite {
+            tool,
+            argument: argument.into(),
+            at: rho_config::SourcePos { line: 1, column: 1 },
+        }
+    }
+
+    #[test]
+    fn each_tool_is_asked_for_its_report_and_given_the_filter() {
+        let out = "/s/r.json";
+        let gbench = command_line(&suite(ForeignTool::Gbench, "./b"), out, Some("BM_a"));
+        assert_eq!(
+            gbench,
+            "./b --benchmark_out=/s/r.json --benchmark_out_format=json --benchmark_repetitions=5 \
+             --benchmark_filter=BM_a"
+        );
+        let own = command_line(
+            &suite(ForeignTool::Gbench, "./b --benchmark_repetitions=9"),
+            out,
+            None,
+        );
+        assert!(!own.contains("--benchmark_repetitions=5"), "{own}");
+        let criterion = command_line(&suite(ForeignTool::Criterion, "sums"), "/s/c", None);
+        assert_eq!(criterion, "CRITERION_HOME=/s/c cargo bench --bench sums --");
+        let go = command_line(&suite(ForeignTool::Gotest, "./..."), "/s/g.txt", None);
+        assert_eq!(
+            go,
+            "go test -run '^$' -bench . -benchmem -count 5 ./... > /s/g.txt"
+        );
+        let hyperfine = command_line(
+            &suite(ForeignTool::Hyperfine, "'sleep 0.1'"),
+            out,
+            Some("x"),
+        );
+        assert_eq!(hyperfine, "hyperfine --export-json /s/r.json 'sleep 0.1'");
+        let pytest = command_line(
+            &suite(ForeignTool::PytestBenchmark, "pytest b/"),
+            out,
+            Some("fib"),
+        );
+        assert_eq!(pytest, "pytest b/ --benchmark-json=/s/r.json -k fib");
+        let gate = gate_command(&suite(ForeignTool::Gotest, "./..."), "/bin/rho");
+        assert_eq!(
+            gate,
+            "d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && { go test -run '^$' -bench . -benchmem -count 5 \
+             ./... > \"$d/gotest.txt\"; } >&2 && /bin/rho bench import gotest \"$d/gotest.txt\" --wire -"
+        );
+        let criterion = gate_command(&suite(ForeignTool::Criterion, "sums"), "rho");
+        assert!(
+            criterion
+                .contains("{ CARGO_TARGET_DIR=target CRITERION_HOME=\"$d/criterion\" cargo bench"),
+            "{criterion}"
+        );
+    }
+}
