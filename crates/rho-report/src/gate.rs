@@ -36,9 +36,11 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     if !comparison.metrics.is_empty() {
         text.push_str(&crate::wrap(&runs_per_benchmark_line(comparison), width, 2));
     }
-    text.push_str(&rho_gate::functions::text(&rho_gate::functions::regressed(
-        outcome,
-    )));
+    let functions = rho_gate::functions::text(&rho_gate::functions::regressed(outcome));
+    if !functions.is_empty() {
+        text.push('\n');
+        text.push_str(&functions);
+    }
     if let Some(hint) = rho_gate::functions::time_hint(comparison) {
         text.push_str(&crate::wrap(&hint, width, 2));
     }
