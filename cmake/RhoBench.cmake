@@ -26,7 +26,8 @@
 # NAME=VALUE (RHO_BENCH_ITERATIONS=300;RHO_BENCH_WARMUP=10), which rho passes when it configures.
 #
 # For every suite, BUILD_DIR/rho-benchmarks/NAME holds the path of its executable (single-config
-# generators: Unix Makefiles, Ninja).
+# generators: Unix Makefiles, Ninja), and its objects' stack-usage files are in CMakeFiles/NAME.dir when
+# the compiler takes -fstack-usage.
 
 include_guard(GLOBAL)
 
@@ -63,6 +64,21 @@ set(RHO_BENCH_PORT "" CACHE STRING
 include("${_rho_bench_dir}/RhoBoard.cmake")
 set(RHO_BENCH_DEFINES "" CACHE STRING
   "Settings compiled into every suite, NAME=VALUE;... (a board has no environment)")
+
+# The stack-usage flags the C compiler takes (-fstack-usage, and -fcallgraph-info=su from GCC 10), checked once.
+function(_rho_bench_stack_usage_flags out)
+  include(CheckCCompilerFlag)
+  check_c_compiler_flag(-fstack-usage RHO_BENCH_HAS_STACK_USAGE)
+  check_c_compiler_flag(-fcallgraph-info=su RHO_BENCH_HAS_CALLGRAPH_INFO)
+  set(flags "")
+  if(RHO_BENCH_HAS_STACK_USAGE)
+    list(APPEND flags -fstack-usage)
+  endif()
+  if(RHO_BENCH_HAS_CALLGRAPH_INFO)
+    list(APPEND flags -fcallgraph-info=su)
+  endif()
+  set(${out} "${flags}" PARENT_SCOPE)
+endfunction()
 
 function(rho_add_benchmark name)
   cmake_parse_arguments(PARSE_ARGV 1 RHO "" "" "SOURCES;LINK;INCLUDE;DEFINES")
@@ -104,6 +120,11 @@ function(rho_add_benchmark name)
     endif()
   endif()
   target_link_libraries(${name} PRIVATE ${RHO_LINK})
+  # GCC's stack-usage files beside the objects (.su: each function's frame; .ci: the call graph), which rho
+  # reads for the suite's static footprint (code bytes, static stack bound). They change no code; a compiler
+  # that does not take them builds without (rho then reports code bytes without a bound).
+  _rho_bench_stack_usage_flags(stack_usage)
+  target_compile_options(${name} PRIVATE ${stack_usage})
 
   if(RHO_BENCH_PORT)
     # As c/ports/Makefile builds with BOARD=RHO_BENCH_PORT (c/ports/boards/BOARD.mk): the board's clock, its

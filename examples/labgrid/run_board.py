@@ -8,9 +8,14 @@ The environment file gets the image as `!template $LG_IMAGE`. A board's serial c
 ConsoleProtocol) is copied as it comes; a semihosting console (QEMU standing in for the board,
 examples/labgrid/mps2-an386.yaml, through qemu_semihosting.py) is written to `$LG_SEMIHOSTING_LOG` and copied
 after the program ends. rho gives the run its timeout and kills its process group.
+
+A target with `counter: qemu-plugin` (module.yml) counts instructions with rho's QEMU plugin: rho's counted
+run sets RHO_QEMU_PLUGIN (the argument of QEMU's `-plugin`), which is added to the driver's extra arguments.
+A real board has no plugin to load; its target leaves `counter:` out.
 """
 
 import os
+import shlex
 import sys
 import tempfile
 
@@ -31,7 +36,13 @@ def main():
         os.environ["LG_SEMIHOSTING_LOG"] = semihosting
         os.environ.setdefault("LG_QEMU_WRAPPER", os.path.join(here, "qemu_semihosting.py"))
         env = Environment(config_file=env_file)
-        board = env.get_target("main").get_driver("QEMUDriver")
+        target = env.get_target("main")
+        # The driver builds QEMU's command line when it is activated: the plugin is added before.
+        board = target.get_driver("QEMUDriver", activate=False)
+        plugin = os.environ.get("RHO_QEMU_PLUGIN")
+        if plugin:
+            board.extra_args = f"{board.extra_args} -plugin {shlex.quote(plugin)}"
+        target.activate(board)
         board.on()
         out = sys.stdout.buffer
         while True:

@@ -8,8 +8,8 @@ use rho_wire::{ClockRole, StackMark};
 
 use crate::error::Error;
 use crate::format::{
-    BenchmarkBaseline, ClockInfo, Clocks, Context, Figures, Rounding, Stack, TargetBaseline,
-    TargetSections, TimeSource,
+    BenchmarkBaseline, ClockInfo, Clocks, Context, Figure, Figures, Rounding, Stack,
+    TargetBaseline, TargetSections, TimeSource,
 };
 
 /// What the caller knows about a recording that the run itself does not carry.
@@ -37,35 +37,13 @@ impl Recording {
 /// The baseline section for `summary`: per benchmark the net median (and p95, p99) of each clock, rounded to
 /// what the clock resolves, and the exact stack and heap peak.
 pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> TargetBaseline {
-    let cycles_clock = summary
-        .clocks
-        .iter()
-        .find(|c| c.role == ClockRole::Cycles)
-        .map(clock_info);
-    let time_clock = summary
-        .clocks
-        .iter()
-        .find(|c| c.role == ClockRole::Time)
-        .map(clock_info);
-    // The same rule rho-stats uses to decide whether it derives time: no time clock, a cycle clock of known
-    // frequency.
-    let derive_hz = match (&time_clock, &cycles_clock) {
-        (None, Some(cycles)) => cycles.hz.filter(|&hz| hz != 0),
-        _ => None,
-    };
-    let time_source = if time_clock.is_some() {
-        TimeSource::TimeClock
-    } else if derive_hz.is_some() {
-        TimeSource::DerivedFromCycles
-    } else {
-        TimeSource::None
-    };
-    let cycles_rounding = cycles_clock.as_ref().map(Rounding::for_clock);
-    let time_rounding = match (&time_clock, &cycles_clock, derive_hz) {
-        (Some(time), _, _) => Some(Rounding::for_clock(time)),
-        (None, Some(cycles), Some(hz)) => Some(Rounding::for_derived_ns(cycles, hz)),
-        _ => None,
-    };
+    let Clocking {
+        cycles_clock,
+        time_clock,
+        time_source,
+        cycles_rounding,
+        time_rounding,
+    } = clocking(summary);
     let batch_of = |bench: &rho_stats::BenchSummary| {
         bench
             .cycles
@@ -124,6 +102,84 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
         },
         benchmarks,
     }
+}
+
+/// A run's clocks as a baseline records them, and how each clock's figures are rounded.
+struct Clocking {
+    cycles_clock: Option<ClockInfo>,
+    time_clock: Option<ClockInfo>,
+    time_source: TimeSource,
+    cycles_rounding: Option<Rounding>,
+    time_rounding: Option<Rounding>,
+}
+
+fn clocking(summary: &RunSummary) -> Clocking {
+    let cycles_clock = summary
+        .clocks
+        .iter()
+        .find(|c| c.role == ClockRole::Cycles)
+        .map(clock_info);
+    let time_clock = summary
+        .clocks
+        .iter()
+        .find(|c| c.role == ClockRole::Time)
+        .map(clock_info);
+    // The same rule rho-stats uses to decide whether it derives time: no time clock, a cycle clock of known
+    // frequency.
+    let derive_hz = match (&time_clock, &cycles_clock) {
+        (None, Some(cycles)) => cycles.hz.filter(|&hz| hz != 0),
+        _ => None,
+    };
+    let time_source = if time_clock.is_some() {
+        TimeSource::TimeClock
+    } else if derive_hz.is_some() {
+        TimeSource::DerivedFromCycles
+    } else {
+        TimeSource::None
+    };
+    let cycles_rounding = cycles_clock.as_ref().map(Rounding::for_clock);
+    let time_rounding = match (&time_clock, &cycles_clock, derive_hz) {
+        (Some(time), _, _) => Some(Rounding::for_clock(time)),
+        (None, Some(cycles), Some(hz)) => Some(Rounding::for_derived_ns(cycles, hz)),
+        _ => None,
+    };
+    Clocking {
+        cycles_clock,
+        time_clock,
+        time_source,
+        cycles_rounding,
+        time_rounding,
+    }
+}
+
+/// One benchmark's p25 and p75 per iteration, net, per clock, rounded as its median is in the section (the
+/// history's band; a baseline keeps the median and the tails only).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchQuartiles {
+    pub name: String,
+    pub cycles: Option<[Figure; 2]>,
+    pub time_ns: Option<[Figure; 2]>,
+}
+
+/// Every benchmark's quartiles in `summary`, rounded as [`section_from_summary`] rounds its figures.
+pub fn quartiles_from_summary(summary: &RunSummary) -> Vec<BenchQuartiles> {
+    let clocking = clocking(summary);
+    let band = |clock: Option<&ClockFigures>, rounding: Option<Rounding>| {
+        let (each, rounding) = per_iteration_rounded(clock, rounding)?;
+        Some([
+            Figure(rounding.apply(each.p25)),
+            Figure(rounding.apply(each.p75)),
+        ])
+    };
+    summary
+        .benchmarks
+        .iter()
+        .map(|bench| BenchQuartiles {
+            name: bench.name.clone(),
+            cycles: band(bench.cycles.as_ref(), clocking.cycles_rounding),
+            time_ns: band(bench.time.as_ref(), clocking.time_rounding),
+        })
+        .collect()
 }
 
 /// One section for a project of several suites, each run separately for the same target: their benchmarks in
@@ -219,10 +275,18 @@ fn clock_info(clock: &rho_stats::ClockInfo) -> ClockInfo {
 /// The net figures per iteration, rounded to what the clock resolves per iteration: its step, or a `batch`th
 /// of it for a batched benchmark.
 fn figures(clock: Option<&ClockFigures>, rounding: Option<Rounding>) -> Option<Figures> {
-    let (clock, rounding) = (clock?, rounding?);
-    let each = &clock.per_iteration;
-    let rounding = rounding.for_batch(clock.clock.resolution.max(1) as f64, clock.batch);
+    let (each, rounding) = per_iteration_rounded(clock, rounding)?;
     Some(Figures::rounded(each.median, each.p95, each.p99, rounding))
+}
+
+/// A clock's figures per iteration and the rounding they take: the clock's, per iteration of a batch.
+fn per_iteration_rounded(
+    clock: Option<&ClockFigures>,
+    rounding: Option<Rounding>,
+) -> Option<(&rho_stats::PerIteration, Rounding)> {
+    let (clock, rounding) = (clock?, rounding?);
+    let rounding = rounding.for_batch(clock.clock.resolution.max(1) as f64, clock.batch);
+    Some((&clock.per_iteration, rounding))
 }
 
 /// The current time, UTC, RFC 3339 to the second (`2026-12-02T13:20:15Z`).

@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use crate::cli::BenchArgs;
 
-pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+/// `json` is where `--json` writes (`--history` gives one of its own when `--json` is not given).
+pub fn bench(args: &BenchArgs, json: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
     // `rho bench chek`: a typo of a subcommand, not a suite named `chek`.
     if let Some(message) = crate::init::did_you_mean(&args.files) {
         anyhow::bail!("{message}");
@@ -26,7 +27,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         repetitions: project.repetitions,
         baseline: project.baseline.request(),
         html: project.html.clone(),
-        json: if args.list { None } else { args.json.clone() },
+        json: if args.list {
+            None
+        } else {
+            json.map(std::path::Path::to_path_buf)
+        },
         exports: project.dashboards.exports(),
         run: run.options(),
         list: args.list,

@@ -52,8 +52,11 @@ pub struct BenchArgs {
     /// List the benchmarks the suite (FILE.c) or module.yml's suites would run, with --filter applied, one
     /// name a line, and exit: each suite is built and each benchmark run for a single iteration to learn its
     /// name (the harness registers them as it runs).
-    #[arg(long, conflicts_with_all = ["json", "cmake_module"])]
+    #[arg(long, conflicts_with_all = ["json", "cmake_module", "history"])]
     pub list: bool,
+
+    #[command(flatten)]
+    pub history: crate::history::RunHistoryArgs,
 
     /// Also write the run as a JSON document (schema `rho-bench-run/1`, see docs/json-output.md; without FILE.c,
     /// module.yml mode writes `rho-bench-project/1`: every suite with its budgets and verdicts). `-` writes it
@@ -111,6 +114,9 @@ pub struct CheckArgs {
     /// it to stdout, and the human report goes to stderr.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub history: crate::history::RunHistoryArgs,
 }
 
 /// `rho bench merge SHARD.json...`.

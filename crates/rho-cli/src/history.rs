@@ -194,3 +194,48 @@ impl ViewArgs {
         }
     }
 }
+
+/// `--history` on `rho bench` and `rho bench check`: the run just made added to the history branch, as
+/// `history add` adds a run saved by `--json` (docs/history.md).
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunHistoryArgs {
+    /// Add the run just made to the history branch as a record of HEAD per target and measure (as `--json
+    /// FILE` then `history add FILE` would). Refused before anything runs when tracked files differ from HEAD.
+    #[arg(long)]
+    pub history: bool,
+
+    /// With --history: add even when tracked files differ from HEAD (the record says it was dirty).
+    #[arg(long, requires = "history")]
+    pub allow_dirty: bool,
+
+    /// With --history: the machine label (default $RHO_MACHINE, else the host name).
+    #[arg(long, value_name = "NAME", requires = "history")]
+    pub machine: Option<String>,
+
+    /// With --history: the history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long, value_name = "NAME", requires = "history")]
+    pub history_branch: Option<String>,
+}
+
+/// Runs `run` (given the `--json` path it is to write) and, with `--history`, adds what it saved
+/// (rho_ops::history::Pending: checked before the run, added after it; the run's exit code stands).
+pub fn around_run(
+    args: &RunHistoryArgs,
+    json: Option<&std::path::Path>,
+    run: impl FnOnce(Option<&std::path::Path>) -> anyhow::Result<ExitCode>,
+) -> anyhow::Result<ExitCode> {
+    if !args.history {
+        return run(json);
+    }
+    let pending = rho_ops::history::Pending::prepare(
+        &rho_ops::history::RunHistoryOptions {
+            allow_dirty: args.allow_dirty,
+            machine: args.machine.clone(),
+            history_branch: args.history_branch.clone(),
+        },
+        json,
+    )?;
+    let code = run(Some(pending.saved()))?;
+    pending.finish(code == ExitCode::SUCCESS || code == ExitCode::from(1))?;
+    Ok(code)
+}

@@ -57,13 +57,17 @@ fn main() -> ExitCode {
     }
     let outcome = match cli.command {
         cli::Command::Bench(args) => match &args.action {
-            Some(cli::BenchAction::Check(check)) => project::bench_project(
-                &check.project,
-                &check.run,
-                check.json.as_deref(),
-                &check.output,
-                project::Mode::Check,
-            ),
+            Some(cli::BenchAction::Check(check)) => {
+                history::around_run(&check.history, check.json.as_deref(), |json| {
+                    project::bench_project(
+                        &check.project,
+                        &check.run,
+                        json,
+                        &check.output,
+                        project::Mode::Check,
+                    )
+                })
+            }
             Some(cli::BenchAction::Gate(gate)) => gate::run(gate),
             Some(cli::BenchAction::Show(show)) => saved::show(show),
             Some(cli::BenchAction::Merge(merge)) => project::merge(merge),
@@ -80,14 +84,20 @@ fn main() -> ExitCode {
                     project::bench_project(&project, &run, None, &args.output, project::Mode::List)
                 }
 
-                None if args.files.is_empty() => project::bench_project(
-                    &args.project,
-                    &args.run,
-                    args.json.as_deref(),
-                    &args.output,
-                    project::Mode::Report,
-                ),
-                None => bench::bench(&args),
+                None if args.files.is_empty() => {
+                    history::around_run(&args.history, args.json.as_deref(), |json| {
+                        project::bench_project(
+                            &args.project,
+                            &args.run,
+                            json,
+                            &args.output,
+                            project::Mode::Report,
+                        )
+                    })
+                }
+                None => history::around_run(&args.history, args.json.as_deref(), |json| {
+                    bench::bench(&args, json)
+                }),
             },
         },
         cli::Command::Mem(args) => rho_mem::cli::run(&args).map(|()| ExitCode::SUCCESS),

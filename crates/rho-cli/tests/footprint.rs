@@ -1,8 +1,10 @@
 //! The static footprint beside the measured figures, through the real binary: `rho bench` builds with GCC's
 //! stack-usage flags, asks `rho mem --json` for the image's footprint and reports, per benchmark, the
 //! reachable code and the static stack bound beside the measured mark (tests/c/footprint_suite.c), on the
-//! host and on the emulated Cortex-M4; and module.yml's `bench.mem_command` replaces the command: a script
-//! printing another document changes the report, one that fails is a warning, not a failed run.
+//! host and on the emulated Cortex-M4; the same suite as a `cmake:` suite (its CMake target's executable and
+//! the objects' stack-usage files) and as a `command:` suite naming its `image:` (a note without one); and
+//! module.yml's `bench.mem_command` replaces the command: a script printing another document changes the
+//! report, one that fails is a warning, not a failed run.
 
 mod common;
 
@@ -307,4 +309,121 @@ fn the_gate_compares_each_benchmarks_code_from_the_built_images() {
     );
     // A function that is no benchmark of the run gives no metric.
     assert!(document["metrics"].get("rho_bench__entry.code").is_none());
+}
+
+/// The footprint suite's project built by CMake (`rho_add_benchmark(fp_bench ...)`) as module.yml's only suite.
+fn cmake_footprint_project() -> Project {
+    let project = Project::new();
+    project.write(
+        "bench/fp_bench.c",
+        &std::fs::read_to_string(repo_file(SUITE)).unwrap(),
+    );
+    project.write(
+        "CMakeLists.txt",
+        "cmake_minimum_required(VERSION 3.16)\nproject(footprint C)\ninclude(RhoBench)\n\
+         rho_add_benchmark(fp_bench SOURCES bench/fp_bench.c)\n",
+    );
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 100\n  warmup_runs: 5\n  suites:\n    - cmake: { build_dir: build/fp, target: fp_bench }\n",
+    );
+    project
+}
+
+/// The footprint of `bench_chain` in a project run's first suite: its code bytes, static bound and mark.
+fn chain_footprint(document: &Value) -> (u64, u64, u64) {
+    let suite = &document["suites"][0];
+    let chain = footprint(suite, "bench_chain");
+    (
+        u64_at(chain, "/code_bytes"),
+        u64_at(chain, "/static_stack_bytes"),
+        u64_at(bench(suite, "bench_chain"), "/stack/bytes"),
+    )
+}
+
+#[test]
+fn a_cmake_suite_reports_code_bytes_and_a_static_bound_at_or_above_its_mark() {
+    let test = "a_cmake_suite_reports_code_bytes_and_a_static_bound";
+    if !tools_present(test, &[("cmake", "cmake")]) {
+        return;
+    }
+    let project = cmake_footprint_project();
+    let (outcome, document) = project.rho_json(&["bench"]);
+    let (code, bound, mark) = chain_footprint(&document);
+    println!("cmake, host: bench_chain {code} code bytes, static bound {bound} B, mark {mark} B");
+    assert!(code > 0 && bound > 0 && mark > 0, "{document:#}");
+    assert!(bound >= mark, "static bound {bound} below the mark {mark}");
+    let row = footprint_row(&outcome.stdout, "bench_chain");
+    assert!(row.contains(&bound.to_string()), "{row}");
+    // The stack-usage files rho read, copied flat from the objects' directories.
+    assert!(
+        std::fs::read_dir(project.path().join("build/fp/rho-stack-usage/fp_bench"))
+            .unwrap()
+            .any(|e| e.unwrap().path().extension().is_some_and(|x| x == "su"))
+    );
+
+    // On the emulated Cortex-M4, the board's CMake build.
+    if !cross_tools_present(test) {
+        return;
+    }
+    let (_, document) =
+        project.rho_json(&["bench", "--target", "mps2-an386", "--iterations", "30"]);
+    let (code, bound, mark) = chain_footprint(&document);
+    println!(
+        "cmake, mps2-an386: bench_chain {code} code bytes, static bound {bound} B, mark {mark} B"
+    );
+    assert!(code > 0 && mark > 0, "{document:#}");
+    assert!(bound >= mark, "static bound {bound} below the mark {mark}");
+}
+
+#[test]
+fn a_command_suite_names_its_image_or_gets_a_note_saying_there_is_no_footprint() {
+    // The command builds the footprint suite with the stack-usage flags beside its image, then runs it.
+    let project = Project::new();
+    project.write(
+        "bench.c",
+        &std::fs::read_to_string(repo_file(SUITE)).unwrap(),
+    );
+    let include = repo_file("c/include");
+    project.write(
+        "build.sh",
+        &format!(
+            "set -e\nmkdir -p out\ncd out\ncc -O2 -fstack-usage -fcallgraph-info=su -I{} -DRHO_BENCH_IMPLEMENTATION \
+             -o bench ../bench.c -lm\ncd ..\nexec out/bench\n",
+            include.display()
+        ),
+    );
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 100\n  suites:\n    - { command: sh build.sh, image: out/bench }\n",
+    );
+    let (_, document) = project.rho_json(&["bench"]);
+    let (code, bound, mark) = chain_footprint(&document);
+    println!("command: bench_chain {code} code bytes, static bound {bound} B, mark {mark} B");
+    assert!(code > 0 && bound >= mark && mark > 0, "{document:#}");
+
+    // Without `image:`: the run is reported, with one note naming the suite; an image not there: a warning.
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 100\n  suites:\n    - command: sh build.sh\n",
+    );
+    let outcome = project.rho(&["bench"]);
+    outcome.assert_exit(0);
+    let note = line_with(&outcome.stderr, "rho: note: sh build.sh: no code bytes");
+    assert!(note.contains("`image:`"), "{note}");
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 100\n  suites:\n    - { command: sh build.sh, image: out/missing }\n",
+    );
+    let outcome = project.rho(&["bench"]);
+    outcome.assert_exit(0);
+    outcome.assert_stderr_has("out/missing (module.yml's `image:`), is not there after the run");
+    // `image:` on another kind of suite is refused at its line.
+    project.write(
+        "module.yml",
+        "bench:\n  suites:\n    - { sources: [bench.c], image: out/bench }\n",
+    );
+    let refused = project.rho(&["bench"]);
+    refused.assert_exit(2);
+    refused.assert_stderr_has("`image:` in bench.suites[0] applies to a `command:` suite");
 }

@@ -397,6 +397,65 @@ fn the_kata_on_the_boards_gates_on_qemu_instruction_counts() {
     }
 }
 
+/// `--measure instructions` on a target of module.yml's own with `counter: qemu-plugin` (its `run:` starts
+/// QEMU's mps2-an385 itself, loading the plugin from `$RHO_QEMU_PLUGIN`): the gate counts as on the built-in
+/// board, and the planted slowdown (s08, rmsnorm run twice) fails on that kernel alone, +100%, every other
+/// kernel's count unchanged to the instruction.
+#[test]
+fn a_target_of_its_own_with_the_plugin_gates_on_qemu_instruction_counts() {
+    let test = "a_target_of_its_own_with_the_plugin_gates_on_qemu_instruction_counts";
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !common::tools_present(test, common::CROSS_TOOLS) {
+        return;
+    }
+    let makefile = common::repo_file("c/ports/Makefile");
+    let module = format!(
+        "bench:
+  suites:
+    - [bench_rho.c, kernels.c]
+  targets:
+    - name: own-mps2-an385
+      build: make -s -f '{}' BOARD=mps2-an385 SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\"
+      run: qemu-system-arm -M mps2-an385 -display none -serial none -monitor none -icount shift=5 -chardev stdio,id=console -semihosting-config enable=on,target=native,chardev=console -plugin \"$RHO_QEMU_PLUGIN\" -kernel \"$RHO_BENCH_OUT/bench.elf\"
+      counter: qemu-plugin
+",
+        makefile.display()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, head) = kata_pair(
+        tmp.path(),
+        Some(&kata_dir().join("slowdowns/s08_rmsnorm_twice.c")),
+    );
+    for side in [&base, &head] {
+        std::fs::write(side.join("module.yml"), &module).unwrap();
+    }
+    let args = [
+        "--base",
+        "../base",
+        "--measure",
+        "instructions",
+        "--iterations",
+        "2",
+    ];
+    let slow = gate(&head, &args);
+    assert_eq!(slow.status, Some(1), "{}", slow.describe());
+    assert!(
+        slow.stderr
+            .contains("instructions counted by QEMU with rho's plugin"),
+        "{}",
+        slow.describe()
+    );
+    let doc = slow.document();
+    let rmsnorm = &doc["metrics"]["bench_rmsnorm.instructions"];
+    assert_eq!(rmsnorm["regressed"], true, "{doc}");
+    let change = rmsnorm["change"].as_f64().unwrap();
+    assert!((change - 1.0).abs() < 0.01, "{change} (a fraction)");
+    for kernel in ["bench_matmul", "bench_sum", "bench_count_below"] {
+        let metric = &doc["metrics"][format!("{kernel}.instructions")];
+        assert_eq!(metric["change"].as_f64(), Some(0.0), "{kernel}: {doc}");
+    }
+}
+
 /// A benchmark that writes a 3 KiB frame from its top down (the painted region filled before anything below it).
 const DEEP_FRAME_SUITE: &str = "#include <rho/bench.h>\n\
 static void bench_deep(rho_bench_t *state)\n{\n    RHO_BENCH_LOOP(state) {\n        \

@@ -471,6 +471,10 @@ fn the_html_page_has_a_chart_per_benchmark_and_metric_with_its_change_points() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("p");
     project(&dir);
+    // Samples 10 cycles either side of the figure: the p25-p75 band is 20 cycles tall.
+    let spread = CANNED.replace(":$v\n:$v\n:$v\n", ":$((v-10))\n:$v\n:$((v+10))\n");
+    assert_ne!(spread, CANNED);
+    std::fs::write(dir.join("canned.sh"), spread).unwrap();
     for i in 0..8u64 {
         commit_and_record(
             &dir,
@@ -493,6 +497,21 @@ fn the_html_page_has_a_chart_per_benchmark_and_metric_with_its_change_points() {
         "{dom}"
     );
     assert_eq!(dom.matches("<circle class=\"point\"").count(), 16, "{dom}");
+    // The cycles chart's band: one polygon over the 8 commits (the heap has no quartiles), its p75 edge
+    // drawn above its p25 edge at every commit.
+    assert_eq!(dom.matches("<polygon class=\"band\"").count(), 1, "{dom}");
+    assert!(dom.contains("<title>p25-p75 (ci)</title>"), "{dom}");
+    let band = dom.split("<polygon class=\"band\"").nth(1).unwrap();
+    let points = band.split("points=\"").nth(1).unwrap();
+    let ys: Vec<f64> = points[..points.find('"').unwrap()]
+        .split(' ')
+        .map(|pair| pair.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(ys.len(), 16, "{band}");
+    for i in 0..8 {
+        // Upper edge left to right, lower edge right to left; SVG's y grows downwards.
+        assert!(ys[i] < ys[15 - i], "{band}");
+    }
 }
 
 /// The branch's commit, or `None` when there is no branch.
@@ -540,7 +559,9 @@ fn an_add_interrupted_at_any_moment_leaves_the_branch_at_its_old_commit_or_its_n
             matches!(status.code(), Some(0 | 2 | 130) | None),
             "trial {trial}: {status:?}"
         );
-        std::thread::sleep(Duration::from_millis(300));
+        // A git that rho started may outlive it (the SIGKILL trials) and still move the branch: wait until
+        // nothing of the group is left, so the tip read here is final (a fixed wait lost that race under load).
+        wait_until_group_is_gone(child.id() as i32);
         let after = branch_tip(&dir);
         if after != before {
             let parent = git(&dir, &["rev-parse", "rho-history^"]);
@@ -564,4 +585,261 @@ fn an_add_interrupted_at_any_moment_leaves_the_branch_at_its_old_commit_or_its_n
     shown.assert_exit(0);
     assert!(!shown.stdout.contains("unreadable"), "{}", shown.stdout);
     println!("{} of 30 interrupted adds had moved the branch", added - 1);
+}
+
+/// Wait (at most two minutes) until no live process of the group `group` is left. Zombies do not count: an
+/// orphan's zombie stays in its group when the machine's init does not reap (some containers' do not).
+fn wait_until_group_is_gone(group: i32) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while group_has_a_live_process(group) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "process group {group} still alive after two minutes"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether a process that is not a zombie has process group `group` (from /proc/PID/stat: the state is the
+/// field after the parenthesised name, the group two fields on).
+fn group_has_a_live_process(group: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        let Some((_, after_name)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        matches!(fields.as_slice(), [state, _ppid, pgrp, ..]
+            if *state != "Z" && *state != "X" && pgrp.parse::<i32>() == Ok(group))
+    })
+}
+
+/// The record files on the history branch of `dir`, each parsed.
+fn branch_records(dir: &Path) -> Vec<serde_json::Value> {
+    let listed = git(
+        dir,
+        &["ls-tree", "-r", "--name-only", "rho-history", "records"],
+    );
+    listed
+        .lines()
+        .map(|path| {
+            let text = git(dir, &["show", &format!("rho-history:{path}")]);
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}\n{text}"))
+        })
+        .collect()
+}
+
+/// A record with what differs between two adds of the same run (when it was recorded) taken out.
+fn without_recording_time(mut record: serde_json::Value) -> serde_json::Value {
+    record["section"]["context"]["recorded_at"] = serde_json::Value::Null;
+    record
+}
+
+#[test]
+fn bench_history_adds_the_run_just_made_as_json_then_history_add_would() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    commit_and_record(&dir, 1000, "first");
+    // `rho bench --history`: the run's report, then the add; the records equal `history add run.json`'s.
+    let made = rho(&dir, &["bench", "--history", "--machine", "ci"]);
+    made.assert_exit(0);
+    made.assert_stdout_has("bench_canned");
+    made.assert_stderr_has("history: added 1 record(s) of ");
+    let records = branch_records(&dir);
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(
+        without_recording_time(records[0].clone()),
+        without_recording_time(records[1].clone())
+    );
+    assert_eq!(records[0]["schema"], "rho-bench-history-record/2");
+    assert_eq!(records[0]["dirty"], false);
+
+    // `check --history` keeps check's verdict: a broken budget is exit 1, and the run is still added.
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  budgets:\n    max_cycles_per_iteration: 10\n  suites:\n    - command: sh canned.sh\n",
+    )
+    .unwrap();
+    git(&dir, &["commit", "--quiet", "-am", "a budget of 10 cycles"]);
+    let checked = rho(&dir, &["bench", "check", "--history", "--machine", "ci"]);
+    checked.assert_exit(1);
+    checked.assert_stderr_has("history: added 1 record(s) of ");
+    assert_eq!(branch_records(&dir).len(), 3);
+
+    // A dirty work tree is refused before anything runs, unless --allow-dirty (the record says so).
+    std::fs::write(dir.join("figure.txt"), "1500\n").unwrap();
+    let refused = rho(&dir, &["bench", "--history"]);
+    refused.assert_exit(2);
+    refused.assert_stderr_has("the work tree has changes to tracked files");
+    assert!(
+        !refused.stdout.contains("bench_canned"),
+        "{}",
+        refused.describe()
+    );
+    assert_eq!(branch_records(&dir).len(), 3);
+    rho(&dir, &["bench", "--history", "--allow-dirty"]).assert_exit(0);
+    let records = branch_records(&dir);
+    assert_eq!(records.iter().filter(|r| r["dirty"] == true).count(), 1);
+    git(&dir, &["checkout", "--quiet", "--", "figure.txt"]);
+
+    // `--json -` leaves --history nothing to read back; the options of the add need --history.
+    rho(&dir, &["bench", "--history", "--json", "-"]).assert_exit(2);
+    rho(&dir, &["bench", "--machine", "ci"]).assert_exit(2);
+}
+
+#[test]
+fn a_failed_add_after_the_run_is_exit_2_with_the_reason_after_the_report() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    std::fs::write(dir.join("figure.txt"), "1000\n").unwrap();
+    git(&dir, &["add", "-A", "."]);
+    git(&dir, &["commit", "--quiet", "-m", "first"]);
+    // A branch of the history's name that is not a history: the run is made and reported, the add refused.
+    git(&dir, &["branch", "rho-history"]);
+    let before = branch_tip(&dir);
+    let made = rho(&dir, &["bench", "--history"]);
+    made.assert_exit(2);
+    made.assert_stdout_has("bench_canned");
+    made.assert_stderr_has("is not a rho history branch");
+    assert_eq!(branch_tip(&dir), before);
+
+    // A run that cannot decide (its suite fails) adds nothing, and says so.
+    git(&dir, &["branch", "--quiet", "-D", "rho-history"]);
+    std::fs::write(dir.join("figure.txt"), "not a number\n").unwrap();
+    git(&dir, &["commit", "--quiet", "-am", "a broken figure"]);
+    let failed = rho(&dir, &["bench", "--history"]);
+    failed.assert_exit(2);
+    failed.assert_stderr_has("the run could not decide: nothing was added to the history");
+    assert_eq!(branch_tip(&dir), None);
+}
+
+/// Two targets of one module, each printing the canned stream under its own name.
+const TWO_TARGETS: &str = "bench:\n  targets:\n    - { name: left, build: \"true\", run: \"sh canned.sh left\" }\n    - { name: right, build: \"true\", run: \"sh canned.sh right\" }\n";
+
+#[test]
+fn several_targets_and_both_measures_give_a_record_each() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    std::fs::write(
+        dir.join("canned.sh"),
+        CANNED.replace("@target canned", "@target ${1:-canned}"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("module.yml"), TWO_TARGETS).unwrap();
+    std::fs::write(dir.join("figure.txt"), "1000\n").unwrap();
+    git(&dir, &["add", "-A", "."]);
+    git(&dir, &["commit", "--quiet", "-m", "two targets"]);
+    let made = rho(&dir, &["bench", "--target", "left,right", "--history"]);
+    made.assert_exit(0);
+    made.assert_stderr_has("history: added 2 record(s) of ");
+    let mut targets: Vec<String> = branch_records(&dir)
+        .iter()
+        .map(|r| r["target"].as_str().unwrap().to_string())
+        .collect();
+    targets.sort();
+    assert_eq!(targets, ["left", "right"]);
+
+    // FILE.c mode, time and instructions: a record per measure, the quartiles in the time one only.
+    if !common::tools_present("--history of both measures", &[("valgrind", "valgrind")]) {
+        return;
+    }
+    let suite = common::write_c(
+        &dir,
+        "sum_bench.c",
+        "#include <rho/bench.h>\nstatic volatile unsigned sink;\nstatic void bench_sum(rho_bench_t *s) {\n  \
+         RHO_BENCH_LOOP(s) { unsigned t = 0; for (unsigned i = 0; i < 64; i++) t += i * sink; sink = t; }\n}\n\
+         int main(int argc, char **argv) {\n  rho_bench_suite_t suite = {0};\n  \
+         RHO_BENCH_ADD(&suite, bench_sum);\n  return rho_bench_main(&suite, argc, argv);\n}\n",
+    );
+    git(&dir, &["add", "sum_bench.c"]);
+    git(&dir, &["commit", "--quiet", "-m", "a C suite"]);
+    let both = rho(
+        &dir,
+        &[
+            "bench",
+            suite.to_str().unwrap(),
+            "--measure",
+            "time,instructions",
+            "--iterations",
+            "200",
+            "--history",
+        ],
+    );
+    both.assert_exit(0);
+    both.assert_stderr_has("history: added 2 record(s) of ");
+    let head = git(&dir, &["rev-parse", "HEAD"]);
+    let records: Vec<serde_json::Value> = branch_records(&dir)
+        .into_iter()
+        .filter(|r| r["commit"] == head.trim())
+        .collect();
+    let mut measures: Vec<&str> = records
+        .iter()
+        .map(|r| r["measure"].as_str().unwrap())
+        .collect();
+    measures.sort();
+    assert_eq!(measures, ["instructions", "time"], "{records:?}");
+    for record in &records {
+        let band = &record["quartiles"]["bench_sum"]["cycles"];
+        if record["measure"] == "time" {
+            let median = record["section"]["benchmarks"][0]["cycles"]["median"]
+                .as_f64()
+                .unwrap();
+            let (p25, p75) = (band[0].as_f64().unwrap(), band[1].as_f64().unwrap());
+            assert!(p25 <= median && median <= p75, "{record}");
+        } else {
+            assert!(record.get("quartiles").is_none(), "{record}");
+            assert!(record["section"]["benchmarks"][0]["instructions"].as_u64() > Some(0));
+        }
+    }
+
+    // FILE.c on several targets (the host and the emulated Cortex-M4): a record per target.
+    if !common::cross_tools_present("--history of FILE.c on several targets") {
+        return;
+    }
+    git(
+        &dir,
+        &["commit", "--quiet", "--allow-empty", "-m", "on two targets"],
+    );
+    let several = rho(
+        &dir,
+        &[
+            "bench",
+            suite.to_str().unwrap(),
+            "--target",
+            "host,mps2-an386",
+            "--iterations",
+            "50",
+            "--history",
+        ],
+    );
+    several.assert_exit(0);
+    // The board's run also counts instructions (QEMU's): its instructions section is a record of its own,
+    // as `history add` of the saved run makes it.
+    let head = git(&dir, &["rev-parse", "HEAD"]);
+    let mut kept: Vec<String> = branch_records(&dir)
+        .into_iter()
+        .filter(|r| r["commit"] == head.trim())
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["target"].as_str().unwrap(),
+                r["measure"].as_str().unwrap()
+            )
+        })
+        .collect();
+    kept.sort();
+    several.assert_stderr_has(&format!("history: added {} record(s) of ", kept.len()));
+    assert!(kept.contains(&"host time".to_string()), "{kept:?}");
+    assert!(
+        kept.iter().any(|k| k.starts_with("mps2-an386 ")),
+        "{kept:?}"
+    );
 }

@@ -35,8 +35,8 @@ pub use model::{
     BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DEFAULT_GATE_BUDGET,
     DEFAULT_GATE_RUNS, DEFAULT_GATE_TIMEOUT, DefaultFlags, ForeignSuite, ForeignTool, GateConfig,
     HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, SCALE_RANGE, Suite, SuiteBuild,
-    TIMEOUT_RANGE_SECONDS, TargetEntry, TargetSpec, is_gate_budget, is_scale, is_timeout_seconds,
-    unmatched_benchmarks, unmatched_message,
+    TIMEOUT_RANGE_SECONDS, TargetCounter, TargetEntry, TargetSpec, is_gate_budget, is_scale,
+    is_timeout_seconds, unmatched_benchmarks, unmatched_message,
 };
 
 /// The candidate closest to `word` when it is a plausible typo of it (a third of its length, at least one

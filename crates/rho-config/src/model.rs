@@ -288,8 +288,13 @@ pub enum Suite {
         build: SuiteBuild,
         at: SourcePos,
     },
-    /// A shell command, run in the module root, whose stdout is the wire stream.
-    Command { command: String, at: SourcePos },
+    /// A shell command, run in the module root, whose stdout is the wire stream; `image:` names the image it
+    /// built (relative to the module root) for the static footprint, its stack-usage files beside it.
+    Command {
+        command: String,
+        image: Option<PathBuf>,
+        at: SourcePos,
+    },
     /// A target of the module's CMake project: `cmake --build BUILD_DIR --target TARGET`, then the executable.
     CMake(CMakeSuite),
     /// A `[[bench]] harness = false` target of a cargo project using the `rho-bench` crate: built with cargo,
@@ -434,8 +439,28 @@ pub struct TargetEntry {
     /// `stack_bytes:` of this target: the painted stack region (`RHO_BENCH_STACK_BYTES`) on it, in place of the
     /// harness's default (a host's 64 KiB, a board's stack less its guard).
     pub stack_bytes: Option<u64>,
+    /// `counter:` of this target (one with `build:`/`run:`): who counts its instructions exactly.
+    pub counter: Option<TargetCounter>,
     /// Where the entry was written.
     pub at: SourcePos,
+}
+
+/// `counter:` of a target with its own commands: how rho counts its instructions exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetCounter {
+    /// `qemu-plugin`: the run loads rho's QEMU counting plugin, as the built-in boards do. rho builds the
+    /// suite again with `RHO_BENCH_MEASURE=instructions` and runs the target's `run:` with `RHO_QEMU_PLUGIN`
+    /// (the argument of QEMU's `-plugin`) and `RHO_QEMU_COUNTS` (the file the plugin writes) set.
+    QemuPlugin,
+}
+
+impl TargetCounter {
+    /// The word module.yml spells it with.
+    pub const fn key(self) -> &'static str {
+        match self {
+            TargetCounter::QemuPlugin => "qemu-plugin",
+        }
+    }
 }
 
 impl TargetEntry {
@@ -460,6 +485,8 @@ pub enum TargetSpec {
         build: String,
         run: String,
         timeout: Option<Duration>,
+        /// `counter:`: who counts its instructions exactly (`None`: its ticks are its figures).
+        counter: Option<TargetCounter>,
         at: SourcePos,
     },
 }
@@ -721,6 +748,7 @@ impl ModuleConfig {
                 build: build.clone(),
                 run: run.clone(),
                 timeout: entry.timeout,
+                counter: entry.counter,
                 at: entry.at,
             }),
             _ if BUILTIN_TARGETS.contains(&entry.name.as_str()) => Ok(TargetSpec::Builtin {

@@ -11,7 +11,7 @@ use crate::error::{ConfigError, SourcePos};
 use crate::model::{
     BenchmarkConfig, Budgets, CMakeSuite, CargoSuite, DEFAULT_BASELINE, DefaultFlags, ForeignSuite,
     ForeignTool, GateConfig, HistoryConfig, MIN_GATE_RUNS, Measure, ModuleConfig, Suite,
-    SuiteBuild, TargetEntry, is_gate_budget,
+    SuiteBuild, TargetCounter, TargetEntry, is_gate_budget,
 };
 use crate::node::{Node, pos_of};
 use crate::suggest::closest;
@@ -62,6 +62,7 @@ const TARGET_KEYS: &[&str] = &[
     "cflags",
     "ldflags",
     "stack_bytes",
+    "counter",
 ];
 /// The smallest and largest painted stack region a target may set (the Rust harness's largest too).
 const STACK_BYTES_RANGE: (u64, u64) = (256, 1 << 30);
@@ -75,6 +76,7 @@ const SUITE_KEYS: &[&str] = &[
     "defines",
     "pkg_config",
     "command",
+    "image",
     "cmake",
     "cargo",
     "package",
@@ -105,6 +107,7 @@ fn home_of(key: &str) -> Option<&'static str> {
         Some("a bench.targets entry")
     } else if [
         "command",
+        "image",
         "sources",
         "include",
         "defines",
@@ -888,6 +891,30 @@ fn c_files(cx: &Cx, node: &SNode, what: &str) -> Result<Vec<PathBuf>, ConfigErro
 }
 
 /// `{ cmake: { build_dir, target, source_dir } }`.
+/// A suite's `image:`: the image a `command:` suite builds (for its static footprint), a path relative to the
+/// module root; refused on any other kind, whose image rho finds itself.
+fn suite_image(
+    cx: &Cx,
+    f: &Fields<'_>,
+    what: &str,
+    kind: &str,
+) -> Result<Option<PathBuf>, ConfigError> {
+    let Some((key, value)) = f.get("image") else {
+        return Ok(None);
+    };
+    if kind != "command" {
+        return Err(cx.err_at(
+            key,
+            format!(
+                "`image:` in {what} applies to a `command:` suite (the image it builds); rho finds a \
+                 `{kind}:` suite's image itself"
+            ),
+        ));
+    }
+    let path = text(cx, value, &format!("{what}.image"), "a file path")?;
+    Ok(Some(PathBuf::from(path)))
+}
+
 fn cmake_suite(
     cx: &Cx,
     node: &SNode,
@@ -1093,6 +1120,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                 ),
                             ));
                         }
+                        suite_image(cx, &f, &what, kind)?;
                         match *kind {
                             "sources" => Suite::CFiles {
                                 files: c_files(
@@ -1111,6 +1139,7 @@ fn parse_suites(cx: &Cx, node: &SNode) -> Result<Vec<Suite>, ConfigError> {
                                     "a shell command",
                                 )?
                                 .to_owned(),
+                                image: suite_image(cx, &f, &what, kind)?,
                                 at,
                             },
                             "cargo" => Suite::Cargo(cargo_suite(cx, &f, &what, at)?),
@@ -1189,6 +1218,7 @@ fn parse_targets(
                 benchmarks: Vec::new(),
                 flags: DefaultFlags::default(),
                 stack_bytes: None,
+                counter: None,
                 at,
             },
             Node::Map(_) => {
@@ -1249,6 +1279,10 @@ fn parse_targets(
                     .value("stack_bytes")
                     .map(|v| target_stack_bytes(cx, v, &what, stack_watermark))
                     .transpose()?;
+                let counter = f
+                    .value("counter")
+                    .map(|v| target_counter(cx, v, &what, build.is_some()))
+                    .transpose()?;
                 TargetEntry {
                     name,
                     build,
@@ -1258,6 +1292,7 @@ fn parse_targets(
                     benchmarks,
                     flags: default_flags(cx, &f, &what)?,
                     stack_bytes,
+                    counter,
                     at,
                 }
             }
@@ -1284,6 +1319,36 @@ fn parse_targets(
         out.push(entry);
     }
     Ok(out)
+}
+
+/// A target's `counter:`: `qemu-plugin`, on a target with its own `build:`/`run:` (`commands`); a built-in
+/// board counts with the plugin already, and the host with Valgrind.
+fn target_counter(
+    cx: &Cx,
+    node: &SNode,
+    what: &str,
+    commands: bool,
+) -> Result<TargetCounter, ConfigError> {
+    let word = text(cx, node, &format!("{what}.counter"), "`qemu-plugin`")?;
+    if word != TargetCounter::QemuPlugin.key() {
+        return Err(cx.err_at(
+            node,
+            format!(
+                "unknown counter '{word}' for {what}.counter; expected `qemu-plugin` (the run loads rho's \
+                 QEMU counting plugin)"
+            ),
+        ));
+    }
+    if !commands {
+        return Err(cx.err_at(
+            node,
+            format!(
+                "{what}.counter is for a target with its own `build:` and `run:` commands; a built-in \
+                 board already counts with rho's QEMU plugin"
+            ),
+        ));
+    }
+    Ok(TargetCounter::QemuPlugin)
 }
 
 /// A target's `stack_bytes:`: the painted region, a whole number of bytes in [`STACK_BYTES_RANGE`]; refused

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rho_config::{
-    CMakeSuite, CargoSuite, ConfigError, ModuleConfig, SourcePos, Suite, SuiteBuild, TargetSpec,
-    find_module_root, unmatched_benchmarks, unmatched_message,
+    CMakeSuite, CargoSuite, ConfigError, ModuleConfig, SourcePos, Suite, SuiteBuild, TargetCounter,
+    TargetSpec, find_module_root, unmatched_benchmarks, unmatched_message,
 };
 
 /// The module.yml of rho's specification, byte for byte.
@@ -164,8 +164,42 @@ bench:
             build: "make -C firmware bench".into(),
             run: "probe-rs run --chip STM32H743ZITx firmware/build/bench.elf".into(),
             timeout: None,
+            counter: None,
             at: SourcePos { line: 4, column: 7 },
         }
+    );
+}
+
+#[test]
+fn a_target_of_its_own_may_count_with_the_qemu_plugin() {
+    let config = load(
+        "\
+bench:
+  targets:
+    - name: lab-board
+      build: make bench
+      run: ./run_board.sh \"$RHO_BENCH_OUT/bench.elf\"
+      counter: qemu-plugin
+",
+    );
+    match config.target(Some("lab-board")).unwrap() {
+        TargetSpec::Commands { counter, .. } => {
+            assert_eq!(counter, Some(TargetCounter::QemuPlugin))
+        }
+        other => panic!("lab-board has its own commands, got {other:?}"),
+    }
+    let (line, column, message, _) = refuse(
+        "bench:\n  targets:\n    - { name: lab, build: make, run: ./run, counter: valgrind }\n",
+    );
+    assert_eq!((line, column), (3, 54), "{message}");
+    assert!(message.contains("unknown counter 'valgrind'"), "{message}");
+    assert!(message.contains("`qemu-plugin`"), "{message}");
+    let (line, _, message, _) =
+        refuse("bench:\n  targets:\n    - { name: mps2-an386, counter: qemu-plugin }\n");
+    assert_eq!(line, 3, "{message}");
+    assert!(
+        message.contains("bench.targets[0].counter is for a target with its own `build:`"),
+        "{message}"
     );
 }
 
@@ -521,6 +555,7 @@ bench:
             },
             Suite::Command {
                 command: "./run-bench --stream".into(),
+                image: None,
                 at: SourcePos { line: 5, column: 7 }
             },
         ]
@@ -625,8 +660,8 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
             "bench:\n  suites:\n    - { sources: [a.c], libs: -lz }\n",
             (3, 25),
             "unknown key 'libs' in bench.suites[0]; expected one of: sources, cflags, ldflags, include, \
-             defines, pkg_config, command, cmake, cargo, package, features, gbench, criterion, hyperfine, \
-             gotest, pytest-benchmark",
+             defines, pkg_config, command, image, cmake, cargo, package, features, gbench, criterion, \
+             hyperfine, gotest, pytest-benchmark",
         ),
         (
             "bench:\n  suites:\n    - { cflags: -O3 }\n",
@@ -645,6 +680,12 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
             (3, 28),
             "`ldflags:` in bench.suites[0] applies to a `sources:` suite, which rho compiles; a `command:` \
              suite builds itself",
+        ),
+        (
+            "bench:\n  suites:\n    - { cmake: { build_dir: b, target: t }, image: b/t }\n",
+            (3, 45),
+            "`image:` in bench.suites[0] applies to a `command:` suite (the image it builds); rho finds a \
+             `cmake:` suite's image itself",
         ),
         (
             "bench:\n  suites:\n    - { sources: a.c, cflags: \"-DX='1\" }\n",

@@ -77,7 +77,13 @@ pub struct Point {
     pub value: f64,
     /// How many records gave a figure here.
     pub records: usize,
+    /// The p25 to p75 band (the median of the records' p25s and of their p75s), when its records carry
+    /// quartiles (a clock's, in a `rho-bench-history-record/2`).
+    pub band: Option<(f64, f64)>,
 }
+
+/// One record's figure at a commit and its band, if the record has one.
+type Sample = (f64, Option<(f64, f64)>);
 
 /// A change point: the figure stepped at `point` (the first point of the new segment).
 #[derive(Debug, Clone, PartialEq)]
@@ -134,7 +140,7 @@ pub fn analyse<'a>(
         .enumerate()
         .map(|(i, c)| (c.id.as_str(), i))
         .collect();
-    let mut figures: BTreeMap<SeriesKey, (Metric, BTreeMap<usize, Vec<f64>>)> = BTreeMap::new();
+    let mut figures: BTreeMap<SeriesKey, (Metric, BTreeMap<usize, Vec<Sample>>)> = BTreeMap::new();
     let mut off_branch = 0;
     for record in records {
         let Some(&at) = position.get(record.commit.as_str()) else {
@@ -172,7 +178,10 @@ pub fn analyse<'a>(
                     .1
                     .entry(at)
                     .or_default()
-                    .push(value);
+                    .push((
+                        value,
+                        record.quartiles.get(&bench.name).and_then(|q| q.of(metric)),
+                    ));
             }
         }
     }
@@ -220,15 +229,25 @@ fn wanted(filter: &Option<String>, value: &str) -> bool {
 fn series_of(
     key: SeriesKey,
     metric: Metric,
-    by_commit: BTreeMap<usize, Vec<f64>>,
+    by_commit: BTreeMap<usize, Vec<Sample>>,
     detection: Detection,
 ) -> Series {
     let points: Vec<Point> = by_commit
         .into_iter()
-        .map(|(commit_index, values)| Point {
-            commit_index,
-            value: median_of(&values),
-            records: values.len(),
+        .map(|(commit_index, samples)| {
+            let values: Vec<f64> = samples.iter().map(|(value, _)| *value).collect();
+            let bands: Vec<(f64, f64)> = samples.iter().filter_map(|(_, band)| *band).collect();
+            let band = (!bands.is_empty()).then(|| {
+                let p25s: Vec<f64> = bands.iter().map(|b| b.0).collect();
+                let p75s: Vec<f64> = bands.iter().map(|b| b.1).collect();
+                (median_of(&p25s), median_of(&p75s))
+            });
+            Point {
+                commit_index,
+                value: median_of(&values),
+                records: values.len(),
+                band,
+            }
         })
         .collect();
     let values: Vec<f64> = points.iter().map(|p| p.value).collect();

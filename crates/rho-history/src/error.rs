@@ -40,6 +40,13 @@ pub enum Error {
         last: String,
     },
 
+    /// `add` on a work tree whose tracked files differ from HEAD: the run may not be of the commit.
+    #[error(
+        "the work tree has changes to tracked files: the run may not be of {commit} (commit them, or pass \
+         --allow-dirty and the record says it was dirty)"
+    )]
+    Dirty { commit: String },
+
     #[error("{0}")]
     Baseline(#[from] rho_baseline::Error),
 

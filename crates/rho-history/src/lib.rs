@@ -7,13 +7,15 @@
 //! ([`layout`]), written and read with git's plumbing only ([`git`]): the branch moves by compare-and-swap,
 //! so an interrupted write leaves it at its old commit or its new one, and two histories merge as a union of
 //! files. [`analysis`] turns records into series in first-parent commit order and finds their change points
-//! with rho-stats' one implementation. [`report`] words them as text for the CLI to print, and [`import`]
-//! fills the history from the commits that changed a baseline file.
+//! with rho-stats' one implementation. [`report`] words them as text for the CLI to print, [`add`] turns
+//! saved runs into records of a commit, and [`import`] fills the history from the commits that changed a
+//! baseline file.
 //!
 //! What this crate must not know: how a run is made or printed (the CLI's), the module.yml format
 //! (rho-config's: settings come in as values), and any statistic beyond calling rho-stats.
 //! docs/history.md describes the schema, the layout and the detection.
 
+pub mod add;
 pub mod analysis;
 pub mod document;
 pub mod error;
@@ -28,4 +30,4 @@ pub mod report;
 pub use error::Error;
 pub use git::{Listing, Problem, Store, Synced};
 pub use layout::DEFAULT_BRANCH;
-pub use record::{Measure, Origin, RECORD_SCHEMA, Record};
+pub use record::{Measure, Origin, Quartiles, RECORD_SCHEMA, RECORD_SCHEMA_V1, Record};

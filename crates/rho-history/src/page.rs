@@ -1,7 +1,7 @@
 //! `rho bench history --html`: one self-contained page (inline SVG and CSS, no script, nothing fetched) with a
 //! trend chart per benchmark and metric: the figure at each commit, one line per machine, each point's commit
-//! (short hash and subject) and figure in its SVG `<title>` (the browser's hover text), each change point a
-//! dashed vertical line with its own `<title>`.
+//! (short hash and subject) and figure in its SVG `<title>` (the browser's hover text), the p25-p75 band
+//! shaded where the records carry quartiles, each change point a dashed vertical line with its own `<title>`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -26,7 +26,7 @@ const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222}\
 h1{font-size:1.4em}h2{font-size:1.05em;margin:1.6em 0 .3em}\
 svg{background:#fafafa;border:1px solid #ddd}\
 .axis{stroke:#999;stroke-width:1}.label{font-size:11px;fill:#555}\
-.change{stroke:#c2504a;stroke-width:2;stroke-dasharray:5 3}\
+.change{stroke:#c2504a;stroke-width:2;stroke-dasharray:5 3}.band{fill-opacity:.18;stroke:none}\
 .legend{font-size:12px;color:#555}table{border-collapse:collapse}\
 td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}";
 
@@ -87,7 +87,12 @@ pub fn render(title: &str, analysis: &Analysis, commits: &[Commit]) -> String {
 
 /// One chart: every machine's line over the commit axis, change points marked.
 fn chart(lines: &[&Series], commits: &[Commit]) -> String {
-    let values = lines.iter().flat_map(|s| s.points.iter().map(|p| p.value));
+    let values = lines.iter().flat_map(|s| {
+        s.points.iter().flat_map(|p| {
+            let (p25, p75) = p.band.unwrap_or((p.value, p.value));
+            [p.value, p25, p75]
+        })
+    });
     let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
     });
@@ -127,6 +132,10 @@ fn chart(lines: &[&Series], commits: &[Commit]) -> String {
                 short(&commit.id)
             );
         }
+    }
+    for (n, series) in lines.iter().enumerate() {
+        let colour = COLOURS[n % COLOURS.len()];
+        svg.push_str(&bands(series, colour, &x, &y));
     }
     for (n, series) in lines.iter().enumerate() {
         let colour = COLOURS[n % COLOURS.len()];
@@ -174,6 +183,45 @@ fn chart(lines: &[&Series], commits: &[Commit]) -> String {
         }
     }
     svg.push_str("</svg>\n");
+    svg
+}
+
+/// The p25-p75 band of `series` as one polygon per run of consecutive points that have a band (a point
+/// without one, from a record that carried no quartiles, breaks it); a lone point's band is a narrow bar.
+fn bands(
+    series: &Series,
+    colour: &str,
+    x: &impl Fn(usize) -> f64,
+    y: &impl Fn(f64) -> f64,
+) -> String {
+    let mut svg = String::new();
+    for run in series
+        .points
+        .chunk_by(|a, b| a.band.is_some() == b.band.is_some())
+    {
+        let banded: Vec<(usize, (f64, f64))> = run
+            .iter()
+            .filter_map(|p| Some((p.commit_index, p.band?)))
+            .collect();
+        if banded.is_empty() {
+            continue;
+        }
+        let half = if banded.len() == 1 { 2.0 } else { 0.0 };
+        let upper = banded
+            .iter()
+            .map(|(i, (_, p75))| format!("{:.1},{:.1}", x(*i) - half, y(*p75)));
+        let lower = banded
+            .iter()
+            .rev()
+            .map(|(i, (p25, _))| format!("{:.1},{:.1}", x(*i) + half, y(*p25)));
+        let points: Vec<String> = upper.chain(lower).collect();
+        let _ = write!(
+            svg,
+            "<polygon class=\"band\" fill=\"{colour}\" points=\"{}\"><title>p25-p75 ({})</title></polygon>",
+            points.join(" "),
+            escape(&series.key.machine)
+        );
+    }
     svg
 }
 

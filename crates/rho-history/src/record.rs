@@ -3,13 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use rho_baseline::format::{BaselineFile, TargetBaseline, TargetSections};
+use rho_baseline::format::{BaselineFile, Figure, TargetBaseline, TargetSections};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-/// The schema of a record file.
-pub const RECORD_SCHEMA: &str = "rho-bench-history-record/1";
+/// The schema of a record file: /2 adds each benchmark's quartiles (the charts' band).
+pub const RECORD_SCHEMA: &str = "rho-bench-history-record/2";
+
+/// The first record schema, still read: the same record without quartiles.
+pub const RECORD_SCHEMA_V1: &str = "rho-bench-history-record/1";
 
 /// Which run a record holds: the baseline's two sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -51,6 +54,32 @@ pub struct Record {
     pub rho_version: String,
     /// The baseline section of that measure: context and every benchmark's figures.
     pub section: TargetBaseline,
+    /// Per benchmark of the section, the p25 and p75 of each clock (a time record of a saved run that has
+    /// them; absent from /1 records, instruction records and imported baselines).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub quartiles: BTreeMap<String, Quartiles>,
+}
+
+/// One benchmark's p25 and p75 per iteration, per clock, rounded as the section's median is.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quartiles {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<[Figure; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ns: Option<[Figure; 2]>,
+}
+
+impl Quartiles {
+    /// The band of `metric` (`cycles` or `time_ns`), as numbers.
+    pub fn of(&self, metric: rho_stats::Metric) -> Option<(f64, f64)> {
+        let band = match metric {
+            rho_stats::Metric::Cycles => self.cycles,
+            rho_stats::Metric::TimeNs => self.time_ns,
+            _ => None,
+        }?;
+        Some((band[0].0, band[1].0))
+    }
 }
 
 /// What a record needs besides its section.
@@ -83,9 +112,36 @@ pub fn records_of_suites(
     let mut records = Vec::new();
     for (_, parts) in by_target {
         let sections = rho_baseline::sections_from_summaries(&parts, &recording)?;
-        records.extend(Record::from_sections(&sections, origin));
+        let quartiles = quartiles_of(&parts);
+        for mut record in Record::from_sections(&sections, origin) {
+            if record.measure == Measure::Time {
+                record.quartiles = record
+                    .section
+                    .benchmarks
+                    .iter()
+                    .filter_map(|b| Some((b.name.clone(), *quartiles.get(b.name.as_str())?)))
+                    .collect();
+            }
+            records.push(record);
+        }
     }
     Ok(records)
+}
+
+/// Each benchmark's quartiles in the suites' summaries (rho_baseline's rounding), those with a clock's.
+fn quartiles_of(parts: &[(&str, &rho_stats::RunSummary)]) -> BTreeMap<String, Quartiles> {
+    parts
+        .iter()
+        .flat_map(|(_, summary)| rho_baseline::record::quartiles_from_summary(summary))
+        .filter(|q| q.cycles.is_some() || q.time_ns.is_some())
+        .map(|q| {
+            let band = Quartiles {
+                cycles: q.cycles,
+                time_ns: q.time_ns,
+            };
+            (q.name, band)
+        })
+        .collect()
 }
 
 impl Record {
@@ -102,6 +158,7 @@ impl Record {
             measure,
             rho_version: origin.rho_version.clone(),
             section: section.clone(),
+            quartiles: BTreeMap::new(),
         };
         let mut records = Vec::new();
         if let Some(time) = &sections.time {
@@ -135,12 +192,18 @@ impl Record {
             Ok(record) => record,
             Err(error) => return Err(fail(explain(text, &error))),
         };
-        if record.schema != RECORD_SCHEMA {
+        if record.schema == RECORD_SCHEMA_V1 && !record.quartiles.is_empty() {
             return Err(fail(format!(
-                "schema \"{}\": expected \"{RECORD_SCHEMA}\"",
+                "\"quartiles\" in a \"{RECORD_SCHEMA_V1}\" record: they came with \"{RECORD_SCHEMA}\""
+            )));
+        }
+        if record.schema != RECORD_SCHEMA && record.schema != RECORD_SCHEMA_V1 {
+            return Err(fail(format!(
+                "schema \"{}\": expected \"{RECORD_SCHEMA}\" (or \"{RECORD_SCHEMA_V1}\")",
                 record.schema
             )));
         }
+        check_quartiles(&record).map_err(fail)?;
         if let Some(duplicate) = rho_baseline::json_keys::first_duplicate_key(text) {
             return Err(fail(format!(
                 "line {} column {}: {duplicate}",
@@ -171,6 +234,7 @@ impl Record {
             measure,
             rho_version,
             section,
+            quartiles,
         } = record;
         let file = as_baseline(&target, measure, section);
         file.validate(path)?;
@@ -191,8 +255,32 @@ impl Record {
             measure,
             rho_version,
             section,
+            quartiles,
         })
     }
+}
+
+/// Each band in `record` is of a benchmark of its section, finite, at least 0, p25 not above p75.
+fn check_quartiles(record: &Record) -> Result<(), String> {
+    for (name, quartiles) in &record.quartiles {
+        if !record.section.benchmarks.iter().any(|b| &b.name == name) {
+            return Err(format!(
+                "quartiles of \"{name}\": no such benchmark in the record's section"
+            ));
+        }
+        for (metric, band) in [("cycles", quartiles.cycles), ("time_ns", quartiles.time_ns)] {
+            let Some([p25, p75]) = band else { continue };
+            let fine = p25.0.is_finite() && p75.0.is_finite() && 0.0 <= p25.0 && p25.0 <= p75.0;
+            if !fine {
+                return Err(format!(
+                    "quartiles of \"{name}\" {metric}: [{}, {}]: expected two finite figures, at least 0, \
+                     p25 not above p75",
+                    p25.0, p75.0
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `section` as a baseline file of one target and measure (how the baseline checks it).
@@ -216,7 +304,7 @@ fn explain(text: &str, error: &serde_json::Error) -> String {
         Err(e) => return format!("line {} column {}: not JSON: {e}", e.line(), e.column()),
     };
     match value.get("schema").and_then(|s| s.as_str()) {
-        Some(RECORD_SCHEMA) => error.to_string(),
+        Some(RECORD_SCHEMA | RECORD_SCHEMA_V1) => error.to_string(),
         Some(other) => format!("schema \"{other}\": expected \"{RECORD_SCHEMA}\""),
         None => format!("no \"schema\": expected a \"{RECORD_SCHEMA}\" record"),
     }

@@ -3,6 +3,7 @@
 mod common;
 
 use common::record;
+use rho_baseline::format::Figure;
 use rho_history::analysis::{Commit, Detection, Filter, analyse, newest_regression};
 use rho_history::{Measure, Record};
 
@@ -183,4 +184,55 @@ fn a_step_up_in_instructions_names_the_functions_that_changed() {
         after_change[3].contains("100000 -> 150000 (+50000)"),
         "{text}"
     );
+}
+
+#[test]
+fn a_v1_record_reads_without_a_band_and_a_v2_band_is_drawn_where_records_have_one() {
+    let line = commits(3);
+    let mut banded = record(&line[1].id, "m", Measure::Time, &[("b", 100.0)]);
+    banded.quartiles.insert(
+        "b".to_string(),
+        rho_history::Quartiles {
+            cycles: None,
+            time_ns: Some([Figure(90.0), Figure(130.0)]),
+        },
+    );
+    let text = banded.to_json().unwrap();
+    assert!(text.contains("\"rho-bench-history-record/2\""), "{text}");
+    assert_eq!(Record::parse(&text, "r.json").unwrap(), banded);
+    // A /1 record (no quartiles) is read; quartiles in one, or a band upside down, are refused.
+    let plain = record(&line[0].id, "m", Measure::Time, &[("b", 100.0)]);
+    let v1 = plain
+        .to_json()
+        .unwrap()
+        .replace(rho_history::RECORD_SCHEMA, rho_history::RECORD_SCHEMA_V1);
+    let read = Record::parse(&v1, "old.json").unwrap();
+    assert!(read.quartiles.is_empty());
+    let mislabelled = text.replace(rho_history::RECORD_SCHEMA, rho_history::RECORD_SCHEMA_V1);
+    let error = Record::parse(&mislabelled, "m.json")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("\"quartiles\" in a"), "{error}");
+    let upside_down = text.replace("90,", "140,");
+    let error = Record::parse(&upside_down, "u.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("u.json: quartiles of \"b\" time_ns: [140, 130]"),
+        "{error}"
+    );
+
+    // The series: a band at the banded commit only; the page draws it there and nowhere else.
+    let newest = record(&line[2].id, "m", Measure::Time, &[("b", 100.0)]);
+    let records = [read, banded, newest];
+    let analysis = analyse(&records, &line, &Filter::default(), Detection::default());
+    let time = analysis
+        .series
+        .iter()
+        .find(|s| s.key.metric == "time_ns")
+        .unwrap();
+    let bands: Vec<Option<(f64, f64)>> = time.points.iter().map(|p| p.band).collect();
+    assert_eq!(bands, [None, Some((90.0, 130.0)), None]);
+    let page = rho_history::page::render("t", &analysis, &line);
+    assert_eq!(page.matches("<polygon class=\"band\"").count(), 1, "{page}");
 }

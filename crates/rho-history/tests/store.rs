@@ -80,7 +80,7 @@ fn corrupt_and_foreign_records_are_listed_with_their_paths_and_skipped() {
     let foreign = good
         .to_json()
         .unwrap()
-        .replace("rho-bench-history-record/1", "someone-else/7");
+        .replace(rho_history::RECORD_SCHEMA, "someone-else/7");
     let files = [
         (
             format!("records/{}/cut.json", commits[0]),

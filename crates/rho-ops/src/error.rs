@@ -45,13 +45,6 @@ pub enum Error {
     WireToStdout(#[source] std::io::Error),
     #[error("cannot write the run as JSON")]
     Json(#[source] serde_json::Error),
-    /// A saved run whose suites cannot become history records.
-    #[error("{}", .path.display())]
-    Records {
-        path: PathBuf,
-        #[source]
-        source: rho_history::Error,
-    },
     /// A combination of flags or a setting the command refuses, with why and what to do instead.
     #[error("{0}")]
     Refused(String),

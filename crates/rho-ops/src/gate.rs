@@ -310,8 +310,22 @@ impl Sides<'_> {
         };
         let mut jobs = match &spec {
             TargetSpec::Commands {
-                name, build, run, ..
-            } => command_jobs(&config, name, build, run),
+                name,
+                build,
+                run,
+                counter,
+                ..
+            } => {
+                // Counting, a target with `counter: qemu-plugin` loads the plugin in its own run.
+                let run = match counter {
+                    Some(_) if self.counting => {
+                        rho_suite::qemu_count::gate_own_run(run, self.ports, self.timeout)
+                            .map_err(suite_error)?
+                    }
+                    _ => run.clone(),
+                };
+                command_jobs(&config, name, build, &run)
+            }
             TargetSpec::Builtin { name, .. } if name == "host" => {
                 self.host_jobs(side, &config, &spec).map_err(suite_error)?
             }

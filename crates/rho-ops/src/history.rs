@@ -118,65 +118,94 @@ fn add(
     terminal: &dyn Terminal,
 ) -> crate::Result<u8> {
     let store = store(options.history_branch.as_deref(), config)?;
-    let dirty = store.work_tree_dirty()?;
-    if dirty && !options.allow_dirty {
-        return Err(Error::Refused(format!(
-            "the work tree has changes to tracked files: the run may not be of {} (commit them, or pass \
-             --allow-dirty and the record says it was dirty)",
-            options.commit
-        )));
-    }
-    let commit = store.commit_info(&options.commit)?;
-    let origin = Origin {
-        commit: commit.id.clone(),
-        commit_time: commit.time.clone(),
-        subject: commit.subject.clone(),
-        dirty,
-        machine: machine_name(options.machine.as_deref()),
-        rho_version: crate::VERSION.to_string(),
-    };
-    let mut records = Vec::new();
-    for path in &options.runs {
-        records.extend(records_of_run(path, &origin)?);
-    }
-    let (tip, paths) = store.add(&records)?;
-    say_out(
-        terminal,
-        &format!(
-            "history: added {} record(s) of {} ({}) on {} to branch {} (now {})\n",
-            paths.len(),
-            short(&commit.id),
-            commit.subject,
-            origin.machine,
-            store.branch(),
-            short(&tip)
-        ),
-    );
+    let origin = rho_history::add::origin(
+        &store,
+        &rho_history::add::AddOptions {
+            commit: &options.commit,
+            allow_dirty: options.allow_dirty,
+            machine: options.machine.as_deref(),
+            rho_version: crate::VERSION,
+        },
+    )?;
+    let runs: Vec<&Path> = options.runs.iter().map(PathBuf::as_path).collect();
+    let added = rho_history::add::add_saved_runs(&store, &runs, &origin)?;
+    let line = rho_history::add::describe(&added, &origin, store.branch());
+    say_out(terminal, &format!("{line}\n"));
     Ok(0)
 }
 
-/// A saved run's records (rho_history::record::records_of_suites), of any saved run
-/// (rho_baseline::saved::parse_any).
-fn records_of_run(path: &Path, origin: &Origin) -> crate::Result<Vec<rho_history::Record>> {
-    let suites = saved_suites(path)?;
-    let parts: Vec<(&str, &rho_stats::RunSummary)> = suites
-        .iter()
-        .map(|suite| (suite.what.as_str(), &suite.summary))
-        .collect();
-    rho_history::record::records_of_suites(&parts, origin, crate::VERSION).map_err(|source| {
-        Error::Records {
-            path: path.to_path_buf(),
-            source,
-        }
-    })
+/// `--history` on `rho bench` and `rho bench check`: add the run just made, as `history add` adds a run
+/// saved by `--json`.
+#[derive(Debug, Clone, Default)]
+pub struct RunHistoryOptions {
+    pub allow_dirty: bool,
+    pub machine: Option<String>,
+    pub history_branch: Option<String>,
 }
 
-fn saved_suites(path: &Path) -> crate::Result<Vec<crate::saved::SavedSuite>> {
-    let text = crate::saved::read_text(path)?;
-    Ok(rho_baseline::saved::parse_any(
-        &text,
-        &path.display().to_string(),
-    )?)
+/// A run to be added once it is made: the branch and the commit, checked before the run, and the file the
+/// run saves itself to (`--json FILE`, else one of rho's own, removed with this).
+pub struct Pending {
+    store: Store,
+    origin: Origin,
+    saved: PathBuf,
+    _scratch: rho_suite::ScratchDir,
+}
+
+impl Pending {
+    /// Checks what can be checked before the run: a git repository, the commit (HEAD), a clean work tree
+    /// (unless `allow_dirty`); `json` is `--json`'s argument (`-` is refused: nothing to read back).
+    pub fn prepare(options: &RunHistoryOptions, json: Option<&Path>) -> crate::Result<Pending> {
+        if json.is_some_and(|path| path.as_os_str() == "-") {
+            return Err(Error::Refused(
+                "--history reads the run back from --json's file: give --json a file, or leave it out"
+                    .to_string(),
+            ));
+        }
+        let config = crate::output::nearest_config()?;
+        let store = store(options.history_branch.as_deref(), config.as_ref())?;
+        let origin = rho_history::add::origin(
+            &store,
+            &rho_history::add::AddOptions {
+                commit: "HEAD",
+                allow_dirty: options.allow_dirty,
+                machine: options.machine.as_deref(),
+                rho_version: crate::VERSION,
+            },
+        )?;
+        let scratch = rho_suite::ScratchDir::new("rho-history-run-").map_err(Error::TempDir)?;
+        let saved = json.map_or_else(|| scratch.path().join("run.json"), Path::to_path_buf);
+        Ok(Pending {
+            store,
+            origin,
+            saved,
+            _scratch: scratch,
+        })
+    }
+
+    /// Where the run is to save itself (its `--json`).
+    pub fn saved(&self) -> &Path {
+        &self.saved
+    }
+
+    /// After the run: adds what it saved when it `decided` (exit 0 or 1) and was not cut short by Ctrl-C,
+    /// and says so on stderr; a run that could not decide adds nothing, and a note says so.
+    pub fn finish(self, decided: bool) -> crate::Result<()> {
+        if rho_exec::interrupt::interrupted() {
+            return Ok(());
+        }
+        if !decided {
+            crate::say("rho: note: the run could not decide: nothing was added to the history");
+            return Ok(());
+        }
+        let added = rho_history::add::add_saved_runs(&self.store, &[&self.saved], &self.origin)?;
+        crate::say(&rho_history::add::describe(
+            &added,
+            &self.origin,
+            self.store.branch(),
+        ));
+        Ok(())
+    }
 }
 
 /// What `history` and `history check` read: the records, the commits, the analysis.
@@ -373,61 +402,4 @@ fn import(
     };
     say_out(terminal, &line);
     Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rho_stats::RunSummary;
-
-    const STREAM: &str = include_str!("../../rho-report/testdata/two_benchmarks.wire");
-
-    #[test]
-    fn a_run_of_several_targets_is_read_target_by_target() {
-        let summary = RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap();
-        let suite = crate::output::SuiteInfo {
-            sources: vec![PathBuf::from("a.c")],
-            compiler: vec!["cc".into()],
-            cflags: Vec::new(),
-            ldflags: Vec::new(),
-            iterations: None,
-            warmup: None,
-            scale: None,
-            timeout_seconds: 300.0,
-        };
-        let run = serde_json::to_value(crate::output::RunDocument::new(suite, &summary)).unwrap();
-        let mut other = run.clone();
-        other["target"]["name"] = "board".into();
-        let document = serde_json::json!({
-            "schema": "rho-bench-targets/1",
-            "rho_version": "0.1.0",
-            "runs": [run, other],
-            "comparison": {},
-        });
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("targets.json");
-        std::fs::write(&path, document.to_string()).unwrap();
-        let suites = saved_suites(&path).unwrap();
-        let targets: Vec<&str> = suites
-            .iter()
-            .map(|s| s.summary.target.name.as_str())
-            .collect();
-        assert_eq!(targets, [summary.target.name.as_str(), "board"]);
-        let origin = Origin {
-            commit: "a".repeat(40),
-            commit_time: "2026-12-04T10:00:00Z".to_string(),
-            subject: "s".to_string(),
-            dirty: false,
-            machine: "m".to_string(),
-            rho_version: "0.1.0".to_string(),
-        };
-        let records = records_of_run(&path, &origin).unwrap();
-        let record_targets: Vec<&str> = records.iter().map(|r| r.target.as_str()).collect();
-        assert_eq!(record_targets, [summary.target.name.as_str(), "board"]);
-        // A target's document that is not a run is refused naming the file and the target's place.
-        let broken = serde_json::json!({"schema": "rho-bench-targets/1", "runs": [{"suite": 1}]});
-        std::fs::write(&path, broken.to_string()).unwrap();
-        let error = saved_suites(&path).unwrap_err().to_string();
-        assert!(error.contains("targets.json (target 1)"), "{error}");
-    }
 }

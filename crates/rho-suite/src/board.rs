@@ -248,7 +248,7 @@ impl Board {
         let counted = match crate::ports::board(&self.name) {
             Some(board) => Some(
                 crate::qemu_count::CountedBuild {
-                    board: &board,
+                    runner: crate::qemu_count::CountedRunner::Board(&board),
                     build: &self.build,
                     out: &out,
                     plugin_dir: &self.dir.path().join("qemu-plugin"),

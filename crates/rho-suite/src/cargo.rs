@@ -56,7 +56,7 @@ pub fn build_command(suite: &CargoSuite, root: &Path, target: Option<&str>) -> C
 }
 
 /// The boards a cargo suite runs on: their rustc target and the memory map cortex-m-rt links against
-/// (`memory.x`, its FLASH and RAM regions), as QEMU models them (c/ports/boards/<board>.ld).
+/// (`memory.x`, its FLASH and RAM regions), as QEMU models them (`c/ports/boards/<board>.ld`).
 pub fn rust_board(name: &str) -> Option<(&'static str, &'static str)> {
     match name {
         "mps2-an386" => Some((

@@ -18,6 +18,7 @@ use crate::error::{Doing as _, Result, SuiteError};
 use rho_config::{CMakeSuite, ModuleConfig};
 
 use crate::cfiles::{BENCH_HEADER, run_build};
+use crate::footprint::ImageFiles;
 
 /// `cmake/RhoBench.cmake`, embedded so that an installed `rho` needs no checkout.
 pub const RHO_BENCH_CMAKE: &str = include_str!("../../../cmake/RhoBench.cmake");
@@ -74,6 +75,8 @@ pub fn write_module(dir: &Path) -> Result<PathBuf> {
 pub struct BuiltCMake {
     /// The executable, as `RhoBench.cmake` recorded it.
     pub executable: PathBuf,
+    /// The executable and its stack-usage files, for the footprint command.
+    pub image: ImageFiles,
     /// The built-in board it is for (run under its QEMU), or `None` for the host.
     board: Option<crate::ports::BoardData>,
     /// Where it runs (the module root), and with what added to its environment.
@@ -195,11 +198,58 @@ pub fn build(
             executable.display()
         )));
     }
+    let image = image_files(&dir, &suite.target, &executable)?;
     Ok(BuiltCMake {
         executable,
+        image,
         board,
         root: config.root.clone(),
         env: env.to_vec(),
+    })
+}
+
+/// The suite's image and its stack-usage files for the footprint command. GCC writes a `.su` and a `.ci` beside
+/// each object, under `CMakeFiles/TARGET.dir` in directories that mirror the sources'; the footprint command
+/// reads one directory, so they are copied, flat, into `BUILD_DIR/rho-stack-usage/TARGET` (rho's own, made
+/// afresh on each build; the files' names do not matter, their content names each function's source). When
+/// there are none (a compiler without `-fstack-usage`), the image alone: code bytes, no bound.
+fn image_files(dir: &Path, target: &str, executable: &Path) -> Result<ImageFiles> {
+    let objects = dir.join("CMakeFiles").join(format!("{target}.dir"));
+    let mut found = Vec::new();
+    let mut pending = vec![objects.clone()];
+    while let Some(at) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            continue;
+        };
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.is_dir() {
+                pending.push(path);
+            } else if matches!(path.extension().and_then(|e| e.to_str()), Some("su" | "ci")) {
+                found.push(path);
+            }
+        }
+    }
+    let image = executable.to_path_buf();
+    if found.is_empty() {
+        return Ok(ImageFiles {
+            image,
+            stack_usage: None,
+        });
+    }
+    let flat = dir.join("rho-stack-usage").join(target);
+    if flat.exists() {
+        std::fs::remove_dir_all(&flat).doing(|| format!("cannot remove {}", flat.display()))?;
+    }
+    std::fs::create_dir_all(&flat).doing(|| format!("cannot create {}", flat.display()))?;
+    for path in found {
+        let relative = path.strip_prefix(&objects).unwrap_or(&path);
+        let name = relative.to_string_lossy().replace(['/', '\\'], "__");
+        std::fs::copy(&path, flat.join(&name))
+            .doing(|| format!("cannot copy {} to {}", path.display(), flat.display()))?;
+    }
+    Ok(ImageFiles {
+        image,
+        stack_usage: Some(flat),
     })
 }
 

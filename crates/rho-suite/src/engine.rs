@@ -188,7 +188,8 @@ impl<'a> Engine<'a> {
         self.settings.filter = filter;
     }
 
-    /// How the suites were built, for the baseline's context (docs/baseline.md): see [`built_with`].
+    /// How the suites were built, for the baseline's context (docs/baseline.md): the compiler and flags, port
+    /// or build command of each suite rho built (none for `command:` and other harnesses' suites).
     pub fn built_with(&self) -> Option<String> {
         built_with(&self.jobs, self.target, &self.flags)
     }
@@ -242,7 +243,7 @@ fn built_with(jobs: &[Job], target: &TargetSpec, flags: &Flags) -> Option<String
 /// How C suites rho builds (or a module.yml target's own) were built, for the baseline's context: the compiler
 /// and flags for a suite rho compiles itself on the host, the port and extra flags for another built-in
 /// target, the build command for a target module.yml defines. (Not for a `command:` suite: see
-/// [`built_with`].)
+/// `built_with`.)
 fn build_description(target: &TargetSpec, flags: &crate::cfiles::Flags) -> Option<String> {
     let extra: String = flags
         .cflags
@@ -400,6 +401,9 @@ pub struct Job {
     /// How a C-file suite is built beyond its files (its flags, include directories, defines, packages).
     pub build: SuiteBuild,
     pub kind: JobKind,
+    /// A command suite's image for the static footprint (module.yml's `image:`), resolved against the module
+    /// root; `None` for the other kinds (rho finds their images).
+    pub image: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -426,6 +430,7 @@ pub fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
             sources: Vec::new(),
             build: SuiteBuild::default(),
             kind: JobKind::TargetOnly,
+            image: None,
         }]);
     }
     let suites = config.require_suites()?;
@@ -459,11 +464,16 @@ pub fn jobs(config: &ModuleConfig, target: &TargetSpec) -> Result<Vec<Job>> {
                     JobKind::Foreign(foreign.clone()),
                 ),
             };
+            let image = match suite {
+                Suite::Command { image, .. } => image.as_ref().map(|i| config.resolve(i)),
+                _ => None,
+            };
             Job {
                 what: suite.describe(),
                 sources,
                 build,
                 kind,
+                image,
             }
         })
         .collect())
@@ -526,15 +536,19 @@ struct Measuring {
     /// A built-in board under QEMU: its C-file suites are also built counting and run once under rho's
     /// counting plugin, whatever the measure (the exact instruction count is a board's figure).
     board: Option<crate::ports::BoardData>,
+    /// A module.yml target with `counter: qemu-plugin`: counted as a built-in board is, its own `run:`
+    /// loading the plugin.
+    plugin_run: bool,
     /// Whether the iterations and warm-ups were set (else counting uses its own defaults).
     iterations_set: bool,
     warmup_set: bool,
 }
 
 impl Measuring {
-    /// What `measure` takes on `target`: on a built-in board a count runs under QEMU's plugin whatever the
-    /// measure, and the timed run runs too (a suite the board cannot count, a cargo or cmake one, has only
-    /// its ticks); elsewhere a count runs under Valgrind, on the host only.
+    /// What `measure` takes on `target`: on a built-in board (or a target with `counter: qemu-plugin`) a
+    /// count runs under QEMU's plugin whatever the measure, and the timed run runs too (a suite the board
+    /// cannot count, a cargo or cmake one, has only its ticks); elsewhere a count runs under Valgrind, on the
+    /// host only.
     fn new(
         target: &TargetSpec,
         measure: Measure,
@@ -545,7 +559,14 @@ impl Measuring {
             TargetSpec::Builtin { name, .. } => crate::ports::board(name),
             TargetSpec::Commands { .. } => None,
         };
-        let icount = board.is_some();
+        let plugin_run = matches!(
+            target,
+            TargetSpec::Commands {
+                counter: Some(rho_config::TargetCounter::QemuPlugin),
+                ..
+            }
+        );
+        let icount = board.is_some() || plugin_run;
         let counter = if measure.counts() && icount {
             None
         } else if measure.counts() {
@@ -569,6 +590,7 @@ impl Measuring {
             times: measure.times() || icount,
             counter,
             board,
+            plugin_run,
             iterations_set: options.iterations.is_some(),
             warmup_set: options.warmup.is_some(),
         })
@@ -670,6 +692,7 @@ fn run_job(
             if target.name() == "host" {
                 counted = measuring.count_shell(command, env, &config.root, &job.what, timeout)?;
             }
+            footprint = command_footprint(mem_command, job, timeout);
         }
         (
             JobKind::CFiles | JobKind::CMake(_) | JobKind::Cargo(_),
@@ -698,6 +721,7 @@ fn run_job(
             for _ in 0..repetitions {
                 runs.push(crate::stream::run_stream(built.command()?, &what, timeout)?);
             }
+            footprint = Some(crate::footprint::ask(mem_command, &built.image, timeout));
         }
         (JobKind::Cargo(cargo), TargetSpec::Builtin { name, .. }) => {
             let board = crate::ports::board(name).ok_or_else(|| {
@@ -765,7 +789,7 @@ fn run_job(
                 footprint = Some(crate::footprint::ask(mem_command, &files, timeout));
             }
             if let (Some(out), JobKind::CFiles) = (&out, &job.kind) {
-                counted = measuring.count_on_board(&build, out, place, &env, &what)?;
+                counted = measuring.count_on_board((&build, &run), out, place, &env, &what)?;
             }
         }
     }
@@ -773,21 +797,27 @@ fn run_job(
 }
 
 impl Measuring {
-    /// A C-file suite on a built-in board: built again counting (into `out/counted`, with the port's `build`
-    /// and the timed build's `env`) and run under QEMU with rho's plugin; `None` on any other target.
+    /// A C-file suite on a built-in board, or a target with `counter: qemu-plugin`: built again counting (into
+    /// `out/counted`, with the target's `build` and the timed build's `env`) and run under QEMU with rho's
+    /// plugin (by rho on a built-in board, by the target's `run` otherwise); `None` on any other target.
     fn count_on_board(
         &self,
-        build: &str,
+        (build, run): (&str, &str),
         out: &Path,
         place: &Place<'_>,
         env: &[(String, String)],
         what: &str,
     ) -> Result<Option<rho_wire::Run>> {
-        let Some(board) = &self.board else {
-            return Ok(None);
+        let runner = match &self.board {
+            Some(board) => crate::qemu_count::CountedRunner::Board(board),
+            None if self.plugin_run => crate::qemu_count::CountedRunner::Command {
+                target: place.target.name(),
+                run,
+            },
+            None => return Ok(None),
         };
         let counting = crate::qemu_count::CountedBuild {
-            board,
+            runner,
             build,
             out,
             plugin_dir: &place.workspace.dir.path().join("qemu-plugin"),
@@ -799,13 +829,22 @@ impl Measuring {
     }
 }
 
+/// A command suite's footprint, of the image its `image:` names (crate::footprint::ask_for_command).
+fn command_footprint(
+    mem_command: &crate::footprint::MemCommand,
+    job: &Job,
+    timeout: Duration,
+) -> FootprintAnswer {
+    crate::footprint::ask_for_command(mem_command, &job.what, job.image.as_deref(), timeout)
+}
+
 /// A suite the engine built on the host, ready to run: its program (run in the module root) and, for a
 /// C-file suite, its image and stack-usage files for the footprint command. Its build directory lives as long
 /// as it does.
 #[derive(Debug)]
 pub struct HostBuild {
     pub executable: PathBuf,
-    /// The image to ask the footprint command about (a C-file suite's; `None` for cmake and cargo).
+    /// The image to ask the footprint command about (a C-file or cmake suite's; `None` for cargo).
     pub image: Option<crate::footprint::ImageFiles>,
     /// What its runs need in their environment beyond the harness settings (a cargo suite: the stream, not
     /// the report `cargo bench` prints).
@@ -835,12 +874,15 @@ pub fn build_on_host(
                 _build: Some(built),
             })
         }
-        JobKind::CMake(cmake) => Ok(HostBuild {
-            executable: crate::cmake::build(config, cmake, "host", env, timeout)?.executable,
-            image: None,
-            run_env: Vec::new(),
-            _build: None,
-        }),
+        JobKind::CMake(cmake) => {
+            let built = crate::cmake::build(config, cmake, "host", env, timeout)?;
+            Ok(HostBuild {
+                executable: built.executable,
+                image: Some(built.image),
+                run_env: Vec::new(),
+                _build: None,
+            })
+        }
         JobKind::Cargo(cargo) => Ok(HostBuild {
             executable: crate::cargo::build(config, cargo, env, None, timeout)?,
             image: None,

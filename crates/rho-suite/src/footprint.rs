@@ -6,7 +6,9 @@
 //!
 //! The build side: C suites are compiled with GCC's `-fstack-usage -fcallgraph-info=su` when the compiler
 //! takes them ([`probe`]); a compiler that does not (clang, an older GCC) builds without them, and the
-//! warning says what is missing.
+//! warning says what is missing. A `cmake:` suite's image is its CMake target's executable (`RhoBench.cmake`
+//! adds the flags; [`crate::cmake`] gathers the files), a `command:` suite's the file module.yml's `image:`
+//! names ([`ask_for_command`]; without one, a note).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -255,6 +257,35 @@ pub fn ask(
     parse(&stdout).map_err(|e| {
         format!("the footprint command `{shown}` printed no {MEM_SCHEMA} document: {e}")
     })
+}
+
+/// The footprint of a `command:` suite: the image module.yml's `image:` names, with the stack-usage files the
+/// build left beside it (every `.su` and `.ci` in its directory). Without `image:` there is nothing to ask
+/// about: a note says so and `None` is returned; an `image:` that is not there is the warning.
+pub fn ask_for_command(
+    command: &MemCommand,
+    what: &str,
+    image: Option<&Path>,
+    timeout: Duration,
+) -> Option<Result<MemDocument, String>> {
+    let Some(image) = image else {
+        crate::observe::note(&format!(
+            "{what}: no code bytes or static stack bound: a command suite names the image it builds with \
+             `image:` in module.yml (docs/config.md)"
+        ));
+        return None;
+    };
+    if !image.is_file() {
+        return Some(Err(format!(
+            "its image, {} (module.yml's `image:`), is not there after the run",
+            image.display()
+        )));
+    }
+    let files = ImageFiles {
+        image: image.to_path_buf(),
+        stack_usage: image.parent().map(Path::to_path_buf),
+    };
+    Some(ask(command, &files, timeout))
 }
 
 /// Read a document's text.

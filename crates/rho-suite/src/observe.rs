@@ -65,6 +65,11 @@ pub(crate) fn warning(text: &str) {
     observer().line(&format!("rho: warning: {text}"));
 }
 
+/// A note (`rho: note: TEXT`): something the run did without, that is not wrong.
+pub(crate) fn note(text: &str) {
+    observer().line(&format!("rho: note: {text}"));
+}
+
 /// A run in progress, for the observer: ended when dropped.
 pub(crate) struct RunGuard;
 

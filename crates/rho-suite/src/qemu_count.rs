@@ -77,11 +77,29 @@ pub fn run_command(board: &BoardData, kernel: &str, plugin: &Path, totals: &str)
     )
 }
 
+/// The environment variable a target's own `run:` (`counter: qemu-plugin`) adds to QEMU's command line as
+/// `-plugin "$RHO_QEMU_PLUGIN"`: the plugin's file and where it writes its totals, in `-plugin`'s syntax.
+pub const PLUGIN_VARIABLE: &str = "RHO_QEMU_PLUGIN";
+/// The environment variable naming the file the plugin writes its totals to (the same as in
+/// [`PLUGIN_VARIABLE`]), for a run that copies it from where QEMU ran.
+pub const COUNTS_VARIABLE: &str = "RHO_QEMU_COUNTS";
+
+/// Who runs a counted image under QEMU with the plugin.
+#[derive(Debug, Clone, Copy)]
+pub enum CountedRunner<'a> {
+    /// A built-in board: rho starts QEMU itself.
+    Board(&'a BoardData),
+    /// A module.yml target with `counter: qemu-plugin`: its own `run:` command (a lab's script, labgrid's
+    /// QEMUDriver), handed [`PLUGIN_VARIABLE`] and [`COUNTS_VARIABLE`] in its environment.
+    Command { target: &'a str, run: &'a str },
+}
+
 /// A board's counted build and run: the suite built again with its counting loop, into `out/counted`, and
 /// run under QEMU with the plugin. The same for `rho bench --target BOARD FILE.c` and a module's suites.
 #[derive(Debug)]
 pub struct CountedBuild<'a> {
-    pub board: &'a BoardData,
+    /// Who starts QEMU with the plugin.
+    pub runner: CountedRunner<'a>,
     /// The port's build command (it builds into `$RHO_BENCH_OUT`).
     pub build: &'a str,
     /// The timed build's directory; the counted build goes in `counted` under it.
@@ -117,17 +135,46 @@ impl CountedBuild<'_> {
         )?;
         let plugin = build_plugin(self.plugin_dir, timeout)?;
         let totals = out.join(rho_wire::qemu_counts::TOTALS_FILE);
-        let command = run_command(
-            self.board,
-            &shell_quote(&out.join("bench.elf").display().to_string()),
-            &plugin,
-            &shell_quote(&totals.display().to_string()),
-        );
+        // A totals file left from an earlier run would be read as this one's.
+        if totals.exists() {
+            std::fs::remove_file(&totals)
+                .doing(|| format!("cannot remove {}", totals.display()))?;
+        }
+        let mut env = env;
+        let command = match self.runner {
+            CountedRunner::Board(board) => run_command(
+                board,
+                &shell_quote(&out.join("bench.elf").display().to_string()),
+                &plugin,
+                &shell_quote(&totals.display().to_string()),
+            ),
+            CountedRunner::Command { run, .. } => {
+                env.push((
+                    PLUGIN_VARIABLE.to_string(),
+                    format!("{},out={}", plugin.display(), totals.display()),
+                ));
+                env.push((COUNTS_VARIABLE.to_string(), totals.display().to_string()));
+                run.to_string()
+            }
+        };
         let mut run = crate::stream::run_stream(self.shell(&command, &env), &what, timeout)?;
         if run.counter.is_none() {
             return Err(SuiteError::Run(format!(
                 "the suite {what} ran under QEMU's counting plugin but its stream has no @counter: its \
                  harness is not rho's bench.h built with RHO_BENCH_MEASURE_INSTRUCTIONS"
+            )));
+        }
+        if let CountedRunner::Command {
+            target,
+            run: command,
+        } = self.runner
+            && !totals.is_file()
+        {
+            return Err(SuiteError::Run(format!(
+                "target {target} has `counter: qemu-plugin`, but its run of {what} left no counts at {}: its \
+                 `run:` (`{command}`) must add `-plugin \"${PLUGIN_VARIABLE}\"` to QEMU's command line (the \
+                 plugin writes its totals to ${COUNTS_VARIABLE})",
+                totals.display()
             )));
         }
         rho_wire::qemu_counts::attach_totals(&mut run, &totals)?;
@@ -169,9 +216,27 @@ pub fn gate_commands(
     }
 }
 
-/// Whether `spec` is a built-in board rho counts with its QEMU plugin.
+/// A target's own `run` (`counter: qemu-plugin`) as a gate's side runs it, counting: [`PLUGIN_VARIABLE`] and
+/// [`COUNTS_VARIABLE`] exported first (the plugin built under `ports`), the totals at `$RHO_BENCH_OUT/counts`
+/// as a built-in board's ([`gate_commands`]).
+pub fn gate_own_run(run: &str, ports: &Path, timeout: Duration) -> Result<String> {
+    let plugin = build_plugin(&ports.join("qemu-plugin"), timeout)?;
+    let plugin = shell_quote(&plugin.display().to_string());
+    let totals = format!("\"$RHO_BENCH_OUT/{}\"", rho_wire::qemu_counts::TOTALS_FILE);
+    Ok(format!(
+        "{PLUGIN_VARIABLE}={plugin},out={totals}; {COUNTS_VARIABLE}={totals}; \
+         export {PLUGIN_VARIABLE} {COUNTS_VARIABLE}\n{run}"
+    ))
+}
+
+/// Whether rho counts on `spec` with its QEMU plugin: a built-in board, or a target with `counter: qemu-plugin`.
 pub fn counts_on_board(spec: &rho_config::TargetSpec) -> bool {
-    matches!(spec, rho_config::TargetSpec::Builtin { name, .. } if crate::ports::board(name).is_some())
+    match spec {
+        rho_config::TargetSpec::Builtin { name, .. } => crate::ports::board(name).is_some(),
+        rho_config::TargetSpec::Commands { counter, .. } => {
+            *counter == Some(rho_config::TargetCounter::QemuPlugin)
+        }
+    }
 }
 
 #[cfg(test)]
