@@ -71,6 +71,9 @@ pub fn attach_dumps(
     pid: Option<u32>,
     functions: bool,
 ) -> Result<(), DumpError> {
+    // Without the feature nothing can keep functions (rho-stats, which reads them, turns it on).
+    #[cfg(not(feature = "functions"))]
+    let _ = functions;
     for bench in run.calibration.iter_mut().chain(run.benchmarks.iter_mut()) {
         for count in &mut bench.counts {
             let name = match pid {
@@ -97,6 +100,7 @@ pub fn attach_dumps(
                 });
             }
             count.totals = dump.totals;
+            #[cfg(feature = "functions")]
             if functions {
                 let profile = rho_profile::parse(&text).map_err(|error| DumpError::Malformed {
                     path: path.clone(),

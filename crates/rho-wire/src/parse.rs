@@ -648,6 +648,7 @@ impl StreamParser {
             dump,
             iterations,
             totals: Default::default(),
+            #[cfg(feature = "functions")]
             profile: None,
         });
         self.last_dump = dump;

@@ -84,6 +84,7 @@ pub struct Count {
     pub totals: std::collections::BTreeMap<String, u64>,
     /// The dump's costs per function (the measured loop's call graph), when the host keeps them
     /// (`rho bench --functions N`, N > 0); not part of the stream.
+    #[cfg(feature = "functions")]
     #[serde(skip)]
     pub profile: Option<rho_profile::Profile>,
 }
