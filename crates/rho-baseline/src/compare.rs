@@ -140,6 +140,11 @@ pub struct BenchmarkComparison {
     /// One entry per metric either side has, in [`Metric::ALL`] order. A metric neither side measured (a
     /// stack that is off in both) has no entry.
     pub metrics: Vec<MetricComparison>,
+    /// Its instructions regressed and both sides kept functions: those whose counts changed most
+    /// (rho-profile), empty otherwise.
+    pub functions: Vec<rho_profile::diff::FunctionChange>,
+    /// With `functions`: the baseline's functions, for the flame graph drawn against head's.
+    pub base_functions: Option<rho_profile::Functions>,
 }
 
 /// A whole comparison: one target's run against its baseline.
@@ -470,7 +475,10 @@ pub fn compare_with(
                             )
                         })
                         .collect(),
+                    functions: Vec::new(),
+                    base_functions: None,
                 }
+                .with_functions(base_bench, head_bench)
             }
             None => one_sided(head_bench, Presence::Added, &head_bench.name, limit_for),
         };
@@ -611,6 +619,8 @@ impl Comparison {
                     if bench.presence == Presence::Both {
                         timed.presence = Presence::Both;
                     }
+                    timed.functions.extend(bench.functions);
+                    timed.base_functions = timed.base_functions.take().or(bench.base_functions);
                     timed.metrics.extend(rows);
                     timed.metrics.sort_by_key(order);
                 }
@@ -690,6 +700,21 @@ impl Floors {
     }
 }
 
+impl BenchmarkComparison {
+    /// Where its instructions regressed and both sides kept functions, the functions whose counts changed most.
+    fn with_functions(mut self, base: &BenchmarkBaseline, head: &BenchmarkBaseline) -> Self {
+        let regressed = self
+            .metrics
+            .iter()
+            .any(|m| m.metric == Metric::Instructions && m.verdict == Verdict::Regressed);
+        if let (true, Some(base), Some(head)) = (regressed, &base.functions, &head.functions) {
+            self.functions = rho_profile::diff::changes(base, head, rho_profile::diff::REPORTED);
+            self.base_functions = Some(base.clone());
+        }
+        self
+    }
+}
+
 /// A benchmark on one side only: each metric it has, marked added or removed, never judged.
 fn one_sided(
     bench: &BenchmarkBaseline,
@@ -732,6 +757,8 @@ fn one_sided(
         limit_percent,
         instructions_limit_percent,
         metrics,
+        functions: Vec::new(),
+        base_functions: None,
     }
 }
 

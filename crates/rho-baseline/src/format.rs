@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-pub use crate::schema::{SCHEMA, SCHEMA_V1};
+pub use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2};
 
 /// A whole baseline file: each target's sections, one per measure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -152,6 +152,11 @@ pub struct BenchmarkBaseline {
     /// The static stack bound in bytes (absent without a footprint, or when the stack is unbounded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub static_stack_bytes: Option<u64>,
+    /// In an instructions section counted under Callgrind: the measured loop's functions (rho-profile; the
+    /// same as a run's `instructions.functions`), so `--diff` can name those whose counts changed. Added in
+    /// version 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions: Option<rho_profile::Functions>,
 }
 
 /// The figures kept for a clocked metric. `median` is the one a regression is judged on; `p95` and `p99`
@@ -518,6 +523,7 @@ impl TargetSections {
         time.context.instructions = None;
         for bench in &mut time.benchmarks {
             bench.instructions = None;
+            bench.functions = None;
         }
         TargetSections {
             time: Some(time),
@@ -778,15 +784,15 @@ mod tests {
         let text = file_with(&["host"])
             .to_json()
             .unwrap()
-            .replace(SCHEMA, "rho-baseline/3");
+            .replace(SCHEMA, "rho-baseline/4");
         let err = BaselineFile::parse(&text, "bench/baseline.json").unwrap_err();
         assert!(
-            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/3"),
+            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/4"),
             "{err}"
         );
         let message = err.to_string();
         assert!(
-            message.contains("bench/baseline.json") && message.contains("rho-baseline/3"),
+            message.contains("bench/baseline.json") && message.contains("rho-baseline/4"),
             "{message}"
         );
 
@@ -893,7 +899,43 @@ mod tests {
         );
     }
 
-    /// A version 1 file is read, each section split by measure, and written back as version 2.
+    /// A version 2 file (no functions) is read as it is and written back as version 3; a benchmark's
+    /// functions are kept through a write and a read.
+    #[test]
+    fn a_version_2_file_is_read_and_functions_are_kept() {
+        let mut file = BaselineFile::new();
+        file.insert(TargetSections::from_v1(fixture::section("host")));
+        let v2 = file.to_json().unwrap().replace(SCHEMA, SCHEMA_V2);
+        let read = BaselineFile::parse(&v2, "old.json").unwrap();
+        assert_eq!(read.schema, SCHEMA);
+        assert_eq!(read.targets, file.targets);
+        let functions = rho_profile::Functions {
+            source: "callgrind".to_string(),
+            listed: vec![rho_profile::net::FunctionFigures {
+                name: "crc32".to_string(),
+                file: Some("crc.c".to_string()),
+                line: Some(12),
+                self_per_iteration: 4550.0,
+                inclusive_per_iteration: 4550.0,
+                calls: Vec::new(),
+            }],
+            other: rho_profile::net::Other::default(),
+        };
+        let mut with_functions = file.clone();
+        let section = with_functions
+            .targets
+            .get_mut("host")
+            .unwrap()
+            .time
+            .as_mut()
+            .unwrap();
+        section.benchmarks[0].functions = Some(functions.clone());
+        let again = BaselineFile::parse(&with_functions.to_json().unwrap(), "b.json").unwrap();
+        let kept = &again.targets["host"].time.as_ref().unwrap().benchmarks[0];
+        assert_eq!(kept.functions.as_ref(), Some(&functions));
+    }
+
+    /// A version 1 file is read, each section split by measure, and written back as version 3.
     #[test]
     fn a_version_1_file_is_read_and_upgraded() {
         let text = serde_json::to_string_pretty(&serde_json::json!({
@@ -910,7 +952,7 @@ mod tests {
         assert!(file.targets["host"].instructions.is_none());
         let written = file.to_json().unwrap();
         assert!(
-            written.contains("\"schema\": \"rho-baseline/2\"") && written.contains("\"time\": {")
+            written.contains("\"schema\": \"rho-baseline/3\"") && written.contains("\"time\": {")
         );
         // A time section holding instructions is refused by name (they would be judged twice).
         let mut mixed = file.clone();

@@ -121,6 +121,10 @@ pub struct BenchmarkRecord {
     /// `both`, `added` (this run only) or `removed` (the baseline only).
     pub presence: &'static str,
     pub metrics: Vec<MetricRecord>,
+    /// Its instructions regressed and both sides kept functions: those whose counts changed most (`name`,
+    /// `base` and `head` each `{"self", "inclusive"}` per iteration or `null`); absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<rho_profile::diff::FunctionChange>,
 }
 
 /// One metric of one benchmark, compared.
@@ -181,6 +185,7 @@ impl ComparisonRecord {
                         .iter()
                         .map(|row| metric_record(comparison, bench, row))
                         .collect(),
+                    functions: bench.functions.clone(),
                 })
                 .collect(),
             left_out: comparison

@@ -48,7 +48,7 @@ pub use compare::{
     Refusal, Verdict, compare, compare_sections, compare_with, metric_limit,
 };
 pub use error::Error;
-pub use format::{BaselineFile, SCHEMA, SCHEMA_V1, TargetBaseline, TargetSections};
+pub use format::{BaselineFile, SCHEMA, SCHEMA_V1, SCHEMA_V2, TargetBaseline, TargetSections};
 pub use git::{RefSource, read_at_ref};
 pub use json::ComparisonRecord;
 pub use record::{
@@ -180,6 +180,7 @@ pub(crate) mod fixture {
             instructions: None,
             code_bytes: None,
             static_stack_bytes: None,
+            functions: None,
         }
     }
 

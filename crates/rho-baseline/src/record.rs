@@ -71,6 +71,10 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 .map(rho_stats::InstructionFigures::net),
             code_bytes: bench.footprint.as_ref().and_then(|f| f.code_bytes),
             static_stack_bytes: bench.footprint.as_ref().and_then(|f| f.static_stack_bytes),
+            functions: bench
+                .instructions
+                .as_ref()
+                .and_then(|i| i.functions.clone()),
         })
         .collect();
 

@@ -225,6 +225,17 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
         let _ = writeln!(out, "{line}");
     }
     out.push('\n');
+    for bench in comparison
+        .benchmarks
+        .iter()
+        .filter(|b| !b.functions.is_empty())
+    {
+        let _ = writeln!(out, "{}: the functions that changed most", bench.name);
+        for line in rho_profile::diff::text_lines(&bench.functions) {
+            let _ = writeln!(out, "{line}");
+        }
+        out.push('\n');
+    }
     let _ = writeln!(out, "{}", summary_line(comparison));
     for line in note_lines(comparison) {
         let _ = writeln!(out, "{line}");
@@ -343,6 +354,17 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         );
         table(&mut out, comparison, &unchanged, false);
         let _ = writeln!(out, "\n</details>\n");
+    }
+    for bench in comparison
+        .benchmarks
+        .iter()
+        .filter(|b| !b.functions.is_empty())
+    {
+        let _ = writeln!(
+            out,
+            "{}",
+            rho_profile::diff::markdown(&escape(&bench.name), &bench.functions)
+        );
     }
     let _ = writeln!(out, "{}", escape(&summary_line(comparison)));
     for line in note_lines(comparison) {

@@ -1,9 +1,13 @@
 //! The baseline file's schema names: what `rho bench --write-baseline` writes and what it reads back. Their
 //! own module so that the file's types, its reader and its errors can all name them.
 
-/// The schema this crate writes. It reads this one and [`SCHEMA_V1`]; a file with any other `schema` is
-/// refused, never guessed at.
-pub const SCHEMA: &str = "rho-baseline/2";
+/// The schema this crate writes. It reads this one, [`SCHEMA_V2`] and [`SCHEMA_V1`]; a file with any other
+/// `schema` is refused, never guessed at. Version 3 added each counted benchmark's `functions`.
+pub const SCHEMA: &str = "rho-baseline/3";
+
+/// The second schema: version 3 without `functions`. Read as it is (its benchmarks have no functions), never
+/// written.
+pub const SCHEMA_V2: &str = "rho-baseline/2";
 
 /// The first schema: one section per target holding every metric the run measured, whatever measured it.
 /// Read (each section split into a section per measure,

@@ -1,6 +1,7 @@
 //! What a user's `cargo bench` build pulls in with rho-bench: examples/rust-bench (rho-bench by path, default
 //! features, a project of its own) depends on the harness, rho-wire and their few crates: no report renderer,
-//! no judgement, no config or YAML reader (those come only with feature `report`).
+//! no judgement, no config or YAML reader (those come only with feature `report`), no Callgrind profile reader
+//! or demangler (rho-wire's feature `functions`, which the host's rho-stats turns on).
 
 use std::path::Path;
 use std::process::Command;
@@ -45,6 +46,9 @@ fn a_users_build_has_no_report_judgement_config_or_yaml_crate() {
         "rho-judge",
         "rho-config",
         "rho-stats",
+        "rho-profile",
+        "cpp_demangle",
+        "rustc-demangle",
         "serde-saphyr",
         "textwrap",
     ] {

@@ -25,6 +25,7 @@ pub fn bench(args: &BenchArgs, json: Option<&std::path::Path>) -> anyhow::Result
         files: args.files.clone(),
         asked: crate::project::run_request(&project, &run, json.filter(|_| !args.list)),
         list: args.list,
+        profile: run.profile.clone(),
     };
     Ok(ExitCode::from(rho_ops::files::run(&options, &args.output)?))
 }

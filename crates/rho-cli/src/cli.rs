@@ -224,6 +224,16 @@ pub struct RunArgs {
     /// an estimated cycle count (docs/statistics.md gives its formula).
     #[arg(long)]
     pub cache_sim: bool,
+
+    /// With instructions: the functions each benchmark keeps from its measured loop (own and inclusive
+    /// instructions per iteration, file:line), the top N by inclusive count and the rest as "other", in --json
+    /// and where a benchmark regressed; 0 keeps none. Default 50.
+    #[arg(long, value_name = "N")]
+    pub functions: Option<usize>,
+
+    /// Print benchmark NAME's functions after the report (with --measure instructions).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 fn parse_measure(text: &str) -> Result<rho_config::Measure, String> {
@@ -277,6 +287,7 @@ impl RunArgs {
             filter: self.filter.clone(),
             measure: self.measure,
             cache_sim: self.cache_sim,
+            functions: self.functions,
         }
     }
 }

@@ -38,6 +38,13 @@ pub fn bench_project(
     output: &crate::term::OutputArgs,
     mode: Mode,
 ) -> anyhow::Result<ExitCode> {
+    if let Some(name) = &run.profile {
+        anyhow::bail!(
+            "--profile {name} prints one benchmark of a suite of files (rho bench FILE.c --measure instructions \
+             --profile {name}); in module.yml mode each benchmark's functions are in --json \
+             (instructions.functions)"
+        );
+    }
     let options = rho_ops::module::Options {
         asked: run_request(project, run, json),
         mode,

@@ -259,7 +259,15 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
     assert_eq!(names, ["bench_checksum", "bench_hash", "bench_copy"]);
     for bench in host["benchmarks"].as_array().unwrap() {
         assert!(bench["instructions"].as_u64().unwrap() > 0, "{bench}");
+        // Its functions, the first (the loop's root) carrying the benchmark's figure (issue 26).
+        let root = &bench["functions"]["listed"][0];
+        assert_eq!(
+            root["inclusive_per_iteration"].as_f64().unwrap().round() as u64,
+            bench["instructions"].as_u64().unwrap(),
+            "{bench}"
+        );
     }
+    assert_eq!(baseline["schema"], "rho-baseline/3");
     let strict = common::COUNTED_CHECK;
     repo.write(
         "module.yml",
@@ -364,6 +372,19 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
         text.contains("<details>") && text.contains("</details>"),
         "{text}"
     );
+    // Why it got slower (issue 26): the functions whose counts changed, under the regressed benchmark, in
+    // the text and in a collapsed block of the Markdown.
+    assert!(
+        run.stdout()
+            .contains("bench_checksum: the functions that changed most"),
+        "{run}"
+    );
+    assert!(
+        text.contains(
+            "<details><summary>bench_checksum: the functions that changed most</summary>"
+        ),
+        "{text}"
+    );
 
     // `rho bench --diff` fails the same way (exit 1), as a pipeline copied from the spec expects, and its
     // `--json` carries the comparison per benchmark and metric.
@@ -402,6 +423,32 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
         "{comparison}"
     );
     assert!(comparison["base"].as_str().unwrap().contains("at HEAD"));
+    // The functions that changed: their own changes add up to the benchmark's, exactly (whole counts per
+    // iteration, at most half an instruction of rounding each).
+    let checksum = comparison["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "bench_checksum")
+        .unwrap();
+    let functions = checksum["functions"].as_array().unwrap();
+    assert!(!functions.is_empty(), "{checksum}");
+    let own = |f: &serde_json::Value, side: &str| f[side]["self"].as_f64().unwrap_or(0.0);
+    let moved: f64 = functions
+        .iter()
+        .map(|f| own(f, "head") - own(f, "base"))
+        .sum();
+    let counted = checksum["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "instructions")
+        .unwrap();
+    let change = counted["head"].as_f64().unwrap() - counted["base"].as_f64().unwrap();
+    assert!(
+        (moved - change).abs() <= 0.5 * functions.len() as f64 + 1.0,
+        "functions moved {moved}, the benchmark {change}: {checksum}"
+    );
     let metric = |bench: &str, metric: &str| {
         comparison["benchmarks"]
             .as_array()
@@ -706,8 +753,8 @@ fn a_baseline_that_cannot_be_compared_is_refused_with_exit_2() {
     let text = serde_json::to_string_pretty(&baseline).unwrap();
     refused(
         &repo,
-        &text.replace("rho-baseline/2", "rho-baseline/3"),
-        &["at HEAD (", "\"rho-baseline/3\""],
+        &text.replace("rho-baseline/3", "rho-baseline/4"),
+        &["at HEAD (", "\"rho-baseline/4\""],
     );
     // Cut where no line break ends it: a cut just after one would put the end of the input on the next line.
     let truncated = text[..text.len() / 2].trim_end();

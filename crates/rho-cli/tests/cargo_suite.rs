@@ -75,6 +75,29 @@ fn a_cargo_suite_is_built_run_and_judged_like_any_suite() {
             "n",
             "{fit}"
         );
+        // Each benchmark's functions read as Rust paths (issue 26): demangled, without the hash.
+        let functions = &bench(suite, "sum_1k")["instructions"]["functions"]["listed"];
+        let names: Vec<&str> = functions
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        assert!(
+            names.iter().any(|n| n.starts_with("example::")),
+            "{names:?}"
+        );
+        let hashed = |n: &str| {
+            n.rsplit("::")
+                .next()
+                .is_some_and(|last| last.len() == 17 && last.starts_with('h'))
+        };
+        assert!(
+            names
+                .iter()
+                .all(|n| !n.starts_with("_ZN") && !n.starts_with("_R") && !hashed(n)),
+            "{names:?}"
+        );
     }
     // The family's members, each a block of its own named FAMILY/ARG, in order.
     let members: Vec<&str> = suite["benchmarks"]

@@ -441,3 +441,160 @@ fn the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table() 
     let benchmarks = ["bench_steady", "bench_planted", "bench_tailed"].map(String::from);
     assert_renders(root, &page, &benchmarks, &[("diff", 3)], 0);
 }
+
+/// Why it got slower (issue 26): a counted gate's page draws, for the one regressed benchmark, a differential
+/// flame graph as inline SVG, and Chromium loads it: head's frames with base's and head's counts in each
+/// `<title>`, the call the slowdown added (s10 copies the input with memcpy) marked only in head.
+#[test]
+fn a_counted_gate_draws_a_flame_graph_per_regressed_benchmark() {
+    if !chromium_present("a_counted_gate_draws_a_flame_graph_per_regressed_benchmark") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let kata = common::repo_file("tests/kata");
+    let (base, head) = (tmp.path().join("base"), tmp.path().join("head"));
+    common::copy_tree(&kata, &base);
+    common::copy_tree(&kata, &head);
+    std::fs::copy(
+        kata.join("slowdowns/s10_count_below_defensive_copy.c"),
+        head.join("kernels.c"),
+    )
+    .unwrap();
+    let page = tmp.path().join("gate.html");
+    let args = [
+        "bench",
+        "gate",
+        "--json",
+        "-",
+        "--base",
+        "../../base/wire",
+        "--measure",
+        "instructions",
+        "--html",
+        page.to_str().unwrap(),
+    ];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.args(args).current_dir(head.join("wire"));
+    let outcome = common::run_rho(command, &args, Duration::from_secs(600));
+    assert_eq!(outcome.status, Some(1), "{}", outcome.describe());
+    let dom = common::chromium(tmp.path(), &page, "1200,1600", &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
+    assert_eq!(dom.matches("<svg class=\"flame\"").count(), 1, "{dom}");
+    assert!(dom.contains("id=\"flame-bench_count_below\""));
+    let metric = &outcome.document()["metrics"]["bench_count_below.instructions"];
+    let (base_count, head_count) = (
+        metric["base"].as_f64().unwrap(),
+        metric["head"].as_f64().unwrap(),
+    );
+    assert!(
+        dom.contains(&format!(
+            "<title>bench_count_below: base {base_count} -&gt; head {head_count} (+{}",
+            head_count - base_count
+        )),
+        "the root frame carries the benchmark's counts:\n{dom}"
+    );
+    assert!(
+        dom.contains("(only in head) instructions/iter</title>") && dom.contains("memcpy"),
+        "{dom}"
+    );
+}
+
+/// Why it got slower (issue 26), through `rho bench compare`: the only change is crc32 no longer inlined
+/// (`noinline`), judged at an instructions limit of 0.01% (module.yml beside the runs). The text, the Markdown
+/// (a collapsed block) and the JSON name crc32 as only in head under each CRC benchmark; the page draws one
+/// flame graph per benchmark whose instructions regressed, and Chromium loads it.
+#[test]
+fn compare_names_an_uninlined_helper_only_in_head_and_draws_its_flame_graph() {
+    if !chromium_present("compare_names_an_uninlined_helper_only_in_head_and_draws_its_flame_graph")
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let suite = std::fs::read_to_string(common::repo_file("examples/crypto_bench.c")).unwrap();
+    let uninlined = suite.replace(
+        "static uint32_t crc32(",
+        "static __attribute__((noinline)) uint32_t crc32(",
+    );
+    assert_ne!(suite, uninlined);
+    std::fs::write(dir.join("base.c"), &suite).unwrap();
+    std::fs::write(dir.join("head.c"), &uninlined).unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - base.c\n  budgets:\n    fail_on_instructions_regression_percent: 0.01\n",
+    )
+    .unwrap();
+    for side in ["base", "head"] {
+        let (source, json) = (format!("{side}.c"), format!("{side}.json"));
+        let args = [
+            "bench",
+            &source,
+            "--measure",
+            "instructions",
+            "--json",
+            &json,
+        ];
+        common::rho_at(dir, &args, LIMIT).assert_exit(0);
+    }
+    let args = [
+        "bench",
+        "compare",
+        "base.json",
+        "head.json",
+        "--html",
+        "page.html",
+        "--markdown",
+        "c.md",
+        "--json",
+        "c.json",
+    ];
+    let outcome = common::rho_at(dir, &args, LIMIT);
+    outcome.assert_exit(1);
+    let crcs = ["bench_crc_64", "bench_crc_256"];
+    for bench in crcs {
+        let heading = format!("{bench}: the functions that changed most");
+        let block: Vec<&str> = outcome
+            .stdout
+            .lines()
+            .skip_while(|l| *l != heading)
+            .take(3)
+            .collect();
+        assert!(
+            block.len() == 3
+                && block[2].trim_start().starts_with("crc32")
+                && block[2].ends_with("only in head"),
+            "{}",
+            outcome.describe()
+        );
+    }
+    let markdown = std::fs::read_to_string(dir.join("c.md")).unwrap();
+    assert!(
+        markdown
+            .contains("<details><summary>bench_crc_64: the functions that changed most</summary>")
+            && markdown.contains("| `crc32` | - → "),
+        "{markdown}"
+    );
+    let document = common::read_json(&dir.join("c.json"));
+    let benchmarks = document["comparison"]["benchmarks"].as_array().unwrap();
+    let crc = benchmarks
+        .iter()
+        .find(|b| b["name"] == "bench_crc_64")
+        .unwrap();
+    let first = &crc["functions"][0];
+    assert_eq!(first["name"], "crc32", "{crc}");
+    assert!(
+        first["base"].is_null() && first["head"]["self"].as_f64().unwrap() > 1000.0,
+        "{crc}"
+    );
+    let dom = common::chromium(dir, &dir.join("page.html"), "1200,1600", &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
+    assert_eq!(
+        dom.matches("<svg class=\"flame\"").count(),
+        crcs.len(),
+        "{dom}"
+    );
+    for bench in crcs {
+        assert!(dom.contains(&format!("id=\"flame-{bench}\"")), "{dom}");
+    }
+    assert!(dom.contains("<title>crc32: head "), "{dom}");
+}

@@ -14,6 +14,7 @@ pub mod cache;
 pub mod compare;
 pub mod config;
 mod error;
+pub mod functions;
 mod growth_metrics;
 pub mod metrics;
 pub mod overrides;

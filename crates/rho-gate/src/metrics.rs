@@ -152,7 +152,7 @@ impl StdoutMetrics {
                 let dumps = out.join(CALLGRIND_DUMPS);
                 let pid = rho_wire::callgrind::dumping_process(&dumps)
                     .map_err(|e| wire(e.to_string()))?;
-                rho_wire::callgrind::attach_dumps(&mut run, &dumps, Some(pid))
+                rho_wire::callgrind::attach_dumps(&mut run, &dumps, Some(pid), true)
                     .map_err(|e| wire(e.to_string()))?;
             }
             Counter::QemuPlugin => {

@@ -400,7 +400,10 @@ fn add_static_metrics(metrics: &mut RunMetrics, statics: &[(String, String, u64)
 
 /// Add one job's metrics to a run's. A metric two suites both report cannot be told apart, so it becomes
 /// unusable rather than silently one or the other.
-fn merge_metrics(into: &mut RunMetrics, job_metrics: RunMetrics, what: &str) {
+fn merge_metrics(into: &mut RunMetrics, mut job_metrics: RunMetrics, what: &str) {
+    for (bench, functions) in job_metrics.take_functions() {
+        into.set_functions(&bench, functions);
+    }
     let floors: Vec<(String, f64)> = job_metrics
         .keys()
         .map(|name| (name.clone(), job_metrics.floor(name)))

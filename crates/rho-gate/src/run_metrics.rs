@@ -20,6 +20,8 @@ pub enum Figure {
 pub struct RunMetrics {
     figures: BTreeMap<String, Figure>,
     floors: BTreeMap<String, f64>,
+    /// A counted run's functions per benchmark (rho-profile), by benchmark name.
+    functions: BTreeMap<String, rho_profile::Functions>,
     /// Metrics this run did not measure on purpose: their verdict was settled before it (adaptive runs), so
     /// their absence from it is no missing figure.
     left_out: std::collections::BTreeSet<String>,
@@ -63,6 +65,21 @@ impl RunMetrics {
     /// The smallest difference of `name` that is a measured change (0: any difference is).
     pub fn floor(&self, name: &str) -> f64 {
         self.floors.get(name).copied().unwrap_or(0.0)
+    }
+
+    /// Benchmark `bench`'s functions, when the run was counted and kept them.
+    pub fn functions(&self, bench: &str) -> Option<&rho_profile::Functions> {
+        self.functions.get(bench)
+    }
+
+    /// Keep `functions` as benchmark `bench`'s.
+    pub fn set_functions(&mut self, bench: &str, functions: rho_profile::Functions) {
+        self.functions.insert(bench.to_owned(), functions);
+    }
+
+    /// Every benchmark's functions, taken out.
+    pub fn take_functions(&mut self) -> BTreeMap<String, rho_profile::Functions> {
+        std::mem::take(&mut self.functions)
     }
 
     /// Set the floor of `name` (see [`RunMetrics::floor`]).

@@ -42,12 +42,20 @@ fn windowed_net(run: &Run, bench_index: usize, figures: &ClockFigures) -> Option
 /// overhead taken off; the stack in bytes (an overrun has no figure, so it cannot be decided; a stack not
 /// measured gives no metric); the heap peak in bytes (a heap not measured, `@heap off`, gives no metric).
 pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, MetricsError> {
-    let summary = RunSummary::of(run).map_err(|e| MetricsError::Wire(e.to_string()))?;
+    let mut summary = RunSummary::of(run).map_err(|e| MetricsError::Wire(e.to_string()))?;
     if summary.benchmarks.is_empty() {
         return Err(MetricsError::NoBenchmarks);
     }
+    summary.limit_functions(rho_profile::net::DEFAULT_LIMIT);
     let mut metrics = RunMetrics::new();
     for (index, bench) in summary.benchmarks.iter().enumerate() {
+        if let Some(functions) = bench
+            .instructions
+            .as_ref()
+            .and_then(|i| i.functions.clone())
+        {
+            metrics.set_functions(&bench.name, functions);
+        }
         for metric in Metric::ALL {
             let name = format!("{}.{}", bench.name, metric.gate_name());
             if let Some(figures) = bench.clock_figures(metric) {

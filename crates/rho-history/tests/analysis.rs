@@ -104,6 +104,88 @@ fn the_newest_figure_doubled_is_a_regression_and_a_flat_one_is_not() {
     assert!(newest_regression(&small.series[0], 10.0, Detection::default()).is_none());
 }
 
+/// Why it got slower (issue 26): under an instructions change point that went up, the history's text names
+/// the functions whose counts changed between the commit before it and the first commit after, when both
+/// records carry the benchmark's functions; a helper that appeared is only in head.
+#[test]
+fn a_step_up_in_instructions_names_the_functions_that_changed() {
+    use rho_profile::net::{FunctionFigures, Functions, Other};
+    let functions = |own: f64, helper: Option<f64>| {
+        let mut listed = vec![FunctionFigures {
+            name: "bench_a".to_string(),
+            file: None,
+            line: None,
+            self_per_iteration: own,
+            inclusive_per_iteration: own + helper.unwrap_or(0.0),
+            calls: Vec::new(),
+        }];
+        if let Some(helper) = helper {
+            listed.push(FunctionFigures {
+                name: "helper".to_string(),
+                file: None,
+                line: None,
+                self_per_iteration: helper,
+                inclusive_per_iteration: helper,
+                calls: Vec::new(),
+            });
+        }
+        Functions {
+            source: "callgrind".to_string(),
+            listed,
+            other: Other::default(),
+        }
+    };
+    let commits = commits(40);
+    let records: Vec<Record> = commits
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let stepped = i >= 20;
+            let figure = if stepped { 150_000.0 } else { 100_000.0 };
+            let mut record = record(&c.id, "ci", Measure::Instructions, &[("bench_a", figure)]);
+            record.section.benchmarks[0].functions = Some(if stepped {
+                functions(100_000.0, Some(50_000.0))
+            } else {
+                functions(100_000.0, None)
+            });
+            record
+        })
+        .collect();
+    let only = Filter {
+        metric: Some("instructions".to_string()),
+        ..Filter::default()
+    };
+    let analysis = analyse(&records, &commits, &only, Detection::default());
+    let listing = rho_history::git::Listing {
+        tip: None,
+        records: records
+            .iter()
+            .map(|r| (r.commit.clone(), r.clone()))
+            .collect(),
+        problems: Vec::new(),
+    };
+    let text = rho_history::report::render_text(&analysis, &commits, &listing, "rho-history");
+    let after_change: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("  change at "))
+        .collect();
+    assert!(after_change.len() >= 4, "{text}");
+    assert!(
+        after_change[1].contains("function (instructions/iter)"),
+        "{text}"
+    );
+    assert!(
+        after_change[2].trim_start().starts_with("helper")
+            && after_change[2].contains("- -> 50000 (+50000)")
+            && after_change[2].ends_with("only in head"),
+        "{text}"
+    );
+    assert!(
+        after_change[3].contains("100000 -> 150000 (+50000)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_v1_record_reads_without_a_band_and_a_v2_band_is_drawn_where_records_have_one() {
     let line = commits(3);

@@ -956,6 +956,7 @@ mod tests {
             samples: None,
             cache: None,
             counted_memory: None,
+            functions: None,
         });
         let summary = run(true, vec![counted]);
         assert_eq!(

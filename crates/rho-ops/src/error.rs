@@ -18,6 +18,9 @@ pub enum Error {
     Gate(#[from] rho_gate::GateError),
     #[error(transparent)]
     History(#[from] rho_history::Error),
+    /// `--profile NAME` naming no benchmark, or asked of a run that kept no functions.
+    #[error(transparent)]
+    Profile(#[from] rho_report::functions::ProfileError),
     #[error(transparent)]
     Import(#[from] rho_import::ImportError),
     #[error(transparent)]

@@ -19,6 +19,8 @@ pub struct Options {
     pub asked: crate::module::RunRequest,
     /// `--list`: each benchmark's name, nothing judged, compared or recorded.
     pub list: bool,
+    /// `--profile NAME`: benchmark NAME's functions printed after the report.
+    pub profile: Option<String>,
 }
 
 /// `--cflags` and `--ldflags`, split into words.
@@ -88,6 +90,16 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     // The human report: stdout, or stderr when `--json -` takes stdout.
     let (mut out, layout) = crate::output::report_output(terminal, json.as_ref());
     show(&mut out, &rho_report::render_with(&summary, &what, layout));
+    if let Some(name) = &options.profile {
+        use rho_report::functions::{ProfileError, profile_table};
+        match profile_table(&summary, name) {
+            Ok(table) => show(&mut out, &table),
+            Err(hint @ ProfileError::NotCounted { .. }) => {
+                crate::say(&format!("rho: hint: {hint}"))
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
 
     let built_with = [
         compiler.join(" "),
@@ -144,6 +156,11 @@ fn inputs<'a>(
         files: &options.files,
         measure: options.asked.run.measure.unwrap_or_default(),
         cache_sim: options.asked.run.cache_sim,
+        functions: options
+            .asked
+            .run
+            .functions
+            .unwrap_or(rho_profile::net::DEFAULT_LIMIT),
         what,
         settings,
         flags,

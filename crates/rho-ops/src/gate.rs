@@ -423,6 +423,7 @@ fn print_outcome(
     };
     let runs = u32::try_from(outcome.base_runs.len()).unwrap_or(u32::MAX);
     let mut document = to_json(&outcome.comparison, runs);
+    document["functions"] = rho_gate::functions::to_json(&rho_gate::functions::regressed(outcome));
     document["settings_file"] =
         serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));
     write_document(json, &document)

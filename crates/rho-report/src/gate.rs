@@ -36,6 +36,14 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     if !comparison.metrics.is_empty() {
         text.push_str(&crate::wrap(&runs_per_benchmark_line(comparison), width, 2));
     }
+    let functions = rho_gate::functions::text(&rho_gate::functions::regressed(outcome));
+    if !functions.is_empty() {
+        text.push('\n');
+        text.push_str(&functions);
+    }
+    if let Some(hint) = rho_gate::functions::time_hint(comparison) {
+        text.push_str(&crate::wrap(&hint, width, 2));
+    }
     for warning in noise_warnings(comparison) {
         text.push_str(&crate::wrap(&warning, width, 2));
     }

@@ -166,10 +166,22 @@ fn render_suite(out: &mut String, index: usize, suite: &Suite, diff: Option<&Dif
         });
         distribution_chart(out, bench, base);
         footprint_chart(out, bench, summary, suite.judgement);
-        if let Some(compared) = diff.and_then(|d| d.comparison.benchmark(&bench.name)) {
+        let compared = diff.and_then(|d| d.comparison.benchmark(&bench.name));
+        if let Some(compared) = compared {
             diff_chart(out, compared);
         }
-        out.push_str("</div>\n</article>\n");
+        out.push_str("</div>\n");
+        // Its instructions regressed and both sides kept functions: where they went.
+        let head_functions = bench
+            .instructions
+            .as_ref()
+            .and_then(|i| i.functions.as_ref());
+        if let (Some(compared), Some(head)) = (compared, head_functions)
+            && !compared.functions.is_empty()
+        {
+            flame_graph(out, &bench.name, compared.base_functions.as_ref(), head);
+        }
+        out.push_str("</article>\n");
     }
     out.push_str("</section>\n");
 }
@@ -738,6 +750,7 @@ fn render_gate(out: &mut String, gate: &Gate) {
             None => groups.push((group, vec![metric])),
         }
     }
+    let regressed = rho_gate::functions::regressed_in(comparison, gate.base_runs, gate.head_runs);
     for (group, metrics) in &groups {
         let _ = writeln!(
             out,
@@ -746,9 +759,39 @@ fn render_gate(out: &mut String, gate: &Gate) {
             escape(group)
         );
         runs_chart(out, group, metrics, gate);
-        out.push_str("</div>\n</article>\n");
+        out.push_str("</div>\n");
+        if let Some(functions) = regressed.iter().find(|r| r.bench == *group) {
+            flame_graph(out, group, Some(&functions.base), &functions.head);
+        }
+        out.push_str("</article>\n");
     }
     out.push_str("</section>\n");
+}
+
+/// A regressed benchmark's differential flame graph (rho-profile): head's call tree of the measured loop,
+/// frames as wide as head's inclusive instructions, red where they grew against base, blue where they shrank.
+fn flame_graph(
+    out: &mut String,
+    bench: &str,
+    base: Option<&rho_profile::Functions>,
+    head: &rho_profile::Functions,
+) {
+    let Some(tree) = rho_profile::flame::tree(base, head) else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "<figure class=\"flame-graph\" id=\"flame-{}\"><figcaption>{}: where the instructions went, per \
+         iteration (width: head's inclusive count; red: more than base, blue: fewer; hover a frame for its \
+         figures)</figcaption>",
+        escape(bench),
+        escape(bench)
+    );
+    out.push_str(&rho_profile::flame::svg(
+        &tree,
+        &format!("{bench}: differential flame graph"),
+    ));
+    out.push_str("</figure>\n");
 }
 
 fn run_values(runs: &[rho_gate::RunMetrics], name: &str) -> Vec<f64> {

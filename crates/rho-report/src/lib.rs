@@ -14,6 +14,7 @@
 
 #[cfg(feature = "documents")]
 pub mod documents;
+pub mod functions;
 mod layout;
 #[cfg(feature = "html")]
 mod page;

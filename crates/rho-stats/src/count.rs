@@ -46,6 +46,10 @@ pub struct InstructionFigures {
     /// the allocator differ), so a baseline keeps them in the instructions section, apart from the native ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted_memory: Option<CountedMemory>,
+    /// A counted run that kept the dumps' functions: the measured loop's functions, per iteration, net of the
+    /// harness as `per_iteration` is (rho-profile), the top N by inclusive figure and the rest as "other".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions: Option<rho_profile::Functions>,
 }
 
 /// The stack and heap a counted run measured, kept beside the timed run's when the two are joined.
@@ -74,6 +78,19 @@ impl InstructionFigures {
             samples: Some(figures),
             cache: None,
             counted_memory: None,
+            functions: None,
+        }
+    }
+
+    /// Keep the first `limit` functions (the rest join "other"); none at all with a limit of 0.
+    pub fn limit_functions(&mut self, limit: usize) {
+        if limit == 0 {
+            self.functions = None;
+        } else if let Some(functions) = self.functions.take() {
+            let mut limited = rho_profile::net::top(functions.listed, limit, &functions.source);
+            limited.other.functions += functions.other.functions;
+            limited.other.self_per_iteration += functions.other.self_per_iteration;
+            self.functions = Some(limited);
         }
     }
 }
@@ -130,6 +147,8 @@ impl CacheFigures {
 pub(crate) struct CountOverhead {
     per_loop: BTreeMap<String, f64>,
     per_iteration: BTreeMap<String, f64>,
+    /// The same fit per function, when both empty loops' dumps were kept with their functions.
+    functions: Option<rho_profile::Overhead>,
 }
 
 impl CountOverhead {
@@ -168,9 +187,15 @@ impl CountOverhead {
                 why: format!("its counts have no {INSTRUCTIONS_EVENT} (instructions) total"),
             });
         }
+        let functions = short
+            .profile
+            .as_ref()
+            .zip(long.profile.as_ref())
+            .map(|(s, l)| rho_profile::Overhead::fit(s, short.iterations, l, long.iterations));
         Ok(CountOverhead {
             per_loop,
             per_iteration,
+            functions,
         })
     }
 
@@ -229,6 +254,15 @@ impl CountOverhead {
             samples: None,
             cache,
             counted_memory: None,
+            functions: self.functions.as_ref().zip(count.profile.as_ref()).map(
+                |(overhead, profile)| {
+                    rho_profile::net::top(
+                        overhead.net(profile, count.iterations),
+                        usize::MAX,
+                        source,
+                    )
+                },
+            ),
         })
     }
 }

@@ -41,6 +41,7 @@ impl RunSummary {
                 samples: None,
                 cache: None,
                 counted_memory: None,
+                functions: None,
             });
         }
     }

@@ -413,6 +413,16 @@ impl RunSummary {
     pub fn benchmark(&self, name: &str) -> Option<&BenchSummary> {
         self.benchmarks.iter().find(|b| b.name == name)
     }
+
+    /// Keep each benchmark's first `limit` functions by inclusive instructions (the rest as "other"), none
+    /// with 0 (`rho bench --functions N`).
+    pub fn limit_functions(&mut self, limit: usize) {
+        for bench in &mut self.benchmarks {
+            if let Some(instructions) = &mut bench.instructions {
+                instructions.limit_functions(limit);
+            }
+        }
+    }
 }
 
 /// A benchmark must carry one sample column per declared clock (the parser guarantees it; a hand-built `Run`

@@ -45,6 +45,8 @@ const UNFOLLOWED: [&str; 10] = [
 pub struct Counter {
     valgrind: PathBuf,
     cache_sim: bool,
+    /// How many functions each benchmark keeps (its dump's per-function costs, rho-profile); 0 keeps none.
+    functions: usize,
 }
 
 impl Counter {
@@ -61,7 +63,19 @@ impl Counter {
         Ok(Counter {
             valgrind,
             cache_sim,
+            functions: rho_profile::net::DEFAULT_LIMIT,
         })
+    }
+
+    /// Keep each benchmark's top `limit` functions (`--functions N`); 0 keeps none and reads only the totals.
+    pub fn keeping_functions(mut self, limit: usize) -> Counter {
+        self.functions = limit;
+        self
+    }
+
+    /// How many functions each benchmark keeps.
+    pub fn functions(&self) -> usize {
+        self.functions
     }
 
     /// The `valgrind` found.
@@ -115,7 +129,7 @@ impl Counter {
             )));
         }
         let pid = rho_wire::callgrind::dumping_process(scratch.path())?;
-        rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), Some(pid))?;
+        rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), Some(pid), self.functions > 0)?;
         Ok(run)
     }
 
@@ -159,7 +173,7 @@ impl Counter {
                  instructions are not measured"
             )));
         }
-        rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), None)?;
+        rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), None, self.functions > 0)?;
         Ok(run)
     }
 }
@@ -192,10 +206,21 @@ pub fn environment(
 }
 
 /// The summary of a measurement: the timed runs folded (best of N), the counted run's instructions joined to
-/// them; or, counting only, the counted run's summary (its figures are exact: there is no best to take).
-pub fn summarise(timed: &[Run], counted: Option<&Run>, what: &str) -> Result<RunSummary> {
+/// them; or, counting only, the counted run's summary (its figures are exact: there is no best to take). A
+/// counted run's benchmarks keep their first `functions` functions.
+pub fn summarise(
+    timed: &[Run],
+    counted: Option<&Run>,
+    functions: usize,
+    what: &str,
+) -> Result<RunSummary> {
     let counted = counted
-        .map(RunSummary::of)
+        .map(|run| {
+            RunSummary::of(run).map(|mut summary| {
+                summary.limit_functions(functions);
+                summary
+            })
+        })
         .transpose()
         .doing(|| format!("cannot summarise the counted run of {what}"))?;
     if timed.is_empty() {

@@ -45,6 +45,8 @@ pub struct RunOptions {
     pub measure: Option<Measure>,
     /// Callgrind's cache simulation, with instructions.
     pub cache_sim: bool,
+    /// With instructions: the functions each benchmark keeps (`--functions N`; `None`: 50, 0: none).
+    pub functions: Option<usize>,
 }
 
 impl RunOptions {
@@ -166,7 +168,8 @@ impl<'a> Engine<'a> {
             mem_command: &self.mem_command,
         };
         let (runs, counted, footprint) = run_job(&place, job, &self.measuring)?;
-        let mut summary = crate::count::summarise(&runs, counted.as_ref(), &job.what)?;
+        let functions = self.measuring.counter.as_ref().map_or(0, |c| c.functions());
+        let mut summary = crate::count::summarise(&runs, counted.as_ref(), functions, &job.what)?;
         if let JobKind::Foreign(suite) = &job.kind {
             summary.imported = Some(suite.tool.key().to_string());
         }
@@ -574,7 +577,11 @@ impl Measuring {
                     target.name()
                 )));
             }
-            Some(crate::count::Counter::find(options.cache_sim)?)
+            Some(
+                crate::count::Counter::find(options.cache_sim)?.keeping_functions(
+                    options.functions.unwrap_or(rho_profile::net::DEFAULT_LIMIT),
+                ),
+            )
         } else {
             None
         };

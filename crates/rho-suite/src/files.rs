@@ -26,6 +26,8 @@ pub struct FilesInputs<'a> {
     pub measure: Measure,
     /// Callgrind's cache simulation, with instructions.
     pub cache_sim: bool,
+    /// With instructions: the functions each benchmark keeps (`--functions N`; 0: none).
+    pub functions: usize,
     /// Where the footprint command runs.
     pub cwd: &'a Path,
 }
@@ -46,7 +48,9 @@ pub struct FilesRun {
 pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<FilesRun> {
     // Counting needs Valgrind: said before anything is built.
     let counter = match (inputs.measure.counts(), target) {
-        (true, None | Some("host")) => Some(crate::count::Counter::find(inputs.cache_sim)?),
+        (true, None | Some("host")) => {
+            Some(crate::count::Counter::find(inputs.cache_sim)?.keeping_functions(inputs.functions))
+        }
         _ => None,
     };
     let mem_command = MemCommand::resolve(None, inputs.cwd)?;
@@ -72,7 +76,12 @@ pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<F
         None => on_host(inputs, counter.as_ref(), &mem_command)?,
     };
     Ok(FilesRun {
-        summary: crate::count::summarise(&ran.runs, ran.counted.as_ref(), inputs.what)?,
+        summary: crate::count::summarise(
+            &ran.runs,
+            ran.counted.as_ref(),
+            inputs.functions,
+            inputs.what,
+        )?,
         compiler: ran.compiler,
         cflags: ran.cflags,
         ldflags: ran.ldflags,

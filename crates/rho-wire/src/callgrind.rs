@@ -62,9 +62,18 @@ pub struct Dump {
     pub totals: BTreeMap<String, u64>,
 }
 
-/// Read the dump each `@count` of `run` names from `dir` and attach its totals. `pid`: the dumps are
-/// `callgrind.out.PID.K` (a traced child); `None`: `callgrind.out.K`.
-pub fn attach_dumps(run: &mut Run, dir: &Path, pid: Option<u32>) -> Result<(), DumpError> {
+/// Read the dump each `@count` of `run` names from `dir` and attach its totals, and with `functions` its
+/// costs per function (rho-profile). `pid`: the dumps are `callgrind.out.PID.K` (a traced child); `None`:
+/// `callgrind.out.K`.
+pub fn attach_dumps(
+    run: &mut Run,
+    dir: &Path,
+    pid: Option<u32>,
+    functions: bool,
+) -> Result<(), DumpError> {
+    // Without the feature nothing can keep functions (rho-stats, which reads them, turns it on).
+    #[cfg(not(feature = "functions"))]
+    let _ = functions;
     for bench in run.calibration.iter_mut().chain(run.benchmarks.iter_mut()) {
         for count in &mut bench.counts {
             let name = match pid {
@@ -91,6 +100,14 @@ pub fn attach_dumps(run: &mut Run, dir: &Path, pid: Option<u32>) -> Result<(), D
                 });
             }
             count.totals = dump.totals;
+            #[cfg(feature = "functions")]
+            if functions {
+                let profile = rho_profile::parse(&text).map_err(|error| DumpError::Malformed {
+                    path: path.clone(),
+                    message: error.to_string(),
+                })?;
+                count.profile = Some(profile);
+            }
         }
     }
     Ok(())

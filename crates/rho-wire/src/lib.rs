@@ -18,8 +18,9 @@
 //! - Any error names the 1-based line, what was expected and what was found ([`WireError`]).
 //!
 //! It is the start of the host's flow (harness -> wire -> stats -> judge -> report, docs/architecture.md) and must
-//! not know about statistics, judgement, configs or reports: it depends on no other rho crate, and the Rust harness
-//! links it, so it stays small.
+//! not know about statistics, judgement, configs or reports. The Rust harness links it, so it stays small: its one
+//! rho dependency, rho-profile (each Callgrind dump's costs per function, with C++ and Rust demangling), comes
+//! only with the feature `functions`, which rho-stats turns on and rho-bench does not.
 
 pub mod callgrind;
 mod error;

@@ -102,6 +102,7 @@ pub fn record(commit: &str, machine: &str, measure: Measure, figures: &[(&str, f
             instructions: (measure == Measure::Instructions).then_some(figure as u64),
             code_bytes: None,
             static_stack_bytes: None,
+            functions: None,
         })
         .collect();
     let section = TargetBaseline {

@@ -1,0 +1,180 @@
+//! Which functions a change made more (or less) expensive: base's and head's functions of one benchmark side
+//! by side, the ones whose instructions changed most first.
+
+use serde::{Deserialize, Serialize};
+
+use crate::net::Functions;
+
+/// How many changed functions a report lists under a regressed benchmark.
+pub const REPORTED: usize = 10;
+
+/// One function's figures on both sides, per iteration (`None`: not among that side's functions).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionChange {
+    pub name: String,
+    pub base: Option<Sides>,
+    pub head: Option<Sides>,
+    /// Whether each side listed all its functions (none left in "other"): only then does a function missing
+    /// from a side's list mean the side does not run it.
+    #[serde(skip)]
+    pub complete: [bool; 2],
+}
+
+/// A function's own and inclusive instructions per iteration on one side.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sides {
+    #[serde(rename = "self")]
+    pub own: f64,
+    pub inclusive: f64,
+}
+
+impl FunctionChange {
+    /// Head less base, own instructions (a side without the function counts 0).
+    pub fn own_change(&self) -> f64 {
+        self.head.map_or(0.0, |s| s.own) - self.base.map_or(0.0, |s| s.own)
+    }
+
+    /// Head less base, inclusive instructions.
+    pub fn inclusive_change(&self) -> f64 {
+        self.head.map_or(0.0, |s| s.inclusive) - self.base.map_or(0.0, |s| s.inclusive)
+    }
+
+    /// `only in head`, `only in base`, nothing when both sides have it; or, when the side without it left
+    /// functions out of its list, that it is not among that side's listed ones (it may be in "other").
+    pub fn presence(&self) -> Option<&'static str> {
+        let [base_complete, head_complete] = self.complete;
+        match (self.base, self.head) {
+            (None, Some(_)) if base_complete => Some("only in head"),
+            (None, Some(_)) => Some("not among base's listed functions"),
+            (Some(_), None) if head_complete => Some("only in base"),
+            (Some(_), None) => Some("not among head's listed functions"),
+            _ => None,
+        }
+    }
+}
+
+/// The functions whose figures changed by at least one instruction per iteration, at most `limit`: the
+/// largest change of a function's own instructions first (where the work changed), then of its inclusive ones.
+pub fn changes(base: &Functions, head: &Functions, limit: usize) -> Vec<FunctionChange> {
+    let side = |functions: &Functions, name: &str| {
+        functions.get(name).map(|f| Sides {
+            own: f.self_per_iteration,
+            inclusive: f.inclusive_per_iteration,
+        })
+    };
+    let mut names: Vec<&str> = base
+        .listed
+        .iter()
+        .chain(&head.listed)
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut changed: Vec<FunctionChange> = names
+        .into_iter()
+        .map(|name| FunctionChange {
+            name: name.to_string(),
+            base: side(base, name),
+            head: side(head, name),
+            complete: [base.other.functions == 0, head.other.functions == 0],
+        })
+        .filter(|c| c.own_change().abs() >= 0.5 || c.inclusive_change().abs() >= 0.5)
+        .collect();
+    changed.sort_by(|a, b| {
+        b.own_change()
+            .abs()
+            .total_cmp(&a.own_change().abs())
+            .then_with(|| {
+                b.inclusive_change()
+                    .abs()
+                    .total_cmp(&a.inclusive_change().abs())
+            })
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    changed.truncate(limit);
+    changed
+}
+
+/// A figure per iteration as the reports print it: whole instructions.
+pub fn whole(figure: f64) -> String {
+    format!("{:.0}", figure.round())
+}
+
+/// A change with its sign: `+120`, `-3`.
+pub fn signed(figure: f64) -> String {
+    let rounded = figure.round();
+    if rounded > 0.0 {
+        format!("+{rounded:.0}")
+    } else {
+        format!("{rounded:.0}")
+    }
+}
+
+fn side_text(side: Option<Sides>, pick: fn(Sides) -> f64) -> String {
+    side.map_or_else(|| "-".to_string(), |s| whole(pick(s)))
+}
+
+/// The changes as text lines (indented under the benchmark they belong to), columns as wide as their widest
+/// cell.
+pub fn text_lines(changes: &[FunctionChange]) -> Vec<String> {
+    let cell = |side_base: Option<Sides>, side_head: Option<Sides>, pick: fn(Sides) -> f64| {
+        let change = side_head.map_or(0.0, pick) - side_base.map_or(0.0, pick);
+        format!(
+            "{} -> {} ({})",
+            side_text(side_base, pick),
+            side_text(side_head, pick),
+            signed(change)
+        )
+    };
+    let mut rows = vec![[
+        "function (instructions/iter)".to_string(),
+        "self base -> head".to_string(),
+        "inclusive base -> head".to_string(),
+        String::new(),
+    ]];
+    for change in changes {
+        rows.push([
+            change.name.clone(),
+            cell(change.base, change.head, |s| s.own),
+            cell(change.base, change.head, |s| s.inclusive),
+            change.presence().unwrap_or("").to_string(),
+        ]);
+    }
+    let width = |column: usize| {
+        rows.iter()
+            .map(|r| r[column].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (name, own, inclusive) = (width(0), width(1), width(2));
+    rows.iter()
+        .map(|[n, o, i, p]| {
+            format!("  {n:<name$}  {o:>own$}  {i:>inclusive$}  {p}")
+                .trim_end()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The changes as a collapsed Markdown block for a pull-request comment, under benchmark `bench`.
+pub fn markdown(bench: &str, changes: &[FunctionChange]) -> String {
+    let mut out = format!(
+        "<details><summary>{bench}: the functions that changed most</summary>\n\n\
+         | function | self base → head | inclusive base → head | |\n| --- | --- | --- | --- |\n"
+    );
+    for change in changes {
+        out.push_str(&format!(
+            "| `{}` | {} → {} ({}) | {} → {} ({}) | {} |\n",
+            change.name.replace('|', "\\|").replace('`', "'"),
+            side_text(change.base, |s| s.own),
+            side_text(change.head, |s| s.own),
+            signed(change.own_change()),
+            side_text(change.base, |s| s.inclusive),
+            side_text(change.head, |s| s.inclusive),
+            signed(change.inclusive_change()),
+            change.presence().unwrap_or("")
+        ));
+    }
+    out.push_str("\n</details>\n");
+    out
+}

@@ -1,0 +1,49 @@
+//! rho-profile: where a benchmark's instructions go, function by function.
+//!
+//! Under `--measure instructions` each benchmark's measured loop is one Callgrind dump; this crate reads such
+//! a dump ([`callgrind::parse`], names demangled), takes the harness's share off per function as rho-stats
+//! does for the benchmark's total ([`net::Overhead`]), keeps the top N with an "other" remainder
+//! ([`net::top`]), sets base's and head's lists side by side ([`diff::changes`]) and draws the differential
+//! flame graph ([`flame`]).
+//!
+//! It knows the Callgrind format and nothing else of rho: not the wire stream (the engine hands it the dump
+//! text), not the run's statistics, not a baseline or a verdict.
+
+pub mod callgrind;
+pub mod diff;
+pub mod flame;
+pub mod net;
+
+pub use callgrind::{Profile, parse};
+pub use net::{Functions, Overhead};
+
+/// One benchmark's table (`rho bench --profile NAME`): each listed function's own and inclusive
+/// instructions per iteration and where it is, then the rest.
+pub fn table(bench: &str, functions: &Functions) -> String {
+    let mut out = format!(
+        "{bench}: instructions per iteration by function ({}, net of the harness)\n{:>12} {:>12}  function\n",
+        functions.source, "self", "inclusive"
+    );
+    for function in &functions.listed {
+        let place = match (&function.file, function.line) {
+            (Some(file), Some(line)) => format!("  {file}:{line}"),
+            (Some(file), None) => format!("  {file}"),
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "{:>12} {:>12}  {}{place}\n",
+            diff::whole(function.self_per_iteration),
+            diff::whole(function.inclusive_per_iteration),
+            function.name
+        ));
+    }
+    if functions.other.functions > 0 {
+        out.push_str(&format!(
+            "{:>12} {:>12}  ({} other functions)\n",
+            diff::whole(functions.other.self_per_iteration),
+            "",
+            functions.other.functions
+        ));
+    }
+    out
+}
