@@ -5,15 +5,14 @@
 //! (matmul loop order), through the kata's last-line JSON module and its rho wire-stream module, and prints
 //! the seconds each took. The figure to watch is the JSON reference-against-itself gate: aim under 30 s.
 
-use std::path::Path;
 use std::time::Instant;
 
-use rho_gate::config::{load_local_config, recipe_from_module, settings_from_config};
-use rho_gate::{BenchEnv, GateRequest, SideName, run_gate};
+use rho_gate::GateRequest;
+use rho_gate::config::{load_local_config, settings_from_config};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-use common::{copy_tree, kata_dir};
+use common::{copy_tree, gate_quiet, kata_dir, request};
 
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
@@ -38,20 +37,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let config = load_local_config(&cwd)?.ok_or("the kata has no module.yml")?;
             let mut settings = settings_from_config(&config)?;
             settings.set_runs(3)?;
+            let base = tmp.path().join("base").join(sub).display().to_string();
             let request = GateRequest {
-                base: tmp.path().join("base").join(sub).display().to_string(),
-                head: ".".to_owned(),
-                cwd,
-                settings,
-                env: BenchEnv::default(),
                 bench_header: BENCH_H.to_owned(),
+                ..request(&cwd, &base, ".", settings)
             };
             let start = Instant::now();
-            let outcome = run_gate(
-                &request,
-                &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-                &mut |_| {},
-            )?;
+            let outcome = gate_quiet(&request)?;
             let seconds = start.elapsed().as_secs_f64();
             let what = if head == "same" {
                 "reference against itself"

@@ -16,15 +16,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::Instant;
 
-use rho_gate::config::{
-    bench_env_from_config, load_local_config, recipe_from_module, settings_from_config,
-};
+use rho_gate::config::{bench_env_from_config, load_local_config, settings_from_config};
 use rho_gate::report::runs_per_benchmark;
-use rho_gate::{GateOutcome, GateRequest, SideName, Verdict, run_gate};
+use rho_gate::{GateOutcome, GateRequest, Verdict};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-use common::{copy_tree, kata_dir};
+use common::{copy_tree, gate_quiet, kata_dir, request};
 
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
@@ -97,19 +95,12 @@ fn gate(repo: &Path, mode: Mode) -> Result<(GateOutcome, f64), Error> {
     settings.set_build_jobs(mode.jobs)?;
     settings.set_cache(mode.cache);
     let request = GateRequest {
-        base: "main".to_owned(),
-        head: ".".to_owned(),
-        cwd,
-        settings,
         env: bench_env_from_config(&config),
         bench_header: BENCH_H.to_owned(),
+        ..request(&cwd, "main", ".", settings)
     };
     let start = Instant::now();
-    let outcome = run_gate(
-        &request,
-        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
-        &mut |_| {},
-    )?;
+    let outcome = gate_quiet(&request)?;
     Ok((outcome, start.elapsed().as_secs_f64()))
 }
 

@@ -65,6 +65,15 @@ pub fn request(cwd: &Path, base: &str, head: &str, settings: GateSettings) -> Ga
     }
 }
 
+/// The gate run with each side's module.yml recipe, its progress left unsaid (a timing measures the gate alone).
+pub fn gate_quiet(request: &GateRequest) -> Result<GateOutcome, GateError> {
+    run_gate(
+        request,
+        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
+        &mut |_| {},
+    )
+}
+
 /// The gate run with each side's module.yml recipe; its outcome and its progress lines (also on stderr).
 pub fn gate_logged(request: &GateRequest) -> (Result<GateOutcome, GateError>, Vec<String>) {
     let mut log = Vec::new();
