@@ -125,6 +125,21 @@ fn gate_catches_only(base: &Path, head: &Path, copy: &Path, slowed: &str) {
     gate_catches_only_with(base, head, copy, slowed, &[]);
 }
 
+/// `project(dir, as_is)` made as base and as a copy of it, `project(dir, slowed)` as head: the gate fails head
+/// naming only `benchmark` and passes base against its copy.
+fn gate_catches_planted<T: Copy>(project: fn(&Path, T), (as_is, slowed): (T, T), benchmark: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, head, copy) = (
+        tmp.path().join("base"),
+        tmp.path().join("head"),
+        tmp.path().join("copy"),
+    );
+    project(&base, as_is);
+    project(&copy, as_is);
+    project(&head, slowed);
+    gate_catches_only(&base, &head, &copy, benchmark);
+}
+
 fn gate_catches_only_with(
     base: &Path,
     head: &Path,
@@ -239,17 +254,8 @@ fn a_planted_2x_hyperfine_slowdown_fails_the_gate_and_no_change_passes() {
     if !common::tools_present(test, &[("hyperfine", "hyperfine")]) {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let (base, head, copy) = (
-        tmp.path().join("base"),
-        tmp.path().join("head"),
-        tmp.path().join("copy"),
-    );
-    hyperfine_project(&base, "0.05");
-    hyperfine_project(&copy, "0.05");
-    hyperfine_project(&head, "0.1");
     // The command's name on the wire: its space made `_`.
-    gate_catches_only(&base, &head, &copy, "sh_work.sh");
+    gate_catches_planted(hyperfine_project, ("0.05", "0.1"), "sh_work.sh");
 }
 
 /// A Go package with BenchmarkWork (a sleep of `work` ms per op: a sleep does not move with the machine's
@@ -286,16 +292,7 @@ fn a_planted_2x_gotest_slowdown_fails_the_gate_and_no_change_passes() {
     {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let (base, head, copy) = (
-        tmp.path().join("base"),
-        tmp.path().join("head"),
-        tmp.path().join("copy"),
-    );
-    go_project(&base, 4);
-    go_project(&copy, 4);
-    go_project(&head, 8);
-    gate_catches_only(&base, &head, &copy, "BenchmarkWork");
+    gate_catches_planted(go_project, (4, 8), "BenchmarkWork");
 }
 
 /// Where the criterion example is built, shared by its copies (criterion compiles once, not per copy).
