@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -221,6 +221,27 @@ fn check_draws_its_budgets_and_the_baseline_comparison() {
     );
 }
 
+/// `rho bench gate --html` of the kata's wire suite under `dir`: base as it is, head with `slowdown`
+/// (tests/kata/slowdowns/SLOWDOWN.c) as its kernels.c, with `settings`; the page's path and the outcome.
+fn kata_gate_page(dir: &Path, slowdown: &str, settings: &[&str]) -> (PathBuf, common::Outcome) {
+    let kata = common::repo_file("tests/kata");
+    let (base, head) = (dir.join("base"), dir.join("head"));
+    common::copy_tree(&kata, &base);
+    common::copy_tree(&kata, &head);
+    std::fs::copy(
+        kata.join(format!("slowdowns/{slowdown}.c")),
+        head.join("kernels.c"),
+    )
+    .unwrap();
+    let page = dir.join("gate.html");
+    let gate = ["bench", "gate", "--json", "-", "--base", "../../base/wire"];
+    let args = [&gate[..], settings, &["--html", page.to_str().unwrap()]].concat();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.args(&args).current_dir(head.join("wire"));
+    let outcome = common::run_rho(command, &args, Duration::from_secs(600));
+    (page, outcome)
+}
+
 /// A gate of two runs a side: every run of each side is a dot, per benchmark and metric. Timed, so nothing
 /// is asserted of the verdict (head does a linear search for a binary one), only of what is drawn.
 #[test]
@@ -229,33 +250,11 @@ fn the_gate_draws_every_run_of_each_side() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let kata = common::repo_file("tests/kata");
-    let (base, head) = (tmp.path().join("base"), tmp.path().join("head"));
-    common::copy_tree(&kata, &base);
-    common::copy_tree(&kata, &head);
-    std::fs::copy(
-        kata.join("slowdowns/s09_count_below_linear_search.c"),
-        head.join("kernels.c"),
-    )
-    .unwrap();
-    let page = tmp.path().join("gate.html");
-    let args = [
-        "bench",
-        "gate",
-        "--json",
-        "-",
-        "--base",
-        "../../base/wire",
-        "--runs",
-        "2",
-        "--scale",
-        "0.1",
-        "--html",
-        page.to_str().unwrap(),
-    ];
-    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
-    command.args(args).current_dir(head.join("wire"));
-    let outcome = common::run_rho(command, &args, Duration::from_secs(600));
+    let (page, outcome) = kata_gate_page(
+        tmp.path(),
+        "s09_count_below_linear_search",
+        &["--runs", "2", "--scale", "0.1"],
+    );
     eprintln!("{}", outcome.describe());
     assert!(
         matches!(outcome.status, Some(0 | 1)),
@@ -451,31 +450,11 @@ fn a_counted_gate_draws_a_flame_graph_per_regressed_benchmark() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let kata = common::repo_file("tests/kata");
-    let (base, head) = (tmp.path().join("base"), tmp.path().join("head"));
-    common::copy_tree(&kata, &base);
-    common::copy_tree(&kata, &head);
-    std::fs::copy(
-        kata.join("slowdowns/s10_count_below_defensive_copy.c"),
-        head.join("kernels.c"),
-    )
-    .unwrap();
-    let page = tmp.path().join("gate.html");
-    let args = [
-        "bench",
-        "gate",
-        "--json",
-        "-",
-        "--base",
-        "../../base/wire",
-        "--measure",
-        "instructions",
-        "--html",
-        page.to_str().unwrap(),
-    ];
-    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
-    command.args(args).current_dir(head.join("wire"));
-    let outcome = common::run_rho(command, &args, Duration::from_secs(600));
+    let (page, outcome) = kata_gate_page(
+        tmp.path(),
+        "s10_count_below_defensive_copy",
+        &["--measure", "instructions"],
+    );
     assert_eq!(outcome.status, Some(1), "{}", outcome.describe());
     let dom = common::chromium(tmp.path(), &page, "1200,1600", &["--dump-dom"]);
     assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
