@@ -90,7 +90,8 @@ pub enum BenchAction {
     /// change points (docs/history.md).
     History(crate::history::HistoryArgs),
     /// Merge the `--json` documents of `--shard K/N` runs (every share of one run, each once) into the run
-    /// one machine would have made: the same report, document, comparison and exit status (docs/ci.md).
+    /// one machine would have made: the same report, document, comparison and exit status; the shares of a
+    /// `rho bench gate --shard K/N` into the gate's document, verdict and exit status (docs/ci.md).
     Merge(MergeArgs),
     /// Start a project here (a git repository or not): write a commented module.yml and a first suite,
     /// bench/first_bench.c, that builds and runs, then print the next three commands. Never overwrites a
@@ -122,7 +123,7 @@ pub struct CheckArgs {
 /// `rho bench merge SHARD.json...`.
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// The shares' documents (`rho bench --shard K/N --json FILE`), in any order.
+    /// The shares' documents (`rho bench --shard K/N --json FILE`, or `rho bench gate`'s), in any order.
     #[arg(value_name = "SHARD.json", required = true)]
     pub shares: Vec<PathBuf>,
 

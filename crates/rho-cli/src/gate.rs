@@ -85,6 +85,11 @@ pub struct GateArgs {
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<PathBuf>,
 
+    /// Judge share K of N of the benchmarks (also `RHO_SHARD=K/N`), each benchmark's share from its name
+    /// alone; `--json` records the share for `rho bench merge` (docs/ci.md).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<rho_shard::Shard>,
+
     #[command(flatten)]
     pub color: crate::term::ColorArgs,
 }
@@ -114,6 +119,7 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         bisect: args.bisect,
         html: args.html.clone(),
         json: args.json.clone(),
+        shard: rho_shard::spec::resolve(args.shard, std::env::var("RHO_SHARD").ok().as_deref())?,
     };
     let output = crate::term::OutputArgs {
         wide: false,

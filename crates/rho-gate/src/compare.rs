@@ -34,6 +34,28 @@ impl Verdict {
     }
 }
 
+impl Verdict {
+    /// The gate's verdict over its metrics' outcomes: regressed when any regressed (a regression is a fact
+    /// whatever else is open), else undecided when one is undecided or there is none, else ok. The one rule,
+    /// also for merged shares (rho-shard).
+    pub fn of(outcomes: impl IntoIterator<Item = Verdict>) -> Verdict {
+        let (mut any, mut undecided) = (false, false);
+        for outcome in outcomes {
+            any = true;
+            match outcome {
+                Verdict::Regressed => return Verdict::Regressed,
+                Verdict::Undecided => undecided = true,
+                Verdict::Ok => {}
+            }
+        }
+        if undecided || !any {
+            Verdict::Undecided
+        } else {
+            Verdict::Ok
+        }
+    }
+}
+
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -270,20 +292,11 @@ pub fn compare(
             undecided_side,
         });
     }
-    let verdict = if metrics
-        .iter()
-        .any(|m| m.outcome == MetricOutcome::Regressed)
-    {
-        Verdict::Regressed
-    } else if metrics.is_empty()
-        || metrics
-            .iter()
-            .any(|m| matches!(m.outcome, MetricOutcome::Undecided(_)))
-    {
-        Verdict::Undecided
-    } else {
-        Verdict::Ok
-    };
+    let verdict = Verdict::of(metrics.iter().map(|m| match m.outcome {
+        MetricOutcome::Ok => Verdict::Ok,
+        MetricOutcome::Regressed => Verdict::Regressed,
+        MetricOutcome::Undecided(_) => Verdict::Undecided,
+    }));
     Comparison { verdict, metrics }
 }
 

@@ -24,6 +24,7 @@ pub mod report;
 mod run;
 mod run_metrics;
 pub mod settings;
+pub mod shard;
 mod shell;
 pub mod side;
 mod wire_metrics;

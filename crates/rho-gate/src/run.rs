@@ -291,6 +291,9 @@ impl Pairs<'_> {
             }
             merge_metrics(&mut metrics, job_metrics, &job_what);
         }
+        if let Some(shard) = self.request.settings.shard() {
+            shard.keep_own(&mut metrics, &side.benchmark_of);
+        }
         if let Some(open) = open {
             // The settled benchmarks' metrics, run anyway (the harness's filter selects by substring, a JSON
             // line reports all), are left out: a run holds exactly what it was meant to measure.

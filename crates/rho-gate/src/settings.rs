@@ -132,6 +132,8 @@ pub struct GateSettings {
     cache: bool,
     timeout: Duration,
     budgets: Budgets,
+    /// `--shard K/N`: judge only the benchmarks of share K (crate::shard); `None`: all of them.
+    shard: Option<crate::shard::GateShard>,
 }
 
 impl Default for GateSettings {
@@ -143,6 +145,7 @@ impl Default for GateSettings {
             cache: true,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),
             budgets: Budgets::default(),
+            shard: None,
         }
     }
 }
@@ -161,6 +164,7 @@ impl GateSettings {
             cache: true,
             timeout,
             budgets,
+            shard: None,
         })
     }
 
@@ -207,6 +211,14 @@ impl GateSettings {
 
     pub fn cache(&self) -> bool {
         self.cache
+    }
+
+    pub fn set_shard(&mut self, shard: Option<crate::shard::GateShard>) {
+        self.shard = shard;
+    }
+
+    pub fn shard(&self) -> Option<crate::shard::GateShard> {
+        self.shard
     }
 
     /// The most runs per side a benchmark gets: `max_runs` when set (never below `runs`), else `runs`.

@@ -59,6 +59,8 @@ pub struct Options {
     pub bisect: bool,
     pub html: Option<PathBuf>,
     pub json: Option<PathBuf>,
+    /// `--shard K/N` (or `RHO_SHARD`): judge share K of N of the benchmarks (rho_gate::shard).
+    pub shard: Option<rho_shard::Shard>,
 }
 
 /// The exit status of an undecided gate: 2, or under `--bisect` 125 when head's code is to blame (skip the
@@ -99,7 +101,7 @@ pub fn run(
     let json = crate::output::prepare_json(options.json.as_deref())?;
     match gate(options, progress) {
         Ok((outcome, settings)) => {
-            print_outcome(&outcome, &settings, terminal, json.as_ref())?;
+            print_outcome(&outcome, &settings, terminal, json.as_ref(), options)?;
             if let Some(html) = &options.html {
                 let page = rho_report::gate::outcome_page(&outcome);
                 crate::output::write_text(html, "the HTML report", &page)?;
@@ -117,12 +119,13 @@ pub fn run(
                 verdict => verdict.exit_code(),
             })
         }
-        Err(error) => undecided(&error, options.bisect, json.as_ref()),
+        Err(error) => undecided(&error, options, json.as_ref()),
     }
 }
 
 /// A gate that could not run: the error, who is to blame, the `undecided` document; the exit status.
-fn undecided(error: &Error, bisect: bool, json: Option<&JsonTarget>) -> crate::Result<u8> {
+fn undecided(error: &Error, options: &Options, json: Option<&JsonTarget>) -> crate::Result<u8> {
+    let bisect = options.bisect;
     let (side, head_to_blame) = match error {
         // Neither side's build or run failed, but under `git bisect run` this module.yml is the commit being
         // tested.
@@ -141,6 +144,7 @@ fn undecided(error: &Error, bisect: bool, json: Option<&JsonTarget>) -> crate::R
         "error": text,
         "side": side.map(SideName::label),
         "metrics": {},
+        "shard": shard_record(options),
     });
     if let Some(json) = json {
         write_document(json, &document)?;
@@ -170,6 +174,10 @@ fn apply_overrides(
         settings.set_build_jobs(jobs)?;
     }
     settings.set_cache(!options.no_cache);
+    settings.set_shard(options.shard.map(|s| rho_gate::shard::GateShard {
+        index: s.index,
+        count: s.count,
+    }));
     let measure = options
         .measure
         .or(config.map(|c| c.measure))
@@ -390,7 +398,7 @@ impl Sides<'_> {
 
 /// `--json`: the verdict document to a file, or to stdout as one line (a script may read it whole or take the
 /// last line, as before).
-fn write_document(json: &JsonTarget, document: &serde_json::Value) -> crate::Result<()> {
+pub(crate) fn write_document(json: &JsonTarget, document: &serde_json::Value) -> crate::Result<()> {
     match json {
         JsonTarget::Stdout => {
             // Through the sanitiser: serde leaves no C0 control raw, and a DEL or C1 one (a command or a path
@@ -413,6 +421,7 @@ fn print_outcome(
     settings: &SettingsSource,
     terminal: &dyn Terminal,
     json: Option<&JsonTarget>,
+    options: &Options,
 ) -> crate::Result<()> {
     let (mut out, _) = crate::output::report_output(terminal, json);
     let columns = terminal.columns(json.is_some_and(JsonTarget::is_stdout));
@@ -426,7 +435,25 @@ fn print_outcome(
     document["functions"] = rho_gate::functions::to_json(&rho_gate::functions::regressed(outcome));
     document["settings_file"] =
         serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));
+    document["shard"] = shard_record(options);
     write_document(json, &document)
+}
+
+/// The `shard` object of a sharded gate's document (docs/gate.md): the share, how the shares are cut, and
+/// what every share of one gate has alike, which `rho bench merge` checks; `null` unsharded.
+fn shard_record(options: &Options) -> serde_json::Value {
+    let Some(shard) = options.shard else {
+        return serde_json::Value::Null;
+    };
+    serde_json::json!({
+        "index": shard.index,
+        "count": shard.count,
+        "partition": rho_gate::shard::PARTITION,
+        "base": options.base,
+        "head": options.head,
+        "target": options.target,
+        "measure": options.measure.map(rho_shard::share::measure_name),
+    })
 }
 
 #[cfg(test)]

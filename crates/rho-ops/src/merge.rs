@@ -33,6 +33,12 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     for path in &options.shares {
         files.push((path.display().to_string(), crate::saved::read_text(path)?));
     }
+    if files
+        .first()
+        .is_some_and(|(_, text)| rho_shard::gate::is_gate_document(text))
+    {
+        return merge_gate(options, &files, json.as_ref(), terminal);
+    }
     let shares = rho_shard::merge::merge(&files)?;
     let config = rho_config::load_nearest(&crate::output::current_dir()?)?;
     let target = config.target(Some(&shares.target))?;
@@ -126,6 +132,44 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         width: layout.width,
     };
     Ok(ending.close(&judgements, &finished, &mut out))
+}
+
+/// The shares of `rho bench gate --shard K/N` merged (rho_shard::gate): the verdict and what regressed on
+/// the report's stream, the merged gate document to `--json`; the gate's exit status (0, 1, 2).
+fn merge_gate(
+    options: &Options,
+    files: &[(String, String)],
+    json: Option<&crate::output::JsonTarget>,
+    terminal: &dyn Terminal,
+) -> crate::Result<u8> {
+    if options.markdown.is_some() || options.html.is_some() {
+        return Err(Error::Refused(
+            "--markdown and --html are for run documents; a gate's shares merge to its --json"
+                .to_string(),
+        ));
+    }
+    let merged = rho_shard::gate::merge(files)?;
+    let (mut out, _) = crate::output::report_output(terminal, json);
+    let mut text = format!(
+        "rho bench merge: the gate's {} shares: {} metrics, verdict {}\n",
+        files.len(),
+        merged.document["metrics"]
+            .as_object()
+            .map_or(0, |m| m.len()),
+        merged.verdict
+    );
+    for metric in &merged.regressed {
+        text.push_str(&format!("  regressed: {metric}\n"));
+    }
+    for failure in &merged.failed {
+        text.push_str(&format!("  share {failure}\n"));
+    }
+    show(&mut out, &text);
+    if let Some(json) = json {
+        // One line, as the gate writes its own document.
+        crate::gate::write_document(json, &merged.document)?;
+    }
+    Ok(merged.exit_code())
 }
 
 /// The baseline's plan for the shares' `--diff REF` (and `--markdown`), read here at the commit the shares

@@ -1,0 +1,114 @@
+//! `rho bench gate --shard K/N`: the gate judges share K of N of the benchmarks, so that the jobs of a CI
+//! matrix each gate a share and `rho bench merge` puts the verdicts together (docs/ci.md).
+//!
+//! The gate learns its benchmarks by running them, and two sides may hold different ones, so the partition is
+//! of each benchmark's name alone: a benchmark is in share `FNV-1a-64(name) mod N + 1`. Every job, and both
+//! sides, compute the same share for a name without any list and without talking to each other. The first run
+//! of each side runs every benchmark (their names are not known before it) and keeps only the share's; later
+//! runs (time, adaptive) run only the share's, through `RHO_BENCH_FILTER`.
+
+use std::collections::BTreeMap;
+
+use crate::run_metrics::RunMetrics;
+
+/// How the gate's shares are cut, as its `--json` names it (the merge refuses shares cut otherwise).
+pub const PARTITION: &str = "gate-name-fnv1a64";
+
+/// Share `index` of `count`, both from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GateShard {
+    pub index: u32,
+    pub count: u32,
+}
+
+/// The share (from 1) of `count` that benchmark `name` is in.
+pub fn share_of(name: &str, count: u32) -> u32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (hash % u64::from(count.max(1))) as u32 + 1
+}
+
+impl GateShard {
+    /// Whether benchmark `benchmark` is this share's.
+    pub fn holds(&self, benchmark: &str) -> bool {
+        share_of(benchmark, self.count) == self.index
+    }
+
+    /// Drops from `metrics` every metric of a benchmark of another share (`benchmark_of`: a metric's benchmark;
+    /// a metric not in it is a benchmark of its own, as a JSON line's is).
+    pub fn keep_own(&self, metrics: &mut RunMetrics, benchmark_of: &BTreeMap<String, String>) {
+        let others: Vec<String> = metrics
+            .keys()
+            .filter(|metric| {
+                let benchmark = benchmark_of.get(*metric).unwrap_or(metric);
+                !self.holds(benchmark)
+            })
+            .cloned()
+            .collect();
+        for metric in others {
+            metrics.leave_out(&metric);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Figure;
+
+    #[test]
+    fn every_name_is_in_exactly_one_share_and_the_same_one_every_time() {
+        for name in [
+            "bench_sum",
+            "bench_matmul",
+            "bench_rmsnorm",
+            "bench_count_below",
+            "",
+        ] {
+            let share = share_of(name, 4);
+            assert!((1..=4).contains(&share), "{name}: {share}");
+            assert_eq!(share, share_of(name, 4));
+            let holders = (1..=4)
+                .filter(|k| {
+                    GateShard {
+                        index: *k,
+                        count: 4,
+                    }
+                    .holds(name)
+                })
+                .count();
+            assert_eq!(holders, 1, "{name}");
+            assert_eq!(share_of(name, 1), 1);
+        }
+    }
+
+    #[test]
+    fn a_share_keeps_only_its_benchmarks_metrics() {
+        let names = [
+            "bench_sum",
+            "bench_matmul",
+            "bench_rmsnorm",
+            "bench_count_below",
+        ];
+        let shard = GateShard { index: 1, count: 2 };
+        let mut metrics: RunMetrics = names
+            .iter()
+            .map(|n| (format!("{n}.instructions"), Figure::Value(1.0)))
+            .collect();
+        let benchmark_of = names
+            .iter()
+            .map(|n| (format!("{n}.instructions"), n.to_string()))
+            .collect();
+        shard.keep_own(&mut metrics, &benchmark_of);
+        let kept: Vec<&String> = metrics.keys().collect();
+        let expected: Vec<String> = names
+            .iter()
+            .filter(|n| share_of(n, 2) == 1)
+            .map(|n| format!("{n}.instructions"))
+            .collect();
+        assert_eq!(kept, expected.iter().collect::<Vec<_>>());
+    }
+}

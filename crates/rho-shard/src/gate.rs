@@ -1,0 +1,249 @@
+//! `rho bench merge` of the documents of `rho bench gate --shard K/N --json`: one gate document, the
+//! unsharded gate's in its metrics and verdict. Each share judged its own benchmarks (a benchmark's share is
+//! of its name alone, rho_gate::shard), so the merge takes each share's metrics as they are and decides as
+//! the gate does: regressed when any metric regressed, undecided when a share could not run, a metric is
+//! undecided or none was judged, ok otherwise.
+
+use rho_gate::Verdict;
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+
+/// The shares' gate put back together.
+#[derive(Debug)]
+pub struct GateMerge {
+    /// The merged document, shaped as an unsharded gate's (`shard` null).
+    pub document: Value,
+    pub verdict: Verdict,
+    /// The metrics that regressed, in name order.
+    pub regressed: Vec<String>,
+    /// The shares that could not run (`2/3: error`).
+    pub failed: Vec<String>,
+}
+
+impl GateMerge {
+    /// The gate's exit status: 0 ok, 1 regressed, 2 undecided.
+    pub fn exit_code(&self) -> u8 {
+        self.verdict.exit_code()
+    }
+}
+
+/// Whether `text` is a gate's document (a `verdict`, no `schema`) rather than a run's.
+pub fn is_gate_document(text: &str) -> bool {
+    serde_json::from_str::<Value>(text)
+        .is_ok_and(|v| v.get("verdict").is_some() && v.get("schema").is_none())
+}
+
+/// The fields every share of one gate has alike.
+const SAME: [&str; 6] = ["count", "partition", "base", "head", "target", "measure"];
+
+/// Reads the shares' gate documents (`(file name, text)`, any order) and merges them; refuses a document
+/// that is no gate share, shares of different gates, a share twice and a missing share, naming them.
+pub fn merge(files: &[(String, String)]) -> Result<GateMerge, Error> {
+    let mut shares: Vec<(&str, Value, Value)> = Vec::new();
+    for (file, text) in files {
+        let (document, shard) = read(file, text)?;
+        if let Some((first, _, first_shard)) = shares.first() {
+            for field in SAME {
+                if shard[field] != first_shard[field] {
+                    return Err(Error::Mismatch {
+                        file: file.clone(),
+                        first: first.to_string(),
+                        what: format!("{field} {} against {}", shard[field], first_shard[field]),
+                    });
+                }
+            }
+        }
+        shares.push((file, document, shard));
+    }
+    let Some((_, first, first_shard)) = shares.first() else {
+        return Err(Error::NotAShare {
+            file: "(none)".to_string(),
+            why: "no share given: name each share's --json document".to_string(),
+        });
+    };
+    let count = first_shard["count"].as_u64().unwrap_or(0) as u32;
+    let mut by_index: Vec<Option<usize>> = vec![None; count as usize];
+    for (at, (file, _, shard)) in shares.iter().enumerate() {
+        let index = shard["index"].as_u64().unwrap_or(0) as usize;
+        match by_index[index - 1] {
+            Some(earlier) => {
+                return Err(Error::Twice {
+                    share: format!("{index}/{count}"),
+                    first: shares[earlier].0.to_string(),
+                    second: file.to_string(),
+                });
+            }
+            None => by_index[index - 1] = Some(at),
+        }
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|k| by_index[*k as usize - 1].is_none())
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Missing { missing, count });
+    }
+    let ordered: Vec<&Value> = by_index.iter().flatten().map(|at| &shares[*at].1).collect();
+    Ok(combine(first, &ordered))
+}
+
+/// A share's document and its `shard` object, checked: a gate document with a share in range.
+fn read(file: &str, text: &str) -> Result<(Value, Value), Error> {
+    let not_a_share = |why: String| Error::NotAShare {
+        file: file.to_string(),
+        why,
+    };
+    let document: Value = serde_json::from_str(text).map_err(|e| {
+        not_a_share(format!(
+            "line {} column {}: {e} (expected a `rho bench gate --shard K/N --json` document)",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if document.get("verdict").is_none() || !document["metrics"].is_object() {
+        return Err(not_a_share(
+            "no \"verdict\" and \"metrics\": not a gate's --json document".to_string(),
+        ));
+    }
+    let shard = document["shard"].clone();
+    if !shard.is_object() {
+        return Err(not_a_share(
+            "no \"shard\" object: the gate ran without --shard K/N".to_string(),
+        ));
+    }
+    let (index, count) = (shard["index"].as_u64(), shard["count"].as_u64());
+    match (index, count) {
+        (Some(k), Some(n)) if 1 <= k && k <= n && n <= u64::from(crate::spec::MAX_SHARES) => {
+            Ok((document, shard))
+        }
+        _ => Err(not_a_share(format!(
+            "shard {}/{}: expected K/N with 1 <= K <= N",
+            shard["index"], shard["count"]
+        ))),
+    }
+}
+
+/// The shares' metrics and regressed functions together, and the gate's verdict over them.
+fn combine(first: &Value, shares: &[&Value]) -> GateMerge {
+    let mut metrics = Map::new();
+    let mut functions = Vec::new();
+    let mut failed = Vec::new();
+    let mut runs = 0;
+    for (at, share) in shares.iter().enumerate() {
+        if let Some(error) = share.get("error").and_then(Value::as_str) {
+            failed.push(format!("{}/{}: {error}", at + 1, shares.len()));
+        }
+        if let Some(own) = share["metrics"].as_object() {
+            metrics.extend(own.clone());
+        }
+        if let Some(own) = share["functions"].as_array() {
+            functions.extend(own.iter().cloned());
+        }
+        runs = runs.max(share["runs"].as_u64().unwrap_or(0));
+    }
+    functions.sort_by(|a, b| a["bench"].as_str().cmp(&b["bench"].as_str()));
+    let regressed: Vec<String> = metrics
+        .iter()
+        .filter(|(_, m)| m["regressed"] == Value::Bool(true))
+        .map(|(name, _)| name.clone())
+        .collect();
+    // A share that could not run leaves the gate undecided, as a side failing on one machine does.
+    let verdict = if failed.is_empty() {
+        Verdict::of(metrics.values().map(|m| match m["regressed"] {
+            Value::Bool(true) => Verdict::Regressed,
+            Value::Bool(false) => Verdict::Ok,
+            _ => Verdict::Undecided,
+        }))
+    } else {
+        Verdict::Undecided
+    };
+    let mut document = serde_json::json!({
+        "verdict": verdict,
+        "runs": runs,
+        "metrics": metrics,
+        "functions": functions,
+        "settings_file": first["settings_file"],
+        "shard": null,
+    });
+    if !failed.is_empty() {
+        document["error"] = Value::String(failed.join("; "));
+    }
+    GateMerge {
+        document,
+        verdict,
+        regressed,
+        failed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Share `index` of 2 of one gate, with `metrics`.
+    fn share(index: u32, head: &str, metrics: Value) -> (String, String) {
+        let document = serde_json::json!({
+            "verdict": "ok", "runs": 1, "metrics": metrics, "functions": [], "settings_file": null,
+            "shard": {"index": index, "count": 2, "partition": "gate-name-fnv1a64", "base": "main",
+                      "head": head, "target": null, "measure": "instructions"},
+        });
+        (format!("g{index}.json"), document.to_string())
+    }
+
+    fn metric(regressed: Value) -> Value {
+        serde_json::json!({"base": 1.0, "head": 2.0, "regressed": regressed})
+    }
+
+    #[test]
+    fn the_shares_metrics_merge_and_the_verdict_is_the_gates() {
+        let one = share(
+            1,
+            "HEAD",
+            serde_json::json!({"a.instructions": metric(Value::Bool(true))}),
+        );
+        let two = share(
+            2,
+            "HEAD",
+            serde_json::json!({"b.instructions": metric(Value::Bool(false))}),
+        );
+        let merged = merge(&[two.clone(), one]).unwrap();
+        assert_eq!(
+            (merged.verdict, merged.exit_code()),
+            (Verdict::Regressed, 1)
+        );
+        assert_eq!(merged.regressed, ["a.instructions"]);
+        assert_eq!(merged.document["metrics"].as_object().unwrap().len(), 2);
+        assert!(merged.document["shard"].is_null());
+        let open = share(
+            1,
+            "HEAD",
+            serde_json::json!({"a.instructions": metric(Value::Null)}),
+        );
+        assert_eq!(merge(&[open, two]).unwrap().exit_code(), 2);
+    }
+
+    #[test]
+    fn a_share_twice_another_gates_share_and_an_unsharded_gate_are_refused_naming_them() {
+        let one = share(1, "HEAD", serde_json::json!({}));
+        let twice = merge(&[one.clone(), one.clone()]).unwrap_err().to_string();
+        assert_eq!(twice, "share 1/2 given twice: g1.json and g1.json");
+        let other = share(2, "feature", serde_json::json!({}));
+        let mismatch = merge(&[one.clone(), other]).unwrap_err().to_string();
+        assert!(
+            mismatch.starts_with("g2.json is not a share of the same run as g1.json: head"),
+            "{mismatch}"
+        );
+        let unsharded = (
+            "whole.json".to_string(),
+            r#"{"verdict":"ok","runs":1,"metrics":{}}"#.to_string(),
+        );
+        let refused = merge(&[unsharded]).unwrap_err().to_string();
+        assert!(
+            refused.contains("whole.json: not a share: no \"shard\""),
+            "{refused}"
+        );
+        let missing = merge(&[one]).unwrap_err().to_string();
+        assert!(missing.starts_with("share 2/2 missing"), "{missing}");
+    }
+}
