@@ -316,6 +316,48 @@ fn kata_board_pair(tmp: &Path, board: &str, head_kernels: Option<&Path>) -> (Pat
     (base, head)
 }
 
+/// A board gate run from a directory that holds no module.yml (base and head named as directories) counts
+/// with QEMU's plugin as one run from head does: the counter was chosen from the module.yml where the gate ran,
+/// and without one it fell back to Callgrind ("instructions counted under Callgrind") for `--target mps2-an385`.
+#[test]
+fn a_board_gate_run_from_outside_the_module_counts_with_qemus_plugin() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !common::tools_present(
+        "a_board_gate_run_from_outside_the_module_counts_with_qemus_plugin",
+        &[
+            ("arm-none-eabi-gcc", "gcc-arm-none-eabi"),
+            ("qemu-system-arm", "qemu-system-arm"),
+        ],
+    ) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (_base, _head) = kata_board_pair(tmp.path(), "mps2-an385", None);
+    let outcome = gate(
+        tmp.path(),
+        &[
+            "--base",
+            "base",
+            "--head",
+            "head",
+            "--target",
+            "mps2-an385",
+            "--measure",
+            "instructions",
+            "--iterations",
+            "2",
+        ],
+    );
+    assert_eq!(outcome.status, Some(0), "{}", outcome.describe());
+    assert!(
+        outcome
+            .stderr
+            .contains("instructions counted by QEMU with rho's plugin"),
+        "{}",
+        outcome.describe()
+    );
+}
+
 /// `--measure instructions` on a board is QEMU's exact count (rho's plugin), issue 24: the kata on the
 /// Cortex-M3 (`mps2-an385`) and on RISC-V (`riscv32-virt`), built by the board's port as `rho bench` builds
 /// it, passes a gate against itself with every instruction figure unchanged to the instruction, and fails one

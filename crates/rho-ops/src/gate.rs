@@ -189,8 +189,19 @@ fn apply_overrides(
         ));
     }
     if measure.counts() {
-        // On a built-in board QEMU counts, with rho's plugin; elsewhere Callgrind.
-        let target = config.and_then(|c| c.target(options.target.as_deref()).ok());
+        // On a built-in board QEMU counts, with rho's plugin; elsewhere Callgrind. Without a module.yml where
+        // the gate runs (base and head named as directories elsewhere), a built-in target is known by its name.
+        let target = match config {
+            Some(config) => config.target(options.target.as_deref()).ok(),
+            None => options
+                .target
+                .as_deref()
+                .filter(|name| rho_config::BUILTIN_TARGETS.contains(name))
+                .map(|name| TargetSpec::Builtin {
+                    name: name.to_owned(),
+                    timeout: None,
+                }),
+        };
         env.counter = Some(match target {
             Some(spec) if rho_suite::qemu_count::counts_on_board(&spec) => {
                 rho_gate::Counter::QemuPlugin
