@@ -66,6 +66,23 @@ pub struct InterruptAllowance {
     pub note: String,
 }
 
+impl InterruptAllowance {
+    /// An allowance of nothing: no hardware frame and no handler that can preempt the benchmark, with why.
+    fn nothing(model: &str, note: &str) -> InterruptAllowance {
+        InterruptAllowance {
+            model: model.to_string(),
+            exception_frame_bytes: 0,
+            fpu_context: false,
+            handlers: Vec::new(),
+            deepest_handler: None,
+            handler_bytes: 0,
+            bytes: Some(0),
+            unbounded: None,
+            note: note.to_string(),
+        }
+    }
+}
+
 /// The allowance of `image`, given each handler's own bound (`handler_bound(name)`: Some(Ok(bytes)),
 /// Some(Err(reason)) when unbounded, None when the call graph does not define it).
 pub fn allowance(
@@ -77,32 +94,14 @@ pub fn allowance(
         Some(core) if core.m_profile || (core.fp.is_none() && !core.vectors.is_empty()) => {
             cortex_m(core, is_defined, handler_bound)
         }
-        _ if image.format.machine.starts_with("riscv") => InterruptAllowance {
-            model: "riscv".to_string(),
-            exception_frame_bytes: 0,
-            fpu_context: false,
-            handlers: Vec::new(),
-            deepest_handler: None,
-            handler_bytes: 0,
-            bytes: Some(0),
-            unbounded: None,
-            note: "a RISC-V trap pushes nothing in hardware, and rho's port enables no interrupt (a trap ends \
-                   the run)"
-                .to_string(),
-        },
-        _ => InterruptAllowance {
-            model: "hosted".to_string(),
-            exception_frame_bytes: 0,
-            fpu_context: false,
-            handlers: Vec::new(),
-            deepest_handler: None,
-            handler_bytes: 0,
-            bytes: Some(0),
-            unbounded: None,
-            note: "hosted: the harness's signal handlers run on their own alternate stack, and it installs no \
-                   other"
-                .to_string(),
-        },
+        _ if image.format.machine.starts_with("riscv") => InterruptAllowance::nothing(
+            "riscv",
+            "a RISC-V trap pushes nothing in hardware, and rho's port enables no interrupt (a trap ends the run)",
+        ),
+        _ => InterruptAllowance::nothing(
+            "hosted",
+            "hosted: the harness's signal handlers run on their own alternate stack, and it installs no other",
+        ),
     }
 }
 
