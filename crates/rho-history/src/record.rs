@@ -188,7 +188,7 @@ impl Record {
             message,
         };
         // One parse on the way every record takes; the schema is looked at first only to say what is wrong.
-        let record: Record = match serde_json::from_str(text) {
+        let mut record: Record = match serde_json::from_str(text) {
             Ok(record) => record,
             Err(error) => return Err(fail(explain(text, &error))),
         };
@@ -223,40 +223,15 @@ impl Record {
             )));
         }
         // The section is moved into a baseline file for the baseline's checks and back out: no copy.
-        let Record {
-            schema,
-            commit,
-            commit_time,
-            subject,
-            dirty,
-            target,
-            machine,
-            measure,
-            rho_version,
-            section,
-            quartiles,
-        } = record;
-        let file = as_baseline(&target, measure, section);
+        let file = as_baseline(&record.target, record.measure, record.section);
         file.validate(path)?;
         rho_baseline::validate::baseline(&file, path)?;
-        let section = file
+        record.section = file
             .targets
             .into_values()
             .find_map(|sections| sections.time.or(sections.instructions))
             .ok_or_else(|| fail("no section".to_string()))?;
-        Ok(Record {
-            schema,
-            commit,
-            commit_time,
-            subject,
-            dirty,
-            target,
-            machine,
-            measure,
-            rho_version,
-            section,
-            quartiles,
-        })
+        Ok(record)
     }
 }
 
