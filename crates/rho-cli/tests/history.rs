@@ -16,22 +16,12 @@ use common::{Outcome, git};
 const LIMIT: Duration = Duration::from_secs(120);
 
 /// A suite of one benchmark whose every sample is `figure.txt`'s number of cycles.
-const CANNED: &str = r#"v=$(cat figure.txt)
-cat <<END
-@rho-bench 1
-@target canned arch=none optimized=1
-@clock cycles fake unit=cycle hz=0 resolution=1
-@config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0
-@bench bench_canned
-:$v
-:$v
-:$v
-@stack off
-@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
-@end bench_canned iterations=3 warmup=0 capped=0 unit=iter per_iteration=1
-@done benchmarks=1 dropped=0
-END
-"#;
+fn canned() -> String {
+    format!(
+        "v=$(cat figure.txt)\ncat <<END\n{}END\n",
+        common::CANNED_STREAM
+    )
+}
 
 fn rho(dir: &Path, args: &[&str]) -> Outcome {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
@@ -47,7 +37,7 @@ fn rho(dir: &Path, args: &[&str]) -> Outcome {
 fn project(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "--quiet", "--initial-branch=main"]);
-    std::fs::write(dir.join("canned.sh"), CANNED).unwrap();
+    std::fs::write(dir.join("canned.sh"), canned()).unwrap();
     std::fs::write(
         dir.join("module.yml"),
         "bench:\n  suites:\n    - command: sh canned.sh\n",
@@ -472,8 +462,8 @@ fn the_html_page_has_a_chart_per_benchmark_and_metric_with_its_change_points() {
     let dir = root.path().join("p");
     project(&dir);
     // Samples 10 cycles either side of the figure: the p25-p75 band is 20 cycles tall.
-    let spread = CANNED.replace(":$v\n:$v\n:$v\n", ":$((v-10))\n:$v\n:$((v+10))\n");
-    assert_ne!(spread, CANNED);
+    let spread = canned().replace(":$v\n:$v\n:$v\n", ":$((v-10))\n:$v\n:$((v+10))\n");
+    assert_ne!(spread, canned());
     std::fs::write(dir.join("canned.sh"), spread).unwrap();
     for i in 0..8u64 {
         commit_and_record(
@@ -730,7 +720,7 @@ fn several_targets_and_both_measures_give_a_record_each() {
     project(&dir);
     std::fs::write(
         dir.join("canned.sh"),
-        CANNED.replace("@target canned", "@target ${1:-canned}"),
+        canned().replace("@target canned", "@target ${1:-canned}"),
     )
     .unwrap();
     std::fs::write(dir.join("module.yml"), TWO_TARGETS).unwrap();

@@ -590,6 +590,22 @@ pub fn module_yml(extra: &str) -> String {
     )
 }
 
+/// The wire stream of the canned suites: one benchmark `bench_canned`, every sample the shell variable `$v`
+/// cycles, no stack figure.
+pub const CANNED_STREAM: &str = r#"@rho-bench 1
+@target canned arch=none optimized=1
+@clock cycles fake unit=cycle hz=0 resolution=1
+@config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0
+@bench bench_canned
+:$v
+:$v
+:$v
+@stack off
+@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
+@end bench_canned iterations=3 warmup=0 capped=0 unit=iter per_iteration=1
+@done benchmarks=1 dropped=0
+"#;
+
 /// A command suite that prints a canned wire stream: one benchmark `bench_canned` on a cycle clock whose
 /// samples are all `figures[k]` in its k-th run (the run count is kept in `runs.log` in the module root), no
 /// stack figure.
@@ -606,19 +622,7 @@ case $n in
 {cases}    *) v={last} ;;
 esac
 cat <<EOF
-@rho-bench 1
-@target canned arch=none optimized=1
-@clock cycles fake unit=cycle hz=0 resolution=1
-@config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0
-@bench bench_canned
-:$v
-:$v
-:$v
-@stack off
-@heap peak=0 live=0 allocs=0 frees=0 free_errors=0
-@end bench_canned iterations=3 warmup=0 capped=0 unit=iter per_iteration=1
-@done benchmarks=1 dropped=0
-EOF
+{CANNED_STREAM}EOF
 "#,
         last = figures.last().copied().unwrap_or(0)
     )
