@@ -920,6 +920,7 @@ mod tests {
                 calls: Vec::new(),
             }],
             other: rho_profile::net::Other::default(),
+            sampling: None,
         };
         let mut with_functions = file.clone();
         let section = with_functions

@@ -13,6 +13,7 @@ pub mod callgrind;
 pub mod diff;
 pub mod flame;
 pub mod net;
+pub mod perf;
 
 pub use callgrind::{Profile, parse};
 pub use net::{Functions, Overhead};

@@ -23,6 +23,10 @@ pub struct Functions {
     pub listed: Vec<FunctionFigures>,
     /// The functions left out of `listed`: how many, and their own instructions per iteration together.
     pub other: Other,
+    /// A sampled list (`--measure time`, [`crate::perf`]): how it was sampled; its figures are then
+    /// nanoseconds per iteration, estimated from shares of the loop's samples. `None`: exact counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<crate::perf::Sampling>,
 }
 
 /// One function's instructions per iteration, net.
@@ -247,6 +251,7 @@ pub fn top(rows: Vec<FunctionFigures>, limit: usize, source: &str) -> Functions 
             // Folded from +0 (an empty `sum` of floats is -0).
             self_per_iteration: rest.iter().fold(0.0, |sum, f| sum + f.self_per_iteration),
         },
+        sampling: None,
     }
 }
 
