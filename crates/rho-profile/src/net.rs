@@ -26,7 +26,21 @@ pub struct Functions {
     /// A sampled list (`--measure time`, [`crate::perf`]): how it was sampled; its figures are then
     /// nanoseconds per iteration, estimated from shares of the loop's samples. `None`: exact counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sampling: Option<crate::perf::Sampling>,
+    pub sampling: Option<Sampling>,
+}
+
+/// How a sampled list was taken: present only on a list `perf record` sampled ([`crate::perf`]), it marks
+/// the list as sampled, not counted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// The event perf sampled: `cycles` where the PMU has a cycle counter, else `cpu-clock` (a timer).
+    pub event: String,
+    /// Samples taken in the measured loop.
+    pub samples: u64,
+    /// How call chains were taken (`dwarf`: unwound from a copy of the stack, no frame pointers needed).
+    pub call_graph: String,
+    /// The timed run's net median nanoseconds per iteration the shares are scaled by.
+    pub ns_per_iteration: f64,
 }
 
 /// One function's instructions per iteration, net.

@@ -6,26 +6,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
-
 use crate::callgrind::demangled;
+pub use crate::net::Sampling;
 use crate::net::{FunctionFigures, Functions};
 
 /// `Functions::source` of a sampled list.
 pub const SOURCE: &str = "perf";
-
-/// How a sampled list was taken (present only on one: it marks the list as sampled, not counted).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sampling {
-    /// The event perf sampled: `cycles` where the PMU has a cycle counter, else `cpu-clock` (a timer).
-    pub event: String,
-    /// Samples taken in the measured loop.
-    pub samples: u64,
-    /// How call chains were taken (`dwarf`: unwound from a copy of the stack, no frame pointers needed).
-    pub call_graph: String,
-    /// The timed run's net median nanoseconds per iteration the shares are scaled by.
-    pub ns_per_iteration: f64,
-}
 
 /// Samples per function of one loop.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -110,6 +96,44 @@ pub fn functions(samples: &Samples, sampling: Sampling, limit: usize) -> Functio
     let mut listed = crate::net::top(rows.into_iter().map(|r| r.2).collect(), limit, SOURCE);
     listed.sampling = Some(sampling);
     listed
+}
+
+/// A sampled list as `--profile NAME` prints it: each function's share of the loop's samples, own and
+/// inclusive, and the share as nanoseconds per iteration of the timed run; marked sampled in its heading.
+pub fn table(bench: &str, functions: &Functions, sampling: &Sampling) -> String {
+    let share = |ns: f64| {
+        if sampling.ns_per_iteration > 0.0 {
+            ns / sampling.ns_per_iteration * 100.0
+        } else {
+            0.0
+        }
+    };
+    let mut out = format!(
+        "{bench}: time by function, sampled ({} {} samples of the measured loop by perf record; estimates, \
+         not counts)\n{:>7} {:>7} {:>12} {:>12}  function\n",
+        sampling.samples, sampling.event, "self", "incl.", "self ns/it", "incl. ns/it"
+    );
+    for function in &functions.listed {
+        out.push_str(&format!(
+            "{:>6.1}% {:>6.1}% {:>12.1} {:>12.1}  {}\n",
+            share(function.self_per_iteration),
+            share(function.inclusive_per_iteration),
+            function.self_per_iteration,
+            function.inclusive_per_iteration,
+            function.name
+        ));
+    }
+    if functions.other.functions > 0 {
+        out.push_str(&format!(
+            "{:>6.1}% {:>7} {:>12.1} {:>12}  ({} other functions)\n",
+            share(functions.other.self_per_iteration),
+            "",
+            functions.other.self_per_iteration,
+            "",
+            functions.other.functions
+        ));
+    }
+    out
 }
 
 /// The event a `perf evlist` line names, without its modifiers (`cpu-clock:uH` is `cpu-clock`).

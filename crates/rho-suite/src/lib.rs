@@ -30,6 +30,7 @@ pub mod foreign;
 pub mod observe;
 pub mod ports;
 pub mod qemu_count;
+pub mod sample;
 pub mod sides;
 pub mod stream;
 pub mod tools;
