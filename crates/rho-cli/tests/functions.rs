@@ -445,3 +445,64 @@ fn time_mode_profile_samples_the_measured_loop_and_names_the_hot_function_first(
         }
     }
 }
+
+/// A time regression between two saved runs that perf sampled (`--functions N`): `compare` names the functions
+/// whose sampled figures changed most, marked sampled in the text and the JSON. Head's hot function does ten
+/// times the rounds (a change far beyond sampling noise), so it leads the list.
+#[test]
+fn compare_of_two_sampled_runs_names_the_function_behind_a_time_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(why) = perf_cannot_record(dir.path()) {
+        println!("note: compare_of_two_sampled_runs... skipped: perf cannot record here: {why}");
+        return;
+    }
+    for (side, rounds) in [("base", "2000"), ("head", "20000")] {
+        let side_dir = dir.path().join(side);
+        std::fs::create_dir_all(&side_dir).unwrap();
+        let suite = common::write_c(&side_dir, "hot.c", &HOT_SUITE.replace("2000", rounds));
+        let json = format!("{side}.json");
+        let args = [
+            "bench",
+            suite.to_str().unwrap(),
+            "--functions",
+            "5",
+            "--json",
+            &json,
+        ];
+        common::rho_at(dir.path(), &args, LIMIT).assert_exit(0);
+    }
+    let args = [
+        "bench",
+        "compare",
+        "base.json",
+        "head.json",
+        "--json",
+        "c.json",
+    ];
+    let outcome = common::rho_at(dir.path(), &args, LIMIT);
+    outcome.assert_exit(1);
+    let block: Vec<&str> = outcome
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "bench_hot: the functions that changed most")
+        .take(3)
+        .collect();
+    assert!(
+        block.len() == 3
+            && block[1].contains("function (sampled ns/iter)")
+            && block[2].trim_start().starts_with("mix_rounds"),
+        "{}",
+        outcome.describe()
+    );
+    let document = common::read_json(&dir.path().join("c.json"));
+    let hot = document["comparison"]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "bench_hot")
+        .unwrap_or_else(|| panic!("{document}"));
+    assert_eq!(hot["functions_sampled"], true, "{hot}");
+    assert_eq!(hot["functions"][0]["name"], "mix_rounds", "{hot}");
+    let own = |side: &str| hot["functions"][0][side]["self"].as_f64().unwrap();
+    assert!(own("head") > 5.0 * own("base"), "{hot}");
+}
