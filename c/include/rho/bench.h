@@ -1761,6 +1761,7 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__measuring_starts(rho_bench_t *st
  * `.overhead`, not the harness's reporting. A write or read that fails turns the hook off (the
  * run goes on, timed as ever). POSIX hosts only; elsewhere the hook is nothing. */
 #if RHO_BENCH__POSIX
+#include <poll.h>
 #include <unistd.h>
 static int rho_bench__perf_write = -1, rho_bench__perf_read = -1;
 static const char *rho_bench__perf_bench; /* NAME; 0: no sampling asked */
@@ -1797,23 +1798,44 @@ static int rho_bench__perf_init(void)
     return 0;
 }
 
-/* Sends perf `command` ("enable\n" or "disable\n") and waits for its acknowledgement. */
+/* Sends perf `command` ("enable\n" or "disable\n") and waits for its acknowledgement, at most 10 s
+ * a piece: this process holds a copy of the pipe's write end too, so a perf that died would never
+ * close it, and the run goes on unsampled rather than hang until rho's timeout. */
 static void rho_bench__perf_send(const char *command)
 {
     size_t len = strlen(command);
     char ack[8];
-    ssize_t got;
+    struct pollfd ready;
     if (write(rho_bench__perf_write, command, len) != (ssize_t)len) {
         rho_bench__perf_bench = 0;
         return;
     }
+    ready.fd = rho_bench__perf_read;
+    ready.events = POLLIN;
     /* "ack\n" and its terminating NUL, perhaps in pieces */
-    do {
+    for (;;) {
+        int polled;
+        ssize_t got;
+        ready.revents = 0;
+        polled = poll(&ready, 1, 10000);
+        if (polled < 0 && errno == EINTR) {
+            continue;
+        }
+        if (polled != 1) {
+            break; /* silent for 10 s, or poll failed */
+        }
         got = read(rho_bench__perf_read, ack, sizeof ack);
-    } while ((got > 0 && memchr(ack, '\0', (size_t)got) == 0) || (got < 0 && errno == EINTR));
-    if (got <= 0) {
-        rho_bench__perf_bench = 0;
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            break; /* perf is gone */
+        }
+        if (memchr(ack, '\0', (size_t)got) != 0) {
+            return;
+        }
     }
+    rho_bench__perf_bench = 0; /* sampling stops here; the run goes on */
 }
 
 /* The measured loop of `state` starts (on) or ends (off): sampling follows when it is the one. */
