@@ -263,10 +263,11 @@ fn functions_blocks(out: &mut String, analysis: &Analysis, commits: &[Commit], l
             };
             let commit = &commits[change.commit_index];
             out.push('\n');
+            // The summary is HTML: the name (another harness's may hold `<`) is escaped as such.
             out.push_str(&rho_profile::diff::markdown(
                 &format!(
                     "{} {} at {}",
-                    series.key.bench,
+                    rho_report::html::escape(&series.key.bench),
                     series.key.metric,
                     commit.id.get(..10).unwrap_or(&commit.id)
                 ),
