@@ -21,6 +21,8 @@ pub struct Options {
     pub list: bool,
     /// `--profile NAME`: benchmark NAME's functions printed after the report.
     pub profile: Option<String>,
+    /// `--shard K/N` (or `RHO_SHARD`): run only this share of the suite's benchmarks (rho_shard::files).
+    pub shard: Option<rho_shard::Shard>,
 }
 
 /// `--cflags` and `--ldflags`, split into words.
@@ -41,6 +43,11 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     let targets = crate::module::target_list(options.asked.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.
     if targets.len() > 1 && !options.list {
+        if let Some(shard) = options.shard {
+            return Err(Error::Refused(format!(
+                "--shard {shard}: shares are of one target's run; run each target's shares apart"
+            )));
+        }
         if options.asked.exports.any() {
             return Err(crate::Error::Refused(
                 "--bmf and --github-benchmark export one target's run; run them with a single --target"
@@ -70,6 +77,28 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     let repetitions =
         crate::baseline::repetitions(&options.asked.baseline, options.asked.repetitions, 1);
     let inputs = inputs(options, (&what, &settings), &flags, repetitions, &cwd);
+    // With `--shard K/N`: this job's share, planned before the suite runs; the comparison is the merge's.
+    let (share, plan) = match options.shard.filter(|_| !options.list) {
+        Some(shard) => {
+            let diff = &options.asked.baseline.diff;
+            let (share, plan) =
+                rho_shard::files::plan_run(targets[0].as_deref(), &inputs, shard, diff, plan)?;
+            crate::say(&format!("rho: {}", share.describe()));
+            (Some(share), plan)
+        }
+        None => (None, plan),
+    };
+    let share_settings = HarnessSettings {
+        filter: share.as_ref().and_then(|s| s.filter_for(&what)),
+        ..settings.clone()
+    };
+    let inputs = match &share {
+        Some(_) => rho_suite::FilesInputs {
+            settings: &share_settings,
+            ..inputs
+        },
+        None => inputs,
+    };
     let rho_suite::FilesRun {
         mut summary,
         compiler,
@@ -77,6 +106,9 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         ldflags,
         footprint,
     } = measure_suite(targets[0].as_deref(), &inputs)?;
+    if let Some(share) = &share {
+        share.trim(&what, &mut summary);
+    }
     if options.list {
         show(&mut terminal.plain(false), &crate::module::names(&summary));
         return Ok(0);
@@ -125,6 +157,11 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         let suite = suite_info(options, compiler, cflags, ldflags);
         let mut document = RunDocument::new(suite, summary);
         document.comparison = finished.record.as_ref();
+        document.shard = share
+            .as_ref()
+            .map(|s| serde_json::to_value(&s.record))
+            .transpose()
+            .map_err(Error::Json)?;
         json.write(&document)?;
     }
     if let Some(html) = &options.asked.html {
