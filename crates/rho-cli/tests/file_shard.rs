@@ -1,6 +1,7 @@
 //! `rho bench FILE.c --shard K/N` and `rho bench merge` of its shares, through the real binary on
 //! examples/crypto_bench.c counted in instructions (exact): three shares merged give the very document the
-//! unsharded run gives; a share missing, given twice, of another commit or of other settings is refused
+//! unsharded run gives, and with `--diff` a planted 2x slowdown fails the merge (exit 1) naming it, with the
+//! unsharded run's comparison; a share missing, given twice, of another commit or of other settings is refused
 //! with exit 2 naming it; `RHO_SHARD` picks the share too; too many shares, several targets and
 //! `--write-baseline` are refused before anything runs.
 
@@ -180,4 +181,63 @@ fn a_file_share_that_cannot_be_merged_is_refused_before_it_runs() {
     run.assert_exit(2);
     run.assert_stderr_has("--shard 1/2 with --write-baseline would record one share's benchmarks");
     assert!(!project.path().join("bench/baseline.json").exists());
+}
+
+#[test]
+fn a_planted_2x_slowdown_in_a_sharded_file_diff_fails_the_merge_naming_it() {
+    let project = project();
+    let run = project.rho(&[&COUNTED[..], &["--write-baseline"]].concat());
+    run.assert_exit(0);
+    git(project.path(), &["add", "-f", "bench/baseline.json"]);
+    git(project.path(), &["commit", "-q", "-m", "baseline"]);
+    // bench_crc_64 now does its work twice (the harness's keep is a barrier: both calls are made); nothing
+    // else changes.
+    let once = "RHO_BENCH_KEEP(crc32(message, 64));";
+    let slower = project
+        .read(SUITE)
+        .replace(once, &format!("{once}\n        {once}"));
+    project.write(SUITE, &slower);
+
+    let diff = [&COUNTED[..], &["--diff", "HEAD"]].concat();
+    let single = project.rho(&[&diff[..], &["--json", "single.json"]].concat());
+    single.assert_exit(1);
+    let files: Vec<String> = (1..=3)
+        .map(|k| share(&project, k, &["--diff", "HEAD"]))
+        .collect();
+    let first = common::read_json(&project.path().join(&files[0]));
+    assert_eq!(
+        first["shard"]["basis"], "baseline",
+        "costed from the baseline"
+    );
+    assert!(first.get("comparison").is_none(), "{first}");
+
+    let mut merge = vec![
+        "bench",
+        "merge",
+        "--markdown",
+        "pr.md",
+        "--json",
+        "merged.json",
+    ];
+    merge.extend(files.iter().map(String::as_str));
+    let run = project.rho(&merge);
+    run.assert_exit(1);
+    assert!(project.read("pr.md").contains("`bench_crc_64`"));
+    let merged = common::read_json(&project.path().join("merged.json"));
+    let single = common::read_json(&project.path().join("single.json"));
+    assert_eq!(merged, single, "the same comparison as one machine's");
+    let regressed: Vec<&str> = merged["comparison"]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| {
+            b["metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["verdict"] == "regressed")
+        })
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(regressed, ["bench_crc_64"]);
 }
