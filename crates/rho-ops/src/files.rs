@@ -77,27 +77,15 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     let repetitions =
         crate::baseline::repetitions(&options.asked.baseline, options.asked.repetitions, 1);
     let inputs = inputs(options, (&what, &settings), &flags, repetitions, &cwd);
-    // With `--shard K/N`: this job's share, planned before the suite runs; the comparison is the merge's.
-    let (share, plan) = match options.shard.filter(|_| !options.list) {
-        Some(shard) => {
-            let diff = &options.asked.baseline.diff;
-            let (share, plan) =
-                rho_shard::files::plan_run(targets[0].as_deref(), &inputs, shard, diff, plan)?;
-            crate::say(&format!("rho: {}", share.describe()));
-            (Some(share), plan)
-        }
-        None => (None, plan),
-    };
-    let share_settings = HarnessSettings {
-        filter: share.as_ref().and_then(|s| s.filter_for(&what)),
+    let (share, plan) = plan_share(options, targets[0].as_deref(), &inputs, plan)?;
+    // A share runs only its own benchmarks.
+    let share_settings = share.as_ref().map(|s| HarnessSettings {
+        filter: s.filter_for(&what),
         ..settings.clone()
-    };
-    let inputs = match &share {
-        Some(_) => rho_suite::FilesInputs {
-            settings: &share_settings,
-            ..inputs
-        },
-        None => inputs,
+    });
+    let inputs = rho_suite::FilesInputs {
+        settings: share_settings.as_ref().unwrap_or(&settings),
+        ..inputs
     };
     let rho_suite::FilesRun {
         mut summary,
@@ -179,6 +167,23 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     options.asked.exports.write(&summaries)?;
     // `--diff REF`: a regression past the limit exits 1, as `check --diff` does (budgets are check's alone).
     Ok(crate::baseline::diff_code(&finished, &mut out))
+}
+
+/// With `--shard K/N`: this job's share of the suite, planned before it runs, and the baseline's `plan`
+/// without the comparison (the merge's, over the whole run); else no share and `plan` as it is.
+fn plan_share(
+    options: &Options,
+    target: Option<&str>,
+    inputs: &rho_suite::FilesInputs<'_>,
+    plan: crate::baseline::Plan,
+) -> crate::Result<(Option<rho_shard::share::Share>, crate::baseline::Plan)> {
+    let Some(shard) = options.shard.filter(|_| !options.list) else {
+        return Ok((None, plan));
+    };
+    let diff = &options.asked.baseline.diff;
+    let (share, plan) = rho_shard::files::plan_run(target, inputs, shard, diff, plan)?;
+    crate::say(&format!("rho: {}", share.describe()));
+    Ok((Some(share), plan))
 }
 
 /// The engine's inputs for the suite.
