@@ -89,9 +89,12 @@ fn three_shares_of_a_file_suite_merged_are_the_single_run_exactly() {
         &files[1],
         "--json",
         "merged.json",
+        "--html",
+        "merged.html",
     ]);
     run.assert_exit(0);
     run.assert_stdout_has("bench_outlier");
+    assert!(project.read("merged.html").contains("bench_outlier"));
     let merged = common::read_json(&project.path().join("merged.json"));
     assert!(merged.get("shard").is_none(), "{merged}");
     assert_eq!(
