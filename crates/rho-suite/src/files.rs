@@ -29,7 +29,7 @@ pub struct FilesInputs<'a> {
     /// With instructions: the functions each benchmark keeps (`--functions N`; 0: none); sampled, as many.
     pub functions: usize,
     /// Timed on the host: the benchmarks whose measured loop `perf record` samples, in a run of its own each.
-    pub sample: crate::sample::Asked,
+    pub sample: crate::sample::Asked<'a>,
     /// Where the footprint command runs.
     pub cwd: &'a Path,
 }
@@ -109,11 +109,11 @@ struct Ran {
 }
 
 /// A board's run is not sampled: each benchmark asked says so.
-fn not_on_a_board(asked: &crate::sample::Asked) -> crate::sample::Outcomes {
+fn not_on_a_board(asked: &crate::sample::Asked<'_>) -> crate::sample::Outcomes {
     let why = "a board's run is not sampled (perf samples host processes); --measure instructions counts \
                the loop exactly";
     match asked {
-        crate::sample::Asked::One(name) => vec![(name.clone(), Err(why.to_string()))],
+        crate::sample::Asked::One(name) => vec![(name.to_string(), Err(why.to_string()))],
         _ => Vec::new(),
     }
 }

@@ -127,13 +127,13 @@ impl Sampler {
 }
 
 /// Which benchmarks a timed run samples.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Asked {
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Asked<'a> {
     /// None (the default: sampling is a run more per benchmark).
     #[default]
     Nothing,
     /// `--profile NAME`.
-    One(String),
+    One(&'a str),
     /// `--functions N` given in time mode: every benchmark the timed run ran.
     Every,
 }
@@ -144,7 +144,7 @@ pub type Outcomes = Vec<(String, std::result::Result<Sampled, String>)>;
 /// Samples each benchmark `asked` names among those `ran`; nothing asked, nothing run. Without perf, one
 /// outcome says why for every benchmark asked.
 pub fn sample_asked(
-    asked: &Asked,
+    asked: &Asked<'_>,
     ran: &[&str],
     executable: &Path,
     settings: &HarnessSettings,
@@ -152,7 +152,7 @@ pub fn sample_asked(
 ) -> Outcomes {
     let names: Vec<String> = match asked {
         Asked::Nothing => return Vec::new(),
-        Asked::One(name) => vec![name.clone()],
+        Asked::One(name) => vec![name.to_string()],
         Asked::Every => ran.iter().map(|name| name.to_string()).collect(),
     };
     let sampler = match Sampler::find() {
