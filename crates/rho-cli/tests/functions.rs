@@ -478,6 +478,8 @@ fn compare_of_two_sampled_runs_names_the_function_behind_a_time_regression() {
         "head.json",
         "--json",
         "c.json",
+        "--html",
+        "c.html",
     ];
     let outcome = common::rho_at(dir.path(), &args, LIMIT);
     outcome.assert_exit(1);
@@ -505,4 +507,16 @@ fn compare_of_two_sampled_runs_names_the_function_behind_a_time_regression() {
     assert_eq!(hot["functions"][0]["name"], "mix_rounds", "{hot}");
     let own = |side: &str| hot["functions"][0][side]["self"].as_f64().unwrap();
     assert!(own("head") > 5.0 * own("base"), "{hot}");
+    // The page: the same table under bench_hot, marked sampled.
+    let page = std::fs::read_to_string(dir.path().join("c.html")).unwrap();
+    let sampled = page
+        .split("<figure class=\"sampled-functions\">")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{page}"));
+    assert!(
+        sampled.starts_with(
+            "<figcaption>bench_hot: the functions that changed most, sampled by perf record"
+        ) && sampled.contains("<td><code>mix_rounds</code></td>"),
+        "{page}"
+    );
 }

@@ -181,6 +181,20 @@ fn render_suite(out: &mut String, index: usize, suite: &Suite, diff: Option<&Dif
         {
             flame_graph(out, &bench.name, compared.base_functions.as_ref(), head);
         }
+        // Its time regressed and both saved runs were sampled: the table (samples carry no call counts to
+        // draw a flame graph from).
+        if let Some(compared) = compared.filter(|c| {
+            !c.functions.is_empty() && c.functions_unit() == rho_profile::diff::SAMPLED_UNIT
+        }) {
+            let _ = writeln!(
+                out,
+                "<figure class=\"sampled-functions\"><figcaption>{}: the functions that changed most, sampled \
+                 by perf record (ns per iteration; estimates, not counts)</figcaption>",
+                escape(&bench.name)
+            );
+            out.push_str(&changed_functions_table(&compared.functions));
+            out.push_str("</figure>\n");
+        }
         out.push_str("</article>\n");
     }
     out.push_str("</section>\n");
