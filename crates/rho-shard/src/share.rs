@@ -43,8 +43,7 @@ impl<'a> Request<'a> {
 /// commit goes into the share's record for `rho bench merge`. `--write-baseline` is refused: one share's
 /// benchmarks are not the baseline.
 pub fn plan_run(
-    config: &ModuleConfig,
-    target: &TargetSpec,
+    engine: &rho_suite::Engine<'_>,
     shard: Shard,
     request: &Request<'_>,
     repetitions: u32,
@@ -60,7 +59,7 @@ pub fn plan_run(
         repetitions,
         ..request.clone()
     };
-    let share = Share::plan(config, target, shard, &request)?;
+    let share = Share::plan(engine, shard, &request)?;
     let plan = rho_baseline::plan::Plan {
         base: None,
         markdown: None,
@@ -76,16 +75,15 @@ pub struct Share {
 }
 
 impl Share {
-    /// Lists every suite's benchmarks (each suite built and every benchmark run once, at the lowest scale,
-    /// timed: the harness registers its benchmarks as it runs them), costs them from the committed baseline
-    /// and assigns the shares.
+    /// Lists every suite's benchmarks with the run's `engine` ([`list`]), costs them from the committed
+    /// baseline and assigns the shares.
     pub fn plan(
-        config: &ModuleConfig,
-        target: &TargetSpec,
+        engine: &rho_suite::Engine<'_>,
         shard: Shard,
         request: &Request<'_>,
     ) -> Result<Share, Error> {
-        let listed = list(config, target, request.options)?;
+        let (config, target) = (engine.config(), engine.target());
+        let listed = list(engine, request.options)?;
         let costs = costs(
             config,
             target,
@@ -195,13 +193,39 @@ impl Share {
     }
 }
 
-/// Every benchmark of every suite, `(suite, name)` in run order: each suite built and run once at the
-/// lowest scale with the user's filter (as `rho bench --list` does). A suite that fails here fails the share.
+/// Every benchmark of every suite, `(suite, name)` in run order, with the user's filter. A suite whose
+/// harness lists (a C-file suite on the host, rho_suite::Engine::list) is built by the run's `engine` and
+/// asked for its names, nothing run, and that build is the one the share runs; any other is built and run
+/// once at the lowest scale, timed, as `rho bench --list` does (its harness registers its benchmarks as it
+/// runs them). A suite that fails here fails the share.
 fn list(
-    config: &ModuleConfig,
-    target: &TargetSpec,
+    engine: &rho_suite::Engine<'_>,
     options: &RunOptions,
 ) -> Result<Vec<(String, String)>, Error> {
+    let mut running: Option<rho_suite::Engine<'_>> = None;
+    let mut names = Vec::new();
+    for (index, job) in engine.jobs.iter().enumerate() {
+        let listed = match engine.list(index)? {
+            Some(listed) => listed,
+            None => {
+                let running = match &mut running {
+                    Some(running) => running,
+                    None => running.insert(listing_engine(engine, options)?),
+                };
+                let run = running.run(index)?;
+                run.summary.benchmarks.into_iter().map(|b| b.name).collect()
+            }
+        };
+        names.extend(listed.into_iter().map(|name| (job.what.clone(), name)));
+    }
+    Ok(names)
+}
+
+/// The engine that lists a suite by running it: every benchmark once, no warm-up, at the lowest scale, timed.
+fn listing_engine<'a>(
+    engine: &rho_suite::Engine<'a>,
+    options: &RunOptions,
+) -> Result<rho_suite::Engine<'a>, Error> {
     let listing = RunOptions {
         iterations: None,
         warmup: Some(0),
@@ -210,18 +234,12 @@ fn list(
         cache_sim: false,
         ..options.clone()
     };
-    let engine = rho_suite::Engine::new(config, target, &listing, 1)?;
-    let mut names = Vec::new();
-    for (index, job) in engine.jobs.iter().enumerate() {
-        let run = engine.run(index)?;
-        names.extend(
-            run.summary
-                .benchmarks
-                .into_iter()
-                .map(|b| (job.what.clone(), b.name)),
-        );
-    }
-    Ok(names)
+    Ok(rho_suite::Engine::new(
+        engine.config(),
+        engine.target(),
+        &listing,
+        1,
+    )?)
 }
 
 /// The committed baseline's section for this target and measure, or `None` when there is no baseline file
