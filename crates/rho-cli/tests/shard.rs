@@ -391,3 +391,104 @@ fn the_harness_lists_with_rho_bench_list_and_refuses_any_other_value() {
     assert!(String::from_utf8_lossy(&ran.stdout).starts_with("@rho-bench "));
     assert_eq!(common::entries(&project.path().join("ran")), ["bench_left"]);
 }
+
+#[test]
+fn a_benchmark_the_baseline_does_not_know_is_run_by_exactly_one_share() {
+    let project = project();
+    let run = project.rho(&["bench", "--write-baseline", "--measure", "instructions"]);
+    run.assert_exit(0);
+    let baseline = common::read_json(&project.path().join("bench/baseline.json"));
+    assert_eq!(
+        baseline["targets"]["host"]["instructions"]["benchmarks"][0]["suite"], "bench/gen.c",
+        "the baseline names each benchmark's suite"
+    );
+    git(project.path(), &["add", "-f", "bench/baseline.json"]);
+    git(project.path(), &["commit", "-q", "-m", "baseline"]);
+    // bench_25 is new, registered in the middle of the suite (after bench_12).
+    let grown = generated_suite("bench", 25, None)
+        .replace("    RHO_BENCH_ADD(&suite, bench_25);\n", "")
+        .replace(
+            "    RHO_BENCH_ADD(&suite, bench_12);\n",
+            "    RHO_BENCH_ADD(&suite, bench_12);\n    RHO_BENCH_ADD(&suite, bench_25);\n",
+        );
+    project.write("bench/gen.c", &grown);
+    project.rho_json(&COUNTED);
+    let single = common::read_json(&project.path().join("run.json"));
+    assert_eq!(names(&single)[12], "bench_25");
+
+    let files = run_shares(&project, &COUNTED, 0);
+    let mut holders = Vec::new();
+    for file in &files {
+        let share = common::read_json(&project.path().join(file));
+        assert_eq!(share["shard"]["basis"], "baseline");
+        if names(&share).iter().any(|n| n == "bench_25") {
+            holders.push(file.clone());
+        }
+    }
+    assert_eq!(holders.len(), 1, "bench_25 ran in {holders:?}");
+    let mut merge = vec!["bench", "merge", "--json", "merged.json"];
+    merge.extend(files.iter().map(String::as_str));
+    project.rho(&merge).assert_exit(0);
+    let merged = common::read_json(&project.path().join("merged.json"));
+    assert_eq!(
+        merged, single,
+        "the new benchmark in its place, every figure the single run's"
+    );
+}
+
+#[test]
+fn a_share_does_not_build_a_suite_none_of_its_benchmarks_are_in() {
+    let project = Project::new();
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 10\n  suites:\n    - left.c\n    - right.c\n",
+    );
+    project.write("left.c", &generated_suite("left", 1, None));
+    project.write("right.c", &generated_suite("right", 1, None));
+    project
+        .rho(&["bench", "--write-baseline", "--measure", "instructions"])
+        .assert_exit(0);
+    project.rho_json(&COUNTED);
+    let single = common::read_json(&project.path().join("run.json"));
+    project.write(
+        "cc-log.sh",
+        "echo \"$*\" >> \"$(dirname \"$0\")/builds.log\"\nexec cc \"$@\"\n",
+    );
+    let compiler = format!("sh {}", project.path().join("cc-log.sh").display());
+    let mut built = Vec::new();
+    for k in 1..=2 {
+        let (shard, file) = (format!("{k}/2"), format!("s{k}.json"));
+        let args = [&COUNTED[..], &["--shard", &shard, "--json", &file]].concat();
+        project
+            .rho_in(project.path(), &args, &[("CC", &compiler)])
+            .assert_exit(0);
+        // The baseline says which suite holds which benchmark: one benchmark a share, one suite built.
+        let builds = project.read("builds.log");
+        let suites: Vec<&str> = ["left.c", "right.c"]
+            .into_iter()
+            .filter(|suite| builds.contains(suite))
+            .collect();
+        assert_eq!(suites.len(), 1, "share {shard} built:\n{builds}");
+        let share = common::read_json(&project.path().join(&file));
+        assert_eq!(share["suites"].as_array().unwrap().len(), 1);
+        assert_eq!(share["suites"][0]["suite"], suites[0]);
+        built.push(suites[0]);
+        std::fs::remove_file(project.path().join("builds.log")).unwrap();
+    }
+    built.sort();
+    assert_eq!(built, ["left.c", "right.c"]);
+    project
+        .rho(&[
+            "bench",
+            "merge",
+            "s1.json",
+            "s2.json",
+            "--json",
+            "merged.json",
+        ])
+        .assert_exit(0);
+    assert_eq!(
+        common::read_json(&project.path().join("merged.json")),
+        single
+    );
+}

@@ -755,22 +755,8 @@ fn run_job(
                 Some(built) => built,
                 None => build_on_host(config, job, env, flags, timeout)?,
             };
-            // A cmake suite's runs are named with their target, as on a board.
-            let named = match job.kind {
-                JobKind::CMake(_) => what.as_str(),
-                _ => job.what.as_str(),
-            };
-            for _ in 0..repetitions {
-                let mut command = Command::new(&built.executable);
-                command.current_dir(&config.root);
-                command.envs(env.iter().map(|(k, v)| (k, v)));
-                runs.push(crate::stream::run_stream(command, named, timeout)?);
-            }
-            counted = measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
-            footprint = built
-                .image
-                .as_ref()
-                .map(|files| crate::footprint::ask(mem_command, files, timeout));
+            (runs, counted, footprint) =
+                run_host_build(place, job, measuring, &built, (repetitions, &what))?;
         }
         (JobKind::CMake(cmake), _) => {
             let built = crate::cmake::build(config, cmake, target.name(), env, timeout)?;
@@ -849,6 +835,35 @@ fn run_job(
             }
         }
     }
+    Ok((runs, counted, footprint))
+}
+
+/// `job` built on the host (`built`) run: timed `repetitions` times and once counted when counting (its runs
+/// named `what` for a cmake suite, as on a board), and the footprint command asked about its image.
+fn run_host_build(
+    place: &Place<'_>,
+    job: &Job,
+    measuring: &Measuring,
+    built: &HostBuild,
+    (repetitions, what): (u32, &str),
+) -> Result<(Vec<rho_wire::Run>, Option<rho_wire::Run>, FootprintAnswer)> {
+    let (root, env, timeout) = (&place.config.root, place.env, place.timeout);
+    let named = match job.kind {
+        JobKind::CMake(_) => what,
+        _ => job.what.as_str(),
+    };
+    let mut runs = Vec::new();
+    for _ in 0..repetitions {
+        let mut command = Command::new(&built.executable);
+        command.current_dir(root);
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+        runs.push(crate::stream::run_stream(command, named, timeout)?);
+    }
+    let counted = measuring.count(&built.executable, env, root, &job.what, timeout)?;
+    let footprint = built
+        .image
+        .as_ref()
+        .map(|files| crate::footprint::ask(place.mem_command, files, timeout));
     Ok((runs, counted, footprint))
 }
 
