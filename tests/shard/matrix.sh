@@ -8,8 +8,9 @@
 #   tests/shard/matrix.sh [ROUNDS [ITERATIONS]]
 #
 # ROUNDS: each benchmark's work per iteration (default 1000 mixes, times 1 to 5); ITERATIONS: counted iterations
-# per benchmark (default 1000). Each share lists the suite (a build and a run of one iteration each) and builds
-# it again to run its share: that fixed cost, per share, is what the work per benchmark has to outweigh.
+# per benchmark (default 1000; `default`: no --iterations, the harness's default). Each share builds the suite
+# once, lists it (RHO_BENCH_LIST: nothing runs) and runs its share of that build under Valgrind: that fixed cost
+# (the build, Valgrind's start, the footprint of the image), per share, is what the work has to outweigh.
 #
 # Needs a built rho (RHO=path, default target/release/rho, else target/debug/rho), Valgrind, cc, git, python3.
 set -euo pipefail
@@ -66,7 +67,8 @@ timed() {
 }
 cpu() { awk '{ print $1 + $2 }' "$1"; }
 
-counted=(--measure instructions --iterations "$iterations" --timeout 3600)
+counted=(--measure instructions --timeout 3600)
+[ "$iterations" = default ] || counted+=(--iterations "$iterations")
 timed single.time "$rho" bench "${counted[@]}" --json single.json
 cores=$(nproc)
 pids=()
