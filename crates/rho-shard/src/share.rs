@@ -78,7 +78,7 @@ impl Share {
     /// The run's benchmarks, costed from the committed baseline, and the shares assigned. A suite the
     /// baseline names (version 4 records each benchmark's suite) takes its benchmarks from there, built by
     /// none but the shares that run some of them; any other suite, and every suite with `--filter`, is listed
-    /// by every share with the run's `engine` ([`Lister`]). The share that holds a named suite's first
+    /// by every share with the run's `engine` (`Lister`). The share that holds a named suite's first
     /// benchmark (its owner) lists it too and runs the benchmarks the baseline does not know: each new one
     /// lands in exactly one share, and no share talks to another.
     pub fn plan(
