@@ -118,7 +118,8 @@ fn cache_slot(
     context: &BuildContext,
     progress: &mut dyn FnMut(Progress),
 ) -> Option<CacheSlot> {
-    if !context.cache {
+    // A side with no build command (rho built it before the gate) has nothing to cache.
+    if !context.cache || side.recipe.jobs.iter().all(|job| job.build.is_none()) {
         return None;
     }
     let name = side.prepared.name;
