@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-pub use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2};
+pub use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
 
 /// A whole baseline file: each target's sections, one per measure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,6 +123,10 @@ pub enum TimeSource {
 #[serde(deny_unknown_fields)]
 pub struct BenchmarkBaseline {
     pub name: String,
+    /// The suite that ran it, as module.yml names it (its files or its command); absent in a version 3 file,
+    /// and for a section recorded from one suite's run (`rho bench FILE.c`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
     /// What one op is (`iter`, `byte`, ...).
     pub unit: String,
     /// Ops per iteration.
@@ -784,15 +788,15 @@ mod tests {
         let text = file_with(&["host"])
             .to_json()
             .unwrap()
-            .replace(SCHEMA, "rho-baseline/4");
+            .replace(SCHEMA, "rho-baseline/5");
         let err = BaselineFile::parse(&text, "bench/baseline.json").unwrap_err();
         assert!(
-            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/4"),
+            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/5"),
             "{err}"
         );
         let message = err.to_string();
         assert!(
-            message.contains("bench/baseline.json") && message.contains("rho-baseline/4"),
+            message.contains("bench/baseline.json") && message.contains("rho-baseline/5"),
             "{message}"
         );
 
@@ -899,6 +903,32 @@ mod tests {
         );
     }
 
+    /// A version 3 file (no suites) is read as it is and written back as version 4; a benchmark's suite is
+    /// kept through a write and a read.
+    #[test]
+    fn a_version_3_file_is_read_and_suites_are_kept() {
+        let mut file = BaselineFile::new();
+        file.insert(TargetSections::from_v1(fixture::section("host")));
+        let v3 = file.to_json().unwrap().replace(SCHEMA, SCHEMA_V3);
+        let read = BaselineFile::parse(&v3, "old.json").unwrap();
+        assert_eq!(read.schema, SCHEMA);
+        assert_eq!(read.targets, file.targets);
+        let mut with_suites = file.clone();
+        let section = with_suites
+            .targets
+            .get_mut("host")
+            .and_then(|s| s.time.as_mut())
+            .unwrap();
+        section.benchmarks[0].suite = Some("bench/crypto.c".to_string());
+        let written = with_suites.to_json().unwrap();
+        assert!(
+            written.contains("\"suite\": \"bench/crypto.c\""),
+            "{written}"
+        );
+        let back = BaselineFile::parse(&written, "new.json").unwrap();
+        assert_eq!(back.targets, with_suites.targets);
+    }
+
     /// A version 2 file (no functions) is read as it is and written back as version 3; a benchmark's
     /// functions are kept through a write and a read.
     #[test]
@@ -952,7 +982,7 @@ mod tests {
         assert!(file.targets["host"].instructions.is_none());
         let written = file.to_json().unwrap();
         assert!(
-            written.contains("\"schema\": \"rho-baseline/3\"") && written.contains("\"time\": {")
+            written.contains("\"schema\": \"rho-baseline/4\"") && written.contains("\"time\": {")
         );
         // A time section holding instructions is refused by name (they would be judged twice).
         let mut mixed = file.clone();

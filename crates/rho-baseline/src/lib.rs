@@ -48,7 +48,9 @@ pub use compare::{
     Refusal, Verdict, compare, compare_sections, compare_with, metric_limit,
 };
 pub use error::Error;
-pub use format::{BaselineFile, SCHEMA, SCHEMA_V1, SCHEMA_V2, TargetBaseline, TargetSections};
+pub use format::{
+    BaselineFile, SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, TargetBaseline, TargetSections,
+};
 pub use git::{RefSource, read_at_ref};
 pub use json::ComparisonRecord;
 pub use record::{
@@ -161,6 +163,7 @@ pub(crate) mod fixture {
     pub fn bench(name: &str, cycles: f64, ns: f64, stack: Stack, heap: u64) -> BenchmarkBaseline {
         BenchmarkBaseline {
             name: name.to_string(),
+            suite: None,
             unit: "iter".to_string(),
             per_iteration: 1,
             iterations: 20000,
