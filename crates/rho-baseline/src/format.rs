@@ -161,6 +161,11 @@ pub struct BenchmarkBaseline {
     /// version 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub functions: Option<rho_profile::Functions>,
+    /// A timed run's functions sampled by perf (a run's `sampled_functions`), carried from a saved run into
+    /// `compare` only: a baseline file does not keep them (estimates of one run are no baseline), so they are
+    /// neither written nor read.
+    #[serde(skip)]
+    pub sampled_functions: Option<rho_profile::Functions>,
 }
 
 /// The figures kept for a clocked metric. `median` is the one a regression is judged on; `p95` and `p99`
@@ -950,6 +955,7 @@ mod tests {
                 calls: Vec::new(),
             }],
             other: rho_profile::net::Other::default(),
+            sampling: None,
         };
         let mut with_functions = file.clone();
         let section = with_functions

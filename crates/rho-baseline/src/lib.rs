@@ -184,6 +184,7 @@ pub(crate) mod fixture {
             code_bytes: None,
             static_stack_bytes: None,
             functions: None,
+            sampled_functions: None,
         }
     }
 

@@ -76,6 +76,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 .instructions
                 .as_ref()
                 .and_then(|i| i.functions.clone()),
+            sampled_functions: bench.sampled_functions.clone(),
         })
         .collect();
 

@@ -149,6 +149,7 @@ fn list(
         measure: Measure::Time,
         cache_sim: false,
         functions: 0,
+        sample: rho_suite::sample::Asked::Nothing,
         repetitions: 1,
         ..*inputs
     };

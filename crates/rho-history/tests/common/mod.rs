@@ -104,6 +104,7 @@ pub fn record(commit: &str, machine: &str, measure: Measure, figures: &[(&str, f
             code_bytes: None,
             static_stack_bytes: None,
             functions: None,
+            sampled_functions: None,
         })
         .collect();
     let section = TargetBaseline {
