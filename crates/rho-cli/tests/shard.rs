@@ -254,57 +254,6 @@ fn a_planted_2x_slowdown_in_a_sharded_check_diff_fails_the_merge_naming_it() {
     );
 }
 
-/// A suite whose benchmarks each leave a file `ran/NAME` when they run (their body's first iteration), so
-/// what a share ran is seen on disk.
-const MARKING_SUITE: &str = r#"#include <rho/bench.h>
-#include <stdio.h>
-
-static void mark(const char *name)
-{
-    char path[64];
-    FILE *file;
-    sprintf(path, "ran/%s", name);
-    file = fopen(path, "w");
-    if (file != NULL) {
-        fclose(file);
-    }
-}
-
-static void bench_left(rho_bench_t *state)
-{
-    unsigned x = 1u, first = 1u;
-    RHO_BENCH_LOOP(state) {
-        if (first) {
-            mark("bench_left");
-            first = 0u;
-        }
-        x = x * 3u + 1u;
-        RHO_BENCH_KEEP(x);
-    }
-}
-
-static void bench_right(rho_bench_t *state)
-{
-    unsigned x = 2u, first = 1u;
-    RHO_BENCH_LOOP(state) {
-        if (first) {
-            mark("bench_right");
-            first = 0u;
-        }
-        x = x * 5u + 1u;
-        RHO_BENCH_KEEP(x);
-    }
-}
-
-int main(int argc, char **argv)
-{
-    rho_bench_suite_t suite = {0};
-    RHO_BENCH_ADD(&suite, bench_left);
-    RHO_BENCH_ADD(&suite, bench_right);
-    return rho_bench_main(&suite, argc, argv);
-}
-"#;
-
 #[test]
 fn a_share_builds_its_suite_once_and_lists_it_without_running_a_benchmark() {
     let project = Project::new();
@@ -312,7 +261,7 @@ fn a_share_builds_its_suite_once_and_lists_it_without_running_a_benchmark() {
         "module.yml",
         "bench:\n  default_iterations: 10\n  suites:\n    - marking.c\n",
     );
-    project.write("marking.c", MARKING_SUITE);
+    project.write("marking.c", common::MARKING_SUITE);
     // The compiler, logging each build of the suite: `$CC` is how rho finds it.
     project.write(
         "cc-log.sh",
@@ -346,7 +295,7 @@ fn a_share_builds_its_suite_once_and_lists_it_without_running_a_benchmark() {
 #[test]
 fn the_harness_lists_with_rho_bench_list_and_refuses_any_other_value() {
     let project = Project::new();
-    project.write("marking.c", MARKING_SUITE);
+    project.write("marking.c", common::MARKING_SUITE);
     std::fs::create_dir_all(project.path().join("ran")).unwrap();
     let include = common::repo_file("c/include");
     let built = std::process::Command::new("cc")

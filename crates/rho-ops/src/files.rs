@@ -77,7 +77,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     let repetitions =
         crate::baseline::repetitions(&options.asked.baseline, options.asked.repetitions, 1);
     let inputs = inputs(options, (&what, &settings), &flags, repetitions, &cwd);
-    let (share, plan) = plan_share(options, targets[0].as_deref(), &inputs, plan)?;
+    let (share, plan, listed_build) = plan_share(options, targets[0].as_deref(), &inputs, plan)?;
     // A share runs only its own benchmarks.
     let share_settings = share.as_ref().map(|s| HarnessSettings {
         filter: s.filter_for(&what),
@@ -94,7 +94,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         ldflags,
         footprint,
         sampling_notes,
-    } = measure_suite(targets[0].as_deref(), &inputs)?;
+    } = measure_suite(targets[0].as_deref(), &inputs, listed_build)?;
     if let Some(share) = &share {
         share.trim(&what, &mut summary);
     }
@@ -166,21 +166,26 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     Ok(crate::baseline::diff_code(&finished, &mut out))
 }
 
-/// With `--shard K/N`: this job's share of the suite, planned before it runs, and the baseline's `plan`
-/// without the comparison (the merge's, over the whole run); else no share and `plan` as it is.
+/// With `--shard K/N`: this job's share of the suite, planned before it runs, the baseline's `plan`
+/// without the comparison (the merge's, over the whole run) and the host build that listed the suite (the
+/// share runs it); else no share, `plan` as it is and no build.
 fn plan_share(
     options: &Options,
     target: Option<&str>,
     inputs: &rho_suite::FilesInputs<'_>,
     plan: crate::baseline::Plan,
-) -> crate::Result<(Option<rho_shard::share::Share>, crate::baseline::Plan)> {
+) -> crate::Result<(
+    Option<rho_shard::share::Share>,
+    crate::baseline::Plan,
+    Option<rho_suite::HostFiles>,
+)> {
     let Some(shard) = options.shard.filter(|_| !options.list) else {
-        return Ok((None, plan));
+        return Ok((None, plan, None));
     };
     let diff = &options.asked.baseline.diff;
-    let (share, plan) = rho_shard::files::plan_run(target, inputs, shard, diff, plan)?;
+    let (share, plan, built) = rho_shard::files::plan_run(target, inputs, shard, diff, plan)?;
     crate::say(&format!("rho: {}", share.describe()));
-    Ok((Some(share), plan))
+    Ok((Some(share), plan, built))
 }
 
 /// The engine's inputs for the suite.
@@ -255,13 +260,15 @@ fn suite_and_settings(options: &Options) -> (String, HarnessSettings) {
     (what, settings)
 }
 
-/// The suite of files measured on `target` (the host for `None`) by the engine, its progress shown.
+/// The suite of files measured on `target` (the host for `None`) by the engine, its progress shown; on the
+/// host `built` (a build already listed) runs when given.
 fn measure_suite(
     target: Option<&str>,
     inputs: &rho_suite::FilesInputs<'_>,
+    built: Option<rho_suite::HostFiles>,
 ) -> crate::Result<rho_suite::FilesRun> {
     rho_suite::observe::suite_started(inputs.what, 1, 1, inputs.repetitions);
-    Ok(rho_suite::measure_files(target, inputs)?)
+    Ok(rho_suite::measure_files_built(target, inputs, built)?)
 }
 
 /// The suite's footprint attached to its run (or a warning why not), then the run's own warnings, each said
@@ -317,7 +324,7 @@ fn several(
             ldflags,
             footprint,
             ..
-        } = measure_suite(target.as_deref(), &inputs)?;
+        } = measure_suite(target.as_deref(), &inputs, None)?;
         let on_target = format!("{what} on {name}");
         attach_and_warn(&mut summary, footprint, &on_target, &format!("{name}: "));
         let suite = suite_info(options, compiler, cflags, ldflags);

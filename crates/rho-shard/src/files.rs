@@ -1,9 +1,10 @@
 //! `rho bench FILE.c... --shard K/N`: a share of a suite of files, and `rho bench merge` of such shares back
 //! into the `rho-bench-run/1` document the unsharded run writes (docs/ci.md, "A suite of files").
 //!
-//! The suite is one suite of the partition ([`crate::partition`]): its benchmarks listed by a run of each at
-//! the lowest scale, costed from the baseline `--diff` reads (`bench/baseline.json` in the current directory)
-//! when it has the target's section, by name otherwise; the share runs with `RHO_BENCH_FILTER` set to its
+//! The suite is one suite of the partition ([`crate::partition`]): its benchmarks named by the baseline
+//! `--diff` reads (`bench/baseline.json` in the current directory) when it is version 4 and names the suite,
+//! else listed (on the host by the harness from the build the share then runs, on a board by a run at the
+//! lowest scale); costed from that baseline when it has the target's section, by name otherwise; the share runs with `RHO_BENCH_FILTER` set to its
 //! names ([`Share::filter_for`]) and keeps only its own ([`Share::trim`]). The merge refuses what the merge
 //! of module shares refuses ([`crate::merge`]), plus shares built by another compiler.
 
@@ -11,27 +12,34 @@ use rho_baseline::export::SuiteInfo;
 use rho_baseline::plan::Plan;
 use rho_config::Measure;
 use rho_stats::RunSummary;
-use rho_suite::FilesInputs;
 use rho_suite::stream::HarnessSettings;
+use rho_suite::{FilesInputs, HostFiles};
 use serde::Deserialize;
 
 use crate::error::Error;
 use crate::merge::{RunOf, in_order, same_run};
 use crate::partition::{assign, identity};
 use crate::record::ShardRecord;
-use crate::share::{Share, cost_of, costs_in, head_commit, measure_name};
+use crate::share::{
+    Share, add_unknown, baseline_names, cost_of, costs_in, head_commit, measure_name, owner,
+};
 use crate::spec::Shard;
 
 /// The share of the suite of files `inputs` on built-in `target` (the host for `None`), planned before it
-/// runs, and the baseline's `plan` with the comparison taken out (the merge compares the whole run, at the
-/// commit recorded here). `--write-baseline` is refused, as is a share that would hold no benchmark.
+/// runs, the baseline's `plan` with the comparison taken out (the merge compares the whole run, at the
+/// commit recorded here), and the host build that listed the suite, which the share runs (one build a
+/// share). `--write-baseline` is refused, as is a share that would hold no benchmark.
+///
+/// As a module's share ([`crate::share::Share::plan`]): a version 4 baseline that names the suite (and no
+/// `--filter`) gives its names and costs; then only the share holding its first benchmark lists it, for the
+/// benchmarks the baseline does not know. Otherwise every share lists it.
 pub fn plan_run(
     target: Option<&str>,
     inputs: &FilesInputs<'_>,
     shard: Shard,
     diff: &Option<String>,
     plan: Plan,
-) -> Result<(Share, Plan), Error> {
+) -> Result<(Share, Plan, Option<HostFiles>), Error> {
     if plan.write {
         return Err(Error::WriteBaseline {
             shard: shard.to_string(),
@@ -39,41 +47,49 @@ pub fn plan_run(
     }
     let target_name = target.unwrap_or("host");
     let costs = costs_in(&plan.path, target_name, inputs.measure)?;
-    let benchmarks: Vec<(String, String, Option<f64>)> = list(target, inputs)?
+    let named = match (&costs, &inputs.settings.filter) {
+        (Some(section), None) => baseline_names(section, inputs.what),
+        _ => Vec::new(),
+    };
+    let from_baseline = !named.is_empty();
+    let mut built = None;
+    let names = if from_baseline {
+        named
+    } else {
+        list(target, inputs, &mut built)?
+    };
+    let benchmarks: Vec<(String, String, Option<f64>)> = names
         .into_iter()
         .map(|name| {
             let cost = costs.as_ref().and_then(|c| cost_of(c, &name));
             (inputs.what.to_string(), name, cost)
         })
         .collect();
-    let entries = assign(benchmarks, shard.count);
+    let mut entries = assign(benchmarks, shard.count);
     if !entries.iter().any(|e| e.share == shard.index) {
         return Err(Error::EmptyShare {
             shard: shard.to_string(),
             benchmarks: entries.len(),
         });
     }
-    let settings = inputs.settings;
-    let run = format!(
-        "{:?} {:?} {:?} {:?} {:?} {:?} {} {} {}",
-        settings.iterations,
-        settings.warmup,
-        settings.scale,
-        settings.filter,
-        inputs.flags.cflags,
-        inputs.flags.ldflags,
-        measure_name(inputs.measure),
-        inputs.cache_sim,
-        inputs.repetitions
+    let partition = identity(
+        shard.count,
+        &[inputs.what, target_name, &run_settings(inputs)],
+        &entries,
     );
+    // After the identity, which every share computes alike: what only the owner of the suite learns.
+    if from_baseline && owner(&entries, inputs.what) == Some(shard.index) {
+        let listed = list(target, inputs, &mut built)?;
+        add_unknown(&mut entries, inputs.what, listed, shard.index);
+    }
     let record = ShardRecord {
         index: shard.index,
         count: shard.count,
-        partition: identity(shard.count, &[inputs.what, target_name, &run], &entries),
+        partition,
         commit: head_commit(inputs.cwd),
         command: "bench".to_string(),
         measure: measure_name(inputs.measure).to_string(),
-        filter: settings.filter.clone(),
+        filter: inputs.settings.filter.clone(),
         basis: if costs.is_some() { "baseline" } else { "names" }.to_string(),
         diff: diff.clone(),
         diff_commit: plan.base.as_ref().map(|(_, source)| source.commit.clone()),
@@ -84,12 +100,44 @@ pub fn plan_run(
         markdown: None,
         ..plan
     };
-    Ok((Share { record }, plan))
+    Ok((Share { record }, plan, built))
 }
 
-/// The suite's benchmarks in run order: built and each run once at the lowest scale, timed, with the user's
-/// filter (as `rho bench --list FILE.c` does).
-fn list(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<Vec<String>, Error> {
+/// The run's settings, as the partition's identity holds them: shares run alike or refuse to merge.
+fn run_settings(inputs: &FilesInputs<'_>) -> String {
+    let settings = inputs.settings;
+    format!(
+        "{:?} {:?} {:?} {:?} {:?} {:?} {} {} {}",
+        settings.iterations,
+        settings.warmup,
+        settings.scale,
+        settings.filter,
+        inputs.flags.cflags,
+        inputs.flags.ldflags,
+        measure_name(inputs.measure),
+        inputs.cache_sim,
+        inputs.repetitions
+    )
+}
+
+/// The suite's benchmarks in run order, with the user's filter. On the host the suite is built into `built`
+/// and its harness lists them (`RHO_BENCH_LIST=1`, nothing run), and the share runs that build. A board's
+/// image has its filter compiled in, so a listing there is a build run once at the lowest scale, timed (as
+/// `rho bench --list FILE.c` does), and the share builds again with its own filter.
+fn list(
+    target: Option<&str>,
+    inputs: &FilesInputs<'_>,
+    built: &mut Option<HostFiles>,
+) -> Result<Vec<String>, Error> {
+    if matches!(target, None | Some("host")) {
+        let host = match built.take() {
+            Some(host) => host,
+            None => HostFiles::build(inputs)?,
+        };
+        let names = host.list(inputs)?;
+        *built = Some(host);
+        return Ok(names);
+    }
     let settings = HarnessSettings {
         iterations: None,
         warmup: Some(0),

@@ -255,7 +255,7 @@ impl<'e, 'a> Lister<'e, 'a> {
 
 /// The names the baseline's `section` records as suite `suite`'s, in its order (none for a version 3
 /// baseline, which names no suites).
-fn baseline_names(section: &rho_baseline::TargetBaseline, suite: &str) -> Vec<String> {
+pub(crate) fn baseline_names(section: &rho_baseline::TargetBaseline, suite: &str) -> Vec<String> {
     section
         .benchmarks
         .iter()
@@ -273,7 +273,7 @@ pub fn owner(entries: &[Entry], suite: &str) -> Option<u32> {
 /// Suite `suite`'s entries put in `listed`'s order, each listed name the baseline did not know added as
 /// share `share`'s (no cost); the baseline's names no longer listed (removed from the code) stay after
 /// them, run by nobody. A suite's entries are together, in run order.
-fn add_unknown(entries: &mut Vec<Entry>, suite: &str, listed: Vec<String>, share: u32) {
+pub(crate) fn add_unknown(entries: &mut Vec<Entry>, suite: &str, listed: Vec<String>, share: u32) {
     let Some(start) = entries.iter().position(|e| e.suite == suite) else {
         return;
     };

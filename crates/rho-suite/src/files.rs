@@ -8,7 +8,7 @@ use rho_config::Measure;
 use rho_stats::RunSummary;
 
 use crate::board::Board;
-use crate::cfiles::{BuildOptions, Flags};
+use crate::cfiles::{BuildOptions, BuiltSuite, Flags};
 use crate::error::Result;
 use crate::footprint::{MemCommand, MemDocument};
 use crate::stream::HarnessSettings;
@@ -47,9 +47,48 @@ pub struct FilesRun {
     pub sampling_notes: Vec<(String, String)>,
 }
 
+/// A suite of files built for the host, kept so that one build is both listed ([`HostFiles::list`]) and run
+/// ([`measure_files_built`]): a share of `rho bench FILE.c --shard K/N` builds once.
+#[derive(Debug)]
+pub struct HostFiles {
+    built: BuiltSuite,
+}
+
+impl HostFiles {
+    /// Builds `inputs.files` for the host.
+    pub fn build(inputs: &FilesInputs<'_>) -> Result<HostFiles> {
+        let built = crate::cfiles::build(
+            inputs.files,
+            &BuildOptions {
+                flags: inputs.flags.clone(),
+                timeout: inputs.timeout,
+            },
+        )?;
+        Ok(HostFiles { built })
+    }
+
+    /// The benchmarks `inputs.settings`' filter selects, in run order, as the harness lists them
+    /// (`RHO_BENCH_LIST=1`, [`crate::listing`]): no benchmark body runs.
+    pub fn list(&self, inputs: &FilesInputs<'_>) -> Result<Vec<String>> {
+        let mut command = std::process::Command::new(&self.built.executable);
+        command.envs(inputs.settings.environment());
+        command.env(crate::listing::LIST_VARIABLE, "1");
+        crate::listing::list_program(command, inputs.what, inputs.timeout)
+    }
+}
+
 /// Build `inputs.files` for `target` (the host for `None` or `host`), run and summarise them. The footprint
 /// is asked for while the build directory is there (the board's, or the host build's).
 pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<FilesRun> {
+    measure_files_built(target, inputs, None)
+}
+
+/// [`measure_files`], on the host running `built` when given (a build already listed) instead of building.
+pub fn measure_files_built(
+    target: Option<&str>,
+    inputs: &FilesInputs<'_>,
+    built: Option<HostFiles>,
+) -> Result<FilesRun> {
     // Counting needs Valgrind: said before anything is built.
     let counter = match (inputs.measure.counts(), target) {
         (true, None | Some("host")) => {
@@ -78,7 +117,7 @@ pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<F
                 ldflags: built.ldflags,
             }
         }
-        None => on_host(inputs, counter.as_ref(), &mem_command)?,
+        None => on_host(inputs, counter.as_ref(), &mem_command, built)?,
     };
     let mut summary = crate::count::summarise(
         &ran.runs,
@@ -123,14 +162,12 @@ fn on_host(
     inputs: &FilesInputs<'_>,
     counter: Option<&crate::count::Counter>,
     mem_command: &MemCommand,
+    built: Option<HostFiles>,
 ) -> Result<Ran> {
-    let built = crate::cfiles::build(
-        inputs.files,
-        &BuildOptions {
-            flags: inputs.flags.clone(),
-            timeout: inputs.timeout,
-        },
-    )?;
+    let built = match built {
+        Some(host) => host.built,
+        None => HostFiles::build(inputs)?.built,
+    };
     let mut runs = Vec::new();
     if inputs.measure.times() {
         for _ in 0..inputs.repetitions {

@@ -38,5 +38,5 @@ pub mod tools;
 
 pub use engine::{Engine, RunOptions, SuiteRun};
 pub use error::{Result, SuiteError};
-pub use files::{FilesInputs, FilesRun, measure_files};
+pub use files::{FilesInputs, FilesRun, HostFiles, measure_files, measure_files_built};
 pub use rho_exec::ScratchDir;

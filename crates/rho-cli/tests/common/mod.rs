@@ -707,3 +707,54 @@ pub fn chromium(profile: &Path, page: &Path, window: &str, args: &[&str]) -> Str
     );
     stdout
 }
+
+/// A suite whose benchmarks each leave a file `ran/NAME` when they run (their body's first iteration), so
+/// what a share ran is seen on disk.
+pub const MARKING_SUITE: &str = r#"#include <rho/bench.h>
+#include <stdio.h>
+
+static void mark(const char *name)
+{
+    char path[64];
+    FILE *file;
+    sprintf(path, "ran/%s", name);
+    file = fopen(path, "w");
+    if (file != NULL) {
+        fclose(file);
+    }
+}
+
+static void bench_left(rho_bench_t *state)
+{
+    unsigned x = 1u, first = 1u;
+    RHO_BENCH_LOOP(state) {
+        if (first) {
+            mark("bench_left");
+            first = 0u;
+        }
+        x = x * 3u + 1u;
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+static void bench_right(rho_bench_t *state)
+{
+    unsigned x = 2u, first = 1u;
+    RHO_BENCH_LOOP(state) {
+        if (first) {
+            mark("bench_right");
+            first = 0u;
+        }
+        x = x * 5u + 1u;
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_left);
+    RHO_BENCH_ADD(&suite, bench_right);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
