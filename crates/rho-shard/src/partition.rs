@@ -7,8 +7,10 @@
 //! 2. a benchmark with no cost costs the median of the known costs (1 when none is known, so a run without
 //!    a baseline is split by name alone);
 //! 3. sorted by cost, dearest first, then by suite and name;
-//! 4. each in turn goes to the share with the least cost so far, the lowest-numbered of equals (greedy
-//!    longest-processing-time). With equal costs that is round-robin over the sorted names.
+//! 4. each in turn goes to the share with the least cost so far; of equals, the one holding the fewest
+//!    benchmarks, then the lowest-numbered (greedy longest-processing-time). With equal costs that is
+//!    round-robin over the sorted names, and so it is with costs of zero (a timed baseline of sub-nanosecond
+//!    bodies records 0): they spread over the shares instead of all landing in the first.
 //!
 //! Its identity is a hash of the shares' count, the run's settings and every benchmark with its cost and
 //! share: two jobs with the same identity ran shares of the same partition.
@@ -56,12 +58,19 @@ pub fn assign(benchmarks: Vec<(String, String, Option<f64>)>, count: u32) -> Vec
             .then_with(|| na.cmp(nb))
     });
     let mut loads = vec![0.0f64; count.max(1) as usize];
+    let mut held = vec![0usize; loads.len()];
     let mut shares = vec![0u32; benchmarks.len()];
     for index in order {
         let lightest = (0..loads.len())
-            .min_by(|&a, &b| loads[a].total_cmp(&loads[b]).then(a.cmp(&b)))
+            .min_by(|&a, &b| {
+                loads[a]
+                    .total_cmp(&loads[b])
+                    .then(held[a].cmp(&held[b]))
+                    .then(a.cmp(&b))
+            })
             .unwrap_or(0);
         loads[lightest] += weight(benchmarks[index].2);
+        held[lightest] += 1;
         shares[index] = lightest as u32 + 1;
     }
     benchmarks
@@ -146,6 +155,17 @@ mod tests {
         }
         // a(8) -> 1; b(5) -> 2; c(4) -> 2 (5 < 8); d(3) -> 1 (8 < 9); e(1) -> 2 (9 < 11).
         assert_eq!(shares(&assign(benchmarks, 2)), [1, 2, 2, 1, 2]);
+    }
+
+    #[test]
+    fn benchmarks_that_cost_nothing_spread_over_the_shares() {
+        let mut benchmarks = named(&["a", "b", "c", "d", "e", "f"]);
+        for b in &mut benchmarks {
+            b.2 = Some(0.0);
+        }
+        let entries = assign(benchmarks, 3);
+        let shares: Vec<u32> = entries.iter().map(|e| e.share).collect();
+        assert_eq!(shares, [1, 2, 3, 1, 2, 3]);
     }
 
     #[test]
