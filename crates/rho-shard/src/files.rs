@@ -213,16 +213,8 @@ impl Read {
 /// Reads the shares of a suite of files (`(file name, text)`, in any order) and merges them; refuses shares
 /// of different runs (and of a suite built otherwise), a share twice and a missing share, naming them.
 pub fn merge(files: &[(String, String)]) -> Result<FileShares, Error> {
-    let mut shares = Vec::new();
-    for (file, text) in files {
-        shares.push(read(file, text)?);
-    }
-    let Some(first) = shares.first() else {
-        return Err(Error::NotAShare {
-            file: "(none)".to_string(),
-            why: "no share given: name each share's --json document".to_string(),
-        });
-    };
+    let shares = crate::merge::read_all(files, read)?;
+    let first = &shares[0];
     for share in &shares[1..] {
         same_run(&first.run(), &share.run())?;
         same_build(first, share)?;

@@ -57,10 +57,7 @@ pub fn merge(files: &[(String, String)]) -> Result<GateMerge, Error> {
         shares.push((file, document, shard));
     }
     let Some((_, first, first_shard)) = shares.first() else {
-        return Err(Error::NotAShare {
-            file: "(none)".to_string(),
-            why: "no share given: name each share's --json document".to_string(),
-        });
+        return Err(crate::merge::no_share_given());
     };
     let count = first_shard["count"].as_u64().unwrap_or(0) as u32;
     let indices: Vec<(u32, &str)> = shares

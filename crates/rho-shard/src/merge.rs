@@ -61,16 +61,8 @@ struct Read {
 /// Reads the shares (`(file name, text)`, in any order) and merges their suites; refuses shares of different
 /// runs, a share twice and a missing share, naming the files and shares.
 pub fn merge(files: &[(String, String)]) -> Result<Shares, Error> {
-    let mut shares = Vec::new();
-    for (file, text) in files {
-        shares.push(read(file, text)?);
-    }
-    let Some(first) = shares.first() else {
-        return Err(Error::NotAShare {
-            file: "(none)".to_string(),
-            why: "no share given: name each share's --json document".to_string(),
-        });
-    };
+    let shares = crate::merge::read_all(files, read)?;
+    let first = &shares[0];
     for share in &shares[1..] {
         same_run(&first.run(), &share.run())?;
     }
@@ -94,6 +86,30 @@ pub fn merge(files: &[(String, String)]) -> Result<Shares, Error> {
         suites,
         failed,
     })
+}
+
+/// Every share of `files` (`(file name, text)`) as `read` reads it; refuses an empty list, which has
+/// nothing to merge. So the first share exists: the merges compare the others with it.
+pub(crate) fn read_all<T>(
+    files: &[(String, String)],
+    read: fn(&str, &str) -> Result<T, Error>,
+) -> Result<Vec<T>, Error> {
+    let shares = files
+        .iter()
+        .map(|(file, text)| read(file, text))
+        .collect::<Result<Vec<T>, Error>>()?;
+    if shares.is_empty() {
+        return Err(no_share_given());
+    }
+    Ok(shares)
+}
+
+/// The refusal of a merge given no share.
+pub(crate) fn no_share_given() -> Error {
+    Error::NotAShare {
+        file: "(none)".to_string(),
+        why: "no share given: name each share's --json document".to_string(),
+    }
 }
 
 /// The shares' positions in `indices` (each share's K and file, as given) in share order, 1 to `count`:
