@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-pub use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2};
+pub use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
 
 /// A whole baseline file: each target's sections, one per measure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,6 +157,41 @@ pub struct BenchmarkBaseline {
     /// version 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub functions: Option<rho_profile::Functions>,
+    /// Another harness's figures besides time (a `gbench:`, `gotest:`, ... suite; crate::extra), each judged
+    /// in its own direction. Added in version 4; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<ExtraFigure>,
+}
+
+/// One extra figure of a benchmark in a baseline (version 4): the median the harness's samples gave, best of
+/// the runs folded (the highest for a figure higher is better).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraFigure {
+    /// The harness's name for it (`items_per_second`, `B/op`, a user counter's name).
+    pub name: String,
+    /// Its unit as the harness gave it (empty when it gave none).
+    pub unit: String,
+    /// `lower` or `higher`: which way is better.
+    pub better: rho_stats::Better,
+    pub value: Figure,
+}
+
+impl ExtraFigure {
+    /// A run's extra figures as a baseline keeps them; one that is not a finite number (no harness writes
+    /// one) is left out rather than written as something it is not.
+    pub fn of_run(extra: &[rho_stats::ExtraMetric]) -> Vec<ExtraFigure> {
+        extra
+            .iter()
+            .filter(|e| e.value.is_finite())
+            .map(|e| ExtraFigure {
+                name: e.name.clone(),
+                unit: e.unit.clone(),
+                better: e.better,
+                value: Figure(e.value),
+            })
+            .collect()
+    }
 }
 
 /// The figures kept for a clocked metric. `median` is the one a regression is judged on; `p95` and `p99`
@@ -514,6 +549,8 @@ impl TargetSections {
                             time_ns: None,
                             stack_bytes,
                             heap_peak_bytes,
+                            // Another harness's figures are the timed run's.
+                            extra: Vec::new(),
                             ..bench.clone()
                         }
                     })
@@ -784,15 +821,15 @@ mod tests {
         let text = file_with(&["host"])
             .to_json()
             .unwrap()
-            .replace(SCHEMA, "rho-baseline/4");
+            .replace(SCHEMA, "rho-baseline/5");
         let err = BaselineFile::parse(&text, "bench/baseline.json").unwrap_err();
         assert!(
-            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/4"),
+            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/5"),
             "{err}"
         );
         let message = err.to_string();
         assert!(
-            message.contains("bench/baseline.json") && message.contains("rho-baseline/4"),
+            message.contains("bench/baseline.json") && message.contains("rho-baseline/5"),
             "{message}"
         );
 
@@ -935,7 +972,31 @@ mod tests {
         assert_eq!(kept.functions.as_ref(), Some(&functions));
     }
 
-    /// A version 1 file is read, each section split by measure, and written back as version 3.
+    /// A version 3 file (no extra figures) is read as it is and written back as version 4; a benchmark's
+    /// extra figures, with their direction, are kept through a write and a read.
+    #[test]
+    fn a_version_3_file_is_read_and_extra_figures_are_kept() {
+        let mut file = BaselineFile::new();
+        file.insert(TargetSections::from_v1(fixture::section("host")));
+        let v3 = file.to_json().unwrap().replace(SCHEMA, SCHEMA_V3);
+        let read = BaselineFile::parse(&v3, "old.json").unwrap();
+        assert_eq!(
+            (read.schema.as_str(), &read.targets),
+            (SCHEMA, &file.targets)
+        );
+        let time = file.targets.get_mut("host").unwrap().time.as_mut().unwrap();
+        time.benchmarks[0].extra = vec![ExtraFigure {
+            name: "items_per_second".to_string(),
+            unit: "items/s".to_string(),
+            better: rho_stats::Better::Higher,
+            value: Figure(2876812995.441),
+        }];
+        let text = file.to_json().unwrap();
+        assert!(text.contains("\"better\": \"higher\""), "{text}");
+        assert_eq!(BaselineFile::parse(&text, "b.json").unwrap(), file);
+    }
+
+    /// A version 1 file is read, each section split by measure, and written back as version 4.
     #[test]
     fn a_version_1_file_is_read_and_upgraded() {
         let text = serde_json::to_string_pretty(&serde_json::json!({
@@ -952,7 +1013,7 @@ mod tests {
         assert!(file.targets["host"].instructions.is_none());
         let written = file.to_json().unwrap();
         assert!(
-            written.contains("\"schema\": \"rho-baseline/3\"") && written.contains("\"time\": {")
+            written.contains("\"schema\": \"rho-baseline/4\"") && written.contains("\"time\": {")
         );
         // A time section holding instructions is refused by name (they would be judged twice).
         let mut mixed = file.clone();

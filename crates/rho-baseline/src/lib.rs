@@ -26,6 +26,7 @@ pub mod compare;
 pub mod dashboards;
 pub mod error;
 pub mod export;
+pub mod extra;
 pub mod format;
 pub mod git;
 pub mod growth;
@@ -42,13 +43,16 @@ pub mod saved;
 mod schema;
 pub mod store;
 pub mod validate;
+mod verdict;
 
 pub use compare::{
     Comparison, DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS,
     Refusal, Verdict, compare, compare_sections, compare_with, metric_limit,
 };
 pub use error::Error;
-pub use format::{BaselineFile, SCHEMA, SCHEMA_V1, SCHEMA_V2, TargetBaseline, TargetSections};
+pub use format::{
+    BaselineFile, SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, TargetBaseline, TargetSections,
+};
 pub use git::{RefSource, read_at_ref};
 pub use json::ComparisonRecord;
 pub use record::{
@@ -181,6 +185,7 @@ pub(crate) mod fixture {
             code_bytes: None,
             static_stack_bytes: None,
             functions: None,
+            extra: Vec::new(),
         }
     }
 

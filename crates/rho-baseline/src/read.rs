@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::error::Error;
 use crate::format::{BaselineFile, TargetBaseline, TargetSections};
-use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2};
+use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
 
 /// A version 1 file, as written.
 #[derive(Deserialize)]
@@ -44,7 +44,8 @@ impl BaselineFile {
         // field it happens to lack.
         let value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
         match value.get("schema") {
-            Some(serde_json::Value::String(schema)) if schema == SCHEMA || schema == SCHEMA_V2 => {}
+            Some(serde_json::Value::String(schema))
+                if [SCHEMA, SCHEMA_V3, SCHEMA_V2].contains(&schema.as_str()) => {}
             Some(serde_json::Value::String(schema)) if schema == SCHEMA_V1 => {
                 let old: BaselineFileV1 = serde_json::from_str(text).map_err(json_error)?;
                 let file = BaselineFile {
@@ -80,7 +81,7 @@ impl BaselineFile {
             });
         }
         let mut file: BaselineFile = serde_json::from_str(text).map_err(json_error)?;
-        // Version 2 is version 3 without functions: held (and written back) as version 3.
+        // Versions 2 and 3 are version 4 without functions or extra figures: held (and written back) as 4.
         file.schema = SCHEMA.to_string();
         file.validate(source)?;
         crate::validate::baseline(&file, source)?;

@@ -75,6 +75,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 .instructions
                 .as_ref()
                 .and_then(|i| i.functions.clone()),
+            extra: crate::format::ExtraFigure::of_run(&bench.extra),
         })
         .collect();
 

@@ -48,7 +48,7 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
         for (run, time) in times.iter().enumerate() {
             match time.as_f64() {
                 Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
-                    bench.times_ns.push(seconds * 1e9)
+                    bench.push_sample(seconds * 1e9, Some(1))
                 }
                 _ => {
                     return Err(ImportError::Field {

@@ -73,8 +73,9 @@ pub struct BenchSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<FamilyMember>,
     /// Figures another harness reported besides time, kept as it gave them (rho-import: Google Benchmark's
-    /// user counters, cpu time and rates, Go's B/op and allocs/op). Shown and exported, never judged: a
-    /// budget names one of [`Metric`]. Empty for a wire stream.
+    /// user counters, cpu time and rates, Go's B/op and allocs/op). Shown, exported, recorded in a baseline
+    /// and judged by `--diff`, `compare` and the gate in their own direction ([`Better`]); a budget names one
+    /// of [`Metric`]. Empty for a wire stream.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<ExtraMetric>,
     /// The time samples are not measurements but the five quantiles (min, q1, median, q3, max) of a report
@@ -90,6 +91,20 @@ pub struct BenchSummary {
 pub enum Better {
     Lower,
     Higher,
+}
+
+/// What `rho bench import --wire -` prints after a stream's `@done` (where a wire parser reads nothing, so any
+/// reader of the stream is untouched): this prefix, then one JSON object of `BENCH.NAME` (the benchmark's wire
+/// name, the figure's name) to an [`ExtraValue`]: another harness's figures besides time, which a stream cannot
+/// carry, for the gate to judge each in its own direction.
+pub const EXTRA_LINE: &str = "@rho-extra ";
+
+/// One extra figure of one run on an [`EXTRA_LINE`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ExtraValue {
+    /// The median over the run's samples.
+    pub value: f64,
+    pub better: Better,
 }
 
 /// One figure another harness reported for a benchmark, besides its time: the median over its samples.

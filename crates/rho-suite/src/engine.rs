@@ -167,13 +167,17 @@ impl<'a> Engine<'a> {
             timeout: self.timeout,
             mem_command: &self.mem_command,
         };
-        let (runs, counted, footprint) = run_job(&place, job, &self.measuring)?;
+        let ran = run_job(&place, job, &self.measuring)?;
         let functions = self.measuring.counter.as_ref().map_or(0, |c| c.functions());
-        let mut summary = crate::count::summarise(&runs, counted.as_ref(), functions, &job.what)?;
-        if let JobKind::Foreign(suite) = &job.kind {
-            summary.imported = Some(suite.tool.key().to_string());
+        let mut summary =
+            crate::count::summarise(&ran.timed, ran.counted.as_ref(), functions, &job.what)?;
+        if let (JobKind::Foreign(suite), Some(reports)) = (&job.kind, &ran.reports) {
+            rho_import::complete(&mut summary, crate::foreign::format(suite.tool), reports);
         }
-        Ok(SuiteRun { summary, footprint })
+        Ok(SuiteRun {
+            summary,
+            footprint: ran.footprint,
+        })
     }
 
     /// Runs the suites from now on with `filter` as RHO_BENCH_FILTER (`None`: every benchmark) in place of
@@ -647,11 +651,7 @@ pub type FootprintAnswer = Option<Result<crate::footprint::MemDocument, String>>
 /// parsed runs, and the footprint command's answer for the image built (asked while the build directory is
 /// there).
 #[allow(clippy::too_many_arguments)]
-fn run_job(
-    place: &Place<'_>,
-    job: &Job,
-    measuring: &Measuring,
-) -> Result<(Vec<rho_wire::Run>, Option<rho_wire::Run>, FootprintAnswer)> {
+fn run_job(place: &Place<'_>, job: &Job, measuring: &Measuring) -> Result<JobRuns> {
     let Place {
         config,
         target,
@@ -668,18 +668,15 @@ fn run_job(
     } else {
         0
     };
-    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_) | JobKind::Cargo(_), TargetSpec::Builtin { name, .. }) if name == "host");
-    if measuring.counter.is_some() && !host_c {
-        crate::observe::warning(&format!(
-            "{what}: timed, not counted (--measure instructions runs the C suites rho builds for \
-             the host under Valgrind)"
-        ));
-    }
+    warn_if_not_counted(job, target, measuring, &what);
     let mut runs = Vec::new();
     let mut counted = None;
+    let mut reports = None;
     match (&job.kind, target) {
         (JobKind::Foreign(suite), _) => {
-            runs = crate::foreign::runs(suite, &config.root, env, timeout, &job.what, repetitions)?;
+            let done =
+                crate::foreign::runs(suite, &config.root, env, timeout, &job.what, repetitions)?;
+            (runs, reports) = (done.runs, Some(done.reports));
         }
         (JobKind::Command(command), _) => {
             for _ in 0..repetitions {
@@ -793,7 +790,33 @@ fn run_job(
             }
         }
     }
-    Ok((runs, counted, footprint))
+    Ok(JobRuns {
+        timed: runs,
+        counted,
+        footprint,
+        reports,
+    })
+}
+
+/// What running a job gave: its timed runs, its counted run, the footprint command's answer, and for
+/// another harness's suite each timed run's report (what a wire stream cannot carry, rho_import::complete).
+struct JobRuns {
+    timed: Vec<rho_wire::Run>,
+    counted: Option<rho_wire::Run>,
+    footprint: FootprintAnswer,
+    reports: Option<Vec<Vec<rho_import::Sampled>>>,
+}
+
+/// Counting `job` on `target` when only the C suites rho builds for the host are counted: say it is timed
+/// only.
+fn warn_if_not_counted(job: &Job, target: &TargetSpec, measuring: &Measuring, what: &str) {
+    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_) | JobKind::Cargo(_), TargetSpec::Builtin { name, .. }) if name == "host");
+    if measuring.counter.is_some() && !host_c {
+        crate::observe::warning(&format!(
+            "{what}: timed, not counted (--measure instructions runs the C suites rho builds for \
+             the host under Valgrind)"
+        ));
+    }
 }
 
 impl Measuring {

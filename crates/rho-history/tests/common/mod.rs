@@ -103,6 +103,7 @@ pub fn record(commit: &str, machine: &str, measure: Measure, figures: &[(&str, f
             code_bytes: None,
             static_stack_bytes: None,
             functions: None,
+            extra: Vec::new(),
         })
         .collect();
     let section = TargetBaseline {
