@@ -40,12 +40,19 @@ pub fn is_settled(metric: &MetricComparison) -> bool {
     let judged = |base_min: f64, head_min: f64| {
         judge_change(base_min, head_min, metric.budget, metric.floor)
     };
+    // A rate (higher is better) is judged as its reciprocal, a cost: more runs can only raise its best, so
+    // lower that cost, by the same spread.
+    let cost = |best: f64| match metric.better {
+        rho_stats::Better::Lower => best,
+        rho_stats::Better::Higher => 1.0 / best,
+    };
+    let (base_cost, head_cost) = (cost(base.min), cost(head.min));
     match metric.outcome {
         MetricOutcome::Undecided(_) => true,
         MetricOutcome::Regressed => {
-            judged(base.min, head.min / (1.0 + spread)) == Change::Regressed
+            judged(base_cost, head_cost / (1.0 + spread)) == Change::Regressed
         }
-        MetricOutcome::Ok => judged(base.min / (1.0 + spread), head.min) != Change::Regressed,
+        MetricOutcome::Ok => judged(base_cost / (1.0 + spread), head_cost) != Change::Regressed,
     }
 }
 

@@ -1083,6 +1083,7 @@ mod tests {
                 base: Some(side(100.0, 102.0)),
                 head: Some(side(1000.0, 1002.0)),
                 budget: 0.05,
+                better: rho_stats::Better::Lower,
                 outcome: rho_gate::MetricOutcome::Regressed,
                 undecided_side: None,
             }],
