@@ -90,8 +90,8 @@ fn committed_with_baseline(name: &str, dir: &Path, env: &[(&str, &str)]) {
     git(dir, &["commit", "--quiet", "-m", "baseline"]);
 }
 
-/// The planted change fails `check --diff HEAD` (exit 1) with only `slowed` REGRESSED.
-fn check_diff_names_only(dir: &Path, slowed: &str, env: &[(&str, &str)]) {
+/// The planted change fails `check --diff HEAD` (exit 1) with only `slowed` REGRESSED; its outcome.
+fn check_diff_names_only(dir: &Path, slowed: &str, env: &[(&str, &str)]) -> Outcome {
     let check = rho(dir, &["bench", "check", "--diff", "HEAD"], env);
     eprintln!("check --diff HEAD:\n{}", check.describe());
     check.assert_exit(1);
@@ -102,6 +102,7 @@ fn check_diff_names_only(dir: &Path, slowed: &str, env: &[(&str, &str)]) {
         "{}",
         check.describe()
     );
+    check
 }
 
 /// `rho bench gate --base BASE` from `head` (`env` added): its outcome, printed for the record.
@@ -209,6 +210,13 @@ fn gbench_check_reports_google_benchmarks_own_medians() {
         assert_eq!(aggregate["time_unit"], "ms");
         let theirs = aggregate["real_time"].as_f64().unwrap() * 1e6;
         assert_same_median(name, "Google Benchmark", ours, theirs);
+        let cpu = common::bench(&run["suites"][0], name)["extra"]
+            .as_array()
+            .and_then(|e| e.iter().find(|e| e["name"] == "cpu_time"))
+            .and_then(|e| e["value"].as_f64())
+            .unwrap();
+        let theirs = aggregate["cpu_time"].as_f64().unwrap() * 1e6;
+        assert_same_median(&format!("{name} cpu_time"), "Google Benchmark", cpu, theirs);
         assert_kept_what_google_benchmark_reported(&run["suites"][0], &kept, name);
     }
 }
@@ -271,7 +279,15 @@ fn a_planted_2x_gbench_slowdown_fails_check_diff_and_the_gate_naming_only_it() {
         "kChecksumRounds = 16",
         "kChecksumRounds = 32",
     );
-    check_diff_names_only(&head, "BM_checksum", &[]);
+    let check = check_diff_names_only(&head, "BM_checksum", &[]);
+    // Both of Google Benchmark's clocks: real time (time_ns) and its cpu_time, an extra figure judged as a cost.
+    for figure in ["time_ns", "cpu_time"] {
+        assert!(
+            regressed(&check).iter().any(|l| l.contains(figure)),
+            "{figure}: {}",
+            check.describe()
+        );
+    }
     gate_catches_only(&base, &head, &copy, "BM_checksum");
 }
 

@@ -415,6 +415,10 @@ fn merge_metrics(into: &mut RunMetrics, mut job_metrics: RunMetrics, what: &str)
     for (name, floor) in floors {
         into.set_floor(&name, floor);
     }
+    // Another harness's rates stay rates in the run's metrics.
+    for name in job_metrics.keys() {
+        into.set_better(name, job_metrics.better(name));
+    }
     for (name, figure) in job_metrics {
         if into.get(&name).is_some() {
             let why = format!("reported by more than one suite (also by {what})");

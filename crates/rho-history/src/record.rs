@@ -144,6 +144,17 @@ fn quartiles_of(parts: &[(&str, &rho_stats::RunSummary)]) -> BTreeMap<String, Qu
         .collect()
 }
 
+/// `section` without another harness's extra figures (baseline version 4's `extra`): a record holds rho's
+/// metrics, which history charts and fits, and a `rho-bench-history-record/2` stays readable by every rho
+/// that reads one.
+fn without_extra(section: &TargetBaseline) -> TargetBaseline {
+    let mut section = section.clone();
+    for bench in &mut section.benchmarks {
+        bench.extra.clear();
+    }
+    section
+}
+
 impl Record {
     /// One record per measure `sections` holds.
     pub fn from_sections(sections: &TargetSections, origin: &Origin) -> Vec<Record> {
@@ -157,7 +168,7 @@ impl Record {
             machine: origin.machine.clone(),
             measure,
             rho_version: origin.rho_version.clone(),
-            section: section.clone(),
+            section: without_extra(section),
             quartiles: BTreeMap::new(),
         };
         let mut records = Vec::new();
