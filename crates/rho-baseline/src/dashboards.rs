@@ -184,12 +184,14 @@ mod tests {
     fn summary() -> RunSummary {
         let mut summary = RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap();
         summary.benchmarks[0].extra.push(rho_stats::ExtraMetric {
+            judged: true,
             name: "B/op".into(),
             unit: "B/op".into(),
             value: 8.0,
             better: Better::Lower,
         });
         summary.benchmarks[0].extra.push(rho_stats::ExtraMetric {
+            judged: true,
             name: "bytes_per_second".into(),
             unit: "B/s".into(),
             value: 1e9,

@@ -178,12 +178,13 @@ pub struct ExtraFigure {
 }
 
 impl ExtraFigure {
-    /// A run's extra figures as a baseline keeps them; one that is not a finite number (no harness writes
-    /// one) is left out rather than written as something it is not.
+    /// A run's extra figures as a baseline keeps them: those judged (one shown only is no figure to judge
+    /// against); one that is not a finite number (no harness writes one) is left out rather than written as
+    /// something it is not.
     pub fn of_run(extra: &[rho_stats::ExtraMetric]) -> Vec<ExtraFigure> {
         extra
             .iter()
-            .filter(|e| e.value.is_finite())
+            .filter(|e| e.value.is_finite() && e.judged)
             .map(|e| ExtraFigure {
                 name: e.name.clone(),
                 unit: e.unit.clone(),

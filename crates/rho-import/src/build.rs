@@ -59,7 +59,7 @@ pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled
 pub(crate) fn extra_line(run: &Run, benchmarks: &[Sampled]) -> String {
     let mut figures = serde_json::Map::new();
     for (wire, sampled) in run.benchmarks.iter().zip(benchmarks) {
-        for extra in folded_extras(&[sampled]) {
+        for extra in folded_extras(&[sampled]).into_iter().filter(|e| e.judged) {
             let value = rho_stats::ExtraValue {
                 value: extra.value,
                 better: extra.better,
@@ -97,6 +97,7 @@ fn folded_extras(runs: &[&Sampled]) -> Vec<ExtraMetric> {
                 unit: extra.unit.clone(),
                 value,
                 better: extra.better,
+                judged: extra.judged,
             }),
         }
     }

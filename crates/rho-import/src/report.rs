@@ -40,6 +40,8 @@ pub struct ExtraSamples {
     pub unit: String,
     pub better: Better,
     pub values: Vec<f64>,
+    /// Judged by `--diff`, `compare` and the gate ([`rho_stats::ExtraMetric::judged`]).
+    pub judged: bool,
 }
 
 impl Sampled {
@@ -63,6 +65,7 @@ impl Sampled {
                 unit: unit.to_owned(),
                 better,
                 values: vec![value],
+                judged: true,
             }),
         }
     }

@@ -308,9 +308,11 @@ fn extra_table(out: &mut String, summary: &RunSummary) {
                 unit if unit == extra.name => format_rate(extra.value),
                 unit => format!("{} {unit}", format_rate(extra.value)),
             };
-            let better = match extra.better {
-                rho_stats::Better::Lower => "lower",
-                rho_stats::Better::Higher => "higher",
+            let better = match (extra.better, extra.judged) {
+                (rho_stats::Better::Lower, true) => "lower",
+                (rho_stats::Better::Higher, true) => "higher",
+                (rho_stats::Better::Lower, false) => "lower (shown only)",
+                (rho_stats::Better::Higher, false) => "higher (shown only)",
             };
             rows.push(vec![
                 bench.name.clone(),

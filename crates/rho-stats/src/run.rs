@@ -117,6 +117,18 @@ pub struct ExtraMetric {
     /// The median of the per-sample values (nearest rank, as every median of rho's).
     pub value: f64,
     pub better: Better,
+    /// Whether `--diff`, `compare` and the gate judge it: not when the harness gave no figure per sample
+    /// to fold (hyperfine's `user` and `system`, its means over its runs); such a figure is shown only.
+    #[serde(default = "judged", skip_serializing_if = "is_judged")]
+    pub judged: bool,
+}
+
+fn judged() -> bool {
+    true
+}
+
+fn is_judged(judged: &bool) -> bool {
+    *judged
 }
 
 /// One benchmark's static footprint (docs/mem-json.md says how each figure is computed).
