@@ -532,6 +532,47 @@ mod tests {
         compare(&base, &head, 5.0).unwrap()
     }
 
+    /// Another harness's rate that halved is a REGRESSED row of its benchmark in the text and a failing row
+    /// of the Markdown's table of other figures; the comparison fails on it alone.
+    #[test]
+    fn an_extra_figure_that_regressed_is_a_row_of_its_benchmark() {
+        let rate = |value: f64| {
+            vec![crate::format::ExtraFigure {
+                name: "bytes_per_second".to_string(),
+                unit: "B/s".to_string(),
+                better: rho_stats::Better::Higher,
+                value: Figure(value),
+            }]
+        };
+        let mut base = fixture::section("host");
+        let mut head = fixture::section("host");
+        base.benchmarks[1].extra = rate(3.7149e8);
+        head.benchmarks[1].extra = rate(1.9623e8);
+        let comparison = compare(&base, &head, 10.0).unwrap();
+        assert!(comparison.failed());
+        assert_eq!(comparison.counts().regressed, 1);
+        let text = render_text(&comparison, "base");
+        let row = text
+            .lines()
+            .find(|l| l.contains("bytes_per_second"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            row.starts_with("bench_crc_64")
+                && row.contains("(B/s, higher)")
+                && row.contains("3.715e8")
+                && row.contains("-47.2%")
+                && row.ends_with("REGRESSED"),
+            "{row}"
+        );
+        let markdown = render_markdown(&comparison, "base");
+        assert!(
+            markdown.contains(
+                "| :x: **regressed** | `bench_crc_64` | bytes_per_second (B/s, higher) |"
+            ),
+            "{markdown}"
+        );
+    }
+
     #[test]
     fn markdown_puts_failures_first_and_folds_what_is_within_the_limit() {
         let text = render_markdown(&mixed(), "bench/baseline.json at HEAD (0123456789)");
