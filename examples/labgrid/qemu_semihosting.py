@@ -23,7 +23,10 @@ def relay_in(sock):
         data = os.read(0, 4096)
         if not data:
             return
-        sock.sendall(data)
+        try:
+            sock.sendall(data)
+        except OSError:  # QEMU has ended and closed the monitor
+            return
 
 
 def main():
@@ -56,7 +59,12 @@ def main():
         threading.Thread(target=relay_in, args=(sock,), daemon=True).start()
         out = sys.stdout.buffer
         while True:
-            data = sock.recv(4096)
+            try:
+                data = sock.recv(4096)
+            except ConnectionResetError:
+                # QEMU ending with a reply unread resets the monitor's socket rather than closing it (seen
+                # with two boards run at once): the end, as a close is.
+                data = b""
             if not data:
                 break
             out.write(data)

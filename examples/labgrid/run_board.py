@@ -9,6 +9,9 @@ ConsoleProtocol) is copied as it comes; a semihosting console (QEMU standing in 
 examples/labgrid/mps2-an386.yaml, through qemu_semihosting.py) is written to `$LG_SEMIHOSTING_LOG` and copied
 after the program ends. rho gives the run its timeout and kills its process group.
 
+The environment's target `main` is the board, or the one LABGRID_TARGET names (a place of several boards:
+examples/labgrid/shard_job.sh).
+
 A target with `counter: qemu-plugin` (module.yml) counts instructions with rho's QEMU plugin: rho's counted
 run sets RHO_QEMU_PLUGIN (the argument of QEMU's `-plugin`), which is added to the driver's extra arguments.
 A real board has no plugin to load; its target leaves `counter:` out.
@@ -36,7 +39,12 @@ def main():
         os.environ["LG_SEMIHOSTING_LOG"] = semihosting
         os.environ.setdefault("LG_QEMU_WRAPPER", os.path.join(here, "qemu_semihosting.py"))
         env = Environment(config_file=env_file)
-        target = env.get_target("main")
+        # A place of several boards has a target per board; the job names the one it acquired.
+        name = os.environ.get("LABGRID_TARGET") or "main"
+        target = env.get_target(name)
+        if target is None:
+            sys.stderr.write(f"run_board.py: {env_file} has no target {name!r}\n")
+            return 2
         # The driver builds QEMU's command line when it is activated: the plugin is added before.
         board = target.get_driver("QEMUDriver", activate=False)
         plugin = os.environ.get("RHO_QEMU_PLUGIN")

@@ -29,10 +29,13 @@ pub struct RunDocument<'a> {
     /// With `--diff REF`: the run against the baseline, per benchmark and metric; absent without.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<&'a crate::ComparisonRecord>,
+    /// With `--shard K/N`: which share of which partition this is (rho-shard, docs/ci.md); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<serde_json::Value>,
 }
 
 /// How the suite was built and run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct SuiteInfo {
     /// The C files, as given on the command line.
     pub sources: Vec<PathBuf>,
@@ -76,6 +79,7 @@ impl<'a> RunDocument<'a> {
             summary,
             families: rho_stats::families(summary),
             comparison: None,
+            shard: None,
         }
     }
 }

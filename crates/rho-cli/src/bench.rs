@@ -10,11 +10,6 @@ pub fn bench(args: &BenchArgs, json: Option<&std::path::Path>) -> anyhow::Result
     if let Some(message) = crate::init::did_you_mean(&args.files) {
         anyhow::bail!("{message}");
     }
-    if let Some(shard) = args.project.shard {
-        anyhow::bail!(
-            "--shard {shard}: shares are of a module.yml run (`rho bench` without FILE arguments)"
-        );
-    }
     // `--list`: each benchmark run once, to learn its name; nothing judged, compared or recorded.
     let (project, run) = if args.list {
         crate::project::listing_args(&args.project, &args.run)
@@ -26,6 +21,13 @@ pub fn bench(args: &BenchArgs, json: Option<&std::path::Path>) -> anyhow::Result
         asked: crate::project::run_request(&project, &run, json.filter(|_| !args.list)),
         list: args.list,
         profile: run.profile.clone(),
+        shard: match args.list {
+            true => None,
+            false => rho_shard::spec::resolve(
+                args.project.shard,
+                std::env::var("RHO_SHARD").ok().as_deref(),
+            )?,
+        },
     };
     Ok(ExitCode::from(rho_ops::files::run(&options, &args.output)?))
 }

@@ -165,7 +165,7 @@ pub struct ProjectArgs {
 
     /// Run share K of N (also `RHO_SHARD=K/N`): every job of a CI matrix lists the benchmarks, splits them
     /// into N shares by their cost in the committed baseline (by name without one) the same way, and runs
-    /// its own; `--json` records the share for `rho bench merge` (docs/ci.md). module.yml mode only.
+    /// its own; `--json` records the share for `rho bench merge` (docs/ci.md). With FILE.c too, on one target.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<rho_shard::Shard>,
 

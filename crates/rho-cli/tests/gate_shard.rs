@@ -108,3 +108,148 @@ fn two_shares_of_a_planted_slowdown_merge_to_the_unsharded_gate_and_a_missing_sh
         missing.describe()
     );
 }
+
+/// A suite of six benchmarks, each of which notes its name in the file `RHO_TEST_MARKER` names whenever it
+/// runs counted (`RHO_BENCH_MEASURE=instructions`, which the gate sets for its Callgrind runs only).
+const MARKED_SUITE: &str = r#"#include <rho/bench.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void note(const char *name)
+{
+    const char *marker = getenv("RHO_TEST_MARKER");
+    const char *measure = getenv("RHO_BENCH_MEASURE");
+    FILE *file;
+    if (marker == NULL || measure == NULL || strcmp(measure, "instructions") != 0) {
+        return;
+    }
+    file = fopen(marker, "a");
+    if (file != NULL) {
+        fprintf(file, "%s\n", name);
+        fclose(file);
+    }
+}
+
+#define MARKED(name, rounds)                                  \
+    static void name(rho_bench_t *state)                      \
+    {                                                         \
+        uint32_t x = rounds;                                  \
+        unsigned i;                                           \
+        note(#name);                                          \
+        RHO_BENCH_LOOP(state) {                               \
+            for (i = 0; i < rounds; i++) {                    \
+                x = (x ^ (x >> 13)) * 2654435761u + i;        \
+            }                                                 \
+            RHO_BENCH_KEEP(x);                                \
+        }                                                     \
+    }
+
+MARKED(bench_alpha, 10u)
+MARKED(bench_beta, 20u)
+MARKED(bench_gamma, 30u)
+MARKED(bench_delta, 40u)
+MARKED(bench_epsilon, 50u)
+MARKED(bench_zeta, 60u)
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_alpha);
+    RHO_BENCH_ADD(&suite, bench_beta);
+    RHO_BENCH_ADD(&suite, bench_gamma);
+    RHO_BENCH_ADD(&suite, bench_delta);
+    RHO_BENCH_ADD(&suite, bench_epsilon);
+    RHO_BENCH_ADD(&suite, bench_zeta);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+/// The benchmarks a gate document judged (`bench_alpha` of `bench_alpha.instructions`), sorted, each once.
+fn judged(document: &serde_json::Value) -> Vec<String> {
+    let mut names: Vec<String> = document["metrics"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|m| m.split('.').next().unwrap().to_string())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The benchmarks the marker file names (each counted run of each side notes its own), sorted, each once;
+/// the file is removed for the next gate.
+fn marked(marker: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(marker).unwrap_or_default();
+    let _ = std::fs::remove_file(marker);
+    let mut names: Vec<String> = text.lines().map(str::to_string).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn a_counted_gate_share_runs_only_its_own_benchmarks_on_each_side() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, head) = (tmp.path().join("base"), tmp.path().join("head"));
+    for side in [&base, &head] {
+        std::fs::create_dir_all(side).unwrap();
+        std::fs::write(
+            side.join("module.yml"),
+            "bench:\n  suites:\n    - suite.c\n",
+        )
+        .unwrap();
+        std::fs::write(side.join("suite.c"), MARKED_SUITE).unwrap();
+    }
+    let marker = tmp.path().join("ran.txt");
+    let gate = |shard: &[&str]| {
+        let args = [
+            &[
+                "bench",
+                "gate",
+                "--base",
+                "../base",
+                "--measure",
+                "instructions",
+            ],
+            shard,
+            &["--json", "-"],
+        ]
+        .concat();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+        command
+            .args(&args)
+            .current_dir(&head)
+            .env("RHO_TEST_MARKER", &marker)
+            .env_remove("RHO_SHARD");
+        let outcome = common::run_rho(command, &args, Duration::from_secs(600));
+        eprintln!("gate {shard:?}:\n{}", outcome.describe());
+        outcome
+    };
+
+    // Unsharded, the counted runs run every benchmark.
+    let whole = gate(&[]);
+    assert_eq!(whole.status, Some(0), "{}", whole.describe());
+    let all = judged(&whole.document());
+    assert_eq!(all.len(), 6, "{all:?}");
+    assert_eq!(marked(&marker), all, "the counted runs ran every benchmark");
+
+    // Each share's counted runs ran its own benchmarks and nothing else: the two shares split the six.
+    let mut seen = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let share = gate(&["--shard", shard]);
+        assert_eq!(share.status, Some(0), "{}", share.describe());
+        let own = judged(&share.document());
+        assert!(!own.is_empty() && own.len() < 6, "{shard}: {own:?}");
+        assert_eq!(
+            marked(&marker),
+            own,
+            "share {shard} counted only its own benchmarks"
+        );
+        seen.extend(own);
+    }
+    seen.sort();
+    assert_eq!(seen, all);
+}

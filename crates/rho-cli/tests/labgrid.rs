@@ -201,3 +201,166 @@ fn a_counter_whose_run_never_loads_the_plugin_is_refused() {
         "{document}"
     );
 }
+
+/// A labgrid coordinator of this test's own on a free local port, with two places `board-1` and `board-2`
+/// tagged `board=mps2-an386` (the two boards of examples/labgrid/place-mps2-an386.yaml); killed when dropped.
+struct Coordinator {
+    child: std::process::Child,
+    address: String,
+}
+
+impl Coordinator {
+    fn start(python: &std::ffi::OsStr, dir: &Path) -> Coordinator {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let address = format!("127.0.0.1:{port}");
+        let child = std::process::Command::new(python)
+            .args(["-m", "labgrid.remote.coordinator", "-l", &address])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let coordinator = Coordinator { child, address };
+        // It answers once it listens: the first place is created then.
+        let started = std::time::Instant::now();
+        while !coordinator.client(python, &["-p", "board-1", "create"]) {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the coordinator at {} did not answer in 60 s",
+                coordinator.address
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        assert!(coordinator.client(python, &["-p", "board-2", "create"]));
+        for place in ["board-1", "board-2"] {
+            let tags = ["-p", place, "set-tags", "board=mps2-an386"];
+            assert!(coordinator.client(python, &tags), "{place}: set-tags");
+        }
+        coordinator
+    }
+
+    /// `labgrid-client -x ADDRESS ARGS`; whether it succeeded.
+    fn client(&self, python: &std::ffi::OsStr, args: &[&str]) -> bool {
+        std::process::Command::new(python)
+            .args(["-m", "labgrid.remote.client", "-x", &self.address])
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
+impl Drop for Coordinator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn two_boards_of_a_place_reserved_at_once_run_two_shards_that_merge_to_the_built_in_boards_counts()
+{
+    let test = "two_boards_of_a_place_reserved_at_once_run_two_shards_that_merge_to_the_built_in_boards_counts";
+    let Some(python) = labgrid_python(test) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let coordinator = Coordinator::start(&python, tmp.path());
+    let lab = common::repo_file("examples/labgrid");
+
+    // Two jobs at once, each reserving a board of the place and running its share through it.
+    let jobs: Vec<_> = (1..=2)
+        .map(|k| {
+            let json = tmp.path().join(format!("shard-{k}.json"));
+            let mut script = std::process::Command::new(lab.join("shard_job.sh"));
+            script
+                .arg("--json")
+                .arg(&json)
+                .current_dir(&lab)
+                .env("TMPDIR", tmp.path())
+                .env("RHO_SHARD", format!("{k}/2"))
+                .env("LG_COORDINATOR", &coordinator.address)
+                .env("LABGRID_PYTHON", &python)
+                .env("RHO", env!("CARGO_BIN_EXE_rho"));
+            std::thread::spawn(move || {
+                let outcome = common::run_rho(script, &["shard_job.sh"], LIMIT);
+                (outcome, json)
+            })
+        })
+        .collect();
+    let mut places = Vec::new();
+    let mut shares = Vec::new();
+    for job in jobs {
+        let (outcome, json) = job.join().unwrap();
+        eprintln!("{}", outcome.describe());
+        outcome.assert_exit(0);
+        let place = outcome
+            .stderr
+            .lines()
+            .find_map(|l| l.split_once(" on place ").map(|(_, p)| p.to_string()))
+            .unwrap_or_default();
+        places.push(place);
+        shares.push(json);
+    }
+    places.sort();
+    assert_eq!(
+        places,
+        ["board-1", "board-2"],
+        "each job had a board of its own"
+    );
+    // Each job gave its board back: both can be acquired again.
+    for place in ["board-1", "board-2"] {
+        assert!(
+            coordinator.client(&python, &["-p", place, "acquire"]),
+            "{place}"
+        );
+        assert!(
+            coordinator.client(&python, &["-p", place, "release"]),
+            "{place}"
+        );
+    }
+    // A board this job has not acquired is refused by labgrid: the suite fails, exit 2.
+    let args = ["bench", "--target", "lab-mps2-an386", "--filter", "crc_64"];
+    let mut command = common::rho_command(tmp.path(), &args);
+    command
+        .current_dir(&lab)
+        .env("LABGRID_PYTHON", &python)
+        .env("LABGRID_ENV", "place-mps2-an386.yaml")
+        .env("LABGRID_TARGET", "board-2")
+        .env("LG_COORDINATOR", &coordinator.address)
+        .env_remove("RHO_SHARD");
+    let refused = common::run_rho(command, &args, LIMIT);
+    refused.assert_exit(2);
+    refused.assert_stderr_has("place board-2 is not acquired");
+    drop(coordinator);
+
+    let merged_json = tmp.path().join("merged.json");
+    let mut args = vec!["bench", "merge"];
+    args.extend(shares.iter().map(|s| s.to_str().unwrap()));
+    args.extend(["--json", merged_json.to_str().unwrap()]);
+    let mut command = common::rho_command(tmp.path(), &args);
+    command.current_dir(&lab);
+    common::run_rho(command, &args, LIMIT).assert_exit(0);
+    let merged = common::read_json(&merged_json);
+
+    let suite = common::repo_file("examples/crypto_bench.c");
+    let (_, builtin) = common::rho_json(
+        &["bench", "--target", "mps2-an386", suite.to_str().unwrap()],
+        LIMIT,
+    );
+    let merged_counts = counted(&merged["suites"][0]["benchmarks"]);
+    assert_eq!(merged_counts.len(), 6, "{merged}");
+    assert!(merged_counts.iter().all(|b| b.3 == "qemu"));
+    assert_eq!(
+        merged_counts,
+        counted(&builtin["benchmarks"]),
+        "two shares on two boards merged: the built-in board's benchmarks, iterations and instructions, exactly"
+    );
+}

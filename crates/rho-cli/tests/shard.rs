@@ -145,13 +145,16 @@ fn four_shares_merged_are_the_single_run_exactly() {
     ]);
     run.assert_exit(2);
     run.assert_stderr_has("share 2/4 given twice: s2.json and s2.json");
-    // A share does not record a baseline, and a suite given as FILE.c has no shares; RHO_SHARD must be K/N.
+    // A share does not record a baseline, and one with none of a suite's benchmarks is refused (FILE.c shares:
+    // tests/file_shard.rs); RHO_SHARD must be K/N.
     let run = project.rho(&["bench", "--shard", "1/4", "--write-baseline"]);
     run.assert_exit(2);
     run.assert_stderr_has("--shard 1/4 with --write-baseline would record one share's benchmarks");
-    let run = project.rho(&["bench", "bench/small.c", "--shard", "1/4"]);
+    let run = project.rho(&["bench", "bench/small.c", "--shard", "3/4"]);
     run.assert_exit(2);
-    run.assert_stderr_has("--shard 1/4: shares are of a module.yml run");
+    run.assert_stderr_has(
+        "--shard 3/4: the suite has 2 benchmark(s), and this share would hold none",
+    );
     let run = project.rho_in(project.path(), &["bench"], &[("RHO_SHARD", "5/4")]);
     run.assert_exit(2);
     run.assert_stderr_has("RHO_SHARD=`5/4`: expected K/N");

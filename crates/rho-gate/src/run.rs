@@ -227,7 +227,7 @@ impl Pairs<'_> {
             Some(_) => (1, 1),
             None => (settings.runs(), settings.max_runs()),
         };
-        let mut open = None;
+        let mut open = self.listed_share(sides)?;
         for run in 1..=max_runs {
             if run > min_runs {
                 let comparison = compare(&sides[0].runs, &sides[1].runs, settings.budgets());
@@ -287,7 +287,7 @@ impl Pairs<'_> {
             side.source.get_or_insert(source);
             let job_what = job.what.clone();
             if run == 1 {
-                side.record_benchmarks(source, &job_metrics);
+                side.record_benchmarks(index, source, &job_metrics);
             }
             merge_metrics(&mut metrics, job_metrics, &job_what);
         }
@@ -312,6 +312,53 @@ impl Pairs<'_> {
         });
         side.runs.push(metrics);
         Ok(())
+    }
+
+    /// A counted share (`--shard K/N` counting under Callgrind, where each side runs once): the benchmarks of
+    /// every job of both sides, learnt by running each job once natively at the lowest scale (as `rho bench
+    /// --list` does), and of them the share's, which the counted runs then run alone (through
+    /// `RHO_BENCH_FILTER`, as adaptive runs do): so each share counts about 1/N of the benchmarks. `None`
+    /// otherwise: the first run learns the benchmarks, running them all (docs/ci.md).
+    fn listed_share(
+        &self,
+        sides: &mut [Contender; 2],
+    ) -> Result<Option<BTreeSet<String>>, GateError> {
+        let Some(shard) = self.request.settings.shard() else {
+            return Ok(None);
+        };
+        if !matches!(self.request.env.counter, Some(Counter::Callgrind(_))) {
+            return Ok(None);
+        }
+        let mut share = BTreeSet::new();
+        for side in sides.iter_mut() {
+            for index in 0..side.recipe.jobs.len() {
+                let job = &side.recipe.jobs[index];
+                let mut job_env = job.env.clone();
+                job_env.extend(crate::shard::LISTING.map(|(k, v)| (k.to_owned(), v.to_owned())));
+                let out = self.scratch.out(side.prepared.name, index)?;
+                let shell = Shell {
+                    side: side.prepared.name,
+                    command: &job.run,
+                    dir: &side.prepared.module_root,
+                    env: self.environment,
+                    job_env: &job_env,
+                    include: &self.scratch.include,
+                    out: &out,
+                    timeout: self.timeout,
+                };
+                let (_, stdout) = shell.run("listing run")?;
+                let (source, metrics) = stdout.finish().map_err(|error| GateError::Metrics {
+                    side: side.prepared.name,
+                    run: 0,
+                    command: job.run.clone(),
+                    error,
+                })?;
+                side.record_benchmarks(index, source, &metrics);
+            }
+            let benchmarks = side.job_benchmarks.iter().flat_map(|(_, b)| b);
+            share.extend(benchmarks.filter(|b| shard.holds(b)).cloned());
+        }
+        Ok(Some(share))
     }
 
     /// One run of job `index` of `side`, with `job_env`: its wall time, where its metrics came from, and its
@@ -375,8 +422,9 @@ impl Pairs<'_> {
 }
 
 impl Contender {
-    /// Note the benchmarks a job reported in the first run, and which benchmark each metric is of.
-    fn record_benchmarks(&mut self, source: MetricSource, metrics: &RunMetrics) {
+    /// Note which benchmark each metric of job `index` is of, and the benchmarks the job reported (in its
+    /// first run, or its listing run when there was one: [`Pairs::listed_share`]).
+    fn record_benchmarks(&mut self, index: usize, source: MetricSource, metrics: &RunMetrics) {
         let mut benchmarks = BTreeSet::new();
         for metric in metrics.keys() {
             let benchmark = match source {
@@ -387,7 +435,9 @@ impl Contender {
             self.benchmark_of
                 .insert(metric.clone(), benchmark.to_owned());
         }
-        self.job_benchmarks.push((source, benchmarks));
+        if self.job_benchmarks.len() == index {
+            self.job_benchmarks.push((source, benchmarks));
+        }
     }
 }
 

@@ -3,13 +3,22 @@
 //!
 //! The gate learns its benchmarks by running them, and two sides may hold different ones, so the partition is
 //! of each benchmark's name alone: a benchmark is in share `FNV-1a-64(name) mod N + 1`. Every job, and both
-//! sides, compute the same share for a name without any list and without talking to each other. The first run
-//! of each side runs every benchmark (their names are not known before it) and keeps only the share's; later
-//! runs (time, adaptive) run only the share's, through `RHO_BENCH_FILTER`.
+//! sides, compute the same share for a name without any list and without talking to each other. Counting
+//! under Callgrind, each side first lists its benchmarks (one native run of each job at the lowest scale,
+//! [`LISTING`]) and its one counted run runs only the share's, through `RHO_BENCH_FILTER`. Timed, the first
+//! run of each side runs every benchmark (their names are not known before it) and keeps only the share's;
+//! later runs (time, adaptive) run only the share's.
 
 use std::collections::BTreeMap;
 
 use crate::run_metrics::RunMetrics;
+
+/// What a counted share's listing run adds to a job's environment (crate::run): every benchmark once (the
+/// lowest scale: one iteration), no warm-up; its names are all it is for.
+pub const LISTING: [(&str, &str); 2] = [
+    ("RHO_BENCH_SCALE", "0.000000001"),
+    ("RHO_BENCH_WARMUP", "0"),
+];
 
 /// How the gate's shares are cut, as its `--json` names it (the merge refuses shares cut otherwise).
 pub const PARTITION: &str = "gate-name-fnv1a64";
@@ -83,6 +92,11 @@ mod tests {
             assert_eq!(holders, 1, "{name}");
             assert_eq!(share_of(name, 1), 1);
         }
+    }
+
+    #[test]
+    fn the_listing_run_is_at_the_lowest_scale_rho_accepts() {
+        assert_eq!(LISTING[0].1, rho_config::SCALE_RANGE.0.to_string());
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub struct Options {
     pub list: bool,
     /// `--profile NAME`: benchmark NAME's functions printed after the report.
     pub profile: Option<String>,
+    /// `--shard K/N` (or `RHO_SHARD`): run only this share of the suite's benchmarks (rho_shard::files).
+    pub shard: Option<rho_shard::Shard>,
 }
 
 /// `--cflags` and `--ldflags`, split into words.
@@ -41,6 +43,11 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     let targets = crate::module::target_list(options.asked.target.as_deref())?;
     // `--list` names the benchmarks; the first target's build says them.
     if targets.len() > 1 && !options.list {
+        if let Some(shard) = options.shard {
+            return Err(Error::Refused(format!(
+                "--shard {shard}: shares are of one target's run; run each target's shares apart"
+            )));
+        }
         if options.asked.exports.any() {
             return Err(crate::Error::Refused(
                 "--bmf and --github-benchmark export one target's run; run them with a single --target"
@@ -70,6 +77,16 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     let repetitions =
         crate::baseline::repetitions(&options.asked.baseline, options.asked.repetitions, 1);
     let inputs = inputs(options, (&what, &settings), &flags, repetitions, &cwd);
+    let (share, plan) = plan_share(options, targets[0].as_deref(), &inputs, plan)?;
+    // A share runs only its own benchmarks.
+    let share_settings = share.as_ref().map(|s| HarnessSettings {
+        filter: s.filter_for(&what),
+        ..settings.clone()
+    });
+    let inputs = rho_suite::FilesInputs {
+        settings: share_settings.as_ref().unwrap_or(&settings),
+        ..inputs
+    };
     let rho_suite::FilesRun {
         mut summary,
         compiler,
@@ -77,6 +94,9 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         ldflags,
         footprint,
     } = measure_suite(targets[0].as_deref(), &inputs)?;
+    if let Some(share) = &share {
+        share.trim(&what, &mut summary);
+    }
     if options.list {
         show(&mut terminal.plain(false), &crate::module::names(&summary));
         return Ok(0);
@@ -125,6 +145,11 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         let suite = suite_info(options, compiler, cflags, ldflags);
         let mut document = RunDocument::new(suite, summary);
         document.comparison = finished.record.as_ref();
+        document.shard = share
+            .as_ref()
+            .map(|s| serde_json::to_value(&s.record))
+            .transpose()
+            .map_err(Error::Json)?;
         json.write(&document)?;
     }
     if let Some(html) = &options.asked.html {
@@ -142,6 +167,23 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     options.asked.exports.write(&summaries)?;
     // `--diff REF`: a regression past the limit exits 1, as `check --diff` does (budgets are check's alone).
     Ok(crate::baseline::diff_code(&finished, &mut out))
+}
+
+/// With `--shard K/N`: this job's share of the suite, planned before it runs, and the baseline's `plan`
+/// without the comparison (the merge's, over the whole run); else no share and `plan` as it is.
+fn plan_share(
+    options: &Options,
+    target: Option<&str>,
+    inputs: &rho_suite::FilesInputs<'_>,
+    plan: crate::baseline::Plan,
+) -> crate::Result<(Option<rho_shard::share::Share>, crate::baseline::Plan)> {
+    let Some(shard) = options.shard.filter(|_| !options.list) else {
+        return Ok((None, plan));
+    };
+    let diff = &options.asked.baseline.diff;
+    let (share, plan) = rho_shard::files::plan_run(target, inputs, shard, diff, plan)?;
+    crate::say(&format!("rho: {}", share.describe()));
+    Ok((Some(share), plan))
 }
 
 /// The engine's inputs for the suite.

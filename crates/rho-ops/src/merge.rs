@@ -39,11 +39,17 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     {
         return merge_gate(options, &files, json.as_ref(), terminal);
     }
+    if files
+        .first()
+        .is_some_and(|(_, text)| rho_shard::files::is_run_document(text))
+    {
+        return merge_files(options, &files, json.as_ref(), terminal);
+    }
     let shares = rho_shard::merge::merge(&files)?;
     let config = rho_config::load_nearest(&crate::output::current_dir()?)?;
     let target = config.target(Some(&shares.target))?;
     let jobs = rho_suite::engine::jobs(&config, &target)?;
-    let plan = compare_plan(&shares, &config, options)?;
+    let plan = compare_plan(&shares.record, (&config.root, Some(&config), None), options)?;
     let mode = match shares.record.command.as_str() {
         "check" => Mode::Check,
         _ => Mode::Report,
@@ -172,14 +178,54 @@ fn merge_gate(
     Ok(merged.exit_code())
 }
 
-/// The baseline's plan for the shares' `--diff REF` (and `--markdown`), read here at the commit the shares
-/// compared with: a ref that has moved since is refused.
+/// The shares of `rho bench FILE.c --shard K/N` merged (rho_shard::files) into the suite's run, reported,
+/// compared with the baseline at the shares' `--diff` ref (in the current directory, as the run reads it)
+/// and written as the unsharded run writes it; its exit status (1 on a regression past its limit).
+fn merge_files(
+    options: &Options,
+    files: &[(String, String)],
+    json: Option<&crate::output::JsonTarget>,
+    terminal: &dyn Terminal,
+) -> crate::Result<u8> {
+    let shares = rho_shard::files::merge(files)?;
+    let cwd = crate::output::current_dir()?;
+    let target = shares.summary.target.name.clone();
+    let plan = compare_plan(&shares.record, (&cwd, None, Some(&target)), options)?;
+    let (mut out, layout) = crate::output::report_output(terminal, json);
+    show(
+        &mut out,
+        &rho_report::render_with(&shares.summary, &shares.what, layout),
+    );
+    let summaries = [(shares.what.clone(), shares.summary)];
+    let finished =
+        crate::baseline::finish(&plan, None, &target, &summaries, None, &mut out, layout)?;
+    let (what, summary) = &summaries[0];
+    if let Some(json) = json {
+        let mut document = crate::output::RunDocument::new(shares.suite.clone(), summary);
+        document.comparison = finished.record.as_ref();
+        json.write(&document)?;
+    }
+    if let Some(html) = &options.html {
+        let suite = rho_report::html::Suite {
+            what,
+            summary,
+            judgement: None,
+        };
+        let title = format!("rho bench merge: {what}");
+        crate::output::write_html(html, &title, vec![suite], finished.diff())?;
+    }
+    Ok(crate::baseline::diff_code(&finished, &mut out))
+}
+
+/// The baseline's plan for the shares' `--diff REF` (and `--markdown`), read at `root` (with module.yml's
+/// `config`, or the baseline of a suite of files for `target`) at the commit the shares compared with: a
+/// ref that has moved since is refused.
 fn compare_plan(
-    shares: &Shares,
-    config: &ModuleConfig,
+    record: &rho_shard::record::ShardRecord,
+    (root, config, target): (&std::path::Path, Option<&ModuleConfig>, Option<&str>),
     options: &Options,
 ) -> crate::Result<rho_baseline::plan::Plan> {
-    if options.markdown.is_some() && shares.record.diff.is_none() {
+    if options.markdown.is_some() && record.diff.is_none() {
         return Err(Error::Refused(
             "--markdown writes the comparison with the baseline, and the shares ran without --diff REF"
                 .to_string(),
@@ -187,11 +233,11 @@ fn compare_plan(
     }
     let request = rho_baseline::plan::Request {
         write: false,
-        diff: shares.record.diff.clone(),
+        diff: record.diff.clone(),
         markdown: options.markdown.clone(),
     };
-    let plan = crate::baseline::prepare(&request, &config.root, Some(config), None)?;
-    if let (Some((_, source)), Some(then)) = (&plan.base, &shares.record.diff_commit)
+    let plan = crate::baseline::prepare(&request, root, config, target)?;
+    if let (Some((_, source)), Some(then)) = (&plan.base, &record.diff_commit)
         && source.commit != *then
     {
         return Err(rho_shard::Error::RefMoved {

@@ -12,6 +12,12 @@ pub enum Error {
          from an unsharded run"
     )]
     WriteBaseline { shard: String },
+    /// More shares than a suite of files has benchmarks: this one would hold none.
+    #[error(
+        "--shard {shard}: the suite has {benchmarks} benchmark(s), and this share would hold none of them; \
+         split it into at most {benchmarks} shares"
+    )]
+    EmptyShare { shard: String, benchmarks: usize },
     #[error("cannot read {}: {source}", path.display())]
     Read {
         path: PathBuf,

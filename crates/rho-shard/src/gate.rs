@@ -63,28 +63,12 @@ pub fn merge(files: &[(String, String)]) -> Result<GateMerge, Error> {
         });
     };
     let count = first_shard["count"].as_u64().unwrap_or(0) as u32;
-    let mut by_index: Vec<Option<usize>> = vec![None; count as usize];
-    for (at, (file, _, shard)) in shares.iter().enumerate() {
-        let index = shard["index"].as_u64().unwrap_or(0) as usize;
-        match by_index[index - 1] {
-            Some(earlier) => {
-                return Err(Error::Twice {
-                    share: format!("{index}/{count}"),
-                    first: shares[earlier].0.to_string(),
-                    second: file.to_string(),
-                });
-            }
-            None => by_index[index - 1] = Some(at),
-        }
-    }
-    let missing: Vec<String> = (1..=count)
-        .filter(|k| by_index[*k as usize - 1].is_none())
-        .map(|k| format!("{k}/{count}"))
+    let indices: Vec<(u32, &str)> = shares
+        .iter()
+        .map(|(file, _, shard)| (shard["index"].as_u64().unwrap_or(0) as u32, *file))
         .collect();
-    if !missing.is_empty() {
-        return Err(Error::Missing { missing, count });
-    }
-    let ordered: Vec<&Value> = by_index.iter().flatten().map(|at| &shares[*at].1).collect();
+    let order = crate::merge::in_order(count, &indices)?;
+    let ordered: Vec<&Value> = order.iter().map(|at| &shares[*at].1).collect();
     Ok(combine(first, &ordered))
 }
 

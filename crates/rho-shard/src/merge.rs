@@ -71,29 +71,14 @@ pub fn merge(files: &[(String, String)]) -> Result<Shares, Error> {
         });
     };
     for share in &shares[1..] {
-        same_run(first, share)?;
+        same_run(&first.run(), &share.run())?;
     }
-    let count = first.record.count;
-    let mut by_index: Vec<Option<&Read>> = vec![None; count as usize];
-    for share in &shares {
-        let slot = &mut by_index[share.record.index as usize - 1];
-        if let Some(earlier) = slot {
-            return Err(Error::Twice {
-                share: share.record.label(),
-                first: earlier.file.clone(),
-                second: share.file.clone(),
-            });
-        }
-        *slot = Some(share);
-    }
-    let missing: Vec<String> = (1..=count)
-        .filter(|k| by_index[*k as usize - 1].is_none())
-        .map(|k| format!("{k}/{count}"))
+    let indices: Vec<(u32, &str)> = shares
+        .iter()
+        .map(|s| (s.record.index, s.file.as_str()))
         .collect();
-    if !missing.is_empty() {
-        return Err(Error::Missing { missing, count });
-    }
-    let ordered: Vec<&Read> = by_index.into_iter().flatten().collect();
+    let order = in_order(first.record.count, &indices)?;
+    let ordered: Vec<&Read> = order.iter().map(|at| &shares[*at]).collect();
     let failed = failed(&first.record, &ordered);
     let mut suites = suites(&first.record, &ordered);
     // A suite one share could not run is a failed suite, as in a run on one machine.
@@ -107,6 +92,50 @@ pub fn merge(files: &[(String, String)]) -> Result<Shares, Error> {
         suites,
         failed,
     })
+}
+
+/// The shares' positions in `indices` (each share's K and file, as given) in share order, 1 to `count`:
+/// refuses a share given twice and a share missing, naming them.
+pub(crate) fn in_order(count: u32, indices: &[(u32, &str)]) -> Result<Vec<usize>, Error> {
+    let mut by_index: Vec<Option<usize>> = vec![None; count as usize];
+    for (at, (index, file)) in indices.iter().enumerate() {
+        let slot = &mut by_index[*index as usize - 1];
+        if let Some(earlier) = slot {
+            return Err(Error::Twice {
+                share: format!("{index}/{count}"),
+                first: indices[*earlier].1.to_string(),
+                second: file.to_string(),
+            });
+        }
+        *slot = Some(at);
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|k| by_index[*k as usize - 1].is_none())
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Missing { missing, count });
+    }
+    Ok(by_index.into_iter().flatten().collect())
+}
+
+/// What every share of one run has alike, and the file it was read from.
+pub(crate) struct RunOf<'a> {
+    pub(crate) file: &'a str,
+    pub(crate) rho_version: &'a str,
+    pub(crate) target: &'a str,
+    pub(crate) record: &'a ShardRecord,
+}
+
+impl Read {
+    fn run(&self) -> RunOf<'_> {
+        RunOf {
+            file: &self.file,
+            rho_version: &self.document.rho_version,
+            target: &self.document.target,
+            record: &self.record,
+        }
+    }
 }
 
 /// A share's document read and checked: a `rho-bench-project/1` with a `shard` record whose share is in range.
@@ -158,8 +187,8 @@ fn read(file: &str, text: &str) -> Result<Read, Error> {
 }
 
 /// Refuses `share` unless it is of the same run as `first`, saying what differs.
-fn same_run(first: &Read, share: &Read) -> Result<(), Error> {
-    let (a, b) = (&first.record, &share.record);
+pub(crate) fn same_run(first: &RunOf<'_>, share: &RunOf<'_>) -> Result<(), Error> {
+    let (a, b) = (first.record, share.record);
     let short = |commit: &Option<String>| {
         commit
             .as_deref()
@@ -167,10 +196,10 @@ fn same_run(first: &Read, share: &Read) -> Result<(), Error> {
                 c.get(..10).unwrap_or(c).to_string()
             })
     };
-    let what = if share.document.rho_version != first.document.rho_version {
+    let what = if share.rho_version != first.rho_version {
         Some(format!(
             "rho {} against rho {}",
-            share.document.rho_version, first.document.rho_version
+            share.rho_version, first.rho_version
         ))
     } else if a.commit != b.commit {
         Some(format!(
@@ -178,11 +207,8 @@ fn same_run(first: &Read, share: &Read) -> Result<(), Error> {
             short(&b.commit),
             short(&a.commit)
         ))
-    } else if share.document.target != first.document.target {
-        Some(format!(
-            "target {} against {}",
-            share.document.target, first.document.target
-        ))
+    } else if share.target != first.target {
+        Some(format!("target {} against {}", share.target, first.target))
     } else if a.command != b.command {
         Some(format!(
             "rho bench {} against rho bench {}",
@@ -198,7 +224,7 @@ fn same_run(first: &Read, share: &Read) -> Result<(), Error> {
         ))
     } else if a.partition != b.partition {
         Some(format!(
-            "partition {} against {} (module.yml, the settings or the benchmarks differ)",
+            "partition {} against {} (the suites, the settings or the benchmarks differ)",
             b.partition, a.partition
         ))
     } else {
@@ -206,8 +232,8 @@ fn same_run(first: &Read, share: &Read) -> Result<(), Error> {
     };
     match what {
         Some(what) => Err(Error::Mismatch {
-            file: share.file.clone(),
-            first: first.file.clone(),
+            file: share.file.to_string(),
+            first: first.file.to_string(),
             what,
         }),
         None => Ok(()),

@@ -231,12 +231,22 @@ fn costs(
     target: &TargetSpec,
     measure: Measure,
 ) -> Result<Option<rho_baseline::TargetBaseline>, Error> {
-    let file = match rho_baseline::read_file(&config.baseline_path()) {
+    let name = rho_suite::engine::streams_name(config, target).unwrap_or(target.name());
+    costs_in(&config.baseline_path(), name, measure)
+}
+
+/// The section of the baseline file `path` for target `name` and `measure`, or `None` when there is no such
+/// file or section.
+pub(crate) fn costs_in(
+    path: &Path,
+    name: &str,
+    measure: Measure,
+) -> Result<Option<rho_baseline::TargetBaseline>, Error> {
+    let file = match rho_baseline::read_file(path) {
         Ok(file) => file,
         Err(rho_baseline::Error::Missing { .. }) => return Ok(None),
         Err(error) => return Err(error.into()),
     };
-    let name = rho_suite::engine::streams_name(config, target).unwrap_or(target.name());
     let Some(sections) = file.targets.get(name) else {
         return Ok(None);
     };
@@ -249,7 +259,7 @@ fn costs(
 
 /// What `name` cost in the baseline: its figure per iteration (instructions, else nanoseconds, else
 /// cycles) times the iterations it did.
-fn cost_of(section: &rho_baseline::TargetBaseline, name: &str) -> Option<f64> {
+pub(crate) fn cost_of(section: &rho_baseline::TargetBaseline, name: &str) -> Option<f64> {
     let bench = section.benchmark(name)?;
     let per_iteration = bench
         .instructions
@@ -269,7 +279,7 @@ pub fn measure_name(measure: Measure) -> &'static str {
 }
 
 /// The commit checked out in `dir`'s repository, or `None` outside one (or without git).
-fn head_commit(dir: &Path) -> Option<String> {
+pub(crate) fn head_commit(dir: &Path) -> Option<String> {
     let output = std::process::Command::new("git")
         .arg("-C")
         .arg(dir)
