@@ -899,8 +899,13 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
         );
     }
     if any_few_samples {
+        // An imported run's samples are the harness's repetitions or samples, not iterations.
+        let what = match summary.imported {
+            Some(_) => "samples",
+            None => "iterations",
+        };
         footnotes.push(format!(
-            "-: too few iterations for the tail (p95 needs {}, p99 {}): with fewer it is the max",
+            "-: too few {what} for the tail (p95 needs {}, p99 {}): with fewer it is the max",
             Summary::MIN_N_FOR_P95,
             Summary::MIN_N_FOR_P99
         ));
