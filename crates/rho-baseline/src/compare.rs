@@ -207,7 +207,7 @@ pub fn metric_unit(metric: Metric, context: &Context) -> String {
             Some(clock) => format!("{} {}", clock.name, clock.unit),
             None => "cycles".to_string(),
         },
-        Metric::TimeNs => "ns".to_string(),
+        Metric::TimeNs | Metric::CpuNs => "ns".to_string(),
         Metric::StackBytes
         | Metric::HeapPeakBytes
         | Metric::CodeBytes
@@ -413,12 +413,7 @@ pub fn compare_with(
                                 value_of(base_bench, m),
                                 value_of(head_bench, m),
                                 limit_for(&head_bench.name, m) / 100.0,
-                                floors.of(m)
-                                    / if matches!(m, Metric::Cycles | Metric::TimeNs) {
-                                        batch
-                                    } else {
-                                        1.0
-                                    },
+                                floors.of(m) / if m.is_clocked() { batch } else { 1.0 },
                             )
                         })
                         .collect(),
@@ -642,7 +637,8 @@ impl Floors {
     pub fn of(&self, metric: Metric) -> f64 {
         match metric {
             Metric::Cycles => self.cycles,
-            Metric::TimeNs => self.time_ns,
+            // CPU time is reported by the same harness, in the same steps, as its wall time.
+            Metric::TimeNs | Metric::CpuNs => self.time_ns,
             Metric::StackBytes
             | Metric::HeapPeakBytes
             | Metric::Instructions
@@ -724,6 +720,9 @@ pub fn value_of(bench: &BenchmarkBaseline, metric: Metric) -> Value {
             .map_or(Value::Off, |f| Value::Figure(f.median.0)),
         Metric::TimeNs => bench
             .time_ns
+            .map_or(Value::Off, |f| Value::Figure(f.median.0)),
+        Metric::CpuNs => bench
+            .cpu_ns
             .map_or(Value::Off, |f| Value::Figure(f.median.0)),
         Metric::StackBytes => match bench.stack_bytes {
             Stack::Bytes(bytes) => Value::Figure(bytes as f64),
@@ -809,6 +808,7 @@ mod tests {
         match metric {
             Metric::Cycles => b.cycles.as_mut().unwrap().median = Figure(value),
             Metric::TimeNs => b.time_ns.as_mut().unwrap().median = Figure(value),
+            Metric::CpuNs => b.cpu_ns.as_mut().unwrap().median = Figure(value),
             Metric::StackBytes => b.stack_bytes = Stack::Bytes(value as u64),
             Metric::HeapPeakBytes => b.heap_peak_bytes = Some(value as u64),
             Metric::Instructions => b.instructions = Some(value as u64),

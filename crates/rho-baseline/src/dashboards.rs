@@ -162,7 +162,7 @@ impl Destinations<'_> {
 fn metric_unit(metric: Metric) -> &'static str {
     match metric {
         Metric::Cycles => "cycles/iter",
-        Metric::TimeNs => "ns/iter",
+        Metric::TimeNs | Metric::CpuNs => "ns/iter",
         Metric::Instructions => "instructions/iter",
         Metric::StackBytes
         | Metric::HeapPeakBytes

@@ -137,6 +137,10 @@ pub struct BenchmarkBaseline {
     pub cycles: Option<Figures>,
     /// Net nanoseconds per iteration, from the source `Context::time_source` names.
     pub time_ns: Option<Figures>,
+    /// CPU-time nanoseconds per iteration, from another harness that measures them beside the wall clock
+    /// (Google Benchmark's `cpu_time`). Added in version 4; absent for every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns: Option<Figures>,
     /// The stack high-water mark.
     pub stack_bytes: Stack,
     /// Peak heap bytes held at once through the heap macros; `None` (`null`) when the harness did not measure
@@ -548,6 +552,7 @@ impl TargetSections {
                         BenchmarkBaseline {
                             cycles: None,
                             time_ns: None,
+                            cpu_ns: None,
                             stack_bytes,
                             heap_peak_bytes,
                             // Another harness's figures are the timed run's.
@@ -629,7 +634,12 @@ impl TargetBaseline {
     /// with a message that says where rather than failing inside the serialiser.
     pub fn check_figures(&self) -> Result<(), Error> {
         for bench in &self.benchmarks {
-            for (metric, figures) in [("cycles", &bench.cycles), ("time_ns", &bench.time_ns)] {
+            let clocked = [
+                ("cycles", &bench.cycles),
+                ("time_ns", &bench.time_ns),
+                ("cpu_ns", &bench.cpu_ns),
+            ];
+            for (metric, figures) in clocked {
                 if let Some(figures) = figures {
                     for (statistic, figure) in [
                         ("median", figures.median),

@@ -179,6 +179,7 @@ pub(crate) mod fixture {
                 p95: Figure(ns * 1.1),
                 p99: Figure(ns * 1.5),
             }),
+            cpu_ns: None,
             stack_bytes: stack,
             heap_peak_bytes: Some(heap),
             instructions: None,

@@ -144,13 +144,13 @@ fn quartiles_of(parts: &[(&str, &rho_stats::RunSummary)]) -> BTreeMap<String, Qu
         .collect()
 }
 
-/// `section` without another harness's extra figures (baseline version 4's `extra`): a record holds rho's
-/// metrics, which history charts and fits, and a `rho-bench-history-record/2` stays readable by every rho
-/// that reads one.
+/// `section` without what baseline version 4 added for another harness's suites (its `extra` figures and
+/// its CPU time, `cpu_ns`): a `rho-bench-history-record/2` keeps the shape every rho that reads one reads.
 fn without_extra(section: &TargetBaseline) -> TargetBaseline {
     let mut section = section.clone();
     for bench in &mut section.benchmarks {
         bench.extra.clear();
+        bench.cpu_ns = None;
     }
     section
 }

@@ -23,6 +23,9 @@ pub struct Sampled {
     pub name: String,
     /// Each sample's nanoseconds per iteration, in the order measured.
     pub times_ns: Vec<f64>,
+    /// Each sample's CPU-time nanoseconds per iteration, from a harness that measures CPU time beside the
+    /// wall clock (Google Benchmark's `cpu_time`); empty for the others.
+    pub cpu_ns: Vec<f64>,
     /// The other figures, one value per sample each (or fewer, when the harness gave fewer).
     pub extra: Vec<ExtraSamples>,
     /// `times_ns` are a report's quantiles, not its measurements ([`rho_stats::BenchSummary::stats_only`]).

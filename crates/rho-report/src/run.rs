@@ -574,10 +574,14 @@ const COMPACT_COLUMNS: [&str; 8] = [
 
 /// The clocks' figures of a benchmark, cycles first.
 fn clock_figures(bench: &BenchSummary) -> Vec<&ClockFigures> {
-    [bench.cycles.as_ref(), bench.time.as_ref()]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        bench.cycles.as_ref(),
+        bench.time.as_ref(),
+        bench.cpu.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// One (label, cells) per metric row of a benchmark: the clocks', then the instructions'.

@@ -46,6 +46,11 @@ pub struct BenchSummary {
     /// Nanosecond figures: from the `time` clock, or derived from the cycle clock when there is none and its
     /// frequency is known (`derived: true`); `None` otherwise.
     pub time: Option<ClockFigures>,
+    /// CPU-time nanoseconds per iteration, from a harness that measures the process's CPU time beside the
+    /// wall clock (Google Benchmark's `cpu_time`, its `time_unit` converted; rho-import): the same
+    /// statistics as `time`, over the same samples. `None` for every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<ClockFigures>,
     /// Instructions per iteration: from a counted run (Callgrind), or a clock that counts instructions (QEMU
     /// `-icount`); `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -160,6 +165,9 @@ pub enum Metric {
     Cycles,
     /// Net median nanoseconds per iteration.
     TimeNs,
+    /// Median CPU-time nanoseconds per iteration (another harness's second clock: Google Benchmark's
+    /// `cpu_time`).
+    CpuNs,
     /// Stack high-water mark in bytes.
     StackBytes,
     /// Heap peak in bytes.
@@ -174,9 +182,10 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 7] = [
+    pub const ALL: [Metric; 8] = [
         Metric::Cycles,
         Metric::TimeNs,
+        Metric::CpuNs,
         Metric::StackBytes,
         Metric::HeapPeakBytes,
         Metric::Instructions,
@@ -189,6 +198,7 @@ impl Metric {
         match self {
             Metric::Cycles => "cycles",
             Metric::TimeNs => "time_ns",
+            Metric::CpuNs => "cpu_ns",
             Metric::StackBytes => "stack_bytes",
             Metric::HeapPeakBytes => "heap_peak_bytes",
             Metric::Instructions => "instructions",
@@ -229,6 +239,7 @@ impl BenchSummary {
         match metric {
             Metric::Cycles => self.cycles.as_ref().map(|f| f.per_iteration.median),
             Metric::TimeNs => self.time.as_ref().map(|f| f.per_iteration.median),
+            Metric::CpuNs => self.cpu.as_ref().map(|f| f.per_iteration.median),
             Metric::StackBytes => match self.stack {
                 StackMark::Bytes(bytes) => Some(bytes as f64),
                 StackMark::Overrun | StackMark::Off => None,
@@ -407,6 +418,7 @@ impl RunSummary {
                 overran: bench.overran,
                 cycles,
                 time,
+                cpu: None,
                 instructions,
                 stack: bench.stack,
                 heap: bench.heap,

@@ -97,6 +97,7 @@ pub fn record(commit: &str, machine: &str, measure: Measure, figures: &[(&str, f
                 p95: Figure(figure),
                 p99: Figure(figure),
             }),
+            cpu_ns: None,
             stack_bytes: Stack::Bytes(64),
             heap_peak_bytes: Some(0),
             instructions: (measure == Measure::Instructions).then_some(figure as u64),
