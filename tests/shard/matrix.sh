@@ -6,10 +6,12 @@
 # against the single run's, as a ratio.
 #
 #   tests/shard/matrix.sh [ROUNDS [ITERATIONS]]
+#   WITH_BASELINE=1 tests/shard/matrix.sh ...   (a baseline recorded and committed first: costed, not listed)
 #
 # ROUNDS: each benchmark's work per iteration (default 1000 mixes, times 1 to 5); ITERATIONS: counted iterations
-# per benchmark (default 1000). Each share lists the suite (a build and a run of one iteration each) and builds
-# it again to run its share: that fixed cost, per share, is what the work per benchmark has to outweigh.
+# per benchmark (default 1000; `default`: no --iterations, the harness's default). Each share builds the suite
+# once, lists it (RHO_BENCH_LIST: nothing runs) and runs its share of that build under Valgrind: that fixed cost
+# (the build, Valgrind's start, the footprint of the image), per share, is what the work has to outweigh.
 #
 # Needs a built rho (RHO=path, default target/release/rho, else target/debug/rho), Valgrind, cc, git, python3.
 set -euo pipefail
@@ -66,7 +68,14 @@ timed() {
 }
 cpu() { awk '{ print $1 + $2 }' "$1"; }
 
-counted=(--measure instructions --iterations "$iterations" --timeout 3600)
+counted=(--measure instructions --timeout 3600)
+[ "$iterations" = default ] || counted+=(--iterations "$iterations")
+if [ "${WITH_BASELINE:-0}" = 1 ]; then
+  # The shares then take the names and costs from bench/baseline.json (rho-baseline/4 names each suite).
+  "$rho" bench "${counted[@]}" --write-baseline >/dev/null 2>&1
+  git add -f bench/baseline.json
+  git -c user.name=rho -c user.email=rho@rho.invalid -c commit.gpgsign=false commit -q -m baseline
+fi
 timed single.time "$rho" bench "${counted[@]}" --json single.json
 cores=$(nproc)
 pids=()
@@ -97,7 +106,8 @@ total=0
 for k in $(seq 1 $shares); do
   own=$(cpu "share$k.time")
   mine=$(python3 -c "import json; d=json.load(open('share$k.json')); print(sum(len(s['benchmarks']) for s in d['suites']))")
-  echo "share $k/$shares: $mine benchmarks, ${own} s CPU"
+  basis=$(python3 -c "import json; print(json.load(open('share$k.json'))['shard']['basis'])")
+  echo "share $k/$shares: $mine benchmarks, ${own} s CPU (by $basis)"
   total=$(awk -v a="$total" -v b="$own" 'BEGIN { print a + b }')
 done
 echo "single run: ${single} s CPU"

@@ -130,6 +130,10 @@
  *                               Unset or empty: all run. The others are neither run nor printed
  *                               (`.overhead` always runs), `@done benchmarks=` counts those that
  *                               ran, and a filter that matches none is not an error (benchmarks=0).
+ *   RHO_BENCH_LIST              `1`: list, do not run: print `@list NAME` for each benchmark the
+ *                               filter selects, in run order, then `@done`, and return 0 before
+ *                               any clock is read or any benchmark (`.overhead` too) runs
+ *                               (docs/wire-format.md, "Listing"). Unset, empty or `0`: run.
  *   RHO_BENCH_MEASURE           `time` (default) or `instructions`: under Valgrind's Callgrind
  *                               (`rho bench --measure instructions`), count each benchmark's measured
  *                               loop instead of timing it (see "Counting" in the implementation, and
@@ -3024,6 +3028,51 @@ static void rho_bench__write_header(const char *stack_guard)
                      rho_bench__config.stack_bytes RHO_BENCH__GUARD_ARG);
 }
 
+#if !RHO_BENCH_BARE_METAL
+/* RHO_BENCH_LIST: 1 when the run only lists (`1`), 0 when it runs (unset, empty or `0`), -1 (said
+ * on stderr) for anything else. */
+static int rho_bench__list_wanted(void)
+{
+    const char *text = getenv("RHO_BENCH_LIST");
+    if (text == 0 || text[0] == '\0' || strcmp(text, "0") == 0) {
+        return 0;
+    }
+    if (strcmp(text, "1") == 0) {
+        return 1;
+    }
+    return rho_bench__bad_setting("RHO_BENCH_LIST", "1 (list the benchmarks) or 0", text);
+}
+
+/* The listing (RHO_BENCH_LIST=1, docs/wire-format.md "Listing"): `@list NAME` for each benchmark the
+ * filter selects, in run order (a family member as NAME/ARG), then `@done`. Nothing is measured, no
+ * clock is read and `.overhead` does not run: a host learns a suite's names for the price of its
+ * start-up (a sharded run plans its share from them). */
+static int rho_bench__list(const rho_bench_suite_t *suite)
+{
+    unsigned i, listed = 0;
+    for (i = 0; i < suite->count; i++) {
+        char full_name[RHO_BENCH__FULL_NAME_MAX + 1];
+        const char *name = suite->entries[i].name;
+        if (suite->entries[i].has_arg) {
+            (void)rho_bench__member_name(full_name, name, suite->entries[i].arg);
+            name = full_name;
+        }
+        if (!rho_bench__selected(name)) {
+            continue;
+        }
+        listed++;
+        RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@list %s\n", name);
+    }
+    RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@done benchmarks=%u dropped=%u\n", RHO_BENCH__U(listed),
+                     RHO_BENCH__U(suite->dropped));
+    if (fflush(stdout) != 0 || rho_bench__output_failed || ferror(stdout)) {
+        fprintf(stderr, "rho: writing the listing to stdout failed\n");
+        return 2;
+    }
+    return 0;
+}
+#endif
+
 int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 {
     unsigned i, ran = 0;
@@ -3073,6 +3122,17 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     if (!rho_bench__valid_name(RHO_BENCH__TARGET)) {
         rho_bench__bad_name("", "RHO_BENCH_TARGET", RHO_BENCH__TARGET);
         return 2;
+    }
+#endif
+
+#if !RHO_BENCH_BARE_METAL
+    switch (rho_bench__list_wanted()) {
+    case 1:
+        return rho_bench__list(suite);
+    case -1:
+        return 2;
+    default:
+        break;
     }
 #endif
 

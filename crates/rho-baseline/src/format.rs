@@ -123,6 +123,10 @@ pub enum TimeSource {
 #[serde(deny_unknown_fields)]
 pub struct BenchmarkBaseline {
     pub name: String,
+    /// The suite that ran it, as module.yml names it (its files or its command); absent in a version 3 file,
+    /// and for a section recorded from one suite's run (`rho bench FILE.c`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
     /// What one op is (`iter`, `byte`, ...).
     pub unit: String,
     /// Ops per iteration.
@@ -945,6 +949,32 @@ mod tests {
             err.contains("bench_crc_256") && err.contains("time_ns p99"),
             "{err}"
         );
+    }
+
+    /// A version 3 file (no suites) is read as it is and written back as version 4; a benchmark's suite is
+    /// kept through a write and a read.
+    #[test]
+    fn a_version_3_file_is_read_and_suites_are_kept() {
+        let mut file = BaselineFile::new();
+        file.insert(TargetSections::from_v1(fixture::section("host")));
+        let v3 = file.to_json().unwrap().replace(SCHEMA, SCHEMA_V3);
+        let read = BaselineFile::parse(&v3, "old.json").unwrap();
+        assert_eq!(read.schema, SCHEMA);
+        assert_eq!(read.targets, file.targets);
+        let mut with_suites = file.clone();
+        let section = with_suites
+            .targets
+            .get_mut("host")
+            .and_then(|s| s.time.as_mut())
+            .unwrap();
+        section.benchmarks[0].suite = Some("bench/crypto.c".to_string());
+        let written = with_suites.to_json().unwrap();
+        assert!(
+            written.contains("\"suite\": \"bench/crypto.c\""),
+            "{written}"
+        );
+        let back = BaselineFile::parse(&written, "new.json").unwrap();
+        assert_eq!(back.targets, with_suites.targets);
     }
 
     /// A version 2 file (no functions) is read as it is and written back as version 3; a benchmark's

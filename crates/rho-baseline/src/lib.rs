@@ -165,6 +165,7 @@ pub(crate) mod fixture {
     pub fn bench(name: &str, cycles: f64, ns: f64, stack: Stack, heap: u64) -> BenchmarkBaseline {
         BenchmarkBaseline {
             name: name.to_string(),
+            suite: None,
             unit: "iter".to_string(),
             per_iteration: 1,
             iterations: 20000,

@@ -57,6 +57,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
         .iter()
         .map(|bench| BenchmarkBaseline {
             name: bench.name.clone(),
+            suite: None,
             unit: bench.unit.clone(),
             per_iteration: bench.per_iteration,
             iterations: bench.iterations,
@@ -195,7 +196,10 @@ pub fn section_from_summaries(
     let mut first_what = "";
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
     for (what, summary) in summaries {
-        let part = section_from_summary(summary, recording);
+        let mut part = section_from_summary(summary, recording);
+        for bench in &mut part.benchmarks {
+            bench.suite = Some(what.to_string());
+        }
         for bench in &part.benchmarks {
             if let Some(other) = owner.insert(bench.name.clone(), what.to_string()) {
                 return Err(Error::Merge {
@@ -495,6 +499,12 @@ mod tests {
             section_from_summaries(&[("a.c", &first), ("b.c", &second)], &recording()).unwrap();
         let names: Vec<&str> = section.benchmarks.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(names, ["bench_a", "bench_b", "bench_c", "bench_d"]);
+        let suites: Vec<Option<&str>> = section
+            .benchmarks
+            .iter()
+            .map(|b| b.suite.as_deref())
+            .collect();
+        assert_eq!(suites, [Some("a.c"), Some("a.c"), Some("b.c"), Some("b.c")]);
 
         let err = section_from_summaries(&[("a.c", &first), ("again.c", &first)], &recording())
             .unwrap_err();

@@ -2,12 +2,14 @@
 //! own module so that the file's types, its reader and its errors can all name them.
 
 /// The schema this crate writes. It reads this one, [`SCHEMA_V3`], [`SCHEMA_V2`] and [`SCHEMA_V1`]; a file
-/// with any other `schema` is refused, never guessed at. Version 4 added each benchmark's `extra` figures
-/// (another harness's counters and rates).
+/// with any other `schema` is refused, never guessed at. Version 4 added each benchmark's `suite` (so that a
+/// sharded run knows, without building anything, which suites hold a share's benchmarks) and, for another
+/// harness's suite, its `extra` figures and CPU time (`cpu_ns`); version 3 each counted benchmark's
+/// `functions`.
 pub const SCHEMA: &str = "rho-baseline/4";
 
-/// The third schema: version 4 without `extra`. Read as it is (its benchmarks have no extra figures), never
-/// written. Version 3 added each counted benchmark's `functions`.
+/// The third schema: version 4 without `suite`, `extra` and `cpu_ns`. Read as it is (its benchmarks name no
+/// suite and have no other harness's figures), never written.
 pub const SCHEMA_V3: &str = "rho-baseline/3";
 
 /// The second schema: version 3 without `functions`. Read as it is (its benchmarks have no functions), never

@@ -36,7 +36,7 @@ pub const BATCHED_INPUTS: usize = 64;
 pub struct Bench {
     /// The printed name: the function's, or `family/arg`.
     pub(crate) name: wire::Name,
-    /// The function's name (a family's: RHO_BENCH_ITERATIONS_<name> and the like apply to every member).
+    /// The function's name (a family's: `RHO_BENCH_ITERATIONS_<name>` and the like apply to every member).
     pub(crate) family: &'static str,
     pub(crate) arg: Option<u64>,
     /// `name` with a NUL, for Callgrind's dump.

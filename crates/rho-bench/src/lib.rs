@@ -51,7 +51,8 @@
 //! `--bench` on the command line, not run by rho) each benchmark's loop runs once, as a test, and nothing is
 //! measured. The settings are the C
 //! harness's environment variables (`RHO_BENCH_ITERATIONS`, `RHO_BENCH_WARMUP`, `RHO_BENCH_SCALE`, ...: see
-//! `Settings`).
+//! `Settings`); `RHO_BENCH_LIST=1` prints the benchmarks' names and runs nothing, as the C harness does
+//! (docs/wire-format.md, "Listing").
 //!
 //! What a user's build pulls in (`[dev-dependencies] rho-bench`, default features): this crate, rho-wire (the
 //! stream's names, and its parser, which checks the stream under `cargo test`), libc, thiserror and serde
@@ -99,7 +100,7 @@ pub use heap::CountingAlloc;
 #[cfg(feature = "report")]
 pub use hosted::run::report;
 #[cfg(feature = "std")]
-pub use hosted::run::{Sink, main as run_main, run};
+pub use hosted::run::{Sink, listing, main as run_main, run};
 #[cfg(feature = "std")]
 pub use hosted::settings::{FORMAT_VARIABLE, Measure, Output, Settings};
 pub use suite::{Args, BuildInfo, Entry};

@@ -253,3 +253,245 @@ fn a_planted_2x_slowdown_in_a_sharded_check_diff_fails_the_merge_naming_it() {
         other.describe()
     );
 }
+
+/// A suite whose benchmarks each leave a file `ran/NAME` when they run (their body's first iteration), so
+/// what a share ran is seen on disk.
+const MARKING_SUITE: &str = r#"#include <rho/bench.h>
+#include <stdio.h>
+
+static void mark(const char *name)
+{
+    char path[64];
+    FILE *file;
+    sprintf(path, "ran/%s", name);
+    file = fopen(path, "w");
+    if (file != NULL) {
+        fclose(file);
+    }
+}
+
+static void bench_left(rho_bench_t *state)
+{
+    unsigned x = 1u, first = 1u;
+    RHO_BENCH_LOOP(state) {
+        if (first) {
+            mark("bench_left");
+            first = 0u;
+        }
+        x = x * 3u + 1u;
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+static void bench_right(rho_bench_t *state)
+{
+    unsigned x = 2u, first = 1u;
+    RHO_BENCH_LOOP(state) {
+        if (first) {
+            mark("bench_right");
+            first = 0u;
+        }
+        x = x * 5u + 1u;
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_left);
+    RHO_BENCH_ADD(&suite, bench_right);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+#[test]
+fn a_share_builds_its_suite_once_and_lists_it_without_running_a_benchmark() {
+    let project = Project::new();
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 10\n  suites:\n    - marking.c\n",
+    );
+    project.write("marking.c", MARKING_SUITE);
+    // The compiler, logging each build of the suite: `$CC` is how rho finds it.
+    project.write(
+        "cc-log.sh",
+        "echo \"$*\" >> \"$(dirname \"$0\")/builds.log\"\nexec cc \"$@\"\n",
+    );
+    let compiler = format!("sh {}", project.path().join("cc-log.sh").display());
+    for k in 1..=2 {
+        std::fs::create_dir_all(project.path().join("ran")).unwrap();
+        let shard = format!("{k}/2");
+        let run = project.rho_in(
+            project.path(),
+            &["bench", "--shard", &shard, "--json", "share.json"],
+            &[("CC", &compiler)],
+        );
+        run.assert_exit(0);
+        let share = common::read_json(&project.path().join("share.json"));
+        let own = names(&share);
+        assert_eq!(own.len(), 1, "{}", run.describe());
+        // Listed by the harness (RHO_BENCH_LIST), nothing run: only the share's own benchmark ran.
+        let ran = common::entries(&project.path().join("ran"));
+        assert_eq!(ran, own, "share {shard} ran only its own benchmark");
+        // One build, listed and then run: not a build to list and another to run.
+        let builds = project.read("builds.log");
+        let suite_builds = builds.lines().filter(|l| l.contains("marking.c")).count();
+        assert_eq!(suite_builds, 1, "share {shard}'s builds:\n{builds}");
+        std::fs::remove_file(project.path().join("builds.log")).unwrap();
+        std::fs::remove_dir_all(project.path().join("ran")).unwrap();
+    }
+}
+
+#[test]
+fn the_harness_lists_with_rho_bench_list_and_refuses_any_other_value() {
+    let project = Project::new();
+    project.write("marking.c", MARKING_SUITE);
+    std::fs::create_dir_all(project.path().join("ran")).unwrap();
+    let include = common::repo_file("c/include");
+    let built = std::process::Command::new("cc")
+        .current_dir(project.path())
+        .args(["-std=c99", "-O1", "-DRHO_BENCH_IMPLEMENTATION", "-I"])
+        .arg(&include)
+        .args(["marking.c", "-o", "marking"])
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let run = |list: &str, filter: &str| {
+        std::process::Command::new(project.path().join("marking"))
+            .current_dir(project.path())
+            .env("RHO_BENCH_LIST", list)
+            .env("RHO_BENCH_FILTER", filter)
+            .output()
+            .unwrap()
+    };
+    let listed = run("1", "");
+    assert_eq!(listed.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout),
+        "@list bench_left\n@list bench_right\n@done benchmarks=2 dropped=0\n"
+    );
+    let filtered = run("1", "right");
+    assert_eq!(
+        String::from_utf8_lossy(&filtered.stdout),
+        "@list bench_right\n@done benchmarks=1 dropped=0\n"
+    );
+    assert!(
+        common::entries(&project.path().join("ran")).is_empty(),
+        "listing ran no benchmark"
+    );
+    let refused = run("yes", "");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(refused.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .contains("rho: RHO_BENCH_LIST: expected 1 (list the benchmarks) or 0, got \"yes\""),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    // `0` runs, as unset does.
+    let ran = run("0", "left");
+    assert!(String::from_utf8_lossy(&ran.stdout).starts_with("@rho-bench "));
+    assert_eq!(common::entries(&project.path().join("ran")), ["bench_left"]);
+}
+
+#[test]
+fn a_benchmark_the_baseline_does_not_know_is_run_by_exactly_one_share() {
+    let project = project();
+    let run = project.rho(&["bench", "--write-baseline", "--measure", "instructions"]);
+    run.assert_exit(0);
+    let baseline = common::read_json(&project.path().join("bench/baseline.json"));
+    assert_eq!(
+        baseline["targets"]["host"]["instructions"]["benchmarks"][0]["suite"], "bench/gen.c",
+        "the baseline names each benchmark's suite"
+    );
+    git(project.path(), &["add", "-f", "bench/baseline.json"]);
+    git(project.path(), &["commit", "-q", "-m", "baseline"]);
+    // bench_25 is new, registered in the middle of the suite (after bench_12).
+    let grown = generated_suite("bench", 25, None)
+        .replace("    RHO_BENCH_ADD(&suite, bench_25);\n", "")
+        .replace(
+            "    RHO_BENCH_ADD(&suite, bench_12);\n",
+            "    RHO_BENCH_ADD(&suite, bench_12);\n    RHO_BENCH_ADD(&suite, bench_25);\n",
+        );
+    project.write("bench/gen.c", &grown);
+    project.rho_json(&COUNTED);
+    let single = common::read_json(&project.path().join("run.json"));
+    assert_eq!(names(&single)[12], "bench_25");
+
+    let files = run_shares(&project, &COUNTED, 0);
+    let mut holders = Vec::new();
+    for file in &files {
+        let share = common::read_json(&project.path().join(file));
+        assert_eq!(share["shard"]["basis"], "baseline");
+        if names(&share).iter().any(|n| n == "bench_25") {
+            holders.push(file.clone());
+        }
+    }
+    assert_eq!(holders.len(), 1, "bench_25 ran in {holders:?}");
+    let mut merge = vec!["bench", "merge", "--json", "merged.json"];
+    merge.extend(files.iter().map(String::as_str));
+    project.rho(&merge).assert_exit(0);
+    let merged = common::read_json(&project.path().join("merged.json"));
+    assert_eq!(
+        merged, single,
+        "the new benchmark in its place, every figure the single run's"
+    );
+}
+
+#[test]
+fn a_share_does_not_build_a_suite_none_of_its_benchmarks_are_in() {
+    let project = Project::new();
+    project.write(
+        "module.yml",
+        "bench:\n  default_iterations: 10\n  suites:\n    - left.c\n    - right.c\n",
+    );
+    project.write("left.c", &generated_suite("left", 1, None));
+    project.write("right.c", &generated_suite("right", 1, None));
+    project
+        .rho(&["bench", "--write-baseline", "--measure", "instructions"])
+        .assert_exit(0);
+    project.rho_json(&COUNTED);
+    let single = common::read_json(&project.path().join("run.json"));
+    project.write(
+        "cc-log.sh",
+        "echo \"$*\" >> \"$(dirname \"$0\")/builds.log\"\nexec cc \"$@\"\n",
+    );
+    let compiler = format!("sh {}", project.path().join("cc-log.sh").display());
+    let mut built = Vec::new();
+    for k in 1..=2 {
+        let (shard, file) = (format!("{k}/2"), format!("s{k}.json"));
+        let args = [&COUNTED[..], &["--shard", &shard, "--json", &file]].concat();
+        project
+            .rho_in(project.path(), &args, &[("CC", &compiler)])
+            .assert_exit(0);
+        // The baseline says which suite holds which benchmark: one benchmark a share, one suite built.
+        let builds = project.read("builds.log");
+        let suites: Vec<&str> = ["left.c", "right.c"]
+            .into_iter()
+            .filter(|suite| builds.contains(suite))
+            .collect();
+        assert_eq!(suites.len(), 1, "share {shard} built:\n{builds}");
+        let share = common::read_json(&project.path().join(&file));
+        assert_eq!(share["suites"].as_array().unwrap().len(), 1);
+        assert_eq!(share["suites"][0]["suite"], suites[0]);
+        built.push(suites[0]);
+        std::fs::remove_file(project.path().join("builds.log")).unwrap();
+    }
+    built.sort();
+    assert_eq!(built, ["left.c", "right.c"]);
+    project
+        .rho(&[
+            "bench",
+            "merge",
+            "s1.json",
+            "s2.json",
+            "--json",
+            "merged.json",
+        ])
+        .assert_exit(0);
+    assert_eq!(
+        common::read_json(&project.path().join("merged.json")),
+        single
+    );
+}

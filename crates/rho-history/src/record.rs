@@ -111,7 +111,16 @@ pub fn records_of_suites(
     let recording = rho_baseline::Recording::now(rho_version, None);
     let mut records = Vec::new();
     for (_, parts) in by_target {
-        let sections = rho_baseline::sections_from_summaries(&parts, &recording)?;
+        let mut sections = rho_baseline::sections_from_summaries(&parts, &recording)?;
+        // A record keeps its schema's shape: which suite ran a benchmark is the baseline's, for sharded runs.
+        for section in [&mut sections.time, &mut sections.instructions]
+            .into_iter()
+            .flatten()
+        {
+            for bench in &mut section.benchmarks {
+                bench.suite = None;
+            }
+        }
         let quartiles = quartiles_of(&parts);
         for mut record in Record::from_sections(&sections, origin) {
             if record.measure == Measure::Time {

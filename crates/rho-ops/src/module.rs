@@ -267,7 +267,7 @@ fn run_target(
             };
             let request = rho_shard::share::Request::new(command, &asked.baseline.diff, &asked.run);
             let (share, plan) =
-                rho_shard::share::plan_run(&config, &target, shard, &request, repetitions, plan)?;
+                rho_shard::share::plan_run(&engine, shard, &request, repetitions, plan)?;
             crate::say(&format!("rho: {}", share.describe()));
             (Some(share), plan)
         }

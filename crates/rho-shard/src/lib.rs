@@ -2,7 +2,8 @@
 //! (docs/ci.md).
 //!
 //! `rho bench --shard K/N` (and `check`, or `RHO_SHARD=K/N`) runs one share of the run's benchmarks: every
-//! job lists the benchmarks, costs them from the committed baseline and computes the same partition
+//! job takes the benchmarks from the committed baseline (or lists the suites it does not name), costs them
+//! from it and computes the same partition
 //! ([`partition`], [`share`]) without talking to the others; each runs its suites filtered to its share and
 //! writes its `--json` with a `shard` object ([`record`]). `rho bench merge SHARD.json...` reads the shares
 //! back, refuses shares of different runs, a share twice or a missing one, and puts each suite back together

@@ -8,6 +8,7 @@ use rho_stats::RunSummary;
 use serde::Deserialize;
 
 use crate::error::Error;
+use crate::partition::Entry;
 use crate::record::ShardRecord;
 
 /// The shares' run put back together, before it is judged.
@@ -79,8 +80,9 @@ pub fn merge(files: &[(String, String)]) -> Result<Shares, Error> {
         .collect();
     let order = in_order(first.record.count, &indices)?;
     let ordered: Vec<&Read> = order.iter().map(|at| &shares[*at]).collect();
-    let failed = failed(&first.record, &ordered);
-    let mut suites = suites(&first.record, &ordered);
+    let order = run_order(&first.record, &ordered);
+    let failed = failed(&order, &ordered);
+    let mut suites = suites(&order, &ordered);
     // A suite one share could not run is a failed suite, as in a run on one machine.
     suites.retain(|(what, _)| !failed.iter().any(|(suite, _)| suite == what));
     Ok(Shares {
@@ -240,11 +242,36 @@ pub(crate) fn same_run(first: &RunOf<'_>, share: &RunOf<'_>) -> Result<(), Error
     }
 }
 
+/// Every benchmark of the run in run order: each suite's from the record of its owner (the share holding
+/// its first benchmark, crate::share::owner), which listed it and so also holds the benchmarks the baseline
+/// did not know; the shares' partitions are equal, so any share's record says which share owns a suite.
+fn run_order(first: &ShardRecord, shares: &[&Read]) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for entry in &first.benchmarks {
+        if seen.contains(&entry.suite.as_str()) {
+            continue;
+        }
+        seen.push(&entry.suite);
+        let owner = shares
+            .get(entry.share as usize - 1)
+            .map_or(first, |share| &share.record);
+        out.extend(
+            owner
+                .benchmarks
+                .iter()
+                .filter(|e| e.suite == entry.suite)
+                .cloned(),
+        );
+    }
+    out
+}
+
 /// Each suite that ran, in run order: the run of the share holding its first benchmark, with every
 /// benchmark taken from the share that ran it, in run order.
-fn suites(record: &ShardRecord, shares: &[&Read]) -> Vec<(String, RunSummary)> {
+fn suites(order: &[Entry], shares: &[&Read]) -> Vec<(String, RunSummary)> {
     let mut out: Vec<(String, RunSummary)> = Vec::new();
-    for entry in &record.benchmarks {
+    for entry in order {
         let ran = |share: u32| {
             shares[share as usize - 1]
                 .suites
@@ -271,15 +298,15 @@ fn suites(record: &ShardRecord, shares: &[&Read]) -> Vec<(String, RunSummary)> {
 }
 
 /// The suites any share failed, in run order, each once (with the first share's message).
-fn failed(record: &ShardRecord, shares: &[&Read]) -> Vec<(String, String)> {
+fn failed(order: &[Entry], shares: &[&Read]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
-    let mut order: Vec<&str> = Vec::new();
-    for entry in &record.benchmarks {
-        if !order.contains(&entry.suite.as_str()) {
-            order.push(&entry.suite);
+    let mut suites: Vec<&str> = Vec::new();
+    for entry in order {
+        if !suites.contains(&entry.suite.as_str()) {
+            suites.push(&entry.suite);
         }
     }
-    for suite in order {
+    for suite in suites {
         let failure = shares
             .iter()
             .flat_map(|s| &s.document.failed)

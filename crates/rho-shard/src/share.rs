@@ -9,7 +9,7 @@ use rho_stats::RunSummary;
 use rho_suite::RunOptions;
 
 use crate::error::Error;
-use crate::partition::{assign, identity};
+use crate::partition::{Entry, assign, identity};
 use crate::record::ShardRecord;
 use crate::spec::Shard;
 
@@ -43,8 +43,7 @@ impl<'a> Request<'a> {
 /// commit goes into the share's record for `rho bench merge`. `--write-baseline` is refused: one share's
 /// benchmarks are not the baseline.
 pub fn plan_run(
-    config: &ModuleConfig,
-    target: &TargetSpec,
+    engine: &rho_suite::Engine<'_>,
     shard: Shard,
     request: &Request<'_>,
     repetitions: u32,
@@ -60,7 +59,7 @@ pub fn plan_run(
         repetitions,
         ..request.clone()
     };
-    let share = Share::plan(config, target, shard, &request)?;
+    let share = Share::plan(engine, shard, &request)?;
     let plan = rho_baseline::plan::Plan {
         base: None,
         markdown: None,
@@ -76,30 +75,44 @@ pub struct Share {
 }
 
 impl Share {
-    /// Lists every suite's benchmarks (each suite built and every benchmark run once, at the lowest scale,
-    /// timed: the harness registers its benchmarks as it runs them), costs them from the committed baseline
-    /// and assigns the shares.
+    /// The run's benchmarks, costed from the committed baseline, and the shares assigned. A suite the
+    /// baseline names (version 4 records each benchmark's suite) takes its benchmarks from there, built by
+    /// none but the shares that run some of them; any other suite, and every suite with `--filter`, is listed
+    /// by every share with the run's `engine` (`Lister`). The share that holds a named suite's first
+    /// benchmark (its owner) lists it too and runs the benchmarks the baseline does not know: each new one
+    /// lands in exactly one share, and no share talks to another.
     pub fn plan(
-        config: &ModuleConfig,
-        target: &TargetSpec,
+        engine: &rho_suite::Engine<'_>,
         shard: Shard,
         request: &Request<'_>,
     ) -> Result<Share, Error> {
-        let listed = list(config, target, request.options)?;
+        let (config, target) = (engine.config(), engine.target());
         let costs = costs(
             config,
             target,
             request.options.measure.unwrap_or(config.measure),
         )?;
         let basis = if costs.is_some() { "baseline" } else { "names" };
-        let benchmarks: Vec<(String, String, Option<f64>)> = listed
-            .into_iter()
-            .map(|(suite, name)| {
+        let named = |suite: &str| match (&costs, &request.options.filter) {
+            (Some(section), None) => baseline_names(section, suite),
+            _ => Vec::new(),
+        };
+        let mut lister = Lister::new(engine, request.options);
+        let mut benchmarks: Vec<(String, String, Option<f64>)> = Vec::new();
+        let mut from_baseline = Vec::new();
+        for (index, job) in engine.jobs.iter().enumerate() {
+            let mut names = named(&job.what);
+            if names.is_empty() {
+                names = lister.list(index)?;
+            } else {
+                from_baseline.push(index);
+            }
+            benchmarks.extend(names.into_iter().map(|name| {
                 let cost = costs.as_ref().and_then(|c| cost_of(c, &name));
-                (suite, name, cost)
-            })
-            .collect();
-        let entries = assign(benchmarks, shard.count);
+                (job.what.clone(), name, cost)
+            }));
+        }
+        let mut entries = assign(benchmarks, shard.count);
         let module_text = std::fs::read_to_string(&config.file).map_err(|source| Error::Read {
             path: config.file.clone(),
             source,
@@ -122,6 +135,14 @@ impl Share {
             &[&module_text, target.name(), &settings],
             &entries,
         );
+        // After the identity, which every share computes alike: what only the owner of a suite learns.
+        for index in from_baseline {
+            let suite = &engine.jobs[index].what;
+            if owner(&entries, suite) == Some(shard.index) {
+                let listed = lister.list(index)?;
+                add_unknown(&mut entries, suite, listed, shard.index);
+            }
+        }
         Ok(Share {
             record: ShardRecord {
                 index: shard.index,
@@ -195,13 +216,94 @@ impl Share {
     }
 }
 
-/// Every benchmark of every suite, `(suite, name)` in run order: each suite built and run once at the
-/// lowest scale with the user's filter (as `rho bench --list` does). A suite that fails here fails the share.
-fn list(
-    config: &ModuleConfig,
-    target: &TargetSpec,
+/// Lists suites with the user's filter. A suite whose harness lists (a C-file suite on the host,
+/// rho_suite::Engine::list) is built by the run's engine and asked for its names, nothing run, and that
+/// build is the one the share runs; any other is built and run once at the lowest scale, timed, as `rho
+/// bench --list` does (its harness registers its benchmarks as it runs them). A suite that fails here fails
+/// the share.
+struct Lister<'e, 'a> {
+    engine: &'e rho_suite::Engine<'a>,
+    options: &'e RunOptions,
+    /// The engine that lists by running, made when a suite first needs it.
+    running: Option<rho_suite::Engine<'a>>,
+}
+
+impl<'e, 'a> Lister<'e, 'a> {
+    fn new(engine: &'e rho_suite::Engine<'a>, options: &'e RunOptions) -> Lister<'e, 'a> {
+        Lister {
+            engine,
+            options,
+            running: None,
+        }
+    }
+
+    /// Suite `index`'s benchmarks, in run order.
+    fn list(&mut self, index: usize) -> Result<Vec<String>, Error> {
+        if let Some(listed) = self.engine.list(index)? {
+            return Ok(listed);
+        }
+        let running = match &mut self.running {
+            Some(running) => running,
+            None => self
+                .running
+                .insert(listing_engine(self.engine, self.options)?),
+        };
+        let run = running.run(index)?;
+        Ok(run.summary.benchmarks.into_iter().map(|b| b.name).collect())
+    }
+}
+
+/// The names the baseline's `section` records as suite `suite`'s, in its order (none for a version 3
+/// baseline, which names no suites).
+fn baseline_names(section: &rho_baseline::TargetBaseline, suite: &str) -> Vec<String> {
+    section
+        .benchmarks
+        .iter()
+        .filter(|b| b.suite.as_deref() == Some(suite))
+        .map(|b| b.name.clone())
+        .collect()
+}
+
+/// The share of suite `suite`'s first benchmark in run order: the one that lists it for the benchmarks the
+/// baseline does not know.
+pub fn owner(entries: &[Entry], suite: &str) -> Option<u32> {
+    entries.iter().find(|e| e.suite == suite).map(|e| e.share)
+}
+
+/// Suite `suite`'s entries put in `listed`'s order, each listed name the baseline did not know added as
+/// share `share`'s (no cost); the baseline's names no longer listed (removed from the code) stay after
+/// them, run by nobody. A suite's entries are together, in run order.
+fn add_unknown(entries: &mut Vec<Entry>, suite: &str, listed: Vec<String>, share: u32) {
+    let Some(start) = entries.iter().position(|e| e.suite == suite) else {
+        return;
+    };
+    let end = start
+        + entries[start..]
+            .iter()
+            .take_while(|e| e.suite == suite)
+            .count();
+    let mut known: Vec<Entry> = entries.drain(start..end).collect();
+    let mut segment = Vec::with_capacity(listed.len() + known.len());
+    for name in listed {
+        match known.iter().position(|e| e.name == name) {
+            Some(at) => segment.push(known.remove(at)),
+            None => segment.push(Entry {
+                suite: suite.to_string(),
+                name,
+                cost: None,
+                share,
+            }),
+        }
+    }
+    segment.extend(known);
+    entries.splice(start..start, segment);
+}
+
+/// The engine that lists a suite by running it: every benchmark once, no warm-up, at the lowest scale, timed.
+fn listing_engine<'a>(
+    engine: &rho_suite::Engine<'a>,
     options: &RunOptions,
-) -> Result<Vec<(String, String)>, Error> {
+) -> Result<rho_suite::Engine<'a>, Error> {
     let listing = RunOptions {
         iterations: None,
         warmup: Some(0),
@@ -210,18 +312,12 @@ fn list(
         cache_sim: false,
         ..options.clone()
     };
-    let engine = rho_suite::Engine::new(config, target, &listing, 1)?;
-    let mut names = Vec::new();
-    for (index, job) in engine.jobs.iter().enumerate() {
-        let run = engine.run(index)?;
-        names.extend(
-            run.summary
-                .benchmarks
-                .into_iter()
-                .map(|b| (job.what.clone(), b.name)),
-        );
-    }
-    Ok(names)
+    Ok(rho_suite::Engine::new(
+        engine.config(),
+        engine.target(),
+        &listing,
+        1,
+    )?)
 }
 
 /// The committed baseline's section for this target and measure, or `None` when there is no baseline file
@@ -296,7 +392,6 @@ pub(crate) fn head_commit(dir: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::partition::Entry;
 
     fn share(entries: Vec<Entry>) -> Share {
         Share {
@@ -338,5 +433,33 @@ mod tests {
                 .describe()
                 .starts_with("shard 1/2: 2 of 3 benchmarks in 2 of 2 suites")
         );
+    }
+
+    #[test]
+    fn the_owner_puts_unknown_benchmarks_in_listed_order_and_keeps_removed_ones_last() {
+        let mut entries = assign(
+            vec![
+                ("a.c".into(), "x".into(), Some(5.0)),
+                ("a.c".into(), "gone".into(), Some(4.0)),
+                ("a.c".into(), "y".into(), Some(3.0)),
+                ("b.c".into(), "z".into(), Some(1.0)),
+            ],
+            2,
+        );
+        // x(5) -> 1, gone(4) -> 2, y(3) -> 2, z(1) -> 1: a.c's owner is share 1, b.c's share 1.
+        assert_eq!(owner(&entries, "a.c"), Some(1));
+        assert_eq!(owner(&entries, "b.c"), Some(1));
+        add_unknown(
+            &mut entries,
+            "a.c",
+            vec!["new".into(), "x".into(), "y".into()],
+            1,
+        );
+        let order: Vec<(&str, u32)> = entries.iter().map(|e| (e.name.as_str(), e.share)).collect();
+        assert_eq!(
+            order,
+            [("new", 1), ("x", 1), ("y", 2), ("gone", 2), ("z", 1)]
+        );
+        assert_eq!(entries[0].cost, None);
     }
 }

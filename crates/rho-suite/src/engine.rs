@@ -79,6 +79,8 @@ pub struct Engine<'a> {
     workspace: Workspace,
     mem_command: crate::footprint::MemCommand,
     environment: Vec<(String, String)>,
+    /// Suites [`Engine::list`] built, by index, kept for their run: a share lists and runs one build.
+    listed_builds: std::sync::Mutex<Vec<(usize, HostBuild)>>,
 }
 
 /// One suite's run: its summary, and the footprint command's answer for the image built (`None`: no image
@@ -134,7 +136,18 @@ impl<'a> Engine<'a> {
             workspace,
             mem_command,
             environment,
+            listed_builds: std::sync::Mutex::new(Vec::new()),
         })
+    }
+
+    /// The module whose suites this engine runs.
+    pub fn config(&self) -> &'a ModuleConfig {
+        self.config
+    }
+
+    /// The target it builds and runs them for.
+    pub fn target(&self) -> &'a TargetSpec {
+        self.target
     }
 
     /// Whether `job` is left out of this run: a target's own commands are not counted, and counting only
@@ -147,6 +160,63 @@ impl<'a> Engine<'a> {
     /// counted when counting.
     pub fn run(&self, index: usize) -> Result<SuiteRun> {
         let job = &self.jobs[index];
+        let env = self.job_environment(index)?;
+        let place = Place {
+            config: self.config,
+            target: self.target,
+            workspace: &self.workspace,
+            env: &env,
+            flags: &self.flags,
+            timeout: self.timeout,
+            mem_command: &self.mem_command,
+        };
+        let ran = run_job(&place, job, &self.measuring, self.take_listed_build(index))?;
+        let functions = self.measuring.counter.as_ref().map_or(0, |c| c.functions());
+        let mut summary =
+            crate::count::summarise(&ran.timed, ran.counted.as_ref(), functions, &job.what)?;
+        if let (JobKind::Foreign(suite), Some(reports)) = (&job.kind, &ran.reports) {
+            rho_import::complete(&mut summary, crate::foreign::format(suite.tool), reports);
+        }
+        Ok(SuiteRun {
+            summary,
+            footprint: ran.footprint,
+        })
+    }
+
+    /// Suite `index`'s benchmarks, named as its run will name them, without running any (the harness's
+    /// listing, [`crate::listing`]), when the harness can list: a C-file suite on the host, whose header rho
+    /// writes. The build is kept and [`Engine::run`] runs it, so listing costs no second build. `None` for
+    /// the other kinds (a board has no environment to ask; a command's or cargo's harness may not list).
+    pub fn list(&self, index: usize) -> Result<Option<Vec<String>>> {
+        let job = &self.jobs[index];
+        let on_host = matches!(self.target, TargetSpec::Builtin { name, .. } if name == "host");
+        if !(on_host && job.kind == JobKind::CFiles) {
+            return Ok(None);
+        }
+        let env = self.job_environment(index)?;
+        let built = build_on_host(self.config, job, &env, &self.flags, self.timeout)?;
+        let mut command = Command::new(&built.executable);
+        command.current_dir(&self.config.root);
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+        command.env(crate::listing::LIST_VARIABLE, "1");
+        let names = crate::listing::list_program(command, &job.what, self.timeout)?;
+        if let Ok(mut builds) = self.listed_builds.lock() {
+            builds.push((index, built));
+        }
+        Ok(Some(names))
+    }
+
+    /// The build [`Engine::list`] made of suite `index`, taken for its run.
+    fn take_listed_build(&self, index: usize) -> Option<HostBuild> {
+        let mut builds = self.listed_builds.lock().ok()?;
+        let at = builds.iter().position(|(i, _)| *i == index)?;
+        Some(builds.swap_remove(at).1)
+    }
+
+    /// What suite `index`'s build and runs get in their environment: the harness settings, its output
+    /// directory and its files.
+    fn job_environment(&self, index: usize) -> Result<Vec<(String, String)>> {
+        let job = &self.jobs[index];
         let out_dir = self.workspace.out_dir(index)?;
         let mut env = self.environment.clone();
         env.push(("RHO_BENCH_OUT".to_string(), out_dir.display().to_string()));
@@ -158,26 +228,7 @@ impl<'a> Engine<'a> {
                 .collect();
             env.push(("RHO_BENCH_SOURCES".to_string(), sources.join(" ")));
         }
-        let place = Place {
-            config: self.config,
-            target: self.target,
-            workspace: &self.workspace,
-            env: &env,
-            flags: &self.flags,
-            timeout: self.timeout,
-            mem_command: &self.mem_command,
-        };
-        let ran = run_job(&place, job, &self.measuring)?;
-        let functions = self.measuring.counter.as_ref().map_or(0, |c| c.functions());
-        let mut summary =
-            crate::count::summarise(&ran.timed, ran.counted.as_ref(), functions, &job.what)?;
-        if let (JobKind::Foreign(suite), Some(reports)) = (&job.kind, &ran.reports) {
-            rho_import::complete(&mut summary, crate::foreign::format(suite.tool), reports);
-        }
-        Ok(SuiteRun {
-            summary,
-            footprint: ran.footprint,
-        })
+        Ok(env)
     }
 
     /// Runs the suites from now on with `filter` as RHO_BENCH_FILTER (`None`: every benchmark) in place of
@@ -649,9 +700,13 @@ pub type FootprintAnswer = Option<Result<crate::footprint::MemDocument, String>>
 
 /// Build `job` for `target` and run it: timed `repetitions` times, and once counted when counting; the
 /// parsed runs, and the footprint command's answer for the image built (asked while the build directory is
-/// there).
-#[allow(clippy::too_many_arguments)]
-fn run_job(place: &Place<'_>, job: &Job, measuring: &Measuring) -> Result<JobRuns> {
+/// there). A host build `listed_build` made to list the suite is run instead of building it again.
+fn run_job(
+    place: &Place<'_>,
+    job: &Job,
+    measuring: &Measuring,
+    listed_build: Option<HostBuild>,
+) -> Result<JobRuns> {
     let Place {
         config,
         target,
@@ -695,23 +750,13 @@ fn run_job(place: &Place<'_>, job: &Job, measuring: &Measuring) -> Result<JobRun
             JobKind::CFiles | JobKind::CMake(_) | JobKind::Cargo(_),
             TargetSpec::Builtin { name, .. },
         ) if name == "host" => {
-            let built = build_on_host(config, job, env, flags, timeout)?;
-            // A cmake suite's runs are named with their target, as on a board.
-            let named = match job.kind {
-                JobKind::CMake(_) => what.as_str(),
-                _ => job.what.as_str(),
+            // Built already when the suite was listed (Engine::list): the same build, not a second one.
+            let built = match listed_build {
+                Some(built) => built,
+                None => build_on_host(config, job, env, flags, timeout)?,
             };
-            for _ in 0..repetitions {
-                let mut command = Command::new(&built.executable);
-                command.current_dir(&config.root);
-                command.envs(env.iter().map(|(k, v)| (k, v)));
-                runs.push(crate::stream::run_stream(command, named, timeout)?);
-            }
-            counted = measuring.count(&built.executable, env, &config.root, &job.what, timeout)?;
-            footprint = built
-                .image
-                .as_ref()
-                .map(|files| crate::footprint::ask(mem_command, files, timeout));
+            (runs, counted, footprint) =
+                run_host_build(place, job, measuring, &built, (repetitions, &what))?;
         }
         (JobKind::CMake(cmake), _) => {
             let built = crate::cmake::build(config, cmake, target.name(), env, timeout)?;
@@ -817,6 +862,35 @@ fn warn_if_not_counted(job: &Job, target: &TargetSpec, measuring: &Measuring, wh
              the host under Valgrind)"
         ));
     }
+}
+
+/// `job` built on the host (`built`) run: timed `repetitions` times and once counted when counting (its runs
+/// named `what` for a cmake suite, as on a board), and the footprint command asked about its image.
+fn run_host_build(
+    place: &Place<'_>,
+    job: &Job,
+    measuring: &Measuring,
+    built: &HostBuild,
+    (repetitions, what): (u32, &str),
+) -> Result<(Vec<rho_wire::Run>, Option<rho_wire::Run>, FootprintAnswer)> {
+    let (root, env, timeout) = (&place.config.root, place.env, place.timeout);
+    let named = match job.kind {
+        JobKind::CMake(_) => what,
+        _ => job.what.as_str(),
+    };
+    let mut runs = Vec::new();
+    for _ in 0..repetitions {
+        let mut command = Command::new(&built.executable);
+        command.current_dir(root);
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+        runs.push(crate::stream::run_stream(command, named, timeout)?);
+    }
+    let counted = measuring.count(&built.executable, env, root, &job.what, timeout)?;
+    let footprint = built
+        .image
+        .as_ref()
+        .map(|files| crate::footprint::ask(place.mem_command, files, timeout));
+    Ok((runs, counted, footprint))
 }
 
 impl Measuring {

@@ -13,7 +13,7 @@
 //! other crates'. Errors are [`SuiteError`]s, each saying which step failed.
 //!
 //! Layering (a module uses only those above it in this list): `error`, `observe`, `tools`, `ports`,
-//! `stream`, `fold`, `footprint`, `cfiles`, `count`, `qemu_count`, `cmake`, `cargo`, `foreign`, `board`, `engine`,
+//! `stream`, `listing`, `fold`, `footprint`, `cfiles`, `count`, `qemu_count`, `cmake`, `cargo`, `foreign`, `board`, `engine`,
 //! `files`, `sides`.
 
 pub mod board;
@@ -27,6 +27,7 @@ pub mod files;
 pub mod fold;
 pub mod footprint;
 pub mod foreign;
+pub mod listing;
 pub mod observe;
 pub mod ports;
 pub mod qemu_count;

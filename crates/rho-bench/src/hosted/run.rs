@@ -31,6 +31,13 @@ pub fn main(entries: &[Entry], build: BuildInfo) -> i32 {
     // `cargo bench` passes `--bench`; `cargo test --benches` (or `--all-targets`) does not.
     let benching = args.iter().any(|a| a == "--bench");
     let result = Settings::from_env(args).and_then(|mut settings| {
+        if settings.list {
+            let listing = listing(entries, &settings)?;
+            let stdout = std::io::stdout();
+            let mut out = Sink::Stdout(stdout.lock());
+            out.write(&listing)?;
+            return out.flush();
+        }
         if settings.measure == Measure::Instructions && settings.output == Output::Report {
             // The counts are in Callgrind's dumps, which rho reads: only the stream makes sense.
             settings.output = Output::Wire;
@@ -73,6 +80,32 @@ pub fn main(entries: &[Entry], build: BuildInfo) -> i32 {
             2
         }
     }
+}
+
+/// The listing (`RHO_BENCH_LIST=1`, docs/wire-format.md "Listing"), as the C harness prints it: `@list NAME`
+/// for each benchmark the filter selects, in run order (a family member as `NAME/ARG`), then `@done`.
+/// Nothing runs. A misused entry is refused as a run refuses it.
+pub fn listing(entries: &[Entry], settings: &Settings) -> Result<String, Error> {
+    let mut text = String::new();
+    let mut listed = 0;
+    for entry in entries {
+        if let Some(what) = entry.misuse() {
+            return Err(Error::Misuse {
+                bench: entry.name.to_string(),
+                what: what.to_string(),
+            });
+        }
+        entry.args.each(|arg| {
+            let name = wire::Name::new(entry.name, arg);
+            if settings.selected(name.as_str()) {
+                listed += 1;
+                let _ = writeln!(text, "@list {}", name.as_str());
+            }
+            Ok::<(), Error>(())
+        })?;
+    }
+    let _ = writeln!(text, "@done benchmarks={listed} dropped=0");
+    Ok(text)
 }
 
 /// Under `cargo test` (no `--bench`, not run by rho), as criterion does: each benchmark's loop runs once, the
@@ -430,4 +463,34 @@ fn on_thread(
         }
     });
     Ok((bench, stack))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nothing(b: &mut Bench) {
+        b.iter(|| ());
+    }
+
+    #[test]
+    fn the_listing_names_the_selected_benchmarks_and_family_members_in_run_order() {
+        let entries = [
+            Entry::new("bench_crc", nothing),
+            Entry::family("sum", nothing, &[64, 1024]),
+        ];
+        let all = listing(&entries, &Settings::default()).unwrap();
+        assert_eq!(
+            all,
+            "@list bench_crc\n@list sum/64\n@list sum/1024\n@done benchmarks=3 dropped=0\n"
+        );
+        let filtered = Settings {
+            filter: vec!["sum/1024".to_string()],
+            ..Settings::default()
+        };
+        assert_eq!(
+            listing(&entries, &filtered).unwrap(),
+            "@list sum/1024\n@done benchmarks=1 dropped=0\n"
+        );
+    }
 }

@@ -63,6 +63,8 @@ pub struct Settings {
     pub measure: Measure,
     /// [`FORMAT_VARIABLE`]: the stream or the report.
     pub output: Output,
+    /// `RHO_BENCH_LIST=1`: print the selected benchmarks' names, run nothing (docs/wire-format.md, "Listing").
+    pub list: bool,
 }
 
 impl Default for Settings {
@@ -79,6 +81,7 @@ impl Default for Settings {
             filter: Vec::new(),
             measure: Measure::Time,
             output: Output::Report,
+            list: false,
         }
     }
 }
@@ -151,6 +154,13 @@ impl Settings {
             None | Some("report") => Output::Report,
             Some("wire") => Output::Wire,
             Some(other) => return Err(bad(FORMAT_VARIABLE, "wire or report", other)),
+        };
+        s.list = match get("RHO_BENCH_LIST") {
+            None | Some("") | Some("0") => false,
+            Some("1") => true,
+            Some(other) => {
+                return Err(bad("RHO_BENCH_LIST", "1 (list the benchmarks) or 0", other));
+            }
         };
         Ok(s)
     }
@@ -298,5 +308,19 @@ mod tests {
             let error = Settings::from_vars(&vars(&[(k, v)]), Vec::new()).unwrap_err();
             assert!(error.to_string().contains(k), "{error}");
         }
+    }
+
+    #[test]
+    fn rho_bench_list_is_1_or_0_and_anything_else_is_refused() {
+        let list =
+            |value: &str| Settings::from_vars(&vars(&[("RHO_BENCH_LIST", value)]), Vec::new());
+        assert!(list("1").unwrap().list);
+        assert!(!list("0").unwrap().list && !list("").unwrap().list);
+        assert!(!Settings::from_vars(&[], Vec::new()).unwrap().list);
+        let error = list("yes").unwrap_err().to_string();
+        assert!(
+            error.contains("RHO_BENCH_LIST") && error.contains("\"yes\""),
+            "{error}"
+        );
     }
 }

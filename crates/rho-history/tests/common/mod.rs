@@ -87,6 +87,7 @@ pub fn record(commit: &str, machine: &str, measure: Measure, figures: &[(&str, f
         .iter()
         .map(|&(name, figure)| BenchmarkBaseline {
             name: name.to_string(),
+            suite: None,
             unit: "iter".to_string(),
             per_iteration: 1,
             iterations: 10,
