@@ -52,6 +52,8 @@ pub struct StdoutMetrics {
     /// A line starting with `@rho-bench` was seen.
     wire: bool,
     last_line: Vec<u8>,
+    /// After a wire stream: its `@rho-extra` lines (rho_stats::EXTRA_LINE), one a benchmark.
+    extra_lines: Vec<String>,
 }
 
 impl StdoutMetrics {
@@ -74,6 +76,10 @@ impl StdoutMetrics {
             self.wire_error = Some(error);
             self.parser = None;
         }
+        if let Some(json) = line.strip_prefix(rho_stats::EXTRA_LINE.as_bytes()) {
+            self.extra_lines
+                .push(String::from_utf8_lossy(json).into_owned());
+        }
         if !line.trim_ascii().is_empty() {
             self.last_line.clear();
             self.last_line.extend_from_slice(line);
@@ -90,13 +96,13 @@ impl StdoutMetrics {
     }
 
     /// The run's metrics: from the wire stream when there was one, else from the last non-empty line.
-    pub fn finish(self) -> Result<(MetricSource, RunMetrics), MetricsError> {
+    pub fn finish(mut self) -> Result<(MetricSource, RunMetrics), MetricsError> {
         if self.wire {
-            let extra = String::from_utf8_lossy(&self.last_line).into_owned();
+            let extra_lines = std::mem::take(&mut self.extra_lines);
             let run = self.wire_run()?;
             let mut metrics = crate::wire_metrics::metrics_from_run(&run)?;
-            if let Some(json) = extra.strip_prefix(rho_stats::EXTRA_LINE) {
-                add_extra_metrics(json, &mut metrics);
+            for json in &extra_lines {
+                add_extra_metrics(json, &mut metrics)?;
             }
             Ok((MetricSource::Wire, metrics))
         } else {
@@ -120,10 +126,15 @@ impl StdoutMetrics {
 /// The figures of a [`rho_stats::EXTRA_LINE`] after the stream (`rho bench import --wire -` for another
 /// harness's suite: its counters and rates) added to `metrics` under their names, each with its direction,
 /// exact (no floor). A figure that does not read (not a number of at least 0, or no direction) cannot be
-/// decided on, and says why.
-fn add_extra_metrics(json: &str, metrics: &mut RunMetrics) {
-    let figures: std::collections::BTreeMap<String, serde_json::Value> =
-        serde_json::from_str(json).unwrap_or_default();
+/// decided on, and says why; a line that is no JSON object is an error, never figures silently lost.
+fn add_extra_metrics(json: &str, metrics: &mut RunMetrics) -> Result<(), MetricsError> {
+    let figures: std::collections::BTreeMap<String, serde_json::Value> = serde_json::from_str(json)
+        .map_err(|error| {
+            MetricsError::Wire(format!(
+                "its {}line after @done is not a JSON object of figures ({error})",
+                rho_stats::EXTRA_LINE
+            ))
+        })?;
     for (name, value) in figures {
         match serde_json::from_value::<rho_stats::ExtraValue>(value.clone()) {
             Ok(extra) if extra.value.is_finite() && extra.value >= 0.0 => {
@@ -136,6 +147,7 @@ fn add_extra_metrics(json: &str, metrics: &mut RunMetrics) {
             }
         }
     }
+    Ok(())
 }
 
 /// Who counts a gate's instructions.
@@ -294,6 +306,16 @@ mod tests {
         // Without the line, the stream's metrics alone.
         let (_, alone) = metrics_from_stdout(stream).unwrap();
         assert!(alone.get("BM_x.items_per_second").is_none());
+        // One line a benchmark, each read; a torn one is an error, not figures silently lost.
+        let two = "@rho-extra {\"BM_x.a\": {\"value\": 1, \"better\": \"lower\"}}\n\
+                   @rho-extra {\"BM_x.b\": {\"value\": 2, \"better\": \"higher\"}}\n";
+        let (_, both) = metrics_from_stdout(&format!("{stream}{two}")).unwrap();
+        assert_eq!(
+            (&both["BM_x.a"], &both["BM_x.b"]),
+            (&Figure::Value(1.0), &Figure::Value(2.0))
+        );
+        let torn = metrics_from_stdout(&format!("{stream}@rho-extra {{\"BM_x.a\": {{\"val\n"));
+        assert!(matches!(torn, Err(MetricsError::Wire(_))), "{torn:?}");
     }
 
     #[test]

@@ -78,12 +78,14 @@ fn cpu_figures(format: Format, runs: &[&Sampled]) -> Option<rho_stats::ClockFigu
         .min_by(|a, b| a.per_iteration.median.total_cmp(&b.per_iteration.median))
 }
 
-/// The [`rho_stats::EXTRA_LINE`] of `run` (the wire stream of `benchmarks`, its names made wire names, in the
-/// same order): each benchmark's judged extra figures as [`complete`] gives them, named `WIRE_NAME.FIGURE`,
-/// with their direction, and its CPU time's median as `WIRE_NAME.cpu_ns`; empty when there are none.
+/// The [`rho_stats::EXTRA_LINE`]s of `run` (the wire stream of `benchmarks`, its names made wire names, in the
+/// same order), one a benchmark that has any: its judged extra figures as [`complete`] gives them, named
+/// `WIRE_NAME.FIGURE`, with their direction, and its CPU time's median as `WIRE_NAME.cpu_ns`; empty when
+/// no benchmark has any.
 pub(crate) fn extra_line(run: &Run, benchmarks: &[Sampled]) -> String {
-    let mut figures = serde_json::Map::new();
+    let mut lines = String::new();
     for (wire, sampled) in run.benchmarks.iter().zip(benchmarks) {
+        let mut figures = serde_json::Map::new();
         let mut judged: Vec<(String, rho_stats::ExtraValue)> = folded_extras(&[sampled])
             .into_iter()
             .filter(|e| e.judged)
@@ -110,15 +112,13 @@ pub(crate) fn extra_line(run: &Run, benchmarks: &[Sampled]) -> String {
                 figures.insert(format!("{}.{name}", wire.name), value);
             }
         }
+        // One line a benchmark: a suite of many stays far under the gate's longest line (64 kB).
+        if !figures.is_empty() {
+            let figures = serde_json::Value::Object(figures);
+            lines.push_str(&format!("{}{figures}\n", rho_stats::EXTRA_LINE));
+        }
     }
-    if figures.is_empty() {
-        return String::new();
-    }
-    format!(
-        "{}{}\n",
-        rho_stats::EXTRA_LINE,
-        serde_json::Value::Object(figures)
-    )
+    lines
 }
 
 /// Each extra figure of `runs` (in the order the first run that has it gives them): the median of each

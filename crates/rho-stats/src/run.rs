@@ -99,9 +99,9 @@ pub enum Better {
 }
 
 /// What `rho bench import --wire -` prints after a stream's `@done` (where a wire parser reads nothing, so any
-/// reader of the stream is untouched): this prefix, then one JSON object of `BENCH.NAME` (the benchmark's wire
-/// name, the figure's name) to an [`ExtraValue`]: another harness's figures besides time, which a stream cannot
-/// carry, for the gate to judge each in its own direction.
+/// reader of the stream is untouched), one line a benchmark: this prefix, then one JSON object of
+/// `BENCH.NAME` (the benchmark's wire name, the figure's name) to an [`ExtraValue`]: another harness's figures
+/// besides time, which a stream cannot carry, for the gate to judge each in its own direction.
 pub const EXTRA_LINE: &str = "@rho-extra ";
 
 /// One extra figure of one run on an [`EXTRA_LINE`].
