@@ -140,6 +140,11 @@
  *                               docs/wire-format.md). Needs <valgrind/callgrind.h> at build time (found
  *                               with __has_include; without it instructions are not measured, and the
  *                               harness says what to install); RHO_BENCH_NO_VALGRIND leaves it out.
+ *   RHO_BENCH_PERF_CONTROL      `W,R,NAME` (set by `rho bench --measure time --profile NAME`, POSIX
+ *                               hosts only): the run is under `perf record -D -1 --control fd:..`,
+ *                               W is perf's control pipe and R its acknowledgements; benchmark
+ *                               NAME's measured loop turns sampling on at its first measured
+ *                               iteration and off at its end (see "Sampling").
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
  * RHO_BENCH_MEASURE_INSTRUCTIONS (defined: count, under QEMU with rho's counting plugin; the
  * board's Makefile defines it for RHO_BENCH_MEASURE=instructions), RHO_BENCH_SCALE a floating
@@ -1749,6 +1754,109 @@ static void rho_bench__buffer_full(void)
 /* The warm-ups are over (or there were none): the stack and heap figures start here. */
 static RHO_BENCH__ALWAYS_INLINE void rho_bench__measuring_starts(rho_bench_t *state);
 
+/* ---- Sampling: perf record's control pipe ------------------------------------------------- */
+
+/* `rho bench --measure time --profile NAME` (and `--functions N`) runs the suite once more, apart
+ * from the timed runs, under `perf record -D -1 --control fd:C,A`: perf starts with its events
+ * off, and RHO_BENCH_PERF_CONTROL="W,R,NAME" gives the harness the pipe perf reads commands from
+ * (W) and the one it acknowledges them on (R). Benchmark NAME's loop writes "enable" when its
+ * first measured iteration is next and "disable" when the loop ends, each time waiting for
+ * perf's "ack\n\0", so the samples are those of its measured loop only: not the warm-ups, not
+ * `.overhead`, not the harness's reporting. A write or read that fails turns the hook off (the
+ * run goes on, timed as ever). POSIX hosts only; elsewhere the hook is nothing. */
+#if RHO_BENCH__POSIX
+#include <poll.h>
+#include <unistd.h>
+static int rho_bench__perf_write = -1, rho_bench__perf_read = -1;
+static const char *rho_bench__perf_bench; /* NAME; 0: no sampling asked */
+static int rho_bench__perf_on;           /* sampling is on (between enable and disable) */
+
+/* One non-negative decimal fd at *text, up to `end`; -1 when it is not one. */
+static int rho_bench__perf_fd(const char **text, char end)
+{
+    int fd = 0, digits = 0;
+    for (; **text >= '0' && **text <= '9' && digits < 6; (*text)++, digits++) {
+        fd = fd * 10 + (**text - '0');
+    }
+    if (digits == 0 || **text != end) {
+        return -1;
+    }
+    (*text)++;
+    return fd;
+}
+
+/* Reads RHO_BENCH_PERF_CONTROL; 0, or 2 (rho_bench_main's status) when it is malformed. */
+static int rho_bench__perf_init(void)
+{
+    const char *text = getenv("RHO_BENCH_PERF_CONTROL");
+    if (text == 0 || *text == '\0') {
+        return 0;
+    }
+    rho_bench__perf_write = rho_bench__perf_fd(&text, ',');
+    rho_bench__perf_read = rho_bench__perf_write < 0 ? -1 : rho_bench__perf_fd(&text, ',');
+    if (rho_bench__perf_read < 0 || *text == '\0') {
+        fprintf(stderr, "rho: RHO_BENCH_PERF_CONTROL must be W,R,NAME (two fds and a benchmark)\n");
+        return 2;
+    }
+    rho_bench__perf_bench = text;
+    return 0;
+}
+
+/* Sends perf `command` ("enable\n" or "disable\n") and waits for its acknowledgement, at most 10 s
+ * a piece: this process holds a copy of the pipe's write end too, so a perf that died would never
+ * close it, and the run goes on unsampled rather than hang until rho's timeout. */
+static void rho_bench__perf_send(const char *command)
+{
+    size_t len = strlen(command);
+    char ack[8];
+    struct pollfd ready;
+    if (write(rho_bench__perf_write, command, len) != (ssize_t)len) {
+        rho_bench__perf_bench = 0;
+        return;
+    }
+    ready.fd = rho_bench__perf_read;
+    ready.events = POLLIN;
+    /* "ack\n" and its terminating NUL, perhaps in pieces */
+    for (;;) {
+        int polled;
+        ssize_t got;
+        ready.revents = 0;
+        polled = poll(&ready, 1, 10000);
+        if (polled < 0 && errno == EINTR) {
+            continue;
+        }
+        if (polled != 1) {
+            break; /* silent for 10 s, or poll failed */
+        }
+        got = read(rho_bench__perf_read, ack, sizeof ack);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            break; /* perf is gone */
+        }
+        if (memchr(ack, '\0', (size_t)got) != 0) {
+            return;
+        }
+    }
+    rho_bench__perf_bench = 0; /* sampling stops here; the run goes on */
+}
+
+/* The measured loop of `state` starts (on) or ends (off): sampling follows when it is the one. */
+static void rho_bench__perf_turn(const rho_bench_t *state, int on)
+{
+    if (rho_bench__perf_bench == 0 || on == rho_bench__perf_on ||
+        strcmp(state->name, rho_bench__perf_bench) != 0) {
+        return;
+    }
+    rho_bench__perf_on = on;
+    rho_bench__perf_send(on ? "enable\n" : "disable\n");
+}
+#else
+#define rho_bench__perf_init() 0
+#define rho_bench__perf_turn(state, on) ((void)(state), (void)(on))
+#endif
+
 RHO_BENCH__NOINLINE rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
 {
     state->loops++;
@@ -1814,6 +1922,7 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
 {
     if (state->misuse != RHO_BENCH__MISUSE_NONE) {
         state->in_iteration = 0;
+        rho_bench__perf_turn(state, 0);
         return 0;
     }
     if (state->in_iteration) {
@@ -1881,11 +1990,13 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
             state->next_batch = state->batch;
             state->cap_used = 0;
             rho_bench__measuring_starts(state);
+            rho_bench__perf_turn(state, 1);
         }
         state->in_iteration = 1;
         return 1;
     }
     state->in_iteration = 0;
+    rho_bench__perf_turn(state, 0);
     return 0;
 }
 
@@ -3087,7 +3198,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     if (suite->refused != 0) {
         return 2; /* each was reported when it was added */
     }
-    if (rho_bench__read_settings() != 0) {
+    if (rho_bench__read_settings() != 0 || rho_bench__perf_init() != 0) {
         return 2;
     }
 #if RHO_BENCH__FILTERING

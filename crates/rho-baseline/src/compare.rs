@@ -75,7 +75,8 @@ pub struct BenchmarkComparison {
     /// stack that is off in both) has no entry.
     pub metrics: Vec<MetricComparison>,
     /// Its instructions regressed and both sides kept functions: those whose counts changed most
-    /// (rho-profile), empty otherwise.
+    /// (rho-profile); or its time regressed and both sides' runs were sampled: those whose sampled figures
+    /// changed most ([`BenchmarkComparison::functions_unit`] says which); empty otherwise.
     pub functions: Vec<rho_profile::diff::FunctionChange>,
     /// With `functions`: the baseline's functions, for the flame graph drawn against head's.
     pub base_functions: Option<rho_profile::Functions>,
@@ -649,17 +650,37 @@ impl Floors {
 }
 
 impl BenchmarkComparison {
-    /// Where its instructions regressed and both sides kept functions, the functions whose counts changed most.
+    /// Where its instructions regressed and both sides kept functions, the functions whose counts changed most;
+    /// else, where its time (or cycles) regressed and both sides' saved runs carry sampled functions, those
+    /// whose sampled figures changed most.
     fn with_functions(mut self, base: &BenchmarkBaseline, head: &BenchmarkBaseline) -> Self {
-        let regressed = self
-            .metrics
-            .iter()
-            .any(|m| m.metric == Metric::Instructions && m.verdict == Verdict::Regressed);
-        if let (true, Some(base), Some(head)) = (regressed, &base.functions, &head.functions) {
+        let regressed = |metrics: &[Metric]| {
+            self.metrics
+                .iter()
+                .any(|m| metrics.contains(&m.metric) && m.verdict == Verdict::Regressed)
+        };
+        let sides = if regressed(&[Metric::Instructions]) {
+            base.functions.as_ref().zip(head.functions.as_ref())
+        } else if regressed(&[Metric::TimeNs, Metric::Cycles]) {
+            base.sampled_functions
+                .as_ref()
+                .zip(head.sampled_functions.as_ref())
+        } else {
+            None
+        };
+        if let Some((base, head)) = sides {
             self.functions = rho_profile::diff::changes(base, head, rho_profile::diff::REPORTED);
             self.base_functions = Some(base.clone());
         }
         self
+    }
+
+    /// What `functions`' figures are: `instructions/iter`, or `sampled ns/iter` when they were sampled.
+    pub fn functions_unit(&self) -> &'static str {
+        match &self.base_functions {
+            Some(functions) if functions.sampling.is_some() => rho_profile::diff::SAMPLED_UNIT,
+            _ => rho_profile::diff::COUNTED_UNIT,
+        }
     }
 }
 

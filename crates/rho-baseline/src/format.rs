@@ -169,6 +169,11 @@ pub struct BenchmarkBaseline {
     /// in its own direction. Added in version 4; absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<ExtraFigure>,
+    /// A timed run's functions sampled by perf (a run's `sampled_functions`), carried from a saved run into
+    /// `compare` only: a baseline file does not keep them (estimates of one run are no baseline), so they are
+    /// neither written nor read.
+    #[serde(skip)]
+    pub sampled_functions: Option<rho_profile::Functions>,
 }
 
 /// One extra figure of a benchmark in a baseline (version 4): the median the harness's samples gave, best of
@@ -998,6 +1003,7 @@ mod tests {
                 calls: Vec::new(),
             }],
             other: rho_profile::net::Other::default(),
+            sampling: None,
         };
         let mut with_functions = file.clone();
         let section = with_functions

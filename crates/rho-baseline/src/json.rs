@@ -125,6 +125,10 @@ pub struct BenchmarkRecord {
     /// `base` and `head` each `{"self", "inclusive"}` per iteration or `null`); absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub functions: Vec<rho_profile::diff::FunctionChange>,
+    /// `functions` are sampled (a time regression of two saved runs perf sampled): nanoseconds per iteration
+    /// estimated from shares of samples, not counts. Absent when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub functions_sampled: bool,
     /// Another harness's figures besides time, each judged in its own direction; absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<ExtraRecord>,
@@ -220,6 +224,7 @@ impl ComparisonRecord {
                             verdict: e.verdict.label(),
                         })
                         .collect(),
+                    functions_sampled: bench.functions_unit() == rho_profile::diff::SAMPLED_UNIT,
                 })
                 .collect(),
             left_out: comparison

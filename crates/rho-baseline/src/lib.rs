@@ -188,6 +188,7 @@ pub(crate) mod fixture {
             static_stack_bytes: None,
             functions: None,
             extra: Vec::new(),
+            sampled_functions: None,
         }
     }
 

@@ -78,6 +78,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 .as_ref()
                 .and_then(|i| i.functions.clone()),
             extra: crate::format::ExtraFigure::of_run(&bench.extra),
+            sampled_functions: bench.sampled_functions.clone(),
         })
         .collect();
 

@@ -242,7 +242,7 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
         .filter(|b| !b.functions.is_empty())
     {
         let _ = writeln!(out, "{}: the functions that changed most", bench.name);
-        for line in rho_profile::diff::text_lines(&bench.functions) {
+        for line in rho_profile::diff::text_lines_in(&bench.functions, bench.functions_unit()) {
             let _ = writeln!(out, "{line}");
         }
         out.push('\n');
@@ -375,7 +375,11 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         let _ = writeln!(
             out,
             "{}",
-            rho_profile::diff::markdown(&escape(&bench.name), &bench.functions)
+            rho_profile::diff::markdown_in(
+                &escape(&bench.name),
+                &bench.functions,
+                bench.functions_unit()
+            )
         );
     }
     let _ = writeln!(out, "{}", escape(&summary_line(comparison)));

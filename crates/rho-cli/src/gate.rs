@@ -23,7 +23,8 @@ pub struct GateArgs {
     #[arg(long, value_name = "NAME")]
     pub target: Option<String>,
 
-    /// Alternating runs per side, at least 2 (default: bench.gate.runs, else 3).
+    /// Alternating runs per side, at least 2 (default: bench.gate.runs, else 3); with --max-runs above it,
+    /// the runs a side needs before a time metric fails (docs/gate.md, "Adaptive runs").
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
 

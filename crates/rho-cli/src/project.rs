@@ -40,9 +40,9 @@ pub fn bench_project(
 ) -> anyhow::Result<ExitCode> {
     if let Some(name) = &run.profile {
         anyhow::bail!(
-            "--profile {name} prints one benchmark of a suite of files (rho bench FILE.c --measure instructions \
-             --profile {name}); in module.yml mode each benchmark's functions are in --json \
-             (instructions.functions)"
+            "--profile {name} prints one benchmark of a suite of files (rho bench FILE.c --profile {name}: \
+             counted with --measure instructions, else sampled by perf); in module.yml mode each benchmark's \
+             functions are in --json (instructions.functions, counted only)"
         );
     }
     let options = rho_ops::module::Options {

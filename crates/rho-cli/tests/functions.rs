@@ -1,7 +1,8 @@
 //! Issue 26 through the real binary on examples/crypto_bench.c: `--measure instructions` keeps each
 //! benchmark's functions in `--json` (the first, the loop's root, carrying the benchmark's own figure exactly),
-//! `--functions N` limits them and 0 keeps none, `--profile NAME` prints one benchmark's table, and in time
-//! mode `--profile` is a one-line hint to count instructions.
+//! `--functions N` limits them and 0 keeps none, `--profile NAME` prints one benchmark's table; in time mode
+//! `--profile` samples the measured loop with `perf record` (marked sampled), and without perf is a one-line
+//! hint to count instructions.
 
 mod common;
 
@@ -125,35 +126,78 @@ fn functions_are_limited_or_left_out_as_asked() {
     }
 }
 
+/// A PATH of links to every program on this one but `perf`, in `dir`.
+fn path_without_perf(dir: &std::path::Path) -> std::ffi::OsString {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for from in std::env::split_paths(&path) {
+        for entry in std::fs::read_dir(&from).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            if name != "perf" && !bin.join(&name).exists() {
+                let _ = std::os::unix::fs::symlink(entry.path(), bin.join(&name));
+            }
+        }
+    }
+    bin.into_os_string()
+}
+
 #[test]
-fn profile_in_time_mode_is_a_hint_and_an_unknown_name_an_error() {
+fn profile_in_time_mode_without_perf_is_a_hint_and_an_unknown_name_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let suite = common::repo_file("examples/crypto_bench.c");
     let suite = suite.to_str().unwrap();
-    let timed = common::rho_at(
-        dir.path(),
-        &[
+    let no_perf = path_without_perf(dir.path());
+    // A perf that cannot record (as with perf_event_paranoid 3): the same hint, saying why.
+    let failing = dir.path().join("failing");
+    std::fs::create_dir_all(&failing).unwrap();
+    common::write_c(
+        &failing,
+        "perf",
+        "#!/bin/sh\necho 'perf: Access to performance monitoring and observability operations is limited.' >&2\nexit 255\n",
+    );
+    std::fs::set_permissions(
+        failing.join("perf"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut failing_path = failing.into_os_string();
+    failing_path.push(":");
+    failing_path.push(&no_perf);
+    for (path, why) in [
+        (&no_perf, "`perf` is not on the PATH"),
+        (&failing_path, "Access to performance monitoring"),
+    ] {
+        let args = [
             "bench",
             suite,
             "--scale",
             "0.01",
             "--profile",
             "bench_crc_64",
-        ],
-        LIMIT,
-    );
-    timed.assert_exit(0);
-    let hints: Vec<&str> = timed
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("rho: hint: --profile bench_crc_64"))
-        .collect();
-    assert_eq!(hints.len(), 1, "{}", timed.describe());
-    assert!(
-        hints[0].contains("--measure instructions"),
-        "{}",
-        timed.describe()
-    );
+        ];
+        let mut command = common::rho_command(dir.path(), &args);
+        command.current_dir(dir.path()).env("PATH", path);
+        let timed = common::run_rho(command, &args, LIMIT);
+        timed.assert_exit(0);
+        let hints: Vec<&str> = timed
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("rho: hint: --profile bench_crc_64"))
+            .collect();
+        assert_eq!(hints.len(), 1, "{}", timed.describe());
+        assert!(
+            hints[0].contains("--measure instructions") && hints[0].contains(why),
+            "{}",
+            timed.describe()
+        );
+        // Nothing else changes: the report is there, no table.
+        assert!(
+            timed.stdout.contains("bench_crc_64") && !timed.stdout.contains("sampled ("),
+            "{}",
+            timed.describe()
+        );
+    }
     let unknown = common::rho_at(
         dir.path(),
         &[
@@ -235,5 +279,244 @@ fn a_cpp_suites_functions_are_demangled() {
         introsort[0]["inclusive_per_iteration"].as_f64().unwrap()
             <= root["inclusive_per_iteration"].as_f64().unwrap(),
         "{functions}"
+    );
+}
+
+/// A suite whose benchmark calls a noinline hot function (about 2000 multiply-xor rounds a call), and one whose
+/// body is a few instructions.
+const HOT_SUITE: &str = r#"#include "rho/bench.h"
+#include <stdint.h>
+
+__attribute__((noinline)) static uint64_t mix_rounds(uint64_t x)
+{
+    for (int i = 0; i < 2000; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        x ^= x >> 29;
+    }
+    return x;
+}
+
+static void bench_hot(rho_bench_t *state)
+{
+    uint64_t x = 1;
+    RHO_BENCH_LOOP(state) {
+        x = mix_rounds(x);
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+static void bench_cold(rho_bench_t *state)
+{
+    uint64_t x = 1;
+    RHO_BENCH_LOOP(state) {
+        x += 3;
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_hot);
+    RHO_BENCH_ADD(&suite, bench_cold);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+/// Why perf cannot record a process of ours here (`None`: it can).
+fn perf_cannot_record(dir: &std::path::Path) -> Option<String> {
+    let data = dir.join("probe.data");
+    match std::process::Command::new("perf")
+        .args(["record", "--quiet", "-e", "cycles:u", "-o"])
+        .arg(&data)
+        .args(["--", "true"])
+        .output()
+    {
+        Ok(output) if output.status.success() => None,
+        Ok(output) => Some(String::from_utf8_lossy(&output.stderr).trim().to_string()),
+        Err(error) => Some(format!("perf does not run: {error}")),
+    }
+}
+
+/// Time mode (issue 26, item 5): `--profile` samples the measured loop with perf record in a run of its own:
+/// the hot function is named first with most of the samples (> 50%: it is some 2000 rounds against the
+/// loop's few instructions), the JSON marks the list sampled with the event perf really used, and the timed
+/// figures of the run are the same in kind as those of a run without sampling.
+#[test]
+fn time_mode_profile_samples_the_measured_loop_and_names_the_hot_function_first() {
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(why) = perf_cannot_record(dir.path()) {
+        println!("note: time_mode_profile_samples... skipped: perf cannot record here: {why}");
+        return;
+    }
+    let suite = common::write_c(dir.path(), "hot.c", HOT_SUITE);
+    let suite = suite.to_str().unwrap();
+    let sampled_json = dir.path().join("sampled.json");
+    let args = [
+        "bench",
+        suite,
+        "--profile",
+        "bench_hot",
+        "--functions",
+        "5",
+        "--json",
+        sampled_json.to_str().unwrap(),
+    ];
+    let sampled = common::rho_at(dir.path(), &args, LIMIT);
+    sampled.assert_exit(0);
+    let table: Vec<&str> = sampled
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("bench_hot: time by function, sampled ("))
+        .collect();
+    assert!(table.len() >= 3, "{}", sampled.describe());
+    assert!(
+        table[0].contains("samples of the measured loop by perf record; estimates, not counts")
+    );
+    let first: Vec<&str> = table[2].split_whitespace().collect();
+    assert_eq!(first.last(), Some(&"mix_rounds"), "{}", sampled.describe());
+    let share: f64 = first[0].trim_end_matches('%').parse().unwrap();
+    assert!(share > 50.0, "{}", sampled.describe());
+
+    let document = common::read_json(&sampled_json);
+    let hot = &benchmark(&document, "bench_hot")["sampled_functions"];
+    assert_eq!(hot["source"], "perf", "{hot}");
+    let sampling = &hot["sampling"];
+    assert!(
+        ["cycles", "cpu-clock"].contains(&sampling["event"].as_str().unwrap()),
+        "{hot}"
+    );
+    assert_eq!(sampling["call_graph"], "dwarf", "{hot}");
+    assert!(sampling["samples"].as_u64().unwrap() > 0, "{hot}");
+    assert_eq!(hot["listed"][0]["name"], "mix_rounds", "{hot}");
+    let loop_ns = sampling["ns_per_iteration"].as_f64().unwrap();
+    assert!(
+        hot["listed"][0]["self_per_iteration"].as_f64().unwrap() > 0.5 * loop_ns,
+        "{hot}"
+    );
+    assert!(hot["listed"].as_array().unwrap().len() <= 5, "{hot}");
+    // --functions N samples every benchmark: bench_cold's loop too, though a loop of some 20000 iterations
+    // of a few instructions is over before the sampling clock ticks; then a note says so.
+    let cold = &benchmark(&document, "bench_cold")["sampled_functions"];
+    assert!(
+        cold["source"] == "perf"
+            || sampled.stderr.contains(
+                "rho: note: bench_cold not sampled: perf recorded no sample in bench_cold's measured loop"
+            ),
+        "{}",
+        sampled.describe()
+    );
+
+    // Without sampling: the same benchmarks with the same figures in kind, and no sampled list.
+    let plain_json = dir.path().join("plain.json");
+    let plain = common::rho_at(
+        dir.path(),
+        &["bench", suite, "--json", plain_json.to_str().unwrap()],
+        LIMIT,
+    );
+    plain.assert_exit(0);
+    let plain_document = common::read_json(&plain_json);
+    let keys = |bench: &serde_json::Value| {
+        let mut keys: Vec<String> = bench
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| *k != "sampled_functions")
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    };
+    for name in ["bench_hot", "bench_cold"] {
+        let with = benchmark(&document, name);
+        let without = benchmark(&plain_document, name);
+        assert_eq!(keys(with), keys(without), "{name}");
+        assert!(without.get("sampled_functions").is_none(), "{without}");
+        for clock in ["time", "cycles"] {
+            assert_eq!(
+                with[clock]
+                    .as_object()
+                    .map(|o| o.keys().collect::<Vec<_>>()),
+                without[clock]
+                    .as_object()
+                    .map(|o| o.keys().collect::<Vec<_>>()),
+                "{name} {clock}"
+            );
+        }
+    }
+}
+
+/// A time regression between two saved runs that perf sampled (`--functions N`): `compare` names the functions
+/// whose sampled figures changed most, marked sampled in the text and the JSON. Head's hot function does ten
+/// times the rounds (a change far beyond sampling noise), so it leads the list.
+#[test]
+fn compare_of_two_sampled_runs_names_the_function_behind_a_time_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(why) = perf_cannot_record(dir.path()) {
+        println!("note: compare_of_two_sampled_runs... skipped: perf cannot record here: {why}");
+        return;
+    }
+    for (side, rounds) in [("base", "2000"), ("head", "20000")] {
+        let side_dir = dir.path().join(side);
+        std::fs::create_dir_all(&side_dir).unwrap();
+        let suite = common::write_c(&side_dir, "hot.c", &HOT_SUITE.replace("2000", rounds));
+        let json = format!("{side}.json");
+        let args = [
+            "bench",
+            suite.to_str().unwrap(),
+            "--functions",
+            "5",
+            "--json",
+            &json,
+        ];
+        common::rho_at(dir.path(), &args, LIMIT).assert_exit(0);
+    }
+    let args = [
+        "bench",
+        "compare",
+        "base.json",
+        "head.json",
+        "--json",
+        "c.json",
+        "--html",
+        "c.html",
+    ];
+    let outcome = common::rho_at(dir.path(), &args, LIMIT);
+    outcome.assert_exit(1);
+    let block: Vec<&str> = outcome
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "bench_hot: the functions that changed most")
+        .take(3)
+        .collect();
+    assert!(
+        block.len() == 3
+            && block[1].contains("function (sampled ns/iter)")
+            && block[2].trim_start().starts_with("mix_rounds"),
+        "{}",
+        outcome.describe()
+    );
+    let document = common::read_json(&dir.path().join("c.json"));
+    let hot = document["comparison"]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "bench_hot")
+        .unwrap_or_else(|| panic!("{document}"));
+    assert_eq!(hot["functions_sampled"], true, "{hot}");
+    assert_eq!(hot["functions"][0]["name"], "mix_rounds", "{hot}");
+    let own = |side: &str| hot["functions"][0][side]["self"].as_f64().unwrap();
+    assert!(own("head") > 5.0 * own("base"), "{hot}");
+    // The page: the same table under bench_hot, marked sampled.
+    let page = std::fs::read_to_string(dir.path().join("c.html")).unwrap();
+    let sampled = page
+        .split("<figure class=\"sampled-functions\">")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{page}"));
+    assert!(
+        sampled.starts_with(
+            "<figcaption>bench_hot: the functions that changed most, sampled by perf record"
+        ) && sampled.contains("<td><code>mix_rounds</code></td>"),
+        "{page}"
     );
 }

@@ -2,8 +2,9 @@
 //! with the figure of `figure.txt` (exact, whatever the machine's load): runs added commit by commit, a 2x
 //! step at the newest commit failing `history check` (exit 1) and a flat line passing it (0), a corrupt
 //! record listed by `history` and refused by `check` (2), a dirty work tree and a branch that is not a
-//! history refused, the baseline's git log imported, ten concurrent syncs to one bare repository, and the
-//! HTML page loaded in headless Chromium.
+//! history refused, the baseline's git log imported, ten concurrent syncs to one bare repository, the
+//! HTML page loaded in headless Chromium, and a step counted under Callgrind naming its functions in every
+//! format.
 
 mod common;
 
@@ -832,4 +833,129 @@ fn several_targets_and_both_measures_give_a_record_each() {
         kept.iter().any(|k| k.starts_with("mps2-an386 ")),
         "{kept:?}"
     );
+}
+
+/// A suite of one benchmark whose helper runs `ROUNDS` rounds a call (noinline: its own function).
+const ROUNDS_SUITE: &str = r#"#include "rho/bench.h"
+#include <stdint.h>
+
+__attribute__((noinline)) static uint64_t mix_rounds(uint64_t x)
+{
+    for (int i = 0; i < ROUNDS; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        x ^= x >> 29;
+    }
+    return x;
+}
+
+static void bench_rounds(rho_bench_t *state)
+{
+    uint64_t x = 1;
+    RHO_BENCH_LOOP(state) {
+        x = mix_rounds(x);
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_rounds);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+/// Issue 26 through the real binary: two commits counted under Callgrind, the second doubling the helper's
+/// rounds; `history` names the helper under the step in its text, `--json` (the change point's `functions`),
+/// `--markdown` (a collapsed block) and `--html` (a table and one differential flame graph, loaded in
+/// headless Chromium when it is there).
+#[test]
+fn a_counted_step_names_its_functions_in_every_format() {
+    let valgrind = Command::new("valgrind").arg("--version").output();
+    if !valgrind.is_ok_and(|o| o.status.success()) {
+        println!(
+            "note: a_counted_step_names_its_functions_in_every_format skipped: valgrind not installed"
+        );
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "--quiet", "--initial-branch=main"]);
+    std::fs::write(dir.join(".gitignore"), "*.json\n*.md\n*.html\n").unwrap();
+    for (rounds, subject) in [(1000, "base"), (2000, "double the rounds")] {
+        let source = ROUNDS_SUITE.replace("ROUNDS", &rounds.to_string());
+        std::fs::write(dir.join("rounds.c"), source).unwrap();
+        git(&dir, &["add", "-A", "."]);
+        git(&dir, &["commit", "--quiet", "-m", subject]);
+        let args = [
+            "bench",
+            "rounds.c",
+            "--measure",
+            "instructions",
+            "--json",
+            "run.json",
+        ];
+        rho(&dir, &args).assert_exit(0);
+        rho(
+            &dir,
+            &["bench", "history", "add", "run.json", "--machine", "ci"],
+        )
+        .assert_exit(0);
+    }
+    let shown = rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "--metric",
+            "instructions",
+            "--json",
+            "h.json",
+            "--markdown",
+            "h.md",
+            "--html",
+            "h.html",
+        ],
+    );
+    shown.assert_exit(0);
+    let helper_line = common::line_with(&shown.stdout, "mix_rounds");
+    assert!(helper_line.contains("(+"), "{}", shown.describe());
+
+    let document = common::read_json(&dir.join("h.json"));
+    let change = &document["series"][0]["change_points"][0];
+    let functions = change["functions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{document}"));
+    let helper = functions
+        .iter()
+        .find(|f| f["name"] == "mix_rounds")
+        .unwrap_or_else(|| panic!("{document}"));
+    // Twice the rounds: head's own instructions twice base's, within the call's few.
+    let own = |side: &str| helper[side]["self"].as_f64().unwrap();
+    assert!((own("head") - 2.0 * own("base")).abs() <= 10.0, "{helper}");
+
+    let markdown = std::fs::read_to_string(dir.join("h.md")).unwrap();
+    assert!(
+        markdown.contains("<details><summary>bench_rounds instructions at ")
+            && markdown.contains("| `mix_rounds` |"),
+        "{markdown}"
+    );
+
+    let page = std::fs::read_to_string(dir.join("h.html")).unwrap();
+    assert!(page.contains("<td><code>mix_rounds</code></td>"), "{page}");
+    assert_eq!(
+        page.matches("<figure class=\"flame-graph\"").count(),
+        1,
+        "{page}"
+    );
+    if !common::tools_present("history functions html", &[("chromium", "chromium")]) {
+        return;
+    }
+    let profile = root.path().join("profile");
+    std::fs::create_dir(&profile).unwrap();
+    let dom = common::chromium(&profile, &dir.join("h.html"), "1200,1600", &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "{dom}");
+    assert_eq!(dom.matches("<svg class=\"flame\"").count(), 1, "{dom}");
+    assert!(dom.contains("<title>mix_rounds: base "), "{dom}");
 }

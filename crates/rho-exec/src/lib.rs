@@ -26,12 +26,14 @@
 
 mod group;
 pub mod interrupt;
+mod pipe;
 mod run;
 mod scratch;
 mod signal;
 
 pub use group::running_in_group;
 pub use interrupt::OnInterrupt;
+pub use pipe::InheritedPipe;
 pub use run::{
     DEFAULT_MAX_LINE, DEFAULT_STDERR_LIMIT, ExecError, Finished, LineControl, READER_BUFFER,
     Runner, Termination,

@@ -2,15 +2,17 @@
 //! wire mode, as CI gates a pull request: base a git revision (the reference kata, committed), head the
 //! working directory (the reference, or one of the ten planted slowdowns, uncommitted).
 //! Run with `cargo bench -p rho-gate --bench gate_speed` (`-- --quick` for one repetition and 10 A/A gates;
-//! `-- --module` also compares the wire module's own 10 runs a side with adaptive 3 to 10).
+//! `-- --module` also compares the wire module's own 10 runs a side with adaptive 3 to 10; `-- --timeline`
+//! prints only where the time of a few single gates goes, each progress line with its second).
 //!
 //! It prints, per repetition, the seconds the twelve gates took and their verdicts under
 //! - old: `runs: 3`, `max_runs` 3 (every benchmark 3 runs), base then head built, no cache;
-//! - new: `runs: 3`, `max_runs` 10 (adaptive), both built at once, base from the cache;
+//! - new: `runs: 3`, `max_runs` 10 (adaptive), both built at once, base (and a head gated before) from the cache;
 //! - lean: `runs: 2`, `max_runs` 10, parallel, cached;
 //!
-//! then the first gate against a fresh cache against the second, and N no-change gates (A/A) with adaptive
-//! runs beside two busy loops (`nice`, started and stopped here), counting false alarms.
+//! then the first gate against a fresh cache against a second with a new head and a third with the same head,
+//! and N no-change gates (A/A) with adaptive runs beside two busy loops (`nice`, started and stopped here),
+//! counting false alarms.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -22,7 +24,7 @@ use rho_gate::{GateOutcome, GateRequest, Verdict};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-use common::{copy_tree, gate_quiet, kata_dir, request};
+use common::{copy_tree, gate_quiet, gate_timeline, kata_dir, request};
 
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
@@ -85,8 +87,9 @@ const LEAN: Mode = Mode {
     cache: true,
 };
 
-/// One gate of the repository's `main` (the reference) against its working directory, from `wire/`.
-fn gate(repo: &Path, mode: Mode) -> Result<(GateOutcome, f64), Error> {
+/// The request of one gate of the repository's `main` (the reference) against its working directory, from
+/// `wire/`.
+fn gate_request(repo: &Path, mode: Mode) -> Result<GateRequest, Error> {
     let cwd = repo.join("wire");
     let config = load_local_config(&cwd)?.ok_or("the kata has no module.yml")?;
     let mut settings = settings_from_config(&config)?;
@@ -94,14 +97,45 @@ fn gate(repo: &Path, mode: Mode) -> Result<(GateOutcome, f64), Error> {
     settings.set_max_runs(mode.max_runs)?;
     settings.set_build_jobs(mode.jobs)?;
     settings.set_cache(mode.cache);
-    let request = GateRequest {
+    Ok(GateRequest {
         env: bench_env_from_config(&config),
         bench_header: BENCH_H.to_owned(),
         ..request(&cwd, "main", ".", settings)
-    };
+    })
+}
+
+/// One gate of the repository's `main` against its working directory: the outcome and its seconds.
+fn gate(repo: &Path, mode: Mode) -> Result<(GateOutcome, f64), Error> {
+    let request = gate_request(repo, mode)?;
     let start = Instant::now();
     let outcome = gate_quiet(&request)?;
     Ok((outcome, start.elapsed().as_secs_f64()))
+}
+
+/// Where one gate's wall time goes: each progress line with the seconds since the start, for head `kernels`.
+fn timeline(repo: &Path, mode: Mode, kernels: &Path, label: &str) -> Result<(), Error> {
+    std::fs::copy(kernels, repo.join("kernels.c"))?;
+    let (outcome, log) = gate_timeline(&gate_request(repo, mode)?);
+    std::fs::copy(kata_dir().join("kernels.c"), repo.join("kernels.c"))?;
+    let outcome = outcome?;
+    println!(
+        "timeline of one gate, {label} ({}):",
+        outcome.comparison.verdict
+    );
+    for (seconds, line) in log {
+        println!("  {seconds:6.3} s  {line}");
+    }
+    println!("  {}", runs_line(&outcome));
+    Ok(())
+}
+
+/// `runs per benchmark (base/head): bench_matmul 3/3, ...` of one gate.
+fn runs_line(outcome: &GateOutcome) -> String {
+    let counts: Vec<String> = runs_per_benchmark(&outcome.comparison)
+        .into_iter()
+        .map(|(name, base, head)| format!("{name} {base}/{head}"))
+        .collect();
+    format!("runs per benchmark (base/head): {}", counts.join(", "))
 }
 
 /// The kernels each of the twelve gates puts in head: the ten slowdowns, then the reference twice.
@@ -129,11 +163,20 @@ fn heads() -> Result<Vec<(String, PathBuf)>, Error> {
     Ok(heads)
 }
 
-/// The twelve gates under `mode`: seconds, slowdowns failed, no-change gates passed.
-fn twelve(repo: &Path, mode: Mode) -> Result<(f64, usize, usize), Error> {
+/// The twelve gates under `mode`: seconds, slowdowns failed, no-change gates passed. Every head is new content
+/// (a comment naming the way, the repetition and the gate), as every pull request's is: no head comes from the
+/// cache of an earlier gate, only the unchanged base does.
+fn twelve(repo: &Path, mode: Mode, repetition: usize) -> Result<(f64, usize, usize), Error> {
     let (mut seconds, mut caught, mut passed) = (0.0, 0, 0);
-    for (name, kernels) in heads()? {
-        std::fs::copy(&kernels, repo.join("kernels.c"))?;
+    for (index, (name, kernels)) in heads()?.into_iter().enumerate() {
+        let code = std::fs::read_to_string(&kernels)?;
+        std::fs::write(
+            repo.join("kernels.c"),
+            format!(
+                "{code}\n/* gate_speed: {}, repetition {repetition}, gate {index} */\n",
+                mode.name
+            ),
+        )?;
         let (outcome, took) = gate(repo, mode)?;
         seconds += took;
         let verdict = outcome.comparison.verdict;
@@ -146,6 +189,16 @@ fn twelve(repo: &Path, mode: Mode) -> Result<(f64, usize, usize), Error> {
     }
     std::fs::copy(kata_dir().join("kernels.c"), repo.join("kernels.c"))?;
     Ok((seconds, caught, passed))
+}
+
+/// Head the reference kernels with a comment naming `which`: new content, the same code.
+fn edit_reference(repo: &Path, which: &str) -> Result<(), Error> {
+    let reference = std::fs::read_to_string(kata_dir().join("kernels.c"))?;
+    std::fs::write(
+        repo.join("kernels.c"),
+        format!("{reference}\n/* gate_speed: the {which} head */\n"),
+    )?;
+    Ok(())
 }
 
 /// Two busy loops at the lowest priority: a loaded machine for the A/A gates.
@@ -174,13 +227,31 @@ fn main() -> Result<(), Error> {
     git(&repo, &["add", "."])?;
     git(&repo, &["commit", "--quiet", "-m", "the reference kata"])?;
 
+    // Where a gate's time goes: the first gate against a fresh cache, with a capped slowdown (s09) as head,
+    // then the same gate again (base cached), then a no-change gate.
+    if std::env::args().any(|a| a == "--timeline") {
+        let s09 = kata_dir().join("slowdowns/s09_count_below_linear_search.c");
+        std::fs::remove_dir_all(repo.join(".git/rho-cache")).ok();
+        timeline(&repo, NEW, &s09, "s09 as head, new, empty cache")?;
+        timeline(&repo, NEW, &s09, "s09 as head, new, base cached")?;
+        timeline(&repo, NEW, &kata_dir().join("kernels.c"), "no change, new")?;
+        let s03 = kata_dir().join("slowdowns/s03_matmul_twice.c");
+        timeline(
+            &repo,
+            NEW,
+            &s03,
+            "s03 (2x, within the allowance) as head, new",
+        )?;
+        timeline(&repo, OLD, &s09, "s09 as head, old")?;
+        return Ok(());
+    }
     println!(
         "gate_speed: the kata's 12 gates in wire mode (base main, a revision; head the working directory)"
     );
     let mut totals = Vec::new();
     for repetition in 1..=repetitions {
         for mode in [OLD, NEW, LEAN] {
-            let (seconds, caught, passed) = twelve(&repo, mode)?;
+            let (seconds, caught, passed) = twelve(&repo, mode, repetition)?;
             println!(
                 "repetition {repetition} {:<5}: {seconds:7.2} s, {caught}/10 slowdowns failed, {passed}/2 no-change passed",
                 mode.name
@@ -207,8 +278,8 @@ fn main() -> Result<(), Error> {
     // `--module`: the wire module's own 10 runs a side (what its false-alarm rate was measured at) against
     // adaptive 3 to 10, once each.
     if std::env::args().any(|a| a == "--module") {
-        let (ten, caught_ten, passed_ten) = twelve(&repo, TEN)?;
-        let (new, caught_new, passed_new) = twelve(&repo, NEW)?;
+        let (ten, caught_ten, passed_ten) = twelve(&repo, TEN, 0)?;
+        let (new, caught_new, passed_new) = twelve(&repo, NEW, 0)?;
         println!(
             "the module's 10 runs: {ten:.2} s ({caught_ten}/10, {passed_ten}/2); adaptive 3 to 10: {new:.2} s \
              ({caught_new}/10, {passed_new}/2), {:.2} of it",
@@ -216,30 +287,30 @@ fn main() -> Result<(), Error> {
         );
     }
 
-    // The first gate against a fresh cache (both sides built), then the second (base from the cache): with
-    // both built at once, and with one build at a time (the cache's saving alone).
+    // The first gate against a fresh cache (both sides built), then a second with a new head (base from the
+    // cache) and a third with that head again (both from the cache): with both built at once, and with one
+    // build at a time (the cache's saving alone). Each head is the reference with a comment of its own (new
+    // content, the same code), so the three gates run the same code and differ only in what is cached.
     let mut second_outcome = None;
     for jobs in [2, 1] {
         let mode = Mode { jobs, ..NEW };
         std::fs::remove_dir_all(repo.join(".git/rho-cache")).ok();
+        edit_reference(&repo, "first")?;
         let (_, first) = gate(&repo, mode)?;
-        let (outcome, second) = gate(&repo, mode)?;
+        edit_reference(&repo, "second")?;
+        let (outcome, new_head) = gate(&repo, mode)?;
+        let (_, same_head) = gate(&repo, mode)?;
         println!(
-            "second gate against an unchanged base, --jobs {jobs}: first {first:.2} s, second {second:.2} s \
-             ({:.0}% faster)",
-            (1.0 - second / first) * 100.0
+            "second gate against an unchanged base, --jobs {jobs}: first {first:.2} s, second with a new head \
+             {new_head:.2} s ({:.0}% faster), again with the same head {same_head:.2} s ({:.0}% faster)",
+            (1.0 - new_head / first) * 100.0,
+            (1.0 - same_head / first) * 100.0
         );
         second_outcome.get_or_insert(outcome);
     }
+    std::fs::copy(kata_dir().join("kernels.c"), repo.join("kernels.c"))?;
     let second_outcome = second_outcome.ok_or("no gate ran")?;
-    let counts: Vec<String> = runs_per_benchmark(&second_outcome.comparison)
-        .into_iter()
-        .map(|(name, base, head)| format!("{name} {base}/{head}"))
-        .collect();
-    println!(
-        "runs per benchmark of that gate (base/head): {}",
-        counts.join(", ")
-    );
+    println!("of that second gate, {}", runs_line(&second_outcome));
 
     let mut busy = load()?;
     let mut alarms = 0;

@@ -1,9 +1,12 @@
-//! Adaptive runs: after each alternating pair beyond the first `runs`, which benchmarks more runs could still
-//! change the verdict of. Those run again (up to `max_runs` per side); the others are settled and left out.
+//! Adaptive runs: after each alternating pair, which benchmarks more runs could still change the verdict of.
+//! Those run again (up to `max_runs` per side); the others are settled and left out.
 //!
-//! More runs can only lower a side's minimum, and by how much is estimated by the spread already seen (the
-//! larger of the two sides'). A regression is settled when head's minimum, lowered by that spread, is still
-//! beyond the budget; a pass when base's minimum, lowered by that spread, still leaves head within it. An
+//! More runs can only lower a side's minimum, and by how much is estimated by the spread seen (the larger of
+//! the two sides'; with a single run per side, the larger within-run spread of its samples). A pass is settled
+//! when base's minimum, lowered by that spread, still leaves head within the budget, from the first pair on. A
+//! regression is settled when head's minimum, lowered by that spread, is still beyond the budget, but only once
+//! each side has had the runs a gate needs to fail a time metric (`runs`), so that one slow run cannot fail a
+//! gate; before that, only when head is beyond the budget by [`WHOLE_RUN_ALLOWANCE`] on top of the spread. An
 //! exact metric (a count: instructions, stack, heap, code bytes) does not move between runs, so one run per
 //! side settles it. docs/gate.md gives the rule and why it adds no false alarms.
 
@@ -13,6 +16,14 @@ use rho_judge::{Change, judge_change};
 use rho_stats::Metric;
 
 use crate::compare::{Comparison, MetricComparison, MetricOutcome};
+use crate::run_metrics::RunMetrics;
+
+/// How much slower than the budget's bound, on top of the spread seen, head's minimum must be for a regression
+/// to be settled before each side has had `runs` runs: head at least `(1 + budget) x (1 + spread) x 2` times
+/// base. A whole run on a shared machine comes out up to 1.77x slow (tests/kata/README.md), and within-run
+/// figures cannot see a slow phase that lasts the whole run; a change twice beyond the bound is one no such
+/// phase can fake.
+pub const WHOLE_RUN_ALLOWANCE: f64 = 1.0;
 
 /// Whether `metric` is a count rather than a clock reading: the same in every run of the same build.
 pub fn is_exact(metric: &str) -> bool {
@@ -24,50 +35,87 @@ pub fn is_exact(metric: &str) -> bool {
         .any(|m| !m.is_clocked() && m.gate_name() == leaf)
 }
 
-/// Whether more runs could no longer change `metric`'s verdict (see the module's doc). An undecided metric is
-/// settled too: more runs do not bring back a figure a side does not report.
-pub fn is_settled(metric: &MetricComparison) -> bool {
-    let (Some(base), Some(head)) = (metric.base, metric.head) else {
-        return true;
-    };
-    if is_exact(&metric.name) {
-        return true;
-    }
-    let spread = base.noise().max(head.noise());
-    if !spread.is_finite() {
-        return false;
-    }
-    let judged = |base_min: f64, head_min: f64| {
-        judge_change(base_min, head_min, metric.budget, metric.floor)
-    };
-    // A rate (higher is better) is judged as its reciprocal, a cost: more runs can only raise its best, so
-    // lower that cost, by the same spread.
-    let cost = |best: f64| match metric.better {
-        rho_stats::Better::Lower => best,
-        rho_stats::Better::Higher => 1.0 / best,
-    };
-    let (base_cost, head_cost) = (cost(base.min), cost(head.min));
-    match metric.outcome {
-        MetricOutcome::Undecided(_) => true,
-        MetricOutcome::Regressed => {
-            judged(base_cost, head_cost / (1.0 + spread)) == Change::Regressed
-        }
-        MetricOutcome::Ok => judged(base_cost / (1.0 + spread), head_cost) != Change::Regressed,
-    }
+/// What the stopping rule needs besides the comparison: the runs a side needs before a time metric may fail
+/// (`runs`), and each metric's within-run spread over both sides' runs.
+pub struct Settling<'a> {
+    pub runs_to_fail: usize,
+    pub base_runs: &'a [RunMetrics],
+    pub head_runs: &'a [RunMetrics],
 }
 
-/// The benchmarks (as `group_of` names each metric's) whose verdict is still open: at least one metric of
-/// theirs is not settled. A metric `group_of` does not know is its own benchmark.
-pub fn open_benchmarks(
-    comparison: &Comparison,
-    group_of: &BTreeMap<String, String>,
-) -> BTreeSet<String> {
-    comparison
-        .metrics
-        .iter()
-        .filter(|m| !is_settled(m))
-        .map(|m| group_of.get(&m.name).unwrap_or(&m.name).clone())
-        .collect()
+impl Settling<'_> {
+    /// The larger within-run spread of `metric` over every run of both sides that measured it; `None` when one
+    /// of them gave none (a last-line JSON figure has no samples to spread).
+    pub fn within_run(&self, metric: &str) -> Option<f64> {
+        let mut spread: Option<f64> = Some(0.0);
+        for run in self.base_runs.iter().chain(self.head_runs) {
+            if run.get(metric).is_some() {
+                spread = spread.zip(run.within_run(metric)).map(|(a, b)| a.max(b));
+            }
+        }
+        spread
+    }
+
+    /// Whether more runs could no longer change `metric`'s verdict (see the module's doc). An undecided metric
+    /// is settled too: more runs do not bring back a figure a side does not report.
+    pub fn is_settled(&self, metric: &MetricComparison) -> bool {
+        let (Some(base), Some(head)) = (metric.base, metric.head) else {
+            return true;
+        };
+        if is_exact(&metric.name) || matches!(metric.outcome, MetricOutcome::Undecided(_)) {
+            return true;
+        }
+        let pairs = base.runs.min(head.runs);
+        let spread = if pairs >= 2 {
+            Some(base.noise().max(head.noise()))
+        } else {
+            self.within_run(&metric.name)
+        };
+        if spread.is_some_and(|s| !s.is_finite()) {
+            return false;
+        }
+        let judged = |base_min: f64, head_min: f64| {
+            judge_change(base_min, head_min, metric.budget, metric.floor)
+        };
+        // A rate (higher is better) is judged as its reciprocal, a cost: more runs can only raise its best,
+        // so lower that cost, by the same spread.
+        let cost = |best: f64| match metric.better {
+            rho_stats::Better::Lower => best,
+            rho_stats::Better::Higher => 1.0 / best,
+        };
+        let (base_cost, head_cost) = (cost(base.min), cost(head.min));
+        match metric.outcome {
+            MetricOutcome::Regressed => {
+                // Before `runs` pairs, an unknown spread is none: the allowance is the margin for what one
+                // run cannot see.
+                let lowered = head_cost / (1.0 + spread.unwrap_or(0.0));
+                let allowance = if pairs >= self.runs_to_fail {
+                    1.0
+                } else {
+                    1.0 + WHOLE_RUN_ALLOWANCE
+                };
+                judged(base_cost * allowance, lowered) == Change::Regressed
+            }
+            // A pass needs a spread seen: one run of a JSON figure says nothing of how far a second could fall.
+            _ => spread
+                .is_some_and(|s| judged(base_cost / (1.0 + s), head_cost) != Change::Regressed),
+        }
+    }
+
+    /// The benchmarks (as `group_of` names each metric's) whose verdict is still open: at least one metric of
+    /// theirs is not settled. A metric `group_of` does not know is its own benchmark.
+    pub fn open_benchmarks(
+        &self,
+        comparison: &Comparison,
+        group_of: &BTreeMap<String, String>,
+    ) -> BTreeSet<String> {
+        comparison
+            .metrics
+            .iter()
+            .filter(|m| !self.is_settled(m))
+            .map(|m| group_of.get(&m.name).unwrap_or(&m.name).clone())
+            .collect()
+    }
 }
 
 /// The benchmark a metric of a wire stream belongs to: its name up to the last dot (`bench_crc.ns` is
@@ -107,20 +155,37 @@ mod tests {
             .collect()
     }
 
-    fn settled(base: &[f64], head: &[f64]) -> bool {
+    /// Whether `b.ns` of these runs is settled, a regression failing only after 3 runs a side.
+    fn settled_runs(base: &[RunMetrics], head: &[RunMetrics]) -> bool {
         let budgets = Budgets::new(0.3, BTreeMap::new()).unwrap();
-        let c = compare(&runs("b.ns", base), &runs("b.ns", head), &budgets);
-        is_settled(&c.metrics[0])
+        let c = compare(base, head, &budgets);
+        let settling = Settling {
+            runs_to_fail: 3,
+            base_runs: base,
+            head_runs: head,
+        };
+        settling.is_settled(&c.metrics[0])
+    }
+
+    fn settled(base: &[f64], head: &[f64]) -> bool {
+        settled_runs(&runs("b.ns", base), &runs("b.ns", head))
+    }
+
+    /// One run a side whose samples were `spread` apart (within-run).
+    fn one_run(value: f64, spread: f64) -> Vec<RunMetrics> {
+        let mut run = runs("b.ns", &[value]);
+        run[0].set_within_run("b.ns", spread);
+        run
     }
 
     #[test]
     fn far_from_the_budget_is_settled_near_it_is_not() {
         // 10x slower with 2% spread: no run can bring head within 30%.
-        assert!(settled(&[100.0, 102.0], &[1000.0, 1010.0]));
+        assert!(settled(&[100.0, 102.0, 101.0], &[1000.0, 1010.0, 1005.0]));
         // Identical within 2%: no run can push head beyond 30%.
         assert!(settled(&[100.0, 102.0], &[101.0, 100.5]));
         // 1.35x with a 5% spread: a head run 5% better would pass; open.
-        assert!(!settled(&[100.0, 105.0], &[135.0, 136.0]));
+        assert!(!settled(&[100.0, 105.0, 101.0], &[135.0, 136.0, 135.0]));
         // 1.28x with a 5% spread: a base run 5% better would fail; open.
         assert!(!settled(&[100.0, 101.0], &[128.0, 134.4]));
         // A side whose best was 0 and another not: infinite spread, never settled by it.
@@ -128,17 +193,46 @@ mod tests {
     }
 
     #[test]
+    fn a_regression_needs_runs_pairs_unless_beyond_the_whole_run_allowance() {
+        // 1.6x with a 2% spread: settled after 3 runs a side, not after 2 (a whole run can be 1.77x slow).
+        assert!(!settled(&[100.0, 102.0], &[160.0, 161.0]));
+        assert!(settled(&[100.0, 102.0, 101.0], &[160.0, 161.0, 160.0]));
+        // Beyond (1 + 0.3) x 2 = 2.6x by more than the spread: settled after one pair.
+        assert!(settled_runs(&one_run(100.0, 0.01), &one_run(270.0, 0.02)));
+        assert!(settled_runs(
+            &runs("b.ns", &[100.0]),
+            &runs("b.ns", &[1000.0])
+        ));
+        // 2.6x with a 2% within-run spread: not beyond the allowance by more than the spread.
+        assert!(!settled_runs(&one_run(100.0, 0.01), &one_run(262.0, 0.02)));
+    }
+
+    #[test]
+    fn one_run_a_side_passes_by_its_within_run_spread() {
+        // 1.1x, samples 5% apart: within the budget by more than that, settled after one pair.
+        assert!(settled_runs(&one_run(100.0, 0.05), &one_run(110.0, 0.0)));
+        // 1.28x, samples 5% apart: a base run 5% better would fail; open.
+        assert!(!settled_runs(&one_run(100.0, 0.05), &one_run(128.0, 0.0)));
+        // A JSON figure has no samples: one run a side says nothing of the next, open.
+        assert!(!settled(&[100.0], &[100.0]));
+        assert!(!settled_runs(&one_run(100.0, 0.0), &runs("b.ns", &[100.0])));
+    }
+
+    #[test]
     fn a_count_is_settled_after_one_run() {
         assert!(is_exact("bench_crc.instructions"));
         assert!(is_exact("bench_crc.stack") && is_exact("bench_crc.code"));
         assert!(!is_exact("bench_crc.ns") && !is_exact("count_below_ns"));
+        let base = runs("b.instructions", &[100.0]);
+        let head = runs("b.instructions", &[129.0]);
         let budgets = Budgets::new(0.3, BTreeMap::new()).unwrap();
-        let c = compare(
-            &runs("b.instructions", &[100.0]),
-            &runs("b.instructions", &[129.0]),
-            &budgets,
-        );
-        assert!(is_settled(&c.metrics[0]));
+        let c = compare(&base, &head, &budgets);
+        let settling = Settling {
+            runs_to_fail: 3,
+            base_runs: &base,
+            head_runs: &head,
+        };
+        assert!(settling.is_settled(&c.metrics[0]));
     }
 
     #[test]
@@ -157,7 +251,12 @@ mod tests {
             .iter()
             .map(|(m, g)| (m.to_string(), g.to_string()))
             .collect();
-        let open = open_benchmarks(&c, &groups);
+        let settling = Settling {
+            runs_to_fail: 2,
+            base_runs: &base,
+            head_runs: &head,
+        };
+        let open = settling.open_benchmarks(&c, &groups);
         assert_eq!(open, BTreeSet::from(["a".to_owned()]));
         assert_eq!(filter_for(&open).as_deref(), Some("a"));
         let bad = BTreeSet::from(["has space".to_owned()]);

@@ -1,5 +1,6 @@
 //! Building both sides before the runs: base and head at once when two builds may run (`--jobs`), and a side
-//! that is a git revision from the repository's build cache when an entry matches (crate::cache).
+//! that is a git revision, or a directory in a git repository, from the repository's build cache when an entry
+//! of its tree id or content matches (crate::cache, crate::content).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -99,29 +100,72 @@ pub(crate) fn build_sides(
     results.into_iter().collect()
 }
 
-/// Build one side: from the cache when it is a revision with a matching entry, else by its build commands
-/// (then stored in the cache when it is a revision).
+/// Where a side's build is looked up in and stored to the cache.
+struct CacheSlot {
+    cache: BuildCache,
+    key: CacheKey,
+    /// The top of the checkout or repository the side is in.
+    top: PathBuf,
+    /// For a directory side, its content before the build (crate::content): stored only when the build left
+    /// it so, and never restored into (the user's directory is read-only to rho).
+    directory: Option<Vec<String>>,
+}
+
+/// The cache slot of a side: a revision by its tree id, a directory in a git repository by its content;
+/// `None` when the cache is off or the side has no key (a note says why when git could not tell).
+fn cache_slot(
+    side: &BuildSide,
+    context: &BuildContext,
+    progress: &mut dyn FnMut(Progress),
+) -> Option<CacheSlot> {
+    // A side with no build command (rho built it before the gate) has nothing to cache.
+    if !context.cache || side.recipe.jobs.iter().all(|job| job.build.is_none()) {
+        return None;
+    }
+    let name = side.prepared.name;
+    match (&side.prepared.spec, side.prepared.worktree()) {
+        (SideSpec::Revision { commit, .. }, Some(worktree)) => {
+            let tree = git(context.cwd, &["rev-parse", &format!("{commit}^{{tree}}")]).ok()?;
+            let lines = vec![format!("tree {}", tree.trim())];
+            cache_of(side, lines, worktree.path(), context, None)
+        }
+        (SideSpec::Directory(dir), None) => {
+            let index = context.scratch.file(&format!("index-{name}"));
+            match crate::content::content_of(dir, &index) {
+                Ok(Some(content)) => {
+                    let before = Some(content.lines.clone());
+                    cache_of(side, content.lines, &content.top, context, before)
+                }
+                Ok(None) => None,
+                Err(why) => {
+                    let note = format!("not cached: {why}");
+                    progress(Progress::Cached { side: name, note });
+                    None
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Build one side: from the cache when it has a slot (a revision, or a directory in a git repository) with a
+/// matching entry, else by its build commands (then stored in the cache).
 fn build_side(
     side: &BuildSide,
     context: &BuildContext,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(), GateError> {
     let name = side.prepared.name;
-    let cached = match (&side.prepared.spec, side.prepared.worktree(), context.cache) {
-        (SideSpec::Revision { commit, .. }, Some(worktree), true) => {
-            cache_of(side, commit, worktree.path(), context)
-        }
-        _ => None,
-    };
-    if let Some((cache, key, top)) = &cached {
-        let roots = area_roots(side, context.scratch, top)?;
+    let cached = cache_slot(side, context, progress);
+    if let Some(slot) = &cached {
+        let roots = area_roots(side, context.scratch, slot)?;
         let root = |area: &str| {
             roots
                 .iter()
                 .find(|(a, _)| a == area)
                 .map(|(_, p)| p.clone())
         };
-        match cache.restore(key, &root) {
+        match slot.cache.restore(&slot.key, &root) {
             Ok(true) => {
                 progress(Progress::Cached {
                     side: name,
@@ -157,27 +201,28 @@ fn build_side(
             elapsed,
         });
     }
-    if let Some((cache, key, top)) = cached
-        && let Err(note) = store(side, context.scratch, &cache, &key, &top)
+    if let Some(slot) = cached
+        && let Err(note) = store(side, context, &slot)
     {
         progress(Progress::Cached { side: name, note });
     }
     Ok(())
 }
 
-/// The cache, key and checkout top of a revision side; `None` when the key cannot be made (no tree id).
+/// The cache slot of a side whose content `content` (key lines) names, in the checkout or repository `top`;
+/// `None` when git cannot say where the repository's cache is.
 fn cache_of(
     side: &BuildSide,
-    commit: &str,
+    content: Vec<String>,
     top: &Path,
     context: &BuildContext,
-) -> Option<(BuildCache, CacheKey, PathBuf)> {
+    directory: Option<Vec<String>>,
+) -> Option<CacheSlot> {
     let common = git(
-        context.cwd,
+        top,
         &["rev-parse", "--path-format=absolute", "--git-common-dir"],
     )
     .ok()?;
-    let tree = git(context.cwd, &["rev-parse", &format!("{commit}^{{tree}}")]).ok()?;
     let root = side.prepared.module_root.to_string_lossy().into_owned();
     let prefix = side
         .prepared
@@ -185,8 +230,8 @@ fn cache_of(
         .strip_prefix(top)
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let mut lines = vec![
-        format!("tree {}", tree.trim()),
+    let mut lines = content;
+    lines.extend([
         format!("prefix {prefix}"),
         format!("target {}", side.recipe.target),
         format!(
@@ -201,7 +246,7 @@ fn cache_of(
             "header {}",
             crate::cache::checksum(context.bench_header.as_bytes())
         ),
-    ];
+    ]);
     for variable in BUILD_VARIABLES {
         lines.push(format!(
             "variable {variable}={}",
@@ -244,11 +289,12 @@ fn cache_of(
             lines.push(format!("compiler {compiler}: {}", version_of(&compiler)));
         }
     }
-    Some((
-        BuildCache::new(Path::new(common.trim()), CACHE_BOUND_BYTES),
-        CacheKey::new(&lines),
-        top.to_owned(),
-    ))
+    Some(CacheSlot {
+        cache: BuildCache::new(Path::new(common.trim()), CACHE_BOUND_BYTES),
+        key: CacheKey::new(&lines),
+        top: top.to_owned(),
+        directory,
+    })
 }
 
 /// Whether `word` names a C or C++ compiler (`cc`, `gcc`, `clang++`, `arm-none-eabi-gcc`, a path to one).
@@ -275,13 +321,17 @@ fn version_of(program: &str) -> String {
     }
 }
 
-/// Each area of a side's cache entry and where it lies: `out<N>` job N's build directory, `tree` the checkout.
+/// Each area of a side's cache entry and where it lies: `out<N>` job N's build directory, `tree` the checkout
+/// (a revision's only: nothing is ever written into a directory side).
 fn area_roots(
     side: &BuildSide,
     scratch: &Scratch,
-    top: &Path,
+    slot: &CacheSlot,
 ) -> Result<Vec<(String, PathBuf)>, GateError> {
-    let mut roots = vec![("tree".to_owned(), top.to_owned())];
+    let mut roots = Vec::new();
+    if slot.directory.is_none() {
+        roots.push(("tree".to_owned(), slot.top.clone()));
+    }
     for index in 0..side.recipe.jobs.len() {
         roots.push((
             format!("out{index}"),
@@ -291,17 +341,12 @@ fn area_roots(
     Ok(roots)
 }
 
-/// Store what a revision side's build made: every job's build directory, and the files the build wrote
-/// into the checkout (git sees them as untracked, ignored or modified). A build that deleted or renamed a
-/// tracked file is not stored (the note says so).
-fn store(
-    side: &BuildSide,
-    scratch: &Scratch,
-    cache: &BuildCache,
-    key: &CacheKey,
-    top: &Path,
-) -> Result<(), String> {
-    let roots = area_roots(side, scratch, top).map_err(|e| e.to_string())?;
+/// Store what a side's build made: every job's build directory, and for a revision the files the build wrote
+/// into the checkout (git sees them as untracked, ignored or modified). A revision whose build deleted or
+/// renamed a tracked file, or a directory whose build changed anything in its repository, is not stored (the
+/// note says so).
+fn store(side: &BuildSide, context: &BuildContext, slot: &CacheSlot) -> Result<(), String> {
+    let roots = area_roots(side, context.scratch, slot).map_err(|e| e.to_string())?;
     let mut files = Vec::new();
     for (area, root) in roots.iter().filter(|(area, _)| area != "tree") {
         files.extend(files_under(root).into_iter().map(|path| CachedFile {
@@ -309,6 +354,25 @@ fn store(
             path,
         }));
     }
+    let root = |area: &str| {
+        roots
+            .iter()
+            .find(|(a, _)| a == area)
+            .map(|(_, p)| p.clone())
+    };
+    if let Some(before) = &slot.directory {
+        let index = context
+            .scratch
+            .file(&format!("index-{}", side.prepared.name));
+        let after = crate::content::content_of(&slot.top, &index)
+            .map_err(|why| format!("not cached: {why}"))?;
+        if after.as_ref().map(|c| &c.lines) != Some(before) {
+            return Err("not cached: the build changed files in the directory's repository (only a build                         that writes to RHO_BENCH_OUT alone is cached)"
+                .to_owned());
+        }
+        return slot.cache.store(&slot.key, &files, &root);
+    }
+    let top = &slot.top;
     let status = git(
         top,
         &[
@@ -347,13 +411,7 @@ fn store(
             }
         }
     }
-    let root = |area: &str| {
-        roots
-            .iter()
-            .find(|(a, _)| a == area)
-            .map(|(_, p)| p.clone())
-    };
-    cache.store(key, &files, &root)
+    slot.cache.store(&slot.key, &files, &root)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The build cache of a side that is a git revision: what its build made (each job's `RHO_BENCH_OUT`, and the
 //! files the build wrote into the checkout), kept under the repository's `.git/rho-cache/` by the tree id and
-//! every build setting, so the next gate against the same revision skips the build.
+//! every build setting, so the next gate against the same revision skips the build. A directory side in a
+//! repository is kept the same way by its content (crate::content), its build directories only.
 //!
 //! An entry is used only when its key (the full text, not just its hash) is the one asked for and every file
 //! is there with the size and checksum the manifest gives; otherwise it is removed and the side is built.

@@ -365,14 +365,20 @@ mod tests {
             run
         };
         let base = [rate(98.0), rate(100.0), rate(95.0)];
-        let c = compare(&base, &[rate(50.0), rate(45.0)], &budgets(0.3));
+        let head = [rate(50.0), rate(45.0)];
+        let c = compare(&base, &head, &budgets(0.3));
         assert_eq!(c.verdict, Verdict::Regressed);
         let m = &c.metrics[0];
         assert_eq!((m.base.unwrap().min, m.base.unwrap().max), (100.0, 95.0));
         assert_eq!(m.change(), Some(-0.5));
         assert_eq!(m.better, rho_stats::Better::Higher);
         // Settled: head's best rate raised by the spread seen is still under the budget.
-        assert!(crate::adaptive::is_settled(m));
+        let settling = crate::adaptive::Settling {
+            runs_to_fail: 2,
+            base_runs: &base,
+            head_runs: &head,
+        };
+        assert!(settling.is_settled(m));
         let c = compare(&base, &[rate(200.0), rate(150.0)], &budgets(0.3));
         assert_eq!(c.verdict, Verdict::Ok);
         // Within the budget on the rate's own terms: 100/s to 100/1.3 is a 30% slower item.

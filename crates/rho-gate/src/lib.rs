@@ -13,6 +13,7 @@ mod build;
 pub mod cache;
 pub mod compare;
 pub mod config;
+mod content;
 mod error;
 pub mod functions;
 mod growth_metrics;

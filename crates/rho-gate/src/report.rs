@@ -38,7 +38,7 @@ pub fn format_change(change: f64) -> String {
 const MAX_CHANGE_DECIMALS: usize = 4;
 
 /// A change as a signed percentage beside its budget: one decimal, or as many more (up to
-/// [`MAX_CHANGE_DECIMALS`]) as it takes to tell the change from the budget when one decimal would show them
+/// `MAX_CHANGE_DECIMALS`) as it takes to tell the change from the budget when one decimal would show them
 /// equal, so a verdict never contradicts the figures beside it (100 -> 130.01 with a budget of 30% is
 /// `+30.01%`, not `+30.0%` marked REGRESSED). A change that is the budget to every decimal shown is shown
 /// with one.

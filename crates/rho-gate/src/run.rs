@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::adaptive::{filter_for, open_benchmarks, wire_benchmark};
+use crate::adaptive::{Settling, filter_for, wire_benchmark};
 use crate::compare::{Comparison, compare};
 use crate::error::{GateError, SideName};
 use crate::metrics::{CALLGRIND_DUMPS, Counter, Figure, MetricSource, RunMetrics};
@@ -214,9 +214,9 @@ struct Pairs<'a> {
 }
 
 impl Pairs<'_> {
-    /// Run base, head, base, head...: every benchmark `runs` times per side, then, while some benchmark's
-    /// verdict is still open (crate::adaptive), those benchmarks alone, up to `max_runs` per side. Counting
-    /// instructions, each side runs once (a count is exact).
+    /// Run base, head, base, head...: with `max_runs` above `runs` (adaptive runs), after each pair only the
+    /// benchmarks whose verdict is still open (crate::adaptive) run again, up to `max_runs` per side; without
+    /// it every benchmark runs `runs` times. Counting instructions, each side runs once (a count is exact).
     fn run_all(
         &self,
         sides: &mut [Contender; 2],
@@ -227,16 +227,13 @@ impl Pairs<'_> {
             Some(_) => (1, 1),
             None => (settings.runs(), settings.max_runs()),
         };
+        let adaptive = max_runs > min_runs;
         let mut open = self.listed_share(sides)?;
         for run in 1..=max_runs {
-            if run > min_runs {
-                let comparison = compare(&sides[0].runs, &sides[1].runs, settings.budgets());
-                let mut benchmark_of = sides[0].benchmark_of.clone();
-                benchmark_of.extend(sides[1].benchmark_of.clone());
-                let still_open = open_benchmarks(&comparison, &benchmark_of);
-                if still_open.is_empty() {
+            if run > 1 && adaptive {
+                let Some(still_open) = self.still_open(sides) else {
                     break;
-                }
+                };
                 progress(&Progress::StillOpen {
                     after: run - 1,
                     open: still_open.iter().cloned().collect(),
@@ -249,6 +246,22 @@ impl Pairs<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The benchmarks whose verdict more runs could still change, after the pairs run so far; `None` when
+    /// every one is settled.
+    fn still_open(&self, sides: &[Contender; 2]) -> Option<BTreeSet<String>> {
+        let settings = &self.request.settings;
+        let comparison = compare(&sides[0].runs, &sides[1].runs, settings.budgets());
+        let mut benchmark_of = sides[0].benchmark_of.clone();
+        benchmark_of.extend(sides[1].benchmark_of.clone());
+        let settling = Settling {
+            runs_to_fail: settings.runs() as usize,
+            base_runs: &sides[0].runs,
+            head_runs: &sides[1].runs,
+        };
+        let still_open = settling.open_benchmarks(&comparison, &benchmark_of);
+        (!still_open.is_empty()).then_some(still_open)
     }
 
     /// One run of one side: each job in turn (`open`: only the jobs, and of a wire stream the benchmarks, whose
@@ -468,6 +481,13 @@ fn merge_metrics(into: &mut RunMetrics, mut job_metrics: RunMetrics, what: &str)
     // Another harness's rates stay rates in the run's metrics.
     for name in job_metrics.keys() {
         into.set_better(name, job_metrics.better(name));
+    }
+    let spreads: Vec<(String, f64)> = job_metrics
+        .keys()
+        .filter_map(|name| Some((name.clone(), job_metrics.within_run(name)?)))
+        .collect();
+    for (name, spread) in spreads {
+        into.set_within_run(&name, spread);
     }
     for (name, figure) in job_metrics {
         if into.get(&name).is_some() {

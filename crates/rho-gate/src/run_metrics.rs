@@ -20,6 +20,9 @@ pub enum Figure {
 pub struct RunMetrics {
     figures: BTreeMap<String, Figure>,
     floors: BTreeMap<String, f64>,
+    /// For the metrics read off a clock, how far apart the run's own samples were (rho-stats' `iqr_ratio`): the
+    /// spread adaptive runs go by while a side has a single run (crate::adaptive).
+    within_run: BTreeMap<String, f64>,
     /// A counted run's functions per benchmark (rho-profile), by benchmark name.
     functions: BTreeMap<String, rho_profile::Functions>,
     /// Metrics this run did not measure on purpose: their verdict was settled before it (adaptive runs), so
@@ -70,6 +73,17 @@ impl RunMetrics {
         self.floors.get(name).copied().unwrap_or(0.0)
     }
 
+    /// How far apart this run's own samples of `name` were, relative to their median (`None`: the run gave no
+    /// samples of it, e.g. a last-line JSON figure).
+    pub fn within_run(&self, name: &str) -> Option<f64> {
+        self.within_run.get(name).copied()
+    }
+
+    /// Set `name`'s within-run spread (see [`RunMetrics::within_run`]).
+    pub fn set_within_run(&mut self, name: &str, spread: f64) {
+        self.within_run.insert(name.to_owned(), spread);
+    }
+
     /// Benchmark `bench`'s functions, when the run was counted and kept them.
     pub fn functions(&self, bench: &str) -> Option<&rho_profile::Functions> {
         self.functions.get(bench)
@@ -111,6 +125,7 @@ impl RunMetrics {
     pub fn leave_out(&mut self, name: &str) {
         self.figures.remove(name);
         self.floors.remove(name);
+        self.within_run.remove(name);
         self.left_out.insert(name.to_owned());
     }
 

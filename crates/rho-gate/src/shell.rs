@@ -19,7 +19,7 @@ pub(crate) struct Scratch {
     pub(crate) include: PathBuf,
     out_base: PathBuf,
     out_head: PathBuf,
-    _dir: ScratchDir,
+    dir: ScratchDir,
 }
 
 impl Scratch {
@@ -41,8 +41,13 @@ impl Scratch {
             include,
             out_base,
             out_head,
-            _dir: dir,
+            dir,
         })
+    }
+
+    /// A path for a file of the gate's own in its temporary directory (removed with it).
+    pub(crate) fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
     }
 
     /// A fresh build directory for job `job` of `side`.

@@ -63,6 +63,9 @@ pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, Metric
                     windowed_net(run, index, figures).unwrap_or(figures.per_iteration.median);
                 metrics.insert(name.clone(), Figure::Value(value));
                 metrics.set_floor(&name, resolution_floor(step_of(figures)));
+                if let Some(spread) = figures.net.iqr_ratio() {
+                    metrics.set_within_run(&name, spread);
+                }
             } else if let Some(value) = bench.metric(metric) {
                 metrics.insert(name, Figure::Value(value));
             } else if bench.overran && measured_in_run(run, metric) {

@@ -1,5 +1,6 @@
-//! The build cache of git-revision sides (.git/rho-cache): the second gate against the same revisions
-//! builds nothing and gives the same verdict; a damaged entry is rebuilt, never used; `--no-cache` builds.
+//! The build cache (.git/rho-cache): the second gate against the same revisions builds nothing and gives the
+//! same verdict; a damaged entry is rebuilt, never used; `--no-cache` builds. A directory side in a git
+//! repository is cached by its content, only when its build writes nowhere but RHO_BENCH_OUT.
 
 use std::path::Path;
 use std::time::Duration;
@@ -108,4 +109,93 @@ fn a_cached_side_is_not_built_again_and_a_damaged_entry_is_rebuilt() {
     let (fourth, _) = gate(&repo, false);
     assert_eq!(builds(&log), 5);
     assert_eq!(fourth.comparison.verdict, Verdict::Regressed);
+}
+
+/// A module whose build logs a line to `log` and writes its "benchmark", printing `figure`, into RHO_BENCH_OUT
+/// alone.
+fn write_clean_module(dir: &Path, log: &Path, figure: u32) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("figure.txt"), format!("{figure}\n")).unwrap();
+    std::fs::write(
+        dir.join("bench.sh"),
+        "echo \"{\\\"t_ns\\\": $(cat \"$(dirname \"$0\")/figure\")}\"\n",
+    )
+    .unwrap();
+    let build = format!(
+        "echo built >> {}; cp figure.txt \"$RHO_BENCH_OUT/figure\"; cp bench.sh \"$RHO_BENCH_OUT/bench\"; \
+         chmod +x \"$RHO_BENCH_OUT/bench\"",
+        log.display()
+    );
+    let yml = format!(
+        "bench:\n  targets:\n    - name: cached\n      build: '{}'\n      run: '\"$RHO_BENCH_OUT/bench\"'\n",
+        build.replace('\'', "''")
+    );
+    std::fs::write(dir.join("module.yml"), yml).unwrap();
+}
+
+fn gate_dir(cwd: &Path) -> (GateOutcome, Vec<String>) {
+    let mut settings = GateSettings::default();
+    settings.set_runs(2).unwrap();
+    settings.set_timeout(Duration::from_secs(60)).unwrap();
+    let (outcome, log) = gate_logged(&request(cwd, "HEAD", ".", settings));
+    (outcome.unwrap(), log)
+}
+
+/// The working directory as head: the second gate with the same uncommitted change builds nothing; a new
+/// change (even one of the same size) is built; the user's index is untouched.
+#[test]
+fn a_directory_head_is_cached_by_its_content() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let log = tmp.path().join("builds.log");
+    write_clean_module(&repo, &log, 100);
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "base"]);
+    write_clean_module(&repo, &log, 1000);
+
+    let (first, _) = gate_dir(&repo);
+    assert_eq!(first.comparison.verdict, Verdict::Regressed);
+    assert_eq!(builds(&log), 2, "both sides built");
+    let (second, progress) = gate_dir(&repo);
+    assert_eq!(builds(&log), 2, "neither side built again");
+    assert_eq!(second.comparison.metrics[0].head.unwrap().min, 1000.0);
+    let cached = |progress: &[String], side: &str| {
+        progress
+            .iter()
+            .any(|p| p.starts_with(side) && p.contains("built from the cache"))
+    };
+    assert!(cached(&progress, "head"), "{progress:?}");
+
+    // Another change of the same size: head is built, base still comes from the cache.
+    write_clean_module(&repo, &log, 1001);
+    let (third, progress) = gate_dir(&repo);
+    assert_eq!(builds(&log), 3, "only head built");
+    assert_eq!(third.comparison.metrics[0].head.unwrap().min, 1001.0);
+    assert!(cached(&progress, "base") && !cached(&progress, "head"));
+    assert_eq!(git(&repo, &["diff", "--cached", "--name-only"]), "");
+}
+
+/// A build that writes into the directory (`made/`, ignored by git) is never cached as a directory: a later
+/// gate would skip the build whose products its run reads there.
+#[test]
+fn a_directory_whose_build_writes_into_it_is_not_cached() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let log = tmp.path().join("builds.log");
+    write_module(&repo, &log, 100);
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "base"]);
+    write_module(&repo, &log, 1000);
+    let (_, progress) = gate_dir(&repo);
+    assert!(
+        progress
+            .iter()
+            .any(|p| p.starts_with("head: not cached: the build changed files")),
+        "{progress:?}"
+    );
+    let (second, _) = gate_dir(&repo);
+    assert_eq!(builds(&log), 3, "head built again, base from the cache");
+    assert_eq!(second.comparison.verdict, Verdict::Regressed);
 }

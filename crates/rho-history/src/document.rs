@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use rho_profile::diff::FunctionChange;
+
 use crate::analysis::{Analysis, Commit, Series, is_exact};
 use crate::git::Listing;
 
@@ -70,6 +72,10 @@ pub struct ChangeEntry<'a> {
     pub after: f64,
     pub change_percent: Option<f64>,
     pub pvalue: f64,
+    /// Under an instructions step up whose records on both sides carry the benchmark's functions: those whose
+    /// counts changed most (absent otherwise; added within version 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub functions: Option<Vec<FunctionChange>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -107,7 +113,7 @@ impl<'a> Document<'a> {
             series: analysis
                 .series
                 .iter()
-                .map(|s| series_entry(s, commits))
+                .map(|s| series_entry(s, commits, listing))
                 .collect(),
             off_branch: analysis.off_branch,
             skipped: listing
@@ -122,7 +128,11 @@ impl<'a> Document<'a> {
     }
 }
 
-fn series_entry<'a>(series: &'a Series, commits: &'a [Commit]) -> SeriesEntry<'a> {
+fn series_entry<'a>(
+    series: &'a Series,
+    commits: &'a [Commit],
+    listing: &Listing,
+) -> SeriesEntry<'a> {
     let newest = series.newest().map(|p| p.value);
     let previous = series.previous().map(|p| p.value);
     SeriesEntry {
@@ -156,6 +166,8 @@ fn series_entry<'a>(series: &'a Series, commits: &'a [Commit]) -> SeriesEntry<'a
                 after: c.after,
                 change_percent: c.change_percent,
                 pvalue: c.pvalue,
+                functions: crate::functions::behind(series, c, commits, listing)
+                    .map(|behind| behind.changes),
             })
             .collect(),
     }
@@ -184,7 +196,7 @@ pub fn markdown(analysis: &Analysis, commits: &[Commit], listing: &Listing) -> S
     );
     out.push_str("|---|---|---|---|---:|---:|---:|---:|\n");
     for series in &analysis.series {
-        let entry = series_entry(series, commits);
+        let entry = series_entry(series, commits, listing);
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -226,6 +238,7 @@ pub fn markdown(analysis: &Analysis, commits: &[Commit], listing: &Listing) -> S
             );
         }
     }
+    functions_blocks(&mut out, analysis, commits, listing);
     if !listing.problems.is_empty() {
         out.push_str("\n### Skipped records\n\n");
         for problem in &listing.problems {
@@ -238,6 +251,30 @@ pub fn markdown(analysis: &Analysis, commits: &[Commit], listing: &Listing) -> S
         }
     }
     out
+}
+
+/// Under the change points: a collapsed block per instructions step up whose records carry functions, as the
+/// pull-request comment has under a regressed benchmark.
+fn functions_blocks(out: &mut String, analysis: &Analysis, commits: &[Commit], listing: &Listing) {
+    for series in &analysis.series {
+        for change in &series.changes {
+            let Some(behind) = crate::functions::behind(series, change, commits, listing) else {
+                continue;
+            };
+            let commit = &commits[change.commit_index];
+            out.push('\n');
+            // The summary is HTML: the name (another harness's may hold `<`) is escaped as such.
+            out.push_str(&rho_profile::diff::markdown(
+                &format!(
+                    "{} {} at {}",
+                    rho_report::html::escape(&series.key.bench),
+                    series.key.metric,
+                    commit.id.get(..10).unwrap_or(&commit.id)
+                ),
+                &behind.changes,
+            ));
+        }
+    }
 }
 
 /// Text safe in a Markdown table cell.

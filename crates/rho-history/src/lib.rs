@@ -19,6 +19,7 @@ pub mod add;
 pub mod analysis;
 pub mod document;
 pub mod error;
+pub mod functions;
 pub mod git;
 pub mod import;
 pub mod layout;

@@ -2,6 +2,8 @@
 //! trend chart per benchmark and metric: the figure at each commit, one line per machine, each point's commit
 //! (short hash and subject) and figure in its SVG `<title>` (the browser's hover text), the p25-p75 band
 //! shaded where the records carry quartiles, each change point a dashed vertical line with its own `<title>`.
+//! Under an instructions step up whose records on both sides carry the benchmark's functions: the functions
+//! whose counts changed most and the differential flame graph (rho-report's, as the compare page draws them).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -10,6 +12,7 @@ use rho_report::html::escape;
 
 use crate::analysis::{Analysis, Commit, Series, is_exact};
 use crate::document::figure_text;
+use crate::git::Listing;
 
 const WIDTH: f64 = 760.0;
 const HEIGHT: f64 = 220.0;
@@ -28,10 +31,11 @@ svg{background:#fafafa;border:1px solid #ddd}\
 .axis{stroke:#999;stroke-width:1}.label{font-size:11px;fill:#555}\
 .change{stroke:#c2504a;stroke-width:2;stroke-dasharray:5 3}.band{fill-opacity:.18;stroke:none}\
 .legend{font-size:12px;color:#555}table{border-collapse:collapse}\
-td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}";
+td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}h3{font-size:.95em}";
 
-/// The page of `analysis` along `commits`.
-pub fn render(title: &str, analysis: &Analysis, commits: &[Commit]) -> String {
+/// The page of `analysis` along `commits`, with the functions behind each step up that `listing`'s records
+/// carry.
+pub fn render(title: &str, analysis: &Analysis, commits: &[Commit], listing: &Listing) -> String {
     let mut charts: BTreeMap<(&str, &str, &str, &str), Vec<&Series>> = BTreeMap::new();
     for series in &analysis.series {
         let key = &series.key;
@@ -79,10 +83,37 @@ pub fn render(title: &str, analysis: &Analysis, commits: &[Commit]) -> String {
         } else {
             "(change points: E-Divisive means, t-test)"
         });
-        out.push_str("</p></section>\n");
+        out.push_str("</p>");
+        for series in lines {
+            functions_behind(&mut out, series, commits, listing);
+        }
+        out.push_str("</section>\n");
     }
     out.push_str("</body></html>\n");
     out
+}
+
+/// Under each step up of `series` whose records carry functions: the table of those that changed most and the
+/// differential flame graph, the commit before the step against its first commit.
+fn functions_behind(out: &mut String, series: &Series, commits: &[Commit], listing: &Listing) {
+    for change in &series.changes {
+        let Some(behind) = crate::functions::behind(series, change, commits, listing) else {
+            continue;
+        };
+        let commit = &commits[change.commit_index];
+        let _ = writeln!(
+            out,
+            "<div class=\"functions-behind\" data-commit=\"{}\"><h3>{} at {} ({}): the functions that changed \
+             most, per iteration</h3>",
+            escape(&commit.id),
+            escape(&series.key.bench),
+            short(&commit.id),
+            escape(&series.key.machine)
+        );
+        out.push_str(&rho_report::html::changed_functions_table(&behind.changes));
+        rho_report::html::flame_graph(out, &series.key.bench, Some(behind.base), behind.head);
+        out.push_str("</div>\n");
+    }
 }
 
 /// One chart: every machine's line over the commit axis, change points marked.

@@ -69,60 +69,15 @@ pub fn render_text(
                 percent(change.before, change.after),
                 significance(series, change.pvalue)
             );
-            for line in changed_functions(series, change, commits, listing) {
-                let _ = writeln!(out, "  {line}");
+            if let Some(behind) = crate::functions::behind(series, change, commits, listing) {
+                for line in rho_profile::diff::text_lines(&behind.changes) {
+                    let _ = writeln!(out, "  {line}");
+                }
             }
         }
     }
     left_out(&mut out, analysis, listing, branch);
     out
-}
-
-/// Under an instructions change point that went up, when the records on both sides of it carry the
-/// benchmark's functions: those whose counts changed most (rho-profile), the commit before against the first
-/// commit after.
-fn changed_functions(
-    series: &Series,
-    change: &analysis::Change,
-    commits: &[Commit],
-    listing: &Listing,
-) -> Vec<String> {
-    if series.metric != Metric::Instructions || change.after <= change.before {
-        return Vec::new();
-    }
-    let Some(before) = change
-        .point
-        .checked_sub(1)
-        .and_then(|i| series.points.get(i))
-    else {
-        return Vec::new();
-    };
-    let functions = |commit_index: usize| {
-        let id = &commits.get(commit_index)?.id;
-        let key = &series.key;
-        listing
-            .records
-            .iter()
-            .map(|(_, record)| record)
-            .filter(|r| {
-                r.commit == *id
-                    && r.target == key.target
-                    && r.measure == key.measure
-                    && r.machine == key.machine
-            })
-            .find_map(|r| r.section.benchmark(&key.bench)?.functions.as_ref())
-    };
-    match (
-        functions(before.commit_index),
-        functions(change.commit_index),
-    ) {
-        (Some(base), Some(head)) => rho_profile::diff::text_lines(&rho_profile::diff::changes(
-            base,
-            head,
-            rho_profile::diff::REPORTED,
-        )),
-        _ => Vec::new(),
-    }
 }
 
 /// The closing lines: records off the first-parent line, and the unreadable ones with why.

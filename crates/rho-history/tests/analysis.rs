@@ -104,66 +104,79 @@ fn the_newest_figure_doubled_is_a_regression_and_a_flat_one_is_not() {
     assert!(newest_regression(&small.series[0], 10.0, Detection::default()).is_none());
 }
 
-/// Why it got slower (issue 26): under an instructions change point that went up, the history's text names
-/// the functions whose counts changed between the commit before it and the first commit after, when both
-/// records carry the benchmark's functions; a helper that appeared is only in head.
-#[test]
-fn a_step_up_in_instructions_names_the_functions_that_changed() {
-    use rho_profile::net::{FunctionFigures, Functions, Other};
-    let functions = |own: f64, helper: Option<f64>| {
-        let mut listed = vec![FunctionFigures {
-            name: "bench_a".to_string(),
+/// Forty commits of bench_a, its instructions 100000 per iteration until commit 20, 150000 from it on: the
+/// records carry its functions, and from commit 20 a helper it calls does the extra 50000 (only in head).
+fn stepped_with_functions() -> (Vec<Commit>, Vec<Record>) {
+    use rho_profile::net::{CallFigures, FunctionFigures, Functions, Other};
+    let function =
+        |name: &str, own: f64, inclusive: f64, calls: Vec<CallFigures>| FunctionFigures {
+            name: name.to_string(),
             file: None,
             line: None,
             self_per_iteration: own,
-            inclusive_per_iteration: own + helper.unwrap_or(0.0),
-            calls: Vec::new(),
-        }];
-        if let Some(helper) = helper {
-            listed.push(FunctionFigures {
-                name: "helper".to_string(),
-                file: None,
-                line: None,
-                self_per_iteration: helper,
+            inclusive_per_iteration: inclusive,
+            calls,
+        };
+    let functions = |helper: Option<f64>| {
+        let calls = helper.map_or_else(Vec::new, |helper| {
+            vec![CallFigures {
+                callee: "helper".to_string(),
+                calls_per_iteration: 1.0,
                 inclusive_per_iteration: helper,
-                calls: Vec::new(),
-            });
-        }
+            }]
+        });
+        let mut listed = vec![function(
+            "bench_a",
+            100_000.0,
+            100_000.0 + helper.unwrap_or(0.0),
+            calls,
+        )];
+        listed.extend(helper.map(|helper| function("helper", helper, helper, Vec::new())));
         Functions {
             source: "callgrind".to_string(),
             listed,
             other: Other::default(),
+            sampling: None,
         }
     };
     let commits = commits(40);
-    let records: Vec<Record> = commits
+    let records = commits
         .iter()
         .enumerate()
         .map(|(i, c)| {
             let stepped = i >= 20;
             let figure = if stepped { 150_000.0 } else { 100_000.0 };
             let mut record = record(&c.id, "ci", Measure::Instructions, &[("bench_a", figure)]);
-            record.section.benchmarks[0].functions = Some(if stepped {
-                functions(100_000.0, Some(50_000.0))
-            } else {
-                functions(100_000.0, None)
-            });
+            record.section.benchmarks[0].functions = Some(functions(stepped.then_some(50_000.0)));
             record
         })
         .collect();
-    let only = Filter {
-        metric: Some("instructions".to_string()),
-        ..Filter::default()
-    };
-    let analysis = analyse(&records, &commits, &only, Detection::default());
-    let listing = rho_history::git::Listing {
+    (commits, records)
+}
+
+fn listing_of(records: &[Record]) -> rho_history::git::Listing {
+    rho_history::git::Listing {
         tip: None,
         records: records
             .iter()
             .map(|r| (r.commit.clone(), r.clone()))
             .collect(),
         problems: Vec::new(),
+    }
+}
+
+/// Why it got slower (issue 26): under an instructions change point that went up, the history's text names
+/// the functions whose counts changed between the commit before it and the first commit after, when both
+/// records carry the benchmark's functions; a helper that appeared is only in head.
+#[test]
+fn a_step_up_in_instructions_names_the_functions_that_changed() {
+    let (commits, records) = stepped_with_functions();
+    let only = Filter {
+        metric: Some("instructions".to_string()),
+        ..Filter::default()
     };
+    let analysis = analyse(&records, &commits, &only, Detection::default());
+    let listing = listing_of(&records);
     let text = rho_history::report::render_text(&analysis, &commits, &listing, "rho-history");
     let after_change: Vec<&str> = text
         .lines()
@@ -184,6 +197,99 @@ fn a_step_up_in_instructions_names_the_functions_that_changed() {
         after_change[3].contains("100000 -> 150000 (+50000)"),
         "{text}"
     );
+}
+
+/// The same functions in history's JSON (under the change point), its Markdown (a collapsed block) and its
+/// page (a table and the differential flame graph); a series with no step up has none anywhere.
+#[test]
+fn a_step_ups_functions_are_in_the_json_the_markdown_and_the_page() {
+    let (commits, records) = stepped_with_functions();
+    let only = Filter {
+        metric: Some("instructions".to_string()),
+        ..Filter::default()
+    };
+    let analysis = analyse(&records, &commits, &only, Detection::default());
+    let listing = listing_of(&records);
+
+    let document = rho_history::document::Document::of(
+        &analysis,
+        &commits,
+        &listing,
+        "rho-history",
+        "HEAD",
+        "0",
+    );
+    let json = serde_json::to_value(&document).unwrap();
+    let change = &json["series"][0]["change_points"][0];
+    assert_eq!(change["commit_index"], 20, "{json}");
+    assert_eq!(
+        change["functions"],
+        serde_json::json!([
+            {"name": "helper", "base": null, "head": {"self": 50000.0, "inclusive": 50000.0}},
+            {"name": "bench_a", "base": {"self": 100000.0, "inclusive": 100000.0},
+             "head": {"self": 100000.0, "inclusive": 150000.0}}
+        ]),
+        "{json}"
+    );
+
+    let markdown = rho_history::document::markdown(&analysis, &commits, &listing);
+    let block = markdown
+        .split("<details>")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no collapsed block: {markdown}"));
+    assert!(
+        block.starts_with(&format!(
+            "<summary>bench_a instructions at {}: the functions that changed most</summary>",
+            &commits[20].id[..10]
+        )),
+        "{markdown}"
+    );
+    assert!(
+        block.contains("| `helper` | - → 50000 (+50000) | - → 50000 (+50000) | only in head |")
+            && block.contains("| `bench_a` | 100000 → 100000 (0) | 100000 → 150000 (+50000) |  |"),
+        "{markdown}"
+    );
+    assert_eq!(markdown.matches("<details>").count(), 1, "{markdown}");
+
+    let page = rho_history::page::render("t", &analysis, &commits, &listing);
+    assert_eq!(
+        page.matches("<div class=\"functions-behind\"").count(),
+        1,
+        "{page}"
+    );
+    assert!(
+        page.contains("<td><code>helper</code></td><td>- &#8594; 50000 (+50000)</td>")
+            && page.contains("only in head</td>"),
+        "{page}"
+    );
+    assert_eq!(
+        page.matches("<figure class=\"flame-graph\"").count(),
+        1,
+        "{page}"
+    );
+    assert!(
+        page.contains("<title>helper: head 50000 (only in head) instructions/iter</title>"),
+        "{page}"
+    );
+
+    // Flat records carry functions too, but with no step up nothing is named.
+    let flat: Vec<Record> = records[..20].to_vec();
+    let flat_analysis = analyse(&flat, &commits[..20], &only, Detection::default());
+    let flat_listing = listing_of(&flat);
+    let document = rho_history::document::Document::of(
+        &flat_analysis,
+        &commits[..20],
+        &flat_listing,
+        "rho-history",
+        "HEAD",
+        "0",
+    );
+    let json = serde_json::to_string(&document).unwrap();
+    assert!(!json.contains("\"functions\""), "{json}");
+    let markdown = rho_history::document::markdown(&flat_analysis, &commits[..20], &flat_listing);
+    assert!(!markdown.contains("<details>"), "{markdown}");
+    let page = rho_history::page::render("t", &flat_analysis, &commits[..20], &flat_listing);
+    assert!(!page.contains("functions-behind"), "{page}");
 }
 
 #[test]
@@ -233,6 +339,6 @@ fn a_v1_record_reads_without_a_band_and_a_v2_band_is_drawn_where_records_have_on
         .unwrap();
     let bands: Vec<Option<(f64, f64)>> = time.points.iter().map(|p| p.band).collect();
     assert_eq!(bands, [None, Some((90.0, 130.0)), None]);
-    let page = rho_history::page::render("t", &analysis, &line);
+    let page = rho_history::page::render("t", &analysis, &line, &listing_of(&records));
     assert_eq!(page.matches("<polygon class=\"band\"").count(), 1, "{page}");
 }

@@ -876,6 +876,7 @@ mod tests {
             ns_per_op: (per_iteration > 0).then(|| ns as f64 / per_iteration as f64),
             instructions: None,
             footprint: None,
+            sampled_functions: None,
             extra: Vec::new(),
             stats_only: false,
         }

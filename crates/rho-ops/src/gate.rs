@@ -228,11 +228,14 @@ fn apply_overrides(
     Ok(source)
 }
 
-/// `3`, or `3 to 10` with adaptive runs.
+/// `3 alternating runs each`, or with adaptive runs `1 to 10 alternating runs each (3 before a time metric
+/// fails)`: a settled benchmark stops sooner.
 fn runs_text(settings: &GateSettings) -> String {
     match (settings.runs(), settings.max_runs()) {
-        (runs, max) if max > runs => format!("{runs} to {max}"),
-        (runs, _) => runs.to_string(),
+        (runs, max) if max > runs => {
+            format!("1 to {max} alternating runs each ({runs} before a time metric fails)")
+        }
+        (runs, _) => format!("{runs} alternating runs each"),
     }
 }
 
@@ -261,7 +264,7 @@ fn request(options: &Options) -> crate::Result<(GateRequest, SettingsSource)> {
         )
     } else {
         format!(
-            "rho: gate: base {} against head {}, {} alternating runs each, timeout {timeout} s per build and run",
+            "rho: gate: base {} against head {}, {}, timeout {timeout} s per build and run",
             options.base,
             options.head,
             runs_text(&settings)

@@ -276,7 +276,8 @@ fn show(
     }
     if let Some(path) = &view.html {
         let title = format!("rho bench history ({})", view.branch);
-        let page = rho_history::page::render(&title, &loaded.analysis, &loaded.commits);
+        let page =
+            rho_history::page::render(&title, &loaded.analysis, &loaded.commits, &loaded.listing);
         crate::output::write_text(path, "the HTML history", &page)?;
     }
     Ok(0)

@@ -76,7 +76,8 @@ pub fn changes(base: &Functions, head: &Functions, limit: usize) -> Vec<Function
             name: name.to_string(),
             base: side(base, name),
             head: side(head, name),
-            complete: [base.other.functions == 0, head.other.functions == 0],
+            // A sampled list misses what no sample hit: never "only in" a side.
+            complete: [base, head].map(|side| side.other.functions == 0 && side.sampling.is_none()),
         })
         .filter(|c| c.own_change().abs() >= 0.5 || c.inclusive_change().abs() >= 0.5)
         .collect();
@@ -114,9 +115,19 @@ fn side_text(side: Option<Sides>, pick: fn(Sides) -> f64) -> String {
     side.map_or_else(|| "-".to_string(), |s| whole(pick(s)))
 }
 
+/// The unit of counted changes (Callgrind's, per iteration).
+pub const COUNTED_UNIT: &str = "instructions/iter";
+/// The unit of sampled changes (perf's shares scaled to the timed run's ns per iteration).
+pub const SAMPLED_UNIT: &str = "sampled ns/iter";
+
 /// The changes as text lines (indented under the benchmark they belong to), columns as wide as their widest
 /// cell.
 pub fn text_lines(changes: &[FunctionChange]) -> Vec<String> {
+    text_lines_in(changes, COUNTED_UNIT)
+}
+
+/// [`text_lines`] of figures in `unit` ([`COUNTED_UNIT`] or [`SAMPLED_UNIT`]).
+pub fn text_lines_in(changes: &[FunctionChange], unit: &str) -> Vec<String> {
     let cell = |side_base: Option<Sides>, side_head: Option<Sides>, pick: fn(Sides) -> f64| {
         let change = side_head.map_or(0.0, pick) - side_base.map_or(0.0, pick);
         format!(
@@ -127,7 +138,7 @@ pub fn text_lines(changes: &[FunctionChange]) -> Vec<String> {
         )
     };
     let mut rows = vec![[
-        "function (instructions/iter)".to_string(),
+        format!("function ({unit})"),
         "self base -> head".to_string(),
         "inclusive base -> head".to_string(),
         String::new(),
@@ -158,8 +169,19 @@ pub fn text_lines(changes: &[FunctionChange]) -> Vec<String> {
 
 /// The changes as a collapsed Markdown block for a pull-request comment, under benchmark `bench`.
 pub fn markdown(bench: &str, changes: &[FunctionChange]) -> String {
+    markdown_in(bench, changes, COUNTED_UNIT)
+}
+
+/// [`markdown`] of figures in `unit`.
+pub fn markdown_in(bench: &str, changes: &[FunctionChange], unit: &str) -> String {
+    // Counted is what a reader expects; only sampled figures say so in the summary.
+    let marked = if unit == COUNTED_UNIT {
+        String::new()
+    } else {
+        format!(" ({unit})")
+    };
     let mut out = format!(
-        "<details><summary>{bench}: the functions that changed most</summary>\n\n\
+        "<details><summary>{bench}: the functions that changed most{marked}</summary>\n\n\
          | function | self base → head | inclusive base → head | |\n| --- | --- | --- | --- |\n"
     );
     for change in changes {

@@ -4,22 +4,27 @@
 //! a dump ([`callgrind::parse`], names demangled), takes the harness's share off per function as rho-stats
 //! does for the benchmark's total ([`net::Overhead`]), keeps the top N with an "other" remainder
 //! ([`net::top`]), sets base's and head's lists side by side ([`diff::changes`]) and draws the differential
-//! flame graph ([`flame`]).
+//! flame graph ([`flame`]). In time mode a benchmark's functions are sampled by `perf record` instead
+//! ([`perf`]: shares of the measured loop's samples, marked as such).
 //!
-//! It knows the Callgrind format and nothing else of rho: not the wire stream (the engine hands it the dump
+//! It knows the Callgrind format and `perf script`'s text and nothing else of rho: not the wire stream (the engine hands it the dump
 //! text), not the run's statistics, not a baseline or a verdict.
 
 pub mod callgrind;
 pub mod diff;
 pub mod flame;
 pub mod net;
+pub mod perf;
 
 pub use callgrind::{Profile, parse};
 pub use net::{Functions, Overhead};
 
 /// One benchmark's table (`rho bench --profile NAME`): each listed function's own and inclusive
-/// instructions per iteration and where it is, then the rest.
+/// instructions per iteration and where it is, then the rest; a sampled list's shares and estimated ns.
 pub fn table(bench: &str, functions: &Functions) -> String {
+    if let Some(sampling) = &functions.sampling {
+        return perf::table(bench, functions, sampling);
+    }
     let mut out = format!(
         "{bench}: instructions per iteration by function ({}, net of the harness)\n{:>12} {:>12}  function\n",
         functions.source, "self", "inclusive"

@@ -23,6 +23,24 @@ pub struct Functions {
     pub listed: Vec<FunctionFigures>,
     /// The functions left out of `listed`: how many, and their own instructions per iteration together.
     pub other: Other,
+    /// A sampled list (`--measure time`, [`crate::perf`]): how it was sampled; its figures are then
+    /// nanoseconds per iteration, estimated from shares of the loop's samples. `None`: exact counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Sampling>,
+}
+
+/// How a sampled list was taken: present only on a list `perf record` sampled ([`crate::perf`]), it marks
+/// the list as sampled, not counted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// The event perf sampled: `cycles` where the PMU has a cycle counter, else `cpu-clock` (a timer).
+    pub event: String,
+    /// Samples taken in the measured loop.
+    pub samples: u64,
+    /// How call chains were taken (`dwarf`: unwound from a copy of the stack, no frame pointers needed).
+    pub call_graph: String,
+    /// The timed run's net median nanoseconds per iteration the shares are scaled by.
+    pub ns_per_iteration: f64,
 }
 
 /// One function's instructions per iteration, net.
@@ -247,6 +265,7 @@ pub fn top(rows: Vec<FunctionFigures>, limit: usize, source: &str) -> Functions 
             // Folded from +0 (an empty `sum` of floats is -0).
             self_per_iteration: rest.iter().fold(0.0, |sum, f| sum + f.self_per_iteration),
         },
+        sampling: None,
     }
 }
 

@@ -28,6 +28,7 @@ fn functions(listed: Vec<FunctionFigures>) -> Functions {
         source: "callgrind".to_string(),
         listed,
         other: Other::default(),
+        sampling: None,
     }
 }
 

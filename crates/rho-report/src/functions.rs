@@ -9,8 +9,8 @@ pub enum ProfileError {
     #[error("--profile {name}: the suite has no benchmark of that name (it ran: {ran})")]
     NoBenchmark { name: String, ran: String },
     #[error(
-        "--profile {name}: per-function figures come from a counted run; run it again with --measure \
-         instructions (exact counts under Valgrind's Callgrind; this machine has no usable PMU for sampling)"
+        "--profile {name}: no per-function figures: perf record could not sample the timed loop; run it \
+         again with --measure instructions (exact counts under Valgrind's Callgrind)"
     )]
     NotCounted { name: String },
     #[error(
@@ -36,9 +36,13 @@ pub fn profile_table(summary: &RunSummary, name: &str) -> Result<String, Profile
         });
     };
     let Some(instructions) = &bench.instructions else {
-        return Err(ProfileError::NotCounted {
-            name: name.to_string(),
-        });
+        // Timed: the functions perf record sampled, when it could.
+        return match &bench.sampled_functions {
+            Some(functions) => Ok(rho_profile::table(name, functions)),
+            None => Err(ProfileError::NotCounted {
+                name: name.to_string(),
+            }),
+        };
     };
     match &instructions.functions {
         Some(functions) => Ok(rho_profile::table(name, functions)),

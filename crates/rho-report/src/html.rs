@@ -181,6 +181,20 @@ fn render_suite(out: &mut String, index: usize, suite: &Suite, diff: Option<&Dif
         {
             flame_graph(out, &bench.name, compared.base_functions.as_ref(), head);
         }
+        // Its time regressed and both saved runs were sampled: the table (samples carry no call counts to
+        // draw a flame graph from).
+        if let Some(compared) = compared.filter(|c| {
+            !c.functions.is_empty() && c.functions_unit() == rho_profile::diff::SAMPLED_UNIT
+        }) {
+            let _ = writeln!(
+                out,
+                "<figure class=\"sampled-functions\"><figcaption>{}: the functions that changed most, sampled \
+                 by perf record (ns per iteration; estimates, not counts)</figcaption>",
+                escape(&bench.name)
+            );
+            out.push_str(&changed_functions_table(&compared.functions));
+            out.push_str("</figure>\n");
+        }
         out.push_str("</article>\n");
     }
     out.push_str("</section>\n");
@@ -770,7 +784,8 @@ fn render_gate(out: &mut String, gate: &Gate) {
 
 /// A regressed benchmark's differential flame graph (rho-profile): head's call tree of the measured loop,
 /// frames as wide as head's inclusive instructions, red where they grew against base, blue where they shrank.
-fn flame_graph(
+/// Nothing when head's list has no root to draw from.
+pub fn flame_graph(
     out: &mut String,
     bench: &str,
     base: Option<&rho_profile::Functions>,
@@ -792,6 +807,35 @@ fn flame_graph(
         &format!("{bench}: differential flame graph"),
     ));
     out.push_str("</figure>\n");
+}
+
+/// The functions whose counts changed most (rho-profile's diff) as a table: base -> head, self and inclusive
+/// per iteration, with the change, and whether a function is only on one side.
+pub fn changed_functions_table(changes: &[rho_profile::diff::FunctionChange]) -> String {
+    use rho_profile::diff::{Sides, signed, whole};
+    let side = |side: Option<Sides>, pick: fn(Sides) -> f64| {
+        side.map_or("-".to_string(), |s| whole(pick(s)))
+    };
+    let mut out = String::from(
+        "<table class=\"changed-functions\"><tr><th>function</th><th>self base &#8594; head</th>\
+         <th>inclusive base &#8594; head</th><th></th></tr>\n",
+    );
+    for change in changes {
+        let _ = writeln!(
+            out,
+            "<tr><td><code>{}</code></td><td>{} &#8594; {} ({})</td><td>{} &#8594; {} ({})</td><td>{}</td></tr>",
+            escape(&change.name),
+            side(change.base, |s| s.own),
+            side(change.head, |s| s.own),
+            signed(change.own_change()),
+            side(change.base, |s| s.inclusive),
+            side(change.head, |s| s.inclusive),
+            signed(change.inclusive_change()),
+            change.presence().unwrap_or("")
+        );
+    }
+    out.push_str("</table>\n");
+    out
 }
 
 fn run_values(runs: &[rho_gate::RunMetrics], name: &str) -> Vec<f64> {

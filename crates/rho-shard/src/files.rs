@@ -101,6 +101,7 @@ fn list(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<Vec<String>, E
         measure: Measure::Time,
         cache_sim: false,
         functions: 0,
+        sample: rho_suite::sample::Asked::Nothing,
         repetitions: 1,
         ..*inputs
     };

@@ -58,7 +58,8 @@ pub struct BenchSummary {
     pub stack: StackMark,
     /// The heap figures; `None` when the harness did not measure the heap (`@heap off`).
     pub heap: Option<HeapFigures>,
-    /// The benchmark ended holding heap memory (`heap.live != 0`; never when the heap was not measured).
+    /// The benchmark ended holding heap memory (`heap.live != 0`; never when the heap was not measured, nor
+    /// when it overran: what a stopped benchmark held when it was stopped is no leak).
     pub leaked: bool,
     /// Ops per second: `per_iteration * 1e9 / net median ns`, from the figures [`BenchSummary::rate_figures`]
     /// picks (the time figures, or the cycle figures at their `hz` when time is below its clock's resolution
@@ -74,6 +75,11 @@ pub struct BenchSummary {
     /// command was not run or did not answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub footprint: Option<StaticFootprint>,
+    /// `--measure time` with `--profile NAME` or `--functions N`: the measured loop's functions sampled by
+    /// `perf record` in a run of its own (rho-profile's [`rho_profile::perf`]), marked by their `sampling`;
+    /// estimates, not counts. `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_functions: Option<rho_profile::Functions>,
     /// The family this benchmark is a member of (`RHO_BENCH_ADD_ARG`), and its argument.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<FamilyMember>,
@@ -422,11 +428,11 @@ impl RunSummary {
                 instructions,
                 stack: bench.stack,
                 heap: bench.heap,
-                // What a stopped benchmark held when it was stopped is no leak.
                 leaked: bench.leaked() && !bench.overran,
                 ops_per_second,
                 ns_per_op,
                 footprint: None,
+                sampled_functions: None,
                 extra: Vec::new(),
                 stats_only: false,
             });

@@ -26,8 +26,10 @@ pub struct FilesInputs<'a> {
     pub measure: Measure,
     /// Callgrind's cache simulation, with instructions.
     pub cache_sim: bool,
-    /// With instructions: the functions each benchmark keeps (`--functions N`; 0: none).
+    /// With instructions: the functions each benchmark keeps (`--functions N`; 0: none); sampled, as many.
     pub functions: usize,
+    /// Timed on the host: the benchmarks whose measured loop `perf record` samples, in a run of its own each.
+    pub sample: crate::sample::Asked<'a>,
     /// Where the footprint command runs.
     pub cwd: &'a Path,
 }
@@ -41,6 +43,8 @@ pub struct FilesRun {
     pub cflags: Vec<String>,
     pub ldflags: Vec<String>,
     pub footprint: std::result::Result<MemDocument, String>,
+    /// Per benchmark asked to be sampled and not: its name and why (no perf, no permission, a board).
+    pub sampling_notes: Vec<(String, String)>,
 }
 
 /// Build `inputs.files` for `target` (the host for `None` or `host`), run and summarise them. The footprint
@@ -66,6 +70,7 @@ pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<F
             )?;
             Ran {
                 footprint: crate::footprint::ask(&mem_command, &built.files, inputs.timeout),
+                sampled: not_on_a_board(&inputs.sample),
                 runs: built.runs,
                 counted: built.counted,
                 compiler: built.compiler,
@@ -75,13 +80,16 @@ pub fn measure_files(target: Option<&str>, inputs: &FilesInputs<'_>) -> Result<F
         }
         None => on_host(inputs, counter.as_ref(), &mem_command)?,
     };
+    let mut summary = crate::count::summarise(
+        &ran.runs,
+        ran.counted.as_ref(),
+        inputs.functions,
+        inputs.what,
+    )?;
+    let sampling_notes = crate::sample::attach(&mut summary, ran.sampled, inputs.functions);
     Ok(FilesRun {
-        summary: crate::count::summarise(
-            &ran.runs,
-            ran.counted.as_ref(),
-            inputs.functions,
-            inputs.what,
-        )?,
+        summary,
+        sampling_notes,
         compiler: ran.compiler,
         cflags: ran.cflags,
         ldflags: ran.ldflags,
@@ -97,6 +105,17 @@ struct Ran {
     cflags: Vec<String>,
     ldflags: Vec<String>,
     footprint: std::result::Result<MemDocument, String>,
+    sampled: crate::sample::Outcomes,
+}
+
+/// A board's run is not sampled: each benchmark asked says so.
+fn not_on_a_board(asked: &crate::sample::Asked<'_>) -> crate::sample::Outcomes {
+    let why = "a board's run is not sampled (perf samples host processes); --measure instructions counts \
+               the loop exactly";
+    match asked {
+        crate::sample::Asked::One(name) => vec![(name.to_string(), Err(why.to_string()))],
+        _ => Vec::new(),
+    }
 }
 
 /// The suite built on the host and run there, timed and counted.
@@ -138,6 +157,17 @@ fn on_host(
         );
         counted = Some(counter.run(&built.executable, &env, None, inputs.what, inputs.timeout)?);
     }
+    let ran: Vec<&str> = runs
+        .first()
+        .map(|run| run.benchmarks.iter().map(|b| b.name.as_str()).collect())
+        .unwrap_or_default();
+    let sampled = crate::sample::sample_asked(
+        &inputs.sample,
+        &ran,
+        &built.executable,
+        inputs.settings,
+        inputs.timeout,
+    );
     let footprint = crate::footprint::ask(mem_command, &built.image_files(), inputs.timeout);
     let mut cflags: Vec<String> = crate::cfiles::BASE_FLAGS
         .iter()
@@ -149,6 +179,7 @@ fn on_host(
     Ok(Ran {
         runs,
         counted,
+        sampled,
         compiler: crate::cfiles::compiler_for(inputs.files)?,
         cflags,
         ldflags,

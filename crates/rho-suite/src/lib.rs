@@ -31,6 +31,7 @@ pub mod listing;
 pub mod observe;
 pub mod ports;
 pub mod qemu_count;
+pub mod sample;
 pub mod sides;
 pub mod stream;
 pub mod tools;

@@ -85,3 +85,19 @@ pub fn gate_logged(request: &GateRequest) -> (Result<GateOutcome, GateError>, Ve
     eprintln!("{}", log.join("\n"));
     (result, log)
 }
+
+/// The gate run with each side's module.yml recipe, each progress line with the seconds since the start (where
+/// a gate's wall time goes); the last line is the verdict's time.
+pub fn gate_timeline(
+    request: &GateRequest,
+) -> (Result<GateOutcome, GateError>, Vec<(f64, String)>) {
+    let start = std::time::Instant::now();
+    let mut log = Vec::new();
+    let result = run_gate(
+        request,
+        &|side: SideName, root: &Path| recipe_from_module(side, root, None),
+        &mut |p: &Progress| log.push((start.elapsed().as_secs_f64(), p.to_string())),
+    );
+    log.push((start.elapsed().as_secs_f64(), "verdict".to_owned()));
+    (result, log)
+}

@@ -106,6 +106,7 @@ pub fn record(commit: &str, machine: &str, measure: Measure, figures: &[(&str, f
             static_stack_bytes: None,
             functions: None,
             extra: Vec::new(),
+            sampled_functions: None,
         })
         .collect();
     let section = TargetBaseline {

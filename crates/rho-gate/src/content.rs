@@ -1,0 +1,157 @@
+//! What a directory side holds, for the build cache: a side named as a directory (`--head .`) inside a git
+//! repository is keyed by its content instead of a commit.
+//!
+//! The content is the tree id git would commit with every change in the working tree (`git add -A` into a
+//! temporary index, a copy of the repository's own so that unchanged files are not read again; the user's
+//! index is never written), and the names, sizes and modification times of the files git ignores (a build
+//! directory, a local configuration the build reads). The same content twice is the same build; a build that
+//! changes any of it (writes outside `RHO_BENCH_OUT`) is not cached, so a cache hit never skips a build whose
+//! products a run would read from the directory.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use rho_exec::Runner;
+
+/// How long one git command may take.
+const GIT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A directory's content, as cache key lines, and the top of the repository it is in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DirectoryContent {
+    pub top: PathBuf,
+    pub lines: Vec<String>,
+}
+
+/// The content of the git repository `dir` is in, read with `index` as the temporary index. `Ok(None)` when
+/// `dir` is in no repository (nothing to key it by); `Err` says why git could not tell.
+pub(crate) fn content_of(dir: &Path, index: &Path) -> Result<Option<DirectoryContent>, String> {
+    let Ok(top) = git(dir, None, &["rev-parse", "--show-toplevel"]) else {
+        return Ok(None);
+    };
+    let top = PathBuf::from(top.trim());
+    let own_index = git(
+        &top,
+        None,
+        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
+    )?;
+    let own_index = Path::new(own_index.trim());
+    if own_index.is_file() {
+        std::fs::copy(own_index, index)
+            .map_err(|e| format!("cannot copy {}: {e}", own_index.display()))?;
+    }
+    git(&top, Some(index), &["add", "--all", "--", "."])?;
+    let tree = git(&top, Some(index), &["write-tree"])?;
+    let ignored = git(
+        &top,
+        None,
+        &[
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+        ],
+    )?;
+    let mut listing = String::new();
+    let mut count = 0usize;
+    for path in ignored
+        .split('\0')
+        .map(str::trim_end)
+        .filter(|p| !p.is_empty())
+    {
+        let (size, modified) = std::fs::symlink_metadata(top.join(path))
+            .map(|m| (m.len(), m.modified().ok()))
+            .unwrap_or((0, None));
+        let nanos = modified
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        listing.push_str(&format!("{path}\0{size}\0{nanos}\n"));
+        count += 1;
+    }
+    let lines = vec![
+        format!("directory {}", tree.trim()),
+        format!(
+            "ignored {count} files {}",
+            crate::cache::checksum(listing.as_bytes())
+        ),
+    ];
+    Ok(Some(DirectoryContent { top, lines }))
+}
+
+/// `git -C dir args...`, with `index` as `GIT_INDEX_FILE` when given; its stdout, or why not.
+fn git(dir: &Path, index: Option<&Path>, args: &[&str]) -> Result<String, String> {
+    let mut command = Command::new("git");
+    command.arg("-C").arg(dir).args(args);
+    if let Some(index) = index {
+        command.env("GIT_INDEX_FILE", index);
+    }
+    let failed = |detail: String| format!("git {}: {detail}", args.join(" "));
+    let (finished, stdout) = Runner::new(command)
+        .timeout(GIT_TIMEOUT)
+        .run_collect()
+        .map_err(|e| failed(e.to_string()))?;
+    if finished.termination.success() {
+        Ok(stdout)
+    } else {
+        Err(failed(finished.stderr.trim().to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t.invalid")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn the_content_follows_every_file_and_leaves_the_index_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::write(repo.join(".gitignore"), "build/\n").unwrap();
+        std::fs::write(repo.join("a.c"), "int a;\n").unwrap();
+        run(&repo, &["init", "--quiet"]);
+        run(&repo, &["add", "."]);
+        run(&repo, &["commit", "--quiet", "-m", "one"]);
+        let index = tmp.path().join("index");
+        let content = || content_of(&repo, &index).unwrap().unwrap();
+        let first = content();
+        assert_eq!(first, content(), "the same files, the same content");
+        // An uncommitted change, a new untracked file, a new ignored file: each a new content.
+        std::fs::write(repo.join("a.c"), "int a = 1;\n").unwrap();
+        let edited = content();
+        assert_ne!(first.lines[0], edited.lines[0]);
+        std::fs::write(repo.join("b.c"), "int b;\n").unwrap();
+        let added = content();
+        assert_ne!(edited.lines[0], added.lines[0]);
+        std::fs::create_dir_all(repo.join("build")).unwrap();
+        std::fs::write(repo.join("build/x.o"), "o").unwrap();
+        let built = content();
+        assert_eq!(added.lines[0], built.lines[0]);
+        assert_ne!(added.lines[1], built.lines[1]);
+        // The user's index still has only what was committed: nothing staged.
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(["diff", "--cached", "--name-only"])
+            .output()
+            .unwrap();
+        assert!(status.stdout.is_empty());
+        assert_eq!(content_of(tmp.path(), &index).unwrap(), None);
+    }
+}

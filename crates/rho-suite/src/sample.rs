@@ -1,0 +1,218 @@
+//! `--measure time` with `--profile NAME` (or `--functions N`): where a benchmark's time goes, function by
+//! function, sampled by `perf record` in a run of its own after the timed ones (their figures are not touched).
+//!
+//! The suite runs again, only the benchmark asked for (`RHO_BENCH_FILTER`), under `perf record -D -1
+//! --control fd:C,A`: perf starts with its event off, and the harness (c/include/rho/bench.h, "Sampling")
+//! turns it on when the benchmark's first measured iteration is next and off when its loop ends, so the
+//! samples are those of the measured loop alone. The event asked is `cycles`; where the PMU has no cycle
+//! counter perf falls back to `cpu-clock`, and the event it really sampled is read back (`perf evlist`).
+//! Call chains are unwound from a copy of the stack (`--call-graph dwarf`): rho builds suites without frame
+//! pointers, and a frame-pointer chain would skip every caller of a function that does not keep one (libc's);
+//! the copy costs 8 KB a sample, so the rate is kept at 2000 a second (perf's default is 4000).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use rho_exec::{InheritedPipe, ScratchDir};
+use rho_profile::perf::Samples;
+
+use crate::error::{Doing as _, Result, SuiteError};
+use crate::stream::HarnessSettings;
+
+/// Samples a second, per benchmark run.
+const FREQUENCY: &str = "2000";
+
+/// `perf`, found on the PATH.
+#[derive(Debug)]
+pub struct Sampler {
+    perf: PathBuf,
+}
+
+/// One benchmark's samples and the event perf took them on.
+#[derive(Debug)]
+pub struct Sampled {
+    pub event: String,
+    pub samples: Samples,
+}
+
+impl Sampler {
+    /// `perf` on the PATH; why not as an error the caller words as a hint.
+    pub fn find() -> Result<Sampler> {
+        crate::tools::find_on_path("perf")
+            .map(|perf| Sampler { perf })
+            .ok_or_else(|| {
+                SuiteError::Unsupported(
+                    "`perf` is not on the PATH (Debian/Ubuntu: apt-get install linux-perf)"
+                        .to_string(),
+                )
+            })
+    }
+
+    /// Benchmark `bench` of the suite `executable` (with its harness `settings`), its measured loop sampled.
+    pub fn sample(
+        &self,
+        executable: &Path,
+        settings: &HarnessSettings,
+        bench: &str,
+        timeout: Duration,
+    ) -> Result<Sampled> {
+        let scratch = ScratchDir::new("rho-perf-")
+            .doing(|| "cannot create a directory for perf's data".to_string())?;
+        let data = scratch.path().join("perf.data");
+        let pipes = (|| Ok::<_, std::io::Error>((InheritedPipe::new()?, InheritedPipe::new()?)))()
+            .doing(|| "cannot make the pipes perf is controlled through".to_string())?;
+        let (control, ack) = pipes;
+        let mut perf = Command::new(&self.perf);
+        perf.args(["record", "--quiet", "-e", "cycles:u", "-F", FREQUENCY])
+            .args(["--call-graph", "dwarf", "-D", "-1"])
+            .arg(format!(
+                "--control=fd:{},{}",
+                control.read_fd(),
+                ack.write_fd()
+            ))
+            .arg("-o")
+            .arg(&data)
+            .arg("--")
+            .arg(executable)
+            .envs(settings.environment())
+            .env("RHO_BENCH_FILTER", bench)
+            .env(
+                "RHO_BENCH_PERF_CONTROL",
+                format!("{},{},{bench}", control.write_fd(), ack.read_fd()),
+            );
+        let run = crate::stream::run_stream(perf, &format!("{bench} under perf record"), timeout);
+        drop((control, ack));
+        let run = run?;
+        if !run.benchmarks.iter().any(|b| b.name == bench) {
+            return Err(SuiteError::Run(format!(
+                "the suite has no benchmark {bench} to sample"
+            )));
+        }
+        let event = self.read(&data, &["evlist", "-i"], &[])?;
+        let script = self.read(&data, &["script", "-i"], &["-F", "ip,sym", "--no-inline"])?;
+        let root = bench.split('/').next().unwrap_or(bench);
+        let samples = rho_profile::perf::samples(&script, root);
+        if samples.total == 0 {
+            return Err(SuiteError::Run(format!(
+                "perf recorded no sample in {bench}'s measured loop"
+            )));
+        }
+        Ok(Sampled {
+            event: rho_profile::perf::event_name(&event).unwrap_or_else(|| "unknown".to_string()),
+            samples,
+        })
+    }
+
+    /// `perf SUBCOMMAND -i DATA ARGS...`'s stdout.
+    fn read(&self, data: &Path, subcommand: &[&str], args: &[&str]) -> Result<String> {
+        let output = Command::new(&self.perf)
+            .args(subcommand)
+            .arg(data)
+            .args(args)
+            .output()
+            .map_err(|source| SuiteError::Io {
+                doing: format!("cannot run perf {}", subcommand[0]),
+                source,
+            })?;
+        if !output.status.success() {
+            return Err(SuiteError::Run(format!(
+                "perf {} failed: {}",
+                subcommand[0],
+                rho_exec::escape_text(String::from_utf8_lossy(&output.stderr).trim())
+            )));
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+}
+
+/// Which benchmarks a timed run samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Asked<'a> {
+    /// None (the default: sampling is a run more per benchmark).
+    #[default]
+    Nothing,
+    /// `--profile NAME`.
+    One(&'a str),
+    /// `--functions N` given in time mode: every benchmark the timed run ran.
+    Every,
+}
+
+/// What sampling gave, per benchmark asked: its samples, or why there are none.
+pub type Outcomes = Vec<(String, std::result::Result<Sampled, String>)>;
+
+/// Samples each benchmark `asked` names among those `ran`; nothing asked, nothing run. Without perf, one
+/// outcome says why for every benchmark asked.
+pub fn sample_asked(
+    asked: &Asked<'_>,
+    ran: &[&str],
+    executable: &Path,
+    settings: &HarnessSettings,
+    timeout: Duration,
+) -> Outcomes {
+    let names: Vec<String> = match asked {
+        Asked::Nothing => return Vec::new(),
+        Asked::One(name) => vec![name.to_string()],
+        Asked::Every => ran.iter().map(|name| name.to_string()).collect(),
+    };
+    let sampler = match Sampler::find() {
+        Ok(sampler) => sampler,
+        Err(why) => {
+            return names
+                .into_iter()
+                .map(|n| (n, Err(one_line(&why.to_string()))))
+                .collect();
+        }
+    };
+    names
+        .into_iter()
+        .map(|name| {
+            let sampled = sampler
+                .sample(executable, settings, &name, timeout)
+                .map_err(|why| one_line(&why.to_string()));
+            (name, sampled)
+        })
+        .collect()
+}
+
+/// `text` on one line (perf's stderr, quoted in a failure, has several): a hint is one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Puts each outcome's functions (the top `limit`) on its benchmark in `summary`, scaled by the timed run's
+/// net median ns per iteration; returns each that has none and why.
+pub fn attach(
+    summary: &mut rho_stats::RunSummary,
+    outcomes: Outcomes,
+    limit: usize,
+) -> Vec<(String, String)> {
+    let mut notes = Vec::new();
+    for (name, outcome) in outcomes {
+        let bench = summary.benchmarks.iter_mut().find(|b| b.name == name);
+        let ns = bench
+            .as_ref()
+            .and_then(|b| b.time.as_ref()?.net_median_ns());
+        match (outcome, bench, ns) {
+            (Ok(sampled), Some(bench), Some(ns)) => {
+                let sampling = rho_profile::perf::Sampling {
+                    event: sampled.event,
+                    samples: sampled.samples.total,
+                    call_graph: "dwarf".to_string(),
+                    ns_per_iteration: ns,
+                };
+                bench.sampled_functions = Some(rho_profile::perf::functions(
+                    &sampled.samples,
+                    sampling,
+                    limit.max(1),
+                ));
+            }
+            (Err(why), _, _) => notes.push((name, why)),
+            (Ok(_), _, _) => notes.push((
+                name,
+                "the timed run has no time figures to scale by".to_string(),
+            )),
+        }
+    }
+    notes
+}
