@@ -228,13 +228,14 @@ pub struct RunArgs {
 
     /// With instructions: the functions each benchmark keeps from its measured loop (own and inclusive
     /// instructions per iteration, file:line), the top N by inclusive count and the rest as "other", in --json
-    /// and where a benchmark regressed; 0 keeps none. Default 50. Timed (FILE.c), given: every benchmark's
-    /// measured loop sampled by perf record in a run of its own (sampled_functions in --json).
+    /// and where a benchmark regressed; 0 keeps none. Default 50. Timed, given: every benchmark's measured
+    /// loop (of a C-file suite on the host) sampled by perf record in a run of its own (sampled_functions in
+    /// --json).
     #[arg(long, value_name = "N")]
     pub functions: Option<usize>,
 
-    /// Print benchmark NAME's functions after the report: counted with --measure instructions, else sampled
-    /// by perf record (FILE.c), or a hint when perf cannot sample.
+    /// Print benchmark NAME's functions after the report (module.yml mode: after its suite's): counted with
+    /// --measure instructions, else sampled by perf record, or a hint when perf cannot sample.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
 }
@@ -291,6 +292,7 @@ impl RunArgs {
             measure: self.measure,
             cache_sim: self.cache_sim,
             functions: self.functions,
+            profile: self.profile.clone(),
         }
     }
 }

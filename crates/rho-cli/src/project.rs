@@ -38,13 +38,6 @@ pub fn bench_project(
     output: &crate::term::OutputArgs,
     mode: Mode,
 ) -> anyhow::Result<ExitCode> {
-    if let Some(name) = &run.profile {
-        anyhow::bail!(
-            "--profile {name} prints one benchmark of a suite of files (rho bench FILE.c --profile {name}: \
-             counted with --measure instructions, else sampled by perf); in module.yml mode each benchmark's \
-             functions are in --json (instructions.functions, counted only)"
-        );
-    }
     let options = rho_ops::module::Options {
         asked: run_request(project, run, json),
         mode,

@@ -211,18 +211,31 @@ fn profile_in_time_mode_without_perf_is_a_hint_and_an_unknown_name_an_error() {
         LIMIT,
     );
     unknown.assert_exit(2);
-    // In module.yml mode there are several suites: refused before anything runs, saying where the figures are.
-    std::fs::write(
-        dir.path().join("module.yml"),
-        "bench:\n  suites:\n    - a.c\n",
+    // module.yml mode samples as the file mode does: without perf, the same one hint under the suite.
+    std::fs::copy(
+        common::repo_file("examples/crypto_bench.c"),
+        dir.path().join("crypto.c"),
     )
     .unwrap();
-    let module = common::rho_at(dir.path(), &["bench", "--profile", "bench_crc_64"], LIMIT);
-    module.assert_exit(2);
+    std::fs::write(
+        dir.path().join("module.yml"),
+        "bench:\n  scale: 0.01\n  suites:\n    - crypto.c\n",
+    )
+    .unwrap();
+    let args = ["bench", "--profile", "bench_crc_64"];
+    let mut command = common::rho_command(dir.path(), &args);
+    command.current_dir(dir.path()).env("PATH", &no_perf);
+    let module = common::run_rho(command, &args, LIMIT);
+    module.assert_exit(0);
+    let hints: Vec<&str> = module
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("rho: hint: --profile bench_crc_64"))
+        .collect();
+    assert_eq!(hints.len(), 1, "{}", module.describe());
     assert!(
-        module
-            .stderr
-            .contains("in module.yml mode each benchmark's functions are in --json"),
+        hints[0].contains("--measure instructions")
+            && hints[0].contains("`perf` is not on the PATH"),
         "{}",
         module.describe()
     );
@@ -444,6 +457,106 @@ fn time_mode_profile_samples_the_measured_loop_and_names_the_hot_function_first(
             );
         }
     }
+}
+
+/// The second suite of a module in [`module_yml_mode_samples_in_time_mode_as_the_file_mode_does`].
+const OTHER_SUITE: &str = r#"#include "rho/bench.h"
+#include <stdint.h>
+
+static void bench_other(rho_bench_t *state)
+{
+    uint64_t x = 1;
+    RHO_BENCH_LOOP(state) {
+        x = x * 3 + 1;
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_other);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+/// module.yml mode in time mode (issue 26, item 5): `rho bench --profile NAME` and `rho bench check --profile
+/// NAME` sample NAME's measured loop as `rho bench FILE.c` does, the table printed under the suite that ran
+/// it (the second of two), and `--functions N` puts a sampled list on each benchmark of the project's --json.
+#[test]
+fn module_yml_mode_samples_in_time_mode_as_the_file_mode_does() {
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(why) = perf_cannot_record(dir.path()) {
+        println!("note: module_yml_mode_samples... skipped: perf cannot record here: {why}");
+        return;
+    }
+    common::write_c(dir.path(), "other.c", OTHER_SUITE);
+    common::write_c(dir.path(), "hot.c", HOT_SUITE);
+    std::fs::write(
+        dir.path().join("module.yml"),
+        "bench:\n  suites:\n    - other.c\n    - hot.c\n",
+    )
+    .unwrap();
+    let json = dir.path().join("run.json");
+    let json_arg = json.to_str().unwrap();
+    let bench: &[&str] = &[
+        "bench",
+        "--profile",
+        "bench_hot",
+        "--functions",
+        "5",
+        "--json",
+        json_arg,
+    ];
+    let check: &[&str] = &["bench", "check", "--profile", "bench_hot"];
+    for args in [bench, check] {
+        let run = common::rho_at(dir.path(), args, LIMIT);
+        run.assert_exit(0);
+        let table: Vec<&str> = run
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("bench_hot: time by function, sampled ("))
+            .collect();
+        assert!(table.len() >= 3, "{}", run.describe());
+        let first: Vec<&str> = table[2].split_whitespace().collect();
+        assert_eq!(first.last(), Some(&"mix_rounds"), "{}", run.describe());
+        let share: f64 = first[0].trim_end_matches('%').parse().unwrap();
+        assert!(share > 50.0, "{}", run.describe());
+        // Printed once, after the suite that ran it; no warning that no suite did.
+        assert!(
+            !run.stderr.contains("no suite ran a benchmark of that name"),
+            "{}",
+            run.describe()
+        );
+        assert!(
+            run.stdout.find("bench_other") < run.stdout.find("bench_hot: time by function"),
+            "{}",
+            run.describe()
+        );
+    }
+    let document = common::read_json(&json);
+    let suites = document["suites"].as_array().unwrap();
+    assert_eq!(suites.len(), 2, "{document}");
+    let hot = benchmark(&suites[1], "bench_hot");
+    assert_eq!(hot["sampled_functions"]["source"], "perf", "{hot}");
+    assert_eq!(
+        hot["sampled_functions"]["listed"][0]["name"], "mix_rounds",
+        "{hot}"
+    );
+    assert!(
+        hot["sampled_functions"]["listed"].as_array().unwrap().len() <= 5,
+        "{hot}"
+    );
+    // A name no suite ran: a warning, the run's figures kept.
+    let unknown = common::rho_at(dir.path(), &["bench", "--profile", "bench_nope"], LIMIT);
+    unknown.assert_exit(0);
+    assert!(
+        unknown
+            .stderr
+            .contains("rho: warning: --profile bench_nope: no suite ran a benchmark of that name"),
+        "{}",
+        unknown.describe()
+    );
 }
 
 /// A time regression between two saved runs that perf sampled (`--functions N`): `compare` names the functions

@@ -111,7 +111,12 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     // The human report: stdout, or stderr when `--json -` takes stdout.
     let (mut out, layout) = crate::output::report_output(terminal, json.as_ref());
     show(&mut out, &rho_report::render_with(&summary, &what, layout));
-    profile(options, &summary, &sampling_notes, &mut out)?;
+    crate::profile::show_table(
+        options.profile.as_deref(),
+        &summary,
+        &sampling_notes,
+        &mut out,
+    )?;
 
     let built_with = [
         compiler.join(" "),
@@ -161,38 +166,6 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     Ok(crate::baseline::diff_code(&finished, &mut out))
 }
 
-/// `--profile NAME`: its table, or one hint saying why there is none (in time mode, why perf could not
-/// sample it); a note for each other benchmark asked to be sampled and not.
-fn profile(
-    options: &Options,
-    summary: &rho_stats::RunSummary,
-    sampling_notes: &[(String, String)],
-    out: &mut impl std::io::Write,
-) -> crate::Result<()> {
-    use rho_report::functions::{ProfileError, profile_table};
-    let profiled = options.profile.as_deref();
-    for (bench, why) in sampling_notes {
-        if Some(bench.as_str()) != profiled {
-            crate::say(&format!("rho: note: {bench} not sampled: {why}"));
-        }
-    }
-    let Some(name) = profiled else {
-        return Ok(());
-    };
-    match profile_table(summary, name) {
-        Ok(table) => show(out, &table),
-        Err(hint @ ProfileError::NotCounted { .. }) => {
-            let why = sampling_notes
-                .iter()
-                .find(|(bench, _)| bench == name)
-                .map_or(String::new(), |(_, why)| format!(" ({why})"));
-            crate::say(&format!("rho: hint: {hint}{why}"))
-        }
-        Err(error) => return Err(error.into()),
-    }
-    Ok(())
-}
-
 /// With `--shard K/N`: this job's share of the suite, planned before it runs, and the baseline's `plan`
 /// without the comparison (the merge's, over the whole run); else no share and `plan` as it is.
 fn plan_share(
@@ -239,16 +212,11 @@ fn inputs<'a>(
 
 /// Timed only: `--profile NAME` samples that benchmark, `--functions N` (N > 0) every one (a run more each).
 fn sampled(options: &Options) -> rho_suite::sample::Asked<'_> {
-    use rho_suite::sample::Asked;
-    let measure = options.asked.run.measure.unwrap_or_default();
-    if measure.counts() {
-        return Asked::Nothing;
-    }
-    match (&options.profile, options.asked.run.functions) {
-        (_, Some(n)) if n > 0 => Asked::Every,
-        (Some(name), _) => Asked::One(name),
-        _ => Asked::Nothing,
-    }
+    rho_suite::sample::Asked::of(
+        options.asked.run.measure.unwrap_or_default(),
+        options.profile.as_deref(),
+        options.asked.run.functions,
+    )
 }
 
 /// What `--json` says of the suite: its files, how it was built and the settings it ran with.

@@ -25,6 +25,7 @@ pub mod import;
 pub mod merge;
 pub mod module;
 pub mod output;
+mod profile;
 pub mod saved;
 
 pub use error::{Error, Result};

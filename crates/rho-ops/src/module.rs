@@ -226,6 +226,8 @@ struct Suites {
     html_summaries: Vec<RunSummary>,
     /// With `--bmf` or `--github-benchmark`: each suite's summary.
     exported: Vec<(String, RunSummary)>,
+    /// With `--profile NAME`: whether a suite ran benchmark NAME (its table or hint is printed).
+    profiled: bool,
 }
 
 /// One target's run of module.yml's suites; with `collect`, each suite's summary and the run's document are
@@ -307,6 +309,7 @@ fn run_target(
             collect.as_deref_mut(),
         );
     }
+    warn_unprofiled(options, &suites);
     let total = engine.jobs.len();
     let built_with = engine.built_with();
     let scale = engine.settings.scale;
@@ -421,12 +424,12 @@ impl RunOf<'_> {
         }
         // One suite that cannot be built or run does not stop the others: its error is printed now, the
         // suites that finished are reported, and the run ends with exit 2 (cannot decide).
-        let summary = match run_one(engine, index, self.repetitions) {
-            Ok(mut summary) => {
+        let (summary, sampling_notes) = match run_one(engine, index, self.repetitions) {
+            Ok((mut summary, sampling_notes)) => {
                 if let Some(share) = self.share {
                     share.trim(&job.what, &mut summary);
                 }
-                summary
+                (summary, sampling_notes)
             }
             Err(failure) => {
                 suites.failed.push(failure);
@@ -451,6 +454,13 @@ impl RunOf<'_> {
             text.push('\n');
         }
         show(out, &text);
+        // `--profile NAME`: the table (or why none) under the suite that ran NAME.
+        let profiled = (self.options.asked.run.profile.as_deref())
+            .filter(|name| summary.benchmark(name).is_some());
+        suites.profiled |= profiled.is_some();
+        if let Err(error) = crate::profile::show_table(profiled, &summary, &sampling_notes, out) {
+            crate::say(&format!("rho: error: {}: {error}", job.what));
+        }
         if keep.summaries {
             suites.summaries.push((job.what.clone(), summary.clone()));
         }
@@ -567,6 +577,17 @@ fn deliver(
     Ok(())
 }
 
+/// `--profile NAME` where no suite ran NAME: a warning after the suites (each suite's own run of its
+/// benchmarks is no error, and the others' figures are kept).
+fn warn_unprofiled(options: &Options, suites: &Suites) {
+    let asked = options.asked.run.profile.as_deref();
+    if let Some(name) = asked.filter(|_| !suites.profiled && options.mode != Mode::List) {
+        crate::say(&format!(
+            "rho: warning: --profile {name}: no suite ran a benchmark of that name"
+        ));
+    }
+}
+
 /// What is worth a warning in a suite's run (a figure to doubt; a filter that matched nothing).
 fn warn_about(what: &str, summary: &RunSummary, filter: Option<&str>) {
     for warning in rho_report::warnings(summary) {
@@ -583,7 +604,7 @@ fn run_one(
     engine: &rho_suite::Engine<'_>,
     index: usize,
     repetitions: u32,
-) -> Result<RunSummary, FailedSuite> {
+) -> Result<(RunSummary, Vec<(String, String)>), FailedSuite> {
     let job = &engine.jobs[index];
     rho_suite::observe::suite_started(&job.what, index + 1, engine.jobs.len(), repetitions);
     let outcome = engine.run(index).and_then(|run| {
@@ -591,7 +612,7 @@ fn run_one(
         if let Some(answer) = run.footprint {
             attach_or_warn(&mut summary, answer, &job.what);
         }
-        engine.measured(job, summary)
+        Ok((engine.measured(job, summary)?, run.sampling_notes))
     });
     outcome.map_err(|error| {
         // A failure caused by a Ctrl-C is not reported: the interrupt handler exits with 130.

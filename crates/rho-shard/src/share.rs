@@ -310,6 +310,9 @@ fn listing_engine<'a>(
         scale: Some(rho_config::SCALE_RANGE.0),
         measure: Some(Measure::Time),
         cache_sim: false,
+        // The listing run samples nothing: it only names the benchmarks.
+        functions: None,
+        profile: None,
         ..options.clone()
     };
     Ok(rho_suite::Engine::new(

@@ -46,7 +46,10 @@ pub struct RunOptions {
     /// Callgrind's cache simulation, with instructions.
     pub cache_sim: bool,
     /// With instructions: the functions each benchmark keeps (`--functions N`; `None`: 50, 0: none).
+    /// Timed, N > 0: every benchmark of a C-file suite on the host sampled by perf, as many functions kept.
     pub functions: Option<usize>,
+    /// `--profile NAME`: timed, benchmark NAME sampled by perf (a C-file suite on the host).
+    pub profile: Option<String>,
 }
 
 impl RunOptions {
@@ -89,6 +92,8 @@ pub struct Engine<'a> {
 pub struct SuiteRun {
     pub summary: RunSummary,
     pub footprint: FootprintAnswer,
+    /// Per benchmark asked to be sampled (timed, `--profile`/`--functions`) and not: its name and why.
+    pub sampling_notes: Vec<(String, String)>,
 }
 
 impl<'a> Engine<'a> {
@@ -173,13 +178,16 @@ impl<'a> Engine<'a> {
         let ran = run_job(&place, job, &self.measuring, self.take_listed_build(index))?;
         let functions = self.measuring.counter.as_ref().map_or(0, |c| c.functions());
         let mut summary =
-            crate::count::summarise(&ran.timed, ran.counted.as_ref(), functions, &job.what)?;
+            crate::count::summarise(&ran.runs, ran.counted.as_ref(), functions, &job.what)?;
         if let (JobKind::Foreign(suite), Some(reports)) = (&job.kind, &ran.reports) {
             rho_import::complete(&mut summary, crate::foreign::format(suite.tool), reports);
         }
+        let sampling_notes =
+            crate::sample::attach(&mut summary, ran.sampled, self.measuring.sampling.limit());
         Ok(SuiteRun {
             summary,
             footprint: ran.footprint,
+            sampling_notes,
         })
     }
 
@@ -597,6 +605,64 @@ struct Measuring {
     /// Whether the iterations and warm-ups were set (else counting uses its own defaults).
     iterations_set: bool,
     warmup_set: bool,
+    /// Which benchmarks perf samples, timed on the host.
+    sampling: Sampling,
+}
+
+/// What a timed run was asked to sample (`--profile NAME`, `--functions N`), kept for each suite's run.
+#[derive(Debug, Clone)]
+struct Sampling {
+    measure: Measure,
+    profile: Option<String>,
+    functions: Option<usize>,
+}
+
+impl Sampling {
+    fn asked(&self) -> crate::sample::Asked<'_> {
+        crate::sample::Asked::of(self.measure, self.profile.as_deref(), self.functions)
+    }
+
+    /// The functions kept per sampled benchmark.
+    fn limit(&self) -> usize {
+        self.functions.unwrap_or(rho_profile::net::DEFAULT_LIMIT)
+    }
+
+    /// For a suite perf cannot sample (not a C-file suite on the host): a note for `--profile NAME`'s
+    /// benchmark if this suite ran it; `--functions N` samples what it can and says nothing of the rest.
+    fn not_sampled(&self, runs: &[rho_wire::Run], why: &str) -> crate::sample::Outcomes {
+        match self.asked() {
+            crate::sample::Asked::One(name)
+                if runs
+                    .iter()
+                    .any(|r| r.benchmarks.iter().any(|b| b.name == name)) =>
+            {
+                vec![(name.to_string(), Err(why.to_string()))]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A suite's runs, before they are folded: timed, counted, its footprint and what sampling gave, and for
+/// another harness's suite each timed run's report (what a wire stream cannot carry, rho_import::complete).
+struct JobRan {
+    runs: Vec<rho_wire::Run>,
+    counted: Option<rho_wire::Run>,
+    footprint: FootprintAnswer,
+    sampled: crate::sample::Outcomes,
+    reports: Option<Vec<Vec<rho_import::Sampled>>>,
+}
+
+/// Counting `job` on `target` when only the C suites rho builds for the host are counted: say it is timed
+/// only.
+fn warn_if_not_counted(job: &Job, target: &TargetSpec, measuring: &Measuring, what: &str) {
+    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_) | JobKind::Cargo(_), TargetSpec::Builtin { name, .. }) if name == "host");
+    if measuring.counter.is_some() && !host_c {
+        crate::observe::warning(&format!(
+            "{what}: timed, not counted (--measure instructions runs the C suites rho builds for \
+             the host under Valgrind)"
+        ));
+    }
 }
 
 impl Measuring {
@@ -648,6 +714,11 @@ impl Measuring {
             plugin_run,
             iterations_set: options.iterations.is_some(),
             warmup_set: options.warmup.is_some(),
+            sampling: Sampling {
+                measure,
+                profile: options.profile.clone(),
+                functions: options.functions,
+            },
         })
     }
 
@@ -706,7 +777,7 @@ fn run_job(
     job: &Job,
     measuring: &Measuring,
     listed_build: Option<HostBuild>,
-) -> Result<JobRuns> {
+) -> Result<JobRan> {
     let Place {
         config,
         target,
@@ -755,8 +826,7 @@ fn run_job(
                 Some(built) => built,
                 None => build_on_host(config, job, env, flags, timeout)?,
             };
-            (runs, counted, footprint) =
-                run_host_build(place, job, measuring, &built, (repetitions, &what))?;
+            return run_host_build(place, job, measuring, &built, (repetitions, &what));
         }
         (JobKind::CMake(cmake), _) => {
             let built = crate::cmake::build(config, cmake, target.name(), env, timeout)?;
@@ -835,33 +905,17 @@ fn run_job(
             }
         }
     }
-    Ok(JobRuns {
-        timed: runs,
+    let sampled = measuring.sampling.not_sampled(
+        &runs,
+        "perf samples the C-file suites rho builds for the host only",
+    );
+    Ok(JobRan {
+        runs,
         counted,
         footprint,
+        sampled,
         reports,
     })
-}
-
-/// What running a job gave: its timed runs, its counted run, the footprint command's answer, and for
-/// another harness's suite each timed run's report (what a wire stream cannot carry, rho_import::complete).
-struct JobRuns {
-    timed: Vec<rho_wire::Run>,
-    counted: Option<rho_wire::Run>,
-    footprint: FootprintAnswer,
-    reports: Option<Vec<Vec<rho_import::Sampled>>>,
-}
-
-/// Counting `job` on `target` when only the C suites rho builds for the host are counted: say it is timed
-/// only.
-fn warn_if_not_counted(job: &Job, target: &TargetSpec, measuring: &Measuring, what: &str) {
-    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_) | JobKind::Cargo(_), TargetSpec::Builtin { name, .. }) if name == "host");
-    if measuring.counter.is_some() && !host_c {
-        crate::observe::warning(&format!(
-            "{what}: timed, not counted (--measure instructions runs the C suites rho builds for \
-             the host under Valgrind)"
-        ));
-    }
 }
 
 /// `job` built on the host (`built`) run: timed `repetitions` times and once counted when counting (its runs
@@ -872,7 +926,7 @@ fn run_host_build(
     measuring: &Measuring,
     built: &HostBuild,
     (repetitions, what): (u32, &str),
-) -> Result<(Vec<rho_wire::Run>, Option<rho_wire::Run>, FootprintAnswer)> {
+) -> Result<JobRan> {
     let (root, env, timeout) = (&place.config.root, place.env, place.timeout);
     let named = match job.kind {
         JobKind::CMake(_) => what,
@@ -886,11 +940,40 @@ fn run_host_build(
         runs.push(crate::stream::run_stream(command, named, timeout)?);
     }
     let counted = measuring.count(&built.executable, env, root, &job.what, timeout)?;
+    let sampled = if job.kind == JobKind::CFiles {
+        let ran: Vec<&str> = runs
+            .first()
+            .map(|run| run.benchmarks.iter().map(|b| b.name.as_str()).collect())
+            .unwrap_or_default();
+        let program = crate::sample::Program {
+            env,
+            dir: Some(root),
+        };
+        crate::sample::sample_asked(
+            &measuring.sampling.asked(),
+            &ran,
+            &built.executable,
+            &program,
+            timeout,
+        )
+    } else {
+        measuring.sampling.not_sampled(
+            &runs,
+            "perf samples the C-file suites rho builds for the host only (their harness turns it on \
+             and off around the measured loop)",
+        )
+    };
     let footprint = built
         .image
         .as_ref()
         .map(|files| crate::footprint::ask(place.mem_command, files, timeout));
-    Ok((runs, counted, footprint))
+    Ok(JobRan {
+        runs,
+        counted,
+        footprint,
+        sampled,
+        reports: None,
+    })
 }
 
 impl Measuring {

@@ -161,11 +161,15 @@ fn on_host(
         .first()
         .map(|run| run.benchmarks.iter().map(|b| b.name.as_str()).collect())
         .unwrap_or_default();
+    let env = crate::sample::Program::environment(inputs.settings);
     let sampled = crate::sample::sample_asked(
         &inputs.sample,
         &ran,
         &built.executable,
-        inputs.settings,
+        &crate::sample::Program {
+            env: &env,
+            dir: None,
+        },
         inputs.timeout,
     );
     let footprint = crate::footprint::ask(mem_command, &built.image_files(), inputs.timeout);

@@ -49,11 +49,12 @@ impl Sampler {
             })
     }
 
-    /// Benchmark `bench` of the suite `executable` (with its harness `settings`), its measured loop sampled.
+    /// Benchmark `bench` of the suite `executable` (run in `program`'s directory with its environment), its
+    /// measured loop sampled.
     pub fn sample(
         &self,
         executable: &Path,
-        settings: &HarnessSettings,
+        program: &Program<'_>,
         bench: &str,
         timeout: Duration,
     ) -> Result<Sampled> {
@@ -75,12 +76,15 @@ impl Sampler {
             .arg(&data)
             .arg("--")
             .arg(executable)
-            .envs(settings.environment())
+            .envs(program.env.iter().map(|(k, v)| (k, v)))
             .env("RHO_BENCH_FILTER", bench)
             .env(
                 "RHO_BENCH_PERF_CONTROL",
                 format!("{},{},{bench}", control.write_fd(), ack.read_fd()),
             );
+        if let Some(dir) = program.dir {
+            perf.current_dir(dir);
+        }
         let run = crate::stream::run_stream(perf, &format!("{bench} under perf record"), timeout);
         drop((control, ack));
         let run = run?;
@@ -138,6 +142,44 @@ pub enum Asked<'a> {
     Every,
 }
 
+impl<'a> Asked<'a> {
+    /// What a run measured with `measure` samples: none when it counts (Callgrind's counts are exact);
+    /// timed, every benchmark with `--functions N` (N > 0), else the one `--profile NAME` names.
+    pub fn of(
+        measure: rho_config::Measure,
+        profile: Option<&'a str>,
+        functions: Option<usize>,
+    ) -> Self {
+        if measure.counts() {
+            return Asked::Nothing;
+        }
+        match (profile, functions) {
+            (_, Some(n)) if n > 0 => Asked::Every,
+            (Some(name), _) => Asked::One(name),
+            _ => Asked::Nothing,
+        }
+    }
+}
+
+/// How a suite's program is run besides its executable: its environment (the harness settings) and the
+/// directory it runs in (`None`: rho's own).
+#[derive(Debug, Clone, Copy)]
+pub struct Program<'a> {
+    pub env: &'a [(String, String)],
+    pub dir: Option<&'a Path>,
+}
+
+impl Program<'_> {
+    /// The harness `settings` as environment pairs, for a [`Program`] of a suite of files.
+    pub fn environment(settings: &HarnessSettings) -> Vec<(String, String)> {
+        settings
+            .environment()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+    }
+}
+
 /// What sampling gave, per benchmark asked: its samples, or why there are none.
 pub type Outcomes = Vec<(String, std::result::Result<Sampled, String>)>;
 
@@ -147,7 +189,7 @@ pub fn sample_asked(
     asked: &Asked<'_>,
     ran: &[&str],
     executable: &Path,
-    settings: &HarnessSettings,
+    program: &Program<'_>,
     timeout: Duration,
 ) -> Outcomes {
     let names: Vec<String> = match asked {
@@ -168,7 +210,7 @@ pub fn sample_asked(
         .into_iter()
         .map(|name| {
             let sampled = sampler
-                .sample(executable, settings, &name, timeout)
+                .sample(executable, program, &name, timeout)
                 .map_err(|why| one_line(&why.to_string()));
             (name, sampled)
         })
