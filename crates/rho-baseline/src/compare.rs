@@ -5,8 +5,6 @@
 //! Anything else is a [`Refusal`], because the difference between two numbers in different units is a number
 //! with no meaning.
 
-use std::fmt;
-
 use rho_judge::Change;
 use rho_stats::Metric;
 
@@ -38,71 +36,7 @@ pub const HZ_TOLERANCE: f64 = 0.01;
 
 pub use crate::refusal::Refusal;
 
-/// What one metric of one benchmark did between base and head.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Verdict {
-    /// Worse than the limit allows: `head > base * (1 + limit)`.
-    Regressed,
-    /// The base had a figure and head has none (the stack overran or was not measured): a failure to
-    /// measure, which is never a pass.
-    NotMeasured,
-    /// Better by more than the limit: `head < base * (1 - limit)`.
-    Improved,
-    /// Within the limit either way.
-    Ok,
-    /// Present in this run only (a new benchmark, or a metric the base did not measure).
-    Added,
-    /// Present in the baseline only.
-    Removed,
-}
-
-impl Verdict {
-    /// Whether this verdict makes `rho bench check --diff` fail.
-    pub fn fails(self) -> bool {
-        matches!(self, Verdict::Regressed | Verdict::NotMeasured)
-    }
-
-    /// The word a report prints.
-    pub fn label(self) -> &'static str {
-        match self {
-            Verdict::Regressed => "regressed",
-            Verdict::NotMeasured => "not measured",
-            Verdict::Improved => "improved",
-            Verdict::Ok => "ok",
-            Verdict::Added => "added",
-            Verdict::Removed => "removed",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
-
-/// One side's value of a metric.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Value {
-    /// A figure in the metric's unit.
-    Figure(f64),
-    /// The stack overran its painted region: no number exists.
-    Overrun,
-    /// Not measured (stack or heap measurement off, no clock for the metric).
-    Off,
-    /// The benchmark is not on this side at all.
-    Absent,
-}
-
-impl Value {
-    /// The figure, when there is one.
-    pub fn figure(self) -> Option<f64> {
-        match self {
-            Value::Figure(v) => Some(v),
-            _ => None,
-        }
-    }
-}
+pub use crate::verdict::{Value, Verdict};
 
 /// One metric of one benchmark, compared.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,6 +80,9 @@ pub struct BenchmarkComparison {
     pub functions: Vec<rho_profile::diff::FunctionChange>,
     /// With `functions`: the baseline's functions, for the flame graph drawn against head's.
     pub base_functions: Option<rho_profile::Functions>,
+    /// Another harness's figures besides time, each judged in its own direction with `limit_percent`
+    /// (crate::extra); empty for a wire suite's benchmark and one on one side only.
+    pub extra: Vec<crate::extra::ExtraComparison>,
 }
 
 /// A whole comparison: one target's run against its baseline.
@@ -222,7 +159,16 @@ impl Comparison {
     /// Whether any metric regressed or lost its measurement, or a family's growth regressed
     /// ([`crate::growth`]): `check` exits 1.
     pub fn failed(&self) -> bool {
-        self.rows().any(|(_, m)| m.verdict.fails()) || self.growth_regressed()
+        self.rows().any(|(_, m)| m.verdict.fails())
+            || self.extra_rows().any(|(_, e)| e.verdict.fails())
+            || self.growth_regressed()
+    }
+
+    /// Every extra figure compared (another harness's counters and rates) with its benchmark's name.
+    pub fn extra_rows(&self) -> impl Iterator<Item = (&str, &crate::extra::ExtraComparison)> {
+        self.benchmarks
+            .iter()
+            .flat_map(|b| b.extra.iter().map(move |e| (b.name.as_str(), e)))
     }
 
     /// Every metric comparison with its benchmark's name, in report order.
@@ -232,11 +178,12 @@ impl Comparison {
             .flat_map(|b| b.metrics.iter().map(move |m| (b.name.as_str(), m)))
     }
 
-    /// Verdict counts over every metric comparison.
+    /// Verdict counts over every metric comparison, extra figures included.
     pub fn counts(&self) -> Counts {
         let mut counts = Counts::default();
-        for (_, row) in self.rows() {
-            match row.verdict {
+        let verdicts = self.rows().map(|(_, row)| row.verdict);
+        for verdict in verdicts.chain(self.extra_rows().map(|(_, e)| e.verdict)) {
+            match verdict {
                 Verdict::Regressed => counts.regressed += 1,
                 Verdict::NotMeasured => counts.not_measured += 1,
                 Verdict::Improved => counts.improved += 1,
@@ -261,7 +208,7 @@ pub fn metric_unit(metric: Metric, context: &Context) -> String {
             Some(clock) => format!("{} {}", clock.name, clock.unit),
             None => "cycles".to_string(),
         },
-        Metric::TimeNs => "ns".to_string(),
+        Metric::TimeNs | Metric::CpuNs => "ns".to_string(),
         Metric::StackBytes
         | Metric::HeapPeakBytes
         | Metric::CodeBytes
@@ -467,17 +414,17 @@ pub fn compare_with(
                                 value_of(base_bench, m),
                                 value_of(head_bench, m),
                                 limit_for(&head_bench.name, m) / 100.0,
-                                floors.of(m)
-                                    / if matches!(m, Metric::Cycles | Metric::TimeNs) {
-                                        batch
-                                    } else {
-                                        1.0
-                                    },
+                                floors.of(m) / if m.is_clocked() { batch } else { 1.0 },
                             )
                         })
                         .collect(),
                     functions: Vec::new(),
                     base_functions: None,
+                    extra: crate::extra::compare_extras(
+                        &base_bench.extra,
+                        &head_bench.extra,
+                        limit / 100.0,
+                    ),
                 }
                 .with_functions(base_bench, head_bench)
             }
@@ -691,7 +638,8 @@ impl Floors {
     pub fn of(&self, metric: Metric) -> f64 {
         match metric {
             Metric::Cycles => self.cycles,
-            Metric::TimeNs => self.time_ns,
+            // CPU time is reported by the same harness, in the same steps, as its wall time.
+            Metric::TimeNs | Metric::CpuNs => self.time_ns,
             Metric::StackBytes
             | Metric::HeapPeakBytes
             | Metric::Instructions
@@ -780,6 +728,7 @@ fn one_sided(
         metrics,
         functions: Vec::new(),
         base_functions: None,
+        extra: Vec::new(),
     }
 }
 
@@ -792,6 +741,9 @@ pub fn value_of(bench: &BenchmarkBaseline, metric: Metric) -> Value {
             .map_or(Value::Off, |f| Value::Figure(f.median.0)),
         Metric::TimeNs => bench
             .time_ns
+            .map_or(Value::Off, |f| Value::Figure(f.median.0)),
+        Metric::CpuNs => bench
+            .cpu_ns
             .map_or(Value::Off, |f| Value::Figure(f.median.0)),
         Metric::StackBytes => match bench.stack_bytes {
             Stack::Bytes(bytes) => Value::Figure(bytes as f64),
@@ -877,6 +829,7 @@ mod tests {
         match metric {
             Metric::Cycles => b.cycles.as_mut().unwrap().median = Figure(value),
             Metric::TimeNs => b.time_ns.as_mut().unwrap().median = Figure(value),
+            Metric::CpuNs => b.cpu_ns.as_mut().unwrap().median = Figure(value),
             Metric::StackBytes => b.stack_bytes = Stack::Bytes(value as u64),
             Metric::HeapPeakBytes => b.heap_peak_bytes = Some(value as u64),
             Metric::Instructions => b.instructions = Some(value as u64),

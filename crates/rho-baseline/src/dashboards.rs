@@ -162,7 +162,7 @@ impl Destinations<'_> {
 fn metric_unit(metric: Metric) -> &'static str {
     match metric {
         Metric::Cycles => "cycles/iter",
-        Metric::TimeNs => "ns/iter",
+        Metric::TimeNs | Metric::CpuNs => "ns/iter",
         Metric::Instructions => "instructions/iter",
         Metric::StackBytes
         | Metric::HeapPeakBytes
@@ -184,12 +184,14 @@ mod tests {
     fn summary() -> RunSummary {
         let mut summary = RunSummary::of(&rho_wire::parse_str(STREAM).unwrap()).unwrap();
         summary.benchmarks[0].extra.push(rho_stats::ExtraMetric {
+            judged: true,
             name: "B/op".into(),
             unit: "B/op".into(),
             value: 8.0,
             better: Better::Lower,
         });
         summary.benchmarks[0].extra.push(rho_stats::ExtraMetric {
+            judged: true,
             name: "bytes_per_second".into(),
             unit: "B/s".into(),
             value: 1e9,

@@ -141,6 +141,10 @@ pub struct BenchmarkBaseline {
     pub cycles: Option<Figures>,
     /// Net nanoseconds per iteration, from the source `Context::time_source` names.
     pub time_ns: Option<Figures>,
+    /// CPU-time nanoseconds per iteration, from another harness that measures them beside the wall clock
+    /// (Google Benchmark's `cpu_time`). Added in version 4; absent for every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns: Option<Figures>,
     /// The stack high-water mark.
     pub stack_bytes: Stack,
     /// Peak heap bytes held at once through the heap macros; `None` (`null`) when the harness did not measure
@@ -161,11 +165,47 @@ pub struct BenchmarkBaseline {
     /// version 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub functions: Option<rho_profile::Functions>,
+    /// Another harness's figures besides time (a `gbench:`, `gotest:`, ... suite; crate::extra), each judged
+    /// in its own direction. Added in version 4; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<ExtraFigure>,
     /// A timed run's functions sampled by perf (a run's `sampled_functions`), carried from a saved run into
     /// `compare` only: a baseline file does not keep them (estimates of one run are no baseline), so they are
     /// neither written nor read.
     #[serde(skip)]
     pub sampled_functions: Option<rho_profile::Functions>,
+}
+
+/// One extra figure of a benchmark in a baseline (version 4): the median the harness's samples gave, best of
+/// the runs folded (the highest for a figure higher is better).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraFigure {
+    /// The harness's name for it (`items_per_second`, `B/op`, a user counter's name).
+    pub name: String,
+    /// Its unit as the harness gave it (empty when it gave none).
+    pub unit: String,
+    /// `lower` or `higher`: which way is better.
+    pub better: rho_stats::Better,
+    pub value: Figure,
+}
+
+impl ExtraFigure {
+    /// A run's extra figures as a baseline keeps them: those judged (one shown only is no figure to judge
+    /// against); one that is not a finite number (no harness writes one) is left out rather than written as
+    /// something it is not.
+    pub fn of_run(extra: &[rho_stats::ExtraMetric]) -> Vec<ExtraFigure> {
+        extra
+            .iter()
+            .filter(|e| e.value.is_finite() && e.judged)
+            .map(|e| ExtraFigure {
+                name: e.name.clone(),
+                unit: e.unit.clone(),
+                better: e.better,
+                value: Figure(e.value),
+            })
+            .collect()
+    }
 }
 
 /// The figures kept for a clocked metric. `median` is the one a regression is judged on; `p95` and `p99`
@@ -521,8 +561,11 @@ impl TargetSections {
                         BenchmarkBaseline {
                             cycles: None,
                             time_ns: None,
+                            cpu_ns: None,
                             stack_bytes,
                             heap_peak_bytes,
+                            // Another harness's figures are the timed run's.
+                            extra: Vec::new(),
                             ..bench.clone()
                         }
                     })
@@ -600,7 +643,12 @@ impl TargetBaseline {
     /// with a message that says where rather than failing inside the serialiser.
     pub fn check_figures(&self) -> Result<(), Error> {
         for bench in &self.benchmarks {
-            for (metric, figures) in [("cycles", &bench.cycles), ("time_ns", &bench.time_ns)] {
+            let clocked = [
+                ("cycles", &bench.cycles),
+                ("time_ns", &bench.time_ns),
+                ("cpu_ns", &bench.cpu_ns),
+            ];
+            for (metric, figures) in clocked {
                 if let Some(figures) = figures {
                     for (statistic, figure) in [
                         ("median", figures.median),
@@ -971,7 +1019,31 @@ mod tests {
         assert_eq!(kept.functions.as_ref(), Some(&functions));
     }
 
-    /// A version 1 file is read, each section split by measure, and written back as version 3.
+    /// A version 3 file (no extra figures) is read as it is and written back as version 4; a benchmark's
+    /// extra figures, with their direction, are kept through a write and a read.
+    #[test]
+    fn a_version_3_file_is_read_and_extra_figures_are_kept() {
+        let mut file = BaselineFile::new();
+        file.insert(TargetSections::from_v1(fixture::section("host")));
+        let v3 = file.to_json().unwrap().replace(SCHEMA, SCHEMA_V3);
+        let read = BaselineFile::parse(&v3, "old.json").unwrap();
+        assert_eq!(
+            (read.schema.as_str(), &read.targets),
+            (SCHEMA, &file.targets)
+        );
+        let time = file.targets.get_mut("host").unwrap().time.as_mut().unwrap();
+        time.benchmarks[0].extra = vec![ExtraFigure {
+            name: "items_per_second".to_string(),
+            unit: "items/s".to_string(),
+            better: rho_stats::Better::Higher,
+            value: Figure(2876812995.441),
+        }];
+        let text = file.to_json().unwrap();
+        assert!(text.contains("\"better\": \"higher\""), "{text}");
+        assert_eq!(BaselineFile::parse(&text, "b.json").unwrap(), file);
+    }
+
+    /// A version 1 file is read, each section split by measure, and written back as version 4.
     #[test]
     fn a_version_1_file_is_read_and_upgraded() {
         let text = serde_json::to_string_pretty(&serde_json::json!({

@@ -129,6 +129,27 @@ pub struct BenchmarkRecord {
     /// estimated from shares of samples, not counts. Absent when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub functions_sampled: bool,
+    /// Another harness's figures besides time, each judged in its own direction; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<ExtraRecord>,
+}
+
+/// One extra figure of one benchmark, compared (crate::extra).
+#[derive(Debug, Clone, Serialize)]
+pub struct ExtraRecord {
+    /// The harness's name for it (`items_per_second`, `B/op`, a user counter's).
+    pub name: String,
+    pub unit: String,
+    /// `lower` or `higher`: which way is better.
+    pub better: rho_stats::Better,
+    /// The baseline's figure; `null` when it had none.
+    pub base: Option<f64>,
+    /// This run's figure; `null` when it has none.
+    pub head: Option<f64>,
+    /// `(head - base) / base * 100` (a rate that fell is negative); `null` without two figures or from 0.
+    pub change_percent: Option<f64>,
+    /// `regressed`, `not measured`, `improved`, `ok` or `added`.
+    pub verdict: &'static str,
 }
 
 /// One metric of one benchmark, compared.
@@ -190,6 +211,19 @@ impl ComparisonRecord {
                         .map(|row| metric_record(comparison, bench, row))
                         .collect(),
                     functions: bench.functions.clone(),
+                    extra: bench
+                        .extra
+                        .iter()
+                        .map(|e| ExtraRecord {
+                            name: e.name.clone(),
+                            unit: e.unit.clone(),
+                            better: e.better,
+                            base: e.base.figure(),
+                            head: e.head.figure(),
+                            change_percent: e.change_percent,
+                            verdict: e.verdict.label(),
+                        })
+                        .collect(),
                     functions_sampled: bench.functions_unit() == rho_profile::diff::SAMPLED_UNIT,
                 })
                 .collect(),

@@ -26,6 +26,7 @@ pub mod compare;
 pub mod dashboards;
 pub mod error;
 pub mod export;
+pub mod extra;
 pub mod format;
 pub mod git;
 pub mod growth;
@@ -42,6 +43,7 @@ pub mod saved;
 mod schema;
 pub mod store;
 pub mod validate;
+mod verdict;
 
 pub use compare::{
     Comparison, DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS,
@@ -178,12 +180,14 @@ pub(crate) mod fixture {
                 p95: Figure(ns * 1.1),
                 p99: Figure(ns * 1.5),
             }),
+            cpu_ns: None,
             stack_bytes: stack,
             heap_peak_bytes: Some(heap),
             instructions: None,
             code_bytes: None,
             static_stack_bytes: None,
             functions: None,
+            extra: Vec::new(),
             sampled_functions: None,
         }
     }

@@ -81,7 +81,8 @@ impl BaselineFile {
             });
         }
         let mut file: BaselineFile = serde_json::from_str(text).map_err(json_error)?;
-        // Version 2 is version 3 without functions: held (and written back) as version 3.
+        // Versions 2 and 3 are version 4 without suites, CPU time and extra figures (and 2 without functions):
+        // held, and written back, as version 4.
         file.schema = SCHEMA.to_string();
         file.validate(source)?;
         crate::validate::baseline(&file, source)?;

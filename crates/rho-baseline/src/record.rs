@@ -64,6 +64,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
             batch: batch_of(bench),
             cycles: figures(bench.cycles.as_ref(), cycles_rounding),
             time_ns: figures(bench.time.as_ref(), time_rounding),
+            cpu_ns: figures(bench.cpu.as_ref(), time_rounding),
             stack_bytes: stack_of(bench.stack),
             heap_peak_bytes: bench.heap.map(|h| h.peak),
             instructions: bench
@@ -76,6 +77,7 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 .instructions
                 .as_ref()
                 .and_then(|i| i.functions.clone()),
+            extra: crate::format::ExtraFigure::of_run(&bench.extra),
             sampled_functions: bench.sampled_functions.clone(),
         })
         .collect();

@@ -163,17 +163,28 @@ pub fn render_text(comparison: &Comparison, base_name: &str) -> String {
 /// The context lines above the table are left as they are, for the caller to wrap.
 pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize) -> String {
     let mut rows: Vec<(&str, [String; 5])> = Vec::new();
-    for (name, row) in comparison.rows() {
-        rows.push((
-            name,
-            [
-                metric_label(comparison, row.metric),
-                format_value(row.base),
-                format_value(row.head),
-                format_change(row),
-                verdict_text(row),
-            ],
-        ));
+    for bench in &comparison.benchmarks {
+        for row in &bench.metrics {
+            rows.push((
+                &bench.name,
+                [
+                    metric_label(comparison, row.metric),
+                    format_value(row.base),
+                    format_value(row.head),
+                    format_change(row),
+                    verdict_text(row),
+                ],
+            ));
+        }
+        for extra in &bench.extra {
+            let mut cells = extra_cells(extra);
+            cells[4] = match extra.verdict {
+                Verdict::Regressed => "REGRESSED".to_string(),
+                Verdict::NotMeasured => "NOT MEASURED".to_string(),
+                other => other.label().to_string(),
+            };
+            rows.push((&bench.name, cells));
+        }
     }
     let header = ["metric", "base", "head", "change", "verdict"].map(String::from);
     let flat: Vec<Vec<String>> = std::iter::once(
@@ -355,6 +366,7 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         table(&mut out, comparison, &unchanged, false);
         let _ = writeln!(out, "\n</details>\n");
     }
+    extra_table(&mut out, comparison);
     for bench in comparison
         .benchmarks
         .iter()
@@ -414,6 +426,72 @@ fn table(
     }
 }
 
+/// An extra figure's cells: its name with its unit (`bytes_per_second (B/s, higher)`: a rate's direction said),
+/// base, head, change and verdict label.
+fn extra_cells(extra: &crate::extra::ExtraComparison) -> [String; 5] {
+    let mut label = extra.name.clone();
+    let higher = extra.better == rho_stats::Better::Higher;
+    match (extra.unit.as_str(), higher) {
+        ("", false) => {}
+        (unit, false) if unit == extra.name => {}
+        ("", true) => label.push_str(" (higher)"),
+        (unit, true) if unit == extra.name => label.push_str(" (higher)"),
+        (unit, true) => label.push_str(&format!(" ({unit}, higher)")),
+        (unit, false) => label.push_str(&format!(" ({unit})")),
+    }
+    let change = match (extra.change_percent, extra.base, extra.head) {
+        (Some(change), _, _) if change.abs() < 0.05 => "0.0%".to_string(),
+        (Some(change), _, _) => format!("{change:+.1}%"),
+        (None, Value::Figure(_), Value::Figure(_)) => rho_judge::zero_base_label(false).to_string(),
+        _ => "-".to_string(),
+    };
+    [
+        label,
+        compact_value(extra.base),
+        compact_value(extra.head),
+        change,
+        extra.verdict.label().to_string(),
+    ]
+}
+
+/// An extra figure as a report prints it: a rate of billions as `2.877e9`, not its seventeen digits (the
+/// baseline keeps them all); anything smaller as [`format_value`] prints it, to three decimals.
+fn compact_value(value: Value) -> String {
+    match value {
+        Value::Figure(v) if v.abs() >= 1e6 => format!("{v:.3e}"),
+        Value::Figure(v) => format_value(Value::Figure((v * 1000.0).round() / 1000.0)),
+        other => format_value(other),
+    }
+}
+
+/// The other harness's figures besides time, as a Markdown table with their verdicts (none: nothing).
+fn extra_table(out: &mut String, comparison: &Comparison) {
+    let mut rows = comparison.extra_rows().peekable();
+    if rows.peek().is_none() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Other figures of the harness, each judged in its own direction:\n"
+    );
+    let _ = writeln!(
+        out,
+        "| verdict | benchmark | figure | base | head | change |"
+    );
+    let _ = writeln!(out, "| --- | --- | --- | ---: | ---: | ---: |");
+    for (name, extra) in rows {
+        let [label, base, head, change, _] = extra_cells(extra);
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {base} | {head} | {change} |",
+            markdown_verdict(extra.verdict),
+            escape(name),
+            escape(&label)
+        );
+    }
+    out.push('\n');
+}
+
 fn markdown_verdict(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Regressed => ":x: **regressed**",
@@ -456,6 +534,47 @@ mod tests {
         head.benchmarks[3].stack_bytes = Stack::Overrun;
         head.benchmarks[0].name = "bench_nothing".to_string();
         compare(&base, &head, 5.0).unwrap()
+    }
+
+    /// Another harness's rate that halved is a REGRESSED row of its benchmark in the text and a failing row
+    /// of the Markdown's table of other figures; the comparison fails on it alone.
+    #[test]
+    fn an_extra_figure_that_regressed_is_a_row_of_its_benchmark() {
+        let rate = |value: f64| {
+            vec![crate::format::ExtraFigure {
+                name: "bytes_per_second".to_string(),
+                unit: "B/s".to_string(),
+                better: rho_stats::Better::Higher,
+                value: Figure(value),
+            }]
+        };
+        let mut base = fixture::section("host");
+        let mut head = fixture::section("host");
+        base.benchmarks[1].extra = rate(3.7149e8);
+        head.benchmarks[1].extra = rate(1.9623e8);
+        let comparison = compare(&base, &head, 10.0).unwrap();
+        assert!(comparison.failed());
+        assert_eq!(comparison.counts().regressed, 1);
+        let text = render_text(&comparison, "base");
+        let row = text
+            .lines()
+            .find(|l| l.contains("bytes_per_second"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            row.starts_with("bench_crc_64")
+                && row.contains("(B/s, higher)")
+                && row.contains("3.715e8")
+                && row.contains("-47.2%")
+                && row.ends_with("REGRESSED"),
+            "{row}"
+        );
+        let markdown = render_markdown(&comparison, "base");
+        assert!(
+            markdown.contains(
+                "| :x: **regressed** | `bench_crc_64` | bytes_per_second (B/s, higher) |"
+            ),
+            "{markdown}"
+        );
     }
 
     #[test]

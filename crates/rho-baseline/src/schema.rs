@@ -3,11 +3,13 @@
 
 /// The schema this crate writes. It reads this one, [`SCHEMA_V3`], [`SCHEMA_V2`] and [`SCHEMA_V1`]; a file
 /// with any other `schema` is refused, never guessed at. Version 4 added each benchmark's `suite` (so that a
-/// sharded run knows, without building anything, which suites hold a share's benchmarks); version 3 each
-/// counted benchmark's `functions`.
+/// sharded run knows, without building anything, which suites hold a share's benchmarks) and, for another
+/// harness's suite, its `extra` figures and CPU time (`cpu_ns`); version 3 each counted benchmark's
+/// `functions`.
 pub const SCHEMA: &str = "rho-baseline/4";
 
-/// The third schema: version 4 without `suite`. Read as it is (its benchmarks name no suite), never written.
+/// The third schema: version 4 without `suite`, `extra` and `cpu_ns`. Read as it is (its benchmarks name no
+/// suite and have no other harness's figures), never written.
 pub const SCHEMA_V3: &str = "rho-baseline/3";
 
 /// The second schema: version 3 without `functions`. Read as it is (its benchmarks have no functions), never

@@ -97,7 +97,12 @@ fn units(per_iteration: u64, batch: u64, place: &Place<'_>) -> Result<(), Error>
 
 fn baseline_benchmark(bench: &BenchmarkBaseline, place: &Place<'_>) -> Result<(), Error> {
     units(bench.per_iteration, bench.batch, place)?;
-    for (field, figures) in [("cycles", &bench.cycles), ("time_ns", &bench.time_ns)] {
+    let clocked = [
+        ("cycles", &bench.cycles),
+        ("time_ns", &bench.time_ns),
+        ("cpu_ns", &bench.cpu_ns),
+    ];
+    for (field, figures) in clocked {
         if let Some(Figures { median, p95, p99 }) = figures {
             for (name, figure) in [("median", median), ("p95", p95), ("p99", p99)] {
                 place.non_negative(&format!("{field}.{name}"), figure.0)?;

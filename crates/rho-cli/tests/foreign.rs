@@ -90,8 +90,8 @@ fn committed_with_baseline(name: &str, dir: &Path, env: &[(&str, &str)]) {
     git(dir, &["commit", "--quiet", "-m", "baseline"]);
 }
 
-/// The planted change fails `check --diff HEAD` (exit 1) with only `slowed` REGRESSED.
-fn check_diff_names_only(dir: &Path, slowed: &str, env: &[(&str, &str)]) {
+/// The planted change fails `check --diff HEAD` (exit 1) with only `slowed` REGRESSED; its outcome.
+fn check_diff_names_only(dir: &Path, slowed: &str, env: &[(&str, &str)]) -> Outcome {
     let check = rho(dir, &["bench", "check", "--diff", "HEAD"], env);
     eprintln!("check --diff HEAD:\n{}", check.describe());
     check.assert_exit(1);
@@ -102,6 +102,7 @@ fn check_diff_names_only(dir: &Path, slowed: &str, env: &[(&str, &str)]) {
         "{}",
         check.describe()
     );
+    check
 }
 
 /// `rho bench gate --base BASE` from `head` (`env` added): its outcome, printed for the record.
@@ -209,6 +210,52 @@ fn gbench_check_reports_google_benchmarks_own_medians() {
         assert_eq!(aggregate["time_unit"], "ms");
         let theirs = aggregate["real_time"].as_f64().unwrap() * 1e6;
         assert_same_median(name, "Google Benchmark", ours, theirs);
+        // Its second clock: the run's cpu figures, median per iteration.
+        let cpu = common::bench(&run["suites"][0], name)["cpu"]["per_iteration"]["median"]
+            .as_f64()
+            .unwrap();
+        let theirs = aggregate["cpu_time"].as_f64().unwrap() * 1e6;
+        assert_same_median(&format!("{name} cpu_time"), "Google Benchmark", cpu, theirs);
+        assert_kept_what_google_benchmark_reported(&run["suites"][0], &kept, name);
+    }
+}
+
+/// A gbench suite's run keeps what `rho bench import` keeps: the user counter, the rate (higher is better)
+/// and the iterations Google Benchmark ran (the fewest of rho's runs: at most the kept report's, equal with
+/// one run).
+fn assert_kept_what_google_benchmark_reported(
+    suite: &serde_json::Value,
+    kept: &serde_json::Value,
+    name: &str,
+) {
+    let bench = common::bench(suite, name);
+    let extra = |figure: &str| {
+        bench["extra"]
+            .as_array()
+            .and_then(|e| e.iter().find(|e| e["name"] == figure))
+            .unwrap_or_else(|| panic!("{name}: no {figure} in {bench}"))
+            .clone()
+    };
+    if name == "BM_sort/65536" {
+        assert_eq!(extra("elements")["value"], 65536.0);
+    } else {
+        assert_eq!(extra("bytes_per_second")["better"], "higher");
+        assert!(extra("bytes_per_second")["value"].as_f64().unwrap() > 0.0);
+    }
+    let ran: u64 = kept["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["run_name"] == name && b["run_type"] == "iteration")
+        .map(|b| b["iterations"].as_u64().unwrap())
+        .sum();
+    let iterations = bench["iterations"].as_u64().unwrap();
+    assert!(
+        iterations > 0 && iterations <= ran,
+        "{name}: {iterations} of {ran}"
+    );
+    if suite["repetitions"] == 1 {
+        assert_eq!(iterations, ran, "{name}");
     }
 }
 
@@ -231,8 +278,72 @@ fn a_planted_2x_gbench_slowdown_fails_check_diff_and_the_gate_naming_only_it() {
         "kChecksumRounds = 16",
         "kChecksumRounds = 32",
     );
-    check_diff_names_only(&head, "BM_checksum", &[]);
+    let check = check_diff_names_only(&head, "BM_checksum", &[]);
+    // Both of Google Benchmark's clocks: real time (time_ns) and CPU time (cpu_ns).
+    for figure in ["time_ns", "cpu_ns"] {
+        assert!(
+            regressed(&check).iter().any(|l| l.contains(figure)),
+            "{figure}: {}",
+            check.describe()
+        );
+    }
     gate_catches_only(&base, &head, &copy, "BM_checksum");
+}
+
+/// A rate Google Benchmark reports (BM_checksum's `bytes_per_second`, higher is better) halved while the work
+/// is unchanged: the suite's baseline keeps it, and `check --diff HEAD` fails on that figure, judged as a rate
+/// (its fall a regression), while the unchanged times pass; the gate fails on it too.
+#[test]
+fn a_gbench_rate_that_halves_fails_check_diff_and_the_gate_naming_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !gbench_present("a_gbench_rate_that_halves_fails_check_diff_and_the_gate_naming_it") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    committed_with_baseline("gbench", dir, &[]);
+    let baseline = read_json(&dir.join("bench/baseline.json"));
+    assert_eq!(baseline["schema"], "rho-baseline/4");
+    let recorded = &baseline["targets"]["host"]["time"]["benchmarks"];
+    assert!(
+        recorded.to_string().contains("\"better\":\"higher\""),
+        "{recorded}"
+    );
+    plant(
+        &dir.join("bench.cc"),
+        "static_cast<std::int64_t>(data.size()) * kChecksumRounds);",
+        "static_cast<std::int64_t>(data.size()) * kChecksumRounds / 2);",
+    );
+    let check = rho(dir, &["bench", "check", "--diff", "HEAD"], &[]);
+    eprintln!("check --diff HEAD:\n{}", check.describe());
+    check.assert_exit(1);
+    let lines = regressed(&check);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("BM_checksum") && l.contains("bytes_per_second")),
+        "{}",
+        check.describe()
+    );
+    // Only the rate moved: no time is named.
+    assert!(
+        lines.iter().all(|l| l.contains("bytes_per_second")),
+        "{}",
+        check.describe()
+    );
+    // The gate, each side's runs folded by its best (the highest rate), catches the same fall.
+    let base = tmp.path().join("base");
+    copy_example("gbench", &base);
+    let gate = gate_with(dir, &base, &[]);
+    gate.assert_exit(1);
+    assert!(
+        gate.stdout
+            .lines()
+            .chain(gate.stderr.lines())
+            .any(|l| l.contains("BM_checksum.bytes_per_second") && l.ends_with("REGRESSED")),
+        "{}",
+        gate.describe()
+    );
 }
 
 /// A hyperfine suite of one command that sleeps `delay.txt` seconds (a sleep does not move with the load).
@@ -256,6 +367,43 @@ fn a_planted_2x_hyperfine_slowdown_fails_the_gate_and_no_change_passes() {
     }
     // The command's name on the wire: its space made `_`.
     gate_catches_planted(hyperfine_project, ("0.05", "0.1"), "sh_work.sh");
+}
+
+/// `--filter` picks a hyperfine suite's commands by name (`-n` when given, else the command's text), and
+/// hyperfine runs only those: the other command would leave a file behind had it run.
+#[test]
+fn a_hyperfine_suite_runs_only_the_commands_the_filter_picks() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_hyperfine_suite_runs_only_the_commands_the_filter_picks";
+    if !common::tools_present(test, &[("hyperfine", "hyperfine")]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - hyperfine: \"--runs 3 -n quick 'sleep 0.01' -n marked 'touch ran.txt'\"\n",
+    )
+    .unwrap();
+    let run = rho(
+        dir,
+        &["bench", "--filter", "quick", "--json", "run.json"],
+        &[],
+    );
+    run.assert_exit(0);
+    let names: Vec<String> = read_json(&dir.join("run.json"))["suites"][0]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["quick"], "{}", run.describe());
+    assert!(!dir.join("ran.txt").exists(), "the other command ran");
+    // A filter that picks none runs none, and says so.
+    let none = rho(dir, &["bench", "--filter", "gzip"], &[]);
+    none.assert_exit(0);
+    none.assert_stderr_has("matched no benchmark");
+    assert!(!dir.join("ran.txt").exists(), "the other command ran");
 }
 
 /// A Go package with BenchmarkWork (a sleep of `work` ms per op: a sleep does not move with the machine's

@@ -351,3 +351,42 @@ fn check_and_bench_write_both_exports_of_every_suite() {
     several.assert_exit(2);
     several.assert_stderr_has("--bmf and --github-benchmark export one target's run");
 }
+
+/// An imported run's iterations are what its tool ran, not its samples times rho's batch of 1000: Google
+/// Benchmark's three repetitions of 623447 iterations, hyperfine's five runs of each command.
+#[test]
+fn an_imported_runs_report_shows_the_iterations_its_tool_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    for (format, report, name, ran) in [
+        ("gbench", testdata("gbench.json"), "BM_sum/64", "1870341"),
+        ("hyperfine", testdata("hyperfine.json"), "sleep 0.01", "5"),
+    ] {
+        let out = dir.join(format!("{format}.json"));
+        rho_at(
+            dir,
+            &[
+                "bench",
+                "import",
+                format,
+                path_str(&report),
+                "--json",
+                path_str(&out),
+            ],
+            LIMIT,
+        );
+        let document = read_json(&out);
+        let bench = common::bench(&document, name);
+        assert_eq!(bench["iterations"].to_string(), ran, "{format}");
+        let show = rho_at(dir, &["bench", "show", path_str(&out)], LIMIT);
+        show.assert_exit(0);
+        let row = show
+            .stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("{}", show.describe()));
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert!(cells.contains(&ran), "{format}: {row}");
+        assert!(!show.stdout.contains("x1000"), "{}", show.describe());
+    }
+}

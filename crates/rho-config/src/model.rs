@@ -167,6 +167,7 @@ impl Measure {
         if !self.times() {
             budgets.max_cycles_per_iteration = None;
             budgets.max_ns_per_iteration = None;
+            budgets.max_cpu_ns_per_iteration = None;
             budgets.max_ns_per_op = None;
         }
         if !self.counts() {
@@ -188,6 +189,9 @@ pub struct Budgets {
     pub max_cycles_per_iteration: Option<f64>,
     /// Nanoseconds per measured iteration. 0 in the file means report only.
     pub max_ns_per_iteration: Option<f64>,
+    /// CPU-time nanoseconds per iteration, for a harness that measures them (Google Benchmark's
+    /// `cpu_time`). 0 in the file means report only.
+    pub max_cpu_ns_per_iteration: Option<f64>,
     /// Nanoseconds per op (an iteration's time divided by its `per_iteration` ops). 0 in the file means report
     /// only.
     pub max_ns_per_op: Option<f64>,
@@ -217,6 +221,9 @@ impl Budgets {
                 .max_cycles_per_iteration
                 .or(self.max_cycles_per_iteration),
             max_ns_per_iteration: over.max_ns_per_iteration.or(self.max_ns_per_iteration),
+            max_cpu_ns_per_iteration: over
+                .max_cpu_ns_per_iteration
+                .or(self.max_cpu_ns_per_iteration),
             max_ns_per_op: over.max_ns_per_op.or(self.max_ns_per_op),
             max_code_bytes: over.max_code_bytes.or(self.max_code_bytes),
             max_static_stack_bytes: over.max_static_stack_bytes.or(self.max_static_stack_bytes),
@@ -240,6 +247,7 @@ impl Budgets {
         Budgets {
             max_cycles_per_iteration: ceiling(self.max_cycles_per_iteration),
             max_ns_per_iteration: ceiling(self.max_ns_per_iteration),
+            max_cpu_ns_per_iteration: ceiling(self.max_cpu_ns_per_iteration),
             max_ns_per_op: ceiling(self.max_ns_per_op),
             max_instructions_per_iteration: ceiling(self.max_instructions_per_iteration),
             ..*self
@@ -253,6 +261,7 @@ impl Budgets {
             && b.max_heap_bytes.is_none()
             && b.max_cycles_per_iteration.is_none()
             && b.max_ns_per_iteration.is_none()
+            && b.max_cpu_ns_per_iteration.is_none()
             && b.max_ns_per_op.is_none()
             && b.max_code_bytes.is_none()
             && b.max_static_stack_bytes.is_none()

@@ -77,22 +77,28 @@ impl Settling<'_> {
         let judged = |base_min: f64, head_min: f64| {
             judge_change(base_min, head_min, metric.budget, metric.floor)
         };
+        // A rate (higher is better) is judged as its reciprocal, a cost: more runs can only raise its best,
+        // so lower that cost, by the same spread.
+        let cost = |best: f64| match metric.better {
+            rho_stats::Better::Lower => best,
+            rho_stats::Better::Higher => 1.0 / best,
+        };
+        let (base_cost, head_cost) = (cost(base.min), cost(head.min));
         match metric.outcome {
             MetricOutcome::Regressed => {
                 // Before `runs` pairs, an unknown spread is none: the allowance is the margin for what one
                 // run cannot see.
-                let lowered = head.min / (1.0 + spread.unwrap_or(0.0));
+                let lowered = head_cost / (1.0 + spread.unwrap_or(0.0));
                 let allowance = if pairs >= self.runs_to_fail {
                     1.0
                 } else {
                     1.0 + WHOLE_RUN_ALLOWANCE
                 };
-                judged(base.min * allowance, lowered) == Change::Regressed
+                judged(base_cost * allowance, lowered) == Change::Regressed
             }
             // A pass needs a spread seen: one run of a JSON figure says nothing of how far a second could fall.
-            _ => {
-                spread.is_some_and(|s| judged(base.min / (1.0 + s), head.min) != Change::Regressed)
-            }
+            _ => spread
+                .is_some_and(|s| judged(base_cost / (1.0 + s), head_cost) != Change::Regressed),
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use rho_judge::{Change, judge_change};
+use rho_judge::{Change, judge_change_toward};
 
 use crate::error::SideName;
 use crate::run_metrics::{Figure, RunMetrics};
@@ -69,9 +69,10 @@ impl std::fmt::Display for Verdict {
 /// One side's figures for one metric, over all its runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SideFigures {
-    /// The best (lowest) run: the side's estimate.
+    /// The best run, the side's estimate: the lowest figure (for a metric higher is better, a rate, the
+    /// highest).
     pub min: f64,
-    /// The worst run.
+    /// The worst run: the highest figure (for a rate, the lowest).
     pub max: f64,
     /// How many runs the figures come from.
     pub runs: usize,
@@ -107,6 +108,9 @@ pub struct MetricComparison {
     pub base: Option<SideFigures>,
     pub head: Option<SideFigures>,
     pub budget: f64,
+    /// Which way it is better: lower for rho's metrics, higher for another harness's rates (each side's
+    /// `min` is then its highest run).
+    pub better: rho_stats::Better,
     pub outcome: MetricOutcome,
     /// When undecided, the side whose figures made it so: base when base's own runs lack it or gave no usable
     /// figure, head otherwise (head's runs lack it or gave none, or head reports a metric base does not,
@@ -137,7 +141,7 @@ impl MetricComparison {
         [self.base, self.head]
             .iter()
             .flatten()
-            .any(|side| side.noise() > self.budget && side.max - side.min > self.floor)
+            .any(|side| side.noise() > self.budget && (side.max - side.min).abs() > self.floor)
     }
 }
 
@@ -177,8 +181,14 @@ struct NoFigures {
     own: bool,
 }
 
-/// Gather one side's figures for `metric` over its runs, or say why there are none to use.
-fn side_figures(runs: &[RunMetrics], metric: &str, side: &str) -> Result<SideFigures, NoFigures> {
+/// Gather one side's figures for `metric` over its runs, or say why there are none to use; its best run is
+/// the lowest, or the highest for a metric `better` higher.
+fn side_figures(
+    runs: &[RunMetrics],
+    metric: &str,
+    side: &str,
+    better: rho_stats::Better,
+) -> Result<SideFigures, NoFigures> {
     let own = |why: String| NoFigures { why, own: true };
     let mut values = Vec::with_capacity(runs.len());
     // A run that left the metric out on purpose (its verdict was settled) neither counts nor is missing.
@@ -204,12 +214,14 @@ fn side_figures(runs: &[RunMetrics], metric: &str, side: &str) -> Result<SideFig
             values.len(),
         )));
     }
-    // Figures are finite by construction (`figure_of`), so there is a minimum and a spread.
-    let min = rho_stats::min_of(values.iter().copied()).unwrap_or(0.0);
-    let max = values.iter().copied().fold(min, f64::max);
+    // Figures are finite by construction (`figure_of`), so there is a best and a worst.
+    let worse = match better {
+        rho_stats::Better::Lower => rho_stats::Better::Higher,
+        rho_stats::Better::Higher => rho_stats::Better::Lower,
+    };
     Ok(SideFigures {
-        min,
-        max,
+        min: better.best(values.iter().copied()).unwrap_or(0.0),
+        max: worse.best(values.iter().copied()).unwrap_or(0.0),
         runs: values.len(),
     })
 }
@@ -243,14 +255,21 @@ pub fn compare(
             .chain(head_runs)
             .map(|run| run.floor(name))
             .fold(0.0, f64::max);
-        let base = side_figures(base_runs, name, "base");
-        let head = side_figures(head_runs, name, "head");
+        // A rate says so in its runs (another harness's figures after a wire stream); all else is a cost.
+        let better = base_runs
+            .iter()
+            .chain(head_runs)
+            .map(|run| run.better(name))
+            .max_by_key(|better| *better == rho_stats::Better::Higher)
+            .unwrap_or(rho_stats::Better::Lower);
+        let base = side_figures(base_runs, name, "base", better);
+        let head = side_figures(head_runs, name, "head", better);
         let mut within_resolution = false;
         let mut undecided_side = None;
         let outcome = match (&base, &head) {
             // rho-judge's one decision, shared with the baseline comparison; an improvement is no concern
             // of the gate's.
-            (Ok(b), Ok(h)) => match judge_change(b.min, h.min, budget, floor) {
+            (Ok(b), Ok(h)) => match judge_change_toward(better, b.min, h.min, budget, floor) {
                 Change::Ok | Change::Improved => MetricOutcome::Ok,
                 Change::WithinResolution => {
                     within_resolution = true;
@@ -288,6 +307,7 @@ pub fn compare(
             base: base.ok(),
             head: head.ok(),
             budget,
+            better,
             outcome,
             undecided_side,
         });
@@ -333,6 +353,37 @@ mod tests {
             );
             assert_eq!(c.verdict, verdict, "head {head}");
         }
+    }
+
+    /// A rate (higher is better, marked by the runs) keeps each side's highest run, and its fall to half is
+    /// the regression; twice the rate passes.
+    #[test]
+    fn a_rate_keeps_each_sides_maximum_and_its_fall_regresses() {
+        let rate = |value: f64| {
+            let mut run = run(&[("BM_x.items_per_second", value)]);
+            run.set_better("BM_x.items_per_second", rho_stats::Better::Higher);
+            run
+        };
+        let base = [rate(98.0), rate(100.0), rate(95.0)];
+        let head = [rate(50.0), rate(45.0)];
+        let c = compare(&base, &head, &budgets(0.3));
+        assert_eq!(c.verdict, Verdict::Regressed);
+        let m = &c.metrics[0];
+        assert_eq!((m.base.unwrap().min, m.base.unwrap().max), (100.0, 95.0));
+        assert_eq!(m.change(), Some(-0.5));
+        assert_eq!(m.better, rho_stats::Better::Higher);
+        // Settled: head's best rate raised by the spread seen is still under the budget.
+        let settling = crate::adaptive::Settling {
+            runs_to_fail: 2,
+            base_runs: &base,
+            head_runs: &head,
+        };
+        assert!(settling.is_settled(m));
+        let c = compare(&base, &[rate(200.0), rate(150.0)], &budgets(0.3));
+        assert_eq!(c.verdict, Verdict::Ok);
+        // Within the budget on the rate's own terms: 100/s to 100/1.3 is a 30% slower item.
+        let c = compare(&base, &[rate(100.0 / 1.3 + 0.01)], &budgets(0.3));
+        assert_eq!(c.verdict, Verdict::Ok);
     }
 
     /// A noisy base does not make the head look faster or slower; minima are used.

@@ -4,7 +4,8 @@
 //!   (the run's per-iteration net median), `<bench>.stack` (bytes) and `<bench>.heap_peak` (bytes);
 //! - otherwise the last non-empty stdout line, one JSON object of metric name to number, so a benchmark in any language can be gated.
 //!
-//! Every metric is a cost: lower is better.
+//! Every metric is a cost, lower is better, except another harness's rates after a wire stream
+//! ([`rho_stats::EXTRA_LINE`]: `rho bench import --wire -` in the gate), which say they are higher is better.
 
 pub use crate::run_metrics::{Figure, MetricsError, RESOLUTION_STEPS, RunMetrics};
 
@@ -51,6 +52,8 @@ pub struct StdoutMetrics {
     /// A line starting with `@rho-bench` was seen.
     wire: bool,
     last_line: Vec<u8>,
+    /// After a wire stream: its `@rho-extra` lines (rho_stats::EXTRA_LINE), one a benchmark.
+    extra_lines: Vec<String>,
 }
 
 impl StdoutMetrics {
@@ -73,6 +76,10 @@ impl StdoutMetrics {
             self.wire_error = Some(error);
             self.parser = None;
         }
+        if let Some(json) = line.strip_prefix(rho_stats::EXTRA_LINE.as_bytes()) {
+            self.extra_lines
+                .push(String::from_utf8_lossy(json).into_owned());
+        }
         if !line.trim_ascii().is_empty() {
             self.last_line.clear();
             self.last_line.extend_from_slice(line);
@@ -89,10 +96,15 @@ impl StdoutMetrics {
     }
 
     /// The run's metrics: from the wire stream when there was one, else from the last non-empty line.
-    pub fn finish(self) -> Result<(MetricSource, RunMetrics), MetricsError> {
+    pub fn finish(mut self) -> Result<(MetricSource, RunMetrics), MetricsError> {
         if self.wire {
+            let extra_lines = std::mem::take(&mut self.extra_lines);
             let run = self.wire_run()?;
-            crate::wire_metrics::metrics_from_run(&run).map(|m| (MetricSource::Wire, m))
+            let mut metrics = crate::wire_metrics::metrics_from_run(&run)?;
+            for json in &extra_lines {
+                add_extra_metrics(json, &mut metrics)?;
+            }
+            Ok((MetricSource::Wire, metrics))
         } else {
             metrics_from_json_line(&String::from_utf8_lossy(&self.last_line))
                 .map(|m| (MetricSource::JsonLine, m))
@@ -109,6 +121,33 @@ impl StdoutMetrics {
             (None, None) => Err(MetricsError::NoBenchmarks),
         }
     }
+}
+
+/// The figures of a [`rho_stats::EXTRA_LINE`] after the stream (`rho bench import --wire -` for another
+/// harness's suite: its counters and rates) added to `metrics` under their names, each with its direction,
+/// exact (no floor). A figure that does not read (not a number of at least 0, or no direction) cannot be
+/// decided on, and says why; a line that is no JSON object is an error, never figures silently lost.
+fn add_extra_metrics(json: &str, metrics: &mut RunMetrics) -> Result<(), MetricsError> {
+    let figures: std::collections::BTreeMap<String, serde_json::Value> = serde_json::from_str(json)
+        .map_err(|error| {
+            MetricsError::Wire(format!(
+                "its {}line after @done is not a JSON object of figures ({error})",
+                rho_stats::EXTRA_LINE
+            ))
+        })?;
+    for (name, value) in figures {
+        match serde_json::from_value::<rho_stats::ExtraValue>(value.clone()) {
+            Ok(extra) if extra.value.is_finite() && extra.value >= 0.0 => {
+                metrics.insert(name.clone(), Figure::Value(extra.value));
+                metrics.set_better(&name, extra.better);
+            }
+            _ => {
+                let why = format!("{value} is not a figure of at least 0 with its direction");
+                metrics.insert(name, Figure::Unusable(why));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Who counts a gate's instructions.
@@ -241,6 +280,43 @@ fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `rho bench import --wire -`'s stream with its extra figures on the line after `@done`: the stream's
+    /// metrics, and each figure with its direction; one that does not read is undecided, not dropped.
+    #[test]
+    fn the_extra_figures_after_a_stream_are_metrics_with_their_direction() {
+        let stream = "@rho-bench 6\n@target host arch=x86_64 optimized=1\n\
+                      @clock time gbench unit=ns hz=1000000000 resolution=1\n\
+                      @config iterations=3000 warmup=0 time_cap_ms=0 stack_bytes=0\n\
+                      @bench BM_x\n:1000\n:1100\n:1200\n@stack off\n@heap off\n\
+                      @end BM_x iterations=3000 warmup=0 capped=0 unit=iter per_iteration=1 batch=1000\n\
+                      @done benchmarks=1 dropped=0\n";
+        let extra = "@rho-extra {\"BM_x.items_per_second\": {\"value\": 5e8, \"better\": \"higher\"}, \
+                     \"BM_x.elements\": {\"value\": 64, \"better\": \"lower\"}, \"BM_x.odd\": 3}\n";
+        let (source, metrics) = metrics_from_stdout(&format!("{stream}{extra}")).unwrap();
+        assert_eq!(source, MetricSource::Wire);
+        assert_eq!(metrics["BM_x.ns"], Figure::Value(1.1));
+        assert_eq!(metrics["BM_x.items_per_second"], Figure::Value(5e8));
+        assert_eq!(
+            metrics.better("BM_x.items_per_second"),
+            rho_stats::Better::Higher
+        );
+        assert_eq!(metrics.better("BM_x.elements"), rho_stats::Better::Lower);
+        assert!(matches!(metrics["BM_x.odd"], Figure::Unusable(_)));
+        // Without the line, the stream's metrics alone.
+        let (_, alone) = metrics_from_stdout(stream).unwrap();
+        assert!(alone.get("BM_x.items_per_second").is_none());
+        // One line a benchmark, each read; a torn one is an error, not figures silently lost.
+        let two = "@rho-extra {\"BM_x.a\": {\"value\": 1, \"better\": \"lower\"}}\n\
+                   @rho-extra {\"BM_x.b\": {\"value\": 2, \"better\": \"higher\"}}\n";
+        let (_, both) = metrics_from_stdout(&format!("{stream}{two}")).unwrap();
+        assert_eq!(
+            (&both["BM_x.a"], &both["BM_x.b"]),
+            (&Figure::Value(1.0), &Figure::Value(2.0))
+        );
+        let torn = metrics_from_stdout(&format!("{stream}@rho-extra {{\"BM_x.a\": {{\"val\n"));
+        assert!(matches!(torn, Err(MetricsError::Wire(_))), "{torn:?}");
+    }
 
     #[test]
     fn the_last_line_is_the_json_object() {

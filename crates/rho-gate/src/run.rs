@@ -478,6 +478,10 @@ fn merge_metrics(into: &mut RunMetrics, mut job_metrics: RunMetrics, what: &str)
     for (name, floor) in floors {
         into.set_floor(&name, floor);
     }
+    // Another harness's rates stay rates in the run's metrics.
+    for name in job_metrics.keys() {
+        into.set_better(name, job_metrics.better(name));
+    }
     let spreads: Vec<(String, f64)> = job_metrics
         .keys()
         .filter_map(|name| Some((name.clone(), job_metrics.within_run(name)?)))

@@ -28,6 +28,9 @@ pub struct RunMetrics {
     /// Metrics this run did not measure on purpose: their verdict was settled before it (adaptive runs), so
     /// their absence from it is no missing figure.
     left_out: std::collections::BTreeSet<String>,
+    /// Metrics higher is better for (another harness's rates, `items_per_second`): each side's best run is
+    /// its highest, and a fall is the regression. Every other metric is a cost.
+    higher_is_better: std::collections::BTreeSet<String>,
 }
 
 /// How many steps of its clock a net figure may move and still be no measurable change: rho-judge's one
@@ -94,6 +97,22 @@ impl RunMetrics {
     /// Every benchmark's functions, taken out.
     pub fn take_functions(&mut self) -> BTreeMap<String, rho_profile::Functions> {
         std::mem::take(&mut self.functions)
+    }
+
+    /// Which way `name` is better: higher for a metric marked so ([`RunMetrics::set_better`]), else lower.
+    pub fn better(&self, name: &str) -> rho_stats::Better {
+        match self.higher_is_better.contains(name) {
+            true => rho_stats::Better::Higher,
+            false => rho_stats::Better::Lower,
+        }
+    }
+
+    /// Mark which way `name` is better (see [`RunMetrics::better`]).
+    pub fn set_better(&mut self, name: &str, better: rho_stats::Better) {
+        match better {
+            rho_stats::Better::Higher => self.higher_is_better.insert(name.to_owned()),
+            rho_stats::Better::Lower => self.higher_is_better.remove(name),
+        };
     }
 
     /// Set the floor of `name` (see [`RunMetrics::floor`]).

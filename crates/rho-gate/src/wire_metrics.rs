@@ -124,6 +124,8 @@ fn measured_in_run(run: &rho_wire::Run, metric: Metric) -> bool {
             .any(|b| b.heap.is_some()),
         // Figures of the image, not of the run: a stopped run does not touch them.
         Metric::CodeBytes | Metric::StaticStackBytes => false,
+        // A stream carries no CPU clock: another harness's CPU time comes on its `@rho-extra` line.
+        Metric::CpuNs => false,
     }
 }
 

@@ -153,6 +153,17 @@ fn quartiles_of(parts: &[(&str, &rho_stats::RunSummary)]) -> BTreeMap<String, Qu
         .collect()
 }
 
+/// `section` without what baseline version 4 added for another harness's suites (its `extra` figures and
+/// its CPU time, `cpu_ns`): a `rho-bench-history-record/2` keeps the shape every rho that reads one reads.
+fn without_extra(section: &TargetBaseline) -> TargetBaseline {
+    let mut section = section.clone();
+    for bench in &mut section.benchmarks {
+        bench.extra.clear();
+        bench.cpu_ns = None;
+    }
+    section
+}
+
 impl Record {
     /// One record per measure `sections` holds.
     pub fn from_sections(sections: &TargetSections, origin: &Origin) -> Vec<Record> {
@@ -166,7 +177,7 @@ impl Record {
             machine: origin.machine.clone(),
             measure,
             rho_version: origin.rho_version.clone(),
-            section: section.clone(),
+            section: without_extra(section),
             quartiles: BTreeMap::new(),
         };
         let mut records = Vec::new();

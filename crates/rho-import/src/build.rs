@@ -15,8 +15,8 @@ pub const IMPORT_BATCH: u64 = 1000;
 
 /// The run of `benchmarks`, as `format` reported them in `what` (the files, for errors): one time clock,
 /// each sample `round(ns per iteration * IMPORT_BATCH)`, no warm-up, no overhead (the harness took its own
-/// off), the stack and heap not measured; then rho's statistics ([`RunSummary::of`]) and the extra figures'
-/// medians.
+/// off), the stack and heap not measured; then rho's statistics ([`RunSummary::of`]) and what the report
+/// says besides ([`complete`]).
 pub fn build(
     format: Format,
     what: &str,
@@ -28,25 +28,127 @@ pub fn build(
         benchmark: stats_benchmark(&source),
         source,
     })?;
-    summary.imported = Some(format.name().to_owned());
-    for (bench, sampled) in summary.benchmarks.iter_mut().zip(&benchmarks) {
-        bench.stats_only = sampled.stats_only;
-        bench.extra = sampled
-            .extra
-            .iter()
-            .map(|e| ExtraMetric {
-                name: e.name.clone(),
-                unit: e.unit.clone(),
-                value: median_of(&e.values),
-                better: e.better,
-            })
-            .collect();
-    }
+    complete(&mut summary, format, &[benchmarks]);
     Ok(summary)
 }
 
+/// Lays on `summary` (the run, or the folded runs, of `reports`: one report's benchmarks per run of the
+/// harness) what a wire stream cannot carry: the harness's name, whether its times are statistics only, the
+/// iterations the harness really ran, and its extra figures. Each extra figure is the median over one
+/// run's samples; over several runs the best run's, the lowest for a figure lower is better and the highest
+/// for one higher is better, as [`rho_stats::best_of`] folds times. The iterations are the fewest any run
+/// did, as `best_of` keeps them; 0 when a report does not say. The one way both `rho bench import` and
+/// another harness's suite get these figures.
+pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled>]) {
+    summary.imported = Some(format.name().to_owned());
+    for bench in &mut summary.benchmarks {
+        let runs: Vec<&Sampled> = reports
+            .iter()
+            .filter_map(|report| report.iter().find(|s| s.name == bench.name))
+            .collect();
+        bench.stats_only = runs.iter().any(|s| s.stats_only);
+        let iterations: Option<Vec<u64>> = runs.iter().map(|s| s.iterations).collect();
+        bench.iterations = iterations.and_then(rho_stats::min_of).unwrap_or(0);
+        bench.extra = folded_extras(&runs);
+        bench.cpu = cpu_figures(format, &runs);
+    }
+}
+
+/// A benchmark's CPU-time figures, for a harness that reports CPU time beside the wall clock (Google
+/// Benchmark's `cpu_time`): rho's statistics over each run's CPU samples as over its times (the same
+/// batch of [`IMPORT_BATCH`]), on a clock named `cpu_time`; over several runs the one of the lowest median,
+/// as [`rho_stats::best_of`] keeps a clock's. `None` when a run has none.
+fn cpu_figures(format: Format, runs: &[&Sampled]) -> Option<rho_stats::ClockFigures> {
+    let each: Option<Vec<rho_stats::ClockFigures>> = runs
+        .iter()
+        .map(|sampled| {
+            let cpu = Sampled {
+                name: sampled.name.clone(),
+                times_ns: sampled.cpu_ns.clone(),
+                ..Sampled::default()
+            };
+            let mut summary = RunSummary::of(&run_with(format, &[cpu])).ok()?;
+            let mut figures = summary.benchmarks.pop()?.time?;
+            figures.clock.name = "cpu_time".to_owned();
+            Some(figures)
+        })
+        .collect();
+    each?
+        .into_iter()
+        .min_by(|a, b| a.per_iteration.median.total_cmp(&b.per_iteration.median))
+}
+
+/// The [`rho_stats::EXTRA_LINE`]s of `run` (the wire stream of `benchmarks`, its names made wire names, in the
+/// same order), one a benchmark that has any: its judged extra figures as [`complete`] gives them, named
+/// `WIRE_NAME.FIGURE`, with their direction, and its CPU time's median as `WIRE_NAME.cpu_ns`; empty when
+/// no benchmark has any.
+pub(crate) fn extra_line(run: &Run, benchmarks: &[Sampled]) -> String {
+    let mut lines = String::new();
+    for (wire, sampled) in run.benchmarks.iter().zip(benchmarks) {
+        let mut figures = serde_json::Map::new();
+        let mut judged: Vec<(String, rho_stats::ExtraValue)> = folded_extras(&[sampled])
+            .into_iter()
+            .filter(|e| e.judged)
+            .map(|e| {
+                (
+                    e.name,
+                    rho_stats::ExtraValue {
+                        value: e.value,
+                        better: e.better,
+                    },
+                )
+            })
+            .collect();
+        // A second clock a stream cannot carry: the gate's `BENCH.cpu_ns` (rho_stats::Metric::CpuNs).
+        if !sampled.cpu_ns.is_empty() {
+            let median = rho_stats::ExtraValue {
+                value: median_of(&sampled.cpu_ns),
+                better: rho_stats::Better::Lower,
+            };
+            judged.push((rho_stats::Metric::CpuNs.gate_name().to_owned(), median));
+        }
+        for (name, value) in judged {
+            if let Ok(value) = serde_json::to_value(value) {
+                figures.insert(format!("{}.{name}", wire.name), value);
+            }
+        }
+        // One line a benchmark: a suite of many stays far under the gate's longest line (64 kB).
+        if !figures.is_empty() {
+            let figures = serde_json::Value::Object(figures);
+            lines.push_str(&format!("{}{figures}\n", rho_stats::EXTRA_LINE));
+        }
+    }
+    lines
+}
+
+/// Each extra figure of `runs` (in the order the first run that has it gives them): the median of each
+/// run's values, the best of those.
+fn folded_extras(runs: &[&Sampled]) -> Vec<ExtraMetric> {
+    let mut folded: Vec<ExtraMetric> = Vec::new();
+    for extra in runs.iter().flat_map(|s| &s.extra) {
+        if extra.values.is_empty() {
+            continue;
+        }
+        let value = median_of(&extra.values);
+        match folded.iter_mut().find(|f| f.name == extra.name) {
+            Some(kept) => {
+                kept.value = kept.better.best([kept.value, value]).unwrap_or(kept.value);
+            }
+            None => folded.push(ExtraMetric {
+                name: extra.name.clone(),
+                unit: extra.unit.clone(),
+                value,
+                better: extra.better,
+                judged: extra.judged,
+            }),
+        }
+    }
+    folded
+}
+
 /// The run a wire stream of `benchmarks` would have been (see [`build`]): what rho's engine folds, best of
-/// N, when it runs another harness's suite itself. The extra figures are not in it.
+/// N, when it runs another harness's suite itself. What a stream cannot carry (the extra figures, the
+/// harness's iteration counts) [`complete`] lays on the run's summary.
 pub fn run_of(format: Format, what: &str, benchmarks: &[Sampled]) -> Result<Run, ImportError> {
     if benchmarks.is_empty() {
         return Err(ImportError::Empty {
@@ -54,8 +156,14 @@ pub fn run_of(format: Format, what: &str, benchmarks: &[Sampled]) -> Result<Run,
             what: format!("no {} benchmark with figures", format.name()),
         });
     }
+    Ok(run_with(format, benchmarks))
+}
+
+/// The run of `benchmarks` (see [`run_of`]), none or more: another harness's suite whose filter picked
+/// none of its benchmarks runs none, as a harness's own suite does.
+pub fn run_with(format: Format, benchmarks: &[Sampled]) -> Run {
     let wire: Vec<Benchmark> = benchmarks.iter().map(wire_benchmark).collect();
-    Ok(Run {
+    Run {
         version: WIRE_VERSION,
         target: Target {
             name: "host".to_owned(),
@@ -82,7 +190,7 @@ pub fn run_of(format: Format, what: &str, benchmarks: &[Sampled]) -> Result<Run,
         benchmarks: wire,
         dropped: 0,
         noise_lines: 0,
-    })
+    }
 }
 
 /// Makes `run`'s names ones a wire stream can carry (1 to 63 of `[A-Za-z0-9_.:+-]`, docs/wire-format.md), for
@@ -160,6 +268,7 @@ fn stats_benchmark(error: &rho_stats::StatsError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rho_stats::Better;
 
     #[test]
     fn fractions_of_a_nanosecond_survive_as_the_per_iteration_median() {
@@ -209,5 +318,65 @@ mod tests {
             error.contains("go.txt") && error.contains("hollow"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_suites_runs_keep_each_extra_figure_at_its_best_and_the_fewest_iterations() {
+        let run = |rate: f64, bytes: f64, iterations: u64| {
+            let mut sampled = Sampled {
+                name: "BM_x".into(),
+                ..Sampled::default()
+            };
+            for _ in 0..3 {
+                sampled.push_sample(10.0, Some(iterations));
+                sampled.push_extra("items_per_second", "items/s", Better::Higher, rate);
+                sampled.push_extra("B/op", "B/op", Better::Lower, bytes);
+            }
+            vec![sampled]
+        };
+        let reports = [
+            run(100.0, 64.0, 400),
+            run(250.0, 32.0, 300),
+            run(90.0, 48.0, 500),
+        ];
+        let runs: Vec<Run> = reports
+            .iter()
+            .map(|r| run_with(Format::Gbench, r))
+            .collect();
+        let summaries: Vec<RunSummary> = runs.iter().map(|r| RunSummary::of(r).unwrap()).collect();
+        let mut summary = rho_stats::best_of(&summaries).unwrap();
+        complete(&mut summary, Format::Gbench, &reports);
+        let bench = &summary.benchmarks[0];
+        let value = |name: &str| bench.extra.iter().find(|e| e.name == name).unwrap().value;
+        // A rate's best run is its highest, a cost's its lowest: a rate that fell is not hidden.
+        assert_eq!(value("items_per_second"), 250.0);
+        assert_eq!(value("B/op"), 32.0);
+        assert_eq!(
+            bench.iterations, 900,
+            "3 samples of 300, the fewest any run did"
+        );
+        assert_eq!(summary.imported.as_deref(), Some("gbench"));
+    }
+
+    #[test]
+    fn the_extra_figures_follow_the_stream_on_one_line_a_wire_reader_skips() {
+        let mut sampled = Sampled {
+            name: "BM_sum/64".into(),
+            ..Sampled::default()
+        };
+        for (ns, rate) in [(10.0, 300.0), (11.0, 100.0), (12.0, 200.0)] {
+            sampled.push_sample(ns, Some(1));
+            sampled.push_extra("items_per_second", "items/s", Better::Higher, rate);
+        }
+        let benchmarks = [sampled];
+        let mut run = run_of(Format::Gbench, "x", &benchmarks).unwrap();
+        wire_names(&mut run);
+        let line = extra_line(&run, &benchmarks);
+        assert_eq!(
+            line,
+            "@rho-extra {\"BM_sum/64.items_per_second\":{\"better\":\"higher\",\"value\":200.0}}\n"
+        );
+        let text = rho_wire::run_to_string(&run).unwrap() + &line;
+        assert_eq!(rho_wire::parse_str(&text).unwrap(), run);
     }
 }

@@ -80,7 +80,8 @@ fn benchmark(new: &Path) -> Result<Sampled, ImportError> {
         let time = time.as_f64().filter(|t| t.is_finite() && *t >= 0.0);
         let time =
             time.ok_or_else(|| bad_entry(&file, "times", index, "nanoseconds, at least 0"))?;
-        bench.times_ns.push(time / count);
+        // criterion's counts are whole numbers written as floats (`10.0`).
+        bench.push_sample(time / count, Some(count as u64));
     }
     Ok(bench)
 }

@@ -88,8 +88,8 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
             }
         };
         let bench = &mut report.benchmarks[at];
-        bench.times_ns.push(sample.real_ns);
-        bench.push_extra("cpu_time", "ns", Better::Lower, sample.cpu_ns);
+        bench.push_sample(sample.real_ns, sample.iterations);
+        bench.cpu_ns.push(sample.cpu_ns);
         for (name, unit, better, value) in sample.others {
             bench.push_extra(&name, unit, better, value);
         }
@@ -103,6 +103,8 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
 /// One repetition's figures.
 struct Repetition {
     real_ns: f64,
+    /// The repetition's `iterations`, when it is a whole number.
+    iterations: Option<u64>,
     cpu_ns: f64,
     /// Rates and user counters: name, unit, which way is better, value.
     others: Vec<(String, &'static str, Better, f64)>,
@@ -122,10 +124,12 @@ fn repetition(
     })?;
     let real_ns = number(entry, "real_time", file, place)? * scale;
     let cpu_ns = number(entry, "cpu_time", file, place)? * scale;
+    let iterations = entry.get("iterations").and_then(|i| i.as_u64());
     let mut others = Vec::new();
     let Some(object) = entry.as_object() else {
         return Ok(Repetition {
             real_ns,
+            iterations,
             cpu_ns,
             others,
         });
@@ -145,6 +149,7 @@ fn repetition(
     }
     Ok(Repetition {
         real_ns,
+        iterations,
         cpu_ns,
         others,
     })
@@ -167,6 +172,8 @@ mod tests {
         let names: Vec<&str> = report.benchmarks.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(names, ["BM_sum/64", "BM_sum/1024"]);
         assert_eq!(report.benchmarks[0].times_ns.len(), 3);
+        // What Google Benchmark ran: three repetitions of 623447 iterations.
+        assert_eq!(report.benchmarks[0].iterations, Some(3 * 623447));
         let summary = build(Format::Gbench, "gbench.json", report.benchmarks).unwrap();
         // The report's own BM_sum/64_median aggregate: 141.70133788612395 ns (3 repetitions: the middle one).
         let median = summary.benchmarks[0]
@@ -178,7 +185,11 @@ mod tests {
         assert!((median - 141.701).abs() < 0.001, "{median}");
         let extra = &summary.benchmarks[0].extra;
         let find = |name: &str| extra.iter().find(|e| e.name == name).unwrap();
-        assert!((find("cpu_time").value - 22.24684054939715).abs() < 1e-9);
+        // Its second clock: the report's BM_sum/64_median cpu_time, 22.24684054939715 ns, to 1/1000 ns.
+        let cpu = summary.benchmarks[0].cpu.as_ref().unwrap();
+        assert!((cpu.per_iteration.median - 22.247).abs() < 1e-9, "{cpu:?}");
+        assert_eq!(cpu.clock.name, "cpu_time");
+        assert!(extra.iter().all(|e| e.name != "cpu_time"));
         assert_eq!(find("bytes_per_second").unit, "B/s");
         assert_eq!(find("bytes_per_second").better, Better::Higher);
         assert_eq!(find("items_per_second").value, 2876812995.4405727);

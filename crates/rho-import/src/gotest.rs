@@ -50,7 +50,7 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
             }
         };
         let bench = &mut report.benchmarks[at];
-        bench.times_ns.push(result.ns_per_op);
+        bench.push_sample(result.ns_per_op, Some(result.count));
         for (unit, value) in result.others {
             let better = if unit.ends_with("/s") {
                 Better::Higher
@@ -76,6 +76,8 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
 /// One result line's figures.
 struct ResultLine {
     name: String,
+    /// The iteration count `N` the line's figures are over.
+    count: u64,
     ns_per_op: f64,
     /// Every other `VALUE UNIT` pair, unit first.
     others: Vec<(String, f64)>,
@@ -88,9 +90,13 @@ fn result_line(line: &str, file: &str, number: usize) -> Result<Option<ResultLin
     let (Some(name), Some(count)) = (words.next(), words.next()) else {
         return Ok(None);
     };
-    if !name.starts_with("Benchmark") || count.parse::<u64>().is_err() {
+    let Some(count) = count
+        .parse::<u64>()
+        .ok()
+        .filter(|_| name.starts_with("Benchmark"))
+    else {
         return Ok(None);
-    }
+    };
     let bad = |message: String| ImportError::Line {
         file: file.to_owned(),
         line: number,
@@ -124,6 +130,7 @@ fn result_line(line: &str, file: &str, number: usize) -> Result<Option<ResultLin
     let ns_per_op = ns_per_op.ok_or_else(|| bad(format!("{name}: no ns/op figure")))?;
     Ok(Some(ResultLine {
         name: without_procs(name),
+        count,
         ns_per_op,
         others,
     }))

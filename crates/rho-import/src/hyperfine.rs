@@ -48,7 +48,7 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
         for (run, time) in times.iter().enumerate() {
             match time.as_f64() {
                 Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
-                    bench.times_ns.push(seconds * 1e9)
+                    bench.push_sample(seconds * 1e9, Some(1))
                 }
                 _ => {
                     return Err(ImportError::Field {
@@ -65,6 +65,11 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
                 let seconds = number(result, key, file, &place)?;
                 bench.push_extra(key, "ns", Better::Lower, seconds * 1e9);
             }
+        }
+        // Means over hyperfine's runs, no figure per run: nothing to fold or judge, shown only (an unchanged
+        // `sleep` gave 231 and 432 microseconds of system time on two sides of a gate).
+        for extra in &mut bench.extra {
+            extra.judged = false;
         }
         report.benchmarks.push(bench);
     }
@@ -86,6 +91,12 @@ mod tests {
         let report = parse(REPORT, "h.json").unwrap();
         let names: Vec<&str> = report.benchmarks.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(names, ["sleep 0.01", "sleep 0.02"]);
+        // user and system are hyperfine's means, not per run: shown, never judged, never on the gate's line.
+        let extra = &report.benchmarks[0].extra;
+        assert_eq!(extra.len(), 2);
+        assert!(extra.iter().all(|e| !e.judged));
+        let run = crate::build::run_of(Format::Hyperfine, "h.json", &report.benchmarks).unwrap();
+        assert_eq!(crate::build::extra_line(&run, &report.benchmarks), "");
         let document = parse_json(REPORT, "h.json").unwrap();
         let summary = build(Format::Hyperfine, "h.json", report.benchmarks).unwrap();
         for (bench, result) in summary

@@ -39,7 +39,7 @@ mod report;
 
 use std::path::Path;
 
-pub use build::{IMPORT_BATCH, build, run_of, wire_names};
+pub use build::{IMPORT_BATCH, build, complete, run_of, run_with, wire_names};
 pub use error::ImportError;
 pub use format::Format;
 pub use report::{ExtraSamples, Failed, Report, Sampled};
@@ -87,8 +87,9 @@ pub fn import(format: Format, files: &[&Path]) -> Result<Imported, ImportError> 
 }
 
 /// The reports' run as a wire stream (`rho bench import --wire -`, what the gate reads for another
-/// harness's suite): [`run_of`] with its names made wire names ([`wire_names`]). A benchmark the harness
-/// reported as failed is an error naming it.
+/// harness's suite): [`run_of`] with its names made wire names ([`wire_names`]), then after its `@done` the
+/// extra figures a stream cannot carry, one [`rho_stats::EXTRA_LINE`] (none without any). A benchmark the
+/// harness reported as failed is an error naming it.
 pub fn wire_stream(format: Format, files: &[&Path]) -> Result<String, ImportError> {
     let mut benchmarks = Vec::new();
     for file in files {
@@ -109,10 +110,12 @@ pub fn wire_stream(format: Format, files: &[&Path]) -> Result<String, ImportErro
         .join(" ");
     let mut run = run_of(format, &what, &benchmarks)?;
     wire_names(&mut run);
-    rho_wire::run_to_string(&run).map_err(|error| ImportError::Wire {
+    let mut text = rho_wire::run_to_string(&run).map_err(|error| ImportError::Wire {
         what,
         message: error.to_string(),
-    })
+    })?;
+    text.push_str(&build::extra_line(&run, &benchmarks));
+    Ok(text)
 }
 
 /// Reads one report of `format`.

@@ -37,6 +37,8 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
             name: name.to_owned(),
             ..Sampled::default()
         };
+        // Iterations per round (pytest-benchmark's calibration; 1 for most benchmarks).
+        let per_round = stats.get("iterations").and_then(|i| i.as_u64());
         match stats.get("data") {
             Some(_) => {
                 let data = array(stats, "data", file, &stats_place, "a list of seconds")?;
@@ -48,7 +50,7 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
                         expected: "seconds, a number of at least 0".to_owned(),
                         found: value.to_string(),
                     })?;
-                    bench.times_ns.push(seconds * 1e9);
+                    bench.push_sample(seconds * 1e9, per_round);
                 }
             }
             None => {
@@ -58,6 +60,8 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
                         .push(number(stats, key, file, &stats_place)? * 1e9);
                 }
                 bench.stats_only = true;
+                let rounds = stats.get("rounds").and_then(|r| r.as_u64());
+                bench.iterations = rounds.zip(per_round).map(|(r, i)| r.saturating_mul(i));
             }
         }
         report.benchmarks.push(bench);

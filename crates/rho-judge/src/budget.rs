@@ -7,6 +7,7 @@
 //! | --- | --- | --- |
 //! | [`BudgetMetric::Cycles`] | net median cycles (or ticks) per iteration | `max_cycles_per_iteration` |
 //! | [`BudgetMetric::NsPerIteration`] | net median ns per iteration | `max_ns_per_iteration` |
+//! | [`BudgetMetric::CpuNsPerIteration`] | median CPU-time ns per iteration (another harness's) | `max_cpu_ns_per_iteration` |
 //! | [`BudgetMetric::NsPerOp`] | net median ns per iteration / `per_iteration` | `max_ns_per_op` |
 //! | [`BudgetMetric::StackBytes`] | stack high-water mark | `max_stack_bytes` |
 //! | [`BudgetMetric::HeapPeakBytes`] | heap peak | `max_heap_bytes` |
@@ -42,6 +43,8 @@ pub enum BudgetMetric {
     Cycles,
     /// Net median nanoseconds per measured iteration.
     NsPerIteration,
+    /// Median CPU-time nanoseconds per iteration (Google Benchmark's `cpu_time`).
+    CpuNsPerIteration,
     /// Net median nanoseconds per iteration divided by the ops one iteration does.
     NsPerOp,
     /// Stack high-water mark in bytes.
@@ -58,7 +61,7 @@ pub enum BudgetMetric {
 
 impl BudgetMetric {
     /// In report order.
-    pub const ALL: [BudgetMetric; 8] = [
+    pub const ALL: [BudgetMetric; 9] = [
         BudgetMetric::Cycles,
         BudgetMetric::NsPerIteration,
         BudgetMetric::NsPerOp,
@@ -67,6 +70,8 @@ impl BudgetMetric {
         BudgetMetric::Instructions,
         BudgetMetric::CodeBytes,
         BudgetMetric::StaticStackBytes,
+        // Last: a harness's second clock, which only another harness's suites have.
+        BudgetMetric::CpuNsPerIteration,
     ];
 
     /// A short label for reports: `cycles/iter`, `ns/iter`, `ns/op`, `stack B`, `heap peak B`.
@@ -74,6 +79,7 @@ impl BudgetMetric {
         match self {
             BudgetMetric::Cycles => "cycles/iter",
             BudgetMetric::NsPerIteration => "ns/iter",
+            BudgetMetric::CpuNsPerIteration => "cpu ns/iter",
             BudgetMetric::NsPerOp => "ns/op",
             BudgetMetric::StackBytes => "stack B",
             BudgetMetric::HeapPeakBytes => "heap peak B",
@@ -88,6 +94,7 @@ impl BudgetMetric {
         match self {
             BudgetMetric::Cycles => "max_cycles_per_iteration",
             BudgetMetric::NsPerIteration => "max_ns_per_iteration",
+            BudgetMetric::CpuNsPerIteration => "max_cpu_ns_per_iteration",
             BudgetMetric::NsPerOp => "max_ns_per_op",
             BudgetMetric::StackBytes => "max_stack_bytes",
             BudgetMetric::HeapPeakBytes => "max_heap_bytes",
@@ -103,6 +110,7 @@ impl BudgetMetric {
         match self {
             BudgetMetric::Cycles => budgets.max_cycles_per_iteration,
             BudgetMetric::NsPerIteration => budgets.max_ns_per_iteration,
+            BudgetMetric::CpuNsPerIteration => budgets.max_cpu_ns_per_iteration,
             BudgetMetric::NsPerOp => budgets.max_ns_per_op,
             BudgetMetric::StackBytes => budgets.max_stack_bytes.map(|b| b as f64),
             BudgetMetric::HeapPeakBytes => budgets.max_heap_bytes.map(|b| b as f64),
@@ -126,6 +134,10 @@ impl BudgetMetric {
             BudgetMetric::NsPerIteration => match &bench.time {
                 Some(f) => Figure::Value(f.per_iteration.median),
                 None => Figure::Unmeasured(Unmeasured::NoTime),
+            },
+            BudgetMetric::CpuNsPerIteration => match &bench.cpu {
+                Some(f) => Figure::Value(f.per_iteration.median),
+                None => Figure::Unmeasured(Unmeasured::NoCpuTime),
             },
             BudgetMetric::NsPerOp => match (&bench.time, bench.ns_per_op) {
                 (_, Some(ns)) => Figure::Value(ns),
@@ -177,6 +189,7 @@ impl BudgetMetric {
         match self {
             BudgetMetric::Cycles => below(bench.cycles.as_ref()),
             BudgetMetric::NsPerIteration => below(bench.time.as_ref()),
+            BudgetMetric::CpuNsPerIteration => below(bench.cpu.as_ref()),
             BudgetMetric::NsPerOp => below(bench.rate_figures()),
             BudgetMetric::StackBytes | BudgetMetric::CodeBytes | BudgetMetric::StaticStackBytes => {
                 None
@@ -210,6 +223,7 @@ impl fmt::Display for BudgetMetric {
         f.write_str(match self {
             BudgetMetric::Cycles => "cycles per iteration",
             BudgetMetric::NsPerIteration => "ns per iteration",
+            BudgetMetric::CpuNsPerIteration => "cpu ns per iteration",
             BudgetMetric::NsPerOp => "ns per op",
             BudgetMetric::StackBytes => "stack bytes",
             BudgetMetric::HeapPeakBytes => "heap peak bytes",
@@ -237,6 +251,8 @@ pub enum Unmeasured {
     NoTime,
     /// The benchmark does 0 ops per iteration, so it has no time per op.
     NoOps,
+    /// The run has no CPU time: only another harness that measures it (Google Benchmark) reports one.
+    NoCpuTime,
     /// The run counted no instructions (measured time only, or no counter on this target).
     NoInstructions,
     /// The benchmark freed more bytes than were live (`free_errors` times): its heap figures cannot be trusted.
@@ -274,6 +290,9 @@ impl fmt::Display for Unmeasured {
                 "time not measured (no time clock, and no cycle clock of known frequency)"
             }
             Unmeasured::NoOps => "no time per op (the benchmark does 0 ops per iteration)",
+            Unmeasured::NoCpuTime => {
+                "cpu time not measured (only a harness that measures it, Google Benchmark, reports one)"
+            }
             Unmeasured::NoInstructions => {
                 "instructions not counted (run with --measure instructions, or bench.measure)"
             }
@@ -846,6 +865,7 @@ mod tests {
             // 10 of overhead on each clock: the judged figure is the net one.
             cycles: Some(figures(ClockRole::Cycles, cycles + 10, 10)),
             time: Some(figures(ClockRole::Time, ns + 10, 10)),
+            cpu: None,
             stack,
             heap: Some(HeapFigures {
                 peak: heap,
@@ -894,6 +914,7 @@ mod tests {
         Budgets {
             max_cycles_per_iteration: Some(cycles),
             max_ns_per_iteration: Some(ns),
+            max_cpu_ns_per_iteration: None,
             max_ns_per_op: Some(ns_op),
             max_stack_bytes: Some(stack),
             max_heap_bytes: Some(heap),
@@ -918,10 +939,39 @@ mod tests {
                     BudgetMetric::Instructions
                         | BudgetMetric::CodeBytes
                         | BudgetMetric::StaticStackBytes
+                        | BudgetMetric::CpuNsPerIteration
                 )
             })
             .map(|c| c.verdict)
             .collect()
+    }
+
+    /// `max_cpu_ns_per_iteration` holds another harness's CPU time (Google Benchmark's), inclusive, and
+    /// cannot be judged on a run without one.
+    #[test]
+    fn a_cpu_time_budget_holds_the_cpu_clocks_median() {
+        let budget = |limit: f64| {
+            move |_: &str| Budgets {
+                max_cpu_ns_per_iteration: Some(limit),
+                ..Budgets::default()
+            }
+        };
+        let verdict = |bench: &BenchSummary, limit: f64| {
+            let judgement = Judgement::of(&run(true, vec![bench.clone()]), budget(limit), 1.0);
+            let check = judgement.benchmarks[0]
+                .checks
+                .iter()
+                .find(|c| c.metric == BudgetMetric::CpuNsPerIteration)
+                .cloned()
+                .unwrap();
+            check.verdict
+        };
+        let mut timed = bench("b", 100, 640, 64, StackMark::Bytes(300), 64);
+        assert_eq!(verdict(&timed, 500.0), Verdict::Unmeasured);
+        // 400 ns of CPU time per iteration (the harness took no overhead off).
+        timed.cpu = Some(figures(ClockRole::Time, 400, 0));
+        assert_eq!(verdict(&timed, 400.0), Verdict::Ok);
+        assert_eq!(verdict(&timed, 399.0), Verdict::Over);
     }
 
     #[test]

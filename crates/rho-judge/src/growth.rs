@@ -81,6 +81,7 @@ pub fn metric_label(metric: Metric) -> &'static str {
     match metric {
         Metric::Cycles => "cycles",
         Metric::TimeNs => "time",
+        Metric::CpuNs => "cpu time",
         Metric::StackBytes => "stack",
         Metric::HeapPeakBytes => "heap peak",
         Metric::Instructions => "instructions",

@@ -92,6 +92,25 @@ pub fn judge_change(base: f64, head: f64, fraction: f64, floor: f64) -> Change {
     }
 }
 
+/// [`judge_change`] for a figure of either direction. A figure lower is better (a cost) is judged as it is;
+/// one higher is better (a rate: items per second, MB/s) as its reciprocal, the cost of one unit, so a rate
+/// that falls to half is a regression exactly as a time that doubles is, and its limit means the same
+/// (`fraction` 0.10: a rate may fall to `base / 1.1`). A rate that falls to 0 is regressed; a rate of 0
+/// that rises is improved; the floor is in the reciprocal's unit, so a rate is given none (0).
+pub fn judge_change_toward(
+    better: rho_stats::Better,
+    base: f64,
+    head: f64,
+    fraction: f64,
+    floor: f64,
+) -> Change {
+    match better {
+        rho_stats::Better::Lower => judge_change(base, head, fraction, floor),
+        // 1/0 is +inf: a rate of 0 is an infinite cost, compared like any (and a NaN stays regressed).
+        rho_stats::Better::Higher => judge_change(1.0 / base, 1.0 / head, fraction, 0.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +169,23 @@ mod tests {
     fn a_nan_is_not_a_pass() {
         assert!(regressed(f64::NAN, 1.0, 0.3));
         assert!(regressed(1.0, f64::NAN, 0.3));
+    }
+
+    #[test]
+    fn a_rate_that_falls_is_a_regression_and_one_that_rises_an_improvement() {
+        use rho_stats::Better;
+        let judge = |base, head| judge_change_toward(Better::Higher, base, head, 0.10, 0.0);
+        assert_eq!(judge(1000.0, 500.0), Change::Regressed, "half the rate");
+        assert_eq!(judge(1000.0, 2000.0), Change::Improved, "twice the rate");
+        // The limit means what it means for a time: 1000/s to 1000/1.1 is +10% per item, inclusive.
+        assert_eq!(judge(1000.0, 1000.0 / 1.1), Change::Ok);
+        assert_eq!(judge(1000.0, 900.0), Change::Regressed);
+        assert_eq!(judge(1000.0, 0.0), Change::Regressed, "to nothing");
+        assert_eq!(judge(0.0, 0.0), Change::Ok);
+        assert_eq!(judge(0.0, 5.0), Change::Improved);
+        assert_eq!(judge(f64::NAN, 5.0), Change::Regressed);
+        // A cost is judged as judge_change judges it.
+        let cost = judge_change_toward(Better::Lower, 64.0, 128.0, 0.10, 0.0);
+        assert_eq!(cost, Change::Regressed);
     }
 }

@@ -21,6 +21,7 @@ fn row_label(metric: Metric, summary: &RunSummary) -> String {
     match metric {
         Metric::Cycles => format!("cycles{}", clock(rho_wire::ClockRole::Cycles)),
         Metric::TimeNs => "ns".to_string(),
+        Metric::CpuNs => "cpu ns".to_string(),
         Metric::StackBytes => "stack B".to_string(),
         Metric::HeapPeakBytes => "heap peak B".to_string(),
         Metric::Instructions => "instructions".to_string(),

@@ -289,6 +289,7 @@ fn heading(metric: Metric) -> &'static str {
     match metric {
         Metric::Cycles => "cycles",
         Metric::TimeNs => "ns",
+        Metric::CpuNs => "cpu ns",
         Metric::StackBytes => "stack B",
         Metric::HeapPeakBytes => "heap peak B",
         Metric::Instructions => "instructions",
@@ -302,6 +303,7 @@ fn budget_metric(metric: Metric) -> BudgetMetric {
     match metric {
         Metric::Cycles => BudgetMetric::Cycles,
         Metric::TimeNs => BudgetMetric::NsPerIteration,
+        Metric::CpuNs => BudgetMetric::CpuNsPerIteration,
         Metric::StackBytes => BudgetMetric::StackBytes,
         Metric::HeapPeakBytes => BudgetMetric::HeapPeakBytes,
         Metric::Instructions => BudgetMetric::Instructions,

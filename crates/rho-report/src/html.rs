@@ -864,7 +864,12 @@ fn runs_chart(out: &mut String, group: &str, metrics: &[&rho_gate::MetricCompari
         let top = 8.0 + row_height * i as f64;
         let base = run_values(gate.base_runs, &metric.name);
         let head = run_values(gate.head_runs, &metric.name);
-        let limit = metric.base.map(|b| b.min * (1.0 + metric.budget));
+        // The line head must not cross: above base's best for a cost, below it for a rate (judged as its
+        // reciprocal, rho_judge::judge_change_toward).
+        let limit = metric.base.map(|b| match metric.better {
+            rho_stats::Better::Lower => b.min * (1.0 + metric.budget),
+            rho_stats::Better::Higher => b.min / (1.0 + metric.budget),
+        });
         let all: Vec<f64> = base.iter().chain(&head).chain(&limit).copied().collect();
         let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -1127,6 +1132,7 @@ mod tests {
                 base: Some(side(100.0, 102.0)),
                 head: Some(side(1000.0, 1002.0)),
                 budget: 0.05,
+                better: rho_stats::Better::Lower,
                 outcome: rho_gate::MetricOutcome::Regressed,
                 undecided_side: None,
             }],

@@ -34,6 +34,7 @@ pub fn render_with(summary: &RunSummary, source: &str, layout: Layout) -> String
         compact_table(&mut out, summary, layout.width);
     }
     footprint_table(&mut out, summary, layout.width);
+    extra_table(&mut out, summary);
     let growth = crate::growth::render_text(summary, layout);
     if !growth.is_empty() {
         out.push('\n');
@@ -117,8 +118,11 @@ pub fn warnings(summary: &RunSummary) -> Vec<String> {
                 "its p99 is"
             };
             // A batched benchmark's samples are batches: say so, or "20000 iterations" and "only 15" disagree.
-            let what = if bench.batch > 1 {
+            // An imported run's batch is rho's bookkeeping of the harness's fractions (docs/import.md).
+            let what = if bench.batch > 1 && summary.imported.is_none() {
                 format!("sample{} (batches of {})", plural(n), bench.batch)
+            } else if summary.imported.is_some() {
+                format!("sample{}", plural(n))
             } else {
                 format!("iteration{}", plural(n))
             };
@@ -248,13 +252,16 @@ fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
     }
 
     let config = &summary.config;
-    let mut run_line = format!(
-        "{} iteration{} and {} warm-up{} per benchmark asked for",
-        config.iterations,
-        plural(config.iterations),
-        config.warmup,
-        plural(config.warmup)
-    );
+    let mut run_line = match &summary.imported {
+        Some(tool) => format!("iterations and warm-ups as {tool} chose them"),
+        None => format!(
+            "{} iteration{} and {} warm-up{} per benchmark asked for",
+            config.iterations,
+            plural(config.iterations),
+            config.warmup,
+            plural(config.warmup)
+        ),
+    };
     match config.time_cap_ms {
         Some(ms) => {
             let _ = write!(run_line, ", time cap {} of measured time", format_ms(ms));
@@ -283,6 +290,43 @@ fn header(out: &mut String, summary: &RunSummary, source: &str, width: usize) {
             width,
         );
     }
+}
+
+/// Another harness's figures besides time (an imported run's or another harness's suite's `extra`), one
+/// row each: the benchmark, the figure's name and unit, its value and which way is better. Nothing when no
+/// benchmark has any.
+fn extra_table(out: &mut String, summary: &RunSummary) {
+    let mut rows: Vec<Vec<String>> = vec![
+        ["benchmark", "figure", "value", "better"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for bench in &summary.benchmarks {
+        for extra in &bench.extra {
+            let value = match extra.unit.as_str() {
+                "" => format_rate(extra.value),
+                unit if unit == extra.name => format_rate(extra.value),
+                unit => format!("{} {unit}", format_rate(extra.value)),
+            };
+            let better = match (extra.better, extra.judged) {
+                (rho_stats::Better::Lower, true) => "lower",
+                (rho_stats::Better::Higher, true) => "higher",
+                (rho_stats::Better::Lower, false) => "lower (shown only)",
+                (rho_stats::Better::Higher, false) => "higher (shown only)",
+            };
+            rows.push(vec![
+                bench.name.clone(),
+                extra.name.clone(),
+                value,
+                better.to_string(),
+            ]);
+        }
+    }
+    if rows.len() == 1 {
+        return;
+    }
+    out.push_str("\nthe harness's other figures (each the median of its samples; of several runs, the best run's):\n");
+    out.push_str(&crate::layout::aligned_table(&rows, |i| i < 2));
 }
 
 /// The static footprint per benchmark, beside the measured stack mark: reachable code bytes and the static
@@ -530,10 +574,14 @@ const COMPACT_COLUMNS: [&str; 8] = [
 
 /// The clocks' figures of a benchmark, cycles first.
 fn clock_figures(bench: &BenchSummary) -> Vec<&ClockFigures> {
-    [bench.cycles.as_ref(), bench.time.as_ref()]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        bench.cycles.as_ref(),
+        bench.time.as_ref(),
+        bench.cpu.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// One (label, cells) per metric row of a benchmark: the clocks', then the instructions'.
@@ -562,8 +610,16 @@ fn no_figures_reason(bench: &BenchSummary) -> &'static str {
     }
 }
 
-/// `20000`, `20096 x128` (timed in batches of 128), `2*` (stopped by the time cap).
-fn iterations_cell(bench: &BenchSummary) -> String {
+/// `20000`, `20096 x128` (timed in batches of 128), `2*` (stopped by the time cap). An imported run's are
+/// the iterations its harness ran (its samples' batch is rho's own bookkeeping, docs/import.md), `-` when
+/// its report does not say.
+fn iterations_cell(summary: &RunSummary, bench: &BenchSummary) -> String {
+    if summary.imported.is_some() {
+        return match bench.iterations {
+            0 => "-".to_string(),
+            ran => ran.to_string(),
+        };
+    }
     let batch = clock_figures(bench)
         .first()
         .map_or(bench.batch, |f| f.batch);
@@ -618,7 +674,7 @@ fn table(out: &mut String, summary: &RunSummary, width: usize) {
     let mut rows: Vec<Vec<String>> = vec![COLUMNS.iter().map(|c| c.to_string()).collect()];
     for bench in &summary.benchmarks {
         let metric_rows = metric_rows(bench);
-        let mut first = vec![bench.name.clone(), iterations_cell(bench)];
+        let mut first = vec![bench.name.clone(), iterations_cell(summary, bench)];
         match metric_rows.first() {
             Some((label, cells)) => {
                 first.push(label.clone());
@@ -697,7 +753,7 @@ fn compact_table(out: &mut String, summary: &RunSummary, width: usize) {
     let mut body: Vec<(Option<String>, Vec<String>)> = Vec::new();
     for bench in &summary.benchmarks {
         let rows = metric_rows(bench);
-        let mut first = vec![bench.name.clone(), iterations_cell(bench)];
+        let mut first = vec![bench.name.clone(), iterations_cell(summary, bench)];
         let mut rate = rate_cell(bench);
         match rows.first() {
             Some((label, cells)) => {
@@ -818,8 +874,8 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
     }
     if let Some(tool) = &summary.imported {
         footnotes.push(format!(
-            "xK: imported from {tool}'s report: each sample is its time per iteration, standing for K \
-             iterations so that fractions of a nanosecond are kept (docs/import.md); stack and heap not measured"
+            "imported from {tool}'s report: iterations are what {tool} ran (- when its report does not say), \
+             each of its samples a time per iteration (docs/import.md); stack and heap not measured"
         ));
     } else if any_batched {
         footnotes.push(
@@ -847,8 +903,13 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
         );
     }
     if any_few_samples {
+        // An imported run's samples are the harness's repetitions or samples, not iterations.
+        let what = match summary.imported {
+            Some(_) => "samples",
+            None => "iterations",
+        };
         footnotes.push(format!(
-            "-: too few iterations for the tail (p95 needs {}, p99 {}): with fewer it is the max",
+            "-: too few {what} for the tail (p95 needs {}, p99 {}): with fewer it is the max",
             Summary::MIN_N_FOR_P95,
             Summary::MIN_N_FOR_P99
         ));

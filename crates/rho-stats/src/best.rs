@@ -5,7 +5,7 @@
 
 use crate::clock::{ClockFigures, OverheadFigures};
 use crate::error::StatsError;
-use crate::run::{BenchSummary, RunSummary};
+use crate::run::{BenchSummary, Better, RunSummary};
 use rho_wire::{HeapFigures, StackMark};
 
 /// The least of `values` under `PartialOrd`; `None` when there are none. Values that do not compare with
@@ -23,6 +23,18 @@ pub fn min_of<T: PartialOrd>(values: impl IntoIterator<Item = T>) -> Option<T> {
         };
     }
     best
+}
+
+impl Better {
+    /// The best of `values` this way: the least for [`Better::Lower`], the greatest for [`Better::Higher`]
+    /// (as repetitions are folded: noise makes a cost higher and a rate lower, never the other way). A NaN
+    /// never wins; `None` when there is no number.
+    pub fn best(self, values: impl IntoIterator<Item = f64>) -> Option<f64> {
+        match self {
+            Better::Lower => min_of(values),
+            Better::Higher => min_of(values.into_iter().map(|v| -v)).map(|v| -v),
+        }
+    }
 }
 
 /// Fold the summaries of N repetitions of the same suite into one, keeping per benchmark the lowest time and
@@ -59,6 +71,7 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
         bench.cycles =
             best_figures(all.iter().map(|b| b.cycles.as_ref())).filter(|_| !bench.overran);
         bench.time = best_figures(all.iter().map(|b| b.time.as_ref())).filter(|_| !bench.overran);
+        bench.cpu = best_figures(all.iter().map(|b| b.cpu.as_ref())).filter(|_| !bench.overran);
         bench.stack = worst_stack(all.iter().map(|b| b.stack));
         // The heap is measured only if it was in every run (the same binary measures it in all or none).
         bench.heap = all

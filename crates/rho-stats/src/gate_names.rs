@@ -12,6 +12,7 @@ impl Metric {
         match self {
             Metric::Cycles => "cycles",
             Metric::TimeNs => "ns",
+            Metric::CpuNs => "cpu_ns",
             Metric::StackBytes => "stack",
             Metric::HeapPeakBytes => "heap_peak",
             Metric::Instructions => "instructions",
@@ -23,7 +24,7 @@ impl Metric {
     /// Whether the metric is read off a clock (cycles, time), rather than counted exactly (stack, heap,
     /// instructions).
     pub fn is_clocked(self) -> bool {
-        matches!(self, Metric::Cycles | Metric::TimeNs)
+        matches!(self, Metric::Cycles | Metric::TimeNs | Metric::CpuNs)
     }
 }
 
@@ -33,6 +34,7 @@ impl BenchSummary {
         match metric {
             Metric::Cycles => self.cycles.as_ref(),
             Metric::TimeNs => self.time.as_ref(),
+            Metric::CpuNs => self.cpu.as_ref(),
             Metric::StackBytes
             | Metric::HeapPeakBytes
             | Metric::Instructions

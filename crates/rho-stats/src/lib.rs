@@ -71,8 +71,8 @@ pub use growth::{
     families, fit_growth,
 };
 pub use run::{
-    BenchSummary, Better, ExtraMetric, INSTRUCTION_UNIT, ImageTotals, Metric, RunSummary,
-    StaticFootprint,
+    BenchSummary, Better, EXTRA_LINE, ExtraMetric, ExtraValue, INSTRUCTION_UNIT, ImageTotals,
+    Metric, RunSummary, StaticFootprint,
 };
 pub use summary::{
     PerIteration, SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile,

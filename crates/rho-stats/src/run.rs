@@ -46,6 +46,11 @@ pub struct BenchSummary {
     /// Nanosecond figures: from the `time` clock, or derived from the cycle clock when there is none and its
     /// frequency is known (`derived: true`); `None` otherwise.
     pub time: Option<ClockFigures>,
+    /// CPU-time nanoseconds per iteration, from a harness that measures the process's CPU time beside the
+    /// wall clock (Google Benchmark's `cpu_time`, its `time_unit` converted; rho-import): the same
+    /// statistics as `time`, over the same samples. `None` for every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<ClockFigures>,
     /// Instructions per iteration: from a counted run (Callgrind), or a clock that counts instructions (QEMU
     /// `-icount`); `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,8 +84,9 @@ pub struct BenchSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<FamilyMember>,
     /// Figures another harness reported besides time, kept as it gave them (rho-import: Google Benchmark's
-    /// user counters, cpu time and rates, Go's B/op and allocs/op). Shown and exported, never judged: a
-    /// budget names one of [`Metric`]. Empty for a wire stream.
+    /// user counters, cpu time and rates, Go's B/op and allocs/op). Shown, exported, recorded in a baseline
+    /// and judged by `--diff`, `compare` and the gate in their own direction ([`Better`]); a budget names one
+    /// of [`Metric`]. Empty for a wire stream.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<ExtraMetric>,
     /// The time samples are not measurements but the five quantiles (min, q1, median, q3, max) of a report
@@ -98,6 +104,20 @@ pub enum Better {
     Higher,
 }
 
+/// What `rho bench import --wire -` prints after a stream's `@done` (where a wire parser reads nothing, so any
+/// reader of the stream is untouched), one line a benchmark: this prefix, then one JSON object of
+/// `BENCH.NAME` (the benchmark's wire name, the figure's name) to an [`ExtraValue`]: another harness's figures
+/// besides time, which a stream cannot carry, for the gate to judge each in its own direction.
+pub const EXTRA_LINE: &str = "@rho-extra ";
+
+/// One extra figure of one run on an [`EXTRA_LINE`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ExtraValue {
+    /// The median over the run's samples.
+    pub value: f64,
+    pub better: Better,
+}
+
 /// One figure another harness reported for a benchmark, besides its time: the median over its samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExtraMetric {
@@ -108,6 +128,18 @@ pub struct ExtraMetric {
     /// The median of the per-sample values (nearest rank, as every median of rho's).
     pub value: f64,
     pub better: Better,
+    /// Whether `--diff`, `compare` and the gate judge it: not when the harness gave no figure per sample
+    /// to fold (hyperfine's `user` and `system`, its means over its runs); such a figure is shown only.
+    #[serde(default = "judged", skip_serializing_if = "is_judged")]
+    pub judged: bool,
+}
+
+fn judged() -> bool {
+    true
+}
+
+fn is_judged(judged: &bool) -> bool {
+    *judged
 }
 
 /// One benchmark's static footprint (docs/mem-json.md says how each figure is computed).
@@ -139,6 +171,9 @@ pub enum Metric {
     Cycles,
     /// Net median nanoseconds per iteration.
     TimeNs,
+    /// Median CPU-time nanoseconds per iteration (another harness's second clock: Google Benchmark's
+    /// `cpu_time`).
+    CpuNs,
     /// Stack high-water mark in bytes.
     StackBytes,
     /// Heap peak in bytes.
@@ -153,9 +188,10 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 7] = [
+    pub const ALL: [Metric; 8] = [
         Metric::Cycles,
         Metric::TimeNs,
+        Metric::CpuNs,
         Metric::StackBytes,
         Metric::HeapPeakBytes,
         Metric::Instructions,
@@ -168,6 +204,7 @@ impl Metric {
         match self {
             Metric::Cycles => "cycles",
             Metric::TimeNs => "time_ns",
+            Metric::CpuNs => "cpu_ns",
             Metric::StackBytes => "stack_bytes",
             Metric::HeapPeakBytes => "heap_peak_bytes",
             Metric::Instructions => "instructions",
@@ -208,6 +245,7 @@ impl BenchSummary {
         match metric {
             Metric::Cycles => self.cycles.as_ref().map(|f| f.per_iteration.median),
             Metric::TimeNs => self.time.as_ref().map(|f| f.per_iteration.median),
+            Metric::CpuNs => self.cpu.as_ref().map(|f| f.per_iteration.median),
             Metric::StackBytes => match self.stack {
                 StackMark::Bytes(bytes) => Some(bytes as f64),
                 StackMark::Overrun | StackMark::Off => None,
@@ -386,6 +424,7 @@ impl RunSummary {
                 overran: bench.overran,
                 cycles,
                 time,
+                cpu: None,
                 instructions,
                 stack: bench.stack,
                 heap: bench.heap,

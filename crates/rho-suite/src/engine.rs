@@ -179,8 +179,8 @@ impl<'a> Engine<'a> {
         let functions = self.measuring.counter.as_ref().map_or(0, |c| c.functions());
         let mut summary =
             crate::count::summarise(&ran.runs, ran.counted.as_ref(), functions, &job.what)?;
-        if let JobKind::Foreign(suite) = &job.kind {
-            summary.imported = Some(suite.tool.key().to_string());
+        if let (JobKind::Foreign(suite), Some(reports)) = (&job.kind, &ran.reports) {
+            rho_import::complete(&mut summary, crate::foreign::format(suite.tool), reports);
         }
         let sampling_notes =
             crate::sample::attach(&mut summary, ran.sampled, self.measuring.sampling.limit());
@@ -643,12 +643,26 @@ impl Sampling {
     }
 }
 
-/// A suite's runs, before they are folded: timed, counted, its footprint and what sampling gave.
+/// A suite's runs, before they are folded: timed, counted, its footprint and what sampling gave, and for
+/// another harness's suite each timed run's report (what a wire stream cannot carry, rho_import::complete).
 struct JobRan {
     runs: Vec<rho_wire::Run>,
     counted: Option<rho_wire::Run>,
     footprint: FootprintAnswer,
     sampled: crate::sample::Outcomes,
+    reports: Option<Vec<Vec<rho_import::Sampled>>>,
+}
+
+/// Counting `job` on `target` when only the C suites rho builds for the host are counted: say it is timed
+/// only.
+fn warn_if_not_counted(job: &Job, target: &TargetSpec, measuring: &Measuring, what: &str) {
+    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_) | JobKind::Cargo(_), TargetSpec::Builtin { name, .. }) if name == "host");
+    if measuring.counter.is_some() && !host_c {
+        crate::observe::warning(&format!(
+            "{what}: timed, not counted (--measure instructions runs the C suites rho builds for \
+             the host under Valgrind)"
+        ));
+    }
 }
 
 impl Measuring {
@@ -780,18 +794,15 @@ fn run_job(
     } else {
         0
     };
-    let host_c = matches!((&job.kind, target), (JobKind::CFiles | JobKind::CMake(_) | JobKind::Command(_) | JobKind::Cargo(_), TargetSpec::Builtin { name, .. }) if name == "host");
-    if measuring.counter.is_some() && !host_c {
-        crate::observe::warning(&format!(
-            "{what}: timed, not counted (--measure instructions runs the C suites rho builds for \
-             the host under Valgrind)"
-        ));
-    }
+    warn_if_not_counted(job, target, measuring, &what);
     let mut runs = Vec::new();
     let mut counted = None;
+    let mut reports = None;
     match (&job.kind, target) {
         (JobKind::Foreign(suite), _) => {
-            runs = crate::foreign::runs(suite, &config.root, env, timeout, &job.what, repetitions)?;
+            let done =
+                crate::foreign::runs(suite, &config.root, env, timeout, &job.what, repetitions)?;
+            (runs, reports) = (done.runs, Some(done.reports));
         }
         (JobKind::Command(command), _) => {
             for _ in 0..repetitions {
@@ -903,6 +914,7 @@ fn run_job(
         counted,
         footprint,
         sampled,
+        reports,
     })
 }
 
@@ -960,6 +972,7 @@ fn run_host_build(
         counted,
         footprint,
         sampled,
+        reports: None,
     })
 }
 

@@ -19,7 +19,7 @@ pub const GBENCH_REPETITIONS: u32 = 5;
 pub const GOTEST_COUNT: u32 = 5;
 
 /// The report's format.
-fn format(tool: ForeignTool) -> rho_import::Format {
+pub fn format(tool: ForeignTool) -> rho_import::Format {
     match tool {
         ForeignTool::Gbench => rho_import::Format::Gbench,
         ForeignTool::Criterion => rho_import::Format::Criterion,
@@ -66,7 +66,10 @@ fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String
                 quote(argument)
             )
         }
-        ForeignTool::Hyperfine => format!("hyperfine --export-json {out} {argument}"),
+        ForeignTool::Hyperfine => {
+            let selected = hyperfine_selected(argument, filter).unwrap_or_default();
+            format!("hyperfine --export-json {out} {selected}")
+        }
         ForeignTool::Gotest => {
             let pattern = quote(filter.unwrap_or("."));
             format!(
@@ -80,6 +83,141 @@ fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String
             format!("{argument} --benchmark-json={out}{filter}")
         }
     }
+}
+
+/// hyperfine's options that take values, and how many words they take (`-P VAR MIN MAX`, `-L VAR LIST`).
+const HYPERFINE_VALUED: &[(&[&str], usize)] = &[
+    (
+        &[
+            "-w",
+            "--warmup",
+            "-m",
+            "--min-runs",
+            "-M",
+            "--max-runs",
+            "-r",
+            "--runs",
+        ],
+        1,
+    ),
+    (
+        &[
+            "-s",
+            "--setup",
+            "-p",
+            "--prepare",
+            "-c",
+            "--cleanup",
+            "-C",
+            "--conclude",
+        ],
+        1,
+    ),
+    (
+        &[
+            "-D",
+            "--parameter-step-size",
+            "-S",
+            "--shell",
+            "--style",
+            "--sort",
+            "-u",
+        ],
+        1,
+    ),
+    (
+        &[
+            "--time-unit",
+            "--export-asciidoc",
+            "--export-csv",
+            "--export-json",
+        ],
+        1,
+    ),
+    (
+        &[
+            "--export-markdown",
+            "--export-orgmode",
+            "--output",
+            "--input",
+            "--reference",
+        ],
+        1,
+    ),
+    (&["-n", "--command-name"], 1),
+    (&["-P", "--parameter-scan"], 3),
+    (&["-L", "--parameter-list"], 2),
+];
+
+/// Whether `name` is picked by `filter`: comma-separated terms, a name picked when it contains one of
+/// them, as the harnesses' `RHO_BENCH_FILTER` (c/include/rho/bench.h).
+fn picked(name: &str, filter: &str) -> bool {
+    filter.split(',').any(|term| name.contains(term))
+}
+
+/// A hyperfine suite's arguments with only the commands `filter` picks: each command is named by its
+/// `-n`/`--command-name` (the one at its place, as hyperfine pairs them) or else its text, and a command
+/// not picked is left out with its name. Arguments that do not split as shell words, or that scan a
+/// parameter (`-P`, `-L`: names known only once hyperfine expands them), are run whole, and the report is
+/// filtered instead ([`picked_only`]). `None` when the filter picks no command: there is nothing to run.
+fn hyperfine_selected(argument: &str, filter: Option<&str>) -> Option<String> {
+    let (Some(filter), Some(words)) = (filter, shlex::split(argument)) else {
+        return Some(argument.to_owned());
+    };
+    let mut options: Vec<Vec<String>> = Vec::new();
+    let mut names = Vec::new();
+    let mut commands = Vec::new();
+    let mut rest = words.into_iter();
+    while let Some(word) = rest.next() {
+        if let Some(name) = word.strip_prefix("--command-name=") {
+            names.push(name.to_owned());
+            continue;
+        }
+        let Some((flags, count)) = HYPERFINE_VALUED
+            .iter()
+            .find(|(flags, _)| flags.contains(&word.as_str()))
+        else {
+            match word.starts_with('-') {
+                true => options.push(vec![word]),
+                false => commands.push(word),
+            }
+            continue;
+        };
+        let values: Vec<String> = rest.by_ref().take(*count).collect();
+        if *count > 1 {
+            return Some(argument.to_owned());
+        }
+        match flags.contains(&"-n") {
+            true => names.extend(values),
+            false => options.push([vec![word], values].concat()),
+        }
+    }
+    let mut kept: Vec<String> = options.concat().iter().map(|w| quote(w)).collect();
+    let mut any = false;
+    for (index, command) in commands.iter().enumerate() {
+        let name = names.get(index).unwrap_or(command);
+        if !picked(name, filter) {
+            continue;
+        }
+        if let Some(name) = names.get(index) {
+            kept.extend(["-n".to_owned(), quote(name)]);
+        }
+        kept.push(quote(command));
+        any = true;
+    }
+    any.then(|| kept.join(" "))
+}
+
+/// `benchmarks` with only those `filter` picks, for a tool that cannot pick them itself (a hyperfine
+/// suite that scans a parameter); every one without a filter.
+fn picked_only(
+    mut benchmarks: Vec<rho_import::Sampled>,
+    filter: Option<&str>,
+) -> Vec<rho_import::Sampled> {
+    if let Some(filter) = filter {
+        benchmarks.retain(|b| picked(&b.name, filter));
+    }
+    benchmarks
 }
 
 /// What one side of the gate runs for `suite`: the tool, its report in a temporary directory removed on
@@ -103,6 +241,14 @@ pub fn gate_command(suite: &ForeignSuite, rho: &str) -> String {
     )
 }
 
+/// A suite's runs, and what each one's report held (the samples, iteration counts and extra figures a wire
+/// stream cannot carry; `rho_import::complete` lays them on the folded summary).
+#[derive(Debug)]
+pub struct ForeignRuns {
+    pub runs: Vec<rho_wire::Run>,
+    pub reports: Vec<Vec<rho_import::Sampled>>,
+}
+
 /// Runs `suite` `repetitions` times in `root`, each report in the suite's scratch directory (`RHO_BENCH_OUT`
 /// in `env`; the module root without one).
 pub fn runs(
@@ -112,7 +258,7 @@ pub fn runs(
     timeout: Duration,
     what: &str,
     repetitions: u32,
-) -> Result<Vec<rho_wire::Run>> {
+) -> Result<ForeignRuns> {
     let scratch = env
         .iter()
         .find(|(key, _)| key == "RHO_BENCH_OUT")
@@ -120,13 +266,21 @@ pub fn runs(
             || root.to_path_buf(),
             |(_, value)| std::path::PathBuf::from(value),
         );
-    (0..repetitions)
-        .map(|_| run(suite, root, &scratch, env, timeout, what))
-        .collect()
+    let mut done = ForeignRuns {
+        runs: Vec::new(),
+        reports: Vec::new(),
+    };
+    for _ in 0..repetitions {
+        let report = run(suite, root, &scratch, env, timeout, what)?;
+        done.runs
+            .push(rho_import::run_with(format(suite.tool), &report));
+        done.reports.push(report);
+    }
+    Ok(done)
 }
 
-/// Runs `suite` once in `root` (its report written in `scratch`) and reads its report: the run, or an error
-/// naming the suite when the tool fails, times out, or reports a failed benchmark.
+/// Runs `suite` once in `root` (its report written in `scratch`) and reads its report: its benchmarks, or an
+/// error naming the suite when the tool fails, times out, or reports a failed benchmark.
 pub fn run(
     suite: &ForeignSuite,
     root: &Path,
@@ -134,11 +288,16 @@ pub fn run(
     env: &[(String, String)],
     timeout: Duration,
     what: &str,
-) -> Result<rho_wire::Run> {
+) -> Result<Vec<rho_import::Sampled>> {
     let filter = env
         .iter()
         .find(|(key, _)| key == "RHO_BENCH_FILTER")
         .map(|(_, value)| value.as_str());
+    if suite.tool == ForeignTool::Hyperfine && hyperfine_selected(&suite.argument, filter).is_none()
+    {
+        // The filter picks none of its commands: the suite runs no benchmark, as a harness's would.
+        return Ok(Vec::new());
+    }
     let report = scratch.join(report_name(suite.tool));
     // A report of an earlier repetition is never read as this one's.
     let _ = std::fs::remove_dir_all(&report);
@@ -180,8 +339,10 @@ pub fn run(
             names.join(", ")
         )));
     }
-    rho_import::run_of(format, what, &read.benchmarks)
-        .map_err(|error| SuiteError::Run(format!("{what}: {error}")))
+    Ok(match suite.tool {
+        ForeignTool::Hyperfine => picked_only(read.benchmarks, filter),
+        _ => read.benchmarks,
+    })
 }
 
 #[cfg(test)]
@@ -221,7 +382,7 @@ mod tests {
         let hyperfine = command_line(
             &suite(ForeignTool::Hyperfine, "'sleep 0.1'"),
             out,
-            Some("x"),
+            Some("sleep"),
         );
         assert_eq!(hyperfine, "hyperfine --export-json /s/r.json 'sleep 0.1'");
         let pytest = command_line(
@@ -242,5 +403,40 @@ mod tests {
                 .contains("{ CARGO_TARGET_DIR=target CRITERION_HOME=\"$d/criterion\" cargo bench"),
             "{criterion}"
         );
+    }
+
+    #[test]
+    fn a_hyperfine_suite_runs_only_the_commands_the_filter_picks() {
+        let both = "--warmup 1 --runs 5 'sleep 0.01' 'sh work.sh'";
+        assert_eq!(
+            hyperfine_selected(both, Some("work")).as_deref(),
+            Some("--warmup 1 --runs 5 'sh work.sh'")
+        );
+        // Terms are comma-separated, each matched anywhere in the name, as RHO_BENCH_FILTER.
+        assert_eq!(
+            hyperfine_selected(both, Some("nothing,0.01")).as_deref(),
+            Some("--warmup 1 --runs 5 'sleep 0.01'")
+        );
+        assert_eq!(hyperfine_selected(both, Some("gzip")), None);
+        assert_eq!(hyperfine_selected(both, None).as_deref(), Some(both));
+        // A command named with -n is picked by its name, and keeps it.
+        let named = "-n fast 'sleep 0.01' -n slow 'sleep 0.1'";
+        assert_eq!(
+            hyperfine_selected(named, Some("slow")).as_deref(),
+            Some("-n slow 'sleep 0.1'")
+        );
+        // A parameter scan's names are known only once hyperfine expands them: run whole, the report
+        // filtered.
+        let scan = "-P n 1 3 'sleep 0.0{n}'";
+        assert_eq!(hyperfine_selected(scan, Some("2")).as_deref(), Some(scan));
+        let sampled = |name: &str| rho_import::Sampled {
+            name: name.into(),
+            ..rho_import::Sampled::default()
+        };
+        let kept = picked_only(
+            vec![sampled("sleep 0.01"), sampled("sleep 0.02")],
+            Some("0.02"),
+        );
+        assert_eq!(kept, [sampled("sleep 0.02")]);
     }
 }

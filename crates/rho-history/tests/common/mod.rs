@@ -98,12 +98,14 @@ pub fn record(commit: &str, machine: &str, measure: Measure, figures: &[(&str, f
                 p95: Figure(figure),
                 p99: Figure(figure),
             }),
+            cpu_ns: None,
             stack_bytes: Stack::Bytes(64),
             heap_peak_bytes: Some(0),
             instructions: (measure == Measure::Instructions).then_some(figure as u64),
             code_bytes: None,
             static_stack_bytes: None,
             functions: None,
+            extra: Vec::new(),
             sampled_functions: None,
         })
         .collect();
