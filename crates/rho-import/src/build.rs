@@ -52,6 +52,14 @@ pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled
         bench.extra = folded_extras(&runs);
         bench.cpu = cpu_figures(format, &runs);
     }
+    // The run's iterations, as a wire run's config holds the most any benchmark was asked for: the most the
+    // harness really ran, not the samples times IMPORT_BATCH the figures were put in.
+    summary.config.iterations = summary
+        .benchmarks
+        .iter()
+        .map(|b| b.iterations)
+        .max()
+        .unwrap_or(0);
 }
 
 /// A benchmark's CPU-time figures, for a harness that reports CPU time beside the wall clock (Google
@@ -354,6 +362,10 @@ mod tests {
         assert_eq!(
             bench.iterations, 900,
             "3 samples of 300, the fewest any run did"
+        );
+        assert_eq!(
+            summary.config.iterations, 900,
+            "not 3 samples x IMPORT_BATCH"
         );
         assert_eq!(summary.imported.as_deref(), Some("gbench"));
     }
