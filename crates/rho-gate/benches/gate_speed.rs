@@ -7,12 +7,14 @@
 //!
 //! It prints, per repetition, the seconds the twelve gates took and their verdicts under
 //! - old: `runs: 3`, `max_runs` 3 (every benchmark 3 runs), base then head built, no cache;
-//! - new: `runs: 3`, `max_runs` 10 (adaptive), both built at once, base (and a head gated before) from the cache;
-//! - lean: `runs: 2`, `max_runs` 10, parallel, cached;
+//! - uncapped: as new, but head keeps the module's time cap (the new way before head's cap was lowered);
+//! - new: `runs: 3`, `max_runs` 10 (adaptive), both built at once, base (and a head gated before) from the
+//!   cache, head's time cap lowered from base's run (crate::head_cap);
+//! - lean: `runs: 2`, `max_runs` 10, parallel, cached, head's cap lowered;
 //!
 //! then the first gate against a fresh cache against a second with a new head and a third with the same head,
 //! and N no-change gates (A/A) with adaptive runs beside two busy loops (`nice`, started and stopped here),
-//! counting false alarms.
+//! counting false alarms and the unchanged heads the lowered cap stopped (`-- --aa N` for N of them).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -55,6 +57,8 @@ struct Mode {
     max_runs: u32,
     jobs: usize,
     cache: bool,
+    /// Whether head's time cap is lowered from base's run (adaptive runs only).
+    head_cap: bool,
 }
 
 const OLD: Mode = Mode {
@@ -63,6 +67,7 @@ const OLD: Mode = Mode {
     max_runs: 3,
     jobs: 1,
     cache: false,
+    head_cap: true,
 };
 const NEW: Mode = Mode {
     name: "new",
@@ -70,6 +75,7 @@ const NEW: Mode = Mode {
     max_runs: 10,
     jobs: 2,
     cache: true,
+    head_cap: true,
 };
 /// The wire kata module's own setting: 10 runs a side for every benchmark, the rest as old.
 const TEN: Mode = Mode {
@@ -78,6 +84,13 @@ const TEN: Mode = Mode {
     max_runs: 10,
     jobs: 1,
     cache: false,
+    head_cap: true,
+};
+/// The new way as it was before head's time cap was lowered.
+const UNCAPPED: Mode = Mode {
+    name: "uncapped",
+    head_cap: false,
+    ..NEW
 };
 const LEAN: Mode = Mode {
     name: "lean",
@@ -85,6 +98,7 @@ const LEAN: Mode = Mode {
     max_runs: 10,
     jobs: 2,
     cache: true,
+    head_cap: true,
 };
 
 /// The request of one gate of the repository's `main` (the reference) against its working directory, from
@@ -97,6 +111,7 @@ fn gate_request(repo: &Path, mode: Mode) -> Result<GateRequest, Error> {
     settings.set_max_runs(mode.max_runs)?;
     settings.set_build_jobs(mode.jobs)?;
     settings.set_cache(mode.cache);
+    settings.set_lower_head_cap(mode.head_cap);
     Ok(GateRequest {
         env: bench_env_from_config(&config),
         bench_header: BENCH_H.to_owned(),
@@ -185,7 +200,20 @@ fn twelve(repo: &Path, mode: Mode, repetition: usize) -> Result<(f64, usize, usi
         } else {
             caught += usize::from(verdict == Verdict::Regressed);
         }
-        println!("  {:<5} {name:<42} {took:6.2} s  {verdict}", mode.name);
+        let stopped: Vec<String> = rho_gate::head_cap::capped_benchmarks(&outcome.head_runs)
+            .into_iter()
+            .map(|(bench, n)| format!("{bench} {n}"))
+            .collect();
+        let cap = match outcome.head_time_cap {
+            Some(c) => format!("  head cap {} ms", c.cap_ms),
+            None => String::new(),
+        };
+        let cap = if stopped.is_empty() {
+            cap
+        } else {
+            format!("{cap}, stopped: {}", stopped.join(", "))
+        };
+        println!("  {:<8} {name:<42} {took:6.2} s  {verdict}{cap}", mode.name);
     }
     std::fs::copy(kata_dir().join("kernels.c"), repo.join("kernels.c"))?;
     Ok((seconds, caught, passed))
@@ -219,7 +247,15 @@ fn main() -> Result<(), Error> {
         return Ok(());
     }
     let quick = std::env::args().any(|a| a == "--quick");
-    let (repetitions, aa_gates) = if quick { (1, 10) } else { (3, 50) };
+    let (repetitions, mut aa_gates) = if quick { (1, 10) } else { (3, 50) };
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(n) = args
+        .iter()
+        .position(|a| a == "--aa")
+        .and_then(|i| args.get(i + 1))
+    {
+        aa_gates = n.parse()?;
+    }
     let tmp = tempfile::tempdir()?;
     let repo = tmp.path().join("kata");
     copy_tree(&kata_dir(), &repo)?;
@@ -250,10 +286,10 @@ fn main() -> Result<(), Error> {
     );
     let mut totals = Vec::new();
     for repetition in 1..=repetitions {
-        for mode in [OLD, NEW, LEAN] {
+        for mode in [OLD, UNCAPPED, NEW, LEAN] {
             let (seconds, caught, passed) = twelve(&repo, mode, repetition)?;
             println!(
-                "repetition {repetition} {:<5}: {seconds:7.2} s, {caught}/10 slowdowns failed, {passed}/2 no-change passed",
+                "repetition {repetition} {:<8}: {seconds:7.2} s, {caught}/10 slowdowns failed, {passed}/2 no-change passed",
                 mode.name
             );
             totals.push((mode.name, seconds));
@@ -267,10 +303,14 @@ fn main() -> Result<(), Error> {
             .sum::<f64>()
     };
     println!(
-        "over {repetitions} repetitions: old {:.2} s, new {:.2} s ({:.2} of old), lean {:.2} s ({:.2} of old)",
+        "over {repetitions} repetitions: old {:.2} s, uncapped {:.2} s ({:.2} of old), new {:.2} s ({:.2} of old, \
+         {:.2} of uncapped), lean {:.2} s ({:.2} of old)",
         sum("old"),
+        sum("uncapped"),
+        sum("uncapped") / sum("old"),
         sum("new"),
         sum("new") / sum("old"),
+        sum("new") / sum("uncapped"),
         sum("lean"),
         sum("lean") / sum("old")
     );
@@ -316,6 +356,7 @@ fn main() -> Result<(), Error> {
     let mut alarms = 0;
     let mut seconds = 0.0;
     let mut most_runs = 0;
+    let mut heads_capped = 0;
     let outcome = (|| -> Result<(), Error> {
         for index in 1..=aa_gates {
             let (outcome, took) = gate(&repo, NEW)?;
@@ -326,6 +367,11 @@ fn main() -> Result<(), Error> {
                 .max()
                 .unwrap_or(0);
             most_runs = most_runs.max(most);
+            let capped = rho_gate::head_cap::capped_benchmarks(&outcome.head_runs);
+            if outcome.head_time_cap.is_some() && !capped.is_empty() {
+                heads_capped += 1;
+                println!("  A/A gate {index}: head stopped by the lowered cap: {capped:?}");
+            }
             if outcome.comparison.verdict != Verdict::Ok {
                 alarms += 1;
                 println!("  A/A gate {index}: {}", outcome.comparison.verdict);
@@ -341,7 +387,7 @@ fn main() -> Result<(), Error> {
     outcome?;
     println!(
         "{aa_gates} A/A gates beside two busy loops (adaptive, runs 3 to 10): {alarms} not ok, {seconds:.1} s, \
-         at most {most_runs} runs a side"
+         at most {most_runs} runs a side, {heads_capped} heads stopped by the lowered cap"
     );
     Ok(())
 }

@@ -17,6 +17,7 @@ mod content;
 mod error;
 pub mod functions;
 mod growth_metrics;
+pub mod head_cap;
 pub mod metrics;
 pub mod overrides;
 mod progress;

@@ -42,6 +42,8 @@ pub enum Progress {
         after: u32,
         open: Vec<String>,
     },
+    /// Head's runs get a time cap lowered from base's first run (adaptive runs, crate::head_cap).
+    HeadTimeCap(crate::head_cap::HeadTimeCap),
 }
 
 impl std::fmt::Display for Progress {
@@ -78,6 +80,7 @@ impl std::fmt::Display for Progress {
                 open.len(),
                 open.join(", ")
             ),
+            Progress::HeadTimeCap(cap) => write!(f, "head: {cap}"),
         }
     }
 }

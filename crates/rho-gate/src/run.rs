@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::adaptive::{Settling, filter_for, wire_benchmark};
 use crate::compare::{Comparison, compare};
 use crate::error::{GateError, SideName};
+use crate::head_cap::HeadTimeCap;
 use crate::metrics::{CALLGRIND_DUMPS, Counter, Figure, MetricSource, RunMetrics};
 pub use crate::progress::Progress;
 pub use crate::recipe::{Job, Recipe};
@@ -97,6 +98,8 @@ pub struct GateOutcome {
     /// The recipe each side was built and run with.
     pub base_recipe: Recipe,
     pub head_recipe: Recipe,
+    /// Head's time cap, when adaptive runs lowered it from base's first run (crate::head_cap).
+    pub head_time_cap: Option<HeadTimeCap>,
     /// Wall time from the start to the verdict, builds included.
     pub elapsed: Duration,
 }
@@ -181,7 +184,7 @@ pub fn run_gate(
         scratch: &scratch,
         timeout,
     };
-    pairs.run_all(&mut sides, progress)?;
+    let head_time_cap = pairs.run_all(&mut sides, progress)?;
 
     let [base, head] = sides;
     let comparison = compare(&base.runs, &head.runs, request.settings.budgets());
@@ -201,6 +204,7 @@ pub fn run_gate(
         head_described: head.described,
         base_recipe: base.recipe,
         head_recipe: head.recipe,
+        head_time_cap,
         elapsed: start.elapsed(),
     })
 }
@@ -217,11 +221,13 @@ impl Pairs<'_> {
     /// Run base, head, base, head...: with `max_runs` above `runs` (adaptive runs), after each pair only the
     /// benchmarks whose verdict is still open (crate::adaptive) run again, up to `max_runs` per side; without
     /// it every benchmark runs `runs` times. Counting instructions, each side runs once (a count is exact).
+    /// Adaptive, head's runs get a time cap derived from base's first run when that is lower than the
+    /// module's (crate::head_cap), which this returns.
     fn run_all(
         &self,
         sides: &mut [Contender; 2],
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<(), GateError> {
+    ) -> Result<Option<HeadTimeCap>, GateError> {
         let settings = &self.request.settings;
         let (min_runs, max_runs) = match self.request.env.counter {
             Some(_) => (1, 1),
@@ -229,6 +235,7 @@ impl Pairs<'_> {
         };
         let adaptive = max_runs > min_runs;
         let mut open = self.listed_share(sides)?;
+        let mut head_cap: Option<HeadTimeCap> = None;
         for run in 1..=max_runs {
             if run > 1 && adaptive {
                 let Some(still_open) = self.still_open(sides) else {
@@ -241,11 +248,25 @@ impl Pairs<'_> {
                 open = Some(still_open);
             }
             // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides alike.
-            for side in sides.iter_mut() {
-                self.run_side(side, run, max_runs, open.as_ref(), progress)?;
+            let [base, head] = sides;
+            self.run_side(base, run, max_runs, open.as_ref(), &[], progress)?;
+            if run == 1 && adaptive && settings.lower_head_cap() {
+                // Base ran every benchmark in its first run: its longest is the one to scale.
+                head_cap = base
+                    .runs
+                    .first()
+                    .and_then(|r| HeadTimeCap::derive(r.time_cap()));
+                if let Some(cap) = head_cap {
+                    progress(&Progress::HeadTimeCap(cap));
+                }
             }
+            let cap_env: Vec<(String, String)> = head_cap
+                .iter()
+                .map(|cap| ("RHO_BENCH_TIME_CAP_MS".to_owned(), cap.cap_ms.to_string()))
+                .collect();
+            self.run_side(head, run, max_runs, open.as_ref(), &cap_env, progress)?;
         }
-        Ok(())
+        Ok(head_cap)
     }
 
     /// The benchmarks whose verdict more runs could still change, after the pairs run so far; `None` when
@@ -265,13 +286,15 @@ impl Pairs<'_> {
     }
 
     /// One run of one side: each job in turn (`open`: only the jobs, and of a wire stream the benchmarks, whose
-    /// verdict is open), the metrics of all of them the run's.
+    /// verdict is open), with `extra_env` after each job's own (head's lowered time cap), the metrics of all
+    /// of them the run's.
     fn run_side(
         &self,
         side: &mut Contender,
         run: u32,
         runs: u32,
         open: Option<&BTreeSet<String>>,
+        extra_env: &[(String, String)],
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), GateError> {
         let name = side.prepared.name;
@@ -281,6 +304,7 @@ impl Pairs<'_> {
         for index in 0..side.recipe.jobs.len() {
             let job = &side.recipe.jobs[index];
             let mut job_env = job.env.clone();
+            job_env.extend_from_slice(extra_env);
             if let (Some(open), Some((source, benchmarks))) = (open, side.job_benchmarks.get(index))
             {
                 let wanted: BTreeSet<String> = benchmarks.intersection(open).cloned().collect();
@@ -315,6 +339,10 @@ impl Pairs<'_> {
                     metrics.leave_out(metric);
                 }
             }
+            metrics
+                .time_cap_mut()
+                .capped
+                .retain(|b, _| open.contains(b));
         }
         progress(&Progress::Ran {
             side: name,
@@ -467,6 +495,8 @@ fn add_static_metrics(metrics: &mut RunMetrics, statics: &[(String, String, u64)
 /// Add one job's metrics to a run's. A metric two suites both report cannot be told apart, so it becomes
 /// unusable rather than silently one or the other.
 fn merge_metrics(into: &mut RunMetrics, mut job_metrics: RunMetrics, what: &str) {
+    into.time_cap_mut()
+        .merge(std::mem::take(job_metrics.time_cap_mut()));
     for (bench, functions) in job_metrics.take_functions() {
         into.set_functions(&bench, functions);
     }

@@ -31,6 +31,8 @@ pub struct RunMetrics {
     /// Metrics higher is better for (another harness's rates, `items_per_second`): each side's best run is
     /// its highest, and a fall is the regression. Every other metric is a cost.
     higher_is_better: std::collections::BTreeSet<String>,
+    /// What the run's wire streams said of their time caps (crate::head_cap).
+    time_cap: crate::head_cap::TimeCapReading,
 }
 
 /// How many steps of its clock a net figure may move and still be no measurable change: rho-judge's one
@@ -118,6 +120,21 @@ impl RunMetrics {
     /// Set the floor of `name` (see [`RunMetrics::floor`]).
     pub fn set_floor(&mut self, name: &str, floor: f64) {
         self.floors.insert(name.to_owned(), floor);
+    }
+
+    /// What the run's wire streams said of their time caps, and which benchmarks a cap stopped.
+    pub fn time_cap(&self) -> &crate::head_cap::TimeCapReading {
+        &self.time_cap
+    }
+
+    /// What the run's wire streams said of their time caps, to change (see [`RunMetrics::time_cap`]).
+    pub fn time_cap_mut(&mut self) -> &mut crate::head_cap::TimeCapReading {
+        &mut self.time_cap
+    }
+
+    /// Set what the run's wire streams said of their time caps (see [`RunMetrics::time_cap`]).
+    pub fn set_time_cap(&mut self, reading: crate::head_cap::TimeCapReading) {
+        self.time_cap = reading;
     }
 
     /// Record that this run left `name` out on purpose (its verdict was settled), dropping any figure of it

@@ -130,6 +130,8 @@ pub struct GateSettings {
     build_jobs: Option<usize>,
     /// Whether a side that is a git revision is built from `.git/rho-cache/` when an entry matches.
     cache: bool,
+    /// Whether adaptive runs lower head's time cap from base's run (crate::head_cap).
+    lower_head_cap: bool,
     timeout: Duration,
     budgets: Budgets,
     /// `--shard K/N`: judge only the benchmarks of share K (crate::shard); `None`: all of them.
@@ -143,6 +145,7 @@ impl Default for GateSettings {
             max_runs: None,
             build_jobs: None,
             cache: true,
+            lower_head_cap: true,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),
             budgets: Budgets::default(),
             shard: None,
@@ -162,6 +165,7 @@ impl GateSettings {
             max_runs: None,
             build_jobs: None,
             cache: true,
+            lower_head_cap: true,
             timeout,
             budgets,
             shard: None,
@@ -211,6 +215,16 @@ impl GateSettings {
 
     pub fn cache(&self) -> bool {
         self.cache
+    }
+
+    /// Lower head's time cap from base's run in adaptive runs (true, the default; crate::head_cap), or keep
+    /// the module's for both sides (false: what the gate did before, for a side-by-side measurement).
+    pub fn set_lower_head_cap(&mut self, lower: bool) {
+        self.lower_head_cap = lower;
+    }
+
+    pub fn lower_head_cap(&self) -> bool {
+        self.lower_head_cap
     }
 
     pub fn set_shard(&mut self, shard: Option<crate::shard::GateShard>) {

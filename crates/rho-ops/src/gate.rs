@@ -447,10 +447,22 @@ fn print_outcome(
     let runs = u32::try_from(outcome.base_runs.len()).unwrap_or(u32::MAX);
     let mut document = to_json(&outcome.comparison, runs);
     document["functions"] = rho_gate::functions::to_json(&rho_gate::functions::regressed(outcome));
+    document["head_time_cap"] = serde_json::json!(outcome.head_time_cap);
+    document["capped"] = capped_record(outcome);
     document["settings_file"] =
         serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));
     document["shard"] = shard_record(options);
     write_document(json, &document)
+}
+
+/// The `capped` object of the document: per side, the benchmarks a time cap stopped early in any run, with
+/// the fewest iterations they did (docs/gate.md).
+fn capped_record(outcome: &GateOutcome) -> serde_json::Value {
+    use rho_gate::head_cap::capped_benchmarks;
+    serde_json::json!({
+        "base": capped_benchmarks(&outcome.base_runs),
+        "head": capped_benchmarks(&outcome.head_runs),
+    })
 }
 
 /// The `shard` object of a sharded gate's document (docs/gate.md): the share, how the shares are cut, and

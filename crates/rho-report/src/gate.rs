@@ -36,6 +36,12 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     if !comparison.metrics.is_empty() {
         text.push_str(&crate::wrap(&runs_per_benchmark_line(comparison), width, 2));
     }
+    if let Some(cap) = &outcome.head_time_cap {
+        text.push_str(&crate::wrap(&format!("head: {cap}\n"), width, 2));
+    }
+    if let Some(note) = rho_gate::head_cap::capped_note(&outcome.base_runs, &outcome.head_runs) {
+        text.push_str(&crate::wrap(&note, width, 2));
+    }
     let functions = rho_gate::functions::text(&rho_gate::functions::regressed(outcome));
     if !functions.is_empty() {
         text.push('\n');
