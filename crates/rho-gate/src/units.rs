@@ -111,3 +111,49 @@ pub(crate) fn stable_include(cwd: &Path, bench_header: &str) -> Result<Option<Pa
         Ok(None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_keeps_its_path_and_a_damaged_one_is_rewritten() {
+        let tmp = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("git")
+            .args(["init", "--quiet"])
+            .arg(tmp.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let first = stable_include(tmp.path(), "/* harness */\n")
+            .unwrap()
+            .unwrap();
+        assert!(first.starts_with(tmp.path().join(".git").join(CACHE_DIR).join(INCLUDE_DIR)));
+        let header = first.join("rho/bench.h");
+        assert_eq!(std::fs::read_to_string(&header).unwrap(), "/* harness */\n");
+        std::fs::write(&header, "damaged").unwrap();
+        let again = stable_include(tmp.path(), "/* harness */\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(again, first, "the same path in every gate");
+        assert_eq!(std::fs::read_to_string(&header).unwrap(), "/* harness */\n");
+        let other = stable_include(tmp.path(), "/* another */\n")
+            .unwrap()
+            .unwrap();
+        assert_ne!(other, first, "another header, another path");
+        let outside = tempfile::tempdir().unwrap();
+        // Outside any repository (unless the temporary directory is in one) there is nowhere to keep it.
+        if git_cache_dir(outside.path()).is_none() {
+            assert_eq!(stable_include(outside.path(), "x").unwrap(), None);
+        }
+    }
+
+    #[test]
+    fn a_builds_log_is_counted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = tmp.path().join("log");
+        assert_eq!(counted(&log), None, "no log: nothing compiled");
+        std::fs::write(&log, "hit ../a.c\nmiss ../b.c\ndirect `-E`\nhit ../c.c\n").unwrap();
+        assert_eq!(counted(&log), Some((2, 4)));
+    }
+}
