@@ -77,6 +77,8 @@ const PASS_THROUGH_PREFIXES: &[&str] = &[
     "--version",
     "-B",
     "-wrapper",
+    "-gsplit-dwarf",
+    "-Wa,-a",
 ];
 
 /// One source of an invocation.
@@ -281,6 +283,8 @@ mod tests {
             "-c a.c b.c -o x.o",
             "-c a.c lib.a",
             "-Wp,-MD,a.d -c a.c",
+            "-gsplit-dwarf -c a.c",
+            "-Wa,-adhln=a.lst -c a.c",
         ] {
             assert!(
                 matches!(parse(&words(line)), Parsed::PassThrough { .. }),
