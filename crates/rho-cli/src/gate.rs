@@ -37,7 +37,7 @@ pub struct GateArgs {
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// Build a side that is a git revision from scratch, neither using nor filling the build cache
+    /// Build both sides from scratch, neither using nor filling the build cache or the compile cache
     /// (.git/rho-cache; docs/gate.md).
     #[arg(long)]
     pub no_cache: bool,
@@ -121,6 +121,8 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         html: args.html.clone(),
         json: args.json.clone(),
         shard: rho_shard::spec::resolve(args.shard, std::env::var("RHO_SHARD").ok().as_deref())?,
+        // The builds' compilers run this binary as the compile cache (rho-ccache; main dispatches).
+        compiler_cache: std::env::current_exe().ok(),
     };
     let output = crate::term::OutputArgs {
         wide: false,

@@ -15,6 +15,7 @@ use crate::progress::Progress;
 use crate::recipe::Recipe;
 use crate::shell::{Scratch, Shell};
 use crate::side::{PreparedSide, SideSpec, git};
+use crate::units::CompilerShims;
 
 /// A side as its build sees it: where it is and how it is built.
 pub(crate) struct BuildSide<'a> {
@@ -41,6 +42,8 @@ pub(crate) struct BuildContext<'a> {
     /// Where `rho` runs (the repository of revision sides).
     pub cwd: &'a Path,
     pub cache: bool,
+    /// The compiler names that run the compile cache (crate::units), when it is on.
+    pub compilers: Option<&'a CompilerShims>,
 }
 
 /// Build each side's jobs once, in the side's module root (a job rho built already has no build): with
@@ -177,6 +180,14 @@ fn build_side(
             Err(note) => progress(Progress::Cached { side: name, note }),
         }
     }
+    // Through the compile cache, when it is on and the side is in a git repository.
+    let compiling = context
+        .compilers
+        .and_then(|c| c.environment(name, &side.prepared.module_root, context.scratch));
+    let mut environment = context.environment.to_vec();
+    if let Some((variables, _)) = &compiling {
+        environment.extend(variables.iter().cloned());
+    }
     for (index, job) in side.recipe.jobs.iter().enumerate() {
         let Some(build) = &job.build else {
             continue;
@@ -189,7 +200,7 @@ fn build_side(
             side: name,
             command: build,
             dir: &side.prepared.module_root,
-            env: context.environment,
+            env: &environment,
             job_env: &job.env,
             include: &context.scratch.include,
             out: &context.scratch.out(name, index)?,
@@ -199,6 +210,16 @@ fn build_side(
         progress(Progress::Built {
             side: name,
             elapsed,
+        });
+    }
+    if let Some((from_cache, compiled)) = compiling
+        .as_ref()
+        .and_then(|(_, log)| crate::units::counted(log))
+    {
+        progress(Progress::Compiled {
+            side: name,
+            from_cache,
+            compiled,
         });
     }
     if let Some(slot) = cached

@@ -17,6 +17,12 @@ pub const CACHE_BOUND_BYTES: u64 = 256 * 1024 * 1024;
 /// The cache's directory under git's common directory.
 pub const CACHE_DIR: &str = "rho-cache";
 
+/// Where the compile cache's units live in the cache's directory (`.git/rho-cache/units`; crate::units).
+pub const UNITS_DIR: &str = "units";
+
+/// Where the harness headers the builds include live (`.git/rho-cache/include/<checksum>`; crate::units).
+pub const INCLUDE_DIR: &str = "include";
+
 /// The first line of every key: a change of the layout or of what a key holds changes it.
 const KEY_FORMAT: &str = "rho-cache 1";
 
@@ -169,6 +175,10 @@ impl BuildCache {
         for item in read.flatten() {
             let path = item.path();
             let name = item.file_name().to_string_lossy().into_owned();
+            // The compile cache's units and headers are bounded on their own (rho-ccache).
+            if name == UNITS_DIR || name == INCLUDE_DIR {
+                continue;
+            }
             if name.starts_with("tmp-") {
                 let old = item
                     .metadata()

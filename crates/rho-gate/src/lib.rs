@@ -29,6 +29,7 @@ pub mod settings;
 pub mod shard;
 mod shell;
 pub mod side;
+mod units;
 mod wire_metrics;
 
 pub use compare::{Comparison, MetricComparison, MetricOutcome, SideFigures, Verdict, compare};

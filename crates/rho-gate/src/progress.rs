@@ -36,6 +36,12 @@ pub enum Progress {
         side: SideName,
         note: String,
     },
+    /// How many of the files a side's build compiled came from the compile cache (rho-ccache).
+    Compiled {
+        side: SideName,
+        from_cache: usize,
+        compiled: usize,
+    },
     /// After `after` runs per side, the benchmarks more runs could still change the verdict of: they run
     /// again, the others are settled (adaptive runs).
     StillOpen {
@@ -74,6 +80,14 @@ impl std::fmt::Display for Progress {
                 elapsed.as_secs_f64()
             ),
             Progress::Cached { side, note } => write!(f, "{side}: {note}"),
+            Progress::Compiled {
+                side,
+                from_cache,
+                compiled,
+            } => write!(
+                f,
+                "{side}: {from_cache} of {compiled} compiled files from the cache"
+            ),
             Progress::StillOpen { after, open } => write!(
                 f,
                 "after {after} runs per side, {} still open: {}",

@@ -80,6 +80,9 @@ pub struct GateRequest {
     /// The text of `rho/bench.h`, written to `RHO_BENCH_INCLUDE` for both sides: the same harness for both,
     /// so a change to the harness between commits does not show up as a change of the code.
     pub bench_header: String,
+    /// The program the builds' compilers masquerade as, for the compile cache (rho-ccache): rho passes
+    /// itself. `None`, or the cache off (`--no-cache`), runs the compilers directly.
+    pub compiler_cache: Option<PathBuf>,
 }
 
 /// What a finished gate found.
@@ -159,8 +162,20 @@ pub fn run_gate(
     let head = prepare(SideName::Head, head_spec, progress)?;
     let mut sides = [base, head];
 
-    let scratch = Scratch::create(&request.bench_header)?;
+    let mut scratch = Scratch::create(&request.bench_header)?;
     let timeout = request.settings.timeout();
+    // With the cache on, the harness header has the same path in every gate: compiled units name it.
+    if request.settings.cache()
+        && let Ok(Some(include)) = crate::units::stable_include(&request.cwd, &request.bench_header)
+    {
+        scratch.include = include;
+    }
+    let compilers = match &request.compiler_cache {
+        Some(program) if request.settings.cache() => {
+            crate::units::CompilerShims::create(program, &scratch)
+        }
+        _ => None,
+    };
 
     let environment = request.env.environment();
     let context = crate::build::BuildContext {
@@ -171,6 +186,7 @@ pub fn run_gate(
         counting: request.env.counter.is_some(),
         cwd: &request.cwd,
         cache: request.settings.cache(),
+        compilers: compilers.as_ref(),
     };
     let building = sides.each_ref().map(|side| crate::build::BuildSide {
         prepared: &side.prepared,

@@ -2,7 +2,7 @@
 //! same verdict; a damaged entry is rebuilt, never used; `--no-cache` builds. A directory side in a git
 //! repository is cached by its content, only when its build writes nowhere but RHO_BENCH_OUT.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rho_gate::{GateOutcome, GateSettings, Verdict};
@@ -46,6 +46,18 @@ fn builds(log: &Path) -> usize {
     std::fs::read_to_string(log).map_or(0, |t| t.lines().count())
 }
 
+/// The side entries of the build cache of `repo`: what is there beside the compile cache's units and headers.
+fn side_entries(repo: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(repo.join(".git/rho-cache"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            let name = path.file_name().unwrap();
+            name != rho_gate::cache::UNITS_DIR && name != rho_gate::cache::INCLUDE_DIR
+        })
+        .collect()
+}
+
 #[test]
 fn a_cached_side_is_not_built_again_and_a_damaged_entry_is_rebuilt() {
     let tmp = tempfile::tempdir().unwrap();
@@ -61,11 +73,7 @@ fn a_cached_side_is_not_built_again_and_a_damaged_entry_is_rebuilt() {
     let (first, _) = gate(&repo, true);
     assert_eq!(first.comparison.verdict, Verdict::Regressed);
     assert_eq!(builds(&log), 2, "both sides built");
-    let entries = || {
-        std::fs::read_dir(repo.join(".git/rho-cache"))
-            .unwrap()
-            .count()
-    };
+    let entries = || side_entries(&repo).len();
     assert_eq!(entries(), 2, "one entry per side");
 
     let (second, progress) = gate(&repo, true);
@@ -82,8 +90,8 @@ fn a_cached_side_is_not_built_again_and_a_damaged_entry_is_rebuilt() {
 
     // Damage the figure base's build wrote into its checkout, in base's entry: found, removed, rebuilt.
     let mut damaged = 0;
-    for entry in std::fs::read_dir(repo.join(".git/rho-cache")).unwrap() {
-        let figure = entry.unwrap().path().join("files/tree/made/figure");
+    for entry in side_entries(&repo) {
+        let figure = entry.join("files/tree/made/figure");
         if std::fs::read_to_string(&figure).unwrap().trim() == "100" {
             std::fs::write(&figure, "1\n").unwrap();
             damaged += 1;

@@ -61,6 +61,9 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// `--shard K/N` (or `RHO_SHARD`): judge share K of N of the benchmarks (rho_gate::shard).
     pub shard: Option<rho_shard::Shard>,
+    /// The program the builds' compilers masquerade as, for the compile cache (the rho binary itself;
+    /// rho_gate::GateRequest::compiler_cache). `None` runs the compilers directly.
+    pub compiler_cache: Option<PathBuf>,
 }
 
 /// The exit status of an undecided gate: 2, or under `--bisect` 125 when head's code is to blame (skip the
@@ -277,6 +280,7 @@ fn request(options: &Options) -> crate::Result<(GateRequest, SettingsSource)> {
         settings,
         env,
         bench_header: rho_suite::cfiles::BENCH_HEADER.to_owned(),
+        compiler_cache: options.compiler_cache.clone(),
     };
     Ok((request, settings_source))
 }

@@ -62,6 +62,7 @@ pub fn request(cwd: &Path, base: &str, head: &str, settings: GateSettings) -> Ga
         settings,
         env: BenchEnv::default(),
         bench_header: "/* not used */\n".to_owned(),
+        compiler_cache: None,
     }
 }
 
