@@ -11,12 +11,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use rho_gate::config::{load_local_config, settings_from_config};
 use rho_gate::report::runs_per_benchmark;
-use rho_gate::{GateOutcome, GateRequest, GateSettings, MetricOutcome, Verdict};
+use rho_gate::{GateOutcome, GateSettings, MetricOutcome, Verdict};
 
 mod common;
-use common::{copy_tree, gate_logged, kata_dir, request};
+use common::{gate_logged, kata_wire_gate, request};
 
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
@@ -237,25 +236,7 @@ fn only_open_benchmarks_run_again_and_the_subset_is_exact() {
 #[test]
 fn a_settled_benchmark_is_not_run_again_through_the_harness_filter() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_tree(&kata_dir(), &tmp.path().join("base")).unwrap();
-    copy_tree(&kata_dir(), &tmp.path().join("head")).unwrap();
-    std::fs::copy(
-        kata_dir().join("slowdowns/s09_count_below_linear_search.c"),
-        tmp.path().join("head/kernels.c"),
-    )
-    .unwrap();
-    let cwd = tmp.path().join("head/wire");
-    let config = load_local_config(&cwd).unwrap().unwrap();
-    let mut settings = settings_from_config(&config).unwrap();
-    settings.set_runs(2).unwrap();
-    settings.set_max_runs(4).unwrap();
-    settings.set_timeout(Duration::from_secs(120)).unwrap();
-    let base = tmp.path().join("base/wire").display().to_string();
-    let request = GateRequest {
-        env: rho_gate::config::bench_env_from_config(&config),
-        bench_header: BENCH_H.to_owned(),
-        ..request(&cwd, &base, ".", settings)
-    };
+    let request = kata_wire_gate(tmp.path(), "s09_count_below_linear_search.c", BENCH_H);
     let outcome = gate_logged(&request).0.unwrap();
     eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));
     assert_eq!(outcome.comparison.verdict, Verdict::Regressed);

@@ -9,12 +9,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rho_gate::config::{bench_env_from_config, load_local_config, settings_from_config};
 use rho_gate::head_cap::{HEAD_CAP_FACTOR, HEAD_CAP_FLOOR_MS, capped_benchmarks, capped_note};
-use rho_gate::{GateOutcome, GateRequest, GateSettings, MetricOutcome, Verdict};
+use rho_gate::{GateOutcome, GateSettings, MetricOutcome, Verdict};
 
 mod common;
-use common::{copy_tree, gate_logged, kata_dir, request};
+use common::{gate_logged, kata_wire_gate, request};
 
 const BENCH_H: &str = include_str!("../../../c/include/rho/bench.h");
 
@@ -174,27 +173,8 @@ fn with_no_cap_of_the_modules_the_harness_default_is_the_ceiling() {
 #[test]
 fn s09_as_head_still_fails_under_the_lowered_cap_and_the_report_names_it() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_tree(&kata_dir(), &tmp.path().join("base")).unwrap();
-    copy_tree(&kata_dir(), &tmp.path().join("head")).unwrap();
-    std::fs::copy(
-        kata_dir().join("slowdowns/s09_count_below_linear_search.c"),
-        tmp.path().join("head/kernels.c"),
-    )
-    .unwrap();
-    let cwd = tmp.path().join("head/wire");
-    let config = load_local_config(&cwd).unwrap().unwrap();
-    let mut settings = settings_from_config(&config).unwrap();
-    settings.set_runs(2).unwrap();
-    settings.set_max_runs(4).unwrap();
-    settings.set_timeout(Duration::from_secs(120)).unwrap();
-    let base = tmp.path().join("base/wire").display().to_string();
-    let mut env = bench_env_from_config(&config);
-    env.time_cap_ms = Some(5000);
-    let request = GateRequest {
-        env,
-        bench_header: BENCH_H.to_owned(),
-        ..request(&cwd, &base, ".", settings)
-    };
+    let mut request = kata_wire_gate(tmp.path(), "s09_count_below_linear_search.c", BENCH_H);
+    request.env.time_cap_ms = Some(5000);
     let (outcome, log) = gate_logged(&request);
     let outcome = outcome.unwrap();
     eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rho_gate::config::recipe_from_module;
+use rho_gate::config::{
+    bench_env_from_config, load_local_config, recipe_from_module, settings_from_config,
+};
 use rho_gate::{
     BenchEnv, GateError, GateOutcome, GateRequest, GateSettings, Progress, SideName, run_gate,
 };
@@ -63,6 +65,33 @@ pub fn request(cwd: &Path, base: &str, head: &str, settings: GateSettings) -> Ga
         env: BenchEnv::default(),
         bench_header: "/* not used */\n".to_owned(),
         compiler_cache: None,
+    }
+}
+
+/// The kata copied under `dir` as `base` and as `head` with `slowdown` (a file of tests/kata/slowdowns) as its
+/// kernels.c, and the gate of head's wire suite against base's from head's `wire/`: the module's settings and
+/// environment, adaptive with 2 to 4 runs a side, 120 s a command, built against `bench_header`.
+pub fn kata_wire_gate(dir: &Path, slowdown: &str, bench_header: &str) -> GateRequest {
+    copy_tree(&kata_dir(), &dir.join("base")).unwrap();
+    copy_tree(&kata_dir(), &dir.join("head")).unwrap();
+    std::fs::copy(
+        kata_dir().join("slowdowns").join(slowdown),
+        dir.join("head/kernels.c"),
+    )
+    .unwrap();
+    let cwd = dir.join("head/wire");
+    let config = load_local_config(&cwd).unwrap().unwrap();
+    let mut settings = settings_from_config(&config).unwrap();
+    settings.set_runs(2).unwrap();
+    settings.set_max_runs(4).unwrap();
+    settings
+        .set_timeout(std::time::Duration::from_secs(120))
+        .unwrap();
+    let base = dir.join("base/wire").display().to_string();
+    GateRequest {
+        env: bench_env_from_config(&config),
+        bench_header: bench_header.to_owned(),
+        ..request(&cwd, &base, ".", settings)
     }
 }
 
