@@ -29,6 +29,7 @@ pub mod settings;
 pub mod shard;
 mod shell;
 pub mod side;
+mod time_cap_reading;
 mod units;
 mod wire_metrics;
 

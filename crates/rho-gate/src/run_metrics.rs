@@ -32,7 +32,7 @@ pub struct RunMetrics {
     /// its highest, and a fall is the regression. Every other metric is a cost.
     higher_is_better: std::collections::BTreeSet<String>,
     /// What the run's wire streams said of their time caps (crate::head_cap).
-    time_cap: crate::head_cap::TimeCapReading,
+    time_cap: crate::time_cap_reading::TimeCapReading,
 }
 
 /// How many steps of its clock a net figure may move and still be no measurable change: rho-judge's one
@@ -123,17 +123,17 @@ impl RunMetrics {
     }
 
     /// What the run's wire streams said of their time caps, and which benchmarks a cap stopped.
-    pub fn time_cap(&self) -> &crate::head_cap::TimeCapReading {
+    pub fn time_cap(&self) -> &crate::time_cap_reading::TimeCapReading {
         &self.time_cap
     }
 
     /// What the run's wire streams said of their time caps, to change (see [`RunMetrics::time_cap`]).
-    pub fn time_cap_mut(&mut self) -> &mut crate::head_cap::TimeCapReading {
+    pub fn time_cap_mut(&mut self) -> &mut crate::time_cap_reading::TimeCapReading {
         &mut self.time_cap
     }
 
     /// Set what the run's wire streams said of their time caps (see [`RunMetrics::time_cap`]).
-    pub fn set_time_cap(&mut self, reading: crate::head_cap::TimeCapReading) {
+    pub fn set_time_cap(&mut self, reading: crate::time_cap_reading::TimeCapReading) {
         self.time_cap = reading;
     }
 

@@ -91,7 +91,7 @@ pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, Metric
         }
     }
     crate::growth_metrics::add_growth_metrics(&summary, &mut metrics);
-    metrics.set_time_cap(crate::head_cap::TimeCapReading::of_stream(run));
+    metrics.set_time_cap(crate::time_cap_reading::TimeCapReading::of_stream(run));
     Ok(metrics)
 }
 
