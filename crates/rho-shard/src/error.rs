@@ -56,3 +56,17 @@ pub enum Error {
     #[error("{0}")]
     Baseline(#[from] rho_baseline::Error),
 }
+
+impl Error {
+    /// `Ok` when the share `file` matches the first share `first`; else the mismatch `what` says, naming both.
+    pub(crate) fn unless_same(what: Option<String>, file: &str, first: &str) -> Result<(), Error> {
+        match what {
+            Some(what) => Err(Error::Mismatch {
+                file: file.to_owned(),
+                first: first.to_owned(),
+                what,
+            }),
+            None => Ok(()),
+        }
+    }
+}

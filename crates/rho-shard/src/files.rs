@@ -315,12 +315,5 @@ fn same_build(first: &Read, share: &Read) -> Result<(), Error> {
     } else {
         None
     };
-    match what {
-        Some(what) => Err(Error::Mismatch {
-            file: share.file.clone(),
-            first: first.file.clone(),
-            what,
-        }),
-        None => Ok(()),
-    }
+    Error::unless_same(what, &share.file, &first.file)
 }

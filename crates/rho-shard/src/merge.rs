@@ -248,14 +248,7 @@ pub(crate) fn same_run(first: &RunOf<'_>, share: &RunOf<'_>) -> Result<(), Error
     } else {
         None
     };
-    match what {
-        Some(what) => Err(Error::Mismatch {
-            file: share.file.to_string(),
-            first: first.file.to_string(),
-            what,
-        }),
-        None => Ok(()),
-    }
+    Error::unless_same(what, share.file, first.file)
 }
 
 /// Every benchmark of the run in run order: each suite's from the record of its owner (the share holding
