@@ -111,16 +111,7 @@ pub fn records_of_suites(
     let recording = rho_baseline::Recording::now(rho_version, None);
     let mut records = Vec::new();
     for (_, parts) in by_target {
-        let mut sections = rho_baseline::sections_from_summaries(&parts, &recording)?;
-        // A record keeps its schema's shape: which suite ran a benchmark is the baseline's, for sharded runs.
-        for section in [&mut sections.time, &mut sections.instructions]
-            .into_iter()
-            .flatten()
-        {
-            for bench in &mut section.benchmarks {
-                bench.suite = None;
-            }
-        }
+        let sections = rho_baseline::sections_from_summaries(&parts, &recording)?;
         let quartiles = quartiles_of(&parts);
         for mut record in Record::from_sections(&sections, origin) {
             if record.measure == Measure::Time {
@@ -153,13 +144,16 @@ fn quartiles_of(parts: &[(&str, &rho_stats::RunSummary)]) -> BTreeMap<String, Qu
         .collect()
 }
 
-/// `section` without what baseline version 4 added for another harness's suites (its `extra` figures and
-/// its CPU time, `cpu_ns`): a `rho-bench-history-record/2` keeps the shape every rho that reads one reads.
+/// `section` without what baseline version 4 added (another harness's `extra` figures and CPU time,
+/// `cpu_ns`, and the suite of each benchmark, which is the baseline's, for sharded runs): a
+/// `rho-bench-history-record/2` keeps the shape every rho that reads one reads, whichever way it was made
+/// (a run's suites, or `history import` of a baseline file).
 fn without_extra(section: &TargetBaseline) -> TargetBaseline {
     let mut section = section.clone();
     for bench in &mut section.benchmarks {
         bench.extra.clear();
         bench.cpu_ns = None;
+        bench.suite = None;
     }
     section
 }
