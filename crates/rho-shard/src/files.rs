@@ -225,8 +225,16 @@ pub fn merge(files: &[(String, String)]) -> Result<FileShares, Error> {
         .collect();
     let order = in_order(first.record.count, &indices)?;
     let ordered: Vec<&Read> = order.iter().map(|at| &shares[*at]).collect();
+    // The suite's owner (the share of its first benchmark; the partitions are equal, so any share's record
+    // says which) listed it, so only its record also holds the benchmarks the baseline did not know.
+    let holder = first
+        .record
+        .benchmarks
+        .first()
+        .map_or(0, |e| e.share as usize - 1);
+    let owning = ordered[holder];
     let mut benchmarks = Vec::new();
-    for entry in &first.record.benchmarks {
+    for entry in &owning.record.benchmarks {
         let share = ordered[entry.share as usize - 1];
         let Some(bench) = share
             .summary
@@ -245,15 +253,10 @@ pub fn merge(files: &[(String, String)]) -> Result<FileShares, Error> {
         };
         benchmarks.push(bench.clone());
     }
-    let holder = first
-        .record
-        .benchmarks
-        .first()
-        .map_or(0, |e| e.share as usize - 1);
-    let mut summary = ordered[holder].summary.clone();
+    let mut summary = owning.summary.clone();
     summary.benchmarks = benchmarks;
     Ok(FileShares {
-        record: first.record.clone(),
+        record: owning.record.clone(),
         suite: first.document.suite.clone(),
         what: first.what.clone(),
         summary,
