@@ -20,15 +20,13 @@ pub struct Unit {
     pub object: Vec<u8>,
 }
 
-/// FNV-1a, 64 bits.
+/// FNV-1a, 64 bits, of `parts` one after the other.
 fn fnv1a(parts: &[&[u8]]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hash = fnv::FnvHasher::default();
     for part in parts {
-        for byte in *part {
-            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+        std::hash::Hasher::write(&mut hash, part);
     }
-    hash
+    std::hash::Hasher::finish(&hash)
 }
 
 /// The digest of `parts`, 32 hex digits: FNV-1a and SipHash side by side, so that two different keys

@@ -58,9 +58,9 @@ impl CacheKey {
 /// FNV-1a, 64 bits: the checksum of a key and of a cached file (a guard against a damaged entry, not an
 /// adversary: whoever can write `.git` can change the code too).
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    let mut hash = fnv::FnvHasher::default();
+    std::hash::Hasher::write(&mut hash, bytes);
+    std::hash::Hasher::finish(&hash)
 }
 
 /// The checksum of `bytes` as a key shows it (16 hex digits).

@@ -32,12 +32,10 @@ pub struct GateShard {
 
 /// The share (from 1) of `count` that benchmark `name` is in.
 pub fn share_of(name: &str, count: u32) -> u32 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in name.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    (hash % u64::from(count.max(1))) as u32 + 1
+    // FNV-1a: stable across machines and versions, which the standard library's hasher is not.
+    let mut hash = fnv::FnvHasher::default();
+    std::hash::Hasher::write(&mut hash, name.as_bytes());
+    (std::hash::Hasher::finish(&hash) % u64::from(count.max(1))) as u32 + 1
 }
 
 impl GateShard {

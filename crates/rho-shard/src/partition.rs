@@ -99,22 +99,19 @@ pub fn identity(count: u32, settings: &[&str], entries: &[Entry]) -> String {
         hash.field(&entry.cost.map_or(u64::MAX, f64::to_bits).to_le_bytes());
         hash.write(&entry.share.to_le_bytes());
     }
-    format!("{:016x}", hash.0)
+    format!("{:016x}", std::hash::Hasher::finish(&hash.0))
 }
 
 /// FNV-1a, 64 bits: stable across machines and versions, which the standard library's hasher is not.
-struct Fnv(u64);
+struct Fnv(fnv::FnvHasher);
 
 impl Fnv {
     fn new() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
+        Fnv(fnv::FnvHasher::default())
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 ^= u64::from(*byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        std::hash::Hasher::write(&mut self.0, bytes);
     }
 
     /// A field with its length first, so `("ab", "c")` and `("a", "bc")` differ.
