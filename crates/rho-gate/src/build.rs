@@ -388,8 +388,11 @@ fn store(side: &BuildSide, context: &BuildContext, slot: &CacheSlot) -> Result<(
         let after = crate::content::content_of(&slot.top, &index)
             .map_err(|why| format!("not cached: {why}"))?;
         if after.as_ref().map(|c| &c.lines) != Some(before) {
-            return Err("not cached: the build changed files in the directory's repository (only a build                         that writes to RHO_BENCH_OUT alone is cached)"
-                .to_owned());
+            return Err(
+                "not cached: the build changed files in the directory's repository (only a build \
+                 that writes to RHO_BENCH_OUT alone is cached)"
+                    .to_owned(),
+            );
         }
         return slot.cache.store(&slot.key, &files, &root);
     }
