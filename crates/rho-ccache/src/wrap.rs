@@ -131,7 +131,7 @@ fn status_code(status: ExitStatus) -> i32 {
         .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
 }
 
-/// Compile each source through the store (at once, each on a thread), replay their stderr in order, then
+/// Compile each source through the store (a thread a source, as many at once as there are cores), replay their stderr in order, then
 /// place the objects (`-c`) or link them; the exit status.
 fn cached(setting: &Setting, invocation: &Invocation) -> Result<i32, Fallback> {
     let dir = setting
@@ -142,20 +142,26 @@ fn cached(setting: &Setting, invocation: &Invocation) -> Result<i32, Fallback> {
         }))?;
     let store = UnitStore::open(dir, UNIT_CACHE_BOUND_BYTES).map_err(Fallback::Cache)?;
     let identity = compiler_identity(&setting.real).map_err(Fallback::Cache)?;
-    let outcomes: Vec<Result<Outcome, Fallback>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = invocation
-            .sources
-            .iter()
-            .map(|source| {
-                let (store, identity) = (&store, &identity);
-                scope.spawn(move || compile_one(setting, invocation, source, store, identity))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or(Err(Fallback::Compiler)))
-            .collect()
-    });
+    // As many compiles at once as the machine has cores: a `cc *.c` of hundreds of files must not start
+    // hundreds of compilers.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut outcomes: Vec<Result<Outcome, Fallback>> = Vec::new();
+    for batch in invocation.sources.chunks(cores) {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = batch
+                .iter()
+                .map(|source| {
+                    let (store, identity) = (&store, &identity);
+                    scope.spawn(move || compile_one(setting, invocation, source, store, identity))
+                })
+                .collect();
+            outcomes.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or(Err(Fallback::Compiler))),
+            );
+        });
+    }
     let outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut log = Vec::new();
     let mut stderr = std::io::stderr().lock();
