@@ -324,10 +324,8 @@ fn is_compiler(word: &str) -> bool {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("");
-    ["cc", "c++", "gcc", "g++", "clang", "clang++"].contains(&name)
-        || ["-gcc", "-g++", "-clang", "-clang++", "-cc"]
-            .iter()
-            .any(|suffix| name.ends_with(suffix))
+    // The names the compile cache masquerades as: one list of what a compiler is called.
+    rho_ccache::is_compiler_name(name)
 }
 
 /// The first line of `program --version` (`gcc (Debian 12.2.0-14) 12.2.0`), or why there is none.
