@@ -178,11 +178,7 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
         }
         for extra in &bench.extra {
             let mut cells = extra_cells(extra);
-            cells[4] = match extra.verdict {
-                Verdict::Regressed => "REGRESSED".to_string(),
-                Verdict::NotMeasured => "NOT MEASURED".to_string(),
-                other => other.label().to_string(),
-            };
+            cells[4] = verdict_word(extra.verdict, false);
             rows.push((&bench.name, cells));
         }
     }
@@ -295,10 +291,15 @@ fn aligned(rows: &[Vec<String>], right: impl Fn(usize) -> bool) -> Vec<String> {
 
 /// Regressions shout in a terminal; everything else is a plain word.
 fn verdict_text(row: &MetricComparison) -> String {
-    match row.verdict {
+    verdict_word(row.verdict, row.within_resolution)
+}
+
+/// `verdict` as the terminal table says it; an ok change `within_resolution` of the clock says so.
+fn verdict_word(verdict: Verdict, within_resolution: bool) -> String {
+    match verdict {
         Verdict::Regressed => "REGRESSED".to_string(),
         Verdict::NotMeasured => "NOT MEASURED".to_string(),
-        Verdict::Ok if row.within_resolution => format!("ok ({})", within_resolution_note()),
+        Verdict::Ok if within_resolution => format!("ok ({})", within_resolution_note()),
         other => other.label().to_string(),
     }
 }
