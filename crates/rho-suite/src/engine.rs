@@ -206,7 +206,6 @@ impl<'a> Engine<'a> {
         let mut command = Command::new(&built.executable);
         command.current_dir(&self.config.root);
         command.envs(env.iter().map(|(k, v)| (k, v)));
-        command.env(crate::listing::LIST_VARIABLE, "1");
         let names = crate::listing::list_program(command, &job.what, self.timeout)?;
         if let Ok(mut builds) = self.listed_builds.lock() {
             builds.push((index, built));

@@ -72,7 +72,6 @@ impl HostFiles {
     pub fn list(&self, inputs: &FilesInputs<'_>) -> Result<Vec<String>> {
         let mut command = std::process::Command::new(&self.built.executable);
         command.envs(inputs.settings.environment());
-        command.env(crate::listing::LIST_VARIABLE, "1");
         crate::listing::list_program(command, inputs.what, inputs.timeout)
     }
 }

@@ -12,10 +12,11 @@ use crate::error::{Result, SuiteError};
 /// The environment variable that makes a harness list instead of run.
 pub const LIST_VARIABLE: &str = "RHO_BENCH_LIST";
 
-/// Runs `command` (a harness, with [`LIST_VARIABLE`] set by the caller) and reads its listing; `what` names
-/// the suite in errors. A program that exits with anything but 0, or prints a listing cut short, is an
-/// error saying so with its stderr.
-pub fn list_program(command: Command, what: &str, timeout: Duration) -> Result<Vec<String>> {
+/// Runs `command` (a harness, as its run would start it) with [`LIST_VARIABLE`] set, and reads its listing;
+/// `what` names the suite in errors. A program that exits with anything but 0, or prints a listing cut
+/// short, is an error saying so with its stderr.
+pub fn list_program(mut command: Command, what: &str, timeout: Duration) -> Result<Vec<String>> {
+    command.env(LIST_VARIABLE, "1");
     let (finished, stdout) = Runner::new(command)
         .timeout(timeout)
         .run_collect()
