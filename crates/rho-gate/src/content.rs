@@ -9,13 +9,6 @@
 //! products a run would read from the directory.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
-
-use rho_exec::Runner;
-
-/// How long one git command may take.
-const GIT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A directory's content, as cache key lines, and the top of the repository it is in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,28 +73,19 @@ pub(crate) fn content_of(dir: &Path, index: &Path) -> Result<Option<DirectoryCon
     Ok(Some(DirectoryContent { top, lines }))
 }
 
-/// `git -C dir args...`, with `index` as `GIT_INDEX_FILE` when given; its stdout, or why not.
+/// `git -C dir args...` (crate::side's), with `index` as `GIT_INDEX_FILE` when given; its stdout, or why not.
 fn git(dir: &Path, index: Option<&Path>, args: &[&str]) -> Result<String, String> {
-    let mut command = Command::new("git");
-    command.arg("-C").arg(dir).args(args);
-    if let Some(index) = index {
-        command.env("GIT_INDEX_FILE", index);
+    match index {
+        Some(index) => crate::side::git_with_index(dir, index, args),
+        None => crate::side::git(dir, args),
     }
-    let failed = |detail: String| format!("git {}: {detail}", args.join(" "));
-    let (finished, stdout) = Runner::new(command)
-        .timeout(GIT_TIMEOUT)
-        .run_collect()
-        .map_err(|e| failed(e.to_string()))?;
-    if finished.termination.success() {
-        Ok(stdout)
-    } else {
-        Err(failed(finished.stderr.trim().to_owned()))
-    }
+    .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
 
     fn run(dir: &Path, args: &[&str]) {
         let ok = Command::new("git")

@@ -96,13 +96,27 @@ impl SideSpec {
 
 /// Run `git -C dir args...` with the runner's timeout and process group; its trimmed stdout, or why not.
 pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, GateError> {
-    git_on_interrupt(dir, args, OnInterrupt::Kill)
+    git_on_interrupt(dir, None, args, OnInterrupt::Kill)
 }
 
-/// [`git`], with what an interrupt does to it.
-fn git_on_interrupt(dir: &Path, args: &[&str], what: OnInterrupt) -> Result<String, GateError> {
+/// [`git`] with `index` as its index (`GIT_INDEX_FILE`): reading a directory's content without touching
+/// the user's index (crate::content).
+pub(crate) fn git_with_index(dir: &Path, index: &Path, args: &[&str]) -> Result<String, GateError> {
+    git_on_interrupt(dir, Some(index), args, OnInterrupt::Kill)
+}
+
+/// [`git`], with `index` as its index when given and what an interrupt does to it.
+fn git_on_interrupt(
+    dir: &Path,
+    index: Option<&Path>,
+    args: &[&str],
+    what: OnInterrupt,
+) -> Result<String, GateError> {
     let mut command = Command::new("git");
     command.arg("-C").arg(dir).args(args);
+    if let Some(index) = index {
+        command.env("GIT_INDEX_FILE", index);
+    }
     let failed = |detail: String| GateError::Git {
         args: args.join(" "),
         detail,
@@ -196,6 +210,7 @@ impl Worktree {
         // On failure `worktree` is dropped, which removes whatever the checkout left.
         git_on_interrupt(
             repo_top,
+            None,
             &["worktree", "add", "--detach", "--quiet", &path_text, commit],
             OnInterrupt::LetFinish,
         )?;
