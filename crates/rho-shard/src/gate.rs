@@ -69,6 +69,53 @@ pub fn merge(files: &[(String, String)]) -> Result<GateMerge, Error> {
     Ok(combine(first, &ordered))
 }
 
+/// Head's lowered time cap of the merged gate: `null` when any share's was not lowered, else the largest
+/// share's. Each share derives its cap from its own base's longest benchmark (factor times it, at least the
+/// floor), so the largest is the one derived from the longest benchmark of all, the unsharded gate's; a
+/// share that kept the module's cap (its longest benchmark too long to lower it) means the unsharded gate
+/// kept it too.
+fn head_time_cap(shares: &[&Value]) -> Value {
+    let mut largest: Option<&Value> = None;
+    for share in shares {
+        let cap = &share["head_time_cap"];
+        let Some(cap_ms) = cap["cap_ms"].as_u64() else {
+            return Value::Null;
+        };
+        if largest.is_none_or(|l| l["cap_ms"].as_u64().is_some_and(|l| l < cap_ms)) {
+            largest = Some(cap);
+        }
+    }
+    largest.cloned().unwrap_or(Value::Null)
+}
+
+/// Each side's benchmarks a time cap stopped early, of every share, with the fewest iterations they did
+/// (a benchmark is of one share, so no two shares name it; the fewest is kept all the same).
+fn capped(shares: &[&Value]) -> Value {
+    let mut sides = Map::new();
+    for side in ["base", "head"] {
+        let mut benchmarks = Map::new();
+        for share in shares {
+            let Some(own) = share["capped"][side].as_object() else {
+                continue;
+            };
+            for (bench, iterations) in own {
+                let fewer = match (
+                    benchmarks.get(bench).and_then(Value::as_u64),
+                    iterations.as_u64(),
+                ) {
+                    (Some(kept), Some(new)) => new < kept,
+                    _ => true,
+                };
+                if fewer {
+                    benchmarks.insert(bench.clone(), iterations.clone());
+                }
+            }
+        }
+        sides.insert(side.to_owned(), Value::Object(benchmarks));
+    }
+    Value::Object(sides)
+}
+
 /// A share's document and its `shard` object, checked: a gate document with a share in range.
 fn read(file: &str, text: &str) -> Result<(Value, Value), Error> {
     let not_a_share = |why: String| Error::NotAShare {
@@ -144,6 +191,8 @@ fn combine(first: &Value, shares: &[&Value]) -> GateMerge {
         "runs": runs,
         "metrics": metrics,
         "functions": functions,
+        "head_time_cap": head_time_cap(shares),
+        "capped": capped(shares),
         "settings_file": first["settings_file"],
         "shard": null,
     });
@@ -202,6 +251,40 @@ mod tests {
             serde_json::json!({"a.instructions": metric(Value::Null)}),
         );
         assert_eq!(merge(&[open, two]).unwrap().exit_code(), 2);
+    }
+
+    #[test]
+    fn the_merged_head_cap_is_the_largest_shares_and_capped_benchmarks_are_every_shares() {
+        let cap = |ms: u64| {
+            serde_json::json!({"cap_ms": ms, "factor": 4, "base_longest_ms": ms as f64 / 4.0,
+                                                "module_cap_ms": 1000, "floored": false})
+        };
+        let with = |index: u32, head_cap: Value, capped: Value| {
+            let (file, text) = share(index, "HEAD", serde_json::json!({}));
+            let mut document: Value = serde_json::from_str(&text).unwrap();
+            document["head_time_cap"] = head_cap;
+            document["capped"] = capped;
+            (file, document.to_string())
+        };
+        let one = with(
+            1,
+            cap(160),
+            serde_json::json!({"base": {}, "head": {"slow": 412}}),
+        );
+        let two = with(
+            2,
+            cap(400),
+            serde_json::json!({"base": {"odd": 7}, "head": {}}),
+        );
+        let merged = merge(&[two.clone(), one]).unwrap().document;
+        assert_eq!(merged["head_time_cap"], cap(400));
+        assert_eq!(
+            merged["capped"],
+            serde_json::json!({"base": {"odd": 7}, "head": {"slow": 412}})
+        );
+        let unlowered = with(1, Value::Null, serde_json::json!({"base": {}, "head": {}}));
+        let merged = merge(&[unlowered, two]).unwrap().document;
+        assert!(merged["head_time_cap"].is_null());
     }
 
     #[test]
