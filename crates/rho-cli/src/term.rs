@@ -22,11 +22,13 @@ pub enum ColorChoice {
 /// (docs/exports.md).
 #[derive(Debug, Clone, Default, Args)]
 pub struct DashboardArgs {
-    /// Also write the run in Bencher Metric Format (`bencher run --adapter json --file FILE`).
+    /// Also write the run in Bencher Metric Format (`bencher run --adapter json --file FILE`); `-` is
+    /// stdout (the report then goes to stderr).
     #[arg(long, value_name = "FILE")]
     pub bmf: Option<std::path::PathBuf>,
 
-    /// Also write the run as github-action-benchmark's `customSmallerIsBetter` list.
+    /// Also write the run as github-action-benchmark's `customSmallerIsBetter` list; `-` is stdout (the
+    /// report then goes to stderr).
     #[arg(long, value_name = "FILE")]
     pub github_benchmark: Option<std::path::PathBuf>,
 }

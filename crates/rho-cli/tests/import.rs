@@ -303,6 +303,48 @@ fn show_and_import_write_bmf_and_github_benchmark_with_the_documented_fields() {
     }
 }
 
+/// An export to `-` is all that goes to stdout (the report goes to stderr, as with `--json -`), the same
+/// document as the file; two outputs to `-` are refused before anything is written.
+#[test]
+fn an_export_to_a_dash_is_stdout_and_two_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let report = testdata("gotest.txt");
+    let import = |extra: &[&str]| {
+        let mut args = vec!["bench", "import", "gotest", path_str(&report)];
+        args.extend_from_slice(extra);
+        rho_at(dir, &args, LIMIT)
+    };
+    import(&["--json", "run.json", "--bmf", "run.bmf.json"]).assert_exit(0);
+    for (flag, file) in [("--bmf", "run.bmf.json"), ("--github-benchmark", "")] {
+        let saved = rho_at(dir, &["bench", "show", "run.json", flag, "-"], LIMIT);
+        saved.assert_exit(0);
+        let on_stdout: serde_json::Value =
+            serde_json::from_str(&saved.stdout).unwrap_or_else(|e| {
+                panic!(
+                    "{flag} -: stdout is not one JSON document ({e}): {}",
+                    saved.stdout
+                )
+            });
+        assert!(saved.stderr.contains("BenchmarkJoin"), "{}", saved.stderr);
+        if !file.is_empty() {
+            assert_eq!(on_stdout, read_json(&dir.join(file)));
+        }
+        let fresh = import(&[flag, "-"]);
+        fresh.assert_exit(0);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&fresh.stdout).unwrap(),
+            on_stdout
+        );
+    }
+    assert!(!dir.join("-").exists(), "a file named - was written");
+    let twice = import(&["--json", "-", "--github-benchmark", "-", "--bmf", "b.json"]);
+    twice.assert_exit(2);
+    twice.assert_stderr_has("--json - and --github-benchmark -: only one output can be stdout");
+    assert!(twice.stdout.is_empty(), "{}", twice.stdout);
+    assert!(!dir.join("b.json").exists());
+}
+
 /// `rho bench check` and `rho bench` (module.yml mode, two command suites) write both exports of every
 /// suite's run, each benchmark named `SUITE::NAME`; several targets at once are refused before anything runs.
 #[test]

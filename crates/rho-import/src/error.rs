@@ -5,7 +5,7 @@
 pub enum ImportError {
     #[error("unknown import format \"{name}\": expected one of {known}")]
     UnknownFormat { name: String, known: String },
-    #[error("{file}: cannot be read: {source}")]
+    #[error("{file}: cannot be read")]
     Read {
         file: String,
         #[source]
@@ -51,7 +51,7 @@ pub enum ImportError {
     },
     #[error("{what}: cannot be written as a wire stream: {message}")]
     Wire { what: String, message: String },
-    #[error("{what}: the figures of benchmark \"{benchmark}\" cannot be summarised: {source}")]
+    #[error("{what}: the figures of benchmark \"{benchmark}\" cannot be summarised")]
     Summary {
         what: String,
         benchmark: String,

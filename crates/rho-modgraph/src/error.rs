@@ -3,7 +3,7 @@ use std::path::PathBuf;
 /// Why a crate's module graph could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ModGraphError {
-    #[error("{}: cannot read: {source}", file.display())]
+    #[error("{}: cannot read", file.display())]
     Read {
         file: PathBuf,
         source: std::io::Error,

@@ -63,7 +63,7 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     if let Some(html) = &options.asked.html {
         crate::output::check_destination("--html", html)?;
     }
-    options.asked.exports.destinations().check()?;
+    options.asked.exports.check(json.as_ref())?;
     // Before building: a bad `--diff REF` stops here. The baseline path is relative to the current directory.
     crate::baseline::refuse_filtered_baseline(
         options.asked.run.filter.as_deref(),
@@ -108,8 +108,11 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     {
         crate::say(&format!("rho: warning: {warning}"));
     }
-    // The human report: stdout, or stderr when `--json -` takes stdout.
-    let (mut out, layout) = crate::output::report_output(terminal, json.as_ref());
+    // The human report: stdout, or stderr when `--json -` or an export to `-` takes stdout.
+    let (mut out, layout) = terminal.report(crate::output::report_to_stderr(
+        json.as_ref(),
+        &options.asked.exports,
+    ));
     show(&mut out, &rho_report::render_with(&summary, &what, layout));
     crate::profile::show_table(
         options.profile.as_deref(),

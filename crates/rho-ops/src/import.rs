@@ -34,14 +34,17 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
         return Ok(0);
     }
     let json = crate::output::prepare_json(options.json.as_deref())?;
-    options.exports.destinations().check()?;
+    options.exports.check(json.as_ref())?;
     let imported = rho_import::import(format, &files)?;
     let what = files
         .iter()
         .map(|f| f.display().to_string())
         .collect::<Vec<_>>()
         .join(" ");
-    let (mut out, layout) = crate::output::report_output(terminal, json.as_ref());
+    let (mut out, layout) = terminal.report(crate::output::report_to_stderr(
+        json.as_ref(),
+        &options.exports,
+    ));
     show(
         &mut out,
         &rho_report::render_with(&imported.summary, &what, layout),

@@ -243,7 +243,7 @@ fn run_target(
     if let Some(html) = &asked.html {
         crate::output::check_destination("--html", html)?;
     }
-    asked.exports.destinations().check()?;
+    asked.exports.check(json.as_ref())?;
     crate::baseline::refuse_filtered_baseline(asked.run.filter.as_deref(), &asked.baseline)?;
     let config = load_config()?;
     let target = config.target(asked.target.as_deref())?;
@@ -276,7 +276,7 @@ fn run_target(
         None => (None, plan),
     };
     let to_stderr = collect.as_ref().is_some_and(|c| c.report_to_stderr)
-        || json.as_ref().is_some_and(JsonTarget::is_stdout);
+        || crate::output::report_to_stderr(json.as_ref(), &asked.exports);
     let (mut out, layout) = terminal.report(to_stderr);
     let keep = Keep {
         summaries: plan.active(),

@@ -49,7 +49,7 @@ impl JsonTarget {
     /// Read `--json`'s argument and, for a file, check before anything runs that it can be written: its
     /// directory exists and a file can be created in it, and it is not itself a directory.
     pub fn prepare(path: &Path) -> crate::Result<JsonTarget> {
-        if path.as_os_str() == "-" {
+        if is_stdout(path) {
             return Ok(JsonTarget::Stdout);
         }
         check_destination("--json", path)?;
@@ -163,19 +163,70 @@ impl Exports {
         self.bmf.is_some() || self.github_benchmark.is_some()
     }
 
+    /// Whether an export is `-`, standard output (the human report then goes to stderr, as for `--json -`).
+    pub fn takes_stdout(&self) -> bool {
+        [&self.bmf, &self.github_benchmark]
+            .into_iter()
+            .any(|path| path.as_deref().is_some_and(is_stdout))
+    }
+
+    /// The exports written to files (`-` left out).
     pub fn destinations(&self) -> rho_baseline::dashboards::Destinations<'_> {
+        fn file(path: &Option<PathBuf>) -> Option<&Path> {
+            path.as_deref().filter(|path| !is_stdout(path))
+        }
         rho_baseline::dashboards::Destinations {
-            bmf: self.bmf.as_deref(),
-            github_benchmark: self.github_benchmark.as_deref(),
+            bmf: file(&self.bmf),
+            github_benchmark: file(&self.github_benchmark),
         }
     }
 
-    /// Writes each export asked for of `suites` (what each was, its summary).
+    /// Before a run: each export's file can be written, and at most one output, of these and `json`, is `-`
+    /// (two documents on one stdout would be neither).
+    pub fn check(&self, json: Option<&JsonTarget>) -> crate::Result<()> {
+        let on_stdout: Vec<&str> = [
+            ("--json", json.is_some_and(JsonTarget::is_stdout)),
+            ("--bmf", self.bmf.as_deref().is_some_and(is_stdout)),
+            (
+                "--github-benchmark",
+                self.github_benchmark.as_deref().is_some_and(is_stdout),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(flag, stdout)| stdout.then_some(flag))
+        .collect();
+        if on_stdout.len() > 1 {
+            return Err(crate::Error::Refused(format!(
+                "{}: only one output can be stdout (-); give the others a file",
+                on_stdout.join(" - and ") + " -"
+            )));
+        }
+        Ok(self.destinations().check()?)
+    }
+
+    /// Writes each export asked for of `suites` (what each was, its summary): a file atomically, `-` to stdout.
     pub fn write(&self, suites: &[(String, rho_stats::RunSummary)]) -> crate::Result<()> {
         let suites: Vec<(&str, &rho_stats::RunSummary)> = suites
             .iter()
             .map(|(what, summary)| (what.as_str(), summary))
             .collect();
-        Ok(self.destinations().write(&suites)?)
+        self.destinations().write(&suites)?;
+        if self.bmf.as_deref().is_some_and(is_stdout) {
+            JsonTarget::Stdout.write(&rho_baseline::dashboards::bmf(&suites))?;
+        }
+        if self.github_benchmark.as_deref().is_some_and(is_stdout) {
+            JsonTarget::Stdout.write(&rho_baseline::dashboards::github_benchmark(&suites))?;
+        }
+        Ok(())
     }
+}
+
+/// Whether an output's path is `-`, standard output.
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Whether the human report goes to stderr: `--json -` or an export to `-` takes stdout.
+pub fn report_to_stderr(json: Option<&JsonTarget>, exports: &Exports) -> bool {
+    json.is_some_and(JsonTarget::is_stdout) || exports.takes_stdout()
 }

@@ -61,9 +61,10 @@ pub fn show_run(options: &ShowOptions, terminal: &dyn Terminal) -> crate::Result
         .iter()
         .map(|s| (s.what.clone(), s.summary.clone()))
         .collect();
+    options.exports.check(None)?;
     options.exports.write(&exported)?;
     if options.markdown.is_none() && options.html.is_none() {
-        let (mut out, layout) = terminal.report(false);
+        let (mut out, layout) = terminal.report(options.exports.takes_stdout());
         let text: Vec<String> = suites
             .iter()
             .map(|suite| rho_report::render_with(&suite.summary, &suite.what, layout))
