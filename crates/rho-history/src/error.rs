@@ -47,7 +47,7 @@ pub enum Error {
     )]
     Dirty { commit: String },
 
-    #[error("{0}")]
+    #[error(transparent)]
     Baseline(#[from] rho_baseline::Error),
 
     /// A baseline file to import from that is not in the history's repository.

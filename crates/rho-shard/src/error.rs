@@ -18,7 +18,7 @@ pub enum Error {
          split it into at most {benchmarks} shares"
     )]
     EmptyShare { shard: String, benchmarks: usize },
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Read {
         path: PathBuf,
         source: std::io::Error,
@@ -53,7 +53,7 @@ pub enum Error {
     },
     #[error("{}", .0.full_text())]
     Suite(#[from] rho_suite::SuiteError),
-    #[error("{0}")]
+    #[error(transparent)]
     Baseline(#[from] rho_baseline::Error),
 }
 
