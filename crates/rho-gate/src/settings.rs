@@ -176,7 +176,13 @@ impl GateSettings {
     /// more runs could still change gets up to this many per side. At least [`MIN_RUNS`]; checked against
     /// `runs` by [`GateSettings::check_max_runs`] once both are final.
     pub fn set_max_runs(&mut self, max_runs: u32) -> Result<(), GateError> {
-        check_runs(max_runs)?;
+        // Below MIN_RUNS is below any `runs`: said as the ceiling it is, not as `runs`.
+        if max_runs < MIN_RUNS {
+            return Err(GateError::MaxRunsBelowRuns {
+                max_runs,
+                runs: self.runs.max(MIN_RUNS),
+            });
+        }
         self.max_runs = Some(max_runs);
         Ok(())
     }
@@ -376,10 +382,13 @@ mod tests {
         );
         settings.set_max_runs(8).unwrap();
         assert_eq!(settings.max_runs(), 8);
-        assert!(matches!(
-            settings.set_max_runs(1),
-            Err(GateError::TooFewRuns(1))
-        ));
+        let refused = settings.set_max_runs(1).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("--max-runs 1 is below the 3 runs every benchmark gets"),
+            "{refused}"
+        );
         settings.set_runs(9).unwrap();
         assert!(matches!(
             settings.check_max_runs(),
