@@ -265,6 +265,11 @@ impl Store {
 
     /// `update-ref` from `old` (none: the branch must not exist) to `new`. `Some(why)` when the branch was
     /// not at `old` any more.
+    ///
+    /// An `update-ref` that failed may still have moved the branch: a Ctrl-C reaches git too (it is in rho's
+    /// process group), and a git that dies of it after renaming its lock into place reports failure for a move
+    /// that happened. Its caller would then write the same files again on top of `new`, two commits for one
+    /// add; so a failed move whose branch is at `new` is the success it was.
     fn move_branch(&self, new: &str, old: Option<&str>) -> Result<Option<String>, Error> {
         let zero = "0".repeat(40);
         let old = old.unwrap_or(&zero);
@@ -274,7 +279,7 @@ impl Store {
             None,
             &[],
         )?;
-        if output.status.success() {
+        if output.status.success() || self.tip()?.as_deref() == Some(new) {
             return Ok(None);
         }
         self.remove_stale_ref_lock(&full)?;
