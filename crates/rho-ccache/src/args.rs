@@ -48,6 +48,8 @@ const PASS_THROUGH_EXACT: &[&str] = &[
     "--coverage",
     "-ftest-coverage",
     "-fsyntax-only",
+    "-P",
+    "--analyze",
 ];
 
 /// Prefixes of arguments with the same effect as [`PASS_THROUGH_EXACT`].
@@ -71,7 +73,9 @@ const PASS_THROUGH_PREFIXES: &[&str] = &[
     "-fcallgraph-info",
     "-aux-info",
     "-print-",
-    "-dump",
+    // Every -d option: -dM/-dD make the preprocessed text a macro list (the code would not be keyed), the
+    // rest dump compiler internals to files; -dump* prints and exits.
+    "-d",
     "--print",
     "--help",
     "--version",
@@ -79,6 +83,25 @@ const PASS_THROUGH_PREFIXES: &[&str] = &[
     "-wrapper",
     "-gsplit-dwarf",
     "-Wa,-a",
+    // Files written beside the object (a hit would not write them) or next to the temporary one.
+    "-fopt-info",
+    "-ftime-trace",
+    "-fsave-optimization-record",
+    "-save-stats",
+    "-fdiagnostics-format=sarif",
+    "-fdiagnostics-format=json-file",
+    "-fdiagnostics-add-output",
+    // Files read that are not in the preprocessed text: modules, sanitizer lists.
+    "-fmodules",
+    "-fmodule-file",
+    "-fmodule-map-file",
+    "-fprebuilt-module-path",
+    "-fsanitize-ignorelist",
+    "-fsanitize-blacklist",
+    "-fsanitize-coverage-allowlist",
+    "-fsanitize-coverage-ignorelist",
+    "-fsanitize-coverage-whitelist",
+    "-fsanitize-coverage-blacklist",
 ];
 
 /// One source of an invocation.
@@ -124,11 +147,13 @@ fn language_of(path: &str) -> Option<&'static str> {
         .map(|(_, language)| *language)
 }
 
-/// Whether `arg` is an option the cache leaves to the compiler.
+/// Whether `arg` is an option the cache leaves to the compiler. `-march=native` (and `-mtune=`, `-mcpu=`)
+/// means this machine's processor, which its text does not say: the same key could name another CPU's code.
 fn passes_through(arg: &str) -> bool {
     PASS_THROUGH_EXACT.contains(&arg)
         || arg.starts_with('@')
         || PASS_THROUGH_PREFIXES.iter().any(|p| arg.starts_with(p))
+        || (arg.starts_with("-m") && arg.ends_with("=native"))
 }
 
 /// Whether `arg` (not the value of an option) only matters to the link: `-lm`, `-L/x`, `-Wl,...`.
@@ -165,6 +190,10 @@ pub fn parse(args: &[String]) -> Parsed {
             let Some(file) = value else {
                 return pass("`-o` without a file".to_owned());
             };
+            // The compiler's own answer (no object on stdout), not a file named `-`.
+            if file == "-" {
+                return pass("`-o -`".to_owned());
+            }
             invocation.output = Some(PathBuf::from(file));
             index += 2;
             continue;
@@ -181,6 +210,9 @@ pub fn parse(args: &[String]) -> Parsed {
             invocation.compile_args.push(value.clone());
             index += 1;
         } else if let Some(file) = arg.strip_prefix("-o") {
+            if file == "-" {
+                return pass("`-o-`".to_owned());
+            }
             invocation.output = Some(PathBuf::from(file));
         } else if arg.starts_with('-') {
             if !is_link_only(arg) {
@@ -285,6 +317,16 @@ mod tests {
             "-Wp,-MD,a.d -c a.c",
             "-gsplit-dwarf -c a.c",
             "-Wa,-adhln=a.lst -c a.c",
+            "-dM -c a.c",
+            "-c a.c -o -",
+            "-c a.c -o-",
+            "-march=native -c a.c",
+            "-mcpu=native -c a.c",
+            "-fopt-info-vec-all=opt.txt -c a.c",
+            "-ftime-trace -c a.c",
+            "-fdiagnostics-format=sarif-file -c a.c",
+            "-fsanitize=address -fsanitize-ignorelist=ig.txt -c a.c",
+            "-fmodules -c a.cpp",
         ] {
             assert!(
                 matches!(parse(&words(line)), Parsed::PassThrough { .. }),

@@ -14,6 +14,9 @@ pub enum CacheError {
     NoCompiler { name: String },
     #[error("{variable} is not set")]
     NotSet { variable: &'static str },
+    /// What the compile reads or writes is more than the key can hold.
+    #[error("{0}")]
+    Uncacheable(&'static str),
 }
 
 impl CacheError {

@@ -4,6 +4,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write as _;
+use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -17,7 +18,7 @@ use crate::masquerade::find_on_path;
 use crate::store::{Unit, UnitStore, digest};
 
 /// The first line of every key: a change of what a key holds changes it.
-const KEY_FORMAT: &str = "rho-ccache 1";
+const KEY_FORMAT: &str = "rho-ccache 2";
 
 /// Environment variables that change what the compiler makes or says without showing in its `-E` output.
 const KEYED_VARIABLES: &[&str] = &[
@@ -30,6 +31,8 @@ const KEYED_VARIABLES: &[&str] = &[
 
 /// Where one run of the wrapper finds things.
 struct Setting {
+    /// The name it was called by: one driver binary compiles C or C++ by it (`clang`, `clang++`).
+    name: String,
     real: PathBuf,
     original_path: OsString,
     store_dir: Option<PathBuf>,
@@ -63,6 +66,7 @@ pub fn run_as_compiler(name: &str, args: Vec<OsString>) -> i32 {
         return 127;
     };
     let setting = Setting {
+        name: name.to_owned(),
         real,
         original_path,
         store_dir: std::env::var_os(STORE_VARIABLE).map(PathBuf::from),
@@ -141,7 +145,11 @@ fn cached(setting: &Setting, invocation: &Invocation) -> Result<i32, Fallback> {
             variable: STORE_VARIABLE,
         }))?;
     let store = UnitStore::open(dir, UNIT_CACHE_BOUND_BYTES).map_err(Fallback::Cache)?;
-    let identity = compiler_identity(&setting.real).map_err(Fallback::Cache)?;
+    let identity = format!(
+        "{} as {}",
+        compiler_identity(&setting.real).map_err(Fallback::Cache)?,
+        setting.name
+    );
     // As many compiles at once as the machine has cores: a `cc *.c` of hundreds of files must not start
     // hundreds of compilers.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -164,7 +172,6 @@ fn cached(setting: &Setting, invocation: &Invocation) -> Result<i32, Fallback> {
     }
     let outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut log = Vec::new();
-    let mut stderr = std::io::stderr().lock();
     let mut units = Vec::new();
     for (source, outcome) in invocation.sources.iter().zip(outcomes) {
         let (word, unit) = match outcome {
@@ -172,12 +179,21 @@ fn cached(setting: &Setting, invocation: &Invocation) -> Result<i32, Fallback> {
             Outcome::Miss(unit) => ("miss", unit),
         };
         log.push(format!("{word} {}", source.path.display()));
-        let _ = stderr.write_all(&unit.stderr);
         units.push(unit);
+    }
+    // The link's objects are in place before anything is said: a cache failure up to there runs the whole
+    // command again as given, which must not have seen the warnings replayed or the sources counted.
+    let link_args = match invocation.compile_only {
+        true => None,
+        false => Some(link_args(invocation, &units)?),
+    };
+    let mut stderr = std::io::stderr().lock();
+    for unit in &units {
+        let _ = stderr.write_all(&unit.stderr);
     }
     drop(stderr);
     setting.log_lines(&log);
-    if invocation.compile_only {
+    let Some((_objects, args)) = link_args else {
         for (source, unit) in invocation.sources.iter().zip(&units) {
             let to = invocation
                 .output
@@ -189,12 +205,25 @@ fn cached(setting: &Setting, invocation: &Invocation) -> Result<i32, Fallback> {
             }
         }
         return Ok(0);
+    };
+    match setting.command(&args).status() {
+        Ok(status) => Ok(status_code(status)),
+        Err(e) => {
+            eprintln!(
+                "rho: compile cache: cannot run {}: {e}",
+                setting.real.display()
+            );
+            Ok(127)
+        }
     }
-    link(setting, invocation, &units)
 }
 
-/// Run the link: the command line as given, each source replaced by its object.
-fn link(setting: &Setting, invocation: &Invocation, units: &[Unit]) -> Result<i32, Fallback> {
+/// The link's command line: as given, each source replaced by its object, written to a temporary directory
+/// (returned with it: the objects live as long as it does).
+fn link_args(
+    invocation: &Invocation,
+    units: &[Unit],
+) -> Result<(tempfile::TempDir, Vec<OsString>), Fallback> {
     let dir = tempfile::Builder::new()
         .prefix("rho-ccache-")
         .tempdir()
@@ -209,10 +238,7 @@ fn link(setting: &Setting, invocation: &Invocation, units: &[Unit]) -> Result<i3
             .map_err(|e| Fallback::Cache(CacheError::io(&object, e)))?;
         args[source.index] = object.into_os_string();
     }
-    match setting.command(&args).status() {
-        Ok(status) => Ok(status_code(status)),
-        Err(e) => Err(Fallback::Cache(CacheError::io(&setting.real, e))),
-    }
+    Ok((dir, args))
 }
 
 /// The compiler as a key names it: its resolved path, size and modification time.
@@ -250,6 +276,58 @@ fn key_text(invocation: &Invocation, source: &Source, identity: &str) -> String 
     text
 }
 
+/// Whether `bytes` holds `needle`.
+fn contains(bytes: &[u8], needle: &[u8]) -> bool {
+    bytes.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The digest of every file the preprocessed text's line markers name (`# 12 "path" ...`), a line each: the
+/// preprocessed text drops comments and squeezes spaces, so without the files' own bytes a change of a comment
+/// would be a hit whose debug information (columns) and replayed warnings (the quoted line) are the old ones.
+/// A name that is no file (`<built-in>`) is keyed as a name.
+fn files_read(preprocessed: &[u8]) -> String {
+    let mut paths = std::collections::BTreeSet::new();
+    for line in preprocessed.split(|b| *b == b'\n') {
+        let Some(rest) = line
+            .strip_prefix(b"# ")
+            .or_else(|| line.strip_prefix(b"#line "))
+        else {
+            continue;
+        };
+        let Some(open) = rest.iter().position(|b| *b == b'"') else {
+            continue;
+        };
+        if !rest[..open]
+            .iter()
+            .all(|b| b.is_ascii_digit() || *b == b' ')
+        {
+            continue;
+        }
+        let quoted = &rest[open + 1..];
+        let mut path = Vec::new();
+        let mut escaped = false;
+        for &b in quoted {
+            match (escaped, b) {
+                (false, b'\\') => escaped = true,
+                (false, b'"') => break,
+                _ => {
+                    path.push(b);
+                    escaped = false;
+                }
+            }
+        }
+        paths.insert(path);
+    }
+    let mut text = String::new();
+    for path in paths {
+        let shown = String::from_utf8_lossy(&path);
+        let content = std::fs::read(std::path::Path::new(std::ffi::OsStr::from_bytes(&path)));
+        let sum = content.map_or_else(|_| "-".to_owned(), |bytes| digest(&[&bytes]));
+        text.push_str(&format!("file {shown} {sum}\n"));
+    }
+    text
+}
+
 /// One source: its preprocessed text keys the store; a hit is the stored unit, a miss is compiled and stored.
 fn compile_one(
     setting: &Setting,
@@ -268,7 +346,14 @@ fn compile_one(
     if !preprocessed.status.success() {
         return Err(Fallback::Compiler);
     }
-    let key = key_text(invocation, source, identity);
+    // An assembler's .incbin reads a file the preprocessed text only names.
+    if contains(&preprocessed.stdout, b".incbin") {
+        return Err(Fallback::Cache(CacheError::Uncacheable(
+            "`.incbin` in the preprocessed text (a file read that it does not hold)",
+        )));
+    }
+    let mut key = key_text(invocation, source, identity);
+    key.push_str(&files_read(&preprocessed.stdout));
     let id = digest(&[key.as_bytes(), &preprocessed.stdout]);
     if let Some(unit) = store.get(&id).map_err(Fallback::Cache)? {
         return Ok(Outcome::Hit(unit));

@@ -197,6 +197,74 @@ fn what_the_cache_does_not_model_reaches_cc_unchanged() {
     );
 }
 
+/// What the key must see that the preprocessed text does not: a comment's change (columns in the debug
+/// information, the line a warning quotes), the name the driver was called by, a file `.incbin` reads, and
+/// the code under `-dM` (whose preprocessed text is a macro list). Each is a miss or goes to `cc` directly,
+/// and the object is the one `cc` makes.
+#[test]
+fn a_hit_needs_the_sources_bytes_the_drivers_name_and_every_file_read() {
+    let sandbox = Sandbox::new();
+    sandbox.write("g.c", "int g(void) { return 1; }\n");
+    succeeded(&sandbox.cached_cc(&["-g", "-O2", "-c", "g.c"]));
+    sandbox.write("g.c", "int g(void) { /* why */ return 1; }\n");
+    succeeded(&sandbox.cached_cc(&["-g", "-O2", "-c", "g.c"]));
+    assert_eq!(sandbox.log(), ["miss g.c", "miss g.c"], "a comment changed");
+    succeeded(&sandbox.direct_cc(&["-g", "-O2", "-c", "g.c", "-o", "direct.o"]));
+    assert_eq!(sandbox.read("g.o"), sandbox.read("direct.o"));
+
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_rho"),
+        sandbox.tmp.path().join("shims/gcc"),
+    )
+    .unwrap();
+    let as_gcc = |args: &[&str]| {
+        let path = std::env::var("PATH").unwrap();
+        Command::new(sandbox.tmp.path().join("shims/gcc"))
+            .args(args)
+            .current_dir(sandbox.src())
+            .env(
+                "PATH",
+                format!("{}:{path}", sandbox.tmp.path().join("shims").display()),
+            )
+            .env("RHO_CCACHE_PATH", &path)
+            .env("RHO_CCACHE_DIR", sandbox.tmp.path().join("units"))
+            .env("RHO_CCACHE_LOG", sandbox.tmp.path().join("log"))
+            .output()
+            .unwrap()
+    };
+    succeeded(&as_gcc(&["-g", "-O2", "-c", "g.c"]));
+    assert_eq!(sandbox.log(), ["miss g.c"], "another driver name");
+
+    sandbox.write("data.bin", "AAAA");
+    sandbox.write(
+        "blob.c",
+        "__asm__(\".section .rodata\\n.global blob\\nblob: .incbin \\\"data.bin\\\"\\n\");\n",
+    );
+    succeeded(&sandbox.cached_cc(&["-c", "blob.c"]));
+    sandbox.write("data.bin", "BBBBBBBB");
+    succeeded(&sandbox.cached_cc(&["-c", "blob.c"]));
+    let log = sandbox.log();
+    assert!(
+        log.iter()
+            .all(|l| l.starts_with("direct ") && l.contains(".incbin")),
+        "{log:?}"
+    );
+    succeeded(&sandbox.direct_cc(&["-c", "blob.c", "-o", "blob_direct.o"]));
+    assert_eq!(sandbox.read("blob.o"), sandbox.read("blob_direct.o"));
+
+    for args in [
+        &["-dM", "-c", "g.c"][..],
+        &["-march=native", "-c", "g.c"],
+        &["-c", "g.c", "-o", "-"],
+    ] {
+        let cached = sandbox.cached_cc(args);
+        let direct = sandbox.direct_cc(args);
+        assert_eq!(cached.status.code(), direct.status.code(), "{args:?}");
+    }
+    let log = sandbox.log();
+    assert!(log.iter().all(|l| l.starts_with("direct ")), "{log:?}");
+}
+
 /// The kata's wire suite in a fresh git repository, gated from `wire/` against `main`: once as committed,
 /// then with a new kernels.c in the working directory (head): base comes whole from the build cache and head
 /// compiles kernels.c alone; `--no-cache` compiles everything.
