@@ -58,6 +58,11 @@ impl GateShard {
         for metric in others {
             metrics.leave_out(&metric);
         }
+        // A benchmark of another share the time cap stopped is that share's to name.
+        metrics
+            .time_cap_mut()
+            .capped
+            .retain(|bench, _| self.holds(bench));
     }
 }
 
@@ -114,13 +119,25 @@ mod tests {
             .iter()
             .map(|n| (format!("{n}.instructions"), n.to_string()))
             .collect();
+        for name in names {
+            metrics.time_cap_mut().capped.insert(name.to_owned(), 7);
+        }
         shard.keep_own(&mut metrics, &benchmark_of);
         let kept: Vec<&String> = metrics.keys().collect();
-        let expected: Vec<String> = names
-            .iter()
-            .filter(|n| share_of(n, 2) == 1)
-            .map(|n| format!("{n}.instructions"))
-            .collect();
+        let own: Vec<&str> = names.into_iter().filter(|n| share_of(n, 2) == 1).collect();
+        let expected: Vec<String> = own.iter().map(|n| format!("{n}.instructions")).collect();
         assert_eq!(kept, expected.iter().collect::<Vec<_>>());
+        let capped: Vec<&str> = metrics
+            .time_cap()
+            .capped
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut own_sorted = own.clone();
+        own_sorted.sort_unstable();
+        assert_eq!(
+            capped, own_sorted,
+            "the capped benchmarks are the share's own"
+        );
     }
 }

@@ -70,10 +70,9 @@ pub fn merge(files: &[(String, String)]) -> Result<GateMerge, Error> {
 }
 
 /// Head's lowered time cap of the merged gate: `null` when any share's was not lowered, else the largest
-/// share's. Each share derives its cap from its own base's longest benchmark (factor times it, at least the
-/// floor), so the largest is the one derived from the longest benchmark of all, the unsharded gate's; a
-/// share that kept the module's cap (its longest benchmark too long to lower it) means the unsharded gate
-/// kept it too.
+/// share's. Each share derives its cap from its base's first run, which (timed) runs every benchmark, so
+/// the shares' caps are the unsharded gate's; should they differ (a base run slower on one job's machine)
+/// the largest is kept, the one no share's head was held to less than.
 fn head_time_cap(shares: &[&Value]) -> Value {
     let mut largest: Option<&Value> = None;
     for share in shares {
@@ -89,7 +88,7 @@ fn head_time_cap(shares: &[&Value]) -> Value {
 }
 
 /// Each side's benchmarks a time cap stopped early, of every share, with the fewest iterations they did
-/// (a benchmark is of one share, so no two shares name it; the fewest is kept all the same).
+/// (a share names only its own benchmarks, so no two shares name one; the fewest is kept all the same).
 fn capped(shares: &[&Value]) -> Value {
     let mut sides = Map::new();
     for side in ["base", "head"] {
