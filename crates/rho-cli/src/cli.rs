@@ -52,7 +52,7 @@ pub struct BenchArgs {
     /// List the benchmarks the suite (FILE.c) or module.yml's suites would run, with --filter applied, one
     /// name a line, and exit: each suite is built and each benchmark run for a single iteration to learn its
     /// name (the harness registers them as it runs).
-    #[arg(long, conflicts_with_all = ["json", "cmake_module", "history"])]
+    #[arg(long, conflicts_with_all = ["json", "cmake_module", "history", "bmf", "github_benchmark"])]
     pub list: bool,
 
     #[command(flatten)]

@@ -75,7 +75,7 @@ pub struct ImportArgs {
 
     /// Print the reports' run as a wire stream (docs/wire-format.md) on stdout instead of the report: what the
     /// gate runs for another harness's suite. Extra figures are not in a stream.
-    #[arg(long, value_name = "-", value_parser = ["-"], conflicts_with = "json")]
+    #[arg(long, value_name = "-", value_parser = ["-"], conflicts_with_all = ["json", "bmf", "github_benchmark"])]
     pub wire: Option<String>,
 
     #[command(flatten)]
