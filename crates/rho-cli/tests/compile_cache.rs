@@ -37,8 +37,13 @@ impl Sandbox {
 
     /// `cc ARGS` in `src/` through the cache.
     fn cached_cc(&self, args: &[&str]) -> Output {
+        self.cached_as("cc", args)
+    }
+
+    /// `NAME ARGS` in `src/` through the cache, `shims/NAME` being a link to rho.
+    fn cached_as(&self, name: &str, args: &[&str]) -> Output {
         let path = std::env::var("PATH").unwrap();
-        Command::new(self.tmp.path().join("shims/cc"))
+        Command::new(self.tmp.path().join("shims").join(name))
             .args(args)
             .current_dir(self.src())
             .env(
@@ -217,22 +222,7 @@ fn a_hit_needs_the_sources_bytes_the_drivers_name_and_every_file_read() {
         sandbox.tmp.path().join("shims/gcc"),
     )
     .unwrap();
-    let as_gcc = |args: &[&str]| {
-        let path = std::env::var("PATH").unwrap();
-        Command::new(sandbox.tmp.path().join("shims/gcc"))
-            .args(args)
-            .current_dir(sandbox.src())
-            .env(
-                "PATH",
-                format!("{}:{path}", sandbox.tmp.path().join("shims").display()),
-            )
-            .env("RHO_CCACHE_PATH", &path)
-            .env("RHO_CCACHE_DIR", sandbox.tmp.path().join("units"))
-            .env("RHO_CCACHE_LOG", sandbox.tmp.path().join("log"))
-            .output()
-            .unwrap()
-    };
-    succeeded(&as_gcc(&["-g", "-O2", "-c", "g.c"]));
+    succeeded(&sandbox.cached_as("gcc", &["-g", "-O2", "-c", "g.c"]));
     assert_eq!(sandbox.log(), ["miss g.c"], "another driver name");
 
     sandbox.write("data.bin", "AAAA");
