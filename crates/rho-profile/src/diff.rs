@@ -39,6 +39,23 @@ impl FunctionChange {
         self.head.map_or(0.0, |s| s.inclusive) - self.base.map_or(0.0, |s| s.inclusive)
     }
 
+    /// The self and inclusive cells of a report's row, `BASE ARROW HEAD (CHANGE)` each (`-` for a side
+    /// without the function): one layout for the text (`->`), Markdown (`→`) and HTML (`&#8594;`) tables.
+    pub fn cells(&self, arrow: &str) -> [String; 2] {
+        let cell = |pick: fn(Sides) -> f64, change: f64| {
+            format!(
+                "{} {arrow} {} ({})",
+                side_text(self.base, pick),
+                side_text(self.head, pick),
+                signed(change)
+            )
+        };
+        [
+            cell(|s| s.own, self.own_change()),
+            cell(|s| s.inclusive, self.inclusive_change()),
+        ]
+    }
+
     /// `only in head`, `only in base`, nothing when both sides have it; or, when the side without it left
     /// functions out of its list, that it is not among that side's listed ones (it may be in "other").
     pub fn presence(&self) -> Option<&'static str> {
@@ -128,15 +145,6 @@ pub fn text_lines(changes: &[FunctionChange]) -> Vec<String> {
 
 /// [`text_lines`] of figures in `unit` ([`COUNTED_UNIT`] or [`SAMPLED_UNIT`]).
 pub fn text_lines_in(changes: &[FunctionChange], unit: &str) -> Vec<String> {
-    let cell = |side_base: Option<Sides>, side_head: Option<Sides>, pick: fn(Sides) -> f64| {
-        let change = side_head.map_or(0.0, pick) - side_base.map_or(0.0, pick);
-        format!(
-            "{} -> {} ({})",
-            side_text(side_base, pick),
-            side_text(side_head, pick),
-            signed(change)
-        )
-    };
     let mut rows = vec![[
         format!("function ({unit})"),
         "self base -> head".to_string(),
@@ -144,10 +152,11 @@ pub fn text_lines_in(changes: &[FunctionChange], unit: &str) -> Vec<String> {
         String::new(),
     ]];
     for change in changes {
+        let [own, inclusive] = change.cells("->");
         rows.push([
             change.name.clone(),
-            cell(change.base, change.head, |s| s.own),
-            cell(change.base, change.head, |s| s.inclusive),
+            own,
+            inclusive,
             change.presence().unwrap_or("").to_string(),
         ]);
     }
@@ -185,15 +194,10 @@ pub fn markdown_in(bench: &str, changes: &[FunctionChange], unit: &str) -> Strin
          | function | self base → head | inclusive base → head | |\n| --- | --- | --- | --- |\n"
     );
     for change in changes {
+        let [own, inclusive] = change.cells("→");
         out.push_str(&format!(
-            "| `{}` | {} → {} ({}) | {} → {} ({}) | {} |\n",
+            "| `{}` | {own} | {inclusive} | {} |\n",
             change.name.replace('|', "\\|").replace('`', "'"),
-            side_text(change.base, |s| s.own),
-            side_text(change.head, |s| s.own),
-            signed(change.own_change()),
-            side_text(change.base, |s| s.inclusive),
-            side_text(change.head, |s| s.inclusive),
-            signed(change.inclusive_change()),
             change.presence().unwrap_or("")
         ));
     }

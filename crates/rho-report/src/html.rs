@@ -812,25 +812,16 @@ pub fn flame_graph(
 /// The functions whose counts changed most (rho-profile's diff) as a table: base -> head, self and inclusive
 /// per iteration, with the change, and whether a function is only on one side.
 pub fn changed_functions_table(changes: &[rho_profile::diff::FunctionChange]) -> String {
-    use rho_profile::diff::{Sides, signed, whole};
-    let side = |side: Option<Sides>, pick: fn(Sides) -> f64| {
-        side.map_or("-".to_string(), |s| whole(pick(s)))
-    };
     let mut out = String::from(
         "<table class=\"changed-functions\"><tr><th>function</th><th>self base &#8594; head</th>\
          <th>inclusive base &#8594; head</th><th></th></tr>\n",
     );
     for change in changes {
+        let [own, inclusive] = change.cells("&#8594;");
         let _ = writeln!(
             out,
-            "<tr><td><code>{}</code></td><td>{} &#8594; {} ({})</td><td>{} &#8594; {} ({})</td><td>{}</td></tr>",
+            "<tr><td><code>{}</code></td><td>{own}</td><td>{inclusive}</td><td>{}</td></tr>",
             escape(&change.name),
-            side(change.base, |s| s.own),
-            side(change.head, |s| s.own),
-            signed(change.own_change()),
-            side(change.base, |s| s.inclusive),
-            side(change.head, |s| s.inclusive),
-            signed(change.inclusive_change()),
             change.presence().unwrap_or("")
         );
     }
