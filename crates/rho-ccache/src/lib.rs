@@ -20,7 +20,7 @@ pub use environment::{
 };
 pub use error::CacheError;
 pub use masquerade::{find_on_path, is_compiler_name, masquerade};
-pub use store::{Unit, UnitStore, digest};
+pub use store::{Unit, UnitStore, digest, evict_least_recent, is_stale_temporary};
 pub use wrap::run_as_compiler;
 
 /// When this process was called as a compiler for the cache (argv[0]'s file name is a compiler's and

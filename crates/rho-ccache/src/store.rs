@@ -6,7 +6,7 @@
 use std::hash::Hasher as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::error::CacheError;
 
@@ -98,7 +98,7 @@ impl UnitStore {
     }
 
     /// Remove the least recently used entries until the store holds at most its bound, and temporary files a
-    /// killed compile left (older than an hour).
+    /// killed compile left.
     fn evict(&self) {
         let Ok(read) = std::fs::read_dir(&self.dir) else {
             return;
@@ -106,28 +106,48 @@ impl UnitStore {
         let mut entries = Vec::new();
         for item in read.flatten() {
             let Ok(meta) = item.metadata() else { continue };
-            let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            let modified = meta.modified().ok();
             if item.file_name().to_string_lossy().starts_with("tmp-") {
-                let old = modified.elapsed().is_ok_and(|age| age.as_secs() > 3600);
-                if old {
+                if is_stale_temporary(modified) {
                     let _ = std::fs::remove_file(item.path());
                 }
                 continue;
             }
             entries.push((modified, meta.len(), item.path()));
         }
-        let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
-        if total <= self.bound {
-            return;
+        evict_least_recent(entries, self.bound, |path| {
+            let _ = std::fs::remove_file(path);
+        });
+    }
+}
+
+/// How old a temporary file or directory must be to be taken as left by a killed writer: a write takes
+/// seconds at most.
+const STALE_TEMPORARY: Duration = Duration::from_secs(3600);
+
+/// Whether a writer's temporary entry last modified at `modified` was left by a killed one.
+pub fn is_stale_temporary(modified: Option<SystemTime>) -> bool {
+    modified
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > STALE_TEMPORARY)
+}
+
+/// Remove entries (when last used, bytes, path), least recently used first (an unknown time first of all),
+/// with `remove`, until those left hold at most `bound` bytes: the eviction of this store and of the gate's
+/// build cache.
+pub fn evict_least_recent(
+    mut entries: Vec<(Option<SystemTime>, u64, PathBuf)>,
+    bound: u64,
+    remove: impl Fn(&Path),
+) {
+    let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
+    entries.sort_by_key(|(used, _, _)| *used);
+    for (_, size, path) in entries {
+        if total <= bound {
+            break;
         }
-        entries.sort();
-        for (_, size, path) in entries {
-            if total <= self.bound {
-                break;
-            }
-            let _ = std::fs::remove_file(&path);
-            total = total.saturating_sub(size);
-        }
+        remove(&path);
+        total = total.saturating_sub(size);
     }
 }
 

@@ -166,7 +166,7 @@ impl BuildCache {
     }
 
     /// Remove the least recently used entries until the cache holds at most its bound, and staging
-    /// directories a killed gate left (older than an hour).
+    /// directories a killed gate left.
     fn evict(&self) {
         let Ok(read) = std::fs::read_dir(&self.dir) else {
             return;
@@ -180,32 +180,19 @@ impl BuildCache {
                 continue;
             }
             if name.starts_with("tmp-") {
-                let old = item
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| t.elapsed().ok())
-                    .is_some_and(|age| age.as_secs() > 3600);
-                if old {
+                let modified = item.metadata().and_then(|m| m.modified()).ok();
+                if rho_ccache::is_stale_temporary(modified) {
                     rho_exec::remove_tree(&path);
                 }
                 continue;
             }
+            // An entry with no stamp (damaged) goes first.
             let used = std::fs::metadata(path.join("used"))
                 .and_then(|m| m.modified())
                 .ok();
             entries.push((used, tree_size(&path), path));
         }
-        // Oldest first; an entry with no stamp (damaged) before all.
-        entries.sort_by_key(|(used, _, _)| *used);
-        let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
-        for (_, size, path) in entries {
-            if total <= self.bound {
-                break;
-            }
-            rho_exec::remove_tree(&path);
-            total = total.saturating_sub(size);
-        }
+        rho_ccache::evict_least_recent(entries, self.bound, rho_exec::remove_tree);
     }
 }
 
