@@ -203,9 +203,7 @@ impl<'a> Engine<'a> {
         }
         let env = self.job_environment(index)?;
         let built = build_on_host(self.config, job, &env, &self.flags, self.timeout)?;
-        let mut command = Command::new(&built.executable);
-        command.current_dir(&self.config.root);
-        command.envs(env.iter().map(|(k, v)| (k, v)));
+        let command = built.command(&self.config.root, &env);
         let names = crate::listing::list_program(command, &job.what, self.timeout)?;
         if let Ok(mut builds) = self.listed_builds.lock() {
             builds.push((index, built));
@@ -933,10 +931,7 @@ fn run_host_build(
     };
     let mut runs = Vec::new();
     for _ in 0..repetitions {
-        let mut command = Command::new(&built.executable);
-        command.current_dir(root);
-        command.envs(env.iter().map(|(k, v)| (k, v)));
-        runs.push(crate::stream::run_stream(command, named, timeout)?);
+        runs.push(crate::stream::run_stream(built.command(root, env), named, timeout)?);
     }
     let counted = measuring.count(&built.executable, env, root, &job.what, timeout)?;
     let sampled = if job.kind == JobKind::CFiles {
@@ -1029,6 +1024,16 @@ pub struct HostBuild {
     /// the report `cargo bench` prints).
     pub run_env: Vec<(String, String)>,
     _build: Option<crate::cfiles::BuiltSuite>,
+}
+
+impl HostBuild {
+    /// Its executable, to run in `root` with `env`: each timed run and the listing run it the same way.
+    fn command(&self, root: &Path, env: &[(String, String)]) -> Command {
+        let mut command = Command::new(&self.executable);
+        command.current_dir(root);
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+        command
+    }
 }
 
 /// Build `job` for the host as every route builds it (`rho bench`, `check`, both sides of the gate): a
