@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rho_judge::{Change, judge_change};
+use rho_judge::{Change, judge_change_toward};
 use rho_stats::Metric;
 
 use crate::compare::{Comparison, MetricComparison, MetricOutcome};
@@ -74,31 +74,37 @@ impl Settling<'_> {
         if spread.is_some_and(|s| !s.is_finite()) {
             return false;
         }
-        let judged = |base_min: f64, head_min: f64| {
-            judge_change(base_min, head_min, metric.budget, metric.floor)
+        // The verdict's own rule (a rate judged as its reciprocal, with no floor), on each side's best moved
+        // `by` toward better: more runs can only lower a cost's best, or raise a rate's.
+        let judged = |base_best: f64, head_best: f64| {
+            judge_change_toward(
+                metric.better,
+                base_best,
+                head_best,
+                metric.budget,
+                metric.floor,
+            )
         };
-        // A rate (higher is better) is judged as its reciprocal, a cost: more runs can only raise its best,
-        // so lower that cost, by the same spread.
-        let cost = |best: f64| match metric.better {
-            rho_stats::Better::Lower => best,
-            rho_stats::Better::Higher => 1.0 / best,
+        let bettered = |best: f64, by: f64| match metric.better {
+            rho_stats::Better::Lower => best / by,
+            rho_stats::Better::Higher => best * by,
         };
-        let (base_cost, head_cost) = (cost(base.min), cost(head.min));
         match metric.outcome {
             MetricOutcome::Regressed => {
                 // Before `runs` pairs, an unknown spread is none: the allowance is the margin for what one
                 // run cannot see.
-                let lowered = head_cost / (1.0 + spread.unwrap_or(0.0));
                 let allowance = if pairs >= self.runs_to_fail {
                     1.0
                 } else {
                     1.0 + WHOLE_RUN_ALLOWANCE
                 };
-                judged(base_cost * allowance, lowered) == Change::Regressed
+                let bettered_head = bettered(head.min, 1.0 + spread.unwrap_or(0.0));
+                judged(bettered(base.min, 1.0 / allowance), bettered_head) == Change::Regressed
             }
             // A pass needs a spread seen: one run of a JSON figure says nothing of how far a second could fall.
-            _ => spread
-                .is_some_and(|s| judged(base_cost / (1.0 + s), head_cost) != Change::Regressed),
+            _ => spread.is_some_and(|s| {
+                judged(bettered(base.min, 1.0 + s), head.min) != Change::Regressed
+            }),
         }
     }
 
@@ -216,6 +222,32 @@ mod tests {
         // A JSON figure has no samples: one run a side says nothing of the next, open.
         assert!(!settled(&[100.0], &[100.0]));
         assert!(!settled_runs(&one_run(100.0, 0.0), &runs("b.ns", &[100.0])));
+    }
+
+    #[test]
+    fn a_rate_settles_as_the_cost_it_is_the_reciprocal_of() {
+        let rate = |values: &[f64]| {
+            let mut runs = runs("b.items_per_second", values);
+            for run in &mut runs {
+                run.set_better("b.items_per_second", rho_stats::Better::Higher);
+            }
+            runs
+        };
+        let rate_settled = |base: &[f64], head: &[f64]| settled_runs(&rate(base), &rate(head));
+        // A tenth of the rate (a 10x cost), 2% apart: settled; the same rate within 2%: settled.
+        assert!(rate_settled(&[1000.0, 980.0, 990.0], &[100.0, 99.0, 99.5]));
+        assert!(rate_settled(&[1000.0, 980.0], &[990.0, 995.0]));
+        // A rate falling to 1/1.35 with a 5% spread: a head run 5% better would pass; open.
+        assert!(!rate_settled(
+            &[1000.0, 952.0, 990.0],
+            &[740.0, 735.0, 740.0]
+        ));
+        // 1/1.6 after 2 runs a side is open, after 3 settled (a regression needs `runs` pairs).
+        assert!(!rate_settled(&[1000.0, 980.0], &[625.0, 621.0]));
+        assert!(rate_settled(
+            &[1000.0, 980.0, 990.0],
+            &[625.0, 621.0, 625.0]
+        ));
     }
 
     #[test]

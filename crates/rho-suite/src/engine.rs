@@ -931,7 +931,11 @@ fn run_host_build(
     };
     let mut runs = Vec::new();
     for _ in 0..repetitions {
-        runs.push(crate::stream::run_stream(built.command(root, env), named, timeout)?);
+        runs.push(crate::stream::run_stream(
+            built.command(root, env),
+            named,
+            timeout,
+        )?);
     }
     let counted = measuring.count(&built.executable, env, root, &job.what, timeout)?;
     let sampled = if job.kind == JobKind::CFiles {
