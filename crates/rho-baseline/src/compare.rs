@@ -781,16 +781,9 @@ pub fn judge(
             // rho-judge's one change, shared with the gate: none from a base of 0.
             let change = rho_judge::relative_change(b, h).map(|fraction| fraction * 100.0);
             // rho-judge's one decision, shared with the gate.
-            let verdict = match rho_judge::judge_change(b, h, fraction, floor) {
-                Change::Ok => Verdict::Ok,
-                Change::WithinResolution => {
-                    within_resolution = true;
-                    Verdict::Ok
-                }
-                Change::Regressed => Verdict::Regressed,
-                Change::Improved => Verdict::Improved,
-            };
-            (change, verdict)
+            let decided = rho_judge::judge_change(b, h, fraction, floor);
+            within_resolution = decided == Change::WithinResolution;
+            (change, Verdict::of_change(decided))
         }
         // An overrun in this run has no number, whatever the base had: the stack went at least as deep as the
         // whole painted region, which may well be a regression and cannot be shown not to be.

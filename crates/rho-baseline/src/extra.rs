@@ -3,7 +3,6 @@
 //! `--diff` and `compare` judge them: each by its name, in its own direction (a rate that falls is a
 //! regression, rho_judge::judge_change_toward), with the benchmark's regression limit.
 
-use rho_judge::Change;
 use rho_stats::Better;
 
 use crate::format::ExtraFigure;
@@ -46,7 +45,7 @@ pub fn compare_extras(
             let (change_percent, verdict) = match (base_value, head_value) {
                 (Value::Figure(b), Value::Figure(h)) => (
                     rho_judge::relative_change(b, h).map(|f| f * 100.0),
-                    verdict_of(rho_judge::judge_change_toward(
+                    Verdict::of_change(rho_judge::judge_change_toward(
                         named.better,
                         b,
                         h,
@@ -68,14 +67,6 @@ pub fn compare_extras(
             }
         })
         .collect()
-}
-
-fn verdict_of(change: Change) -> Verdict {
-    match change {
-        Change::Ok | Change::WithinResolution => Verdict::Ok,
-        Change::Regressed => Verdict::Regressed,
-        Change::Improved => Verdict::Improved,
-    }
 }
 
 #[cfg(test)]

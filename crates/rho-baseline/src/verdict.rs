@@ -22,6 +22,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict of rho-judge's decision on two figures (a change within the clock's resolution is ok).
+    pub fn of_change(change: rho_judge::Change) -> Verdict {
+        match change {
+            rho_judge::Change::Ok | rho_judge::Change::WithinResolution => Verdict::Ok,
+            rho_judge::Change::Regressed => Verdict::Regressed,
+            rho_judge::Change::Improved => Verdict::Improved,
+        }
+    }
+
     /// Whether this verdict makes `rho bench check --diff` fail.
     pub fn fails(self) -> bool {
         matches!(self, Verdict::Regressed | Verdict::NotMeasured)
