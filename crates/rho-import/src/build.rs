@@ -64,8 +64,8 @@ pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled
 
 /// A benchmark's CPU-time figures, for a harness that reports CPU time beside the wall clock (Google
 /// Benchmark's `cpu_time`): rho's statistics over each run's CPU samples as over its times (the same
-/// batch of [`IMPORT_BATCH`]), on a clock named `cpu_time`; over several runs the one of the lowest median,
-/// as [`rho_stats::best_of`] keeps a clock's. `None` when a run has none.
+/// batch of [`IMPORT_BATCH`]), on a clock named `cpu_time`; over several runs the best run's, as
+/// [`rho_stats::best_of`] keeps a clock's ([`rho_stats::best_figures`]). `None` when a run has none.
 fn cpu_figures(format: Format, runs: &[&Sampled]) -> Option<rho_stats::ClockFigures> {
     let each: Option<Vec<rho_stats::ClockFigures>> = runs
         .iter()
@@ -81,9 +81,7 @@ fn cpu_figures(format: Format, runs: &[&Sampled]) -> Option<rho_stats::ClockFigu
             Some(figures)
         })
         .collect();
-    each?
-        .into_iter()
-        .min_by(|a, b| a.per_iteration.median.total_cmp(&b.per_iteration.median))
+    rho_stats::best_figures(each?.iter().map(Some))
 }
 
 /// The [`rho_stats::EXTRA_LINE`]s of `run` (the wire stream of `benchmarks`, its names made wire names, in the

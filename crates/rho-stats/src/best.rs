@@ -129,7 +129,9 @@ fn min_by_key_first<T, K: Ord>(
     best.map(|(_, item)| item)
 }
 
-fn best_figures<'a>(
+/// Of a clock's figures over several runs (`None`: a run without them), the best run's: the least median per
+/// iteration.
+pub fn best_figures<'a>(
     figures: impl Iterator<Item = Option<&'a ClockFigures>>,
 ) -> Option<ClockFigures> {
     // The least median per iteration (runs may have chosen different batches); NaN cannot occur.

@@ -50,7 +50,7 @@ mod summary;
 pub mod targets;
 mod window;
 
-pub use best::{best_of, min_of};
+pub use best::{best_figures, best_of, min_of};
 pub use changepoint::{
     ChangePoint, ChangeSettings, DEFAULT_CHANGE_WINDOW, DEFAULT_MAX_PVALUE, MIN_SEGMENT,
     change_points, median_of, newcomer_pvalue, welch_pvalue,
