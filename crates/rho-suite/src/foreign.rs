@@ -97,11 +97,6 @@ const HYPERFINE_VALUED: &[(&[&str], usize)] = &[
             "--max-runs",
             "-r",
             "--runs",
-        ],
-        1,
-    ),
-    (
-        &[
             "-s",
             "--setup",
             "-p",
@@ -110,11 +105,6 @@ const HYPERFINE_VALUED: &[(&[&str], usize)] = &[
             "--cleanup",
             "-C",
             "--conclude",
-        ],
-        1,
-    ),
-    (
-        &[
             "-D",
             "--parameter-step-size",
             "-S",
@@ -122,20 +112,10 @@ const HYPERFINE_VALUED: &[(&[&str], usize)] = &[
             "--style",
             "--sort",
             "-u",
-        ],
-        1,
-    ),
-    (
-        &[
             "--time-unit",
             "--export-asciidoc",
             "--export-csv",
             "--export-json",
-        ],
-        1,
-    ),
-    (
-        &[
             "--export-markdown",
             "--export-orgmode",
             "--output",
