@@ -239,11 +239,7 @@ fn cache_of(
     context: &BuildContext,
     directory: Option<Vec<String>>,
 ) -> Option<CacheSlot> {
-    let common = git(
-        top,
-        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
-    )
-    .ok()?;
+    let common = crate::side::git_common_dir(top).ok()?;
     let root = side.prepared.module_root.to_string_lossy().into_owned();
     let prefix = side
         .prepared
@@ -311,7 +307,7 @@ fn cache_of(
         }
     }
     Some(CacheSlot {
-        cache: BuildCache::new(Path::new(common.trim()), CACHE_BOUND_BYTES),
+        cache: BuildCache::new(&common, CACHE_BOUND_BYTES),
         key: CacheKey::new(&lines),
         top: top.to_owned(),
         directory,

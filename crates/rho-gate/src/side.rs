@@ -99,6 +99,16 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, GateError> {
     git_on_interrupt(dir, None, args, OnInterrupt::Kill)
 }
 
+/// The git directory shared by every worktree of the repository `dir` is in (`.git`, where the gate's
+/// caches and its lock live), absolute.
+pub(crate) fn git_common_dir(dir: &Path) -> Result<PathBuf, GateError> {
+    let common = git(
+        dir,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )?;
+    Ok(PathBuf::from(common.trim()))
+}
+
 /// [`git`] with `index` as its index (`GIT_INDEX_FILE`): reading a directory's content without touching
 /// the user's index (crate::content).
 pub(crate) fn git_with_index(dir: &Path, index: &Path, args: &[&str]) -> Result<String, GateError> {
@@ -175,13 +185,7 @@ pub struct Worktree {
 impl Worktree {
     /// Check out `commit` of the repository at `repo_top` into a new temporary directory.
     pub fn add(repo_top: &Path, commit: &str, label: &str) -> Result<Worktree, GateError> {
-        let common_dir = PathBuf::from(
-            git(
-                repo_top,
-                &["rev-parse", "--path-format=absolute", "--git-common-dir"],
-            )?
-            .trim(),
-        );
+        let common_dir = git_common_dir(repo_top)?;
         let lock = RepoLock::acquire(&common_dir);
         let dir = tempfile::Builder::new()
             .prefix(&format!("{WORKTREE_PREFIX}{label}-"))

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use crate::cache::{CACHE_DIR, INCLUDE_DIR, UNITS_DIR, checksum};
 use crate::error::{GateError, SideName};
 use crate::shell::Scratch;
-use crate::side::git;
 
 /// The compiler names of one gate, each a link to the program that runs the cache.
 pub(crate) struct CompilerShims {
@@ -70,12 +69,7 @@ pub(crate) fn counted(log: &Path) -> Option<(usize, usize)> {
 
 /// The build cache's directory of the repository `dir` is in (`.git/rho-cache`).
 fn git_cache_dir(dir: &Path) -> Option<PathBuf> {
-    let common = git(
-        dir,
-        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
-    )
-    .ok()?;
-    Some(Path::new(common.trim()).join(CACHE_DIR))
+    Some(crate::side::git_common_dir(dir).ok()?.join(CACHE_DIR))
 }
 
 /// The harness header `bench_header` at a path of its own in the repository `cwd` is in,
