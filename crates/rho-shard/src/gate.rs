@@ -5,6 +5,8 @@
 //! undecided or none was judged, ok otherwise.
 
 use rho_gate::Verdict;
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value};
 
 use crate::error::Error;
@@ -90,29 +92,19 @@ fn head_time_cap(shares: &[&Value]) -> Value {
 /// Each side's benchmarks a time cap stopped early, of every share, with the fewest iterations they did
 /// (a share names only its own benchmarks, so no two shares name one; the fewest is kept all the same).
 fn capped(shares: &[&Value]) -> Value {
-    let mut sides = Map::new();
-    for side in ["base", "head"] {
-        let mut benchmarks = Map::new();
+    let fewest = |side: &str| {
+        let mut fewest: BTreeMap<String, u64> = BTreeMap::new();
         for share in shares {
-            let Some(own) = share["capped"][side].as_object() else {
-                continue;
-            };
+            let own: BTreeMap<String, u64> =
+                serde_json::from_value(share["capped"][side].clone()).unwrap_or_default();
             for (bench, iterations) in own {
-                let fewer = match (
-                    benchmarks.get(bench).and_then(Value::as_u64),
-                    iterations.as_u64(),
-                ) {
-                    (Some(kept), Some(new)) => new < kept,
-                    _ => true,
-                };
-                if fewer {
-                    benchmarks.insert(bench.clone(), iterations.clone());
-                }
+                let kept = fewest.entry(bench).or_insert(iterations);
+                *kept = (*kept).min(iterations);
             }
         }
-        sides.insert(side.to_owned(), Value::Object(benchmarks));
-    }
-    Value::Object(sides)
+        fewest
+    };
+    serde_json::json!({"base": fewest("base"), "head": fewest("head")})
 }
 
 /// A share's document and its `shard` object, checked: a gate document with a share in range.
