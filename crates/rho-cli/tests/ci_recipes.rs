@@ -1,17 +1,19 @@
 //! The CI recipes run in a project that is not rho: the composite action (action.yml at the repository root)
-//! as docs/ci/github-gate.yml uses it, and the GitLab template's install and jobs (docs/ci/gitlab-ci.yml).
-//! Each recipe is read with serde-saphyr and its steps' commands run with bash, as the runner runs them, in a
-//! temporary git repository holding a tiny C suite and its module.yml, gating a planted 3x slowdown counted
-//! in instructions (exact on a busy machine).
+//! as docs/ci/github-gate.yml and the sharded docs/ci/github-workflow.yml use it, and the GitLab template's
+//! install and gate job (docs/ci/gitlab-gate.yml). Each recipe is read with serde-saphyr and its steps'
+//! commands run with bash, as the runner runs them, in a temporary git repository holding a tiny C suite and
+//! its module.yml, with a planted 3x slowdown counted in instructions (exact on a busy machine).
 //!
 //! What stands in for the CI service: the expressions (`${{ ... }}`) a step uses are substituted from the
 //! values a pull request's run would have, and an expression the test does not know fails it (so a recipe
-//! that grows one is noticed); `uses:` steps (actions/cache) are GitHub's and are not run, the cache is a
-//! miss. Two programs on the PATH are shims, logged: `cargo`, whose `install` checks the recipe's arguments
-//! (`--locked`, and `--path` to this checkout's crates/rho-cli or `--git` with the package `rho-cli`) and puts
-//! the `rho` this test run built into `--root`'s bin (building rho again in release would take minutes on a
-//! loaded machine and test cargo, not the recipe), and `gh`, which posts nothing: with `GH_SHIM_REFUSE` set
-//! it fails as a fork's read-only token makes `gh pr comment` fail.
+//! that grows one is noticed); GitHub's own actions (checkout, cache, artifacts) are not run: the cache is a
+//! miss, and one directory is every job's workspace. Programs on the PATH are shims, logged: `cargo`, whose
+//! `install` checks the recipe's arguments (`--locked`, `--root`, and `--path` to this checkout's
+//! crates/rho-cli or `--git` with the package `rho-cli`) and puts the `rho` this test run built into `--root`'s
+//! bin (building rho again in release would take minutes on a loaded machine and test cargo, not the recipe);
+//! `gh`, which posts nothing, and with `GH_SHIM_REFUSE` set fails as a fork's read-only token makes
+//! `gh pr comment` fail; `sudo` and `apt-get`, whose Valgrind install is skipped (the tests run where
+//! Valgrind is).
 
 mod common;
 
@@ -111,6 +113,15 @@ if [ -n "$GH_SHIM_REFUSE" ]; then
 fi
 "#;
 
+/// apt-get and sudo standing in for the recipes' Valgrind install (the tests run only where Valgrind is): logged.
+const APT_GET_SHIM: &str = r#"#!/bin/sh
+echo "apt-get $*" >> "$SHIM_LOG"
+"#;
+
+const SUDO_SHIM: &str = r#"#!/bin/sh
+echo "sudo $*" >> "$SHIM_LOG"
+"#;
+
 fn checkout() -> PathBuf {
     common::repo()
 }
@@ -163,6 +174,38 @@ fn project(dir: &Path) -> String {
     base
 }
 
+/// The project of the sharded recipes: the same suite as a module.yml suite (`rho bench check` runs it), its
+/// baseline counted in instructions and committed with it (base), then `bench_sum` made 3 times the work
+/// (head). Returns the base commit.
+fn sharded_project(dir: &Path) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    common::git(dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("bench.c"), SUITE).unwrap();
+    std::fs::write(dir.join("module.yml"), "bench:\n  suites:\n    - bench.c\n").unwrap();
+    let args = ["bench", "--measure", "instructions", "--write-baseline"];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command.args(args).current_dir(dir);
+    common::run_rho(command, &args, std::time::Duration::from_secs(600)).assert_exit(0);
+    common::git(dir, &["add", "."]);
+    common::git(dir, &["commit", "-q", "-m", "base and its baseline"]);
+    let base = common::git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+    std::fs::write(
+        dir.join("bench.c"),
+        SUITE.replace("#define WORK 1", "#define WORK 3"),
+    )
+    .unwrap();
+    common::git(
+        dir,
+        &[
+            "commit",
+            "-q",
+            "-am",
+            "head: bench_sum does its work 3 times",
+        ],
+    );
+    base
+}
+
 /// The runner around the steps: the shims, the summary, the PATH the steps add to.
 struct Runner {
     tmp: PathBuf,
@@ -186,6 +229,8 @@ impl Runner {
         std::fs::create_dir_all(&shims).unwrap();
         write_script(&shims.join("cargo"), CARGO_SHIM);
         write_script(&shims.join("gh"), GH_SHIM);
+        write_script(&shims.join("apt-get"), APT_GET_SHIM);
+        write_script(&shims.join("sudo"), SUDO_SHIM);
         let temp = tmp.join("runner-temp");
         std::fs::create_dir_all(&temp).unwrap();
         let summary = tmp.join("step-summary.md");
@@ -278,17 +323,48 @@ impl Runner {
     }
 }
 
-/// The values of the expressions a pull request's job gives the action, and the outputs of its steps.
+/// The values of the expressions a pull request's job has: the event's (`vars`), the action's inputs (`with`,
+/// else their defaults) and the outputs of the steps run so far.
 struct Context {
     with: BTreeMap<String, String>,
     defaults: BTreeMap<String, String>,
-    base: String,
+    vars: BTreeMap<String, String>,
     steps: BTreeMap<String, BTreeMap<String, String>>,
 }
 
+/// The event's values: a pull request (number 7) from a fork of `someone/project` onto `base`.
+fn pull_request(base: &str) -> BTreeMap<String, String> {
+    BTreeMap::from(
+        [
+            ("github.action_ref", "v0-test"),
+            ("github.token", "the-job-token"),
+            ("github.repository", "someone/project"),
+            ("github.event.pull_request.number", "7"),
+            ("github.event.pull_request.base.sha", base),
+            (
+                "github.event.pull_request.head.repo.full_name",
+                "a-fork/project",
+            ),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string())),
+    )
+}
+
 impl Context {
+    fn new(vars: &BTreeMap<String, String>) -> Context {
+        Context {
+            with: BTreeMap::new(),
+            defaults: BTreeMap::new(),
+            vars: vars.clone(),
+            steps: BTreeMap::new(),
+        }
+    }
+
     fn value(&self, expression: &str) -> String {
         let expression = expression.trim();
+        if let Some((left, right)) = expression.split_once(" == ") {
+            return (self.value(left) == self.value(right)).to_string();
+        }
         if let Some(input) = expression.strip_prefix("inputs.") {
             let given = self.with.get(input).or_else(|| self.defaults.get(input));
             let given = given.unwrap_or_else(|| panic!("action.yml has no input {input}"));
@@ -306,14 +382,10 @@ impl Context {
                 .cloned()
                 .unwrap_or_default();
         }
-        match expression {
-            "github.action_ref" => "v0-test".to_string(),
-            "github.token" => "the-job-token".to_string(),
-            "github.repository" => "someone/project".to_string(),
-            "github.event.pull_request.number" => "7".to_string(),
-            "github.event.pull_request.base.sha" => self.base.clone(),
-            other => panic!("the test does not know the expression `{other}`"),
-        }
+        self.vars
+            .get(expression)
+            .cloned()
+            .unwrap_or_else(|| panic!("the test does not know the expression `{expression}`"))
     }
 
     /// `text` with each `${{ expression }}` replaced by its value.
@@ -332,9 +404,18 @@ impl Context {
         out
     }
 
-    /// An `if:` of the forms the action uses: `A == 'x'`, `A != 'x'`, joined by `&&`.
+    /// An `if:` of the forms the recipes use: `A == 'x'`, `A != 'x'` and `!cancelled()` (nothing is), joined
+    /// by `&&`, bare or in `${{ }}`.
     fn holds(&self, condition: &str) -> bool {
+        let condition = condition.trim();
+        let condition = condition
+            .strip_prefix("${{")
+            .and_then(|c| c.strip_suffix("}}"))
+            .unwrap_or(condition);
         condition.split("&&").all(|term| {
+            if term.trim() == "!cancelled()" {
+                return true;
+            }
             let (left, equal, right) = if let Some((l, r)) = term.split_once("==") {
                 (l, true, r)
             } else if let Some((l, r)) = term.split_once("!=") {
@@ -346,30 +427,38 @@ impl Context {
             (self.value(left) == literal) == equal
         })
     }
+
+    /// A step's `env:`, its values substituted.
+    fn env(&self, step: &Value) -> BTreeMap<String, String> {
+        step["env"]
+            .as_object()
+            .map(|env| {
+                env.iter()
+                    .map(|(k, v)| (k.clone(), self.substitute(&scalar(v))))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// The action's steps run as the runner would, with `with` the inputs the workflow gives it, until one fails
-/// (the job's default: later steps are skipped). Returns the steps run.
+/// (the job's default: later steps are skipped). Returns the steps run and the action's outputs.
 fn run_action(
     runner: &mut Runner,
     project: &Path,
     with: BTreeMap<String, String>,
-    base: &str,
-) -> Vec<Ran> {
+    vars: &BTreeMap<String, String>,
+) -> (Vec<Ran>, BTreeMap<String, String>) {
     let action = yaml("action.yml");
     assert_eq!(action["runs"]["using"], "composite", "{action}");
-    let defaults = action["inputs"]
+    let mut context = Context::new(vars);
+    context.with = with;
+    context.defaults = action["inputs"]
         .as_object()
         .unwrap()
         .iter()
         .map(|(name, input)| (name.clone(), scalar(&input["default"])))
         .collect();
-    let mut context = Context {
-        with,
-        defaults,
-        base: base.to_string(),
-        steps: BTreeMap::new(),
-    };
     let mut ran = Vec::new();
     for step in action["runs"]["steps"].as_array().unwrap() {
         let name = context.substitute(&scalar(&step["name"]));
@@ -384,14 +473,7 @@ fn run_action(
             }
         }
         assert_eq!(step["shell"], "bash", "step {name} of action.yml");
-        let env: BTreeMap<String, String> = step["env"]
-            .as_object()
-            .map(|env| {
-                env.iter()
-                    .map(|(k, v)| (k.clone(), context.substitute(&scalar(v))))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let env = context.env(step);
         let script = context.substitute(step["run"].as_str().unwrap());
         let (step_ran, outputs) = runner.bash(&name, &script, project, &env);
         if let Some(id) = step["id"].as_str() {
@@ -400,6 +482,77 @@ fn run_action(
         let failed = step_ran.status != 0;
         ran.push(step_ran);
         if failed {
+            break;
+        }
+    }
+    let outputs = action["outputs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(name, output)| (name.clone(), context.substitute(&scalar(&output["value"]))))
+        .collect();
+    (ran, outputs)
+}
+
+/// A job of a workflow run as the runner would: the steps that use `OWNER/rho@REF` through [`run_action`],
+/// `run:` steps with bash, and GitHub's own actions (checkout, artifacts) not at all (the project's directory
+/// is every job's workspace), until a step fails. Returns the steps run, the action's steps among them.
+fn run_job(
+    runner: &mut Runner,
+    project: &Path,
+    workflow: &Value,
+    job: &str,
+    vars: &BTreeMap<String, String>,
+) -> Vec<Ran> {
+    let mut context = Context::new(vars);
+    let mut ran = Vec::new();
+    for step in workflow["jobs"][job]["steps"].as_array().unwrap() {
+        let name = context.substitute(&scalar(&step["name"]));
+        if let Some(condition) = step["if"].as_str() {
+            if !context.holds(condition) {
+                eprintln!("step {name}: skipped ({condition})");
+                continue;
+            }
+        }
+        let (status, outputs) = match (step["uses"].as_str(), step["run"].as_str()) {
+            (Some(uses), _) if uses.starts_with("OWNER/rho@") => {
+                let with = step["with"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), context.substitute(&scalar(v))))
+                    .collect();
+                let (action_ran, outputs) = run_action(runner, project, with, vars);
+                let status = action_ran.last().map_or(0, |r| r.status);
+                ran.extend(action_ran);
+                (status, outputs)
+            }
+            (Some(uses), _) => {
+                let known = [
+                    "actions/checkout@",
+                    "actions/upload-artifact@",
+                    "actions/download-artifact@",
+                ];
+                assert!(
+                    known.iter().any(|k| uses.starts_with(k)),
+                    "{job} uses {uses}"
+                );
+                continue;
+            }
+            (None, Some(script)) => {
+                let env = context.env(step);
+                let (step_ran, outputs) =
+                    runner.bash(&name, &context.substitute(script), project, &env);
+                let status = step_ran.status;
+                ran.push(step_ran);
+                (status, outputs)
+            }
+            (None, None) => panic!("step {name} of {job} neither uses nor runs"),
+        };
+        if let Some(id) = step["id"].as_str() {
+            context.steps.insert(id.to_string(), outputs);
+        }
+        if status != 0 {
             break;
         }
     }
@@ -450,11 +603,19 @@ fn the_action_installs_rho_and_gates_a_project_and_a_forks_comment_degrades_to_t
     let base = project(&dir);
     let with = gate_recipe_inputs();
     assert_eq!(with["command"], "gate", "{with:?}");
+    assert_eq!(with["comment"], "true", "{with:?}");
 
     // A fork's pull request: head against base, bench_sum 3x; the comment is refused.
     let mut runner = Runner::new(tmp.path());
     runner.env.insert("GH_SHIM_REFUSE".into(), "1".into());
-    let ran = run_action(&mut runner, &dir, with.clone(), &base);
+    let gate_recipe = yaml("docs/ci/github-gate.yml");
+    let ran = run_job(
+        &mut runner,
+        &dir,
+        &gate_recipe,
+        "gate",
+        &pull_request(&base),
+    );
     let summary = runner.summary();
     let log = runner.log();
     let context = format!("summary:\n{summary}\nshims:\n{log}");
@@ -511,7 +672,13 @@ fn the_action_installs_rho_and_gates_a_project_and_a_forks_comment_degrades_to_t
     // The same recipe against itself (base = head): passes, the comment posted, no note.
     let mut runner = Runner::new(&tmp.path().join("again"));
     let head = common::git(&dir, &["rev-parse", "HEAD"]).trim().to_string();
-    let ran = run_action(&mut runner, &dir, with, &head);
+    let ran = run_job(
+        &mut runner,
+        &dir,
+        &gate_recipe,
+        "gate",
+        &pull_request(&head),
+    );
     let summary = runner.summary();
     assert!(ran.iter().all(|r| r.status == 0), "{summary}");
     assert!(summary.contains("### rho bench gate: passed"), "{summary}");
@@ -522,11 +689,6 @@ fn the_action_installs_rho_and_gates_a_project_and_a_forks_comment_degrades_to_t
     );
     assert!(runner.log().contains("gh pr comment 7"), "{}", runner.log());
 }
-
-const APT_GET_SHIM: &str = r#"#!/bin/sh
-# apt-get standing in for the recipes' Valgrind install (the test runs only where Valgrind is): logged.
-echo "apt-get $*" >> "$SHIM_LOG"
-"#;
 
 /// `$NAME` and `${NAME}` in a GitLab variable's value, from `env` (GitLab expands them before the job).
 fn expand(value: &str, env: &BTreeMap<String, String>) -> String {
@@ -569,7 +731,6 @@ fn the_gitlab_gate_installs_rho_with_cargo_install_git_and_gates_a_project() {
     let dir = tmp.path().join("project");
     let base = project(&dir);
     let mut runner = Runner::new(tmp.path());
-    write_script(&runner.shims.join("apt-get"), APT_GET_SHIM);
     let mut env = BTreeMap::from(
         [
             ("CI_PROJECT_DIR", dir.to_str().unwrap()),
@@ -648,4 +809,85 @@ fn every_recipe_gives_the_action_only_inputs_it_has() {
         }
         assert!(uses > 0, "{recipe} does not use OWNER/rho@REF");
     }
+}
+
+#[test]
+fn the_sharded_recipe_runs_four_shares_and_their_merge_through_the_action() {
+    if !common::tools_present(
+        "the_sharded_recipe_runs_four_shares_and_their_merge_through_the_action",
+        &[("valgrind", "valgrind")],
+    ) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("project");
+    let base = sharded_project(&dir);
+    let recipe = yaml("docs/ci/github-workflow.yml");
+    let shards = recipe["jobs"]["shard"]["strategy"]["matrix"]["shard"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(shards.len(), 4, "{recipe}");
+    // Each share a job of its own (a machine of its own: its runner), writing its document in the workspace
+    // the artifacts carry to the merge (here one directory).
+    for shard in &shards {
+        let shard = scalar(shard);
+        let mut vars = pull_request(&base);
+        vars.insert("matrix.shard".into(), shard.clone());
+        let mut runner = Runner::new(&tmp.path().join(format!("shard-{shard}")));
+        let ran = run_job(&mut runner, &dir, &recipe, "shard", &vars);
+        let summary = runner.summary();
+        assert!(
+            ran.iter().all(|r| r.status == 0),
+            "share {shard}:\n{summary}"
+        );
+        // A share's own verdict is let through (fail-on-verdict: false); the merge judges the run.
+        assert!(summary.contains("### rho bench check: "), "{summary}");
+        assert!(
+            dir.join(format!("shard-{shard}.json")).is_file(),
+            "share {shard}: no document"
+        );
+    }
+
+    // The merge, on a fork's pull request: no comment from the job (github-comment.yml posts it), the
+    // Markdown in the summary and kept for the comment, then the job fails on the regression.
+    let mut runner = Runner::new(&tmp.path().join("merge"));
+    let ran = run_job(&mut runner, &dir, &recipe, "merge", &pull_request(&base));
+    let summary = runner.summary();
+    let log = runner.log();
+    let context = format!("summary:\n{summary}\nshims:\n{log}");
+    assert!(summary.contains("### rho bench merge: failed"), "{context}");
+    let regressed: Vec<&str> = summary
+        .lines()
+        .filter(|line| line.contains("**regressed**"))
+        .collect();
+    assert!(
+        regressed
+            .iter()
+            .any(|l| l.contains("`bench_sum` | instructions")),
+        "{context}"
+    );
+    assert!(
+        !regressed.iter().any(|l| l.contains("bench_steady")),
+        "{context}"
+    );
+    assert!(
+        !log.contains("gh "),
+        "the merge job commented on a fork's pull request:\n{context}"
+    );
+    let comment = std::fs::read_to_string(dir.join("comment.md")).unwrap();
+    assert!(summary.contains(comment.trim()), "{context}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("pr-number"))
+            .unwrap()
+            .trim(),
+        "7"
+    );
+    assert!(dir.join("run.json").is_file(), "{context}");
+    let last = ran.last().unwrap();
+    assert_eq!(
+        (last.name.as_str(), last.status),
+        ("Fail on a regression or a broken budget", 1),
+        "{context}"
+    );
 }
