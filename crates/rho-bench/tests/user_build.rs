@@ -157,7 +157,9 @@ fn by_default_the_report_is_built() {
 
 /// The done-when of issue 40's fifth item: `cargo bench` in a new crate prints a table of its benchmarks.
 /// Slow the first time (cargo builds rho-bench and the report's crates for the bench profile); the build
-/// is kept between runs in the target directory's tmp, unoptimised (no figure is checked, only the table).
+/// is kept between runs in the target directory's tmp, unoptimised (no figure is checked, only the table),
+/// in the directory rho-cli's tests/cargo_suite.rs builds examples/rust-bench in with the same settings, so
+/// that the dependencies one builds the other reuses.
 #[test]
 fn cargo_bench_in_a_new_crate_prints_a_table_of_its_benchmarks() {
     let tmp = tempfile::tempdir().expect("temporary directory");
@@ -167,7 +169,7 @@ fn cargo_bench_in_a_new_crate_prints_a_table_of_its_benchmarks() {
         .args(["bench", "--offline", "--bench", "tiny"])
         .env(
             "CARGO_TARGET_DIR",
-            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rho-bench-user-crate"),
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rust-bench-example"),
         )
         .env("CARGO_PROFILE_BENCH_OPT_LEVEL", "0")
         .env("CARGO_PROFILE_BENCH_DEBUG", "0")
