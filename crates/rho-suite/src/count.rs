@@ -160,18 +160,72 @@ impl Counter {
         if names.len() < 2 || !names.iter().all(|name| is_filter_term(name)) {
             return self.run_process(executable, env, dir, what, timeout);
         }
+        let runs = self.run_each(executable, env, dir, what, timeout, &names)?;
         let mut merged: Option<Run> = None;
-        for name in &names {
-            let mut alone: Vec<(String, String)> = env
-                .iter()
-                .filter(|(key, _)| key != FILTER_VARIABLE)
-                .cloned()
-                .collect();
-            alone.push((FILTER_VARIABLE.to_string(), name.clone()));
-            let run = self.run_process(executable, &alone, dir, what, timeout)?;
+        for (name, run) in names.iter().zip(runs) {
             merged = Some(take_benchmark(merged, run, name, what)?);
         }
         merged.ok_or_else(|| SuiteError::Run(format!("no benchmark of {what} to count")))
+    }
+
+    /// One process per name of `names` (`RHO_BENCH_FILTER` the name), as many at once as the machine has cores:
+    /// a count is exact whatever runs beside it, and Valgrind's start-up, paid once per process, is most of a
+    /// small benchmark's cost. The runs in the order of `names`, or the first failure in that order (after a
+    /// failure no process is started).
+    fn run_each(
+        &self,
+        executable: &Path,
+        env: &[(String, String)],
+        dir: Option<&Path>,
+        what: &str,
+        timeout: std::time::Duration,
+        names: &[String],
+    ) -> Result<Vec<Run>> {
+        use std::sync::Mutex;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let workers = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .clamp(1, names.len().max(1));
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let slots: Vec<Mutex<Option<Result<Run>>>> =
+            names.iter().map(|_| Mutex::new(None)).collect();
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    while !failed.load(Ordering::Relaxed) {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(name) = names.get(index) else {
+                            break;
+                        };
+                        let mut alone: Vec<(String, String)> = env
+                            .iter()
+                            .filter(|(key, _)| key != FILTER_VARIABLE)
+                            .cloned()
+                            .collect();
+                        alone.push((FILTER_VARIABLE.to_string(), name.clone()));
+                        let run = self.run_process(executable, &alone, dir, what, timeout);
+                        failed.fetch_or(run.is_err(), Ordering::Relaxed);
+                        if let Ok(mut slot) = slots[index].lock() {
+                            *slot = Some(run);
+                        }
+                    }
+                });
+            }
+        });
+        // The first failure in the list's order; a name not started after it has no run and needs no word.
+        let mut runs = Vec::with_capacity(names.len());
+        for slot in slots {
+            match slot.into_inner().ok().flatten() {
+                Some(run) => runs.push(run?),
+                None => {
+                    return Err(SuiteError::Run(format!(
+                        "the suite {what}: a benchmark was left uncounted"
+                    )));
+                }
+            }
+        }
+        Ok(runs)
     }
 
     /// [`Counter::run`]'s one process: `executable` under Callgrind, every count's totals attached.
