@@ -75,3 +75,36 @@ fn a_malloc_heavy_benchmark_counts_the_same_after_churn_alone_and_sharded() {
     // Every benchmark, not only the allocating one: the merge is the whole run's document.
     assert_eq!(merged["benchmarks"], whole["benchmarks"]);
 }
+
+/// A benchmark that crashes in its own counted process is the run's error, naming it (exit 2), as in one
+/// process; nothing of the counts is left in the temporary directory.
+#[test]
+fn a_crash_in_one_benchmarks_counted_process_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = common::write_c(
+        dir.path(),
+        "crash.c",
+        "#include <stdlib.h>\n#include <rho/bench.h>\nstatic volatile int sink;\n\
+         static void bench_fine(rho_bench_t *state) { RHO_BENCH_LOOP(state) { sink++; } }\n\
+         static void bench_crash(rho_bench_t *state) { RHO_BENCH_LOOP(state) { if (sink >= 0) abort(); } }\n\
+         static void bench_after(rho_bench_t *state) { RHO_BENCH_LOOP(state) { sink--; } }\n\
+         int main(int argc, char **argv)\n{\n    rho_bench_suite_t suite = {0};\n    \
+         RHO_BENCH_ADD(&suite, bench_fine);\n    RHO_BENCH_ADD(&suite, bench_crash);\n    \
+         RHO_BENCH_ADD(&suite, bench_after);\n    return rho_bench_main(&suite, argc, argv);\n}\n",
+    );
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let outcome = common::rho_in(
+        &tmp,
+        &[
+            "bench",
+            "--measure",
+            "instructions",
+            suite.to_str().unwrap(),
+        ],
+        std::time::Duration::from_secs(300),
+    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("crashed (SIGABRT) while running bench_crash");
+    common::assert_nothing_left(&tmp);
+}
