@@ -106,6 +106,13 @@ fn file_arguments_with_assembly_build_on_a_board_and_the_host() {
         );
         assert_eq!(document["target"]["name"], target, "{}", outcome.stderr);
         assert_eq!(bench_names(&document), [BENCHMARK]);
+        if target != "host" {
+            // The build the document describes is the user's files': not the port's own -Werror compiles.
+            assert_eq!(document["suite"]["compiler"][0], "riscv64-unknown-elf-gcc");
+            let cflags = document["suite"]["cflags"].as_array().unwrap();
+            assert!(cflags.iter().any(|f| f == "-Wall"), "{cflags:?}");
+            assert!(!cflags.iter().any(|f| f == "-Werror"), "{cflags:?}");
+        }
     }
 }
 
