@@ -336,6 +336,60 @@ mod tests {
         Budgets::new(default, BTreeMap::new()).unwrap()
     }
 
+    /// One rule judges each metric in the gate, `--diff` (rho-baseline's judge, with its limits) and
+    /// `history check` (the same limits): with the same limits set (10%, 1% for instructions) they regress
+    /// on the same figures. Code bytes and the static stack bound are exact, budget 0: one byte more
+    /// regresses in all of them (the gate used its default budget there, so `--diff` flagged 7 benchmarks
+    /// where the gate flagged 3 on the same two commits).
+    #[test]
+    fn the_gate_and_diff_regress_on_the_same_figures_code_bytes_exactly() {
+        let mut gate_budgets = budgets(0.10);
+        gate_budgets.set_instructions(0.01).unwrap();
+        let diff_limits = rho_baseline::limits::Limits::of(None);
+        assert_eq!(
+            (
+                diff_limits.global(),
+                rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
+            ),
+            (10.0, 1.0)
+        );
+        for kind in rho_stats::Metric::ALL {
+            let name = format!("bench_crc.{}", kind.gate_name());
+            let fraction = diff_limits.for_metric("bench_crc", kind) / 100.0;
+            assert_eq!(gate_budgets.for_metric(&name), fraction, "{name}");
+            for head in [1000.0, 990.0, 1001.0, 1005.0, 1050.0, 1200.0] {
+                let gate = compare(
+                    &[run(&[(&name, 1000.0)])],
+                    &[run(&[(&name, head)])],
+                    &gate_budgets,
+                );
+                let diff = rho_baseline::compare::judge(
+                    kind,
+                    rho_baseline::compare::Value::Figure(1000.0),
+                    rho_baseline::compare::Value::Figure(head),
+                    fraction,
+                    0.0,
+                )
+                .unwrap();
+                assert_eq!(
+                    gate.verdict == Verdict::Regressed,
+                    diff.verdict == rho_baseline::Verdict::Regressed,
+                    "{name}: 1000 -> {head}"
+                );
+            }
+        }
+        let code = |head: f64| {
+            compare(
+                &[run(&[("bench_crc.code", 1000.0)])],
+                &[run(&[("bench_crc.code", head)])],
+                &budgets(0.30),
+            )
+            .verdict
+        };
+        assert_eq!(code(1001.0), Verdict::Regressed);
+        assert_eq!(code(1000.0), Verdict::Ok);
+    }
+
     /// The worked example (a base of 8.0, a budget of 0.25: a head up to 10.0 passes) through the whole
     /// comparison, one metric at a time.
     #[test]

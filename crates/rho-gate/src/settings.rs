@@ -59,15 +59,20 @@ impl Budgets {
         Ok(())
     }
 
-    /// The budget of `metric`: its own if one is set, else the default; an instruction count
+    /// The budget of `metric`: its own if one is set, else rho-judge's one rule for its kind
+    /// ([`rho_judge::metric_limit`], which `--diff` and `history check` judge by too): an instruction count
     /// (`<bench>.instructions`), which does not move with the machine's load, the instructions budget when
-    /// one is set, else the default at most [`INSTRUCTIONS_BUDGET`].
+    /// one is set, else the default at most [`INSTRUCTIONS_BUDGET`]; the image's static figures
+    /// (`<bench>.code`, `<bench>.static_stack`) 0, exact; every other metric the default.
     pub fn for_metric(&self, metric: &str) -> f64 {
-        match self.per_metric.get(metric) {
-            Some(&fraction) => fraction,
-            None if metric.ends_with(".instructions") => self
-                .instructions
-                .unwrap_or(self.default.min(INSTRUCTIONS_BUDGET)),
+        if let Some(&fraction) = self.per_metric.get(metric) {
+            return fraction;
+        }
+        let instructions = self
+            .instructions
+            .unwrap_or(self.default.min(INSTRUCTIONS_BUDGET));
+        match rho_metric(metric) {
+            Some(kind) => rho_judge::metric_limit(kind, self.default, instructions),
             None => self.default,
         }
     }
@@ -92,6 +97,16 @@ impl Budgets {
     pub fn named(&self) -> impl Iterator<Item = (&str, f64)> {
         self.per_metric.iter().map(|(k, v)| (k.as_str(), *v))
     }
+}
+
+/// The rho metric a gate metric (`<bench>.<leaf>`) is, by its leaf (`code`, `instructions`: the gate names of
+/// [`Metric::ALL`](rho_stats::Metric::ALL)); `None` for another harness's figures.
+fn rho_metric(metric: &str) -> Option<rho_stats::Metric> {
+    let (_, leaf) = metric.rsplit_once('.')?;
+    rho_stats::Metric::ALL
+        .iter()
+        .copied()
+        .find(|kind| kind.gate_name() == leaf)
 }
 
 /// A fraction in (0, 1): 0 would fail on noise alone, 1 or more lets a doubling through.
