@@ -236,28 +236,35 @@ fn other(side: &str) -> &'static str {
     if side == "base" { "head" } else { "base" }
 }
 
-/// What a paired ratio says of a metric against its budget.
+/// What a paired ratio says of a metric against its budget, by either of its intervals (the t interval of the
+/// geometric mean, and from six rounds on the sign test's of the median, which outliers cannot widen): each
+/// at 95%, and when they disagree the call is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PairedCall {
-    /// The interval lies wholly above `1 + budget`.
+    /// An interval lies wholly above `1 + budget`.
     Regressed,
-    /// The interval lies wholly at or below `1 + budget`.
+    /// An interval lies wholly at or below `1 + budget`.
     Passed,
-    /// The interval holds the bound: more rounds may decide; `over` when its centre is above it.
+    /// Both intervals hold the bound (or they disagree): more rounds may decide; `over` when the geometric
+    /// mean is above it.
     Open { over: bool },
 }
 
 impl PairedCall {
     pub fn of(paired: &rho_stats::PairedRatio, budget: f64) -> PairedCall {
         let bound = 1.0 + budget;
-        if paired.low > bound {
-            PairedCall::Regressed
-        } else if paired.high <= bound {
-            PairedCall::Passed
-        } else {
-            PairedCall::Open {
+        let intervals = std::iter::once((paired.low, paired.high)).chain(paired.median_interval);
+        let (mut above, mut below) = (false, false);
+        for (low, high) in intervals {
+            above |= low > bound;
+            below |= high <= bound;
+        }
+        match (above, below) {
+            (true, false) => PairedCall::Regressed,
+            (false, true) => PairedCall::Passed,
+            _ => PairedCall::Open {
                 over: paired.ratio > bound,
-            }
+            },
         }
     }
 }
@@ -463,6 +470,27 @@ mod tests {
         // Within the budget on the rate's own terms: 100/s to 100/1.3 is a 30% slower item.
         let c = compare(&base, &[rate(100.0 / 1.3 + 0.01)], &budgets(0.3));
         assert_eq!(c.verdict, Verdict::Ok);
+    }
+
+    /// Twenty rounds at 1.05 against a 3% budget, four of them outliers (one side's whole run slow by 1.6x):
+    /// the t interval holds the bound, the median's lies above it, so the metric regressed.
+    #[test]
+    fn outlying_rounds_do_not_hide_a_change_the_median_interval_sees() {
+        let mut pairs = vec![(100.0, 105.0); 16];
+        pairs.extend([
+            (160.0, 105.0),
+            (100.0, 168.0),
+            (160.0, 105.0),
+            (160.0, 105.0),
+        ]);
+        let base: Vec<_> = pairs.iter().map(|(b, _)| run(&[("t.ns", *b)])).collect();
+        let head: Vec<_> = pairs.iter().map(|(_, h)| run(&[("t.ns", *h)])).collect();
+        let c = compare(&base, &head, &budgets(0.03));
+        let m = &c.metrics[0];
+        let paired = m.paired.unwrap();
+        assert!(paired.low < 1.03 && paired.median_interval.unwrap().0 > 1.03);
+        assert_eq!(PairedCall::of(&paired, 0.03), PairedCall::Regressed);
+        assert_eq!(m.outcome, MetricOutcome::Regressed);
     }
 
     /// A noisy base does not make the head look faster or slower; minima are used.

@@ -314,6 +314,9 @@ pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
                 "ratio": p.ratio,
                 "low": p.low,
                 "high": p.high,
+                "median": p.median,
+                "median_low": p.median_interval.map(|(low, _)| low),
+                "median_high": p.median_interval.map(|(_, high)| high),
                 "confidence": rho_stats::PAIRED_CONFIDENCE,
             })
         });

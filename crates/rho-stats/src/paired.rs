@@ -6,6 +6,11 @@
 //! round alike and cancels in its ratio; what is left varies from round to round, which the interval
 //! measures. Why logs: a ratio's noise is multiplicative (a slow phase makes everything 1.7x, not +70 ns),
 //! and the mean of log ratios is the log of their geometric mean, symmetric in base and head.
+//!
+//! Beside the t interval, which is exact for normal log ratios, the rounds' median ratio gets the
+//! distribution-free interval of the sign test (order statistics), from six rounds on: a round in which one
+//! side's whole run fell into a slow stretch (a time slice lost to a neighbour, longer than a short run) is an
+//! outlier that widens the t interval without bound, but moves the median's interval by one rank at most.
 
 use crate::changepoint::{mean_and_variance, student_t_pvalue};
 
@@ -23,6 +28,12 @@ pub struct PairedRatio {
     /// The interval's lower and upper bound, at [`PAIRED_CONFIDENCE`].
     pub low: f64,
     pub high: f64,
+    /// The median of the rounds' ratios (the lower middle for an even count).
+    pub median: f64,
+    /// The median's distribution-free interval at [`PAIRED_CONFIDENCE`] or more: the k-th lowest and k-th
+    /// highest ratio, k the largest with P(Binomial(rounds, 1/2) < k) <= 2.5%; `None` below six rounds,
+    /// where even the lowest and highest ratio cover less.
+    pub median_interval: Option<(f64, f64)>,
 }
 
 /// The paired ratio of `pairs` (`(base, head)` per round, costs: a rate is passed as `(head, base)`), with
@@ -40,12 +51,35 @@ pub fn paired_ratio(pairs: &[(f64, f64)]) -> Option<PairedRatio> {
     let (mean, variance) = mean_and_variance(&logs);
     let n = logs.len() as f64;
     let half = student_t_quantile(1.0 - PAIRED_CONFIDENCE, n - 1.0) * (variance / n).sqrt();
+    let mut sorted = logs.clone();
+    sorted.sort_by(f64::total_cmp);
+    let rank = sign_test_rank(sorted.len());
     Some(PairedRatio {
         rounds: pairs.len(),
         ratio: mean.exp(),
         low: (mean - half).exp(),
         high: (mean + half).exp(),
+        median: crate::median_of(&logs).exp(),
+        median_interval: rank.map(|k| (sorted[k - 1].exp(), sorted[sorted.len() - k].exp())),
     })
+}
+
+/// The k of the sign test's interval of a median from `n` values: the largest k >= 1 with
+/// P(Binomial(n, 1/2) <= k - 1) <= (1 - [`PAIRED_CONFIDENCE`]) / 2; `None` when even k = 1 does not qualify.
+fn sign_test_rank(n: usize) -> Option<usize> {
+    let tail = (1.0 - PAIRED_CONFIDENCE) / 2.0;
+    let half_n = 0.5_f64.powi(i32::try_from(n).ok()?);
+    let (mut cumulative, mut choose, mut rank) = (0.0, 1.0, None);
+    for k in 1..=n.div_ceil(2) {
+        // P(B = k - 1) = C(n, k - 1) / 2^n.
+        cumulative += choose * half_n;
+        if cumulative > tail {
+            break;
+        }
+        rank = Some(k);
+        choose = choose * (n - (k - 1)) as f64 / k as f64;
+    }
+    rank
 }
 
 /// The `t` with P(|T| >= t) = `alpha` for Student's t with `df` degrees of freedom (12.706 for 0.05 and 1,
@@ -105,6 +139,28 @@ mod tests {
         let pairs = [(100.0, 105.0), (180.0, 189.0), (101.0, 106.05)];
         let p = paired_ratio(&pairs).unwrap();
         assert!((p.ratio - 1.05).abs() < 1e-9 && p.high - p.low < 1e-9);
+    }
+
+    #[test]
+    fn the_median_interval_is_the_sign_test_s_and_shrugs_off_outliers() {
+        assert_eq!(sign_test_rank(5), None);
+        assert_eq!(sign_test_rank(6), Some(1));
+        assert_eq!(sign_test_rank(20), Some(6));
+        // Twenty rounds at 1.05, four of them an outlier (one side's run slow by 1.6x): the t interval holds
+        // 1.03, the median's lies above it.
+        let mut pairs = vec![(100.0, 105.0); 16];
+        pairs.extend([
+            (160.0, 105.0),
+            (100.0, 168.0),
+            (160.0, 105.0),
+            (160.0, 105.0),
+        ]);
+        let p = paired_ratio(&pairs).unwrap();
+        assert!(p.low < 1.03, "{p:?}");
+        assert!((p.median - 1.05).abs() < 1e-9);
+        let (low, high) = p.median_interval.unwrap();
+        assert!(low > 1.03 && (high - 1.05).abs() < 1e-9, "{p:?}");
+        assert!(paired_ratio(&pairs[..5]).unwrap().median_interval.is_none());
     }
 
     #[test]
