@@ -13,8 +13,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rho_judge::{Change, judge_change_toward};
-use rho_stats::Metric;
 
+pub use crate::compare::is_exact;
 use crate::compare::{Comparison, MetricComparison, MetricOutcome, PairedCall};
 use crate::run_metrics::RunMetrics;
 
@@ -24,16 +24,6 @@ use crate::run_metrics::RunMetrics;
 /// figures cannot see a slow phase that lasts the whole run; a change twice beyond the bound is one no such
 /// phase can fake.
 pub const WHOLE_RUN_ALLOWANCE: f64 = 1.0;
-
-/// Whether `metric` is a count rather than a clock reading: the same in every run of the same build.
-pub fn is_exact(metric: &str) -> bool {
-    let Some((_, leaf)) = metric.rsplit_once('.') else {
-        return false;
-    };
-    Metric::ALL
-        .iter()
-        .any(|m| !m.is_clocked() && m.gate_name() == leaf)
-}
 
 /// What the stopping rule needs besides the comparison: the runs a side needs before a time metric may fail
 /// (`runs`), and each metric's within-run spread over both sides' runs.

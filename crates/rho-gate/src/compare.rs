@@ -236,6 +236,16 @@ fn other(side: &str) -> &'static str {
     if side == "base" { "head" } else { "base" }
 }
 
+/// Whether `metric` is a count rather than a clock reading: the same in every run of the same build.
+pub fn is_exact(metric: &str) -> bool {
+    let Some((_, leaf)) = metric.rsplit_once('.') else {
+        return false;
+    };
+    rho_stats::Metric::ALL
+        .iter()
+        .any(|m| !m.is_clocked() && m.gate_name() == leaf)
+}
+
 /// What a paired ratio says of a metric against its budget, by either of its intervals (the t interval of the
 /// geometric mean, and from six rounds on the sign test's of the median, which outliers cannot widen): each
 /// at 95%, and when they disagree the call is open.
@@ -332,9 +342,7 @@ pub fn compare(
         let mut within_resolution = false;
         let mut undecided_side = None;
         let paired = match (&base, &head) {
-            (Ok(_), Ok(_)) if !crate::adaptive::is_exact(name) => {
-                paired_of(base_runs, head_runs, name, better)
-            }
+            (Ok(_), Ok(_)) if !is_exact(name) => paired_of(base_runs, head_runs, name, better),
             _ => None,
         };
         let outcome = match (&base, &head) {
