@@ -9,6 +9,11 @@ use crate::GateError;
 pub const DEFAULT_RUNS: u32 = rho_config::DEFAULT_GATE_RUNS;
 /// The fewest runs per side: a side's best of one run is just a run (rho-config's rule).
 pub const MIN_RUNS: u32 = rho_config::MIN_GATE_RUNS;
+/// The most rounds a benchmark whose verdict is still open gets when nothing sets `max_runs`: adaptive runs
+/// are the default. 20 rounds bring a paired interval to about +-0.5 of the rounds' standard deviation
+/// (t = 2.09 over sqrt(20)), enough to tell a 5% change from a 3% budget at the noise the paired rounds
+/// show on a loaded 2-core machine (docs/gate.md, "Measured").
+pub const DEFAULT_MAX_RUNS: u32 = 20;
 /// Seconds each build and each run may take when nothing says otherwise (module.yml's default).
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = rho_config::DEFAULT_GATE_TIMEOUT.as_secs();
 /// The budget of a metric nothing else names: 30% slower is allowed.
@@ -139,7 +144,8 @@ pub fn parse_budget_override(text: &str) -> Result<(String, f64), GateError> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateSettings {
     runs: u32,
-    /// The ceiling of the adaptive runs; `None`: `runs` (every benchmark runs `runs` times).
+    /// The ceiling of the adaptive runs; `None`: [`DEFAULT_MAX_RUNS`] (never below `runs`). Set equal to
+    /// `runs`, every benchmark runs `runs` times (the fixed gate).
     max_runs: Option<u32>,
     /// How many builds run at once (base and head in parallel at 2 or more); `None`: the number of cores.
     build_jobs: Option<usize>,
@@ -256,9 +262,10 @@ impl GateSettings {
         self.shard
     }
 
-    /// The most runs per side a benchmark gets: `max_runs` when set (never below `runs`), else `runs`.
+    /// The most runs per side a benchmark gets: `max_runs` when set, else [`DEFAULT_MAX_RUNS`]; never below
+    /// `runs`.
     pub fn max_runs(&self) -> u32 {
-        self.max_runs.map_or(self.runs, |m| m.max(self.runs))
+        self.max_runs.unwrap_or(DEFAULT_MAX_RUNS).max(self.runs)
     }
 
     /// Replace the number of runs per side (`--runs`).
@@ -392,9 +399,16 @@ mod tests {
         let mut settings = GateSettings::default();
         assert_eq!(
             settings.max_runs(),
-            settings.runs(),
-            "unset: every benchmark runs `runs` times"
+            DEFAULT_MAX_RUNS,
+            "unset: adaptive, up to the default ceiling"
         );
+        settings.set_runs(DEFAULT_MAX_RUNS + 5).unwrap();
+        assert_eq!(
+            settings.max_runs(),
+            DEFAULT_MAX_RUNS + 5,
+            "never below runs"
+        );
+        settings.set_runs(3).unwrap();
         settings.set_max_runs(8).unwrap();
         assert_eq!(settings.max_runs(), 8);
         let refused = settings.set_max_runs(1).unwrap_err();
