@@ -1,5 +1,7 @@
 //! Google Benchmark's JSON report (`--benchmark_format=json` or `--benchmark_out=FILE`), library 1.x.
 
+use std::collections::{HashMap, HashSet};
+
 use rho_stats::Better;
 
 use crate::error::ImportError;
@@ -52,6 +54,10 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
         "a list of benchmark results",
     )?;
     let mut report = Report::default();
+    // Each benchmark's place in `report.benchmarks`, and which registration it is (so that another
+    // registration of the same name is told from a repetition of this one), by name: one lookup an entry.
+    let mut places: HashMap<String, (usize, Registration)> = HashMap::new();
+    let mut twice: Vec<String> = Vec::new();
     for (index, entry) in entries.iter().enumerate() {
         let place = format!("benchmarks[{index}]");
         let name = string(entry, "name", file, &place)?;
@@ -77,14 +83,23 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
             continue;
         }
         let sample = repetition(entry, file, &place)?;
-        let at = match report.benchmarks.iter().position(|b| b.name == run_name) {
-            Some(at) => at,
+        let registration = Registration::of(entry);
+        let at = match places.get_mut(run_name) {
+            Some((at, first)) => {
+                if !first.repeated_by(&registration) && !twice.iter().any(|n| n == run_name) {
+                    twice.push(run_name.to_owned());
+                }
+                first.repetitions.extend(registration.repetitions);
+                *at
+            }
             None => {
                 report.benchmarks.push(Sampled {
                     name: run_name.to_owned(),
                     ..Sampled::default()
                 });
-                report.benchmarks.len() - 1
+                let at = report.benchmarks.len() - 1;
+                places.insert(run_name.to_owned(), (at, registration));
+                at
             }
         };
         let bench = &mut report.benchmarks[at];
@@ -94,10 +109,42 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
             bench.push_extra(&name, unit, better, value);
         }
     }
+    if !twice.is_empty() {
+        return Err(ImportError::Twice {
+            file: file.to_owned(),
+            names: twice,
+        });
+    }
+    let failed: HashSet<&str> = report.failed.iter().map(|f| f.name.as_str()).collect();
     report
         .benchmarks
-        .retain(|b| !report.failed.iter().any(|f| f.name == b.name));
+        .retain(|b| !failed.contains(b.name.as_str()));
     Ok(report)
+}
+
+/// Which registration an entry is a repetition of, as Google Benchmark marks it: `family_index` and
+/// `per_family_instance_index` (library 1.6 on) name the registration, `repetition_index` the repetition.
+/// Two entries of one name are repetitions of one benchmark when they are of one registration and not the
+/// same repetition; two `BENCHMARK`s registered under one name differ in their indexes (or, from a library
+/// that has none, both say repetition 0).
+struct Registration {
+    instance: Option<(u64, u64)>,
+    repetitions: HashSet<u64>,
+}
+
+impl Registration {
+    fn of(entry: &serde_json::Value) -> Registration {
+        let index = |key: &str| entry.get(key).and_then(|v| v.as_u64());
+        Registration {
+            instance: index("family_index").zip(index("per_family_instance_index")),
+            repetitions: index("repetition_index").into_iter().collect(),
+        }
+    }
+
+    /// Whether `other`, an entry of the same name, is another repetition of this registration.
+    fn repeated_by(&self, other: &Registration) -> bool {
+        self.instance == other.instance && other.repetitions.is_disjoint(&self.repetitions)
+    }
 }
 
 /// One repetition's figures.
@@ -206,6 +253,44 @@ mod tests {
                 message: "no device".into()
             }]
         );
+    }
+
+    /// One entry of a report: `name`, its registration's indexes and its repetition's.
+    fn entry(name: &str, family: u64, repetition: u64) -> String {
+        format!(
+            r#"{{"name": "{name}", "run_name": "{name}", "run_type": "iteration", "family_index": {family},
+            "per_family_instance_index": 0, "repetition_index": {repetition}, "iterations": 10,
+            "real_time": 5.0, "cpu_time": 5.0, "time_unit": "ns"}}"#
+        )
+    }
+
+    fn document(entries: &[String]) -> String {
+        format!(
+            r#"{{"context": {{"library_version": "v1.7.1"}}, "benchmarks": [{}]}}"#,
+            entries.join(",")
+        )
+    }
+
+    #[test]
+    fn two_registrations_of_one_name_are_refused_and_repetitions_are_samples() {
+        let repeated = document(&[entry("BM_a", 0, 0), entry("BM_a", 0, 1)]);
+        let report = parse(&repeated, "g.json").unwrap();
+        assert_eq!(report.benchmarks.len(), 1);
+        assert_eq!(report.benchmarks[0].times_ns.len(), 2);
+        let twice = document(&[
+            entry("BM_a", 0, 0),
+            entry("BM_b", 1, 0),
+            entry("BM_a", 2, 0),
+            entry("BM_b", 1, 0),
+        ]);
+        assert_eq!(
+            parse(&twice, "g.json").unwrap_err().to_string(),
+            "g.json: benchmarks named twice in one report: \"BM_a\", \"BM_b\" (one run names each \
+             benchmark once)"
+        );
+        // Names that only the old wire charset made one are two benchmarks.
+        let near = document(&[entry("BM_format/%@", 0, 0), entry("BM_format/%%", 1, 0)]);
+        assert_eq!(parse(&near, "g.json").unwrap().benchmarks.len(), 2);
     }
 
     #[test]
