@@ -43,10 +43,15 @@ pub fn build(
 /// another harness's suite get these figures.
 pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled>]) {
     summary.imported = Some(format.name().to_owned());
-    // Each report's benchmarks by name: one lookup a benchmark and report.
+    // Each report's benchmarks by name, and each report's CPU figures by name: one lookup a benchmark and
+    // report, and rho's statistics run once over a report, not once a benchmark.
     let by_name: Vec<HashMap<&str, &Sampled>> = reports
         .iter()
         .map(|report| report.iter().map(|s| (s.name.as_str(), s)).collect())
+        .collect();
+    let cpu: Vec<HashMap<String, rho_stats::ClockFigures>> = reports
+        .iter()
+        .map(|report| cpu_figures(format, report))
         .collect();
     for bench in &mut summary.benchmarks {
         let runs: Vec<&Sampled> = by_name
@@ -57,7 +62,14 @@ pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled
         let iterations: Option<Vec<u64>> = runs.iter().map(|s| s.iterations).collect();
         bench.iterations = iterations.and_then(rho_stats::min_of).unwrap_or(0);
         bench.extra = folded_extras(&runs);
-        bench.cpu = cpu_figures(format, &runs);
+        // Of several runs the best run's, as best_of keeps a clock's; none when a run has none.
+        let each: Option<Vec<&rho_stats::ClockFigures>> = cpu
+            .iter()
+            .zip(&by_name)
+            .filter(|(_, report)| report.contains_key(bench.name.as_str()))
+            .map(|(figures, _)| figures.get(&bench.name))
+            .collect();
+        bench.cpu = each.and_then(|each| rho_stats::best_figures(each.into_iter().map(Some)));
     }
     // The run's iterations, as a wire run's config holds the most any benchmark was asked for: the most the
     // harness really ran, not the samples times IMPORT_BATCH the figures were put in.
@@ -69,26 +81,35 @@ pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled
         .unwrap_or(0);
 }
 
-/// A benchmark's CPU-time figures, for a harness that reports CPU time beside the wall clock (Google
-/// Benchmark's `cpu_time`): rho's statistics over each run's CPU samples as over its times (the same
-/// batch of [`IMPORT_BATCH`]), on a clock named `cpu_time`; over several runs the best run's, as
-/// [`rho_stats::best_of`] keeps a clock's ([`rho_stats::best_figures`]). `None` when a run has none.
-fn cpu_figures(format: Format, runs: &[&Sampled]) -> Option<rho_stats::ClockFigures> {
-    let each: Option<Vec<rho_stats::ClockFigures>> = runs
+/// The CPU-time figures of a report's benchmarks, by name, for a harness that reports CPU time beside the
+/// wall clock (Google Benchmark's `cpu_time`): rho's statistics over each benchmark's CPU samples as over its
+/// times (the same batch of [`IMPORT_BATCH`]), on a clock named `cpu_time`. A benchmark without CPU samples
+/// has none.
+fn cpu_figures(format: Format, report: &[Sampled]) -> HashMap<String, rho_stats::ClockFigures> {
+    let timed: Vec<Sampled> = report
         .iter()
-        .map(|sampled| {
-            let cpu = Sampled {
-                name: sampled.name.clone(),
-                times_ns: sampled.cpu_ns.clone(),
-                ..Sampled::default()
-            };
-            let mut summary = RunSummary::of(&run_with(format, &[cpu])).ok()?;
-            let mut figures = summary.benchmarks.pop()?.time?;
-            figures.clock.name = "cpu_time".to_owned();
-            Some(figures)
+        .filter(|sampled| !sampled.cpu_ns.is_empty())
+        .map(|sampled| Sampled {
+            name: sampled.name.clone(),
+            times_ns: sampled.cpu_ns.clone(),
+            ..Sampled::default()
         })
         .collect();
-    rho_stats::best_figures(each?.iter().map(Some))
+    if timed.is_empty() {
+        return HashMap::new();
+    }
+    let Ok(summary) = RunSummary::of(&run_with(format, &timed)) else {
+        return HashMap::new();
+    };
+    summary
+        .benchmarks
+        .into_iter()
+        .filter_map(|bench| {
+            let mut figures = bench.time?;
+            figures.clock.name = "cpu_time".to_owned();
+            Some((bench.name, figures))
+        })
+        .collect()
 }
 
 /// The [`rho_stats::EXTRA_LINE`]s of `run` (the wire stream of `benchmarks`, its names made wire names, in the
