@@ -113,6 +113,9 @@ fn baseline_benchmark(bench: &BenchmarkBaseline, place: &Place<'_>) -> Result<()
             )?;
         }
     }
+    for extra in &bench.extra {
+        place.non_negative(&format!("extra.{}", extra.name), extra.value.0)?;
+    }
     Ok(())
 }
 
@@ -150,6 +153,7 @@ fn run_benchmark(bench: &BenchSummary, version: u32, place: &Place<'_>) -> Resul
     for (field, figures) in [
         ("cycles", bench.cycles.as_ref()),
         ("time", bench.time.as_ref()),
+        ("cpu", bench.cpu.as_ref()),
         ("instructions.samples", samples),
     ] {
         if let Some(figures) = figures {
@@ -188,6 +192,11 @@ fn run_benchmark(bench: &BenchSummary, version: u32, place: &Place<'_>) -> Resul
         if let Some(rate) = rate {
             place.non_negative(field, rate)?;
         }
+    }
+    // Another harness's figures (a rate, a counter, B/op): rho-import refuses a negative one, so a run
+    // holding one was not written by a run.
+    for extra in &bench.extra {
+        place.non_negative(&format!("extra.{}", extra.name), extra.value)?;
     }
     Ok(())
 }
@@ -289,6 +298,49 @@ mod tests {
             "bench/baseline.json: target \"host\", benchmark \"bench_crc_64\": cycles.median is -5: a measured \
              figure is a finite number of at least 0"
         );
+    }
+
+    /// Another harness's figures (a rate, a counter) and its CPU time are figures like any: a negative one in a
+    /// saved run (a share given to `rho bench merge`) or a baseline is refused, naming it.
+    #[test]
+    fn a_negative_extra_figure_or_cpu_median_is_refused() {
+        let stream = include_str!("../../rho-report/testdata/two_benchmarks.wire");
+        let mut summary = RunSummary::of(&rho_wire::parse_str(stream).unwrap()).unwrap();
+        assert!(run_summary(&summary, "s.json", "").is_ok());
+        summary.benchmarks[0].extra.push(rho_stats::ExtraMetric {
+            name: "items_per_second".into(),
+            unit: "items/s".into(),
+            value: -3.0,
+            better: rho_stats::Better::Higher,
+            judged: true,
+        });
+        let error = run_summary(&summary, "s.json", "").unwrap_err().to_string();
+        assert!(
+            error.contains(
+                "extra.items_per_second is -3: a measured figure is a finite number of at least 0"
+            ),
+            "{error}"
+        );
+        summary.benchmarks[0].extra.clear();
+        let mut cpu = summary.benchmarks[0].time.clone().unwrap();
+        cpu.per_iteration.median = -1.0;
+        summary.benchmarks[0].cpu = Some(cpu);
+        let error = run_summary(&summary, "s.json", "").unwrap_err().to_string();
+        assert!(error.contains("cpu.per_iteration.median is -1"), "{error}");
+
+        let mut file = BaselineFile::new();
+        let mut section = fixture::section("host");
+        section.benchmarks[0]
+            .extra
+            .push(crate::format::ExtraFigure {
+                name: "elements".into(),
+                unit: String::new(),
+                better: rho_stats::Better::Lower,
+                value: Figure(-64.0),
+            });
+        file.insert(section.into());
+        let error = baseline(&file, "b.json").unwrap_err().to_string();
+        assert!(error.contains("extra.elements is -64"), "{error}");
     }
 
     #[test]

@@ -365,6 +365,102 @@ fn a_gbench_rate_that_halves_fails_check_diff_and_the_gate_naming_it() {
     );
 }
 
+/// Names spdlog's Google Benchmark suite uses, and their neighbours: before the wire carried names as written
+/// (version 8), the first two were both squeezed into `BM_format___`, one name for two benchmarks.
+const ODD_NAMES: [&str; 5] = [
+    "BM_format/%@",
+    "BM_format/%%",
+    "BM_log/\"quoted\"",
+    "BM_log/with space",
+    "BM_ünïcode/日本語",
+];
+
+/// A Google Benchmark suite registering [`ODD_NAMES`], each the same loop of about a millisecond, the one at
+/// `slowed` (if any) run three times over.
+fn odd_names_project(dir: &Path, slowed: Option<usize>) {
+    std::fs::create_dir_all(dir).unwrap();
+    let work: Vec<&str> = (0..ODD_NAMES.len())
+        .map(|i| if Some(i) == slowed { "3" } else { "1" })
+        .collect();
+    let names: Vec<String> = ODD_NAMES
+        .iter()
+        .map(|n| format!("\"{}\"", n.replace('"', "\\\"")))
+        .collect();
+    let source = format!(
+        "#include <benchmark/benchmark.h>\n#include <cstdint>\n\
+         static const int kWork[] = {{{work}}};\n\
+         static const char *const kNames[] = {{{names}}};\n\
+         static void work(benchmark::State &state, int which) {{\n\
+         std::uint64_t x = 1;\n\
+         for (auto _ : state) {{\n\
+         for (int i = 0; i < 300000 * kWork[which]; i++) {{\n\
+         x = x * 6364136223846793005u + 1442695040888963407u;\n\
+         benchmark::DoNotOptimize(x);\n}}\n}}\n}}\n\
+         int main(int argc, char **argv) {{\n\
+         for (int i = 0; i < {count}; i++) {{\n\
+         benchmark::RegisterBenchmark(kNames[i], work, i)->Unit(benchmark::kMillisecond);\n}}\n\
+         benchmark::Initialize(&argc, argv);\n\
+         benchmark::RunSpecifiedBenchmarks();\n\
+         benchmark::Shutdown();\n\
+         return 0;\n}}\n",
+        work = work.join(", "),
+        names = names.join(", "),
+        count = ODD_NAMES.len(),
+    );
+    std::fs::write(dir.join("bench.cc"), source).unwrap();
+    std::fs::write(
+        dir.join("bench.sh"),
+        "set -e\nout=$(mktemp -d)\ntrap 'rm -rf \"$out\"' EXIT\n\
+         ${CXX:-c++} -O2 -o \"$out/names\" bench.cc -lbenchmark -lpthread\n\
+         \"$out/names\" --benchmark_min_time=0.02 \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - gbench: sh bench.sh\n  budgets:\n    fail_on_regression_percent: 50.0\n",
+    )
+    .unwrap();
+}
+
+/// Google Benchmark names that share every character but one, or hold a quote, a space or non-ASCII letters,
+/// are five benchmarks from the report through the wire stream to the gate's verdict: a head with one of them
+/// three times slower fails naming exactly that one as written (its neighbour `BM_format/%%` passes), and
+/// the unchanged copy passes.
+#[test]
+fn a_gbench_suites_names_reach_the_gates_verdict_as_written() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !gbench_present("a_gbench_suites_names_reach_the_gates_verdict_as_written") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, head, copy) = (
+        tmp.path().join("base"),
+        tmp.path().join("head"),
+        tmp.path().join("copy"),
+    );
+    odd_names_project(&base, None);
+    odd_names_project(&copy, None);
+    odd_names_project(&head, Some(0));
+    let caught = gate_with(&head, &base, &[]);
+    caught.assert_exit(1);
+    let lines: Vec<&str> = caught.stdout.lines().collect();
+    let regressed: Vec<&&str> = lines.iter().filter(|l| l.ends_with("REGRESSED")).collect();
+    assert!(
+        !regressed.is_empty() && regressed.iter().all(|l| l.starts_with("BM_format/%@.")),
+        "{}",
+        caught.describe()
+    );
+    // Every name is its own row, as written.
+    for name in ODD_NAMES {
+        assert!(
+            lines.iter().any(|l| l.starts_with(&format!("{name}.ns "))),
+            "{name}: {}",
+            caught.describe()
+        );
+    }
+    gate_with(&copy, &base, &[]).assert_exit(0);
+}
+
 /// A hyperfine suite of one command that sleeps `delay.txt` seconds (a sleep does not move with the load).
 fn hyperfine_project(dir: &Path, delay: &str) {
     std::fs::create_dir_all(dir).unwrap();
@@ -384,8 +480,8 @@ fn a_planted_2x_hyperfine_slowdown_fails_the_gate_and_no_change_passes() {
     if !common::tools_present(test, &[("hyperfine", "hyperfine")]) {
         return;
     }
-    // The command's name on the wire: its space made `_`.
-    gate_catches_planted(hyperfine_project, ("0.05", "0.1"), "sh_work.sh");
+    // The command's name as hyperfine wrote it, its space kept (escaped on the wire).
+    gate_catches_planted(hyperfine_project, ("0.05", "0.1"), "sh work.sh");
 }
 
 /// `--filter` picks a hyperfine suite's commands by name (`-n` when given, else the command's text), and

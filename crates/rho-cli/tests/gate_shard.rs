@@ -1,7 +1,9 @@
 //! `rho bench gate --shard K/N` and `rho bench merge` of the shares' gate documents, through the real binary
 //! on the kata (tests/kata) counting instructions (exact, so the merged figures equal the unsharded gate's on
 //! a busy machine): a planted slowdown (s03, matmul run twice) gated in 2 shares and merged fails with exit 1
-//! naming it, with the unsharded gate's metrics and verdicts; a missing share fails the merge with exit 2.
+//! naming it, with the unsharded gate's metrics and verdicts; a missing share fails the merge with exit 2, and
+//! so does a share whose figures contradict what it records (a forged verdict, a negative figure, a forged
+//! partition).
 
 mod common;
 
@@ -99,6 +101,8 @@ fn two_shares_of_a_planted_slowdown_merge_to_the_unsharded_gate_and_a_missing_sh
         true
     );
 
+    forged_shares_are_refused(tmp.path(), &cwd, &shares);
+
     let missing = rho(&cwd, &["bench", "merge", &shares[0].0, "--json", "-"]);
     eprintln!("one share only:\n{}", missing.describe());
     assert_eq!(missing.status, Some(2), "{}", missing.describe());
@@ -106,6 +110,66 @@ fn two_shares_of_a_planted_slowdown_merge_to_the_unsharded_gate_and_a_missing_sh
         missing.stderr.contains("share 2/2 missing"),
         "{}",
         missing.describe()
+    );
+}
+
+/// The two real shares (`(file, document)`) with one thing forged each, merged: exit 2 naming the forged file
+/// and what its figures contradict, never a verdict. bench_matmul.instructions (regressed) is in one of them.
+fn forged_shares_are_refused(dir: &Path, cwd: &Path, shares: &[(String, serde_json::Value)]) {
+    let matmul = "bench_matmul.instructions";
+    let holder = shares
+        .iter()
+        .position(|(_, d)| d["metrics"].get(matmul).is_some())
+        .unwrap();
+    let other = 1 - holder;
+    let merge_forged = |forged: serde_json::Value, at: usize, expected: &str| {
+        let file = dir.join("forged.json");
+        std::fs::write(&file, forged.to_string()).unwrap();
+        let forged_arg = file.to_string_lossy().into_owned();
+        let files = match at {
+            0 => [forged_arg.as_str(), shares[1].0.as_str()],
+            _ => [shares[0].0.as_str(), forged_arg.as_str()],
+        };
+        let merged = rho(
+            cwd,
+            &[&["bench", "merge"][..], &files, &["--json", "-"]].concat(),
+        );
+        eprintln!("forged ({expected}):\n{}", merged.describe());
+        assert_eq!(merged.status, Some(2), "{}", merged.describe());
+        assert!(
+            merged
+                .stderr
+                .contains("forged.json: its figures contradict what it records")
+                && merged.stderr.contains(expected),
+            "{}",
+            merged.describe()
+        );
+    };
+    // A gate share saying `regressed: false` (and `ok`) beside figures 10x its base.
+    let mut passed = shares[holder].1.clone();
+    let base = passed["metrics"][matmul]["base"].as_f64().unwrap();
+    passed["metrics"][matmul]["head"] = serde_json::json!(base * 10.0);
+    passed["metrics"][matmul]["regressed"] = serde_json::json!(false);
+    passed["verdict"] = serde_json::json!("ok");
+    merge_forged(
+        passed,
+        holder,
+        "regressed false recorded, true from its figures",
+    );
+    // A negative figure.
+    let mut negative = shares[holder].1.clone();
+    negative["metrics"][matmul]["base"] = serde_json::json!(-base);
+    merge_forged(negative, holder, "expected a finite figure of at least 0");
+    // A forged partition: the other share claims bench_matmul as its own (and judged it passed).
+    let mut claimed = shares[other].1.clone();
+    let mut stolen = shares[holder].1["metrics"][matmul].clone();
+    stolen["head"] = stolen["base"].clone();
+    stolen["regressed"] = serde_json::json!(false);
+    claimed["metrics"][matmul] = stolen;
+    merge_forged(
+        claimed,
+        other,
+        &format!("metric {matmul} is of benchmark bench_matmul, in share"),
     );
 }
 

@@ -209,6 +209,49 @@ fn an_unknown_format_a_bad_field_and_a_missing_file_are_exit_2_naming_them() {
     );
 }
 
+/// A figure no measurement gives (a time of 1e308 ns, beyond a day; a negative counter or rate) is exit 2
+/// naming the file, the benchmark and the field, and nothing is written: never clamped into the run.
+#[test]
+fn a_figure_out_of_range_for_its_unit_is_exit_2_naming_file_benchmark_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let report = std::fs::read_to_string(testdata("gbench.json")).unwrap();
+    let cases = [
+        (
+            "1.1248175225990892e+02",
+            "1e308",
+            "benchmark \"BM_sum/64\": real_time: expected nanoseconds per iteration from 0 to a day (8.64e13), found 1e308",
+        ),
+        (
+            "\"elements\": 6.4000000000000000e+01",
+            "\"elements\": -64",
+            "benchmark \"BM_sum/64\": elements: expected a finite number of at least 0, found -64",
+        ),
+    ];
+    for (from, to, message) in cases {
+        assert!(report.contains(from), "{from}");
+        std::fs::write(dir.join("g.json"), report.replacen(from, to, 1)).unwrap();
+        for output in [&["--json", "o.json"][..], &["--wire", "-"][..]] {
+            let args = [&["bench", "import", "gbench", "g.json"][..], output].concat();
+            let outcome = rho_at(dir, &args, LIMIT);
+            outcome.assert_exit(2);
+            outcome.assert_stderr_has(&format!("g.json: {message}"));
+            assert!(!dir.join("o.json").exists(), "{}", outcome.describe());
+            assert!(!outcome.stdout.contains("@bench"), "{}", outcome.describe());
+        }
+    }
+    // A negative rate: the report's bytes_per_second.
+    let rate = report.replacen("\"bytes_per_second\": ", "\"bytes_per_second\": -", 1);
+    std::fs::write(dir.join("g.json"), rate).unwrap();
+    let outcome = rho_at(
+        dir,
+        &["bench", "import", "gbench", "g.json", "--json", "o.json"],
+        LIMIT,
+    );
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("bytes_per_second: expected a finite number of at least 0");
+}
+
 #[test]
 fn show_and_import_write_bmf_and_github_benchmark_with_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();

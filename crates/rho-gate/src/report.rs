@@ -296,6 +296,9 @@ pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
         entry.insert("head".into(), json!(m.head.map(|s| s.min)));
         entry.insert("change".into(), finite(m.change()));
         entry.insert("budget".into(), json!(m.budget));
+        // What the verdict was judged with besides the figures, so `rho bench merge` judges a share's again.
+        entry.insert("better".into(), json!(m.better));
+        entry.insert("floor".into(), json!(m.floor));
         let regressed = match m.outcome {
             MetricOutcome::Ok => json!(false),
             MetricOutcome::Regressed => json!(true),

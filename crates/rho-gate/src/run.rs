@@ -105,6 +105,10 @@ pub struct GateOutcome {
     pub head_time_cap: Option<HeadTimeCap>,
     /// Wall time from the start to the verdict, builds included.
     pub elapsed: Duration,
+    /// The benchmark each metric is of, either side's (a wire metric's is what precedes its last `.`, a JSON
+    /// line's the metric itself): what a share is cut by (crate::shard), recorded in its document so that
+    /// `rho bench merge` checks the partition.
+    pub benchmark_of: BTreeMap<String, String>,
 }
 
 /// One side during the gate.
@@ -204,6 +208,8 @@ pub fn run_gate(
 
     let [base, head] = sides;
     let comparison = compare(&base.runs, &head.runs, request.settings.budgets());
+    let mut benchmark_of = base.benchmark_of;
+    benchmark_of.extend(head.benchmark_of);
     // Scratch and worktrees go here, before the outcome is handed back.
     drop(scratch);
     let (base_source, head_source) = (
@@ -222,6 +228,7 @@ pub fn run_gate(
         head_recipe: head.recipe,
         head_time_cap,
         elapsed: start.elapsed(),
+        benchmark_of,
     })
 }
 

@@ -1,5 +1,7 @@
 //! One benchmark's samples, as every format reads them, into the run rho's statistics summarise.
 
+use std::collections::HashMap;
+
 use rho_stats::{ExtraMetric, RunSummary, median_of};
 use rho_wire::{Benchmark, Clock, ClockRole, Run, RunConfig, StackMark, Target, WIRE_VERSION};
 
@@ -41,16 +43,33 @@ pub fn build(
 /// another harness's suite get these figures.
 pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled>]) {
     summary.imported = Some(format.name().to_owned());
+    // Each report's benchmarks by name, and each report's CPU figures by name: one lookup a benchmark and
+    // report, and rho's statistics run once over a report, not once a benchmark.
+    let by_name: Vec<HashMap<&str, &Sampled>> = reports
+        .iter()
+        .map(|report| report.iter().map(|s| (s.name.as_str(), s)).collect())
+        .collect();
+    let cpu: Vec<HashMap<String, rho_stats::ClockFigures>> = reports
+        .iter()
+        .map(|report| cpu_figures(format, report))
+        .collect();
     for bench in &mut summary.benchmarks {
-        let runs: Vec<&Sampled> = reports
+        let runs: Vec<&Sampled> = by_name
             .iter()
-            .filter_map(|report| report.iter().find(|s| s.name == bench.name))
+            .filter_map(|report| report.get(bench.name.as_str()).copied())
             .collect();
         bench.stats_only = runs.iter().any(|s| s.stats_only);
         let iterations: Option<Vec<u64>> = runs.iter().map(|s| s.iterations).collect();
         bench.iterations = iterations.and_then(rho_stats::min_of).unwrap_or(0);
         bench.extra = folded_extras(&runs);
-        bench.cpu = cpu_figures(format, &runs);
+        // Of several runs the best run's, as best_of keeps a clock's; none when a run has none.
+        let each: Option<Vec<&rho_stats::ClockFigures>> = cpu
+            .iter()
+            .zip(&by_name)
+            .filter(|(_, report)| report.contains_key(bench.name.as_str()))
+            .map(|(figures, _)| figures.get(&bench.name))
+            .collect();
+        bench.cpu = each.and_then(|each| rho_stats::best_figures(each.into_iter().map(Some)));
     }
     // The run's iterations, as a wire run's config holds the most any benchmark was asked for: the most the
     // harness really ran, not the samples times IMPORT_BATCH the figures were put in.
@@ -62,26 +81,35 @@ pub fn complete(summary: &mut RunSummary, format: Format, reports: &[Vec<Sampled
         .unwrap_or(0);
 }
 
-/// A benchmark's CPU-time figures, for a harness that reports CPU time beside the wall clock (Google
-/// Benchmark's `cpu_time`): rho's statistics over each run's CPU samples as over its times (the same
-/// batch of [`IMPORT_BATCH`]), on a clock named `cpu_time`; over several runs the best run's, as
-/// [`rho_stats::best_of`] keeps a clock's ([`rho_stats::best_figures`]). `None` when a run has none.
-fn cpu_figures(format: Format, runs: &[&Sampled]) -> Option<rho_stats::ClockFigures> {
-    let each: Option<Vec<rho_stats::ClockFigures>> = runs
+/// The CPU-time figures of a report's benchmarks, by name, for a harness that reports CPU time beside the
+/// wall clock (Google Benchmark's `cpu_time`): rho's statistics over each benchmark's CPU samples as over its
+/// times (the same batch of [`IMPORT_BATCH`]), on a clock named `cpu_time`. A benchmark without CPU samples
+/// has none.
+fn cpu_figures(format: Format, report: &[Sampled]) -> HashMap<String, rho_stats::ClockFigures> {
+    let timed: Vec<Sampled> = report
         .iter()
-        .map(|sampled| {
-            let cpu = Sampled {
-                name: sampled.name.clone(),
-                times_ns: sampled.cpu_ns.clone(),
-                ..Sampled::default()
-            };
-            let mut summary = RunSummary::of(&run_with(format, &[cpu])).ok()?;
-            let mut figures = summary.benchmarks.pop()?.time?;
-            figures.clock.name = "cpu_time".to_owned();
-            Some(figures)
+        .filter(|sampled| !sampled.cpu_ns.is_empty())
+        .map(|sampled| Sampled {
+            name: sampled.name.clone(),
+            times_ns: sampled.cpu_ns.clone(),
+            ..Sampled::default()
         })
         .collect();
-    rho_stats::best_figures(each?.iter().map(Some))
+    if timed.is_empty() {
+        return HashMap::new();
+    }
+    let Ok(summary) = RunSummary::of(&run_with(format, &timed)) else {
+        return HashMap::new();
+    };
+    summary
+        .benchmarks
+        .into_iter()
+        .filter_map(|bench| {
+            let mut figures = bench.time?;
+            figures.clock.name = "cpu_time".to_owned();
+            Some((bench.name, figures))
+        })
+        .collect()
 }
 
 /// The [`rho_stats::EXTRA_LINE`]s of `run` (the wire stream of `benchmarks`, its names made wire names, in the
@@ -199,15 +227,12 @@ pub fn run_with(format: Format, benchmarks: &[Sampled]) -> Run {
     }
 }
 
-/// Makes `run`'s names ones a wire stream can carry (1 to 63 of `[A-Za-z0-9_.:+-]`, docs/wire-format.md), for
-/// `rho bench import --wire` and so the gate: `NAME/N` with a whole number `N` (Google Benchmark's `Arg`,
-/// criterion's numeric parameter) becomes a family member, named as before; in any other name each other
-/// byte becomes `_` (`sleep 0.01` is `sleep_0.01`, `BenchmarkSized/n=8` is `BenchmarkSized_n_8`), cut to 63.
+/// Makes `run` what `rho bench import --wire` prints, and so what the gate reads: `NAME/N` with a wire name
+/// `NAME` and a whole number `N` (Google Benchmark's `Arg`, criterion's numeric parameter) becomes a member of
+/// the family `NAME`, so its figures are fitted over the arguments as a harness's family is; every other name
+/// stays as the harness wrote it (the writer escapes it, docs/wire-format.md "Benchmark names").
 pub fn wire_names(run: &mut Run) {
     for bench in &mut run.benchmarks {
-        if rho_wire::is_name(bench.name.as_bytes()) {
-            continue;
-        }
         if let Some((family, arg)) = bench.name.rsplit_once('/')
             && rho_wire::is_name(family.as_bytes())
             && let Ok(arg) = arg.parse::<u64>()
@@ -217,21 +242,7 @@ pub fn wire_names(run: &mut Run) {
                 name: family.to_owned(),
                 arg,
             });
-            continue;
         }
-        let mut name: String = bench
-            .name
-            .chars()
-            .map(|c| match c {
-                'A'..='Z' | 'a'..='z' | '0'..='9' | '_' | '.' | ':' | '+' | '-' => c,
-                _ => '_',
-            })
-            .take(63)
-            .collect();
-        if name.is_empty() {
-            name.push('_');
-        }
-        bench.name = name;
     }
 }
 
@@ -291,24 +302,29 @@ mod tests {
     }
 
     #[test]
-    fn names_a_stream_cannot_carry_become_families_or_lose_their_other_bytes() {
+    fn numbered_names_become_family_members_and_every_name_reads_back_as_written() {
         let sampled = |name: &str| Sampled {
             name: name.into(),
             times_ns: vec![1.0],
             ..Sampled::default()
         };
-        let names = ["BM_sum/64", "sleep 0.01", "BenchmarkSized/n=8", "plain"];
+        let names = [
+            "BM_sum/64",
+            "sleep 0.01",
+            "BenchmarkSized/n=8",
+            "plain",
+            "BM_format/%@",
+            "BM_format/%%",
+        ];
         let mut run = run_of(Format::Gbench, "x", &names.map(sampled)).unwrap();
         wire_names(&mut run);
-        let got: Vec<&str> = run.benchmarks.iter().map(|b| b.name.as_str()).collect();
-        assert_eq!(
-            got,
-            ["BM_sum/64", "sleep_0.01", "BenchmarkSized_n_8", "plain"]
-        );
         assert_eq!(run.benchmarks[0].family.as_ref().unwrap().arg, 64);
-        // What the writer prints, the wire parser reads back.
+        assert!(run.benchmarks[1..].iter().all(|b| b.family.is_none()));
+        // What the writer prints, the wire parser reads back: every name as the harness wrote it.
         let text = rho_wire::run_to_string(&run).unwrap();
-        assert_eq!(rho_wire::parse_str(&text).unwrap().benchmarks.len(), 4);
+        let back = rho_wire::parse_str(&text).unwrap();
+        let got: Vec<&str> = back.benchmarks.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(got, names);
     }
 
     #[test]

@@ -42,7 +42,11 @@ fn find_benchmarks(path: &Path, found: &mut Vec<PathBuf>) -> Result<(), ImportEr
     for entry in std::fs::read_dir(path).map_err(unreadable)? {
         let entry = entry.map_err(unreadable)?;
         let child = entry.path();
-        if child.is_dir() && entry.file_name() != "report" {
+        // The entry's own type (no stat a directory: a report of 100,000 benchmarks has as many), a link
+        // followed to what it names.
+        let kind = entry.file_type().map_err(unreadable)?;
+        let directory = kind.is_dir() || (kind.is_symlink() && child.is_dir());
+        if directory && entry.file_name() != "report" {
             find_benchmarks(&child, found)?;
         }
     }

@@ -43,6 +43,27 @@ pub enum ImportError {
         first: String,
         second: String,
     },
+    /// The same name for two benchmarks of one report (not the repetitions of one the harness marks as such).
+    #[error(
+        "{file}: benchmarks named twice in one report: {} (one run names each benchmark once)",
+        quoted(names)
+    )]
+    Twice { file: String, names: Vec<String> },
+    #[error("{file}: benchmark {name:?}: not a name rho can carry: {why}")]
+    Name {
+        file: String,
+        name: String,
+        why: String,
+    },
+    /// A figure not finite, or out of range for its unit: never clamped.
+    #[error("{file}: benchmark {benchmark:?}: {field}: expected {expected}, found {value}")]
+    Figure {
+        file: String,
+        benchmark: String,
+        field: String,
+        value: String,
+        expected: String,
+    },
     #[error("{format}: {name} failed: {message}")]
     Failed {
         format: &'static str,
@@ -58,4 +79,12 @@ pub enum ImportError {
         #[source]
         source: rho_stats::StatsError,
     },
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -32,6 +32,17 @@ impl Format {
         }
     }
 
+    /// The report's field a benchmark's time comes from, as an error names it.
+    pub fn time_field(self) -> &'static str {
+        match self {
+            Format::Gbench => "real_time",
+            Format::Criterion => "times",
+            Format::Hyperfine => "times",
+            Format::Gotest => "ns/op",
+            Format::PytestBenchmark => "stats.data",
+        }
+    }
+
     /// The format called `name`, or an error listing the ones there are.
     pub fn from_name(name: &str) -> Result<Format, ImportError> {
         Format::ALL

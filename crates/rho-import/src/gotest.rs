@@ -1,5 +1,7 @@
 //! The text `go test -bench` prints (Go 1.x; `-benchmem` and `b.ReportMetric` figures included).
 
+use std::collections::{HashMap, HashSet};
+
 use rho_stats::Better;
 
 use crate::error::ImportError;
@@ -14,10 +16,11 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
     let packages = text
         .lines()
         .filter_map(|l| l.strip_prefix("pkg: "))
-        .collect::<std::collections::BTreeSet<_>>();
+        .collect::<HashSet<_>>();
     let several = packages.len() > 1;
     let mut package = "";
     let mut report = Report::default();
+    let mut places: HashMap<String, usize> = HashMap::new();
     for (index, line) in text.lines().enumerate() {
         if let Some(name) = line.strip_prefix("pkg: ") {
             package = name.trim();
@@ -39,9 +42,11 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
             continue;
         };
         let name = qualify(&result.name);
-        let at = match report.benchmarks.iter().position(|b| b.name == name) {
-            Some(at) => at,
+        // One lookup a line: `-count N` repeats each name N times, a suite has tens of thousands.
+        let at = match places.get(&name) {
+            Some(&at) => at,
             None => {
+                places.insert(name.clone(), report.benchmarks.len());
                 report.benchmarks.push(Sampled {
                     name,
                     ..Sampled::default()
@@ -60,9 +65,10 @@ pub fn parse(text: &str, file: &str) -> Result<Report, ImportError> {
             bench.push_extra(&unit, &unit, better, value);
         }
     }
+    let failed: HashSet<&str> = report.failed.iter().map(|f| f.name.as_str()).collect();
     report
         .benchmarks
-        .retain(|b| !report.failed.iter().any(|f| f.name == b.name));
+        .retain(|b| !failed.contains(b.name.as_str()));
     if report.benchmarks.is_empty() && report.failed.is_empty() {
         return Err(ImportError::Empty {
             file: file.to_owned(),

@@ -27,6 +27,7 @@
 //! rho's crates it knows only rho-wire and rho-stats.
 
 mod build;
+mod checked;
 pub mod criterion;
 mod error;
 mod format;
@@ -37,9 +38,11 @@ mod json;
 pub mod pytest;
 mod report;
 
+use std::collections::HashMap;
 use std::path::Path;
 
 pub use build::{IMPORT_BATCH, build, complete, run_of, run_with, wire_names};
+pub use checked::MAX_NS_PER_ITERATION;
 pub use error::ImportError;
 pub use format::Format;
 pub use report::{ExtraSamples, Failed, Report, Sampled};
@@ -57,19 +60,19 @@ pub struct Imported {
 /// twice is an error naming both files.
 pub fn import(format: Format, files: &[&Path]) -> Result<Imported, ImportError> {
     let mut all = Report::default();
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for file in files {
+    // Each name's file, by name: one lookup a benchmark.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (index, file) in files.iter().enumerate() {
         let report = read(format, file)?;
         for bench in &report.benchmarks {
-            let here = file.display().to_string();
-            if let Some((_, first)) = seen.iter().find(|(name, _)| *name == bench.name) {
+            if let Some(&first) = seen.get(&bench.name) {
                 return Err(ImportError::Duplicate {
                     name: bench.name.clone(),
-                    first: first.clone(),
-                    second: here,
+                    first: files[first].display().to_string(),
+                    second: file.display().to_string(),
                 });
             }
-            seen.push((bench.name.clone(), here));
+            seen.insert(bench.name.clone(), index);
         }
         all.benchmarks.extend(report.benchmarks);
         all.failed.extend(report.failed);
@@ -87,7 +90,7 @@ pub fn import(format: Format, files: &[&Path]) -> Result<Imported, ImportError> 
 }
 
 /// The reports' run as a wire stream (`rho bench import --wire -`, what the gate reads for another
-/// harness's suite): [`run_of`] with its names made wire names ([`wire_names`]), then after its `@done` the
+/// harness's suite): [`run_of`] with its numbered names made family members ([`wire_names`]), then after its `@done` the
 /// extra figures a stream cannot carry, one [`rho_stats::EXTRA_LINE`] (none without any). A benchmark the
 /// harness reported as failed is an error naming it.
 pub fn wire_stream(format: Format, files: &[&Path]) -> Result<String, ImportError> {
@@ -118,8 +121,15 @@ pub fn wire_stream(format: Format, files: &[&Path]) -> Result<String, ImportErro
     Ok(text)
 }
 
-/// Reads one report of `format`.
+/// Reads one report of `format`: its benchmarks, each named once with every figure in range for its unit
+/// (an error names the file, the benchmark and the field).
 pub fn read(format: Format, file: &Path) -> Result<Report, ImportError> {
+    let report = read_unchecked(format, file)?;
+    checked::check(format, &file.display().to_string(), &report)?;
+    Ok(report)
+}
+
+fn read_unchecked(format: Format, file: &Path) -> Result<Report, ImportError> {
     match format {
         Format::Criterion => criterion::read(file),
         Format::Gbench => gbench::parse(&json::read_text(file)?, &file.display().to_string()),

@@ -450,6 +450,13 @@ fn print_outcome(
     };
     let runs = u32::try_from(outcome.base_runs.len()).unwrap_or(u32::MAX);
     let mut document = to_json(&outcome.comparison, runs);
+    // Each metric's benchmark, which a share is cut by: the merge checks each share holds its own.
+    if let Some(metrics) = document["metrics"].as_object_mut() {
+        for (name, metric) in metrics.iter_mut() {
+            let benchmark = outcome.benchmark_of.get(name).unwrap_or(name);
+            metric["benchmark"] = serde_json::json!(benchmark);
+        }
+    }
     document["functions"] = rho_gate::functions::to_json(&rho_gate::functions::regressed(outcome));
     document["head_time_cap"] = serde_json::json!(outcome.head_time_cap);
     document["capped"] = capped_record(outcome);

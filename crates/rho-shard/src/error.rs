@@ -33,6 +33,9 @@ pub enum Error {
         first: String,
         what: String,
     },
+    /// A share whose recorded verdicts or partition its own figures contradict.
+    #[error("{file}: its figures contradict what it records: {why}")]
+    Contradicts { file: String, why: String },
     #[error("share {share} given twice: {first} and {second}")]
     Twice {
         share: String,

@@ -7,7 +7,7 @@
 use rho_gate::Verdict;
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::error::Error;
 
@@ -45,6 +45,7 @@ pub fn merge(files: &[(String, String)]) -> Result<GateMerge, Error> {
     let mut shares: Vec<(&str, Value, Value)> = Vec::new();
     for (file, text) in files {
         let (document, shard) = read(file, text)?;
+        judged_again(file, &document, &shard)?;
         if let Some((first, _, first_shard)) = shares.first() {
             for field in SAME {
                 if shard[field] != first_shard[field] {
@@ -143,6 +144,120 @@ fn read(file: &str, text: &str) -> Result<(Value, Value), Error> {
     }
 }
 
+/// Refuses a share whose figures contradict what it recorded: every metric is judged again from its figures
+/// (rho-judge's one rule, as the gate judged it) and must have the recorded `regressed`, the share's
+/// `verdict` must be its metrics' (undecided with an `error`), each figure must be a figure (finite, at
+/// least 0), and each metric must be of a benchmark the share's partition gives it (`partition`
+/// [`rho_gate::shard::PARTITION`]; each metric records its `benchmark`: a wire metric's is what precedes its
+/// last `.`, a JSON line's the metric itself).
+fn judged_again(file: &str, document: &Value, shard: &Value) -> Result<(), Error> {
+    let contradicts = |why: String| Error::Contradicts {
+        file: file.to_owned(),
+        why,
+    };
+    if shard["partition"] != rho_gate::shard::PARTITION {
+        return Err(contradicts(format!(
+            "partition {}: this rho cuts shares by \"{}\"",
+            shard["partition"],
+            rho_gate::shard::PARTITION
+        )));
+    }
+    let (index, count) = (
+        shard["index"].as_u64().unwrap_or(0) as u32,
+        shard["count"].as_u64().unwrap_or(0) as u32,
+    );
+    let mut verdicts = Vec::new();
+    for (name, metric) in document["metrics"].as_object().into_iter().flatten() {
+        let Some(benchmark) = metric["benchmark"].as_str() else {
+            return Err(contradicts(format!(
+                "metric {name}: no benchmark (a share of this rho's gate records it): run every share with this rho"
+            )));
+        };
+        // A wire metric is `BENCH.FIGURE`, a JSON line's its own benchmark: no other benchmark is claimed.
+        let named = benchmark == name
+            || name
+                .strip_prefix(benchmark)
+                .is_some_and(|figure| figure.starts_with('.') && !figure[1..].contains('.'));
+        if !named {
+            return Err(contradicts(format!(
+                "metric {name} is not of benchmark {benchmark}"
+            )));
+        }
+        if rho_gate::shard::share_of(benchmark, count) != index {
+            return Err(contradicts(format!(
+                "metric {name} is of benchmark {benchmark}, in share {}/{count}, not {index}/{count}",
+                rho_gate::shard::share_of(benchmark, count)
+            )));
+        }
+        let regressed = judged(name, metric).map_err(contradicts)?;
+        if metric["regressed"] != json!(regressed) {
+            return Err(contradicts(format!(
+                "metric {name}: regressed {} recorded, {} from its figures (base {}, head {}, budget {})",
+                metric["regressed"],
+                json!(regressed),
+                metric["base"],
+                metric["head"],
+                metric["budget"]
+            )));
+        }
+        verdicts.push(match regressed {
+            Some(true) => Verdict::Regressed,
+            Some(false) => Verdict::Ok,
+            None => Verdict::Undecided,
+        });
+    }
+    let verdict = match document.get("error").is_some_and(|e| !e.is_null()) {
+        true => Verdict::Undecided,
+        false => Verdict::of(verdicts),
+    };
+    if document["verdict"] != json!(verdict) {
+        return Err(contradicts(format!(
+            "verdict {} recorded, {} from its metrics",
+            document["verdict"],
+            json!(verdict)
+        )));
+    }
+    Ok(())
+}
+
+/// A metric of a share judged again from its figures: `Some(regressed)` with both sides' figures, `None`
+/// (undecided) without one; an error when a figure is not one or what it was judged with is missing.
+fn judged(name: &str, metric: &Value) -> Result<Option<bool>, String> {
+    let figure = |key: &str| -> Result<Option<f64>, String> {
+        match &metric[key] {
+            Value::Null => Ok(None),
+            value => match value.as_f64() {
+                Some(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+                _ => Err(format!(
+                    "metric {name}: {key} {value}: expected a finite figure of at least 0"
+                )),
+            },
+        }
+    };
+    let required = |key: &str| {
+        figure(key)?.ok_or_else(|| {
+            format!(
+                "metric {name}: no {key} (a share of this rho's gate records it): run every share with this rho"
+            )
+        })
+    };
+    let (budget, floor) = (required("budget")?, required("floor")?);
+    let better: rho_stats::Better =
+        serde_json::from_value(metric["better"].clone()).map_err(|_| {
+            format!(
+                "metric {name}: better {}: expected \"lower\" or \"higher\"",
+                metric["better"]
+            )
+        })?;
+    let (Some(base), Some(head)) = (figure("base")?, figure("head")?) else {
+        return Ok(None);
+    };
+    Ok(Some(matches!(
+        rho_judge::judge_change_toward(better, base, head, budget, floor),
+        rho_judge::Change::Regressed
+    )))
+}
+
 /// The shares' metrics and regressed functions together, and the gate's verdict over them.
 fn combine(first: &Value, shares: &[&Value]) -> GateMerge {
     let mut metrics = Map::new();
@@ -202,45 +317,71 @@ fn combine(first: &Value, shares: &[&Value]) -> GateMerge {
 mod tests {
     use super::*;
 
-    /// Share `index` of 2 of one gate, with `metrics`.
+    /// Share `index` of 2 of one gate, with `metrics`, and the verdict they give.
     fn share(index: u32, head: &str, metrics: Value) -> (String, String) {
+        let verdict = Verdict::of(metrics.as_object().unwrap().values().map(
+            |m| match m["regressed"] {
+                Value::Bool(true) => Verdict::Regressed,
+                Value::Bool(false) => Verdict::Ok,
+                _ => Verdict::Undecided,
+            },
+        ));
         let document = serde_json::json!({
-            "verdict": "ok", "runs": 1, "metrics": metrics, "functions": [], "settings_file": null,
+            "verdict": verdict, "runs": 1, "metrics": metrics, "functions": [], "settings_file": null,
             "shard": {"index": index, "count": 2, "partition": "gate-name-fnv1a64", "base": "main",
                       "head": head, "target": null, "measure": "instructions"},
         });
         (format!("g{index}.json"), document.to_string())
     }
 
+    /// A benchmark's name that share `index` of 2 holds (`bench_N`, the first such N).
+    fn of_share(index: u32) -> String {
+        (0..)
+            .map(|n| format!("bench_{n}"))
+            .find(|name| rho_gate::shard::share_of(name, 2) == index)
+            .unwrap()
+    }
+
+    /// `BENCH.instructions` of share `index`, as a share's document holds it.
+    fn name(index: u32) -> String {
+        format!("{}.instructions", of_share(index))
+    }
+
+    /// A metric whose figures give `regressed` (`null`: head has none), budget 10%.
     fn metric(regressed: Value) -> Value {
-        serde_json::json!({"base": 1.0, "head": 2.0, "regressed": regressed})
+        let head = match regressed {
+            Value::Bool(true) => json!(2.0),
+            Value::Bool(false) => json!(1.05),
+            _ => Value::Null,
+        };
+        serde_json::json!({"base": 1.0, "head": head, "budget": 0.1, "better": "lower", "floor": 0.0,
+                           "regressed": regressed})
+    }
+
+    /// `metrics` as one share's object, each metric with its benchmark (what precedes the last `.`).
+    fn metrics(pairs: &[(String, Value)]) -> Value {
+        let mut object = Map::new();
+        for (name, metric) in pairs {
+            let mut metric = metric.clone();
+            metric["benchmark"] = json!(name.rsplit_once('.').unwrap().0);
+            object.insert(name.clone(), metric);
+        }
+        Value::Object(object)
     }
 
     #[test]
     fn the_shares_metrics_merge_and_the_verdict_is_the_gates() {
-        let one = share(
-            1,
-            "HEAD",
-            serde_json::json!({"a.instructions": metric(Value::Bool(true))}),
-        );
-        let two = share(
-            2,
-            "HEAD",
-            serde_json::json!({"b.instructions": metric(Value::Bool(false))}),
-        );
+        let one = share(1, "HEAD", metrics(&[(name(1), metric(Value::Bool(true)))]));
+        let two = share(2, "HEAD", metrics(&[(name(2), metric(Value::Bool(false)))]));
         let merged = merge(&[two.clone(), one]).unwrap();
         assert_eq!(
             (merged.verdict, merged.exit_code()),
             (Verdict::Regressed, 1)
         );
-        assert_eq!(merged.regressed, ["a.instructions"]);
+        assert_eq!(merged.regressed, [name(1)]);
         assert_eq!(merged.document["metrics"].as_object().unwrap().len(), 2);
         assert!(merged.document["shard"].is_null());
-        let open = share(
-            1,
-            "HEAD",
-            serde_json::json!({"a.instructions": metric(Value::Null)}),
-        );
+        let open = share(1, "HEAD", metrics(&[(name(1), metric(Value::Null))]));
         assert_eq!(merge(&[open, two]).unwrap().exit_code(), 2);
     }
 
@@ -300,5 +441,104 @@ mod tests {
         );
         let missing = merge(&[one]).unwrap_err().to_string();
         assert!(missing.starts_with("share 2/2 missing"), "{missing}");
+    }
+
+    /// The refusals of a share whose figures contradict what it records, each naming the file.
+    #[test]
+    fn a_share_contradicting_its_figures_is_refused_naming_it() {
+        let two = share(2, "HEAD", metrics(&[(name(2), metric(Value::Bool(false)))]));
+        let refused = |metric: Value| {
+            let one = share(1, "HEAD", metrics(&[(name(1), metric)]));
+            merge(&[one, two.clone()]).unwrap_err().to_string()
+        };
+        // `regressed: false` beside a head 10x its base.
+        let mut passed = metric(Value::Bool(false));
+        passed["head"] = json!(10.0);
+        let error = refused(passed);
+        assert!(
+            error.starts_with("g1.json: its figures contradict what it records: metric bench_")
+                && error.contains(
+                    "regressed false recorded, true from its figures (base 1.0, head 10.0"
+                ),
+            "{error}"
+        );
+        // A negative, or huge-but-infinite, figure is no figure.
+        for (key, bad) in [
+            ("base", json!(-1.0)),
+            ("head", json!(-5.0)),
+            ("budget", json!(-0.1)),
+        ] {
+            let mut negative = metric(Value::Bool(false));
+            negative[key] = bad;
+            let error = refused(negative);
+            assert!(
+                error.contains(&format!("{key} -"))
+                    && error.contains("expected a finite figure of at least 0"),
+                "{error}"
+            );
+        }
+        // A rate (higher is better) that halved, recorded as passed.
+        let mut rate = metric(Value::Bool(false));
+        rate["better"] = json!("higher");
+        rate["head"] = json!(0.5);
+        assert!(refused(rate).contains("regressed false recorded, true"));
+        // Without what it was judged with (an older rho's share).
+        let mut old = metric(Value::Bool(false));
+        old.as_object_mut().unwrap().remove("floor");
+        assert!(refused(old).contains("no floor"));
+        // The share's verdict must be its metrics'.
+        let (file, text) = share(1, "HEAD", metrics(&[(name(1), metric(Value::Bool(true)))]));
+        let mut document: Value = serde_json::from_str(&text).unwrap();
+        document["verdict"] = json!("ok");
+        let error = merge(&[(file, document.to_string()), two.clone()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.ends_with("verdict \"ok\" recorded, \"regressed\" from its metrics"),
+            "{error}"
+        );
+    }
+
+    /// A forged partition: a share holding another share's benchmark, or cut by another rule.
+    #[test]
+    fn a_forged_partition_is_refused_naming_the_metric_and_its_share() {
+        let two = share(2, "HEAD", metrics(&[(name(2), metric(Value::Bool(false)))]));
+        // Share 1 claims share 2's benchmark, judged ok, while share 2 leaves it out.
+        let forged = share(1, "HEAD", metrics(&[(name(2), metric(Value::Bool(false)))]));
+        let empty_two = share(2, "HEAD", metrics(&[(name(2), metric(Value::Bool(false)))]));
+        let error = merge(&[forged, empty_two]).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "g1.json: its figures contradict what it records: metric {} is of benchmark {}, in share \
+                 2/2, not 1/2",
+                name(2),
+                of_share(2)
+            )
+        );
+        // Share 1 names its own benchmark as the one share 2's metric is of.
+        let (file, text) = share(1, "HEAD", metrics(&[(name(2), metric(Value::Bool(false)))]));
+        let mut document: Value = serde_json::from_str(&text).unwrap();
+        document["metrics"][name(2)]["benchmark"] = json!(of_share(1));
+        let error = merge(&[(file, document.to_string()), two.clone()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.ends_with(&format!(
+                "metric {} is not of benchmark {}",
+                name(2),
+                of_share(1)
+            )),
+            "{error}"
+        );
+        let (file, text) = share(1, "HEAD", metrics(&[(name(1), metric(Value::Bool(false)))]));
+        let mut document: Value = serde_json::from_str(&text).unwrap();
+        document["shard"]["partition"] = json!("alphabetical");
+        let mut other = serde_json::from_str::<Value>(&two.1).unwrap();
+        other["shard"]["partition"] = json!("alphabetical");
+        let error = merge(&[(file, document.to_string()), (two.0, other.to_string())])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("partition \"alphabetical\""), "{error}");
     }
 }

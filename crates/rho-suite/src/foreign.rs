@@ -53,14 +53,16 @@ fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String
                 line.push_str(&format!(" --benchmark_repetitions={GBENCH_REPETITIONS}"));
             }
             if let Some(filter) = filter {
-                line.push_str(&format!(" --benchmark_filter={}", quote(filter)));
+                line.push_str(&format!(" --benchmark_filter={}", quote(&regex_of(filter))));
             }
             line
         }
         // CRITERION_HOME: criterion's whole output goes to the scratch directory, not target/criterion, so a
         // report of an earlier run is never read as this one's.
         ForeignTool::Criterion => {
-            let filter = filter.map(|f| format!(" {}", quote(f))).unwrap_or_default();
+            let filter = filter
+                .map(|f| format!(" {}", quote(&regex_of(f))))
+                .unwrap_or_default();
             format!(
                 "CRITERION_HOME={out} cargo bench --bench {} --{filter}",
                 quote(argument)
@@ -71,14 +73,19 @@ fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String
             format!("hyperfine --export-json {out} {selected}")
         }
         ForeignTool::Gotest => {
-            let pattern = quote(filter.unwrap_or("."));
+            let pattern = quote(&filter.map_or_else(|| ".".to_owned(), go_pattern));
             format!(
                 "go test -run '^$' -bench {pattern} -benchmem -count {GOTEST_COUNT} {argument} > {out}"
             )
         }
         ForeignTool::PytestBenchmark => {
             let filter = filter
-                .map(|f| format!(" -k {}", quote(f)))
+                .map(|f| {
+                    format!(
+                        " -k {}",
+                        quote(&f.split(',').collect::<Vec<_>>().join(" or "))
+                    )
+                })
                 .unwrap_or_default();
             format!("{argument} --benchmark-json={out}{filter}")
         }
@@ -128,6 +135,29 @@ const HYPERFINE_VALUED: &[(&[&str], usize)] = &[
     (&["-P", "--parameter-scan"], 3),
     (&["-L", "--parameter-list"], 2),
 ];
+
+/// `filter`'s terms as one regular expression picking the same names (Google Benchmark's
+/// `--benchmark_filter`, criterion's filter: both search a name for the expression): each term's `.` and `+`
+/// (the name characters a regex reads otherwise) escaped, the terms joined by `|`. Passed whole, `crc,sum`
+/// was a regex that picks no name.
+fn regex_of(filter: &str) -> String {
+    filter
+        .split(',')
+        .map(|term| term.replace('.', "\\.").replace('+', "\\+"))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// `filter` as `go test -bench`'s pattern. Go cuts its pattern at each `/` into one expression per level of
+/// sub-benchmarks, so each term gives its part before a `/` (the top-level benchmarks it may pick); the report
+/// is then filtered by the whole terms ([`picked_only`]).
+fn go_pattern(filter: &str) -> String {
+    let tops: Vec<&str> = filter
+        .split(',')
+        .map(|term| term.split('/').next().unwrap_or(term))
+        .collect();
+    regex_of(&tops.join(","))
+}
 
 /// Whether `name` is picked by `filter`: comma-separated terms, a name picked when it contains one of
 /// them, as the harnesses' `RHO_BENCH_FILTER` (c/include/rho/bench.h).
@@ -188,8 +218,9 @@ fn hyperfine_selected(argument: &str, filter: Option<&str>) -> Option<String> {
     any.then(|| kept.join(" "))
 }
 
-/// `benchmarks` with only those `filter` picks, for a tool that cannot pick them itself (a hyperfine
-/// suite that scans a parameter); every one without a filter.
+/// `benchmarks` with only those `filter` picks, every one without a filter: what every tool's report is
+/// cut to, as a harness's own filter picks (a tool picks by its own rules: Go's pattern per level, pytest's
+/// `-k` words, a hyperfine suite that scans a parameter runs whole).
 fn picked_only(
     mut benchmarks: Vec<rho_import::Sampled>,
     filter: Option<&str>,
@@ -319,10 +350,7 @@ pub fn run(
             names.join(", ")
         )));
     }
-    Ok(match suite.tool {
-        ForeignTool::Hyperfine => picked_only(read.benchmarks, filter),
-        _ => read.benchmarks,
-    })
+    Ok(picked_only(read.benchmarks, filter))
 }
 
 #[cfg(test)]
@@ -371,6 +399,32 @@ mod tests {
             Some("fib"),
         );
         assert_eq!(pytest, "pytest b/ --benchmark-json=/s/r.json -k fib");
+        // Several terms: one expression each tool reads as "any of them" (the words as the shell gives them).
+        let terms = Some("BM_a.x,sum/1024");
+        let words = |line: String| shlex::split(&line).unwrap();
+        let gbench = words(command_line(&suite(ForeignTool::Gbench, "./b"), out, terms));
+        assert_eq!(
+            gbench.last().unwrap(),
+            "--benchmark_filter=BM_a\\.x|sum/1024"
+        );
+        let criterion = words(command_line(
+            &suite(ForeignTool::Criterion, "sums"),
+            "/s/c",
+            terms,
+        ));
+        assert_eq!(criterion.last().unwrap(), "BM_a\\.x|sum/1024");
+        let go = words(command_line(
+            &suite(ForeignTool::Gotest, "./..."),
+            "/s/g.txt",
+            terms,
+        ));
+        assert_eq!(go[4..6], ["-bench", "BM_a\\.x|sum"]);
+        let pytest = words(command_line(
+            &suite(ForeignTool::PytestBenchmark, "pytest"),
+            out,
+            terms,
+        ));
+        assert_eq!(pytest[2..], ["-k", "BM_a.x or sum/1024"]);
         let gate = gate_command(&suite(ForeignTool::Gotest, "./..."), "/bin/rho");
         assert_eq!(
             gate,

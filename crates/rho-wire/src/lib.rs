@@ -24,6 +24,7 @@
 
 pub mod callgrind;
 mod error;
+pub mod name;
 mod parse;
 pub mod qemu_counts;
 mod types;

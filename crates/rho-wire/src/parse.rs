@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::io::{self, BufRead};
 
 use crate::error::{ErrorKind, WireError, quote};
+use crate::name::{MAX_NAME_BYTES, NAME_ESCAPE_VERSION};
 use crate::types::{
     BATCH_VERSION, Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, FAMILY_VERSION,
     FamilyMember, GUARD_VERSION, HEAP_OFF_VERSION, Header, HeapFigures, Run, RunConfig, StackMark,
@@ -710,6 +711,7 @@ impl StreamParser {
         };
         let name = match &family {
             Some(member) => member.member_name(),
+            None if self.version >= NAME_ESCAPE_VERSION => self.escaped_name(line, name)?,
             None => fields.name(self.line, line, name, "a benchmark name")?,
         };
         if name.starts_with('.') {
@@ -751,6 +753,20 @@ impl StreamParser {
         });
         self.phase = Phase::Samples;
         Ok(())
+    }
+
+    /// A version 8 benchmark name: `%XX`-escaped UTF-8 without control characters (crate::name).
+    fn escaped_name(&self, line: &[u8], escaped: &[u8]) -> Result<String, WireError> {
+        crate::name::unescape(escaped).map_err(|why| {
+            WireError::new(
+                self.line,
+                ErrorKind::Syntax,
+                format!(
+                    "a benchmark name (UTF-8 of 1 to {MAX_NAME_BYTES} bytes without control characters, space, % and = written %XX; found {why})"
+                ),
+                quote(line),
+            )
+        })
     }
 
     /// `family=F arg=A` on `@bench F/A`: both or neither, and the name is exactly `F/A`.
@@ -960,7 +976,11 @@ impl StreamParser {
         let Some(open) = self.open.take() else {
             return Err(self.unexpected(ErrorKind::OutOfOrder, line));
         };
-        if name != open.name.as_bytes() {
+        let same = match self.version >= NAME_ESCAPE_VERSION {
+            true => crate::name::unescape(name).is_ok_and(|n| n == open.name),
+            false => name == open.name.as_bytes(),
+        };
+        if !same {
             let err = WireError::new(
                 self.line,
                 ErrorKind::NameMismatch,

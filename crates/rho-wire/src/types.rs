@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The format version this crate writes, and the newest it reads (it reads every version from 1 up to it; see
 /// the "Versions" table in docs/wire-format.md).
-pub const WIRE_VERSION: u32 = 6;
+pub const WIRE_VERSION: u32 = 8;
 
 /// The first version with `@counter` and `@count` (instructions counted outside the stream, e.g. by Callgrind).
 pub const COUNTER_VERSION: u32 = 2;

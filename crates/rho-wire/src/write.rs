@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use crate::name::NAME_ESCAPE_VERSION;
 use crate::parse::{CALIBRATION_NAME, is_name};
 use crate::types::{
     Benchmark, COUNTER_VERSION, ClockRole, FAMILY_VERSION, GUARD_VERSION, HEAP_OFF_VERSION, Run,
@@ -74,7 +75,7 @@ pub fn write_run<W: Write>(mut out: W, run: &Run) -> io::Result<()> {
         line(&mut buf, format_args!(" stack_guard={guard}"));
     }
     for bench in run.calibration.iter().chain(&run.benchmarks) {
-        write_bench(&mut out, &mut buf, bench)?;
+        write_bench(&mut out, &mut buf, run.version, bench)?;
     }
     line(
         &mut buf,
@@ -96,13 +97,27 @@ pub fn run_to_string(run: &Run) -> io::Result<String> {
     String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
+/// A benchmark's name as a stream of `version` carries it: escaped from version 8 on (crate::name); the
+/// writer checked an older stream's names are wire names, which need no escape.
+fn wire_name(version: u32, name: &str) -> std::borrow::Cow<'_, str> {
+    match version >= NAME_ESCAPE_VERSION {
+        true => crate::name::escape(name),
+        false => std::borrow::Cow::Borrowed(name),
+    }
+}
+
 fn line(buf: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
     // Writing into a Vec cannot fail.
     let _ = buf.write_fmt(args);
     buf.push(b'\n');
 }
 
-fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> io::Result<()> {
+fn write_bench<W: Write>(
+    out: &mut W,
+    buf: &mut Vec<u8>,
+    version: u32,
+    bench: &Benchmark,
+) -> io::Result<()> {
     match &bench.family {
         Some(member) => line(
             buf,
@@ -111,7 +126,10 @@ fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> i
                 bench.name, member.name, member.arg
             ),
         ),
-        None => line(buf, format_args!("@bench {}", bench.name)),
+        None => line(
+            buf,
+            format_args!("@bench {}", wire_name(version, &bench.name)),
+        ),
     }
     let rows = bench.samples.first().map_or(0, Vec::len);
     for row in 0..rows {
@@ -153,7 +171,7 @@ fn write_bench<W: Write>(out: &mut W, buf: &mut Vec<u8>, bench: &Benchmark) -> i
         buf,
         format_args!(
             "@end {} iterations={} warmup={} capped={} unit={} per_iteration={}",
-            bench.name,
+            wire_name(version, &bench.name),
             bench.iterations,
             bench.warmup,
             u8::from(bench.capped),
@@ -305,6 +323,7 @@ fn validate_bench(run: &Run, bench: &Benchmark) -> Result<(), String> {
             ));
         }
         Some(member) => is_name(member.name.as_bytes()) && bench.name == member.member_name(),
+        None if run.version >= NAME_ESCAPE_VERSION => crate::name::check(&bench.name).is_ok(),
         None => is_name(bench.name.as_bytes()),
     };
     if !named || !is_name(bench.unit.as_bytes()) {

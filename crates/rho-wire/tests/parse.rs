@@ -481,10 +481,10 @@ fn missing_header() {
 #[test]
 fn unsupported_version() {
     assert_error(
-        &mutate("@rho-bench 1", "@rho-bench 7"),
+        &mutate("@rho-bench 1", "@rho-bench 9"),
         2,
         ErrorKind::UnsupportedVersion,
-        "line 2: expected wire format version 1 to 6 (the versions this rho reads), found \"@rho-bench 7\"",
+        "line 2: expected wire format version 1 to 8 (the versions this rho reads), found \"@rho-bench 9\"",
     );
     let e = err(&mutate("@rho-bench 1", "@rho-bench 0"));
     assert_eq!(e.kind(), Some(ErrorKind::UnsupportedVersion), "{e}");
@@ -813,8 +813,8 @@ fn a_counted_stream_names_its_dumps_and_version_1_has_none() {
         error.contains("line 3") && error.contains("version 1"),
         "{error}"
     );
-    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 7"));
-    assert!(error.contains("1 to 6"), "{error}");
+    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 9"));
+    assert!(error.contains("1 to 8"), "{error}");
 }
 
 /// The valid stream as version 4, with bench_crc_64's three measured samples made batches of 4 iterations.
