@@ -279,6 +279,48 @@ impl PairedCall {
     }
 }
 
+/// What the gate's rule says of a metric whose sides both have figures: each side's minimum (as
+/// `judge_change_toward` takes them), the budget, the floor (two clock steps) and, for a time metric measured
+/// in two rounds or more, the rounds' paired ratio. The one rule of a metric's verdict: `compare` calls it
+/// with the runs' figures, and `rho bench merge` with what a share's document recorded, so a share's
+/// verdict is judged again exactly as the gate judged it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FiguresCall {
+    Ok,
+    Regressed,
+    /// No measured change: the sides are within the floor of each other.
+    WithinResolution,
+}
+
+pub fn judge_figures(
+    better: rho_stats::Better,
+    base_min: f64,
+    head_min: f64,
+    budget: f64,
+    floor: f64,
+    paired: Option<&rho_stats::PairedRatio>,
+) -> FiguresCall {
+    // rho-judge's one decision, shared with the baseline comparison; an improvement is no concern of the
+    // gate's.
+    match judge_change_toward(better, base_min, head_min, budget, floor) {
+        Change::WithinResolution => FiguresCall::WithinResolution,
+        // Two clock steps apart or less is the same reading, whatever the rounds' ratios say.
+        _ if paired.is_some() && (head_min - base_min).abs() <= floor => FiguresCall::Ok,
+        minima => match paired.map(|p| PairedCall::of(p, budget)) {
+            None if minima == Change::Regressed => FiguresCall::Regressed,
+            None => FiguresCall::Ok,
+            Some(PairedCall::Regressed) => FiguresCall::Regressed,
+            Some(PairedCall::Passed) => FiguresCall::Ok,
+            // Not decided within the runs it got: the interval's centre, and the minima, must both be over
+            // the bound (a close call fails only when both readings of it say so).
+            Some(PairedCall::Open { over }) if over && minima == Change::Regressed => {
+                FiguresCall::Regressed
+            }
+            Some(PairedCall::Open { .. }) => FiguresCall::Ok,
+        },
+    }
+}
+
 /// The paired ratio of `metric` over the rounds in which both sides measured it (run k of base and run k of
 /// head are round k), as a cost: a rate's ratio is base / head.
 fn paired_of(
@@ -346,28 +388,16 @@ pub fn compare(
             _ => None,
         };
         let outcome = match (&base, &head) {
-            // rho-judge's one decision, shared with the baseline comparison; an improvement is no concern
-            // of the gate's.
-            (Ok(b), Ok(h)) => match judge_change_toward(better, b.min, h.min, budget, floor) {
-                Change::WithinResolution => {
-                    within_resolution = true;
-                    MetricOutcome::Ok
-                }
-                // Two clock steps apart or less is the same reading, whatever the rounds' ratios say.
-                _ if paired.is_some() && (h.min - b.min).abs() <= floor => MetricOutcome::Ok,
-                minima => match paired.map(|p| PairedCall::of(&p, budget)) {
-                    None if minima == Change::Regressed => MetricOutcome::Regressed,
-                    None => MetricOutcome::Ok,
-                    Some(PairedCall::Regressed) => MetricOutcome::Regressed,
-                    Some(PairedCall::Passed) => MetricOutcome::Ok,
-                    // Not decided within the runs it got: the interval's centre, and the minima, must both
-                    // be over the bound (a close call fails only when both readings of it say so).
-                    Some(PairedCall::Open { over }) if over && minima == Change::Regressed => {
-                        MetricOutcome::Regressed
+            (Ok(b), Ok(h)) => {
+                match judge_figures(better, b.min, h.min, budget, floor, paired.as_ref()) {
+                    FiguresCall::WithinResolution => {
+                        within_resolution = true;
+                        MetricOutcome::Ok
                     }
-                    Some(PairedCall::Open { .. }) => MetricOutcome::Ok,
-                },
-            },
+                    FiguresCall::Regressed => MetricOutcome::Regressed,
+                    FiguresCall::Ok => MetricOutcome::Ok,
+                }
+            }
             (Err(b), Ok(_)) => {
                 // Base's own runs at fault, or a metric only head reports (head added it).
                 undecided_side = Some(if b.own {

@@ -145,7 +145,7 @@ fn read(file: &str, text: &str) -> Result<(Value, Value), Error> {
 }
 
 /// Refuses a share whose figures contradict what it recorded: every metric is judged again from its figures
-/// (rho-judge's one rule, as the gate judged it) and must have the recorded `regressed`, the share's
+/// (`rho_gate::compare::judge_figures`, the rule the gate judged it by: the minima, and a time metric's recorded paired rounds) and must have the recorded `regressed`, the share's
 /// `verdict` must be its metrics' (undecided with an `error`), each figure must be a figure (finite, at
 /// least 0), and each metric must be of a benchmark the share's partition gives it (`partition`
 /// [`rho_gate::shard::PARTITION`]; each metric records its `benchmark`: a wire metric's is what precedes its
@@ -252,10 +252,47 @@ fn judged(name: &str, metric: &Value) -> Result<Option<bool>, String> {
     let (Some(base), Some(head)) = (figure("base")?, figure("head")?) else {
         return Ok(None);
     };
+    let paired = paired_of(name, &metric["paired"])?;
     Ok(Some(matches!(
-        rho_judge::judge_change_toward(better, base, head, budget, floor),
-        rho_judge::Change::Regressed
+        rho_gate::compare::judge_figures(better, base, head, budget, floor, paired.as_ref()),
+        rho_gate::compare::FiguresCall::Regressed
     )))
+}
+
+/// A metric's recorded paired ratio (`paired`, docs/gate.md "The paired rule"), read back as the gate
+/// computed it: `None` when recorded `null` (an exact metric, or one round).
+fn paired_of(name: &str, paired: &Value) -> Result<Option<rho_stats::PairedRatio>, String> {
+    if paired.is_null() {
+        return Ok(None);
+    }
+    let ratio = |key: &str| match paired[key].as_f64() {
+        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!(
+            "metric {name}: paired.{key} {}: expected a ratio above 0",
+            paired[key]
+        )),
+    };
+    let rounds = paired["rounds"]
+        .as_u64()
+        .filter(|&rounds| rounds >= 2)
+        .ok_or_else(|| {
+            format!(
+                "metric {name}: paired.rounds {}: expected a whole number of at least 2",
+                paired["rounds"]
+            )
+        })?;
+    let median_interval = match (&paired["median_low"], &paired["median_high"]) {
+        (Value::Null, Value::Null) => None,
+        _ => Some((ratio("median_low")?, ratio("median_high")?)),
+    };
+    Ok(Some(rho_stats::PairedRatio {
+        rounds: rounds as usize,
+        ratio: ratio("ratio")?,
+        low: ratio("low")?,
+        high: ratio("high")?,
+        median: ratio("median")?,
+        median_interval,
+    }))
 }
 
 /// The shares' metrics and regressed functions together, and the gate's verdict over them.
@@ -383,6 +420,35 @@ mod tests {
         assert!(merged.document["shard"].is_null());
         let open = share(1, "HEAD", metrics(&[(name(1), metric(Value::Null))]));
         assert_eq!(merge(&[open, two]).unwrap().exit_code(), 2);
+    }
+
+    /// A time metric of several rounds is judged again by the paired rule, as the gate judged it: minima
+    /// 15% apart at a 10% budget, with rounds whose interval lies wholly below the bound, passed; the same
+    /// share recording it regressed is refused, and so is a paired record that is not one.
+    #[test]
+    fn a_timed_metric_is_judged_again_by_its_paired_rounds() {
+        let timed = format!("{}.ns", of_share(1));
+        let paired = json!({"rounds": 8, "ratio": 1.01, "low": 0.99, "high": 1.03, "median": 1.01,
+                            "median_low": 0.995, "median_high": 1.02, "confidence": 0.95});
+        let with = |regressed: bool, paired: Value| {
+            let metric = json!({"base": 100.0, "head": 115.0, "budget": 0.1, "better": "lower",
+                                "floor": 1.0, "regressed": regressed, "paired": paired});
+            share(1, "HEAD", metrics(&[(timed.clone(), metric)]))
+        };
+        let two = share(2, "HEAD", metrics(&[]));
+        let passed = merge(&[with(false, paired.clone()), two.clone()]).unwrap();
+        assert_eq!(passed.exit_code(), 0);
+        let forged = merge(&[with(true, paired.clone()), two.clone()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            forged.contains(&format!("metric {timed}: regressed true recorded, false")),
+            "{forged}"
+        );
+        let mut broken = paired;
+        broken["low"] = json!(-1.0);
+        let refused = merge(&[with(false, broken), two]).unwrap_err().to_string();
+        assert!(refused.contains("paired.low -1.0"), "{refused}");
     }
 
     #[test]
