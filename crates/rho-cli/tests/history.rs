@@ -156,6 +156,169 @@ fn check_fails_on_a_2x_step_at_the_newest_commit_and_passes_a_flat_line() {
     bad.assert_exit(2);
 }
 
+/// A 2x step at commit c40 of a flat history, commits c41 to c45 after it: `history check` fails at c40 only,
+/// naming c40; warns naming c40 at c41 to c45; says nothing more once `history ack` accepted it.
+#[test]
+fn check_fails_once_naming_the_commit_that_started_a_step_then_warns_until_acknowledged() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("acked");
+    project(&dir);
+    let add_head = |dir: &Path| {
+        rho(
+            dir,
+            &["bench", "history", "add", "run.json", "--machine", "ci"],
+        )
+        .assert_exit(0);
+    };
+    std::fs::write(dir.join("figure.txt"), "1000\n").unwrap();
+    for i in 0..40 {
+        git(&dir, &["add", "-A", "."]);
+        git(
+            &dir,
+            &["commit", "--quiet", "--allow-empty", "-m", &format!("c{i}")],
+        );
+        if i == 0 {
+            // The suite's figure is exact: one run stands for every commit of the flat stretch.
+            rho(&dir, &["bench", "--json", "run.json"]).assert_exit(0);
+        }
+        add_head(&dir);
+    }
+    commit_and_record(&dir, 2000, "c40");
+    let c40 = git(&dir, &["rev-parse", "--short=10", "HEAD"]);
+    let c40 = c40.trim().to_string();
+    let failed = rho(&dir, &["bench", "history", "check"]);
+    failed.assert_exit(1);
+    let line = common::line_with(&failed.stdout, "regression:");
+    assert!(line.contains(&format!("starting at {c40} (c40)")), "{line}");
+    for i in 41..=45 {
+        git(
+            &dir,
+            &["commit", "--quiet", "--allow-empty", "-m", &format!("c{i}")],
+        );
+        add_head(&dir);
+        let warned = rho(&dir, &["bench", "history", "check"]);
+        warned.assert_exit(0);
+        let line = common::line_with(&warned.stdout, "warning:");
+        assert!(
+            line.contains(&format!("started at {c40} (c40)")),
+            "c{i}: {line}"
+        );
+        assert!(
+            !warned.stdout.contains("regression:"),
+            "c{i}: {}",
+            warned.stdout
+        );
+    }
+    // Accepted for the one benchmark (HEAD~5 is c40): no warning any more.
+    let acked = rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "ack",
+            "HEAD~5",
+            "--bench",
+            "bench_canned",
+        ],
+    );
+    acked.assert_exit(0);
+    assert!(acked.stdout.contains(&c40), "{}", acked.stdout);
+    let quiet = rho(&dir, &["bench", "history", "check"]);
+    quiet.assert_exit(0);
+    assert!(!quiet.stdout.contains("warning:"), "{}", quiet.stdout);
+    // The note is on the branch and `history` reads past it (no unreadable file).
+    let shown = rho(&dir, &["bench", "history"]);
+    shown.assert_exit(0);
+    assert!(!shown.stdout.contains("unreadable"), "{}", shown.stdout);
+    // A commit that is not one is refused.
+    rho(&dir, &["bench", "history", "ack", "no-such-commit"]).assert_exit(2);
+}
+
+/// Commit subjects with HTML and terminal sequences, and a corrupt record beside them: `history` (exit 0)
+/// names the corrupt record and prints every subject escaped; the Markdown and the HTML page hold them as text;
+/// `history check` and `history ack` print them escaped too.
+#[test]
+fn hostile_subjects_reach_no_page_and_no_terminal_raw_and_a_corrupt_record_is_named() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("hostile");
+    project(&dir);
+    let hostile = "<script>alert(1)</script> \u{1b}]0;owned\u{7}\u{1b}[2J";
+    // A step at the hostile commit, three after it: a change point whose subject every format shows.
+    for i in 0..6 {
+        let subject = if i == 3 {
+            hostile.to_string()
+        } else {
+            format!("c{i}")
+        };
+        commit_and_record(&dir, if i >= 3 { 2000 } else { 1000 }, &subject);
+    }
+    let head = git(&dir, &["rev-parse", "HEAD"]);
+    let corrupt = format!("records/{}/cut.json", head.trim());
+    plant(&dir, &corrupt, "{\"schema\": \"rho-bench-history-rec");
+    let shown = rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "--html",
+            "history.html",
+            "--markdown",
+            "h.md",
+        ],
+    );
+    shown.assert_exit(0);
+    assert!(shown.stdout.contains(&corrupt), "{}", shown.stdout);
+    assert!(
+        shown.stdout.contains("skipped 1 unreadable"),
+        "{}",
+        shown.stdout
+    );
+    // The terminal gets the sequences spelled out; a page or a Markdown file gets no markup from a subject.
+    for (what, text) in [("stdout", &shown.stdout), ("stderr", &shown.stderr)] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{what}: {text}"
+        );
+    }
+    assert!(
+        shown.stdout.contains("\\x1b]0;owned\\x07"),
+        "{}",
+        shown.stdout
+    );
+    for file in ["history.html", "h.md"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{file}: {text}"
+        );
+        assert!(!text.contains("<script"), "{file}: {text}");
+        assert!(
+            text.contains("&lt;script&gt;alert(1)"),
+            "{file} lost the subject: {text}"
+        );
+    }
+    // check refuses to judge past the corrupt record; without it, it fails naming the hostile commit, escaped.
+    rho(&dir, &["bench", "history", "check"]).assert_exit(2);
+    let clean = root.path().join("clean");
+    project(&clean);
+    for i in 0..6 {
+        let subject = if i == 5 {
+            hostile.to_string()
+        } else {
+            format!("c{i}")
+        };
+        commit_and_record(&clean, if i == 5 { 2000 } else { 1000 }, &subject);
+    }
+    let check = rho(&clean, &["bench", "history", "check"]);
+    check.assert_exit(1);
+    let line = common::line_with(&check.stdout, "regression:");
+    assert!(
+        line.contains("(<script>alert(1)</script> \\x1b]0;owned\\x07"),
+        "{line}"
+    );
+    assert!(!check.stdout.contains('\u{1b}'), "{}", check.stdout);
+}
+
 /// Plants a file at `path` on the history branch with git plumbing (as another tool, or a bad disk, might).
 fn plant(dir: &Path, path: &str, content: &str) {
     let blob_file = dir.join(".planted");

@@ -101,23 +101,41 @@ fn left_out(out: &mut String, analysis: &Analysis, listing: &Listing, branch: &s
     }
 }
 
-/// `history check`'s line per series whose newest change point is a regression beyond its limit
-/// (`limit(bench, metric)`, in percent); none when no regression starts at the newest figure.
-pub fn newest_regressions(
+/// `history check`'s verdict on the newest commit: a line per series in a regression beyond its limit.
+#[derive(Debug, Default)]
+pub struct Judgement {
+    /// Regressions the newest commit is the first to show: `history check` fails.
+    pub failures: Vec<String>,
+    /// Regressions shown before and not acknowledged, the series still at its new level: warned about.
+    pub warnings: Vec<String>,
+}
+
+/// Judges the newest figure of every series of `analysis` against `limit(bench, metric)` (in percent)
+/// ([`analysis::open_regression`]); regressions acknowledged by a note of `listing` are left out.
+pub fn judge_newest(
     analysis: &Analysis,
     commits: &[Commit],
+    listing: &Listing,
     detection: Detection,
     limit: impl Fn(&str, Metric) -> f64,
-) -> Vec<String> {
-    let mut lines = Vec::new();
+) -> Judgement {
+    let mut judgement = Judgement::default();
     for series in &analysis.series {
         let limit = limit(&series.key.bench, series.metric);
-        let Some(change) = analysis::newest_regression(series, limit, detection) else {
+        let Some(open) = analysis::open_regression(series, limit, detection) else {
             continue;
         };
+        let change = &open.change;
         let commit = &commits[change.commit_index];
-        lines.push(format!(
-            "regression: {} {} (target {}, {} on {}): {} -> {} ({}, limit {limit}%) starting at {} ({}), {}",
+        if listing
+            .notes
+            .iter()
+            .any(|(_, note)| note.acknowledges(&commit.id, &series.key.bench))
+        {
+            continue;
+        }
+        let what = format!(
+            "{} {} (target {}, {} on {}): {} -> {} ({}, limit {limit}%)",
             series.key.bench,
             series.key.metric,
             series.key.target,
@@ -126,12 +144,27 @@ pub fn newest_regressions(
             figure_text(change.before),
             figure_text(change.after),
             percent(change.before, change.after),
+        );
+        let started = format!(
+            "{} ({}), {}",
             short(&commit.id),
             commit.subject,
             significance(series, change.pvalue)
-        ));
+        );
+        if open.first {
+            judgement
+                .failures
+                .push(format!("regression: {what} starting at {started}"));
+        } else {
+            judgement.warnings.push(format!(
+                "warning: still in the regression {what} that started at {started}; \
+                 `rho bench history ack {} --bench {}` accepts it",
+                short(&commit.id),
+                series.key.bench
+            ));
+        }
     }
-    lines
+    judgement
 }
 
 fn series_heading(series: &Series) -> String {

@@ -22,6 +22,8 @@ pub enum Action {
     /// Exit 1 when the newest figure of a benchmark starts a regression beyond its limit.
     Check(ViewOptions),
     Add(AddOptions),
+    /// A note on the history branch that accepts a regression: `history check` stops warning about it.
+    Ack(AckOptions),
     Sync(SyncOptions),
     Import(ImportOptions),
 }
@@ -34,6 +36,16 @@ pub struct AddOptions {
     pub commit: String,
     pub allow_dirty: bool,
     pub machine: Option<String>,
+    pub history_branch: Option<String>,
+}
+
+/// `history ack COMMIT [--bench NAME]`.
+#[derive(Debug, Clone)]
+pub struct AckOptions {
+    /// The commit that started the regression, as the user named it.
+    pub commit: String,
+    /// Only this benchmark's regression; `None` every benchmark's.
+    pub bench: Option<String>,
     pub history_branch: Option<String>,
 }
 
@@ -75,6 +87,7 @@ pub fn run(action: &Action, terminal: &dyn Terminal) -> crate::Result<u8> {
         Action::Show(view) => show(view, config, terminal),
         Action::Check(view) => check(view, config, terminal),
         Action::Add(add_options) => add(add_options, config, terminal),
+        Action::Ack(ack_options) => ack(ack_options, config, terminal),
         Action::Sync(sync_options) => sync(sync_options, config, terminal),
         Action::Import(import_options) => import(import_options, config, terminal),
     }
@@ -316,26 +329,61 @@ fn check(
         )));
     }
     let limits = crate::baseline::Limits::of(config);
-    let lines = rho_history::report::newest_regressions(
+    let judgement = rho_history::report::judge_newest(
         &loaded.analysis,
         &loaded.commits,
+        &loaded.listing,
         loaded.detection,
         |bench, metric| limits.for_metric(bench, metric),
     );
-    let mut text: String = lines.iter().map(|line| format!("{line}\n")).collect();
-    let regressions = lines.len();
+    let mut text: String = judgement
+        .failures
+        .iter()
+        .chain(&judgement.warnings)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let regressions = judgement.failures.len();
     if regressions > 0 {
         text.push_str(&format!(
-            "history check: {regressions} regression(s) at the newest commit: fails\n"
+            "history check: {regressions} regression(s) first seen at the newest commit: fails\n"
         ));
         say_out(terminal, &text);
         return Ok(1);
     }
     text.push_str(&format!(
-        "history check: no regression starts at the newest figure of {} series\n",
-        loaded.analysis.series.len()
+        "history check: no regression starts at the newest figure of {} series{}\n",
+        loaded.analysis.series.len(),
+        match judgement.warnings.len() {
+            0 => String::new(),
+            n => format!(" ({n} seen before and not acknowledged: warnings above)"),
+        }
     ));
     say_out(terminal, &text);
+    Ok(0)
+}
+
+/// `history ack`: the commit resolved on this repository, the note added to the branch.
+fn ack(
+    options: &AckOptions,
+    config: Option<&ModuleConfig>,
+    terminal: &dyn Terminal,
+) -> crate::Result<u8> {
+    let store = store(options.history_branch.as_deref(), config)?;
+    let commit = store.commit_info(&options.commit)?.id;
+    let note = rho_history::Note::now(rho_history::NoteKind::Ack {
+        commit: commit.clone(),
+        bench: options.bench.clone(),
+    });
+    let (_, path) = store.note(&note)?;
+    say_out(
+        terminal,
+        &format!(
+            "history ack: the regression started by {} ({}) accepted as {path} on branch {}\n",
+            short(&commit),
+            options.bench.as_deref().unwrap_or("every benchmark"),
+            store.branch()
+        ),
+    );
     Ok(0)
 }
 
