@@ -32,6 +32,9 @@ pub enum HistoryAction {
     /// Accept the regression started by COMMIT (of every benchmark, or of `--bench NAME`): `history check`
     /// stops warning about it. Recorded on the history branch as a note.
     Ack(AckArgs),
+    /// Benchmark OLD goes on as NEW: their records are one series, under NEW. Recorded on the history branch
+    /// as a note.
+    Rename(RenameArgs),
     /// Fetch REMOTE's history branch, merge it with this one (a union of record files) and push, retrying a
     /// rejected push with backoff.
     Sync(SyncArgs),
@@ -83,6 +86,22 @@ pub struct AckArgs {
     /// Only this benchmark's regression (its whole name); default every benchmark's.
     #[arg(long, value_name = "NAME")]
     pub bench: Option<String>,
+
+    /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long = "branch", visible_alias = "history-branch", value_name = "NAME")]
+    pub history_branch: Option<String>,
+}
+
+/// `history rename OLD NEW`.
+#[derive(Debug, Args)]
+pub struct RenameArgs {
+    /// The benchmark's old name (whole).
+    #[arg(value_name = "OLD")]
+    pub from: String,
+
+    /// Its new name (whole).
+    #[arg(value_name = "NEW")]
+    pub to: String,
 
     /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
     #[arg(long = "branch", visible_alias = "history-branch", value_name = "NAME")]
@@ -187,6 +206,11 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
             bench: ack.bench.clone(),
             history_branch: ack.history_branch.clone(),
         }),
+        Some(HistoryAction::Rename(rename)) => Action::Rename {
+            from: rename.from.clone(),
+            to: rename.to.clone(),
+            history_branch: rename.history_branch.clone(),
+        },
         Some(HistoryAction::Sync(sync)) => Action::Sync(SyncOptions {
             remote: sync.remote.clone(),
             history_branch: sync.history_branch.clone(),
@@ -209,6 +233,8 @@ impl ViewArgs {
                 metric: self.metric.clone(),
                 target: self.target.clone(),
                 machine: self.machine.clone(),
+                // The branch's notes say them: rho_ops reads them with the records.
+                renames: rho_history::note::Renames::default(),
             },
             since: self.since.clone(),
             branch: self.branch.clone(),

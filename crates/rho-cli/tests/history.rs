@@ -319,6 +319,63 @@ fn hostile_subjects_reach_no_page_and_no_terminal_raw_and_a_corrupt_record_is_na
     assert!(!check.stdout.contains('\u{1b}'), "{}", check.stdout);
 }
 
+/// A benchmark renamed after three commits: `history` lists the old series as ended at its last commit;
+/// after `history rename OLD NEW` the records of both are one series of six commits under the new name.
+#[test]
+fn a_renamed_benchmark_ends_its_series_until_history_rename_joins_them() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("renamed");
+    project(&dir);
+    for i in 0..3 {
+        commit_and_record(&dir, 1000, &format!("c{i}"));
+    }
+    let last_old = git(&dir, &["rev-parse", "--short=10", "HEAD"]);
+    std::fs::write(
+        dir.join("canned.sh"),
+        canned().replace("bench_canned", "bench_renamed"),
+    )
+    .unwrap();
+    for i in 3..6 {
+        commit_and_record(&dir, 1000, &format!("c{i}"));
+    }
+    let shown = rho(&dir, &["bench", "history", "--metric", "cycles"]);
+    shown.assert_exit(0);
+    let ended = common::line_with(
+        &shown.stdout,
+        "bench_canned cycles (target canned, time on ci): last at",
+    );
+    assert!(
+        ended.contains(&format!("last at {} (c2)", last_old.trim())),
+        "{ended}"
+    );
+    assert!(shown.stdout.contains("1 series ended"), "{}", shown.stdout);
+
+    rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "rename",
+            "bench_canned",
+            "bench_renamed",
+        ],
+    )
+    .assert_exit(0);
+    let joined = rho(&dir, &["bench", "history", "--metric", "cycles"]);
+    joined.assert_exit(0);
+    assert!(
+        joined
+            .stdout
+            .contains("bench_renamed cycles (target canned, time on ci): 6 commit(s)"),
+        "{}",
+        joined.stdout
+    );
+    assert!(!joined.stdout.contains("ended"), "{}", joined.stdout);
+    assert!(!joined.stdout.contains("bench_canned"), "{}", joined.stdout);
+    // The same name twice is refused.
+    rho(&dir, &["bench", "history", "rename", "a", "a"]).assert_exit(2);
+}
+
 /// Plants a file at `path` on the history branch with git plumbing (as another tool, or a bad disk, might).
 fn plant(dir: &Path, path: &str, content: &str) {
     let blob_file = dir.join(".planted");

@@ -19,11 +19,13 @@ pub struct Commit {
     pub subject: String,
 }
 
-/// Which records and metrics to look at; `None` is all.
+/// Which records and metrics to look at (`None` is all), and the names benchmarks go on under.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    /// Benchmarks whose name contains this.
+    /// Benchmarks whose name (after `renames`) contains this.
     pub bench: Option<String>,
+    /// The renames of the history's notes: a benchmark's records under an old name join its series.
+    pub renames: crate::note::Renames,
     /// A metric name (`instructions`, `time_ns`, ...).
     pub metric: Option<String>,
     pub target: Option<String>,
@@ -167,10 +169,11 @@ pub fn analyse<'a>(
             continue;
         }
         for bench in &record.section.benchmarks {
+            let name = filter.renames.current(&bench.name);
             if filter
                 .bench
                 .as_ref()
-                .is_some_and(|b| !bench.name.contains(b.as_str()))
+                .is_some_and(|b| !name.contains(b.as_str()))
             {
                 continue;
             }
@@ -182,7 +185,7 @@ pub fn analyse<'a>(
                     continue;
                 };
                 let key = SeriesKey {
-                    bench: bench.name.clone(),
+                    bench: name.to_string(),
                     metric: metric.name(),
                     target: record.target.clone(),
                     measure: record.measure,

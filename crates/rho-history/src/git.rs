@@ -175,6 +175,9 @@ impl Store {
                     bench.as_ref().map_or(String::new(), |b| format!(" of {b}"))
                 ),
             ),
+            crate::note::NoteKind::Rename { from, to } => {
+                ("rename", format!("rho history: rename {from} to {to}"))
+            }
         };
         let path = crate::layout::note_path(kind, stamp, crate::layout::random_u64());
         let commit = self.append(&[(path.clone(), note.to_json()?)], &message)?;

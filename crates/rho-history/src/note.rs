@@ -1,6 +1,7 @@
 //! Notes on the history branch: what people said about the series, kept beside the records as files of their
 //! own (so two runners' notes merge as a union, like records). An acknowledgement says a regression was seen
-//! and accepted: `history check` stops warning about it.
+//! and accepted: `history check` stops warning about it. A rename says a benchmark goes on under a new name:
+//! its records before and after are one series.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +32,8 @@ pub enum NoteKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bench: Option<String>,
     },
+    /// Benchmark `from` is called `to` from now on: the records of both are one series, under `to`.
+    Rename { from: String, to: String },
 }
 
 impl Note {
@@ -77,6 +80,12 @@ impl Note {
                 "an empty \"bench\": name one or leave it out".to_string(),
             )),
             NoteKind::Ack { .. } => Ok(note),
+            NoteKind::Rename { from, to } if from.is_empty() || to.is_empty() || from == to => {
+                Err(fail(format!(
+                    "a rename of \"{from}\" to \"{to}\": expected two different, non-empty names"
+                )))
+            }
+            NoteKind::Rename { .. } => Ok(note),
         }
     }
 
@@ -87,7 +96,51 @@ impl Note {
                 commit: c,
                 bench: b,
             } => c == commit && b.as_deref().is_none_or(|b| b == bench),
+            NoteKind::Rename { .. } => false,
         }
+    }
+}
+
+/// The renames the notes make: each old name to the name it goes on under now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Renames(std::collections::BTreeMap<String, String>);
+
+impl Renames {
+    /// The renames of `notes`, in the order they were written (a later rename of the same name wins).
+    pub fn of<'a>(notes: impl IntoIterator<Item = &'a Note>) -> Renames {
+        let mut renames: Vec<(&str, &str, &str)> = notes
+            .into_iter()
+            .filter_map(|note| match &note.what {
+                NoteKind::Rename { from, to } => {
+                    Some((note.time.as_str(), from.as_str(), to.as_str()))
+                }
+                NoteKind::Ack { .. } => None,
+            })
+            .collect();
+        renames.sort_unstable();
+        Renames(
+            renames
+                .into_iter()
+                .map(|(_, from, to)| (from.to_string(), to.to_string()))
+                .collect(),
+        )
+    }
+
+    /// The name `name`'s series goes under: followed through every rename (A to B, then B to C: C); a
+    /// circle of renames stops at the last name before it comes round.
+    pub fn current<'a>(&'a self, name: &'a str) -> &'a str {
+        let mut now = name;
+        for _ in 0..self.0.len() {
+            match self.0.get(now) {
+                Some(next) if next != name => now = next,
+                _ => break,
+            }
+        }
+        now
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 
@@ -113,6 +166,27 @@ mod tests {
             bench: None,
         });
         assert!(every.acknowledges(commit, "bench_b"));
+        let renamed = |from: &str, to: &str, time: &str| Note {
+            schema: NOTE_SCHEMA.to_string(),
+            time: time.to_string(),
+            what: NoteKind::Rename {
+                from: from.to_string(),
+                to: to.to_string(),
+            },
+        };
+        let renames = Renames::of(&[
+            renamed("b", "c", "2026-01-02T00:00:00Z"),
+            renamed("a", "b", "2026-01-01T00:00:00Z"),
+            renamed("x", "y", "2026-01-01T00:00:00Z"),
+            renamed("y", "x", "2026-01-03T00:00:00Z"),
+        ]);
+        assert_eq!(renames.current("a"), "c");
+        assert_eq!(renames.current("b"), "c");
+        assert_eq!(renames.current("q"), "q");
+        // A circle stops before it comes round.
+        assert_eq!(renames.current("x"), "y");
+        let same = renamed("a", "a", "2026-01-01T00:00:00Z").to_json().unwrap();
+        assert!(Note::parse(&same, "notes/r.json").is_err());
         let bad = text.replace(commit, "HEAD");
         let error = Note::parse(&bad, "notes/x.json").unwrap_err().to_string();
         assert!(

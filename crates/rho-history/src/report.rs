@@ -76,8 +76,54 @@ pub fn render_text(
             }
         }
     }
+    ended(&mut out, analysis, commits);
     left_out(&mut out, analysis, listing, branch);
     out
+}
+
+/// The series that ended: no figure at the newest commit its target, measure and machine have records of
+/// (a benchmark removed, or renamed without `history rename`), each with the commit of its last figure.
+fn ended(out: &mut String, analysis: &Analysis, commits: &[Commit]) {
+    let mut newest_of_runs: std::collections::BTreeMap<_, usize> =
+        std::collections::BTreeMap::new();
+    for series in &analysis.series {
+        let key = (&series.key.target, series.key.measure, &series.key.machine);
+        let newest = series.newest().map_or(0, |p| p.commit_index);
+        let entry = newest_of_runs.entry(key).or_insert(newest);
+        *entry = (*entry).max(newest);
+    }
+    let ended: Vec<(&Series, usize)> = analysis
+        .series
+        .iter()
+        .filter_map(|series| {
+            let key = (&series.key.target, series.key.measure, &series.key.machine);
+            let newest = series.newest()?.commit_index;
+            (newest < newest_of_runs[&key]).then_some((series, newest))
+        })
+        .collect();
+    if ended.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{} series ended before the newest commit of their runs (`history rename OLD NEW` joins a renamed one):",
+        ended.len()
+    );
+    for (series, newest) in ended {
+        let key = &series.key;
+        let commit = &commits[newest];
+        let _ = writeln!(
+            out,
+            "  {} {} (target {}, {} on {}): last at {} ({})",
+            key.bench,
+            key.metric,
+            key.target,
+            key.measure.name(),
+            key.machine,
+            short(&commit.id),
+            commit.subject
+        );
+    }
 }
 
 /// The closing lines: records off the first-parent line, and the unreadable ones with why.

@@ -24,6 +24,12 @@ pub enum Action {
     Add(AddOptions),
     /// A note on the history branch that accepts a regression: `history check` stops warning about it.
     Ack(AckOptions),
+    /// A note on the history branch that joins benchmark `from`'s series to `to`'s.
+    Rename {
+        from: String,
+        to: String,
+        history_branch: Option<String>,
+    },
     Sync(SyncOptions),
     Import(ImportOptions),
 }
@@ -88,6 +94,11 @@ pub fn run(action: &Action, terminal: &dyn Terminal) -> crate::Result<u8> {
         Action::Check(view) => check(view, config, terminal),
         Action::Add(add_options) => add(add_options, config, terminal),
         Action::Ack(ack_options) => ack(ack_options, config, terminal),
+        Action::Rename {
+            from,
+            to,
+            history_branch,
+        } => rename(from, to, history_branch.as_deref(), config, terminal),
         Action::Sync(sync_options) => sync(sync_options, config, terminal),
         Action::Import(import_options) => import(import_options, config, terminal),
     }
@@ -235,10 +246,14 @@ fn load(view: &ViewOptions, config: Option<&ModuleConfig>) -> crate::Result<Load
     let listing = store.read()?;
     let commits = store.first_parent_line(&view.branch, view.since.as_deref())?;
     let detection = detection(config);
+    let filter = Filter {
+        renames: rho_history::note::Renames::of(listing.notes.iter().map(|(_, note)| note)),
+        ..view.filter.clone()
+    };
     let analysis = analysis::analyse(
         listing.records.iter().map(|(_, r)| r),
         &commits,
-        &view.filter,
+        &filter,
         detection,
     );
     Ok(Loaded {
@@ -381,6 +396,35 @@ fn ack(
             "history ack: the regression started by {} ({}) accepted as {path} on branch {}\n",
             short(&commit),
             options.bench.as_deref().unwrap_or("every benchmark"),
+            store.branch()
+        ),
+    );
+    Ok(0)
+}
+
+/// `history rename OLD NEW`: the note added to the branch.
+fn rename(
+    from: &str,
+    to: &str,
+    history_branch: Option<&str>,
+    config: Option<&ModuleConfig>,
+    terminal: &dyn Terminal,
+) -> crate::Result<u8> {
+    if from.is_empty() || to.is_empty() || from == to {
+        return Err(Error::Refused(format!(
+            "history rename \"{from}\" \"{to}\": expected the old name and a different new one"
+        )));
+    }
+    let store = store(history_branch, config)?;
+    let note = rho_history::Note::now(rho_history::NoteKind::Rename {
+        from: from.to_string(),
+        to: to.to_string(),
+    });
+    let (_, path) = store.note(&note)?;
+    say_out(
+        terminal,
+        &format!(
+            "history rename: {from}'s records join {to}'s series, as {path} on branch {}\n",
             store.branch()
         ),
     );
