@@ -266,6 +266,11 @@ pub struct RunHistoryArgs {
     /// With --history: the history branch (default module.yml's `bench.history.branch`, else `rho-history`).
     #[arg(long, value_name = "NAME", requires = "history")]
     pub history_branch: Option<String>,
+
+    /// With --history: first import the committed baseline's git log (as `history import`: a record per
+    /// commit that changed it, none twice). Done anyway when the history branch does not exist yet.
+    #[arg(long, requires = "history")]
+    pub backfill: bool,
 }
 
 /// Runs `run` (given the `--json` path it is to write) and, with `--history`, adds what it saved
@@ -283,6 +288,7 @@ pub fn around_run(
             allow_dirty: args.allow_dirty,
             machine: args.machine.clone(),
             history_branch: args.history_branch.clone(),
+            backfill: args.backfill,
         },
         json,
     )?;

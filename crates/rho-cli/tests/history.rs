@@ -575,6 +575,57 @@ fn import_reads_the_git_log_of_the_committed_baseline() {
     assert_eq!(values, [1000.0, 1200.0, 1500.0]);
 }
 
+/// The one CI line: the first `rho bench --history` of a project whose baseline was committed three times
+/// imports those commits before adding its own run (one command, four figures); `--backfill` later imports
+/// nothing twice.
+#[test]
+fn the_first_run_added_with_history_backfills_the_committed_baselines() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    for (n, figure) in [1000u64, 1200, 1500].iter().enumerate() {
+        std::fs::write(dir.join("figure.txt"), format!("{figure}\n")).unwrap();
+        rho(&dir, &["bench", "--write-baseline"]).assert_exit(0);
+        git(&dir, &["add", "-A", "."]);
+        git(&dir, &["commit", "--quiet", "-m", &format!("baseline {n}")]);
+    }
+    std::fs::write(dir.join("figure.txt"), "1600\n").unwrap();
+    git(&dir, &["commit", "--quiet", "-am", "no baseline"]);
+    let first = rho(&dir, &["bench", "--history", "--machine", "ci"]);
+    first.assert_exit(0);
+    assert!(
+        first
+            .stderr
+            .contains("imported 3 record(s) from 3 commit(s) of bench/baseline.json"),
+        "{}",
+        first.stderr
+    );
+    git(&dir, &["commit", "--quiet", "--allow-empty", "-m", "later"]);
+    let later = rho(
+        &dir,
+        &["bench", "--history", "--backfill", "--machine", "ci"],
+    );
+    later.assert_exit(0);
+    assert!(
+        later.stderr.contains("nothing to import"),
+        "{}",
+        later.stderr
+    );
+    let shown = rho(
+        &dir,
+        &["bench", "history", "--json", "h.json", "--metric", "cycles"],
+    );
+    shown.assert_exit(0);
+    let document = common::read_json(&dir.join("h.json"));
+    let values: Vec<f64> = document["series"][0]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [1000.0, 1200.0, 1500.0, 1600.0, 1600.0]);
+}
+
 #[test]
 fn ten_concurrent_syncs_to_one_bare_repository_lose_no_record() {
     let root = tempfile::tempdir().unwrap();

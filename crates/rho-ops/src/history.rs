@@ -165,6 +165,8 @@ pub struct RunHistoryOptions {
     pub allow_dirty: bool,
     pub machine: Option<String>,
     pub history_branch: Option<String>,
+    /// Import the committed baseline's git log first (`history import`), whether the branch is new or not.
+    pub backfill: bool,
 }
 
 /// A run to be added once it is made: the branch and the commit, checked before the run, and the file the
@@ -173,6 +175,10 @@ pub struct Pending {
     store: Store,
     origin: Origin,
     saved: PathBuf,
+    /// The committed baseline to import before the run is added: with `--backfill`, or when the history
+    /// branch does not exist yet (the first run CI adds) and the baseline file does.
+    backfill: Option<PathBuf>,
+    machine: Option<String>,
     _scratch: rho_suite::ScratchDir,
 }
 
@@ -197,12 +203,18 @@ impl Pending {
                 rho_version: crate::VERSION,
             },
         )?;
+        let baseline = baseline_of(config.as_ref())?;
+        // A branch that is not a history is the add's to refuse, after the run (as without a backfill).
+        let new_branch = matches!(store.tip(), Ok(None));
+        let backfill = (options.backfill || (new_branch && baseline.is_file())).then_some(baseline);
         let scratch = rho_suite::ScratchDir::new("rho-history-run-").map_err(Error::TempDir)?;
         let saved = json.map_or_else(|| scratch.path().join("run.json"), Path::to_path_buf);
         Ok(Pending {
             store,
             origin,
             saved,
+            backfill,
+            machine: options.machine.clone(),
             _scratch: scratch,
         })
     }
@@ -221,6 +233,13 @@ impl Pending {
         if !decided {
             crate::say("rho: note: the run could not decide: nothing was added to the history");
             return Ok(());
+        }
+        if let Some(baseline) = &self.backfill {
+            crate::say(&import_baseline(
+                &self.store,
+                baseline,
+                self.machine.as_deref(),
+            )?);
         }
         let added = rho_history::add::add_saved_runs(&self.store, &[&self.saved], &self.origin)?;
         crate::say(&rho_history::add::describe(
@@ -460,16 +479,31 @@ fn import(
     terminal: &dyn Terminal,
 ) -> crate::Result<u8> {
     let store = store(options.history_branch.as_deref(), config)?;
-    let toplevel = store.toplevel()?;
     let baseline = match (&options.baseline, config) {
         (Some(path), _) => crate::output::current_dir()?.join(path),
-        (None, Some(config)) => config.root.join(&config.baseline),
-        (None, None) => crate::output::current_dir()?.join(rho_config::DEFAULT_BASELINE),
+        (None, _) => baseline_of(config)?,
     };
-    let relative = rho_history::import::path_in_repository(&toplevel, &baseline)?;
-    let machine = machine_name(options.machine.as_deref());
+    let line = import_baseline(&store, &baseline, options.machine.as_deref())?;
+    say_out(terminal, &format!("{line}\n"));
+    Ok(0)
+}
+
+/// The committed baseline's path: module.yml's `bench.baseline`, else bench/baseline.json here.
+fn baseline_of(config: Option<&ModuleConfig>) -> crate::Result<PathBuf> {
+    Ok(match config {
+        Some(config) => config.root.join(&config.baseline),
+        None => crate::output::current_dir()?.join(rho_config::DEFAULT_BASELINE),
+    })
+}
+
+/// A record per target and measure of every commit that changed `baseline` and is not on the branch yet, as
+/// machine `machine`; what was done, in a line.
+fn import_baseline(store: &Store, baseline: &Path, machine: Option<&str>) -> crate::Result<String> {
+    let toplevel = store.toplevel()?;
+    let relative = rho_history::import::path_in_repository(&toplevel, baseline)?;
+    let machine = machine_name(machine);
     let imported = rho_history::import::import_baseline(
-        &store,
+        store,
         &toplevel,
         &relative,
         &machine,
@@ -480,19 +514,17 @@ fn import(
             "rho: note: {relative} at {id} is not a readable baseline: left out"
         ));
     }
-    let line = match imported.added {
+    Ok(match imported.added {
         None => format!(
-            "history: nothing to import from {relative} ({} commit(s) changed it, every record already on branch {})\n",
+            "history: nothing to import from {relative} ({} commit(s) changed it, every record already on branch {})",
             imported.commits,
             store.branch()
         ),
         Some((tip, added)) => format!(
-            "history: imported {added} record(s) from {} commit(s) of {relative} to branch {} (now {})\n",
+            "history: imported {added} record(s) from {} commit(s) of {relative} to branch {} (now {})",
             imported.commits,
             store.branch(),
             short(&tip)
         ),
-    };
-    say_out(terminal, &line);
-    Ok(0)
+    })
 }
