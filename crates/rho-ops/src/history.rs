@@ -19,7 +19,8 @@ use crate::output::{JsonTarget, Terminal};
 pub enum Action {
     /// The series, their change points, the unreadable records at the end.
     Show(ViewOptions),
-    /// Exit 1 when the newest figure of a benchmark starts a regression beyond its limit.
+    /// Exit 1 when the newest commit is the first to show a regression beyond a benchmark's limit, naming
+    /// the commit that started it; a warning on later commits until it is acknowledged.
     Check(ViewOptions),
     Add(AddOptions),
     /// A note on the history branch that accepts a regression: `history check` stops warning about it.
