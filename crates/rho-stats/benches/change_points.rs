@@ -3,7 +3,9 @@
 //! same series in one run.
 //!
 //! `cargo bench -p rho-stats --bench change_points`. The targets: one 50,000-figure series in at most 2 s,
-//! 200 series of 2,000 figures (200 benchmarks x 2,000 commits) in at most 5 s, on one core.
+//! 200 series of 2,000 figures (200 benchmarks x 2,000 commits) in at most 5 s, on one core. A third case,
+//! 3,000 series of 200 figures, is the size of rho-history's read_and_analyse 10,000-record case: short series,
+//! where the windows cost more than they save.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -127,10 +129,15 @@ fn main() {
     let many: Vec<Vec<f64>> = (0..200)
         .map(|seed| series::long_stepped(2_000, 1_000 + seed).0)
         .collect();
+    // The size of the history benchmark's 10,000 records (rho-history read_and_analyse): 3,000 short series.
+    let short: Vec<Vec<f64>> = (0..3_000)
+        .map(|seed| series::long_stepped(200, 10_000 + seed).0)
+        .collect();
     println!("change points, best of rounds, one core (previous path: one round)");
     for (name, all, limit) in [
         ("one series of 50,000 figures (9 steps)", &long, 2.0),
         ("200 series of 2,000 figures (9 steps each)", &many, 5.0),
+        ("3,000 series of 200 figures (9 steps each)", &short, 5.0),
     ] {
         let (now, found) = best_of(5, all, windowed);
         let (before, found_before) = best_of(1, all, previous::change_points_count);
