@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use rho_ops::history::{Action, AddOptions, ImportOptions, SyncOptions, ViewOptions};
+use rho_ops::history::{AckOptions, Action, AddOptions, ImportOptions, SyncOptions, ViewOptions};
 
 /// `rho bench history [ACTION]`.
 #[derive(Debug, Args)]
@@ -24,10 +24,17 @@ pub enum HistoryAction {
     /// Add runs saved by `rho bench --json` (or `check --json`) to the history branch, a record per target
     /// and measure, for the commit measured (`--commit`, default HEAD).
     Add(AddArgs),
-    /// Exit 1 when the newest figure of a benchmark starts a regression beyond its limit
-    /// (`fail_on_regression_percent`, or the instructions one), naming it and the commit; 0 otherwise; 2
-    /// when it cannot decide (no history, a corrupt record).
+    /// Exit 1 when the newest commit is the first to show a regression beyond a benchmark's limit
+    /// (`fail_on_regression_percent`, or the instructions one), naming the commit that started it; on later
+    /// commits, while the series stays at its new level, a warning naming it (exit 0) until `history ack`;
+    /// 2 when it cannot decide (no history, a corrupt record).
     Check(ViewArgs),
+    /// Accept the regression started by COMMIT (of every benchmark, or of `--bench NAME`): `history check`
+    /// stops warning about it. Recorded on the history branch as a note.
+    Ack(AckArgs),
+    /// Benchmark OLD goes on as NEW: their records are one series, under NEW. Recorded on the history branch
+    /// as a note.
+    Rename(RenameArgs),
     /// Fetch REMOTE's history branch, merge it with this one (a union of record files) and push, retrying a
     /// rejected push with backoff.
     Sync(SyncArgs),
@@ -63,6 +70,38 @@ pub struct AddArgs {
     /// The machine label (default $RHO_MACHINE, else the host name).
     #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
+
+    /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long = "branch", visible_alias = "history-branch", value_name = "NAME")]
+    pub history_branch: Option<String>,
+}
+
+/// `history ack COMMIT`.
+#[derive(Debug, Args)]
+pub struct AckArgs {
+    /// The commit that started the regression (any name git resolves).
+    #[arg(value_name = "COMMIT")]
+    pub commit: String,
+
+    /// Only this benchmark's regression (its whole name); default every benchmark's.
+    #[arg(long, value_name = "NAME")]
+    pub bench: Option<String>,
+
+    /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
+    #[arg(long = "branch", visible_alias = "history-branch", value_name = "NAME")]
+    pub history_branch: Option<String>,
+}
+
+/// `history rename OLD NEW`.
+#[derive(Debug, Args)]
+pub struct RenameArgs {
+    /// The benchmark's old name (whole).
+    #[arg(value_name = "OLD")]
+    pub from: String,
+
+    /// Its new name (whole).
+    #[arg(value_name = "NEW")]
+    pub to: String,
 
     /// The history branch (default module.yml's `bench.history.branch`, else `rho-history`).
     #[arg(long = "branch", visible_alias = "history-branch", value_name = "NAME")]
@@ -162,6 +201,16 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
             machine: add.machine.clone(),
             history_branch: add.history_branch.clone(),
         }),
+        Some(HistoryAction::Ack(ack)) => Action::Ack(AckOptions {
+            commit: ack.commit.clone(),
+            bench: ack.bench.clone(),
+            history_branch: ack.history_branch.clone(),
+        }),
+        Some(HistoryAction::Rename(rename)) => Action::Rename {
+            from: rename.from.clone(),
+            to: rename.to.clone(),
+            history_branch: rename.history_branch.clone(),
+        },
         Some(HistoryAction::Sync(sync)) => Action::Sync(SyncOptions {
             remote: sync.remote.clone(),
             history_branch: sync.history_branch.clone(),
@@ -184,6 +233,8 @@ impl ViewArgs {
                 metric: self.metric.clone(),
                 target: self.target.clone(),
                 machine: self.machine.clone(),
+                // The branch's notes say them: rho_ops reads them with the records.
+                renames: rho_history::note::Renames::default(),
             },
             since: self.since.clone(),
             branch: self.branch.clone(),
@@ -215,6 +266,11 @@ pub struct RunHistoryArgs {
     /// With --history: the history branch (default module.yml's `bench.history.branch`, else `rho-history`).
     #[arg(long, value_name = "NAME", requires = "history")]
     pub history_branch: Option<String>,
+
+    /// With --history: first import the committed baseline's git log (as `history import`: a record per
+    /// commit that changed it, none twice). Done anyway when the history branch does not exist yet.
+    #[arg(long, requires = "history")]
+    pub backfill: bool,
 }
 
 /// Runs `run` (given the `--json` path it is to write) and, with `--history`, adds what it saved
@@ -232,6 +288,7 @@ pub fn around_run(
             allow_dirty: args.allow_dirty,
             machine: args.machine.clone(),
             history_branch: args.history_branch.clone(),
+            backfill: args.backfill,
         },
         json,
     )?;

@@ -156,6 +156,226 @@ fn check_fails_on_a_2x_step_at_the_newest_commit_and_passes_a_flat_line() {
     bad.assert_exit(2);
 }
 
+/// A 2x step at commit c40 of a flat history, commits c41 to c45 after it: `history check` fails at c40 only,
+/// naming c40; warns naming c40 at c41 to c45; says nothing more once `history ack` accepted it.
+#[test]
+fn check_fails_once_naming_the_commit_that_started_a_step_then_warns_until_acknowledged() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("acked");
+    project(&dir);
+    let add_head = |dir: &Path| {
+        rho(
+            dir,
+            &["bench", "history", "add", "run.json", "--machine", "ci"],
+        )
+        .assert_exit(0);
+    };
+    std::fs::write(dir.join("figure.txt"), "1000\n").unwrap();
+    for i in 0..40 {
+        git(&dir, &["add", "-A", "."]);
+        git(
+            &dir,
+            &["commit", "--quiet", "--allow-empty", "-m", &format!("c{i}")],
+        );
+        if i == 0 {
+            // The suite's figure is exact: one run stands for every commit of the flat stretch.
+            rho(&dir, &["bench", "--json", "run.json"]).assert_exit(0);
+        }
+        add_head(&dir);
+    }
+    commit_and_record(&dir, 2000, "c40");
+    let c40 = git(&dir, &["rev-parse", "--short=10", "HEAD"]);
+    let c40 = c40.trim().to_string();
+    let failed = rho(&dir, &["bench", "history", "check"]);
+    failed.assert_exit(1);
+    let line = common::line_with(&failed.stdout, "regression:");
+    assert!(line.contains(&format!("starting at {c40} (c40)")), "{line}");
+    for i in 41..=45 {
+        git(
+            &dir,
+            &["commit", "--quiet", "--allow-empty", "-m", &format!("c{i}")],
+        );
+        add_head(&dir);
+        let warned = rho(&dir, &["bench", "history", "check"]);
+        warned.assert_exit(0);
+        let line = common::line_with(&warned.stdout, "warning:");
+        assert!(
+            line.contains(&format!("started at {c40} (c40)")),
+            "c{i}: {line}"
+        );
+        assert!(
+            !warned.stdout.contains("regression:"),
+            "c{i}: {}",
+            warned.stdout
+        );
+    }
+    // Accepted for the one benchmark (HEAD~5 is c40): no warning any more.
+    let acked = rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "ack",
+            "HEAD~5",
+            "--bench",
+            "bench_canned",
+        ],
+    );
+    acked.assert_exit(0);
+    assert!(acked.stdout.contains(&c40), "{}", acked.stdout);
+    let quiet = rho(&dir, &["bench", "history", "check"]);
+    quiet.assert_exit(0);
+    assert!(!quiet.stdout.contains("warning:"), "{}", quiet.stdout);
+    // The note is on the branch and `history` reads past it (no unreadable file).
+    let shown = rho(&dir, &["bench", "history"]);
+    shown.assert_exit(0);
+    assert!(!shown.stdout.contains("unreadable"), "{}", shown.stdout);
+    // A commit that is not one is refused.
+    rho(&dir, &["bench", "history", "ack", "no-such-commit"]).assert_exit(2);
+}
+
+/// Commit subjects with HTML and terminal sequences, and a corrupt record beside them: `history` (exit 0)
+/// names the corrupt record and prints every subject escaped; the Markdown and the HTML page hold them as text;
+/// `history check` and `history ack` print them escaped too.
+#[test]
+fn hostile_subjects_reach_no_page_and_no_terminal_raw_and_a_corrupt_record_is_named() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("hostile");
+    project(&dir);
+    let hostile = "<script>alert(1)</script> \u{1b}]0;owned\u{7}\u{1b}[2J";
+    // A step at the hostile commit, three after it: a change point whose subject every format shows.
+    for i in 0..6 {
+        let subject = if i == 3 {
+            hostile.to_string()
+        } else {
+            format!("c{i}")
+        };
+        commit_and_record(&dir, if i >= 3 { 2000 } else { 1000 }, &subject);
+    }
+    let head = git(&dir, &["rev-parse", "HEAD"]);
+    let corrupt = format!("records/{}/cut.json", head.trim());
+    plant(&dir, &corrupt, "{\"schema\": \"rho-bench-history-rec");
+    let shown = rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "--html",
+            "history.html",
+            "--markdown",
+            "h.md",
+        ],
+    );
+    shown.assert_exit(0);
+    assert!(shown.stdout.contains(&corrupt), "{}", shown.stdout);
+    assert!(
+        shown.stdout.contains("skipped 1 unreadable"),
+        "{}",
+        shown.stdout
+    );
+    // The terminal gets the sequences spelled out; a page or a Markdown file gets no markup from a subject.
+    for (what, text) in [("stdout", &shown.stdout), ("stderr", &shown.stderr)] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{what}: {text}"
+        );
+    }
+    assert!(
+        shown.stdout.contains("\\x1b]0;owned\\x07"),
+        "{}",
+        shown.stdout
+    );
+    for file in ["history.html", "h.md"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{file}: {text}"
+        );
+        assert!(!text.contains("<script"), "{file}: {text}");
+        assert!(
+            text.contains("&lt;script&gt;alert(1)"),
+            "{file} lost the subject: {text}"
+        );
+    }
+    // check refuses to judge past the corrupt record; without it, it fails naming the hostile commit, escaped.
+    rho(&dir, &["bench", "history", "check"]).assert_exit(2);
+    let clean = root.path().join("clean");
+    project(&clean);
+    for i in 0..6 {
+        let subject = if i == 5 {
+            hostile.to_string()
+        } else {
+            format!("c{i}")
+        };
+        commit_and_record(&clean, if i == 5 { 2000 } else { 1000 }, &subject);
+    }
+    let check = rho(&clean, &["bench", "history", "check"]);
+    check.assert_exit(1);
+    let line = common::line_with(&check.stdout, "regression:");
+    assert!(
+        line.contains("(<script>alert(1)</script> \\x1b]0;owned\\x07"),
+        "{line}"
+    );
+    assert!(!check.stdout.contains('\u{1b}'), "{}", check.stdout);
+}
+
+/// A benchmark renamed after three commits: `history` lists the old series as ended at its last commit;
+/// after `history rename OLD NEW` the records of both are one series of six commits under the new name.
+#[test]
+fn a_renamed_benchmark_ends_its_series_until_history_rename_joins_them() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("renamed");
+    project(&dir);
+    for i in 0..3 {
+        commit_and_record(&dir, 1000, &format!("c{i}"));
+    }
+    let last_old = git(&dir, &["rev-parse", "--short=10", "HEAD"]);
+    std::fs::write(
+        dir.join("canned.sh"),
+        canned().replace("bench_canned", "bench_renamed"),
+    )
+    .unwrap();
+    for i in 3..6 {
+        commit_and_record(&dir, 1000, &format!("c{i}"));
+    }
+    let shown = rho(&dir, &["bench", "history", "--metric", "cycles"]);
+    shown.assert_exit(0);
+    let ended = common::line_with(
+        &shown.stdout,
+        "bench_canned cycles (target canned, time on ci): last at",
+    );
+    assert!(
+        ended.contains(&format!("last at {} (c2)", last_old.trim())),
+        "{ended}"
+    );
+    assert!(shown.stdout.contains("1 series ended"), "{}", shown.stdout);
+
+    rho(
+        &dir,
+        &[
+            "bench",
+            "history",
+            "rename",
+            "bench_canned",
+            "bench_renamed",
+        ],
+    )
+    .assert_exit(0);
+    let joined = rho(&dir, &["bench", "history", "--metric", "cycles"]);
+    joined.assert_exit(0);
+    assert!(
+        joined
+            .stdout
+            .contains("bench_renamed cycles (target canned, time on ci): 6 commit(s)"),
+        "{}",
+        joined.stdout
+    );
+    assert!(!joined.stdout.contains("ended"), "{}", joined.stdout);
+    assert!(!joined.stdout.contains("bench_canned"), "{}", joined.stdout);
+    // The same name twice is refused.
+    rho(&dir, &["bench", "history", "rename", "a", "a"]).assert_exit(2);
+}
+
 /// Plants a file at `path` on the history branch with git plumbing (as another tool, or a bad disk, might).
 fn plant(dir: &Path, path: &str, content: &str) {
     let blob_file = dir.join(".planted");
@@ -353,6 +573,57 @@ fn import_reads_the_git_log_of_the_committed_baseline() {
         .map(|p| p["value"].as_f64().unwrap())
         .collect();
     assert_eq!(values, [1000.0, 1200.0, 1500.0]);
+}
+
+/// The one CI line: the first `rho bench --history` of a project whose baseline was committed three times
+/// imports those commits before adding its own run (one command, four figures); `--backfill` later imports
+/// nothing twice.
+#[test]
+fn the_first_run_added_with_history_backfills_the_committed_baselines() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    for (n, figure) in [1000u64, 1200, 1500].iter().enumerate() {
+        std::fs::write(dir.join("figure.txt"), format!("{figure}\n")).unwrap();
+        rho(&dir, &["bench", "--write-baseline"]).assert_exit(0);
+        git(&dir, &["add", "-A", "."]);
+        git(&dir, &["commit", "--quiet", "-m", &format!("baseline {n}")]);
+    }
+    std::fs::write(dir.join("figure.txt"), "1600\n").unwrap();
+    git(&dir, &["commit", "--quiet", "-am", "no baseline"]);
+    let first = rho(&dir, &["bench", "--history", "--machine", "ci"]);
+    first.assert_exit(0);
+    assert!(
+        first
+            .stderr
+            .contains("imported 3 record(s) from 3 commit(s) of bench/baseline.json"),
+        "{}",
+        first.stderr
+    );
+    git(&dir, &["commit", "--quiet", "--allow-empty", "-m", "later"]);
+    let later = rho(
+        &dir,
+        &["bench", "--history", "--backfill", "--machine", "ci"],
+    );
+    later.assert_exit(0);
+    assert!(
+        later.stderr.contains("nothing to import"),
+        "{}",
+        later.stderr
+    );
+    let shown = rho(
+        &dir,
+        &["bench", "history", "--json", "h.json", "--metric", "cycles"],
+    );
+    shown.assert_exit(0);
+    let document = common::read_json(&dir.join("h.json"));
+    let values: Vec<f64> = document["series"][0]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [1000.0, 1200.0, 1500.0, 1600.0, 1600.0]);
 }
 
 #[test]

@@ -520,12 +520,12 @@ fn percent_as_gate_budget(percent: Option<f64>) -> Option<f64> {
 }
 
 /// `bench.history`: where `rho bench history` keeps its records and how it finds change points; `None` leaves
-/// the default (branch `rho-history`, window 30, p-value 0.001: docs/history.md).
+/// the default (branch `rho-history`, window 50, p-value 0.001: docs/history.md).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HistoryConfig {
     /// `branch`: the history branch's name.
     pub branch: Option<String>,
-    /// `window`: figures either side of a candidate change point the t-test compares (at least 3).
+    /// `window`: the length of the sliding window change points are searched in (at least 6).
     pub window: Option<usize>,
     /// `max_pvalue`: the largest p-value a change point of a noisy metric is kept with, in (0, 1).
     pub max_pvalue: Option<f64>,

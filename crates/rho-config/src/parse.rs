@@ -1442,7 +1442,7 @@ fn parse_history(cx: &Cx, node: &SNode) -> Result<HistoryConfig, ConfigError> {
         history.branch = Some(name.to_string());
     }
     if let Some(v) = f.value("window") {
-        history.window = Some(whole(cx, v, "bench.history.window", 3, 100_000)? as usize);
+        history.window = Some(whole(cx, v, "bench.history.window", 6, 100_000)? as usize);
     }
     if let Some(v) = f.value("max_pvalue") {
         let p = number(cx, v, "bench.history.max_pvalue", Bound::NonNegative)?;

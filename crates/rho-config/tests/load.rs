@@ -1480,7 +1480,7 @@ fn a_bad_bench_history_is_refused_at_its_line_and_column() {
             "found 'a..b'",
         ),
         (
-            "bench:\n  history:\n    window: 2\n",
+            "bench:\n  history:\n    window: 5\n",
             3,
             13,
             "bench.history.window",

@@ -1,12 +1,14 @@
 //! Records into series: per target, machine, measure, benchmark and metric, the figure at each commit of a
 //! branch in first-parent order (oldest first), with its change points (rho-stats' [`change_points`]), the
-//! newest figure against the one before and against the series' median, and whether the newest figure starts
-//! a regression ([`newest_regression`]).
+//! newest figure against the one before and against the series' median, and the regression the newest figure
+//! is in, named by the commit that started it ([`open_regression`]).
 
 use std::collections::BTreeMap;
 
 use rho_baseline::compare::{Value, value_of};
-use rho_stats::{ChangeSettings, MIN_SEGMENT, Metric, change_points, median_of, newcomer_pvalue};
+use rho_stats::{
+    ChangePoint, ChangeSettings, MIN_SEGMENT, Metric, change_points, median_of, newcomer_pvalue,
+};
 
 use crate::record::{Measure, Record};
 
@@ -17,11 +19,13 @@ pub struct Commit {
     pub subject: String,
 }
 
-/// Which records and metrics to look at; `None` is all.
+/// Which records and metrics to look at (`None` is all), and the names benchmarks go on under.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    /// Benchmarks whose name contains this.
+    /// Benchmarks whose name (after `renames`) contains this.
     pub bench: Option<String>,
+    /// The renames of the history's notes: a benchmark's records under an old name join its series.
+    pub renames: crate::note::Renames,
     /// A metric name (`instructions`, `time_ns`, ...).
     pub metric: Option<String>,
     pub target: Option<String>,
@@ -117,6 +121,20 @@ impl Series {
     pub fn previous(&self) -> Option<&Point> {
         self.points.len().checked_sub(2).map(|i| &self.points[i])
     }
+
+    /// The change points as rho-stats gave them (indices into `points`).
+    fn changes_as_found(&self) -> Vec<ChangePoint> {
+        self.changes
+            .iter()
+            .map(|c| ChangePoint {
+                index: c.point,
+                before: c.before,
+                after: c.after,
+                change_percent: c.change_percent,
+                pvalue: c.pvalue,
+            })
+            .collect()
+    }
 }
 
 /// The series of `records` along `commits` (oldest first), filtered; records of commits not on the branch
@@ -151,10 +169,11 @@ pub fn analyse<'a>(
             continue;
         }
         for bench in &record.section.benchmarks {
+            let name = filter.renames.current(&bench.name);
             if filter
                 .bench
                 .as_ref()
-                .is_some_and(|b| !bench.name.contains(b.as_str()))
+                .is_some_and(|b| !name.contains(b.as_str()))
             {
                 continue;
             }
@@ -166,7 +185,7 @@ pub fn analyse<'a>(
                     continue;
                 };
                 let key = SeriesKey {
-                    bench: bench.name.clone(),
+                    bench: name.to_string(),
                     metric: metric.name(),
                     target: record.target.clone(),
                     measure: record.measure,
@@ -271,49 +290,113 @@ fn series_of(
     }
 }
 
-/// The regression the newest figure of `series` starts, beyond `limit_percent`, if any:
+/// A regression a series is in at its newest figure: the change that started it and whether the newest
+/// figure is the first that shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenRegression {
+    /// The change: `commit_index` is the commit that made it.
+    pub change: Change,
+    /// Whether the series one commit shorter was not in it yet: the newest commit is the first where the
+    /// change is detectable (`history check` fails), not a later one (`history check` warns).
+    pub first: bool,
+}
+
+/// The regression beyond `limit_percent` that `series` is in at its newest figure, named by the commit that
+/// started it, if any (lower is better for every metric, so a regression is a rise):
 ///
-/// - a change point at the newest figure (an exact metric's step; a noisy one only when it is among the
-///   newest [`MIN_SEGMENT`] figures, the closest to the end a split can be);
-/// - else, for a noisy metric, the newest figure alone against the segment it would extend
-///   ([`newcomer_pvalue`] at most `max_pvalue`): a step too recent to split on.
+/// - for a clock, among the newest figures too few to place a split by (at most [`MIN_SEGMENT`]), the
+///   earliest from which every figure is beyond the limit and unlikely in the segment before
+///   ([`newcomer_pvalue`] at most `max_pvalue`): a step too recent for a change point, named where it began;
+/// - else the last change point, when it rose beyond the limit and the newest figure is still nearer its new
+///   level than its old one (the series has not returned).
 ///
-/// Lower is better for every metric, so a regression is a rise.
-pub fn newest_regression(
+/// It is the first sight of the regression unless the series without its newest figure was already in the
+/// same one (its start within one commit: a split found later may place a step a commit from where the
+/// newest figures first showed it).
+pub fn open_regression(
     series: &Series,
     limit_percent: f64,
     detection: Detection,
-) -> Option<Change> {
-    let n = series.points.len();
-    let beyond = |c: &Change| c.change_percent.is_some_and(|p| p > limit_percent);
-    let recent = if is_exact(series.metric) {
-        n - 1
-    } else {
-        n.saturating_sub(MIN_SEGMENT)
-    };
-    if let Some(last) = series.changes.last() {
-        if last.point >= recent && n >= 2 {
-            return beyond(last).then(|| last.clone());
+) -> Option<OpenRegression> {
+    let values: Vec<f64> = series.points.iter().map(|p| p.value).collect();
+    let settings = detection.settings(series.metric);
+    let now = regression_in(&values, &series.changes_as_found(), settings, limit_percent)?;
+    let shorter = &values[..values.len() - 1];
+    let before = regression_in(
+        shorter,
+        &change_points(shorter, &settings),
+        settings,
+        limit_percent,
+    );
+    let first = before.is_none_or(|b| b.index.abs_diff(now.index) > 1);
+    Some(OpenRegression {
+        change: Change {
+            point: now.index,
+            commit_index: series.points[now.index].commit_index,
+            before: now.before,
+            after: now.after,
+            change_percent: now.change_percent,
+            pvalue: now.pvalue,
+        },
+        first,
+    })
+}
+
+/// [`open_regression`]'s rule on `values` with their change points `changes`.
+fn regression_in(
+    values: &[f64],
+    changes: &[ChangePoint],
+    settings: ChangeSettings,
+    limit_percent: f64,
+) -> Option<ChangePoint> {
+    let newest = *values.last()?;
+    let beyond = |c: &ChangePoint| c.change_percent.is_some_and(|p| p > limit_percent);
+    // A clock's split among the newest figures is placed by segments of at least MIN_SEGMENT a side, so a
+    // step one or two commits old would be put too early: those newest figures are judged one by one first.
+    if !settings.exact {
+        if let Some(recent) = recent_step(values, changes, settings, limit_percent) {
+            return Some(recent);
         }
     }
-    if is_exact(series.metric) || n < MIN_SEGMENT + 1 {
-        return None;
-    }
-    let start = series.changes.last().map_or(0, |c| c.point);
-    let earlier: Vec<f64> = series.points[start..n - 1]
+    let last = changes.last()?;
+    (beyond(last) && newest > (last.before + last.after) / 2.0).then_some(*last)
+}
+
+/// The newest figures of a clock (at most [`MIN_SEGMENT`]), from the earliest of them from which every
+/// figure is beyond the limit and unlikely in the segment before: the step, if any.
+fn recent_step(
+    values: &[f64],
+    changes: &[ChangePoint],
+    settings: ChangeSettings,
+    limit_percent: f64,
+) -> Option<ChangePoint> {
+    let n = values.len();
+    let start = changes
         .iter()
-        .map(|p| p.value)
-        .collect();
-    let newest = series.points[n - 1].value;
-    let before = median_of(&earlier);
-    let pvalue = newcomer_pvalue(&earlier, newest);
-    let change = Change {
-        point: n - 1,
-        commit_index: series.points[n - 1].commit_index,
-        before,
-        after: newest,
-        change_percent: (before != 0.0).then(|| (newest - before) / before * 100.0),
-        pvalue,
-    };
-    (pvalue <= detection.max_pvalue && beyond(&change)).then_some(change)
+        .rev()
+        .map(|c| c.index)
+        .find(|&index| n - index > MIN_SEGMENT)
+        .unwrap_or(0);
+    let earliest = n.saturating_sub(MIN_SEGMENT).max(start + MIN_SEGMENT);
+    (earliest..n).find_map(|at| {
+        let earlier = &values[start..at];
+        let before = median_of(earlier);
+        let recent = &values[at..];
+        let pvalue = recent
+            .iter()
+            .map(|&x| newcomer_pvalue(earlier, x))
+            .fold(0.0, f64::max);
+        let all_beyond = before > 0.0
+            && recent
+                .iter()
+                .all(|&x| (x - before) / before * 100.0 > limit_percent);
+        let after = median_of(recent);
+        (all_beyond && pvalue <= settings.max_pvalue).then_some(ChangePoint {
+            index: at,
+            before,
+            after,
+            change_percent: Some((after - before) / before * 100.0),
+            pvalue,
+        })
+    })
 }

@@ -278,6 +278,21 @@ fn functions_blocks(out: &mut String, analysis: &Analysis, commits: &[Commit], l
 }
 
 /// Text safe in a Markdown table cell.
+/// A table cell: a `|` escaped and line breaks as spaces (the table holds), `<`, `>` and `&` as entities (a
+/// commit subject's `<script>` is text where the Markdown is rendered), other control characters as U+FFFD
+/// (a terminal sequence reaches nobody who prints the file). Names keep their `_` (bench_a, not bench\_a).
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() && c != '\t' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
 }

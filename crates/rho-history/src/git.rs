@@ -49,6 +49,8 @@ pub struct Listing {
     /// The commit the branch was at; `None` when there is no branch.
     pub tip: Option<String>,
     pub records: Vec<(String, Record)>,
+    /// The notes (acknowledgements), with their paths.
+    pub notes: Vec<(String, crate::note::Note)>,
     pub problems: Vec<Problem>,
 }
 
@@ -157,6 +159,29 @@ impl Store {
         };
         let commit = self.append(&files, &message)?;
         Ok((commit, files.into_iter().map(|(p, _)| p).collect()))
+    }
+
+    /// Adds `note` as a file of its own, in one commit. Returns the commit and the note's path.
+    pub fn note(&self, note: &crate::note::Note) -> Result<(String, String), Error> {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let (kind, message) = match &note.what {
+            crate::note::NoteKind::Ack { commit, bench } => (
+                "ack",
+                format!(
+                    "rho history: ack {}{}",
+                    commit.get(..12).unwrap_or(commit),
+                    bench.as_ref().map_or(String::new(), |b| format!(" of {b}"))
+                ),
+            ),
+            crate::note::NoteKind::Rename { from, to } => {
+                ("rename", format!("rho history: rename {from} to {to}"))
+            }
+        };
+        let path = crate::layout::note_path(kind, stamp, crate::layout::random_u64());
+        let commit = self.append(&[(path.clone(), note.to_json()?)], &message)?;
+        Ok((commit, path))
     }
 
     /// Adds `files` (path on the branch, content) in one commit and moves the branch to it, retrying when
@@ -320,6 +345,7 @@ impl Store {
             ..Listing::default()
         };
         let mut blobs = Vec::new();
+        let mut notes = Vec::new();
         for entry in tree.split(|&b| b == 0).filter(|e| !e.is_empty()) {
             let entry = String::from_utf8_lossy(entry);
             let Some((meta, path)) = entry.split_once('\t') else {
@@ -330,13 +356,21 @@ impl Store {
             if path == MARKER {
                 continue;
             }
+            if kind == "blob"
+                && path.starts_with(&format!("{}/", crate::layout::NOTES_DIR))
+                && path.ends_with(".json")
+            {
+                notes.push((path.to_string(), id.to_string()));
+                continue;
+            }
             if kind != "blob"
                 || !path.starts_with(&format!("{RECORDS_DIR}/"))
                 || !path.ends_with(".json")
             {
                 listing.problems.push(Problem {
                     path: path.to_string(),
-                    message: "not a record file (records are records/<commit>/<name>.json)"
+                    message: "not a record file (records are records/<commit>/<name>.json, notes \
+                              notes/<name>.json)"
                         .to_string(),
                 });
                 continue;
@@ -362,6 +396,25 @@ impl Store {
                         message,
                     });
                 }
+            }
+        }
+        let contents = if notes.is_empty() {
+            Vec::new()
+        } else {
+            self.cat_blobs(notes.iter().map(|(_, id)| id.as_str()))?
+        };
+        for ((path, _), content) in notes.into_iter().zip(contents) {
+            let parsed = std::str::from_utf8(&content)
+                .map_err(|_| "not UTF-8 text".to_string())
+                .and_then(|text| {
+                    crate::note::Note::parse(text, &path).map_err(|error| match error {
+                        Error::Record { message, .. } => message,
+                        other => other.to_string(),
+                    })
+                });
+            match parsed {
+                Ok(note) => listing.notes.push((path, note)),
+                Err(message) => listing.problems.push(Problem { path, message }),
             }
         }
         Ok(listing)

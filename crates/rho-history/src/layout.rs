@@ -10,6 +10,8 @@ pub const MARKER: &str = "rho-history.json";
 pub const MARKER_TEXT: &str = "{\"schema\": \"rho-bench-history-branch/1\"}\n";
 /// The directory the records are in, one directory per commit under it.
 pub const RECORDS_DIR: &str = "records";
+/// The directory of the notes (acknowledgements), one file each.
+pub const NOTES_DIR: &str = "notes";
 /// The default branch name.
 pub const DEFAULT_BRANCH: &str = "rho-history";
 
@@ -24,6 +26,12 @@ pub fn record_path(record: &Record, stamp: u64, random: u64) -> String {
         file_word(&record.target),
         record.measure.name(),
     )
+}
+
+/// `notes/<kind>-<YYYYmmddTHHMMSSZ>-<16 hex>.json`.
+pub fn note_path(kind: &str, stamp: u64, random: u64) -> String {
+    let time = rho_baseline::record::rfc3339_utc(stamp).replace([':', '-'], "");
+    format!("{NOTES_DIR}/{}-{time}-{random:016x}.json", file_word(kind))
 }
 
 /// `text` with every character but ASCII letters, digits, `.` and `_` replaced by `_` (a file name word

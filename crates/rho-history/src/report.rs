@@ -76,8 +76,54 @@ pub fn render_text(
             }
         }
     }
+    ended(&mut out, analysis, commits);
     left_out(&mut out, analysis, listing, branch);
     out
+}
+
+/// The series that ended: no figure at the newest commit its target, measure and machine have records of
+/// (a benchmark removed, or renamed without `history rename`), each with the commit of its last figure.
+fn ended(out: &mut String, analysis: &Analysis, commits: &[Commit]) {
+    let mut newest_of_runs: std::collections::BTreeMap<_, usize> =
+        std::collections::BTreeMap::new();
+    for series in &analysis.series {
+        let key = (&series.key.target, series.key.measure, &series.key.machine);
+        let newest = series.newest().map_or(0, |p| p.commit_index);
+        let entry = newest_of_runs.entry(key).or_insert(newest);
+        *entry = (*entry).max(newest);
+    }
+    let ended: Vec<(&Series, usize)> = analysis
+        .series
+        .iter()
+        .filter_map(|series| {
+            let key = (&series.key.target, series.key.measure, &series.key.machine);
+            let newest = series.newest()?.commit_index;
+            (newest < newest_of_runs[&key]).then_some((series, newest))
+        })
+        .collect();
+    if ended.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{} series ended before the newest commit of their runs (`history rename OLD NEW` joins a renamed one):",
+        ended.len()
+    );
+    for (series, newest) in ended {
+        let key = &series.key;
+        let commit = &commits[newest];
+        let _ = writeln!(
+            out,
+            "  {} {} (target {}, {} on {}): last at {} ({})",
+            key.bench,
+            key.metric,
+            key.target,
+            key.measure.name(),
+            key.machine,
+            short(&commit.id),
+            commit.subject
+        );
+    }
 }
 
 /// The closing lines: records off the first-parent line, and the unreadable ones with why.
@@ -101,23 +147,41 @@ fn left_out(out: &mut String, analysis: &Analysis, listing: &Listing, branch: &s
     }
 }
 
-/// `history check`'s line per series whose newest change point is a regression beyond its limit
-/// (`limit(bench, metric)`, in percent); none when no regression starts at the newest figure.
-pub fn newest_regressions(
+/// `history check`'s verdict on the newest commit: a line per series in a regression beyond its limit.
+#[derive(Debug, Default)]
+pub struct Judgement {
+    /// Regressions the newest commit is the first to show: `history check` fails.
+    pub failures: Vec<String>,
+    /// Regressions shown before and not acknowledged, the series still at its new level: warned about.
+    pub warnings: Vec<String>,
+}
+
+/// Judges the newest figure of every series of `analysis` against `limit(bench, metric)` (in percent)
+/// ([`analysis::open_regression`]); regressions acknowledged by a note of `listing` are left out.
+pub fn judge_newest(
     analysis: &Analysis,
     commits: &[Commit],
+    listing: &Listing,
     detection: Detection,
     limit: impl Fn(&str, Metric) -> f64,
-) -> Vec<String> {
-    let mut lines = Vec::new();
+) -> Judgement {
+    let mut judgement = Judgement::default();
     for series in &analysis.series {
         let limit = limit(&series.key.bench, series.metric);
-        let Some(change) = analysis::newest_regression(series, limit, detection) else {
+        let Some(open) = analysis::open_regression(series, limit, detection) else {
             continue;
         };
+        let change = &open.change;
         let commit = &commits[change.commit_index];
-        lines.push(format!(
-            "regression: {} {} (target {}, {} on {}): {} -> {} ({}, limit {limit}%) starting at {} ({}), {}",
+        if listing
+            .notes
+            .iter()
+            .any(|(_, note)| note.acknowledges(&commit.id, &series.key.bench))
+        {
+            continue;
+        }
+        let what = format!(
+            "{} {} (target {}, {} on {}): {} -> {} ({}, limit {limit}%)",
             series.key.bench,
             series.key.metric,
             series.key.target,
@@ -126,12 +190,27 @@ pub fn newest_regressions(
             figure_text(change.before),
             figure_text(change.after),
             percent(change.before, change.after),
+        );
+        let started = format!(
+            "{} ({}), {}",
             short(&commit.id),
             commit.subject,
             significance(series, change.pvalue)
-        ));
+        );
+        if open.first {
+            judgement
+                .failures
+                .push(format!("regression: {what} starting at {started}"));
+        } else {
+            judgement.warnings.push(format!(
+                "warning: still in the regression {what} that started at {started}; \
+                 `rho bench history ack {} --bench {}` accepts it",
+                short(&commit.id),
+                series.key.bench
+            ));
+        }
     }
-    lines
+    judgement
 }
 
 fn series_heading(series: &Series) -> String {

@@ -4,7 +4,7 @@ mod common;
 
 use common::record;
 use rho_baseline::format::Figure;
-use rho_history::analysis::{Commit, Detection, Filter, analyse, newest_regression};
+use rho_history::analysis::{Commit, Detection, Filter, analyse, open_regression};
 use rho_history::{Measure, Record};
 
 fn commits(n: usize) -> Vec<Commit> {
@@ -65,7 +65,7 @@ fn steps_in_one_benchmark_of_200_commits_are_found_there_and_nowhere_else() {
     let filtered = analyse(&records, &commits, &only, Detection::default());
     assert_eq!(filtered.series.len(), 1);
     // The newest (169 → 199 unchanged) starts nothing.
-    assert!(newest_regression(&filtered.series[0], 1.0, Detection::default()).is_none());
+    assert!(open_regression(&filtered.series[0], 1.0, Detection::default()).is_none());
     // Records of a commit not on the branch are counted, not placed.
     let off = analyse(&records, &commits[..100], &only, Detection::default());
     assert_eq!(off.off_branch, 100);
@@ -91,17 +91,72 @@ fn the_newest_figure_doubled_is_a_regression_and_a_flat_one_is_not() {
         ..Filter::default()
     };
     let doubled = analyse(&build(2_000.0), &commits, &time, Detection::default());
-    let found = newest_regression(&doubled.series[0], 10.0, Detection::default()).unwrap();
+    let open = open_regression(&doubled.series[0], 10.0, Detection::default()).unwrap();
+    assert!(open.first);
+    let found = open.change;
     assert_eq!(found.commit_index, 29);
     assert!(
         (found.change_percent.unwrap() - 100.0).abs() < 2.0,
         "{found:?}"
     );
     let flat = analyse(&build(wobble(29)), &commits, &time, Detection::default());
-    assert!(newest_regression(&flat.series[0], 10.0, Detection::default()).is_none());
+    assert!(open_regression(&flat.series[0], 10.0, Detection::default()).is_none());
     // A step below the limit is not a failure either.
     let small = analyse(&build(1_050.0), &commits, &time, Detection::default());
-    assert!(newest_regression(&small.series[0], 10.0, Detection::default()).is_none());
+    assert!(open_regression(&small.series[0], 10.0, Detection::default()).is_none());
+}
+
+/// Judged at each of commits 40 to 45 of a series whose figure rose by half at commit 40 (exact
+/// instructions, or time in a ±1% wobble): the regression is named at 40 each time, first seen at 40 only;
+/// once the figure is back, there is none.
+#[test]
+fn a_step_at_40_is_first_seen_at_40_and_named_40_on_every_later_commit_until_it_returns() {
+    let commits = commits(50);
+    let wobble = |i: usize| 1.0 + 0.01 * ((i * 7 % 5) as f64 - 2.0) / 2.0;
+    for (measure, metric) in [
+        (Measure::Instructions, "instructions"),
+        (Measure::Time, "time_ns"),
+    ] {
+        let figure = |i: usize, back_at: usize| {
+            let level = if (40..back_at).contains(&i) {
+                1_500.0
+            } else {
+                1_000.0
+            };
+            if measure == Measure::Time {
+                level * wobble(i)
+            } else {
+                level
+            }
+        };
+        let judge = |newest: usize, back_at: usize| {
+            let records: Vec<Record> = (0..=newest)
+                .map(|i| {
+                    record(
+                        &commits[i].id,
+                        "ci",
+                        measure,
+                        &[("bench_a", figure(i, back_at))],
+                    )
+                })
+                .collect();
+            let only = Filter {
+                metric: Some(metric.to_string()),
+                ..Filter::default()
+            };
+            let analysis = analyse(&records, &commits, &only, Detection::default());
+            open_regression(&analysis.series[0], 10.0, Detection::default())
+        };
+        assert!(judge(39, 50).is_none(), "{metric}");
+        for newest in 40..=45 {
+            let open = judge(newest, 50).unwrap_or_else(|| panic!("{metric} at {newest}"));
+            assert_eq!(open.change.commit_index, 40, "{metric} at {newest}");
+            assert_eq!(open.first, newest == 40, "{metric} at {newest}");
+        }
+        // Back to the old level at 44: judged at 44 and 45, no regression.
+        assert!(judge(44, 44).is_none(), "{metric}");
+        assert!(judge(45, 44).is_none(), "{metric}");
+    }
 }
 
 /// Forty commits of bench_a, its instructions 100000 per iteration until commit 20, 150000 from it on: the
@@ -161,7 +216,7 @@ fn listing_of(records: &[Record]) -> rho_history::git::Listing {
             .iter()
             .map(|r| (r.commit.clone(), r.clone()))
             .collect(),
-        problems: Vec::new(),
+        ..rho_history::git::Listing::default()
     }
 }
 

@@ -19,9 +19,18 @@ use crate::output::{JsonTarget, Terminal};
 pub enum Action {
     /// The series, their change points, the unreadable records at the end.
     Show(ViewOptions),
-    /// Exit 1 when the newest figure of a benchmark starts a regression beyond its limit.
+    /// Exit 1 when the newest commit is the first to show a regression beyond a benchmark's limit, naming
+    /// the commit that started it; a warning on later commits until it is acknowledged.
     Check(ViewOptions),
     Add(AddOptions),
+    /// A note on the history branch that accepts a regression: `history check` stops warning about it.
+    Ack(AckOptions),
+    /// A note on the history branch that joins benchmark `from`'s series to `to`'s.
+    Rename {
+        from: String,
+        to: String,
+        history_branch: Option<String>,
+    },
     Sync(SyncOptions),
     Import(ImportOptions),
 }
@@ -34,6 +43,16 @@ pub struct AddOptions {
     pub commit: String,
     pub allow_dirty: bool,
     pub machine: Option<String>,
+    pub history_branch: Option<String>,
+}
+
+/// `history ack COMMIT [--bench NAME]`.
+#[derive(Debug, Clone)]
+pub struct AckOptions {
+    /// The commit that started the regression, as the user named it.
+    pub commit: String,
+    /// Only this benchmark's regression; `None` every benchmark's.
+    pub bench: Option<String>,
     pub history_branch: Option<String>,
 }
 
@@ -75,6 +94,12 @@ pub fn run(action: &Action, terminal: &dyn Terminal) -> crate::Result<u8> {
         Action::Show(view) => show(view, config, terminal),
         Action::Check(view) => check(view, config, terminal),
         Action::Add(add_options) => add(add_options, config, terminal),
+        Action::Ack(ack_options) => ack(ack_options, config, terminal),
+        Action::Rename {
+            from,
+            to,
+            history_branch,
+        } => rename(from, to, history_branch.as_deref(), config, terminal),
         Action::Sync(sync_options) => sync(sync_options, config, terminal),
         Action::Import(import_options) => import(import_options, config, terminal),
     }
@@ -141,6 +166,8 @@ pub struct RunHistoryOptions {
     pub allow_dirty: bool,
     pub machine: Option<String>,
     pub history_branch: Option<String>,
+    /// Import the committed baseline's git log first (`history import`), whether the branch is new or not.
+    pub backfill: bool,
 }
 
 /// A run to be added once it is made: the branch and the commit, checked before the run, and the file the
@@ -149,6 +176,10 @@ pub struct Pending {
     store: Store,
     origin: Origin,
     saved: PathBuf,
+    /// The committed baseline to import before the run is added: with `--backfill`, or when the history
+    /// branch does not exist yet (the first run CI adds) and the baseline file does.
+    backfill: Option<PathBuf>,
+    machine: Option<String>,
     _scratch: rho_suite::ScratchDir,
 }
 
@@ -173,12 +204,18 @@ impl Pending {
                 rho_version: crate::VERSION,
             },
         )?;
+        let baseline = baseline_of(config.as_ref())?;
+        // A branch that is not a history is the add's to refuse, after the run (as without a backfill).
+        let new_branch = matches!(store.tip(), Ok(None));
+        let backfill = (options.backfill || (new_branch && baseline.is_file())).then_some(baseline);
         let scratch = rho_suite::ScratchDir::new("rho-history-run-").map_err(Error::TempDir)?;
         let saved = json.map_or_else(|| scratch.path().join("run.json"), Path::to_path_buf);
         Ok(Pending {
             store,
             origin,
             saved,
+            backfill,
+            machine: options.machine.clone(),
             _scratch: scratch,
         })
     }
@@ -197,6 +234,13 @@ impl Pending {
         if !decided {
             crate::say("rho: note: the run could not decide: nothing was added to the history");
             return Ok(());
+        }
+        if let Some(baseline) = &self.backfill {
+            crate::say(&import_baseline(
+                &self.store,
+                baseline,
+                self.machine.as_deref(),
+            )?);
         }
         let added = rho_history::add::add_saved_runs(&self.store, &[&self.saved], &self.origin)?;
         crate::say(&rho_history::add::describe(
@@ -222,10 +266,14 @@ fn load(view: &ViewOptions, config: Option<&ModuleConfig>) -> crate::Result<Load
     let listing = store.read()?;
     let commits = store.first_parent_line(&view.branch, view.since.as_deref())?;
     let detection = detection(config);
+    let filter = Filter {
+        renames: rho_history::note::Renames::of(listing.notes.iter().map(|(_, note)| note)),
+        ..view.filter.clone()
+    };
     let analysis = analysis::analyse(
         listing.records.iter().map(|(_, r)| r),
         &commits,
-        &view.filter,
+        &filter,
         detection,
     );
     Ok(Loaded {
@@ -316,26 +364,90 @@ fn check(
         )));
     }
     let limits = crate::baseline::Limits::of(config);
-    let lines = rho_history::report::newest_regressions(
+    let judgement = rho_history::report::judge_newest(
         &loaded.analysis,
         &loaded.commits,
+        &loaded.listing,
         loaded.detection,
         |bench, metric| limits.for_metric(bench, metric),
     );
-    let mut text: String = lines.iter().map(|line| format!("{line}\n")).collect();
-    let regressions = lines.len();
+    let mut text: String = judgement
+        .failures
+        .iter()
+        .chain(&judgement.warnings)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let regressions = judgement.failures.len();
     if regressions > 0 {
         text.push_str(&format!(
-            "history check: {regressions} regression(s) at the newest commit: fails\n"
+            "history check: {regressions} regression(s) first seen at the newest commit: fails\n"
         ));
         say_out(terminal, &text);
         return Ok(1);
     }
     text.push_str(&format!(
-        "history check: no regression starts at the newest figure of {} series\n",
-        loaded.analysis.series.len()
+        "history check: no regression starts at the newest figure of {} series{}\n",
+        loaded.analysis.series.len(),
+        match judgement.warnings.len() {
+            0 => String::new(),
+            n => format!(" ({n} seen before and not acknowledged: warnings above)"),
+        }
     ));
     say_out(terminal, &text);
+    Ok(0)
+}
+
+/// `history ack`: the commit resolved on this repository, the note added to the branch.
+fn ack(
+    options: &AckOptions,
+    config: Option<&ModuleConfig>,
+    terminal: &dyn Terminal,
+) -> crate::Result<u8> {
+    let store = store(options.history_branch.as_deref(), config)?;
+    let commit = store.commit_info(&options.commit)?.id;
+    let note = rho_history::Note::now(rho_history::NoteKind::Ack {
+        commit: commit.clone(),
+        bench: options.bench.clone(),
+    });
+    let (_, path) = store.note(&note)?;
+    say_out(
+        terminal,
+        &format!(
+            "history ack: the regression started by {} ({}) accepted as {path} on branch {}\n",
+            short(&commit),
+            options.bench.as_deref().unwrap_or("every benchmark"),
+            store.branch()
+        ),
+    );
+    Ok(0)
+}
+
+/// `history rename OLD NEW`: the note added to the branch.
+fn rename(
+    from: &str,
+    to: &str,
+    history_branch: Option<&str>,
+    config: Option<&ModuleConfig>,
+    terminal: &dyn Terminal,
+) -> crate::Result<u8> {
+    if from.is_empty() || to.is_empty() || from == to {
+        return Err(Error::Refused(format!(
+            "history rename \"{from}\" \"{to}\": expected the old name and a different new one"
+        )));
+    }
+    let store = store(history_branch, config)?;
+    let note = rho_history::Note::now(rho_history::NoteKind::Rename {
+        from: from.to_string(),
+        to: to.to_string(),
+    });
+    let (_, path) = store.note(&note)?;
+    say_out(
+        terminal,
+        &format!(
+            "history rename: {from}'s records join {to}'s series, as {path} on branch {}\n",
+            store.branch()
+        ),
+    );
     Ok(0)
 }
 
@@ -368,16 +480,31 @@ fn import(
     terminal: &dyn Terminal,
 ) -> crate::Result<u8> {
     let store = store(options.history_branch.as_deref(), config)?;
-    let toplevel = store.toplevel()?;
     let baseline = match (&options.baseline, config) {
         (Some(path), _) => crate::output::current_dir()?.join(path),
-        (None, Some(config)) => config.root.join(&config.baseline),
-        (None, None) => crate::output::current_dir()?.join(rho_config::DEFAULT_BASELINE),
+        (None, _) => baseline_of(config)?,
     };
-    let relative = rho_history::import::path_in_repository(&toplevel, &baseline)?;
-    let machine = machine_name(options.machine.as_deref());
+    let line = import_baseline(&store, &baseline, options.machine.as_deref())?;
+    say_out(terminal, &format!("{line}\n"));
+    Ok(0)
+}
+
+/// The committed baseline's path: module.yml's `bench.baseline`, else bench/baseline.json here.
+fn baseline_of(config: Option<&ModuleConfig>) -> crate::Result<PathBuf> {
+    Ok(match config {
+        Some(config) => config.root.join(&config.baseline),
+        None => crate::output::current_dir()?.join(rho_config::DEFAULT_BASELINE),
+    })
+}
+
+/// A record per target and measure of every commit that changed `baseline` and is not on the branch yet, as
+/// machine `machine`; what was done, in a line.
+fn import_baseline(store: &Store, baseline: &Path, machine: Option<&str>) -> crate::Result<String> {
+    let toplevel = store.toplevel()?;
+    let relative = rho_history::import::path_in_repository(&toplevel, baseline)?;
+    let machine = machine_name(machine);
     let imported = rho_history::import::import_baseline(
-        &store,
+        store,
         &toplevel,
         &relative,
         &machine,
@@ -388,19 +515,17 @@ fn import(
             "rho: note: {relative} at {id} is not a readable baseline: left out"
         ));
     }
-    let line = match imported.added {
+    Ok(match imported.added {
         None => format!(
-            "history: nothing to import from {relative} ({} commit(s) changed it, every record already on branch {})\n",
+            "history: nothing to import from {relative} ({} commit(s) changed it, every record already on branch {})",
             imported.commits,
             store.branch()
         ),
         Some((tip, added)) => format!(
-            "history: imported {added} record(s) from {} commit(s) of {relative} to branch {} (now {})\n",
+            "history: imported {added} record(s) from {} commit(s) of {relative} to branch {} (now {})",
             imported.commits,
             store.branch(),
             short(&tip)
         ),
-    };
-    say_out(terminal, &line);
-    Ok(0)
+    })
 }

@@ -26,7 +26,8 @@
 //! - **Drift** ([`drift`]): at least 3 benchmarks, at least 80% of them moved (beyond 2%) the same way, the
 //!   moved ones' log-ratios within an interquartile range of 0.05; the factor is their median ratio.
 //! - **Change points** ([`change_points`]): in a series of figures in commit order, every step of an exact
-//!   metric; for a noisy one E-Divisive means with Welch's t-test (p at most 0.001 over 30 figures a side).
+//!   metric; for a noisy one E-Divisive means in sliding windows of 50 with Student's t-test (p at most
+//!   0.001), split then merged as Apache Otava does.
 //! - **Derived time**: with no `time` clock and a cycle clock of known `hz`, nanoseconds are
 //!   `round(cycles * 1e9 / hz)`, flagged `derived`.
 //!
