@@ -536,6 +536,13 @@ void rho_bench_port_write(const char *bytes, unsigned long len);
 /* The chosen cycle counter, read (DWT->CYCCNT, or SysTick made to count up with its wraps). Not
  * inline: one short call in every benchmark's loop instead of the wrap-safe read inlined. */
 uint32_t rho_bench__cycles_now(void);
+#if defined(RHO_BENCH_PORT_HEAP_RESET)
+/* Supplied by the board port with RHO_BENCH_PORT_HEAP_RESET (the built-in boards' counted build,
+ * c/ports/common/heap.c): called as each benchmark begins, it puts the allocator back in the state
+ * it had when the first one began, so that a benchmark's count does not depend on what ran before
+ * it (--filter, --shard and the whole suite give the same count). */
+void rho_bench_port_heap_reset(void);
+#endif
 #if defined(RHO_BENCH_PORT_CLOCK)
 /* Supplied by the board port with RHO_BENCH_PORT_CLOCK (see "Clocks"): start the counter (0 when it
  * runs), and read it, counting up at RHO_BENCH_CPU_HZ and wrapping at 2^32. */
@@ -2908,6 +2915,9 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
         RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@bench %s\n", name);
     }
     rho_bench__emit_flush();
+#if defined(RHO_BENCH_PORT_HEAP_RESET)
+    rho_bench_port_heap_reset(); /* the allocator as the first benchmark found it */
+#endif
     /* The sample buffer is empty here: every block's samples were written out at its end. */
 #if RHO_BENCH__GUARDED
     rho_bench__block_samples = 0;
