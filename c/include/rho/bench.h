@@ -638,8 +638,9 @@ static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
  * not included, sums them over the measured loop and writes the sum at its end: the body's own
  * count, whatever branches the compiler laid around it (a loop's edges differ with the body's size
  * and the core: a branch across 3000 nops is relaxed to two instructions on RISC-V and the
- * Cortex-M0). The section is kept by its flag ("R", SHF_GNU_RETAIN: --gc-sections leaves it, and
- * what it names, in the counted image) and not loaded (no "a"). Elsewhere the markers are nothing. */
+ * Cortex-M0). The section is kept by its flag ("R", SHF_GNU_RETAIN, GNU as 2.36 or later:
+ * --gc-sections leaves it, and what it names, in the counted image) and not loaded (no "a").
+ * Elsewhere the markers are nothing. */
 #define RHO_BENCH__MARK_AT(insn, kind)                                                          \
     __asm__ __volatile__("1: " insn "\n\t.pushsection .rho_marks,\"R\",%%progbits\n\t.balign 4\n\t" \
                          ".4byte 1b, " #kind "\n\t.popsection" ::: "memory")
