@@ -3,7 +3,8 @@
 //! the stream's `@count K` line gives it, `BODIES` the bodies the plugin summed and `FILLED` those of them
 //! whose begin marker is not right before their end marker (a body with code in it). [`attach_totals`] reads
 //! them into each [`Count::totals`](crate::Count) as Callgrind's `Ir`, so a board's count is summarised as a
-//! host's is, and refuses a total no run can give: bodies other than the loop's iterations, fewer
+//! host's is, and refuses a total no run can give: bodies other than the loop's iterations (or twice them: a
+//! `RHO_BENCH_LOOP_SETUP` iteration is its setup's body and its timed part's), fewer
 //! instructions than non-empty bodies (a zero for a body with code) (docs/wire-format.md, "Counted runs").
 
 use std::collections::BTreeMap;
@@ -68,9 +69,12 @@ struct LoopTotal {
 impl LoopTotal {
     /// Why no run can give this total for a loop of `iterations`, if none can.
     fn impossible(self, iterations: u64) -> Option<String> {
-        if self.bodies != iterations {
+        // An iteration is one body, or two with RHO_BENCH_LOOP_SETUP (its setup and its timed part, each
+        // between a body's markers).
+        if self.bodies != iterations && self.bodies != 2 * iterations {
             return Some(format!(
-                "the plugin summed {} bodies where the loop ran {iterations} iterations",
+                "the plugin summed {} bodies where the loop ran {iterations} iterations (one body an \
+                 iteration, two with a setup)",
                 self.bodies
             ));
         }
@@ -239,5 +243,10 @@ mod tests {
         let mut run = run();
         attach_totals(&mut run, &path).unwrap();
         assert_eq!(run.benchmarks[0].counts[0].totals[INSTRUCTIONS_EVENT], 0);
+        // A setup's loop: two bodies an iteration.
+        std::fs::write(&path, "1 0 1000 0\n2 0 2000 0\n3 500 20 20\n").unwrap();
+        let mut run = self::run();
+        attach_totals(&mut run, &path).unwrap();
+        assert_eq!(run.benchmarks[0].counts[0].totals[INSTRUCTIONS_EVENT], 500);
     }
 }
