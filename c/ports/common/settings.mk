@@ -32,8 +32,11 @@ SETTING_DEFINES := \
 # including this file: these are expanded when used): ARCH_FLAGS (the core), CPU_HZ, TARGET_NAME,
 # PORT_CFLAGS (the port's or the board's own defines), MAP, STACK_SIZE; EXTRA_CFLAGS and
 # EXTRA_LDFLAGS are the user's. What C and C++ share; each language adds its own in front and
-# EXTRA_CFLAGS behind.
-WARN_FLAGS := -Wall -Wextra -Werror -pedantic
+# EXTRA_CFLAGS behind. The user's files get the warnings and build whatever they say (real code
+# is built as it is: an unused variable or a library's own style must not stop a benchmark);
+# rho's own files (PORT_SOURCES) are compiled with PORT_WERROR added, so a warning there fails.
+WARN_FLAGS := -Wall -Wextra -pedantic
+PORT_WERROR := -Werror
 CXX_FLAGS ?= -fno-exceptions -fno-rtti -fno-threadsafe-statics
 COMMON_FLAGS = -Os -g $(ARCH_FLAGS) $(WARN_FLAGS) -ffunction-sections -fdata-sections \
           -I$(RHO_BENCH_INCLUDE) -DRHO_BENCH_CPU_HZ=$(CPU_HZ) -DRHO_BENCH_TARGET=$(TARGET_NAME) \

@@ -1,8 +1,9 @@
 /*
  * The C library's system calls for every bare-metal port, over the port's console and exit
  * (port.h): the handful a C suite can reach (malloc -> _sbrk, printf -> _write, exit -> _exit;
- * newlib's names, which picolibc's libsemihost-free build also calls), picolibc's stdout, and the
- * harness's output hook.
+ * newlib's names, which picolibc's libsemihost-free build also calls), kill and getpid (abort(),
+ * and so a failed assert(), reaches them through raise()), picolibc's stdout, and the harness's
+ * output hook.
  *
  * Everything here is in its own section (-ffunction-sections) so that --gc-sections drops
  * what a suite does not call.
@@ -108,18 +109,40 @@ void _exit(int code)
     rho_port_exit(code);
 }
 
+/* The program is process 1, and a signal it sends itself ends it as a host's process would end:
+ * abort() (a failed assert()) raises SIGABRT, and the board exits with 128 + 6, the status rho
+ * reads as a crash, after the C library has printed the assertion's message to the console. */
+#define RHO_PORT_PID 1
+
 int _kill(int pid, int signal)
 {
-    (void)pid;
-    (void)signal;
+    if (pid == RHO_PORT_PID && signal > 0) {
+        rho_port_exit(128 + signal);
+    }
     errno = EINVAL;
     return -1;
 }
 
 int _getpid(void)
 {
-    return 1;
+    return RHO_PORT_PID;
 }
+
+#if defined(__PICOLIBC__)
+/* picolibc's raise() (which abort() and so assert() call) names them without the underscore. */
+int kill(int pid, int signal);
+int getpid(void);
+
+int kill(int pid, int signal)
+{
+    return _kill(pid, signal);
+}
+
+int getpid(void)
+{
+    return _getpid();
+}
+#endif
 
 #if defined(__PICOLIBC__)
 /* picolibc's stdio writes through a FILE the program supplies: the console, for a suite that

@@ -5,8 +5,9 @@
  * (boards/<board>.ld) and the clock (boards/<board>.mk).
  *
  * What happens at reset:
- *   1. _start (placed first in the image) sets the global pointer and the stack pointer, points
- *      the trap vector (mtvec) at trap_entry, and jumps to reset;
+ *   1. _start (placed first in the image) sets the global pointer, the thread pointer (picolibc's
+ *      errno is thread-local: sections.ld) and the stack pointer, points the trap vector (mtvec)
+ *      at trap_entry, and jumps to reset;
  *   2. reset copies .data from its load image, zeroes .bss, runs constructors, and calls main
  *      (common/runtime.c, as every port does);
  *   3. main's return value goes to exit(), whose _exit ends the program through semihosting
@@ -36,6 +37,7 @@ void _start(void)
                      ".option norelax\n\t"
                      "la gp, __global_pointer$\n\t"
                      ".option pop\n\t"
+                     "la tp, __tls_base\n\t"
                      "la sp, __stack_top__\n\t"
                      "la t0, trap_entry\n\t" ZICSR("csrw mtvec, t0") "j reset\n\t");
 }

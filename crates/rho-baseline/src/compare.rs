@@ -364,18 +364,10 @@ pub fn compare(
     })
 }
 
-/// The limit, in percent, `metric` is judged with when a benchmark's regression limit is `limit_percent` and
-/// its instructions limit `instructions_limit_percent`: the instructions one for instructions, 0 for the code
-/// bytes and the static stack bound (exact: one byte more is a change), the regression limit for the rest.
-pub fn metric_limit(metric: Metric, limit_percent: f64, instructions_limit_percent: f64) -> f64 {
-    if metric == Metric::Instructions {
-        instructions_limit_percent
-    } else if metric.is_static() {
-        0.0
-    } else {
-        limit_percent
-    }
-}
+/// The limit, in percent, `metric` is judged with: rho-judge's one rule, which the gate applies too (0 for the
+/// code bytes and the static stack bound, the instructions limit for instructions, the regression limit for
+/// the rest).
+pub use rho_judge::metric_limit;
 
 /// [`compare`] with a limit per benchmark and metric: `limit_for(name, metric)` is that benchmark's
 /// `fail_on_regression_percent` (or `fail_on_instructions_regression_percent` for instructions; module.yml

@@ -46,19 +46,24 @@
 //! ```
 //!
 //! Output: run by rho (which sets `RHO_BENCH_FORMAT=wire`), the raw stream on stdout; run by `cargo bench`
-//! alone, the same stream (and a line on stderr saying so), or, with feature `report`, the stream parsed with
-//! rho-wire, summarised with rho-stats and printed as rho-report's text report. `cargo bench -- NAME` runs the benchmarks whose names contain NAME. Under `cargo test` (no
+//! alone, rho's text report (default feature `report`: the stream parsed with rho-wire, summarised with
+//! rho-stats and printed by rho-report, a table of the benchmarks), or, with default features off, the same
+//! stream (and a line on stderr saying so). `cargo bench -- NAME` runs the benchmarks whose names contain
+//! NAME. Under `cargo test` (no
 //! `--bench` on the command line, not run by rho) each benchmark's loop runs once, as a test, and nothing is
 //! measured. The settings are the C
 //! harness's environment variables (`RHO_BENCH_ITERATIONS`, `RHO_BENCH_WARMUP`, `RHO_BENCH_SCALE`, ...: see
 //! `Settings`); `RHO_BENCH_LIST=1` prints the benchmarks' names and runs nothing, as the C harness does
 //! (docs/wire-format.md, "Listing").
 //!
-//! What a user's build pulls in (`[dev-dependencies] rho-bench`, default features): this crate, rho-wire (the
-//! stream's names, and its parser, which checks the stream under `cargo test`), libc, thiserror and serde
-//! (rho-wire's types derive it), and the proc-macro crates those use; nothing that judges, renders or reads a
-//! config or YAML. Feature `report` adds rho-stats and rho-report, and with rho-report rho-judge, rho-config
-//! and its YAML parser. This crate must not know about the judgement, budgets, baselines or the report: it
+//! What a user's build pulls in (`[dev-dependencies] rho-bench`, default features): this crate, rho-wire,
+//! libc, thiserror and serde (rho-wire's types derive it), and, for the report `cargo bench` prints
+//! (feature `report`), rho-stats and rho-report, and with rho-report rho-judge, rho-config and its YAML
+//! parser. With `default-features = false, features = ["std"]` only what the benchmark binary runs under rho
+//! is built: this crate, rho-wire (the stream's names, and its parser, which checks the stream under
+//! `cargo test`), libc, thiserror, serde and the proc-macro crates those use; nothing that judges, renders
+//! or reads a config or YAML. This crate must not know about the judgement, budgets, baselines or the
+//! report (the feature only hands the stream to rho-report): it
 //! measures and writes the stream, and rho does the rest.
 //!
 //! On a Cortex-M (default features off, feature `cortex-m`): the same [`Bench`] and `main!`, with cortex-m-rt's

@@ -281,10 +281,11 @@ EOF
 
 #[test]
 fn the_gate_compares_each_benchmarks_code_from_the_built_images() {
-    // Two sides, the same suite; their footprint commands answer 1000 and 2000 code bytes for
-    // bench_small_call: the gate reports bench_small_call.code and fails it.
+    // Two sides, the same suite; their footprint commands answer 1000 and 1001 code bytes for
+    // bench_small_call, the figures `--diff` fails above: the gate reports bench_small_call.code and fails it
+    // too, by the same rule (exact, budget 0), though its default budget is 30%.
     let project = Project::new();
-    for (side, code) in [("base", 1000), ("head", 2000)] {
+    for (side, code) in [("base", 1000), ("head", 1001)] {
         let script = format!(
             r#"echo '{{"schema": "rho-mem/1", "totals": {{"text": 1, "data": 1, "bss": 1, "total": 3}}, "functions": [{{"name": "bench_small_call", "reachable": {{"code_bytes": {code}}}, "stack": {{"bound": 300}}}}]}}'"#
         );
@@ -301,8 +302,9 @@ fn the_gate_compares_each_benchmarks_code_from_the_built_images() {
     let document = outcome.document();
     let code = &document["metrics"]["bench_small_call.code"];
     assert_eq!(code["base"], 1000.0, "{document:#}");
-    assert_eq!(code["head"], 2000.0, "{document:#}");
+    assert_eq!(code["head"], 1001.0, "{document:#}");
     assert_eq!(code["regressed"], true, "{document:#}");
+    assert_eq!(code["budget"], 0.0, "{document:#}");
     assert_eq!(
         document["metrics"]["bench_small_call.static_stack"]["regressed"],
         false

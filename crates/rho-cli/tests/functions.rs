@@ -483,6 +483,95 @@ int main(int argc, char **argv)
 /// module.yml mode in time mode (issue 26, item 5): `rho bench --profile NAME` and `rho bench check --profile
 /// NAME` sample NAME's measured loop as `rho bench FILE.c` does, the table printed under the suite that ran
 /// it (the second of two), and `--functions N` puts a sampled list on each benchmark of the project's --json.
+/// A benchmark whose caller keeps a 16 KB buffer on its stack: its hot leaf is sampled 16 KB below the
+/// benchmark's frame.
+const BIG_FRAME_SUITE: &str = r#"#include "rho/bench.h"
+#include <string.h>
+
+__attribute__((noinline)) static unsigned leaf_work(const unsigned char *table, unsigned x)
+{
+    for (int i = 0; i < 2000; i++) {
+        x = x * 2654435761u + table[(x >> 20) & 4095];
+    }
+    return x;
+}
+
+__attribute__((noinline)) static unsigned caller_work(unsigned x)
+{
+    unsigned char table[16384];
+    memset(table, (int)(x & 0xff), sizeof table);
+    __asm__ volatile("" : : "r"(table) : "memory");
+    x = leaf_work(table + 8192, x);
+    return x ^ (x >> 7); /* no tail call: caller_work stays on the stack under leaf_work */
+}
+
+static void bench_big_frame(rho_bench_t *state)
+{
+    unsigned x = 1;
+    RHO_BENCH_LOOP(state) {
+        x = caller_work(x);
+        RHO_BENCH_KEEP(x);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rho_bench_suite_t suite = {0};
+    RHO_BENCH_ADD(&suite, bench_big_frame);
+    return rho_bench_main(&suite, argc, argv);
+}
+"#;
+
+/// Issue 38: time mode's call chains reach the benchmark's frame, so a caller's inclusive share holds its
+/// callees' and is above its self share. perf's default stack copy (8 KB) stopped every chain of this suite
+/// at the leaf (caller_work was not listed at all, bench_big_frame read 1.4% inclusive); the copy is now sized
+/// from the benchmark's measured stack.
+#[test]
+fn time_mode_call_chains_reach_a_caller_with_a_16_kb_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(why) = perf_cannot_record(dir.path()) {
+        println!("note: time_mode_call_chains... skipped: perf cannot record here: {why}");
+        return;
+    }
+    let suite = common::write_c(dir.path(), "big_frame.c", BIG_FRAME_SUITE);
+    let json = dir.path().join("run.json");
+    let run = common::rho_at(
+        dir.path(),
+        &[
+            "bench",
+            suite.to_str().unwrap(),
+            "--profile",
+            "bench_big_frame",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        LIMIT,
+    );
+    run.assert_exit(0);
+    let document = common::read_json(&json);
+    let sampled = &benchmark(&document, "bench_big_frame")["sampled_functions"];
+    let function = |name: &str| {
+        let listed = sampled["listed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {sampled}"));
+        (
+            listed["self_per_iteration"].as_f64().unwrap(),
+            listed["inclusive_per_iteration"].as_f64().unwrap(),
+        )
+    };
+    let loop_ns = sampled["sampling"]["ns_per_iteration"].as_f64().unwrap();
+    let (leaf_self, leaf_inclusive) = function("leaf_work");
+    let (caller_self, caller_inclusive) = function("caller_work");
+    let (_, root_inclusive) = function("bench_big_frame");
+    assert_eq!(leaf_self, leaf_inclusive, "{sampled}");
+    assert!(caller_inclusive > caller_self, "{sampled}");
+    assert!(caller_inclusive >= leaf_inclusive, "{sampled}");
+    assert!(root_inclusive > 0.5 * loop_ns, "{sampled}");
+}
+
 #[test]
 fn module_yml_mode_samples_in_time_mode_as_the_file_mode_does() {
     let dir = tempfile::tempdir().unwrap();

@@ -253,7 +253,8 @@ fn the_gate_draws_every_run_of_each_side() {
     let (page, outcome) = kata_gate_page(
         tmp.path(),
         "s09_count_below_linear_search",
-        &["--runs", "2", "--scale", "0.1"],
+        // The fixed gate (max_runs = runs): every metric has its two runs a side to draw.
+        &["--runs", "2", "--max-runs", "2", "--scale", "0.1"],
     );
     eprintln!("{}", outcome.describe());
     assert!(

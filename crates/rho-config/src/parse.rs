@@ -846,8 +846,9 @@ fn parse_benchmarks_at(
 const SUITE_EXPECTED: &str = "expected a C or C++ file path, a list of them, `{ sources: [...], cflags, \
      ldflags, include, defines, pkg_config }`, `{ command: \"...\" }`, `{ cmake: { build_dir, target } }` or `{ cargo: BENCH_NAME }`";
 
-/// The endings of the files a suite is compiled from: C, and C++ (compiled with the C++ compiler).
-const SOURCE_ENDINGS: &[&str] = &[".c", ".cpp", ".cc", ".cxx"];
+/// The endings of the files a suite is compiled from: C, C++ (compiled with the C++ compiler) and assembly
+/// (`.S`, run through the preprocessor, and `.s`; the C compiler's driver assembles both).
+const SOURCE_ENDINGS: &[&str] = &[".c", ".cpp", ".cc", ".cxx", ".S", ".s"];
 
 fn c_file(cx: &Cx, node: &SNode, what: &str) -> Result<PathBuf, ConfigError> {
     match &node.value {
@@ -861,8 +862,8 @@ fn c_file(cx: &Cx, node: &SNode, what: &str) -> Result<PathBuf, ConfigError> {
         other => Err(cx.err_at(
             node,
             format!(
-                "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`) for {what}, \
-                 found {}",
+                "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`; or assembly: \
+                 `.S`, `.s`) for {what}, found {}",
                 other.describe()
             ),
         )),

@@ -570,7 +570,7 @@ bench:
   cflags: -O3 -DFROM=bench
   ldflags: [-L/opt/lib]
   suites:
-    - sources: [bench/mbed.c, src/sort.cpp]
+    - sources: [bench/mbed.c, src/sort.cpp, src/add.S, src/sub.s]
       cflags: \"-DNAME='a b' -march=native\"
       ldflags: -lmbedcrypto
       include: [vendor/include, src]
@@ -589,7 +589,12 @@ bench:
     assert_eq!(
         suites[0],
         Suite::CFiles {
-            files: vec![PathBuf::from("bench/mbed.c"), PathBuf::from("src/sort.cpp")],
+            files: vec![
+                PathBuf::from("bench/mbed.c"),
+                PathBuf::from("src/sort.cpp"),
+                PathBuf::from("src/add.S"),
+                PathBuf::from("src/sub.s"),
+            ],
             build: SuiteBuild {
                 cflags: vec!["-DNAME=a b".into(), "-march=native".into()],
                 ldflags: vec!["-lmbedcrypto".into()],
@@ -722,8 +727,8 @@ fn mapping_suites_and_flags_are_refused_at_their_place() {
         (
             "bench:\n  suites:\n    - { sources: [a.h] }\n",
             (3, 19),
-            "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`) for \
-             bench.suites[0].sources[0], found the text 'a.h'",
+            "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`; or assembly: `.S`, \
+             `.s`) for bench.suites[0].sources[0], found the text 'a.h'",
         ),
         (
             "bench:\n  suites:\n    - { cargo: \"my bench\" }\n",
@@ -1151,8 +1156,8 @@ fn suite_entries_are_checked() {
     assert_eq!((line, column), (3, 13));
     assert_eq!(
         message,
-        "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`) for bench.suites[0][1], \
-         found the text 'b.h'"
+        "expected a C file path ending in `.c` (or a C++ one: `.cpp`, `.cc`, `.cxx`; or assembly: `.S`, `.s`) \
+         for bench.suites[0][1], found the text 'b.h'"
     );
 
     let (line, column, message, _) = refuse("bench:\n  suites:\n    - { command: \"\" }\n");

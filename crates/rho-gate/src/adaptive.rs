@@ -13,9 +13,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rho_judge::{Change, judge_change_toward};
-use rho_stats::Metric;
 
-use crate::compare::{Comparison, MetricComparison, MetricOutcome};
+pub use crate::compare::is_exact;
+use crate::compare::{Comparison, MetricComparison, MetricOutcome, PairedCall};
 use crate::run_metrics::RunMetrics;
 
 /// How much slower than the budget's bound, on top of the spread seen, head's minimum must be for a regression
@@ -24,16 +24,6 @@ use crate::run_metrics::RunMetrics;
 /// figures cannot see a slow phase that lasts the whole run; a change twice beyond the bound is one no such
 /// phase can fake.
 pub const WHOLE_RUN_ALLOWANCE: f64 = 1.0;
-
-/// Whether `metric` is a count rather than a clock reading: the same in every run of the same build.
-pub fn is_exact(metric: &str) -> bool {
-    let Some((_, leaf)) = metric.rsplit_once('.') else {
-        return false;
-    };
-    Metric::ALL
-        .iter()
-        .any(|m| !m.is_clocked() && m.gate_name() == leaf)
-}
 
 /// What the stopping rule needs besides the comparison: the runs a side needs before a time metric may fail
 /// (`runs`), and each metric's within-run spread over both sides' runs.
@@ -89,22 +79,41 @@ impl Settling<'_> {
             rho_stats::Better::Lower => best / by,
             rho_stats::Better::Higher => best * by,
         };
+        // A pass is settled when base's best, bettered by the spread seen, still leaves head within the budget.
+        let passes_by_spread = || {
+            metric.outcome == MetricOutcome::Ok
+                && spread.is_some_and(|s| {
+                    judged(bettered(base.min, 1.0 + s), head.min) != Change::Regressed
+                })
+        };
+        // A regression by the minima: head's best bettered by the spread still over the bound, loosened by
+        // `allowance`. Before `runs` pairs, an unknown spread is none: the allowance is the margin for what
+        // one run cannot see.
+        let regresses_by_minima = |allowance: f64| {
+            metric.outcome == MetricOutcome::Regressed
+                && judged(
+                    bettered(base.min, 1.0 / allowance),
+                    bettered(head.min, 1.0 + spread.unwrap_or(0.0)),
+                ) == Change::Regressed
+        };
+        let beyond_allowance = || regresses_by_minima(1.0 + WHOLE_RUN_ALLOWANCE);
+        let enough_pairs = pairs >= self.runs_to_fail;
+        // Two rounds or more of a time metric: the paired rule decides (crate::compare::PairedCall).
+        if let Some(paired) = metric.paired {
+            return match PairedCall::of(&paired, metric.budget) {
+                _ if metric.within_resolution => true,
+                PairedCall::Passed => true,
+                PairedCall::Regressed => {
+                    metric.outcome != MetricOutcome::Regressed || enough_pairs || beyond_allowance()
+                }
+                PairedCall::Open { .. } => passes_by_spread() || beyond_allowance(),
+            };
+        }
         match metric.outcome {
-            MetricOutcome::Regressed => {
-                // Before `runs` pairs, an unknown spread is none: the allowance is the margin for what one
-                // run cannot see.
-                let allowance = if pairs >= self.runs_to_fail {
-                    1.0
-                } else {
-                    1.0 + WHOLE_RUN_ALLOWANCE
-                };
-                let bettered_head = bettered(head.min, 1.0 + spread.unwrap_or(0.0));
-                judged(bettered(base.min, 1.0 / allowance), bettered_head) == Change::Regressed
-            }
+            MetricOutcome::Regressed if enough_pairs => regresses_by_minima(1.0),
+            MetricOutcome::Regressed => beyond_allowance(),
             // A pass needs a spread seen: one run of a JSON figure says nothing of how far a second could fall.
-            _ => spread.is_some_and(|s| {
-                judged(bettered(base.min, 1.0 + s), head.min) != Change::Regressed
-            }),
+            _ => passes_by_spread(),
         }
     }
 

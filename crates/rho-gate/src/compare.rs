@@ -1,7 +1,10 @@
 //! Base against head: each side's minimum per metric over its runs, the change, the budget, the verdict.
 //!
-//! The minimum, because noise only ever adds time; the spread of a side's runs is
-//! reported as its noise, because a verdict on a metric noisier than its budget means little.
+//! The minimum is each side's figure, because noise only ever adds time; the spread of a side's runs is
+//! reported as its noise, because a verdict on a metric noisier than its budget means little. A time metric
+//! measured in two rounds or more is judged by its paired ratio instead (rho-stats' `paired_ratio`: the
+//! rounds' head / base ratios and their confidence interval), because the two figures of one round were
+//! measured moments apart and a neighbour's load hits both; docs/gate.md, "The paired rule".
 
 use std::collections::BTreeSet;
 
@@ -112,6 +115,9 @@ pub struct MetricComparison {
     /// `min` is then its highest run).
     pub better: rho_stats::Better,
     pub outcome: MetricOutcome,
+    /// The rounds' head / base ratios (as costs: a rate's base / head) and their confidence interval, for a
+    /// time metric both sides measured in two rounds or more; `None` for an exact metric or one round.
+    pub paired: Option<rho_stats::PairedRatio>,
     /// When undecided, the side whose figures made it so: base when base's own runs lack it or gave no usable
     /// figure, head otherwise (head's runs lack it or gave none, or head reports a metric base does not,
     /// or no longer reports one base does).
@@ -230,10 +236,79 @@ fn other(side: &str) -> &'static str {
     if side == "base" { "head" } else { "base" }
 }
 
+/// Whether `metric` is a count rather than a clock reading: the same in every run of the same build.
+pub fn is_exact(metric: &str) -> bool {
+    let Some((_, leaf)) = metric.rsplit_once('.') else {
+        return false;
+    };
+    rho_stats::Metric::ALL
+        .iter()
+        .any(|m| !m.is_clocked() && m.gate_name() == leaf)
+}
+
+/// What a paired ratio says of a metric against its budget, by either of its intervals (the t interval of the
+/// geometric mean, and from six rounds on the sign test's of the median, which outliers cannot widen): each
+/// at 95%, and when they disagree the call is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairedCall {
+    /// An interval lies wholly above `1 + budget`.
+    Regressed,
+    /// An interval lies wholly at or below `1 + budget`.
+    Passed,
+    /// Both intervals hold the bound (or they disagree): more rounds may decide; `over` when the geometric
+    /// mean is above it.
+    Open { over: bool },
+}
+
+impl PairedCall {
+    pub fn of(paired: &rho_stats::PairedRatio, budget: f64) -> PairedCall {
+        let bound = 1.0 + budget;
+        let intervals = std::iter::once((paired.low, paired.high)).chain(paired.median_interval);
+        let (mut above, mut below) = (false, false);
+        for (low, high) in intervals {
+            above |= low > bound;
+            below |= high <= bound;
+        }
+        match (above, below) {
+            (true, false) => PairedCall::Regressed,
+            (false, true) => PairedCall::Passed,
+            _ => PairedCall::Open {
+                over: paired.ratio > bound,
+            },
+        }
+    }
+}
+
+/// The paired ratio of `metric` over the rounds in which both sides measured it (run k of base and run k of
+/// head are round k), as a cost: a rate's ratio is base / head.
+fn paired_of(
+    base_runs: &[RunMetrics],
+    head_runs: &[RunMetrics],
+    metric: &str,
+    better: rho_stats::Better,
+) -> Option<rho_stats::PairedRatio> {
+    let value = |run: &RunMetrics| match run.get(metric) {
+        Some(Figure::Value(v)) => Some(*v),
+        _ => None,
+    };
+    let pairs: Vec<(f64, f64)> = base_runs
+        .iter()
+        .zip(head_runs)
+        .filter_map(|(b, h)| Some((value(b)?, value(h)?)))
+        .map(|(b, h)| match better {
+            rho_stats::Better::Lower => (b, h),
+            rho_stats::Better::Higher => (h, b),
+        })
+        .collect();
+    rho_stats::paired_ratio(&pairs)
+}
+
 /// Compare every metric either side reported.
 ///
 /// A metric regresses when head's minimum exceeds base's minimum times (1 + its budget), the bound
-/// inclusive. A metric present on one side only, missing from some runs, or without a usable figure in some
+/// inclusive; a time metric with two rounds or more, when its paired ratio's interval lies wholly above
+/// (1 + budget), or, not decided either way, when its centre and the minima both are above it. Within two
+/// clock steps is no change either way. A metric present on one side only, missing from some runs, or without a usable figure in some
 /// run is undecided. The verdict is `Regressed` if any metric regressed (a regression is a fact whatever
 /// else could not be decided), else `Undecided` if any metric is undecided, else `Ok`. With no metrics at
 /// all, it is `Undecided`.
@@ -266,16 +341,32 @@ pub fn compare(
         let head = side_figures(head_runs, name, "head", better);
         let mut within_resolution = false;
         let mut undecided_side = None;
+        let paired = match (&base, &head) {
+            (Ok(_), Ok(_)) if !is_exact(name) => paired_of(base_runs, head_runs, name, better),
+            _ => None,
+        };
         let outcome = match (&base, &head) {
             // rho-judge's one decision, shared with the baseline comparison; an improvement is no concern
             // of the gate's.
             (Ok(b), Ok(h)) => match judge_change_toward(better, b.min, h.min, budget, floor) {
-                Change::Ok | Change::Improved => MetricOutcome::Ok,
                 Change::WithinResolution => {
                     within_resolution = true;
                     MetricOutcome::Ok
                 }
-                Change::Regressed => MetricOutcome::Regressed,
+                // Two clock steps apart or less is the same reading, whatever the rounds' ratios say.
+                _ if paired.is_some() && (h.min - b.min).abs() <= floor => MetricOutcome::Ok,
+                minima => match paired.map(|p| PairedCall::of(&p, budget)) {
+                    None if minima == Change::Regressed => MetricOutcome::Regressed,
+                    None => MetricOutcome::Ok,
+                    Some(PairedCall::Regressed) => MetricOutcome::Regressed,
+                    Some(PairedCall::Passed) => MetricOutcome::Ok,
+                    // Not decided within the runs it got: the interval's centre, and the minima, must both
+                    // be over the bound (a close call fails only when both readings of it say so).
+                    Some(PairedCall::Open { over }) if over && minima == Change::Regressed => {
+                        MetricOutcome::Regressed
+                    }
+                    Some(PairedCall::Open { .. }) => MetricOutcome::Ok,
+                },
             },
             (Err(b), Ok(_)) => {
                 // Base's own runs at fault, or a metric only head reports (head added it).
@@ -309,6 +400,7 @@ pub fn compare(
             budget,
             better,
             outcome,
+            paired,
             undecided_side,
         });
     }
@@ -334,6 +426,60 @@ mod tests {
 
     fn budgets(default: f64) -> Budgets {
         Budgets::new(default, BTreeMap::new()).unwrap()
+    }
+
+    /// One rule judges each metric in the gate, `--diff` (rho-baseline's judge, with its limits) and
+    /// `history check` (the same limits): with the same limits set (10%, 1% for instructions) they regress
+    /// on the same figures. Code bytes and the static stack bound are exact, budget 0: one byte more
+    /// regresses in all of them (the gate used its default budget there, so `--diff` flagged 7 benchmarks
+    /// where the gate flagged 3 on the same two commits).
+    #[test]
+    fn the_gate_and_diff_regress_on_the_same_figures_code_bytes_exactly() {
+        let mut gate_budgets = budgets(0.10);
+        gate_budgets.set_instructions(0.01).unwrap();
+        let diff_limits = rho_baseline::limits::Limits::of(None);
+        assert_eq!(
+            (
+                diff_limits.global(),
+                rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
+            ),
+            (10.0, 1.0)
+        );
+        for kind in rho_stats::Metric::ALL {
+            let name = format!("bench_crc.{}", kind.gate_name());
+            let fraction = diff_limits.for_metric("bench_crc", kind) / 100.0;
+            assert_eq!(gate_budgets.for_metric(&name), fraction, "{name}");
+            for head in [1000.0, 990.0, 1001.0, 1005.0, 1050.0, 1200.0] {
+                let gate = compare(
+                    &[run(&[(&name, 1000.0)])],
+                    &[run(&[(&name, head)])],
+                    &gate_budgets,
+                );
+                let diff = rho_baseline::compare::judge(
+                    kind,
+                    rho_baseline::compare::Value::Figure(1000.0),
+                    rho_baseline::compare::Value::Figure(head),
+                    fraction,
+                    0.0,
+                )
+                .unwrap();
+                assert_eq!(
+                    gate.verdict == Verdict::Regressed,
+                    diff.verdict == rho_baseline::Verdict::Regressed,
+                    "{name}: 1000 -> {head}"
+                );
+            }
+        }
+        let code = |head: f64| {
+            compare(
+                &[run(&[("bench_crc.code", 1000.0)])],
+                &[run(&[("bench_crc.code", head)])],
+                &budgets(0.30),
+            )
+            .verdict
+        };
+        assert_eq!(code(1001.0), Verdict::Regressed);
+        assert_eq!(code(1000.0), Verdict::Ok);
     }
 
     /// The worked example (a base of 8.0, a budget of 0.25: a head up to 10.0 passes) through the whole
@@ -365,14 +511,16 @@ mod tests {
             run
         };
         let base = [rate(98.0), rate(100.0), rate(95.0)];
-        let head = [rate(50.0), rate(45.0)];
+        let head = [rate(50.0), rate(49.0)];
         let c = compare(&base, &head, &budgets(0.3));
         assert_eq!(c.verdict, Verdict::Regressed);
         let m = &c.metrics[0];
         assert_eq!((m.base.unwrap().min, m.base.unwrap().max), (100.0, 95.0));
         assert_eq!(m.change(), Some(-0.5));
         assert_eq!(m.better, rho_stats::Better::Higher);
-        // Settled: head's best rate raised by the spread seen is still under the budget.
+        // Settled: the rounds' ratios (as costs, base / head: 1.96x and 2.04x) lie wholly above 1.3.
+        let paired = m.paired.unwrap();
+        assert!(paired.low > 1.3 && (paired.ratio - 2.0).abs() < 0.01);
         let settling = crate::adaptive::Settling {
             runs_to_fail: 2,
             base_runs: &base,
@@ -384,6 +532,27 @@ mod tests {
         // Within the budget on the rate's own terms: 100/s to 100/1.3 is a 30% slower item.
         let c = compare(&base, &[rate(100.0 / 1.3 + 0.01)], &budgets(0.3));
         assert_eq!(c.verdict, Verdict::Ok);
+    }
+
+    /// Twenty rounds at 1.05 against a 3% budget, four of them outliers (one side's whole run slow by 1.6x):
+    /// the t interval holds the bound, the median's lies above it, so the metric regressed.
+    #[test]
+    fn outlying_rounds_do_not_hide_a_change_the_median_interval_sees() {
+        let mut pairs = vec![(100.0, 105.0); 16];
+        pairs.extend([
+            (160.0, 105.0),
+            (100.0, 168.0),
+            (160.0, 105.0),
+            (160.0, 105.0),
+        ]);
+        let base: Vec<_> = pairs.iter().map(|(b, _)| run(&[("t.ns", *b)])).collect();
+        let head: Vec<_> = pairs.iter().map(|(_, h)| run(&[("t.ns", *h)])).collect();
+        let c = compare(&base, &head, &budgets(0.03));
+        let m = &c.metrics[0];
+        let paired = m.paired.unwrap();
+        assert!(paired.low < 1.03 && paired.median_interval.unwrap().0 > 1.03);
+        assert_eq!(PairedCall::of(&paired, 0.03), PairedCall::Regressed);
+        assert_eq!(m.outcome, MetricOutcome::Regressed);
     }
 
     /// A noisy base does not make the head look faster or slower; minima are used.

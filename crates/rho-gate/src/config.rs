@@ -244,7 +244,11 @@ mod tests {
         assert_eq!((settings.runs(), settings.max_runs()), (3, 10));
         write(dir.path(), "bench:\n  gate:\n    runs: 4\n");
         let config = load_local_config(dir.path()).unwrap().unwrap();
-        assert_eq!(settings_from_config(&config).unwrap().max_runs(), 4);
+        // Unset: adaptive by default, up to the default ceiling.
+        assert_eq!(
+            settings_from_config(&config).unwrap().max_runs(),
+            crate::settings::DEFAULT_MAX_RUNS
+        );
     }
 
     #[test]

@@ -260,6 +260,31 @@ pub fn runs_per_benchmark_line(comparison: &Comparison) -> String {
     format!("runs per benchmark (per side): {}\n", parts.join(", "))
 }
 
+/// The line that gives each time metric's paired ratio (rho-stats' `paired_ratio`), the figure its verdict
+/// came from: `paired rounds (head / base, 95% interval): a.ns 1.02x (0.99 to 1.05, 4 rounds)`; empty when
+/// no metric had two rounds.
+pub fn paired_line(comparison: &Comparison) -> String {
+    let parts: Vec<String> = comparison
+        .metrics
+        .iter()
+        .filter_map(|m| {
+            let p = m.paired?;
+            Some(format!(
+                "{} {:.3}x ({:.3} to {:.3}, {} rounds)",
+                m.name, p.ratio, p.low, p.high, p.rounds
+            ))
+        })
+        .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "paired rounds (head / base, {:.0}% interval): {}\n",
+        rho_stats::PAIRED_CONFIDENCE * 100.0,
+        parts.join(", ")
+    )
+}
+
 /// The JSON document: `{"verdict": .., "runs": N, "metrics": {name: {...}}}`. Infinite changes (from a
 /// base of zero) and infinite noise (a side whose best run was 0 and another was not) are `null`, as JSON has
 /// no infinity (docs/gate.md says so).
@@ -283,6 +308,19 @@ pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
         entry.insert("runs_base".into(), json!(m.base.map(|s| s.runs)));
         entry.insert("runs_head".into(), json!(m.head.map(|s| s.runs)));
         entry.insert("within_resolution".into(), json!(m.within_resolution));
+        let paired = m.paired.map(|p| {
+            json!({
+                "rounds": p.rounds,
+                "ratio": p.ratio,
+                "low": p.low,
+                "high": p.high,
+                "median": p.median,
+                "median_low": p.median_interval.map(|(low, _)| low),
+                "median_high": p.median_interval.map(|(_, high)| high),
+                "confidence": rho_stats::PAIRED_CONFIDENCE,
+            })
+        });
+        entry.insert("paired".into(), paired.unwrap_or(Value::Null));
         if let MetricOutcome::Undecided(why) = &m.outcome {
             entry.insert("undecided".into(), json!(why));
         }
@@ -373,13 +411,29 @@ mod tests {
         assert_eq!(matmul["budget"], 0.3);
         assert_eq!(matmul["regressed"], true);
         assert!((matmul["noise_base"].as_f64().unwrap() - 0.05).abs() < 1e-12);
+        // Rounds of 2.0x and 1.96x: the paired interval lies wholly above 1.3.
+        let paired = &matmul["paired"];
+        assert_eq!(paired["rounds"], 2);
+        assert!(paired["low"].as_f64().unwrap() > 1.3);
+        assert_eq!(paired["confidence"], 0.95);
         let sum = &doc["metrics"]["sum_ns"];
+        // Rounds of 2.0x and 1.01x: the interval holds the bound, and head's best run is base's: ok.
         assert_eq!(sum["regressed"], false);
         assert_eq!(sum["noisy"], true);
+        assert!(sum["paired"]["low"].as_f64().unwrap() < 1.3);
+        assert!(sum["paired"]["high"].as_f64().unwrap() > 1.3);
+        assert!(
+            paired_line(&sample()).starts_with(
+                "paired rounds (head / base, 95% interval): matmul_ns 1.982x (1.768 to 2.222, 2 rounds)"
+            ),
+            "{}",
+            paired_line(&sample())
+        );
         let new = &doc["metrics"]["new_ns"];
         assert_eq!(new["regressed"], Value::Null);
         assert_eq!(new["base"], Value::Null);
         assert_eq!(new["undecided"], "only on head");
+        assert_eq!(new["paired"], Value::Null);
         // One line: the document is the last stdout line.
         assert!(!doc.to_string().contains('\n'));
     }

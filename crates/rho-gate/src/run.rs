@@ -253,6 +253,9 @@ impl Pairs<'_> {
         let mut open = self.listed_share(sides)?;
         let mut head_cap: Option<HeadTimeCap> = None;
         for run in 1..=max_runs {
+            // `run 1 of 3` up to `runs`, then `run 4 of 20` (the ceiling): the runs a gate is expected to take,
+            // then the most it may.
+            let of = if run <= min_runs { min_runs } else { max_runs };
             if run > 1 && adaptive {
                 let Some(still_open) = self.still_open(sides) else {
                     break;
@@ -263,9 +266,24 @@ impl Pairs<'_> {
                 });
                 open = Some(still_open);
             }
-            // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides alike.
             let [base, head] = sides;
-            self.run_side(base, run, max_runs, open.as_ref(), &[], progress)?;
+            if run > 1 && by_benchmark(base, head) {
+                // The fixed gate's rounds (no benchmark settled) go benchmark by benchmark too.
+                let every = || self.every_benchmark(base, head);
+                let round = open.clone().unwrap_or_else(every);
+                self.run_round_by_benchmark([base, head], run, of, &round, head_cap, progress)?;
+                continue;
+            }
+            // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides
+            // alike; from the second round on head goes first every other round, so neither side is always
+            // the one that runs after a pause.
+            if run > 1 && run % 2 == 0 {
+                let cap_env = cap_environment(head_cap);
+                self.run_side(head, run, of, open.as_ref(), &cap_env, progress)?;
+                self.run_side(base, run, of, open.as_ref(), &[], progress)?;
+                continue;
+            }
+            self.run_side(base, run, of, open.as_ref(), &[], progress)?;
             if run == 1 && adaptive && settings.lower_head_cap() {
                 // Base ran every benchmark in its first run: its longest is the one to scale.
                 head_cap = base
@@ -276,13 +294,61 @@ impl Pairs<'_> {
                     progress(&Progress::HeadTimeCap(cap));
                 }
             }
-            let cap_env: Vec<(String, String)> = head_cap
-                .iter()
-                .map(|cap| ("RHO_BENCH_TIME_CAP_MS".to_owned(), cap.cap_ms.to_string()))
-                .collect();
-            self.run_side(head, run, max_runs, open.as_ref(), &cap_env, progress)?;
+            let cap_env = cap_environment(head_cap);
+            self.run_side(head, run, of, open.as_ref(), &cap_env, progress)?;
         }
         Ok(head_cap)
+    }
+
+    /// One round benchmark by benchmark: each open benchmark runs alone (`RHO_BENCH_FILTER`) on one side and
+    /// at once on the other, the side going first taking turns, so the two figures of a round are measured
+    /// moments apart and what the machine's load does to one it does to the other (docs/gate.md, "Paired
+    /// rounds"). Each side's figures of the round are one run of it, as a whole-suite run's would be.
+    fn run_round_by_benchmark(
+        &self,
+        sides: [&mut Contender; 2],
+        run: u32,
+        runs: u32,
+        open: &BTreeSet<String>,
+        head_cap: Option<HeadTimeCap>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), GateError> {
+        let [base, head] = sides;
+        let cap_env = cap_environment(head_cap);
+        let mut rounds = [RunMetrics::new(), RunMetrics::new()];
+        for (index, benchmark) in open.iter().enumerate() {
+            let alone = BTreeSet::from([benchmark.clone()]);
+            let head_first = (run as usize + index) % 2 == 0;
+            for turn in 0..2 {
+                let (side, slot, env) = if (turn == 0) == head_first {
+                    (&mut *head, 1, cap_env.as_slice())
+                } else {
+                    (&mut *base, 0, &[][..])
+                };
+                let metrics = self.measure_side(side, run, runs, Some(&alone), env, progress)?;
+                merge_metrics(&mut rounds[slot], metrics, benchmark);
+            }
+        }
+        for (side, mut metrics) in [base, head].into_iter().zip(rounds) {
+            for (metric, benchmark) in &side.benchmark_of {
+                if !open.contains(benchmark) {
+                    metrics.leave_out(metric);
+                }
+            }
+            side.runs.push(metrics);
+        }
+        Ok(())
+    }
+
+    /// Every benchmark either side's first run reported (of a sharded gate, the share's).
+    fn every_benchmark(&self, base: &Contender, head: &Contender) -> BTreeSet<String> {
+        let shard = self.request.settings.shard();
+        [base, head]
+            .iter()
+            .flat_map(|side| side.job_benchmarks.iter().flat_map(|(_, b)| b))
+            .filter(|b| shard.is_none_or(|shard| shard.holds(b)))
+            .cloned()
+            .collect()
     }
 
     /// The benchmarks whose verdict more runs could still change, after the pairs run so far; `None` when
@@ -313,6 +379,21 @@ impl Pairs<'_> {
         extra_env: &[(String, String)],
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), GateError> {
+        let metrics = self.measure_side(side, run, runs, open, extra_env, progress)?;
+        side.runs.push(metrics);
+        Ok(())
+    }
+
+    /// [`Pairs::run_side`]'s measurement, the run's metrics handed back rather than added to the side's runs.
+    fn measure_side(
+        &self,
+        side: &mut Contender,
+        run: u32,
+        runs: u32,
+        open: Option<&BTreeSet<String>>,
+        extra_env: &[(String, String)],
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<RunMetrics, GateError> {
         let name = side.prepared.name;
         let what = format!("run {run} of {runs}");
         let mut metrics = RunMetrics::new();
@@ -367,8 +448,7 @@ impl Pairs<'_> {
             elapsed,
             source: side.source.unwrap_or(MetricSource::JsonLine),
         });
-        side.runs.push(metrics);
-        Ok(())
+        Ok(metrics)
     }
 
     /// A counted share (`--shard K/N` counting under Callgrind, where each side runs once): the benchmarks of
@@ -496,6 +576,26 @@ impl Contender {
             self.job_benchmarks.push((source, benchmarks));
         }
     }
+}
+
+/// Head's lowered time cap as the environment handed to its runs (none when it was not lowered).
+fn cap_environment(head_cap: Option<HeadTimeCap>) -> Vec<(String, String)> {
+    head_cap
+        .iter()
+        .map(|cap| ("RHO_BENCH_TIME_CAP_MS".to_owned(), cap.cap_ms.to_string()))
+        .collect()
+}
+
+/// Whether a round can go benchmark by benchmark: every job of both sides is a wire stream (the harness runs
+/// one benchmark by name); a last-line JSON job cannot run part of itself, so its rounds run whole suites.
+fn by_benchmark(base: &Contender, head: &Contender) -> bool {
+    [base, head].iter().all(|side| {
+        !side.job_benchmarks.is_empty()
+            && side
+                .job_benchmarks
+                .iter()
+                .all(|(source, _)| *source == MetricSource::Wire)
+    })
 }
 
 /// Add the image's figures of each benchmark the run reported (one with a metric named `<bench>.`...).

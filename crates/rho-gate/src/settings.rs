@@ -9,6 +9,11 @@ use crate::GateError;
 pub const DEFAULT_RUNS: u32 = rho_config::DEFAULT_GATE_RUNS;
 /// The fewest runs per side: a side's best of one run is just a run (rho-config's rule).
 pub const MIN_RUNS: u32 = rho_config::MIN_GATE_RUNS;
+/// The most rounds a benchmark whose verdict is still open gets when nothing sets `max_runs`: adaptive runs
+/// are the default. 20 rounds bring a paired interval to about +-0.5 of the rounds' standard deviation
+/// (t = 2.09 over sqrt(20)), enough to tell a 5% change from a 3% budget at the noise the paired rounds
+/// show on a loaded 2-core machine (docs/gate.md, "Measured").
+pub const DEFAULT_MAX_RUNS: u32 = 20;
 /// Seconds each build and each run may take when nothing says otherwise (module.yml's default).
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = rho_config::DEFAULT_GATE_TIMEOUT.as_secs();
 /// The budget of a metric nothing else names: 30% slower is allowed.
@@ -59,15 +64,20 @@ impl Budgets {
         Ok(())
     }
 
-    /// The budget of `metric`: its own if one is set, else the default; an instruction count
+    /// The budget of `metric`: its own if one is set, else rho-judge's one rule for its kind
+    /// ([`rho_judge::metric_limit`], which `--diff` and `history check` judge by too): an instruction count
     /// (`<bench>.instructions`), which does not move with the machine's load, the instructions budget when
-    /// one is set, else the default at most [`INSTRUCTIONS_BUDGET`].
+    /// one is set, else the default at most [`INSTRUCTIONS_BUDGET`]; the image's static figures
+    /// (`<bench>.code`, `<bench>.static_stack`) 0, exact; every other metric the default.
     pub fn for_metric(&self, metric: &str) -> f64 {
-        match self.per_metric.get(metric) {
-            Some(&fraction) => fraction,
-            None if metric.ends_with(".instructions") => self
-                .instructions
-                .unwrap_or(self.default.min(INSTRUCTIONS_BUDGET)),
+        if let Some(&fraction) = self.per_metric.get(metric) {
+            return fraction;
+        }
+        let instructions = self
+            .instructions
+            .unwrap_or(self.default.min(INSTRUCTIONS_BUDGET));
+        match rho_metric(metric) {
+            Some(kind) => rho_judge::metric_limit(kind, self.default, instructions),
             None => self.default,
         }
     }
@@ -92,6 +102,16 @@ impl Budgets {
     pub fn named(&self) -> impl Iterator<Item = (&str, f64)> {
         self.per_metric.iter().map(|(k, v)| (k.as_str(), *v))
     }
+}
+
+/// The rho metric a gate metric (`<bench>.<leaf>`) is, by its leaf (`code`, `instructions`: the gate names of
+/// [`Metric::ALL`](rho_stats::Metric::ALL)); `None` for another harness's figures.
+fn rho_metric(metric: &str) -> Option<rho_stats::Metric> {
+    let (_, leaf) = metric.rsplit_once('.')?;
+    rho_stats::Metric::ALL
+        .iter()
+        .copied()
+        .find(|kind| kind.gate_name() == leaf)
 }
 
 /// A fraction in (0, 1): 0 would fail on noise alone, 1 or more lets a doubling through.
@@ -124,7 +144,8 @@ pub fn parse_budget_override(text: &str) -> Result<(String, f64), GateError> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateSettings {
     runs: u32,
-    /// The ceiling of the adaptive runs; `None`: `runs` (every benchmark runs `runs` times).
+    /// The ceiling of the adaptive runs; `None`: [`DEFAULT_MAX_RUNS`] (never below `runs`). Set equal to
+    /// `runs`, every benchmark runs `runs` times (the fixed gate).
     max_runs: Option<u32>,
     /// How many builds run at once (base and head in parallel at 2 or more); `None`: the number of cores.
     build_jobs: Option<usize>,
@@ -241,9 +262,10 @@ impl GateSettings {
         self.shard
     }
 
-    /// The most runs per side a benchmark gets: `max_runs` when set (never below `runs`), else `runs`.
+    /// The most runs per side a benchmark gets: `max_runs` when set, else [`DEFAULT_MAX_RUNS`]; never below
+    /// `runs`.
     pub fn max_runs(&self) -> u32 {
-        self.max_runs.map_or(self.runs, |m| m.max(self.runs))
+        self.max_runs.unwrap_or(DEFAULT_MAX_RUNS).max(self.runs)
     }
 
     /// Replace the number of runs per side (`--runs`).
@@ -377,9 +399,16 @@ mod tests {
         let mut settings = GateSettings::default();
         assert_eq!(
             settings.max_runs(),
-            settings.runs(),
-            "unset: every benchmark runs `runs` times"
+            DEFAULT_MAX_RUNS,
+            "unset: adaptive, up to the default ceiling"
         );
+        settings.set_runs(DEFAULT_MAX_RUNS + 5).unwrap();
+        assert_eq!(
+            settings.max_runs(),
+            DEFAULT_MAX_RUNS + 5,
+            "never below runs"
+        );
+        settings.set_runs(3).unwrap();
         settings.set_max_runs(8).unwrap();
         assert_eq!(settings.max_runs(), 8);
         let refused = settings.set_max_runs(1).unwrap_err();

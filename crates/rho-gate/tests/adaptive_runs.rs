@@ -101,12 +101,22 @@ fn a_regression_within_the_whole_run_allowance_gets_runs_pairs_one_beyond_it_one
     assert!(!log.iter().any(|l| l.contains("still open")), "{log:?}");
 }
 
+/// Base's figures times a ratio per round that scatters around the 30% budget's bound.
+fn scattered(ratios: &[f64]) -> Vec<f64> {
+    BASE.iter().zip(ratios).map(|(b, r)| b * r).collect()
+}
+
 #[test]
 fn a_change_near_the_budget_gets_more_runs_up_to_max_runs() {
-    // 1.28x with a 4% spread: a base run 4% better would make it a regression, so the verdict stays open
-    // until max_runs; it never gets better, so it passes after 7 runs a side.
-    let (outcome, log) = planted_gate(&BASE, &scaled(1.28), 3, 7);
+    // The rounds' ratios scatter around 1.3 (1.22 to 1.38): the paired interval holds the bound after every
+    // round, so the verdict stays open until max_runs; at 7 the interval's centre is 1.296, within the bound,
+    // and head's minimum (1.22 of base's) too: it passes.
+    let ratios = [1.22, 1.38, 1.24, 1.36, 1.26, 1.34, 1.28];
+    let (outcome, log) = planted_gate(&BASE, &scattered(&ratios), 3, 7);
     assert_eq!(outcome.comparison.verdict, Verdict::Ok);
+    let paired = outcome.comparison.metrics[0].paired.unwrap();
+    assert_eq!(paired.rounds, 7);
+    assert!(paired.low < 1.3 && paired.high > 1.3, "{paired:?}");
     assert_eq!(runs_of(&outcome, "work_ns"), (7, 7));
     assert_eq!(outcome.base_runs.len(), 7);
     assert!(
@@ -123,6 +133,10 @@ fn a_tenfold_slowdown_is_settled_after_one_pair_and_without_max_runs_nothing_cha
     assert_eq!(runs_of(&outcome, "work_ns"), (1, 1));
     assert_eq!(outcome.head_runs.len(), 1);
     assert!(!log.iter().any(|l| l.contains("still open")), "{log:?}");
+    // 1.28x in every round: the paired interval is a point within the bound, passed after two rounds.
+    let (outcome, _) = planted_gate(&BASE, &scaled(1.28), 3, 10);
+    assert_eq!(outcome.comparison.verdict, Verdict::Ok);
+    assert_eq!(runs_of(&outcome, "work_ns"), (2, 2));
     // max_runs = runs: every benchmark runs `runs` times, open or not (the gate before adaptive runs).
     let (outcome, _) = planted_gate(&BASE, &scaled(1.28), 3, 3);
     assert_eq!(runs_of(&outcome, "work_ns"), (3, 3));
@@ -132,7 +146,8 @@ fn a_tenfold_slowdown_is_settled_after_one_pair_and_without_max_runs_nothing_cha
 
 /// A rho wire stream of three benchmarks, `sum`, `sum_big` and `crc`, whose net ns on the Nth run are line N
 /// of `figures` (the median of three samples, one of them 5% slower: a within-run spread of 5%); it honours RHO_BENCH_FILTER as the harness does (a benchmark runs when its name contains a
-/// term) and logs `N NAME` to ran.log for each benchmark it ran.
+/// term) and logs `N NAME` to ran.log for each benchmark it ran, and `SIDE NAME` to ../order.log (shared by
+/// both sides).
 const PLANTED_WIRE: &str = r#"n=$(( $(cat count 2>/dev/null || echo 0) + 1 )); echo $n > count
 set -- $(sed -n "${n}p" figures)
 selected() {
@@ -152,7 +167,7 @@ ran=0
 for bench in sum sum_big crc; do
   ns=$1; shift
   selected $bench || continue
-  ran=$((ran + 1)); echo "$n $bench" >> ran.log
+  ran=$((ran + 1)); echo "$n $bench" >> ran.log; echo "$(basename "$PWD") $bench" >> ../order.log
   t=$((ns + 10)); c=$((ns * 3 + 20)); t2=$((ns + ns / 20 + 10)); c2=$(((ns + ns / 20) * 3 + 20))
   printf '@bench %s\n:999 999\n:%s %s\n:%s %s\n:%s %s\n@stack 100\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n@end %s iterations=3 warmup=1 capped=0 unit=iter per_iteration=1\n' $bench $c $t $c2 $t2 $c $t $bench
 done
@@ -174,7 +189,8 @@ fn planted_wire_module(dir: &Path, figures: &[[u32; 3]]) {
     .unwrap();
 }
 
-/// Only the open benchmark runs again: `sum` (1.28x, within the budget by less than the 5% spread, open)
+/// Only the open benchmark runs again: `sum` (1.26x in the first round, nearer the 30% bound than the 5%
+/// within-run spread, then 1.22x to 1.38x from round to round: the paired interval holds the bound, open)
 /// runs `max_runs` times; `crc` (unchanged: a pass) and `sum_big` (10x: beyond the whole-run allowance) are
 /// settled after the first pair. The filter `sum` also selects `sum_big` (the harness matches by substring):
 /// it runs, but its figures are left out of those runs, so it took exactly one.
@@ -185,7 +201,7 @@ fn only_open_benchmarks_run_again_and_the_subset_is_exact() {
         .iter()
         .map(|&f| [f, f, f])
         .collect();
-    let head: Vec<[u32; 3]> = [1280, 1331, 1293, 1318, 1280]
+    let head: Vec<[u32; 3]> = [1260, 1435, 1252, 1401, 1220]
         .iter()
         .zip(&base)
         .map(|(&sum, &[b, _, _])| [sum, b * 10, b])
@@ -228,6 +244,66 @@ fn only_open_benchmarks_run_again_and_the_subset_is_exact() {
         ],
         "crc never ran again; sum_big ran through the substring match"
     );
+}
+
+/// From the second round on a round goes benchmark by benchmark: each runs alone on one side, then on the
+/// other, the side going first taking turns (by round and benchmark), so the two figures of a round are
+/// measured moments apart. The fixed gate (`max_runs` = `runs`) here, so every benchmark is in every round.
+#[test]
+fn a_round_goes_benchmark_by_benchmark_each_side_first_in_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let figures: Vec<[u32; 3]> = (0..7).map(|_| [1000, 2000, 3000]).collect();
+    planted_wire_module(&tmp.path().join("base"), &figures);
+    planted_wire_module(&tmp.path().join("head"), &figures);
+    let mut settings = GateSettings::default();
+    settings.set_runs(3).unwrap();
+    settings.set_max_runs(3).unwrap();
+    let outcome = gate_logged(&request(tmp.path(), "base", "head", settings))
+        .0
+        .unwrap();
+    assert_eq!(outcome.comparison.verdict, Verdict::Ok);
+    for benchmark in ["crc", "sum", "sum_big"] {
+        assert_eq!(runs_of(&outcome, benchmark), (3, 3));
+    }
+    let order = std::fs::read_to_string(tmp.path().join("order.log")).unwrap();
+    let order: Vec<&str> = order.lines().collect();
+    // The first round runs whole suites, base first (head's time cap comes from base's run). Then by name:
+    // crc, sum (whose filter also runs sum_big, left out), sum_big.
+    let whole = [
+        "base sum",
+        "base sum_big",
+        "base crc",
+        "head sum",
+        "head sum_big",
+        "head crc",
+    ];
+    let round_2 = [
+        "head crc",
+        "base crc",
+        "base sum",
+        "base sum_big",
+        "head sum",
+        "head sum_big",
+        "head sum_big",
+        "base sum_big",
+    ];
+    let round_3 = [
+        "base crc",
+        "head crc",
+        "head sum",
+        "head sum_big",
+        "base sum",
+        "base sum_big",
+        "base sum_big",
+        "head sum_big",
+    ];
+    assert_eq!(order, [&whole[..], &round_2, &round_3].concat());
+    let paired = outcome
+        .comparison
+        .metrics
+        .iter()
+        .find(|m| m.name == "crc.ns");
+    assert_eq!(paired.and_then(|m| m.paired).map(|p| p.ratio), Some(1.0));
 }
 
 /// The kata's wire suite, timed, with s09 (a linear search for a binary one, 170x at the time cap to 800x)

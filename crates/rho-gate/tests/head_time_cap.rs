@@ -85,17 +85,26 @@ fn capped_gate(
 /// 40 ms a sample: `work` takes 120 ms of measured time in each run (3 samples), `short` 12 ms.
 const FORTY_MS: u64 = 40_000_000;
 
-/// 1.28x, each side's runs 4% apart: within the budget by less than the spread, so it stays open up to
-/// `max_runs`. Base's first run is `base` a sample.
+/// 1.28x in the first run, each side's runs 4% apart, then 1.22x to 1.38x: near the budget, so the gate
+/// goes past its first round. Base's first run is `base` a sample. Figures for `runs` rounds of both
+/// benchmarks: from the second round on each runs alone (a process each), so a side runs up to `2 runs - 1`
+/// processes; every one logs the cap it was handed.
 fn near_the_budget(base: u64, runs: usize) -> (Vec<u64>, Vec<u64>) {
     let base: Vec<u64> = [100, 104, 101, 103]
         .iter()
         .cycle()
-        .take(runs)
+        .take(2 * runs)
         .map(|p| base / 100 * p)
         .collect();
-    let head = base.iter().map(|b| b / 100 * 128).collect();
+    let ratios = [128, 138, 122, 136, 124, 134, 126, 132].iter().cycle();
+    let head = base.iter().zip(ratios).map(|(b, r)| b / 100 * r).collect();
     (base, head)
+}
+
+/// Every process of a side was handed `cap`, and there was one at least per run of the side's.
+fn assert_caps(caps: &[String], cap: &str, runs: usize, what: &str) {
+    assert!(caps.len() >= runs, "{what}: {caps:?}");
+    assert!(caps.iter().all(|c| c == cap), "{what}: {caps:?}");
 }
 
 #[test]
@@ -109,16 +118,22 @@ fn adaptive_head_runs_get_four_times_bases_longest_and_base_keeps_the_modules_ca
         (cap.cap_ms, cap.module_cap_ms, cap.floored),
         (488, 1000, false)
     );
-    assert_eq!(head_caps, ["488"; 4], "every head run, the first included");
-    assert_eq!(base_caps, ["1000"; 4], "base's cap is never lowered");
+    let runs = outcome.head_runs.len();
+    assert_caps(
+        &head_caps,
+        "488",
+        runs,
+        "every head run, the first included",
+    );
+    assert_caps(&base_caps, "1000", runs, "base's cap is never lowered");
     assert!(
         log.iter().any(|l| l
             == "head: time cap 488 ms (4x base's longest benchmark, 122.0 ms; base's cap 1000 ms)"),
         "{log:?}"
     );
-    // The verdict rule is the same: 1.28x passes.
+    // The verdict rule is the same: about 1.3x passes (the interval's centre within the bound).
     assert_eq!(outcome.comparison.verdict, Verdict::Ok);
-    assert_eq!(outcome.head_runs.len(), 4);
+    assert!(runs >= 2);
 }
 
 #[test]
@@ -126,8 +141,8 @@ fn the_fixed_gate_keeps_the_modules_cap_on_both_sides() {
     let (base, head) = near_the_budget(FORTY_MS, 3);
     let (outcome, log, base_caps, head_caps) = capped_gate(&base, &head, (3, 3), Some(1000));
     assert_eq!(outcome.head_time_cap, None);
-    assert_eq!(base_caps, ["1000"; 3]);
-    assert_eq!(head_caps, ["1000"; 3]);
+    assert_caps(&base_caps, "1000", 3, "base");
+    assert_caps(&head_caps, "1000", 3, "head");
     assert!(!log.iter().any(|l| l.contains("time cap")), "{log:?}");
 }
 
@@ -138,8 +153,9 @@ fn the_cap_is_never_below_the_floor() {
     let (outcome, _, base_caps, head_caps) = capped_gate(&base, &head, (2, 3), Some(1000));
     let cap = outcome.head_time_cap.expect("head's cap lowered");
     assert_eq!((cap.cap_ms, cap.floored), (HEAD_CAP_FLOOR_MS, true));
-    assert_eq!(head_caps, ["100"; 3]);
-    assert_eq!(base_caps, ["1000"; 3]);
+    let runs = outcome.head_runs.len();
+    assert_caps(&head_caps, "100", runs, "head");
+    assert_caps(&base_caps, "1000", runs, "base");
     assert!(cap.to_string().contains("the floor"), "{cap}");
 }
 
@@ -149,8 +165,9 @@ fn the_cap_is_never_above_the_modules_cap() {
     let (base, head) = near_the_budget(100_000_000, 3);
     let (outcome, log, base_caps, head_caps) = capped_gate(&base, &head, (2, 3), Some(1000));
     assert_eq!(outcome.head_time_cap, None);
-    assert_eq!(base_caps, ["1000"; 3]);
-    assert_eq!(head_caps, ["1000"; 3]);
+    let runs = outcome.head_runs.len();
+    assert_caps(&base_caps, "1000", runs, "base");
+    assert_caps(&head_caps, "1000", runs, "head");
     assert!(!log.iter().any(|l| l.contains("time cap")), "{log:?}");
 }
 
@@ -162,8 +179,9 @@ fn with_no_cap_of_the_modules_the_harness_default_is_the_ceiling() {
     let (outcome, _, base_caps, head_caps) = capped_gate(&base, &head, (2, 3), None);
     let cap = outcome.head_time_cap.expect("head's cap lowered");
     assert_eq!((cap.cap_ms, cap.module_cap_ms), (488, 5000));
-    assert_eq!(base_caps, ["unset"; 3]);
-    assert_eq!(head_caps, ["488"; 3]);
+    let runs = outcome.head_runs.len();
+    assert_caps(&base_caps, "unset", runs, "base");
+    assert_caps(&head_caps, "488", runs, "head");
 }
 
 /// The kata's wire suite, timed, with s09 (a linear search for a binary one, hundreds of times slower) as

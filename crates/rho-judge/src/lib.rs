@@ -11,5 +11,5 @@ pub mod regression;
 
 pub use regression::{
     Change, INSTRUCTIONS_MAX_REGRESSION, RESOLUTION_STEPS, judge_change, judge_change_toward,
-    regressed, relative_change, resolution_floor, zero_base_label,
+    metric_limit, regressed, relative_change, resolution_floor, zero_base_label,
 };

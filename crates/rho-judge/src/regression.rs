@@ -59,6 +59,22 @@ pub fn resolution_floor(step: f64) -> f64 {
     RESOLUTION_STEPS * step
 }
 
+/// The limit `metric` is judged with, when a benchmark's limit is `limit` and its instructions limit
+/// `instructions_limit` (both in the same unit, percent or fraction): the instructions one for instructions,
+/// 0 for the static figures of the image, code bytes and the static stack bound (exact, and a property of the
+/// build: one byte more is a change), `limit` for the rest. The one rule `--diff`, `rho bench compare`,
+/// `history check` and the gate judge each metric's limit by, so they flag the same benchmarks on the same
+/// figures.
+pub fn metric_limit(metric: rho_stats::Metric, limit: f64, instructions_limit: f64) -> f64 {
+    if metric == rho_stats::Metric::Instructions {
+        instructions_limit
+    } else if metric.is_static() {
+        0.0
+    } else {
+        limit
+    }
+}
+
 /// What one metric did between base and head, lower being better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {

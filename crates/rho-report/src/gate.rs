@@ -1,7 +1,7 @@
 //! The gate's report as a person reads it: which sides ran with which settings, the table of metrics, the
 //! warnings about noise and the verdict line; and its HTML page (every run of each side, per metric).
 
-use rho_gate::report::{noise_warnings, render_table_within, runs_per_benchmark_line};
+use rho_gate::report::{noise_warnings, paired_line, render_table_within, runs_per_benchmark_line};
 use rho_gate::{GateOutcome, MetricOutcome, Verdict};
 
 /// The text of `outcome` at `width` columns (`settings` says where the gate's settings came from), not yet
@@ -22,7 +22,8 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
         most.to_string()
     };
     let header = format!(
-        "base: {} ({})\nhead: {} ({})\nruns: {runs} per side, alternating; each side's best run per metric\n\
+        "base: {} ({})\nhead: {} ({})\nruns: {runs} per side, alternating; each side's best run per metric, a time metric judged on \
+         its paired rounds\n\
          settings: {}\n\n",
         outcome.base_described,
         outcome.base_source,
@@ -35,6 +36,7 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     text.push('\n');
     if !comparison.metrics.is_empty() {
         text.push_str(&crate::wrap(&runs_per_benchmark_line(comparison), width, 2));
+        text.push_str(&crate::wrap(&paired_line(comparison), width, 2));
     }
     if let Some(cap) = &outcome.head_time_cap {
         text.push_str(&crate::wrap(&format!("head: {cap}\n"), width, 2));

@@ -1125,6 +1125,7 @@ mod tests {
                 budget: 0.05,
                 better: rho_stats::Better::Lower,
                 outcome: rho_gate::MetricOutcome::Regressed,
+                paired: None,
                 undecided_side: None,
             }],
         };

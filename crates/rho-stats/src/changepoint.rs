@@ -189,7 +189,8 @@ pub fn median_of(values: &[f64]) -> f64 {
     sorted[crate::summary::nearest_rank(sorted.len(), 50) - 1]
 }
 
-fn mean_and_variance(values: &[f64]) -> (f64, f64) {
+/// The mean and the sample variance (n - 1) of `values`; the variance is 0 for fewer than two.
+pub(crate) fn mean_and_variance(values: &[f64]) -> (f64, f64) {
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let variance = if values.len() < 2 {
@@ -237,7 +238,7 @@ pub fn newcomer_pvalue(earlier: &[f64], x: f64) -> f64 {
 }
 
 /// P(|T| ≥ |t|) for Student's t with `df` degrees of freedom: I_{df/(df+t²)}(df/2, 1/2).
-fn student_t_pvalue(t: f64, df: f64) -> f64 {
+pub(crate) fn student_t_pvalue(t: f64, df: f64) -> f64 {
     regularized_incomplete_beta(df / (df + t * t), df / 2.0, 0.5).clamp(0.0, 1.0)
 }
 

@@ -45,6 +45,7 @@ mod error;
 mod gate_names;
 mod growth;
 mod icount;
+mod paired;
 mod run;
 mod summary;
 pub mod targets;
@@ -70,6 +71,7 @@ pub use growth::{
     Complexity, FIT_TOLERANCE, FamilyGrowth, Fit, Growth, MIN_FIT_POINTS, Member, MetricGrowth,
     families, fit_growth,
 };
+pub use paired::{PAIRED_CONFIDENCE, PairedRatio, paired_ratio, student_t_quantile};
 pub use run::{
     BenchSummary, Better, EXTRA_LINE, ExtraMetric, ExtraValue, INSTRUCTION_UNIT, ImageTotals,
     Metric, RunSummary, StaticFootprint,

@@ -308,8 +308,10 @@ struct RecordedBuild {
 }
 
 /// The compiler and flags of the build command the port recorded (`$RHO_BENCH_OUT/build-command`, one shell
-/// line; a C++ suite's is its compiles and its link joined by `&&`, the first compiler named), without the
-/// words that name files (the sources, the output, anything under `scratch`), each flag once.
+/// line: the port's own compiles, a C++ suite's compiles and the link, joined by `&&`; the first compiler
+/// named), without the words that name files (the sources, the output, anything under `scratch`), each flag
+/// once. The port's compiles of its own files (a `-c` of a file under `scratch`, with `-Werror`) are not the
+/// user's build and are left out.
 fn recorded_build(record: &Path, scratch: &Path) -> Result<RecordedBuild> {
     let text = std::fs::read_to_string(record).doing(|| {
         format!(
@@ -323,16 +325,26 @@ fn recorded_build(record: &Path, scratch: &Path) -> Result<RecordedBuild> {
             record.display()
         ))
     })?;
-    let Some((compiler, rest)) = words.split_first() else {
+    let scratch = scratch.display().to_string();
+    let port_compile = |segment: &[String]| {
+        segment.iter().any(|w| w == "-c")
+            && segment
+                .iter()
+                .any(|w| !w.starts_with('-') && w.contains(&scratch) && !w.ends_with(".o"))
+    };
+    let users: Vec<&[String]> = words
+        .split(|word| word == "&&")
+        .filter(|segment| !segment.is_empty() && !port_compile(segment))
+        .collect();
+    let Some((compiler, _)) = users.first().and_then(|segment| segment.split_first()) else {
         return Err(SuiteError::Build(format!(
             "{}: the recorded build command is empty",
             record.display()
         )));
     };
-    let scratch = scratch.display().to_string();
     let mut cflags: Vec<String> = Vec::new();
     let mut ldflags: Vec<String> = Vec::new();
-    for word in rest {
+    for word in users.iter().flat_map(|segment| &segment[1..]) {
         if !word.starts_with('-') || ["-o", "-T", "-c"].contains(&word.as_str()) {
             continue;
         }
@@ -393,9 +405,10 @@ mod tests {
         std::fs::write(
             &record,
             format!(
-                "arm-none-eabi-gcc -std=c99 -Os -mcpu=cortex-m4 -I{s}/include -DRHO_BENCH_ITERATIONS=50 \
+                "arm-none-eabi-gcc -std=c99 -Os -Werror -c {s}/ports/startup.c -o {s}/out/port/startup.c.o && \
+                 arm-none-eabi-gcc -std=c99 -Os -mcpu=cortex-m4 -I{s}/include -DRHO_BENCH_ITERATIONS=50 \
                  '-DNAME=a b' -T {s}/ports/x.ld -Wl,-Map={s}/out/bench.map -o {s}/out/bench.elf suite.c \
-                 {s}/ports/startup.c -lmbedcrypto -L/opt/lib -lm\n",
+                 {s}/out/port/startup.c.o -lmbedcrypto -L/opt/lib -lm\n",
                 s = scratch.display()
             ),
         )

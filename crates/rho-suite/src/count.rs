@@ -135,7 +135,101 @@ impl Counter {
 
     /// Run `executable` (with `env`, in `dir` when given) under Callgrind and return its run with every
     /// count's totals attached.
+    ///
+    /// Each benchmark is counted in a process of its own (`RHO_BENCH_FILTER` its name), so it starts from the
+    /// same state whatever else the suite holds and whatever ran before it: a malloc-heavy benchmark's count no
+    /// longer depends on the allocator's free lists another left behind, and `--filter`, `--shard` and the
+    /// whole suite give the same figure. The names are the harness's listing (`RHO_BENCH_LIST`, with the run's
+    /// own filter); each process runs `.overhead` too (the same count every time: the same state), and the
+    /// first one's is kept. A name no filter term can hold (over 63 characters) counts the suite in one
+    /// process, as before.
     pub fn run(
+        &self,
+        executable: &Path,
+        env: &[(String, String)],
+        dir: Option<&Path>,
+        what: &str,
+        timeout: std::time::Duration,
+    ) -> Result<Run> {
+        let mut listing = Command::new(executable);
+        listing.envs(env.iter().map(|(k, v)| (k, v)));
+        if let Some(dir) = dir {
+            listing.current_dir(dir);
+        }
+        let names = crate::listing::list_program(listing, what, timeout)?;
+        if names.len() < 2 || !names.iter().all(|name| is_filter_term(name)) {
+            return self.run_process(executable, env, dir, what, timeout);
+        }
+        let runs = self.run_each(executable, env, dir, what, timeout, &names)?;
+        let mut merged: Option<Run> = None;
+        for (name, run) in names.iter().zip(runs) {
+            merged = Some(take_benchmark(merged, run, name, what)?);
+        }
+        merged.ok_or_else(|| SuiteError::Run(format!("no benchmark of {what} to count")))
+    }
+
+    /// One process per name of `names` (`RHO_BENCH_FILTER` the name), as many at once as the machine has cores:
+    /// a count is exact whatever runs beside it, and Valgrind's start-up, paid once per process, is most of a
+    /// small benchmark's cost. The runs in the order of `names`, or the first failure in that order (after a
+    /// failure no process is started).
+    fn run_each(
+        &self,
+        executable: &Path,
+        env: &[(String, String)],
+        dir: Option<&Path>,
+        what: &str,
+        timeout: std::time::Duration,
+        names: &[String],
+    ) -> Result<Vec<Run>> {
+        use std::sync::Mutex;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let workers = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .clamp(1, names.len().max(1));
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let slots: Vec<Mutex<Option<Result<Run>>>> =
+            names.iter().map(|_| Mutex::new(None)).collect();
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    while !failed.load(Ordering::Relaxed) {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(name) = names.get(index) else {
+                            break;
+                        };
+                        let mut alone: Vec<(String, String)> = env
+                            .iter()
+                            .filter(|(key, _)| key != FILTER_VARIABLE)
+                            .cloned()
+                            .collect();
+                        alone.push((FILTER_VARIABLE.to_string(), name.clone()));
+                        let run = self.run_process(executable, &alone, dir, what, timeout);
+                        failed.fetch_or(run.is_err(), Ordering::Relaxed);
+                        if let Ok(mut slot) = slots[index].lock() {
+                            *slot = Some(run);
+                        }
+                    }
+                });
+            }
+        });
+        // The first failure in the list's order; a name not started after it has no run and needs no word.
+        let mut runs = Vec::with_capacity(names.len());
+        for slot in slots {
+            match slot.into_inner().ok().flatten() {
+                Some(run) => runs.push(run?),
+                None => {
+                    return Err(SuiteError::Run(format!(
+                        "the suite {what}: a benchmark was left uncounted"
+                    )));
+                }
+            }
+        }
+        Ok(runs)
+    }
+
+    /// [`Counter::run`]'s one process: `executable` under Callgrind, every count's totals attached.
+    fn run_process(
         &self,
         executable: &Path,
         env: &[(String, String)],
@@ -176,6 +270,46 @@ impl Counter {
         rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), None, self.functions > 0)?;
         Ok(run)
     }
+}
+
+/// The harness's selection of benchmarks (c/include/rho/bench.h, the rho-bench crate).
+const FILTER_VARIABLE: &str = "RHO_BENCH_FILTER";
+
+/// The longest term `RHO_BENCH_FILTER` takes.
+const FILTER_TERM_MAX: usize = 63;
+
+/// Whether `name` is one term of `RHO_BENCH_FILTER` as the harnesses accept it: 1 to 63 name characters or
+/// '/' (a family member's "name/arg"). A term selects every benchmark whose name contains it, so a name's
+/// own process may run a longer name holding it as well; which ones is fixed by the suite, not by the run's
+/// filter or shard, so the count is the same in every run.
+fn is_filter_term(name: &str) -> bool {
+    (1..=FILTER_TERM_MAX).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.:+-/".contains(c))
+}
+
+/// `run`, the process that counted `name`, folded into `merged` (the runs so far): its `name` benchmark is
+/// appended; the first run gives the rest (header, `.overhead`).
+fn take_benchmark(merged: Option<Run>, mut run: Run, name: &str, what: &str) -> Result<Run> {
+    let Some(index) = run.benchmarks.iter().position(|b| b.name == name) else {
+        return Err(SuiteError::Run(format!(
+            "the suite {what} listed {name} but did not run it when counted alone (RHO_BENCH_FILTER={name})"
+        )));
+    };
+    let bench = run.benchmarks.swap_remove(index);
+    Ok(match merged {
+        None => {
+            run.benchmarks = vec![bench];
+            run
+        }
+        Some(mut merged) => {
+            merged.benchmarks.push(bench);
+            merged.dropped = merged.dropped.max(run.dropped);
+            merged.noise_lines += run.noise_lines;
+            merged
+        }
+    })
 }
 
 /// The harness's environment for a counted run: `env`, with this mode's own iterations and warm-ups unless
@@ -254,5 +388,20 @@ pub fn join(timed: &mut RunSummary, counted: &RunSummary) {
             });
             Some(figures)
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_its_own_filter_term_when_the_harness_takes_it_as_one() {
+        assert!(is_filter_term("bench_crc_64"));
+        assert!(is_filter_term("bench_sum/1024"));
+        assert!(is_filter_term(&"a".repeat(FILTER_TERM_MAX)));
+        assert!(!is_filter_term(&"a".repeat(FILTER_TERM_MAX + 1)));
+        assert!(!is_filter_term(""));
+        assert!(!is_filter_term("a,b"));
     }
 }

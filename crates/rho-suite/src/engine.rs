@@ -939,17 +939,14 @@ fn run_host_build(
     }
     let counted = measuring.count(&built.executable, env, root, &job.what, timeout)?;
     let sampled = if job.kind == JobKind::CFiles {
-        let ran: Vec<&str> = runs
-            .first()
-            .map(|run| run.benchmarks.iter().map(|b| b.name.as_str()).collect())
-            .unwrap_or_default();
+        let ran = runs.first().map_or(&[][..], |run| &run.benchmarks[..]);
         let program = crate::sample::Program {
             env,
             dir: Some(root),
         };
         crate::sample::sample_asked(
             &measuring.sampling.asked(),
-            &ran,
+            ran,
             &built.executable,
             &program,
             timeout,

@@ -193,14 +193,11 @@ fn on_host(
         );
         counted = Some(counter.run(&built.executable, &env, None, inputs.what, inputs.timeout)?);
     }
-    let ran: Vec<&str> = runs
-        .first()
-        .map(|run| run.benchmarks.iter().map(|b| b.name.as_str()).collect())
-        .unwrap_or_default();
+    let ran = runs.first().map_or(&[][..], |run| &run.benchmarks[..]);
     let env = crate::sample::Program::environment(inputs.settings);
     let sampled = crate::sample::sample_asked(
         &inputs.sample,
-        &ran,
+        ran,
         &built.executable,
         &crate::sample::Program {
             env: &env,

@@ -7,8 +7,13 @@
 //! samples are those of the measured loop alone. The event asked is `cycles`; where the PMU has no cycle
 //! counter perf falls back to `cpu-clock`, and the event it really sampled is read back (`perf evlist`).
 //! Call chains are unwound from a copy of the stack (`--call-graph dwarf`): rho builds suites without frame
-//! pointers, and a frame-pointer chain would skip every caller of a function that does not keep one (libc's);
-//! the copy costs 8 KB a sample, so the rate is kept at 2000 a second (perf's default is 4000).
+//! pointers, and a frame-pointer chain would skip every caller of a function that does not keep one (libc's).
+//! The copy must reach from the sampled function up to the benchmark's own frame, or the chain stops short and
+//! every caller loses its inclusive share (perf's default copy, 8 KB, cut every chain of a benchmark with a 16
+//! KB frame: each function read inclusive = self). So it is sized from the stack the timed run measured for
+//! the benchmark (`@stack`, plus [`STACK_COPY_MARGIN`]; perf's largest, 65528 bytes, when unknown), and the
+//! rate lowered as it grows so that a second of samples copies what 2000 a second of 8 KB did (perf's default
+//! rate is 4000).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,8 +25,30 @@ use rho_profile::perf::Samples;
 use crate::error::{Doing as _, Result, SuiteError};
 use crate::stream::HarnessSettings;
 
-/// Samples a second, per benchmark run.
-const FREQUENCY: &str = "2000";
+/// Samples a second with the smallest stack copy, per benchmark run.
+const FREQUENCY: u64 = 2000;
+/// The fewest samples a second, whatever the copy.
+const MIN_FREQUENCY: u64 = 250;
+/// The smallest stack copy, perf's default; and the largest perf takes (`--call-graph dwarf,SIZE`: a multiple
+/// of 8 below 64 KB).
+const MIN_STACK_COPY: u64 = 8192;
+const MAX_STACK_COPY: u64 = 65528;
+/// Above the benchmark's measured stack: its own frame's return address and the harness's frames.
+const STACK_COPY_MARGIN: u64 = 2048;
+
+/// The stack perf copies per sample for a benchmark whose measured loop used `stack` (the timed run's mark),
+/// and the samples a second that keeps the bytes copied a second to those of [`FREQUENCY`] 8 KB copies.
+fn stack_copy(stack: rho_wire::StackMark) -> (u64, u64) {
+    let used = match stack {
+        rho_wire::StackMark::Bytes(bytes) => bytes.saturating_add(STACK_COPY_MARGIN),
+        rho_wire::StackMark::Overrun | rho_wire::StackMark::Off => MAX_STACK_COPY,
+    };
+    let copy = used
+        .next_multiple_of(8)
+        .clamp(MIN_STACK_COPY, MAX_STACK_COPY);
+    let frequency = (FREQUENCY * MIN_STACK_COPY / copy).max(MIN_FREQUENCY);
+    (copy, frequency)
+}
 
 /// `perf`, found on the PATH.
 #[derive(Debug)]
@@ -50,12 +77,13 @@ impl Sampler {
     }
 
     /// Benchmark `bench` of the suite `executable` (run in `program`'s directory with its environment), its
-    /// measured loop sampled.
+    /// measured loop sampled; `stack` is the stack its timed run measured (what the stack copy must cover).
     pub fn sample(
         &self,
         executable: &Path,
         program: &Program<'_>,
         bench: &str,
+        stack: rho_wire::StackMark,
         timeout: Duration,
     ) -> Result<Sampled> {
         let scratch = ScratchDir::new("rho-perf-")
@@ -64,9 +92,11 @@ impl Sampler {
         let pipes = (|| Ok::<_, std::io::Error>((InheritedPipe::new()?, InheritedPipe::new()?)))()
             .doing(|| "cannot make the pipes perf is controlled through".to_string())?;
         let (control, ack) = pipes;
+        let (copy, frequency) = stack_copy(stack);
         let mut perf = Command::new(&self.perf);
-        perf.args(["record", "--quiet", "-e", "cycles:u", "-F", FREQUENCY])
-            .args(["--call-graph", "dwarf", "-D", "-1"])
+        perf.args(["record", "--quiet", "-e", "cycles:u", "-F"])
+            .arg(frequency.to_string())
+            .args(["--call-graph", &format!("dwarf,{copy}"), "-D", "-1"])
             .arg(format!(
                 "--control=fd:{},{}",
                 control.read_fd(),
@@ -183,11 +213,11 @@ impl Program<'_> {
 /// What sampling gave, per benchmark asked: its samples, or why there are none.
 pub type Outcomes = Vec<(String, std::result::Result<Sampled, String>)>;
 
-/// Samples each benchmark `asked` names among those `ran`; nothing asked, nothing run. Without perf, one
-/// outcome says why for every benchmark asked.
+/// Samples each benchmark `asked` names among those `ran` (the timed run's blocks, whose stack marks size the
+/// copies); nothing asked, nothing run. Without perf, one outcome says why for every benchmark asked.
 pub fn sample_asked(
     asked: &Asked<'_>,
-    ran: &[&str],
+    ran: &[rho_wire::Benchmark],
     executable: &Path,
     program: &Program<'_>,
     timeout: Duration,
@@ -195,7 +225,7 @@ pub fn sample_asked(
     let names: Vec<String> = match asked {
         Asked::Nothing => return Vec::new(),
         Asked::One(name) => vec![name.to_string()],
-        Asked::Every => ran.iter().map(|name| name.to_string()).collect(),
+        Asked::Every => ran.iter().map(|bench| bench.name.clone()).collect(),
     };
     let sampler = match Sampler::find() {
         Ok(sampler) => sampler,
@@ -209,8 +239,12 @@ pub fn sample_asked(
     names
         .into_iter()
         .map(|name| {
+            let stack = ran
+                .iter()
+                .find(|bench| bench.name == name)
+                .map_or(rho_wire::StackMark::Off, |bench| bench.stack);
             let sampled = sampler
-                .sample(executable, program, &name, timeout)
+                .sample(executable, program, &name, stack, timeout)
                 .map_err(|why| one_line(&why.to_string()));
             (name, sampled)
         })

@@ -1,7 +1,7 @@
 //! The example suite: a 1 KiB and a 4 KiB sum (4x the work, about 4x the time), a `Vec::with_capacity(1000)`
 //! (a heap peak of at least 1000 bytes; on the host), a nine-deep recursion of 1 KiB frames (a stack mark of
 //! at least 9 KiB) and a family, `sum_n`, the sum over 256 to 4096 bytes (rho fits its growth: O(n)).
-//! `cargo bench` prints the stream (rho's report with rho-bench's feature `report`); `rho bench` (module.yml's
+//! `cargo bench` prints rho's report, a table (rho-bench's default feature `report`); `rho bench` (module.yml's
 //! `cargo: example`) reads the stream, on the host or, with `--target mps2-an386`, on an emulated Cortex-M4
 //! (no_std, semihosting).
 

@@ -1,6 +1,6 @@
 //! Running a suite on a hosted target: settings, the header, `.overhead`, each benchmark on a thread of its
-//! own with a painted stack, the stream on stdout (run by rho) or the report (`cargo bench` alone, feature
-//! `report`).
+//! own with a painted stack, the stream on stdout (run by rho) or the report (`cargo bench` alone, default
+//! feature `report`).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -54,7 +54,7 @@ pub fn main(entries: &[Entry], build: BuildInfo) -> i32 {
             #[cfg(not(feature = "report"))]
             Output::Report => {
                 eprintln!(
-                    "rho-bench: printing the wire stream (rho reads it); the text report needs rho-bench's feature `report`"
+                    "rho-bench: printing the wire stream (rho reads it); the text report needs rho-bench's default feature `report`"
                 );
                 let stdout = std::io::stdout();
                 let mut out = Sink::Stdout(stdout.lock());
