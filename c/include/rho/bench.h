@@ -536,6 +536,13 @@ void rho_bench_port_write(const char *bytes, unsigned long len);
 /* The chosen cycle counter, read (DWT->CYCCNT, or SysTick made to count up with its wraps). Not
  * inline: one short call in every benchmark's loop instead of the wrap-safe read inlined. */
 uint32_t rho_bench__cycles_now(void);
+#if defined(RHO_BENCH_PORT_HEAP_RESET)
+/* Supplied by the board port with RHO_BENCH_PORT_HEAP_RESET (the built-in boards' counted build,
+ * c/ports/common/heap.c): called as each benchmark begins, it puts the allocator back in the state
+ * it had when the first one began, so that a benchmark's count does not depend on what ran before
+ * it (--filter, --shard and the whole suite give the same count). */
+void rho_bench_port_heap_reset(void);
+#endif
 #if defined(RHO_BENCH_PORT_CLOCK)
 /* Supplied by the board port with RHO_BENCH_PORT_CLOCK (see "Clocks"): start the counter (0 when it
  * runs), and read it, counting up at RHO_BENCH_CPU_HZ and wrapping at 2^32. */
@@ -620,27 +627,33 @@ static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 #define RHO_BENCH__TIME_START(state) ((void)0)
 #endif
 
-/* A board's counted build (RHO_BENCH_MEASURE_INSTRUCTIONS) marks with no-op instructions that no
- * compiler emits (Thumb moves of a high register to itself; RISC-V `addi x0, x0, N`, a HINT):
- * where each iteration's body begins and ends, and where a benchmark's measured loop begins and
- * ends. rho's QEMU plugin (c/qemu/rho_count_plugin.c) counts the instructions executed between a
- * body's two markers, the markers not included, sums them over the measured loop and writes the
- * sum at its end: the body's own count, whatever branches the compiler laid around it (a loop's
- * edges differ with the body's size and the core: a branch across 3000 nops is relaxed to two
- * instructions on RISC-V and the Cortex-M0). The plugin knows the markers by their encodings, so
- * it needs nothing from the image. Elsewhere they are nothing. */
+/* A board's counted build (RHO_BENCH_MEASURE_INSTRUCTIONS) marks with no-op instructions (Thumb
+ * moves of a high register to itself; RISC-V `addi x0, x0, N`, a HINT) where each iteration's body
+ * begins and ends, and where a benchmark's measured loop begins and ends, and records each marker's
+ * ADDRESS and kind in the section `.rho_marks` (two 32-bit words an entry; kinds 1 body begins, 2
+ * body ends, 3 loop begins, 4 loop ends). rho's QEMU plugin (c/qemu/rho_count_plugin.c) reads that
+ * section from the image and knows a marker by its address, never by its encoding: a body may hold
+ * the very same instructions (RV32C `c.li a3, 18` is Thumb's `mov r9, r9`) and they are counted as
+ * any other. The plugin counts the instructions executed between a body's two markers, the markers
+ * not included, sums them over the measured loop and writes the sum at its end: the body's own
+ * count, whatever branches the compiler laid around it (a loop's edges differ with the body's size
+ * and the core: a branch across 3000 nops is relaxed to two instructions on RISC-V and the
+ * Cortex-M0). The section is kept by its flag ("R", SHF_GNU_RETAIN, GNU as 2.36 or later:
+ * --gc-sections leaves it, and what it names, in the counted image) and not loaded (no "a").
+ * Elsewhere the markers are nothing. */
+#define RHO_BENCH__MARK_AT(insn, kind)                                                          \
+    __asm__ __volatile__("1: " insn "\n\t.pushsection .rho_marks,\"R\",%%progbits\n\t.balign 4\n\t" \
+                         ".4byte 1b, " #kind "\n\t.popsection" ::: "memory")
 #if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_MEASURE_INSTRUCTIONS) && defined(__riscv)
-#define RHO_BENCH__MARK(n) __asm__ __volatile__(".insn i 0x13, 0, x0, x0, " #n ::: "memory")
-#define RHO_BENCH__BODY_BEGINS() RHO_BENCH__MARK(0x521)
-#define RHO_BENCH__BODY_ENDS() RHO_BENCH__MARK(0x522)
-#define RHO_BENCH__LOOP_BEGINS() RHO_BENCH__MARK(0x523)
-#define RHO_BENCH__LOOP_ENDS() RHO_BENCH__MARK(0x524)
+#define RHO_BENCH__BODY_BEGINS() RHO_BENCH__MARK_AT(".insn i 0x13, 0, x0, x0, 0x521", 1)
+#define RHO_BENCH__BODY_ENDS() RHO_BENCH__MARK_AT(".insn i 0x13, 0, x0, x0, 0x522", 2)
+#define RHO_BENCH__LOOP_BEGINS() RHO_BENCH__MARK_AT(".insn i 0x13, 0, x0, x0, 0x523", 3)
+#define RHO_BENCH__LOOP_ENDS() RHO_BENCH__MARK_AT(".insn i 0x13, 0, x0, x0, 0x524", 4)
 #elif RHO_BENCH_BARE_METAL && defined(RHO_BENCH_MEASURE_INSTRUCTIONS)
-#define RHO_BENCH__MARK(reg) __asm__ __volatile__("mov " #reg ", " #reg ::: "memory")
-#define RHO_BENCH__BODY_BEGINS() RHO_BENCH__MARK(r11)
-#define RHO_BENCH__BODY_ENDS() RHO_BENCH__MARK(r10)
-#define RHO_BENCH__LOOP_BEGINS() RHO_BENCH__MARK(r9)
-#define RHO_BENCH__LOOP_ENDS() RHO_BENCH__MARK(r12)
+#define RHO_BENCH__BODY_BEGINS() RHO_BENCH__MARK_AT("mov r11, r11", 1)
+#define RHO_BENCH__BODY_ENDS() RHO_BENCH__MARK_AT("mov r10, r10", 2)
+#define RHO_BENCH__LOOP_BEGINS() RHO_BENCH__MARK_AT("mov r9, r9", 3)
+#define RHO_BENCH__LOOP_ENDS() RHO_BENCH__MARK_AT("mov r12, r12", 4)
 #else
 #define RHO_BENCH__BODY_BEGINS() ((void)0)
 #define RHO_BENCH__BODY_ENDS() ((void)0)
@@ -2903,6 +2916,9 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
         RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@bench %s\n", name);
     }
     rho_bench__emit_flush();
+#if defined(RHO_BENCH_PORT_HEAP_RESET)
+    rho_bench_port_heap_reset(); /* the allocator as the first benchmark found it */
+#endif
     /* The sample buffer is empty here: every block's samples were written out at its end. */
 #if RHO_BENCH__GUARDED
     rho_bench__block_samples = 0;

@@ -782,3 +782,87 @@ fn the_growth_example_fits_o_n_and_o_n2_on_the_board() {
     assert_eq!(best("dup", "heap_peak_bytes"), "n");
     assert!(run.report.contains("pairwise / n"), "{}", run.report);
 }
+
+/// The instructions per iteration of `name` in a run's document (`suites[0]` of a merge's, if it has suites).
+fn counted_per_iteration(document: &Value, name: &str) -> f64 {
+    let holder = if document.get("suites").is_some() {
+        &document["suites"][0]
+    } else {
+        document
+    };
+    let bench = common::bench(holder, name);
+    assert_eq!(bench["instructions"]["source"], "qemu", "{bench}");
+    bench["instructions"]["per_iteration"].as_f64().unwrap()
+}
+
+/// Every benchmark starts from the same heap whatever ran before it (the counted build resets the allocator as
+/// each benchmark begins, c/ports/common/heap.c): a malloc-heavy benchmark's count is identical alone
+/// (`--filter`), after an allocator-churning benchmark (the whole suite), and in a merged `--shard` run; the
+/// same body run third reads the same. Before the reset it read 276 after the churn and 252 alone.
+#[test]
+fn a_malloc_heavy_count_is_the_same_alone_after_churn_and_in_merged_shares() {
+    if !tools_present(
+        "a_malloc_heavy_count_is_the_same_alone_after_churn_and_in_merged_shares",
+        CROSS_TOOLS,
+    ) {
+        return;
+    }
+    let project = Project::new();
+    std::fs::copy(
+        repo_file("tests/c/heap_order.c"),
+        project.path().join("heap_order.c"),
+    )
+    .unwrap();
+    let bench = [
+        "bench",
+        "--target",
+        TARGET,
+        "heap_order.c",
+        "--iterations",
+        "20",
+    ];
+    let (_, whole) = project.rho_json(&bench);
+    assert_eq!(
+        bench_names(&whole),
+        ["bench_churn", "bench_malloc_heavy", "bench_malloc_again"],
+        "the churn runs first"
+    );
+    let (_, alone) = project.rho_json(&[&bench[..], &["--filter", "bench_malloc_heavy"]].concat());
+    assert_eq!(bench_names(&alone), ["bench_malloc_heavy"]);
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let file = format!("s{k}.json");
+        project
+            .rho(&[&bench[..], &["--shard", &shard, "--json", &file]].concat())
+            .assert_exit(0);
+    }
+    project
+        .rho(&[
+            "bench",
+            "merge",
+            "s1.json",
+            "s2.json",
+            "--json",
+            "merged.json",
+        ])
+        .assert_exit(0);
+    let merged = read_json(&project.path().join("merged.json"));
+
+    let figure = counted_per_iteration(&alone, "bench_malloc_heavy");
+    assert!(figure > 50.0, "three mallocs and frees: {figure}");
+    assert_eq!(
+        counted_per_iteration(&whole, "bench_malloc_heavy"),
+        figure,
+        "after the churn"
+    );
+    assert_eq!(
+        counted_per_iteration(&whole, "bench_malloc_again"),
+        figure,
+        "third"
+    );
+    assert_eq!(
+        counted_per_iteration(&merged, "bench_malloc_heavy"),
+        figure,
+        "merged shares"
+    );
+}

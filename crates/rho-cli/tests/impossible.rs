@@ -121,3 +121,107 @@ fn a_committed_baseline_with_a_negative_cycle_median_is_refused_not_compared() {
         ],
     );
 }
+
+/// A module of tests/c/nops.c with a target of its own on the mps2-an386 port that counts with rho's plugin
+/// (`counter: qemu-plugin`): its `run:` is QEMU as the built-in board runs it, and then, on the counted run, the
+/// plugin's totals edited by the awk program `$PLANT` (a fake plugin output, planted where the plugin writes).
+fn planted_board_project() -> Project {
+    let project = Project::new();
+    std::fs::copy(
+        common::repo_file("tests/c/nops.c"),
+        project.path().join("nops.c"),
+    )
+    .unwrap();
+    project.write(
+        "plant.sh",
+        "qemu-system-arm -M mps2-an386 -display none -serial none -monitor none -icount shift=5 \
+         -chardev stdio,id=console -semihosting-config enable=on,target=native,chardev=console \
+         ${RHO_QEMU_PLUGIN:+-plugin \"$RHO_QEMU_PLUGIN\"} -kernel \"$RHO_BENCH_OUT/bench.elf\"\n\
+         status=$?\n\
+         if [ -n \"$RHO_QEMU_COUNTS\" ]; then\n\
+         \x20 awk \"$PLANT\" \"$RHO_QEMU_COUNTS\" > \"$RHO_QEMU_COUNTS.new\" && mv \"$RHO_QEMU_COUNTS.new\" \"$RHO_QEMU_COUNTS\"\n\
+         fi\n\
+         exit $status\n",
+    );
+    let makefile = common::repo_file("c/ports/Makefile");
+    project.write(
+        "module.yml",
+        &format!(
+            "bench:
+  suites:
+    - nops.c
+  targets:
+    - name: planted-mps2-an386
+      build: make -s -f '{}' BOARD=mps2-an386 SUITE=\"$RHO_BENCH_SOURCES\" RHO_BENCH_INCLUDE=\"$RHO_BENCH_INCLUDE\" RHO_BENCH_OUT=\"$RHO_BENCH_OUT\"
+      run: sh plant.sh
+      counter: qemu-plugin
+",
+            makefile.display()
+        ),
+    );
+    project
+}
+
+/// Impossible counts from a board's plugin are refused, exit 2, naming the benchmark and the board (the stream's
+/// `@target`), and no figure is reported: a zero for a body of 1,000 nops, a count below the empty loop's, and
+/// bodies other than the loop's iterations. The plugin's totals, one line `K TOTAL BODIES FILLED` a measured
+/// loop: K 1 and 2 are `.overhead`'s, 3 to 6 bench_nop_1, _1000, _3000 and _none's.
+#[test]
+fn a_boards_zero_and_sub_empty_loop_counts_are_refused_naming_the_board() {
+    if !common::tools_present(
+        "a_boards_zero_and_sub_empty_loop_counts_are_refused_naming_the_board",
+        common::CROSS_TOOLS,
+    ) {
+        return;
+    }
+    let project = planted_board_project();
+    let args = [
+        "bench",
+        "--target",
+        "planted-mps2-an386",
+        "--iterations",
+        "20",
+        "--json",
+        "planted.json",
+    ];
+    for (plant, needles) in [
+        // Nothing planted: the figures as counted.
+        ("{print}", &[][..]),
+        (
+            "$1 == 4 {$2 = 0} {print}",
+            &[
+                "benchmark bench_nop_1000 on mps2-an386: impossible instruction count (@count 4",
+                "0 instructions for 20 bodies with code in them",
+            ][..],
+        ),
+        (
+            "$1 <= 2 {$2 = $3 * 2000} {print}",
+            &[
+                "benchmark bench_nop_1 on mps2-an386: impossible instruction count",
+                "below the empty loop's",
+            ][..],
+        ),
+        (
+            "$1 == 5 {$3 = $3 - 1} {print}",
+            &[
+                "benchmark bench_nop_3000 on mps2-an386: impossible instruction count (@count 5",
+                "the plugin summed 19 bodies where the loop ran 20 iterations",
+            ][..],
+        ),
+    ] {
+        let _ = std::fs::remove_file(project.path().join("planted.json"));
+        let outcome = project.rho_in(project.path(), &args, &[("PLANT", plant)]);
+        if needles.is_empty() {
+            outcome.assert_exit(0);
+            let document = common::read_json(&project.path().join("planted.json"));
+            let nops = common::bench(&document["suites"][0], "bench_nop_1000");
+            assert_eq!(nops["instructions"]["per_iteration"], 1000.0, "{nops}");
+            continue;
+        }
+        assert_refused(&outcome, needles);
+        // Never a figure: no document holds a count for the suite.
+        let written =
+            std::fs::read_to_string(project.path().join("planted.json")).unwrap_or_default();
+        assert!(!written.contains("\"loop_total\""), "{plant}: {written}");
+    }
+}

@@ -199,16 +199,34 @@ impl CountOverhead {
         })
     }
 
-    /// A benchmark's figures from its count, `None` when it has none (no loop ran).
+    /// A benchmark's figures from its count, `None` when it has none (no loop ran). A count below the empty
+    /// loop's (a net figure that rounds below 0 instructions an iteration) is refused, naming the benchmark and
+    /// `target`: no body runs fewer than none.
     pub(crate) fn figures(
         &self,
         bench: &Benchmark,
         source: &str,
+        target: &str,
     ) -> Result<Option<InstructionFigures>, StatsError> {
         let Some(count) = bench.counts.first() else {
             return Ok(None);
         };
-        Ok(Some(self.net(bench, count, source)?))
+        let figures = self.net(bench, count, source)?;
+        if figures.per_iteration.round() < 0.0 {
+            let empty = figures.overhead_per_loop
+                + figures.overhead_per_iteration * figures.iterations as f64;
+            return Err(StatsError::ImpossibleCount {
+                benchmark: bench.name.clone(),
+                target: target.to_string(),
+                why: format!(
+                    "{} instructions for {} iterations, below the empty loop's {empty} ({} net an iteration)",
+                    figures.loop_total.unwrap_or(0),
+                    figures.iterations,
+                    figures.per_iteration
+                ),
+            });
+        }
+        Ok(Some(figures))
     }
 
     fn net(

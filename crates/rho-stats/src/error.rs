@@ -20,6 +20,17 @@ pub enum StatsError {
     /// an instruction total).
     #[error("{benchmark}: instructions cannot be counted: {why}")]
     Uncounted { benchmark: String, why: String },
+    /// A counted benchmark whose count no run can give (fewer instructions than the empty loop's): refused, never
+    /// reported or written to a baseline.
+    #[error(
+        "benchmark {benchmark} on {target}: impossible instruction count: {why}; the count is refused, not \
+         reported"
+    )]
+    ImpossibleCount {
+        benchmark: String,
+        target: String,
+        why: String,
+    },
     /// `best_of` was given no runs.
     #[error("best of no runs: at least one run is needed")]
     NoRuns,

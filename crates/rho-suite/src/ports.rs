@@ -36,6 +36,10 @@ pub(crate) const PORT_FILES: &[(&str, &str)] = &[
         include_str!("../../../c/ports/common/syscalls.c"),
     ),
     (
+        "common/heap.c",
+        include_str!("../../../c/ports/common/heap.c"),
+    ),
+    (
         "common/settings.mk",
         include_str!("../../../c/ports/common/settings.mk"),
     ),

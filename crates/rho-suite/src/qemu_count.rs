@@ -4,7 +4,9 @@
 //! compiler: Debian's QEMU 7.2 supports plugins but ships none, nor the header to build one).
 //!
 //! The plugin counts the instructions executed between the marker instructions the harness puts around each
-//! iteration's body, and writes one total per measured loop, numbered as the stream's `@count K` lines are;
+//! iteration's body, known by their addresses (the image's `.rho_marks` section, which the plugin reads from
+//! the image it is given as `elf=`; never by their encodings, which a body may hold too), and writes one total
+//! per measured loop with the bodies it summed, numbered as the stream's `@count K` lines are;
 //! rho reads them into the run's counts (event `Ir`, as Callgrind's dumps; [`rho_wire::qemu_counts`]), so
 //! rho-stats takes the harness's share off as it does on a host (here it is none: the markers leave the loop
 //! out) and divides by the iterations. A body of N nops reads N on every board.
@@ -69,13 +71,26 @@ pub fn build_plugin(dir: &Path, timeout: Duration) -> Result<PathBuf> {
 /// The QEMU command that runs the counted image `kernel` (a shell word, e.g. `"$RHO_BENCH_OUT/bench.elf"`) on
 /// `board` with the plugin at `plugin` writing its totals to `totals` (a shell word too).
 pub fn run_command(board: &BoardData, kernel: &str, plugin: &Path, totals: &str) -> String {
-    let plugin = shell_quote(&plugin.display().to_string());
     board.run_command(kernel).replacen(
         " -kernel ",
-        &format!(" -plugin {plugin},out={totals} -kernel "),
+        &format!(
+            " -plugin {} -kernel ",
+            plugin_argument(plugin, totals, kernel)
+        ),
         1,
     )
 }
+
+/// QEMU's `-plugin` argument (as shell words): the plugin at `plugin`, writing its totals to `totals`, reading
+/// the markers' addresses from the image `image` (the one QEMU runs).
+pub fn plugin_argument(plugin: &Path, totals: &str, image: &str) -> String {
+    let plugin = shell_quote(&plugin.display().to_string());
+    format!("{plugin},out={totals},elf={image}")
+}
+
+/// Where a counted image is: the built-in ports' place for it, which a target's own `build:` uses too
+/// (`counter: qemu-plugin`: the plugin reads the markers' addresses from it).
+pub const IMAGE_FILE: &str = "bench.elf";
 
 /// The environment variable a target's own `run:` (`counter: qemu-plugin`) adds to QEMU's command line as
 /// `-plugin "$RHO_QEMU_PLUGIN"`: the plugin's file and where it writes its totals, in `-plugin`'s syntax.
@@ -144,14 +159,19 @@ impl CountedBuild<'_> {
         let command = match self.runner {
             CountedRunner::Board(board) => run_command(
                 board,
-                &shell_quote(&out.join("bench.elf").display().to_string()),
+                &shell_quote(&out.join(IMAGE_FILE).display().to_string()),
                 &plugin,
                 &shell_quote(&totals.display().to_string()),
             ),
             CountedRunner::Command { run, .. } => {
                 env.push((
                     PLUGIN_VARIABLE.to_string(),
-                    format!("{},out={}", plugin.display(), totals.display()),
+                    format!(
+                        "{},out={},elf={}",
+                        plugin.display(),
+                        totals.display(),
+                        out.join(IMAGE_FILE).display()
+                    ),
                 ));
                 env.push((COUNTS_VARIABLE.to_string(), totals.display().to_string()));
                 run.to_string()
@@ -209,7 +229,8 @@ pub fn gate_commands(
         Some(board) => {
             let plugin = build_plugin(&ports.join("qemu-plugin"), timeout)?;
             let totals = format!("\"$RHO_BENCH_OUT/{}\"", rho_wire::qemu_counts::TOTALS_FILE);
-            let run = run_command(&board, "\"$RHO_BENCH_OUT/bench.elf\"", &plugin, &totals);
+            let image = format!("\"$RHO_BENCH_OUT/{IMAGE_FILE}\"");
+            let run = run_command(&board, &image, &plugin, &totals);
             Ok(Some((build, run)))
         }
         None => Ok(Some((build, run))),
@@ -221,10 +242,14 @@ pub fn gate_commands(
 /// as a built-in board's ([`gate_commands`]).
 pub fn gate_own_run(run: &str, ports: &Path, timeout: Duration) -> Result<String> {
     let plugin = build_plugin(&ports.join("qemu-plugin"), timeout)?;
-    let plugin = shell_quote(&plugin.display().to_string());
     let totals = format!("\"$RHO_BENCH_OUT/{}\"", rho_wire::qemu_counts::TOTALS_FILE);
+    let argument = plugin_argument(
+        &plugin,
+        &totals,
+        &format!("\"$RHO_BENCH_OUT/{IMAGE_FILE}\""),
+    );
     Ok(format!(
-        "{PLUGIN_VARIABLE}={plugin},out={totals}; {COUNTS_VARIABLE}={totals}; \
+        "{PLUGIN_VARIABLE}={argument}; {COUNTS_VARIABLE}={totals}; \
          export {PLUGIN_VARIABLE} {COUNTS_VARIABLE}\n{run}"
     ))
 }
@@ -289,7 +314,7 @@ mod tests {
         );
         assert!(
             command.contains(
-                " -plugin '/cache dir/plugin.so',out=\"$RHO_BENCH_OUT/counts\" -kernel \"$RHO_BENCH_OUT/bench.elf\""
+                " -plugin '/cache dir/plugin.so',out=\"$RHO_BENCH_OUT/counts\",elf=\"$RHO_BENCH_OUT/bench.elf\" -kernel \"$RHO_BENCH_OUT/bench.elf\""
             ),
             "{command}"
         );
