@@ -178,8 +178,8 @@
  *
  * ---- Clocks --------------------------------------------------------------------------------
  *
- * Each iteration reads, in order: time start, cycles start, BODY, cycles stop, time stop. The
- * cycle window is innermost; recording the sample and deciding whether to go on happen between
+ * Each iteration reads, in order: cpu start, time start, cycles start, BODY, cycles stop, time
+ * stop, cpu stop (the clocks a target has). The cycle window is innermost; recording the sample and deciding whether to go on happen between
  * iterations, outside both windows, and so does writing out the sample buffer.
  *   x86-64:   cycles `tsc` (lfence;rdtsc;lfence at both ends), unit cycle, hz calibrated
  *             against CLOCK_MONOTONIC over ~20 ms. The TSC counts at a constant reference rate,
@@ -187,6 +187,11 @@
  *   aarch64:  cycles `cntvct` (isb;mrs cntvct_el0), unit tick, hz from cntfrq_el0.
  *   other hosted architectures: no cycle clock.
  *   hosted:   time `clock_gettime` (CLOCK_MONOTONIC), unit ns.
+ *   Linux, macOS, FreeBSD: cpu `clock_thread_cputime` (CLOCK_THREAD_CPUTIME_ID), unit ns: the
+ *             benchmark thread's CPU time, which does not advance while a neighbour has the core.
+ *             It is read outside both windows (a call each end, around the time clock's reads),
+ *             and `.overhead` calibrates it like the others. RHO_BENCH_NO_CPU_CLOCK leaves it out.
+ *             A board has none, and prints none.
  *   Cortex-M: cycles `dwt` (DWT->CYCCNT, enabled through DEMCR.TRCENA, plus the lock-access key
  *             on a Cortex-M7). If the counter does not advance (QEMU reads 0, an ARMv6-M part has
  *             none) it falls back to `systick`, the 24-bit SysTick down-counter, which the
@@ -219,7 +224,21 @@
  *             RHO_BENCH_CPU_HZ.
  *             No time clock on bare metal; the host derives time from hz. Bare metal needs GNU C
  *             (gcc or clang) for its inline assembly.
- * Every `resolution=` is the smallest non-zero step seen between successive reads.
+ * Every `resolution=` is the smallest non-zero step seen between successive reads (the CPU clock's
+ * is its declared step, clock_getres: its reads cost more than a step).
+ *
+ * ---- Preemption ----------------------------------------------------------------------------
+ *
+ * Linux: at each sample's end, with the CPU clock's stop, the harness reads the thread's count of
+ * involuntary context switches (getrusage RUSAGE_THREAD, ru_nivcsw; one system call, outside every
+ * window). A measured sample during which the count moved was interrupted: the scheduler gave the
+ * core to another thread for a while, and the sample's wall-clock figures hold that while (its
+ * CPU time does not). `@end ... preempted=N` counts them. They are kept, not discarded and run
+ * again: a run again is not the same iteration (a body's rare slow iteration, whose long sample
+ * is the likeliest to be interrupted, would vanish from the mean and the tail: under load every
+ * such sample was, in examples/crypto_bench.c's outlier benchmark). The median and the CPU time
+ * the host judges do not need them gone. Warm-ups are not checked.
+ * RHO_BENCH_NO_PREEMPTION_CHECK leaves it out.
  *
  * ---- Batches -------------------------------------------------------------------------------
  *
@@ -363,6 +382,22 @@
 #define RHO_BENCH__POSIX 0
 #endif
 
+/* The thread's CPU time beside the wall clock (see "Clocks"): where CLOCK_THREAD_CPUTIME_ID is known
+ * to exist. A board has no such clock and prints none. */
+#if RHO_BENCH__POSIX && (defined(__linux__) || defined(__APPLE__) || defined(__FreeBSD__)) && \
+    !defined(RHO_BENCH_NO_CPU_CLOCK)
+#define RHO_BENCH__HAS_CPU 1
+#else
+#define RHO_BENCH__HAS_CPU 0
+#endif
+
+/* Preempted samples (see "Preemption"): Linux counts a thread's involuntary context switches. */
+#if RHO_BENCH__HAS_CPU && defined(__linux__) && !defined(RHO_BENCH_NO_PREEMPTION_CHECK)
+#define RHO_BENCH__PREEMPTION 1
+#else
+#define RHO_BENCH__PREEMPTION 0
+#endif
+
 /* ==== Configuration defaults =============================================================== */
 
 #ifndef RHO_BENCH_MAX_BENCHMARKS
@@ -453,6 +488,14 @@ typedef uint64_t rho_bench__uint;
 typedef struct rho_bench_state {
     rho_bench__uint cycles_start; /* start readings of the iteration in progress */
     rho_bench__uint time_start;
+    rho_bench__uint cpu_start;
+    /* The measured loop's CPU time: the process's, and this thread's, at its start; at its end,
+     * other_cpu is what the process's other threads used during it (see "Clocks"). */
+    rho_bench__uint process_cpu_start;
+    rho_bench__uint thread_cpu_start;
+    rho_bench__uint other_cpu;
+    long switches;             /* involuntary context switches when the sample started */
+    rho_bench__uint preempted; /* measured samples the scheduler interrupted (see "Preemption") */
     rho_bench__uint heap_live; /* RHO_BENCH_HEAP_ALLOC / RHO_BENCH_HEAP_FREE */
     rho_bench__uint heap_peak;
     rho_bench__uint heap_allocs;
@@ -559,6 +602,10 @@ void rho_bench_systick_handler(void);
  * see the POSIX declarations. */
 rho_bench__uint rho_bench__time_now(void);
 #endif
+#if RHO_BENCH__HAS_CPU
+/* CLOCK_THREAD_CPUTIME_ID in ns. Not inline, as the time clock's. */
+rho_bench__uint rho_bench__cpu_now(void);
+#endif
 
 /* ==== Clock reads: the hot path ============================================================ */
 
@@ -625,6 +672,13 @@ static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__cycles_stop(void)
 #else
 #define RHO_BENCH__TIME_STOP() ((rho_bench__uint)0)
 #define RHO_BENCH__TIME_START(state) ((void)0)
+#endif
+/* The CPU window encloses the other two: its reads (a system call on Linux) stay out of them. Its
+ * stop is read first thing in rho_bench__step. */
+#if RHO_BENCH__HAS_CPU
+#define RHO_BENCH__CPU_START(state) ((state)->cpu_start = rho_bench__cpu_now())
+#else
+#define RHO_BENCH__CPU_START(state) ((void)0)
 #endif
 
 /* A board's counted build (RHO_BENCH_MEASURE_INSTRUCTIONS) marks with no-op instructions (Thumb
@@ -701,6 +755,7 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next(rho_bench__cursor *cursor)
         return 0;
     }
     cursor->left = cursor->state->next_batch - 1;
+    RHO_BENCH__CPU_START(cursor->state);
     RHO_BENCH__TIME_START(cursor->state);
     RHO_BENCH__CYCLES_START(cursor->state);
     return 1;
@@ -717,6 +772,7 @@ static RHO_BENCH__ALWAYS_INLINE int rho_bench__next_setup(rho_bench__cursor *cur
     cursor->index = 0;
     if (cursor->setup) {
         cursor->setup = 0;
+        RHO_BENCH__CPU_START(cursor->state);
         RHO_BENCH__TIME_START(cursor->state);
         RHO_BENCH__CYCLES_START(cursor->state);
         RHO_BENCH__BODY_BEGINS(); /* counted: the timed part after the setup's */
@@ -968,7 +1024,7 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_free(rho_bench_t *state, in
 #define RHO_BENCH__STR2(...) #__VA_ARGS__
 #define RHO_BENCH__STR(...) RHO_BENCH__STR2(__VA_ARGS__)
 #define RHO_BENCH__NAME_MAX 63
-#define RHO_BENCH__NCLOCKS (RHO_BENCH__HAS_CYCLES + RHO_BENCH__HAS_TIME)
+#define RHO_BENCH__NCLOCKS (RHO_BENCH__HAS_CYCLES + RHO_BENCH__HAS_TIME + RHO_BENCH__HAS_CPU)
 
 /* ---- What went wrong, when something did -------------------------------------------------- */
 
@@ -979,7 +1035,7 @@ enum {
 
 /* ---- Static state (no allocation anywhere) ----------------------------------------------- */
 
-/* The samples not yet written out: [cycles][time] per sample, in @clock order. */
+/* The samples not yet written out: [cycles][time][cpu] per sample, in @clock order. */
 static rho_bench__uint rho_bench__samples[RHO_BENCH_SAMPLE_BUFFER][RHO_BENCH__NCLOCKS];
 static unsigned rho_bench__sample_count;
 #if RHO_BENCH__GUARDED
@@ -1227,6 +1283,72 @@ RHO_BENCH__NOINLINE rho_bench__uint rho_bench__time_now(void)
 #endif
 #endif
 
+#if RHO_BENCH__HAS_CPU
+RHO_BENCH__NOINLINE rho_bench__uint rho_bench__cpu_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return (rho_bench__uint)now.tv_sec * 1000000000u + (rho_bench__uint)now.tv_nsec;
+}
+
+static rho_bench__uint rho_bench__process_cpu_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return (rho_bench__uint)now.tv_sec * 1000000000u + (rho_bench__uint)now.tv_nsec;
+}
+
+/* The measured loop starts: the process's and the thread's CPU time. */
+static void rho_bench__other_cpu_starts(rho_bench_t *state)
+{
+    state->process_cpu_start = rho_bench__process_cpu_now();
+    state->thread_cpu_start = rho_bench__cpu_now();
+}
+
+/* The measured loop ended: the CPU time the process used beyond this thread's, during it. A body
+ * that hands work to other threads shows it here, and its thread's CPU time is then not the
+ * benchmark's (the host judges wall time instead). */
+static void rho_bench__other_cpu_ends(rho_bench_t *state)
+{
+    rho_bench__uint process = rho_bench__process_cpu_now() - state->process_cpu_start;
+    rho_bench__uint thread = rho_bench__cpu_now() - state->thread_cpu_start;
+    state->other_cpu = process > thread ? process - thread : 0u;
+}
+
+/* The declared resolution: successive reads of the thread's CPU clock cost more than its step (a
+ * system call, about 500 ns on a VM), so a step cannot be seen between them; the clock counts in
+ * the scheduler's nanoseconds. */
+static rho_bench__uint rho_bench__cpu_resolution(void)
+{
+    struct timespec step;
+    if (clock_getres(CLOCK_THREAD_CPUTIME_ID, &step) != 0) {
+        return 0;
+    }
+    return (rho_bench__uint)step.tv_sec * 1000000000u + (rho_bench__uint)step.tv_nsec;
+}
+#define RHO_BENCH__OTHER_CPU_STARTS(state) rho_bench__other_cpu_starts(state)
+#if RHO_BENCH__PREEMPTION
+#include <sys/resource.h>
+#ifndef RUSAGE_THREAD
+#define RUSAGE_THREAD 1 /* Linux's, hidden by glibc without _GNU_SOURCE */
+#endif
+/* The calling thread's involuntary context switches so far (-1 when they cannot be read). The
+ * record is static: 144 bytes on the stack would be in every benchmark's stack figure. */
+static long rho_bench__switches_now(void)
+{
+    static struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) {
+        return -1;
+    }
+    return usage.ru_nivcsw;
+}
+#endif
+#define RHO_BENCH__OTHER_CPU_ENDS(state) rho_bench__other_cpu_ends(state)
+#else
+#define RHO_BENCH__OTHER_CPU_STARTS(state) ((void)0)
+#define RHO_BENCH__OTHER_CPU_ENDS(state) ((void)0)
+#endif
+
 #if RHO_BENCH_BARE_METAL
 
 #define RHO_BENCH__REG(address) (*(volatile uint32_t *)(address))
@@ -1465,13 +1587,14 @@ static void rho_bench__clock_init(void)
 }
 #endif /* RHO_BENCH__HAS_CYCLES */
 
-static rho_bench__uint rho_bench__time_resolution(void)
+/* The smallest non-zero step between successive reads of a hosted clock (time, cpu). */
+static rho_bench__uint rho_bench__resolution_of(rho_bench__uint (*read)(void))
 {
-    rho_bench__uint smallest = 0, previous = rho_bench__time_now();
+    rho_bench__uint smallest = 0, previous = read();
     unsigned long i;
     /* A coarse clock may need many reads to be seen to move at all. */
     for (i = 0; i < 10000ul || (smallest == 0 && i < 100000000ul); i++) {
-        rho_bench__uint now = rho_bench__time_now();
+        rho_bench__uint now = read();
         rho_bench__uint step = now - previous;
         if (step != 0 && (smallest == 0 || step < smallest)) {
             smallest = step;
@@ -1933,6 +2056,12 @@ static void rho_bench__size_batch(rho_bench_t *state)
 RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycles_stop,
                                         rho_bench__uint time_stop)
 {
+#if RHO_BENCH__HAS_CPU
+    rho_bench__uint cpu_stop = rho_bench__cpu_now(); /* first: the CPU window's end */
+#endif
+#if RHO_BENCH__PREEMPTION
+    long switches = rho_bench__switches_now();
+#endif
     if (state->misuse != RHO_BENCH__MISUSE_NONE) {
         state->in_iteration = 0;
         rho_bench__perf_turn(state, 0);
@@ -1948,32 +2077,45 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
         (void)cycles_stop;
 #endif
 #if RHO_BENCH__HAS_TIME
-        *sample = time_stop - state->time_start;
+        *sample++ = time_stop - state->time_start;
         spent = time_stop - state->time_start; /* the cap counts in ns */
 #else
         (void)time_stop;
         spent = cycles; /* the cap counts in cycles */
 #endif
-        if (state->warmup_done < state->warmup_target) {
-            state->warmup_done++;
-        } else {
-            state->measured_done += state->next_batch;
-        }
-        if (state->next_batch == 1) {
-#if RHO_BENCH__HAS_CYCLES
-            rho_bench__uint single = cycles; /* batches are sized on the cycle clock ... */
+#if RHO_BENCH__HAS_CPU
+        *sample = cpu_stop - state->cpu_start;
 #else
-            rho_bench__uint single = spent; /* ... or the time clock without one */
+        (void)sample;
 #endif
-            if (single < state->single_min) {
-                state->single_min = single;
-            }
+#if RHO_BENCH__PREEMPTION
+        /* A measured sample the scheduler interrupted: counted (see "Preemption" for why kept). */
+        if (switches != state->switches && state->warmup_done >= state->warmup_target) {
+            state->preempted++;
         }
-#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
-        state->wrapped += (rho_bench__uint)rho_bench__systick_wrapped;
 #endif
-        if (++rho_bench__sample_count == RHO_BENCH_SAMPLE_BUFFER) {
-            rho_bench__buffer_full();
+        {
+            if (state->warmup_done < state->warmup_target) {
+                state->warmup_done++;
+            } else {
+                state->measured_done += state->next_batch;
+            }
+            if (state->next_batch == 1) {
+#if RHO_BENCH__HAS_CYCLES
+                rho_bench__uint single = cycles; /* batches are sized on the cycle clock ... */
+#else
+                rho_bench__uint single = spent; /* ... or the time clock without one */
+#endif
+                if (single < state->single_min) {
+                    state->single_min = single;
+                }
+            }
+#if RHO_BENCH_BARE_METAL && defined(RHO_BENCH_SYSTICK_EXTERNAL)
+            state->wrapped += (rho_bench__uint)rho_bench__systick_wrapped;
+#endif
+            if (++rho_bench__sample_count == RHO_BENCH_SAMPLE_BUFFER) {
+                rho_bench__buffer_full();
+            }
         }
         state->cap_used += spent;
         if (state->cap_limit != 0 &&
@@ -2004,9 +2146,16 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
             state->cap_used = 0;
             rho_bench__measuring_starts(state);
             rho_bench__perf_turn(state, 1);
+            RHO_BENCH__OTHER_CPU_STARTS(state);
         }
+#if RHO_BENCH__PREEMPTION
+        state->switches = switches;
+#endif
         state->in_iteration = 1;
         return 1;
+    }
+    if (state->in_iteration && state->batch != 0) {
+        RHO_BENCH__OTHER_CPU_ENDS(state);
     }
     state->in_iteration = 0;
     rho_bench__perf_turn(state, 0);
@@ -2868,6 +3017,20 @@ static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *fail
 #define RHO_BENCH__OVERRAN_FIELD ""
 #define RHO_BENCH__OVERRAN_ARG
 #endif
+#if RHO_BENCH__HAS_CPU
+#define RHO_BENCH__OTHER_CPU_FIELD " other_cpu_ns=%u"
+#define RHO_BENCH__OTHER_CPU_ARG , state.other_cpu
+#else
+#define RHO_BENCH__OTHER_CPU_FIELD ""
+#define RHO_BENCH__OTHER_CPU_ARG
+#endif
+#if RHO_BENCH__PREEMPTION
+#define RHO_BENCH__PREEMPTED_FIELD " preempted=%u"
+#define RHO_BENCH__PREEMPTED_ARG , state.preempted
+#else
+#define RHO_BENCH__PREEMPTED_FIELD ""
+#define RHO_BENCH__PREEMPTED_ARG
+#endif
 
 /* Runs one benchmark and prints its block. Returns 0, or 2 (rho_bench_main's status) when the
  * stream cannot go on. */
@@ -2982,11 +3145,13 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
     RHO_BENCH__PRINT(RHO_BENCH__STREAM,
                      "@heap peak=%u live=%u allocs=%u frees=%u free_errors=%u\n"
                      "@end %s iterations=%u warmup=%u capped=%u unit=%s "
-                     "per_iteration=%u batch=%u" RHO_BENCH__WRAPPED_FIELD RHO_BENCH__OVERRAN_FIELD "\n",
+                     "per_iteration=%u batch=%u" RHO_BENCH__WRAPPED_FIELD RHO_BENCH__OVERRAN_FIELD
+                     RHO_BENCH__OTHER_CPU_FIELD RHO_BENCH__PREEMPTED_FIELD "\n",
                      state.heap_peak, state.heap_live, state.heap_allocs, state.heap_frees,
                      state.heap_free_errors, name, state.measured_done, state.warmup_done,
                      RHO_BENCH__U(state.capped), state.unit,
-                     state.per_iteration, RHO_BENCH__U(state.batch != 0 ? state.batch : 1u) RHO_BENCH__WRAPPED_ARG RHO_BENCH__OVERRAN_ARG);
+                     state.per_iteration, RHO_BENCH__U(state.batch != 0 ? state.batch : 1u) RHO_BENCH__WRAPPED_ARG RHO_BENCH__OVERRAN_ARG
+                     RHO_BENCH__OTHER_CPU_ARG RHO_BENCH__PREEMPTED_ARG);
     rho_bench__emit_flush();
     return 0;
 }
@@ -3089,7 +3254,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #define RHO_BENCH__TIME_LINE \
     "@clock time " RHO_BENCH__TIME_NAME " unit=ns hz=1000000000 resolution=%u\n"
 #if RHO_BENCH__HAS_CYCLES
-#define RHO_BENCH__TIME_ARGS rho_bench__time_resolution(),
+#define RHO_BENCH__TIME_ARGS rho_bench__resolution_of(rho_bench__time_now),
 #else
 #define RHO_BENCH__TIME_ARGS rho_bench__sizing_step,
 #endif
@@ -3097,9 +3262,17 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #define RHO_BENCH__TIME_LINE ""
 #define RHO_BENCH__TIME_ARGS
 #endif
+#if RHO_BENCH__HAS_CPU
+#define RHO_BENCH__CPU_LINE \
+    "@clock cpu clock_thread_cputime unit=ns hz=1000000000 resolution=%u\n"
+#define RHO_BENCH__CPU_ARGS rho_bench__cpu_resolution(),
+#else
+#define RHO_BENCH__CPU_LINE ""
+#define RHO_BENCH__CPU_ARGS
+#endif
 
 /* The stream's format version (docs/wire-format.md, "Versions"). */
-#define RHO_BENCH__WIRE_VERSION "6"
+#define RHO_BENCH__WIRE_VERSION "7"
 #define RHO_BENCH__TARGET_LINE                                                                   \
     "@rho-bench " RHO_BENCH__WIRE_VERSION "\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH \
     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n"
@@ -3147,9 +3320,11 @@ static void rho_bench__write_header(const char *stack_guard)
 #endif
     RHO_BENCH__PRINT(RHO_BENCH__STREAM,
                      RHO_BENCH__TARGET_LINE RHO_BENCH__CYCLES_LINE RHO_BENCH__TIME_LINE
+                         RHO_BENCH__CPU_LINE
                      "@config iterations=%u warmup=%u time_cap_ms=%u stack_bytes=%u "
                      "stack_guard=" RHO_BENCH__GUARD_FIELD "\n",
                      RHO_BENCH__COMPILER_VERSION, RHO_BENCH__CYCLES_ARGS RHO_BENCH__TIME_ARGS
+                         RHO_BENCH__CPU_ARGS
                      rho_bench__config.iterations, rho_bench__config.warmup,
                      rho_bench__config.time_cap_ms,
                      rho_bench__config.stack_bytes RHO_BENCH__GUARD_ARG);
@@ -3279,7 +3454,7 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #if RHO_BENCH__HAS_CYCLES
     rho_bench__sizing_step = rho_bench__cycles_resolution();
 #else
-    rho_bench__sizing_step = rho_bench__time_resolution();
+    rho_bench__sizing_step = rho_bench__resolution_of(rho_bench__time_now);
 #endif
     rho_bench__write_header(rho_bench__stack_init());
 

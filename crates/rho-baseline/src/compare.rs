@@ -151,6 +151,8 @@ pub struct Counts {
     pub not_measured: usize,
     pub improved: usize,
     pub ok: usize,
+    /// Wall-clock figures shown beside the CPU time judged in their place.
+    pub shown: usize,
     pub added: usize,
     pub removed: usize,
 }
@@ -188,6 +190,7 @@ impl Comparison {
                 Verdict::NotMeasured => counts.not_measured += 1,
                 Verdict::Improved => counts.improved += 1,
                 Verdict::Ok => counts.ok += 1,
+                Verdict::Shown => counts.shown += 1,
                 Verdict::Added => counts.added += 1,
                 Verdict::Removed => counts.removed += 1,
             }
@@ -393,23 +396,25 @@ pub fn compare_with(
                 // A batched figure resolves a batch-th of its clock's step: the floor shrinks with the
                 // smaller of the two batches.
                 let batch = base_bench.batch.min(head_bench.batch).max(1) as f64;
+                let mut metrics: Vec<MetricComparison> = Metric::ALL
+                    .iter()
+                    .filter_map(|&m| {
+                        judge(
+                            m,
+                            value_of(base_bench, m),
+                            value_of(head_bench, m),
+                            limit_for(&head_bench.name, m) / 100.0,
+                            floors.of(m) / if m.is_clocked() { batch } else { 1.0 },
+                        )
+                    })
+                    .collect();
+                judge_time_on_cpu(&mut metrics);
                 BenchmarkComparison {
                     name: head_bench.name.clone(),
                     presence: Presence::Both,
                     limit_percent: limit,
                     instructions_limit_percent: instructions_limit,
-                    metrics: Metric::ALL
-                        .iter()
-                        .filter_map(|&m| {
-                            judge(
-                                m,
-                                value_of(base_bench, m),
-                                value_of(head_bench, m),
-                                limit_for(&head_bench.name, m) / 100.0,
-                                floors.of(m) / if m.is_clocked() { batch } else { 1.0 },
-                            )
-                        })
-                        .collect(),
+                    metrics,
                     functions: Vec::new(),
                     base_functions: None,
                     extra: crate::extra::compare_extras(
@@ -653,7 +658,7 @@ impl BenchmarkComparison {
         };
         let sides = if regressed(&[Metric::Instructions]) {
             base.functions.as_ref().zip(head.functions.as_ref())
-        } else if regressed(&[Metric::TimeNs, Metric::Cycles]) {
+        } else if regressed(&[Metric::TimeNs, Metric::Cycles, Metric::CpuNs]) {
             base.sampled_functions
                 .as_ref()
                 .zip(head.sampled_functions.as_ref())
@@ -721,6 +726,51 @@ fn one_sided(
         functions: Vec::new(),
         base_functions: None,
         extra: Vec::new(),
+    }
+}
+
+/// The wall-clock metrics whose place a benchmark's CPU time takes when it is judged.
+pub const WALL_CLOCK_METRICS: [Metric; 2] = [Metric::Cycles, Metric::TimeNs];
+
+/// Which time figure of a benchmark is judged: the one least disturbed by neighbours. When both sides carry
+/// its CPU time (`cpu_ns`: rho's harnesses' thread CPU time, kept only for a benchmark whose other threads
+/// did not work, or Google Benchmark's `cpu_time`), that is judged, and the wall-clock figures (`cycles`,
+/// `time_ns`) beside it are [`Verdict::Shown`]: a neighbour that takes the core from the benchmark stretches
+/// its wall time and not its CPU time (issue 37: an unchanged Google Benchmark suite read +108% real time
+/// under load, its CPU time 0.87 to 1.09). Otherwise the wall-clock figures are judged as ever. A wall-clock
+/// figure that lost its measurement still fails. Returns whether the CPU time was judged.
+pub fn judge_time_on_cpu(metrics: &mut [MetricComparison]) -> bool {
+    let cpu_on_both = metrics.iter().any(|m| {
+        m.metric == Metric::CpuNs && m.base.figure().is_some() && m.head.figure().is_some()
+    });
+    if cpu_on_both {
+        for row in metrics.iter_mut().filter(|m| {
+            WALL_CLOCK_METRICS.contains(&m.metric)
+                && matches!(
+                    m.verdict,
+                    Verdict::Regressed | Verdict::Improved | Verdict::Ok
+                )
+        }) {
+            row.verdict = Verdict::Shown;
+        }
+    }
+    cpu_on_both
+}
+
+impl BenchmarkComparison {
+    /// The time metrics judged for this benchmark (`cpu_ns`; else `cycles` and `time_ns`, those it has):
+    /// each clocked metric with a figure on both sides whose verdict is not [`Verdict::Shown`].
+    pub fn time_judged(&self) -> Vec<Metric> {
+        self.metrics
+            .iter()
+            .filter(|m| {
+                m.metric.is_clocked()
+                    && m.verdict != Verdict::Shown
+                    && m.base.figure().is_some()
+                    && m.head.figure().is_some()
+            })
+            .map(|m| m.metric)
+            .collect()
     }
 }
 
@@ -1362,5 +1412,63 @@ mod tests {
         set_median(&mut single, "bench_crc_256", Metric::Cycles, 7704.0 * 1.5);
         let c = compare(&base, &single, 10.0).unwrap();
         assert!(c.failed() && c.drift.is_none());
+    }
+
+    /// Every benchmark with its CPU time on both sides.
+    fn with_cpu(mut section: TargetBaseline) -> TargetBaseline {
+        for bench in &mut section.benchmarks {
+            bench.cpu_ns = bench.time_ns;
+        }
+        section
+    }
+
+    /// Issue 37: where both sides carry a benchmark's CPU time, that is judged and its wall-clock figures are
+    /// shown beside it, never failing: a neighbour that doubles the wall time of an unchanged benchmark does
+    /// not fail the check, a doubled CPU time does, and the comparison says which figure was judged. Without
+    /// CPU time on both sides the wall clock is judged as before.
+    #[test]
+    fn the_cpu_time_is_judged_in_place_of_the_wall_clock_where_both_sides_have_it() {
+        let base = with_cpu(fixture::section("host"));
+        let mut loaded = base.clone();
+        set_median(&mut loaded, "bench_crc_256", Metric::TimeNs, 2657.0 * 2.0);
+        set_median(&mut loaded, "bench_crc_256", Metric::Cycles, 7704.0 * 2.0);
+        let c = compare(&base, &loaded, 10.0).unwrap();
+        assert!(!c.failed(), "wall time is shown, not judged");
+        let bench = c.benchmark("bench_crc_256").unwrap();
+        assert_eq!(bench.time_judged(), [Metric::CpuNs]);
+        for metric in WALL_CLOCK_METRICS {
+            let r = row(&c, "bench_crc_256", metric);
+            assert_eq!(r.verdict, Verdict::Shown, "{metric:?}");
+            assert!((r.change_percent.unwrap() - 100.0).abs() < 1e-9);
+        }
+        assert_eq!(c.counts().shown, 2 * base.benchmarks.len());
+        let notes = crate::render::note_lines(&c);
+        assert!(
+            notes
+                .iter()
+                .any(|l| l.starts_with("time judged: cpu_ns for every benchmark")),
+            "{notes:?}"
+        );
+
+        let mut slower = loaded.clone();
+        set_median(&mut slower, "bench_crc_256", Metric::CpuNs, 2657.0 * 2.0);
+        let c = compare(&base, &slower, 10.0).unwrap();
+        assert!(c.failed());
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::CpuNs).verdict,
+            Verdict::Regressed
+        );
+
+        // A base without CPU time (recorded before it was measured): the wall clock is judged.
+        let c = compare(&fixture::section("host"), &loaded, 10.0).unwrap();
+        assert!(c.failed());
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::TimeNs).verdict,
+            Verdict::Regressed
+        );
+        assert_eq!(
+            c.benchmark("bench_crc_256").unwrap().time_judged(),
+            [Metric::Cycles, Metric::TimeNs]
+        );
     }
 }

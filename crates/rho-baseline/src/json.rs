@@ -110,6 +110,8 @@ pub struct CountsRecord {
     pub not_measured: usize,
     pub improved: usize,
     pub ok: usize,
+    /// Wall-clock figures shown beside the CPU time judged in their place (docs/baseline.md).
+    pub shown: usize,
     pub added: usize,
     pub removed: usize,
 }
@@ -120,6 +122,9 @@ pub struct BenchmarkRecord {
     pub name: String,
     /// `both`, `added` (this run only) or `removed` (the baseline only).
     pub presence: &'static str,
+    /// The time metrics judged: `["cpu_ns"]` when both sides carry the benchmark's CPU time (its `cycles`
+    /// and `time_ns` are then `shown`), else the wall-clock ones it has; empty when it has none on both sides.
+    pub time_judged: Vec<&'static str>,
     pub metrics: Vec<MetricRecord>,
     /// Its instructions regressed and both sides kept functions: those whose counts changed most (`name`,
     /// `base` and `head` each `{"self", "inclusive"}` per iteration or `null`); absent otherwise.
@@ -171,7 +176,8 @@ pub struct MetricRecord {
     pub change_percent: Option<f64>,
     /// The largest growth allowed, in percent.
     pub limit_percent: f64,
-    /// `regressed`, `not measured`, `improved`, `ok`, `added` or `removed`.
+    /// `regressed`, `not measured`, `improved`, `ok`, `shown` (a wall-clock figure beside the CPU time judged
+    /// in its place), `added` or `removed`.
     pub verdict: &'static str,
     /// Why a change was not counted as a regression or an improvement (`null` when it was, or when there is
     /// no change to count).
@@ -192,6 +198,7 @@ impl ComparisonRecord {
                 not_measured: counts.not_measured,
                 improved: counts.improved,
                 ok: counts.ok,
+                shown: counts.shown,
                 added: counts.added,
                 removed: counts.removed,
             },
@@ -205,6 +212,7 @@ impl ComparisonRecord {
                         Presence::Added => "added",
                         Presence::Removed => "removed",
                     },
+                    time_judged: bench.time_judged().iter().map(|m| m.name()).collect(),
                     metrics: bench
                         .metrics
                         .iter()
@@ -303,6 +311,11 @@ fn not_counted(row: &MetricComparison, limit: f64) -> Option<String> {
         Verdict::Regressed | Verdict::NotMeasured | Verdict::Improved => None,
         Verdict::Added => Some("no figure in the baseline to compare with".to_string()),
         Verdict::Removed => Some("no figure in this run to compare with".to_string()),
+        Verdict::Shown => Some(
+            "wall clock, shown: the benchmark's CPU time (cpu_ns) is judged in its place, which a \
+             neighbour taking the core does not stretch"
+                .to_string(),
+        ),
         Verdict::Ok if row.within_resolution => Some(format!(
             "within {} steps of the clock, which cannot tell the two figures apart",
             crate::compare::RESOLUTION_STEPS

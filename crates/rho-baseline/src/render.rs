@@ -63,6 +63,9 @@ pub fn summary_line(comparison: &Comparison) -> String {
     }
     parts.push(format!("{} improved", c.improved));
     parts.push(format!("{} ok", c.ok));
+    if c.shown > 0 {
+        parts.push(format!("{} shown", c.shown));
+    }
     let added = comparison
         .benchmarks
         .iter()
@@ -250,9 +253,31 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
     out
 }
 
-/// The lines under the summary: what was left out and why (one line), and a drift of the whole machine.
+/// The lines under the summary: which time figure was judged, what was left out and why (one line each), and
+/// a drift of the whole machine.
 pub fn note_lines(comparison: &Comparison) -> Vec<String> {
     let mut lines = Vec::new();
+    let on_cpu = comparison
+        .benchmarks
+        .iter()
+        .filter(|b| b.time_judged().contains(&rho_stats::Metric::CpuNs))
+        .count();
+    if on_cpu > 0 {
+        let compared = comparison
+            .benchmarks
+            .iter()
+            .filter(|b| !b.time_judged().is_empty())
+            .count();
+        let who = if on_cpu == compared {
+            "every benchmark".to_string()
+        } else {
+            format!("{on_cpu} of {compared} benchmarks")
+        };
+        lines.push(format!(
+            "time judged: cpu_ns for {who} (CPU time, which a neighbour taking the core does not \
+             stretch); their cycles and time_ns are shown, not judged"
+        ));
+    }
     if !comparison.left_out.is_empty() {
         let what: Vec<String> = comparison.left_out.iter().map(|l| l.sentence()).collect();
         lines.push(format!("left out: {}", what.join("; ")));
@@ -350,7 +375,7 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
     ordered.sort_by_key(|(_, row)| row.verdict);
     let (unchanged, shown): (Vec<_>, Vec<_>) = ordered
         .into_iter()
-        .partition(|(_, row)| row.verdict == Verdict::Ok);
+        .partition(|(_, row)| matches!(row.verdict, Verdict::Ok | Verdict::Shown));
 
     if shown.is_empty() {
         let _ = writeln!(out, "No metric moved beyond the limit.\n");
@@ -499,6 +524,7 @@ fn markdown_verdict(verdict: Verdict) -> &'static str {
         Verdict::NotMeasured => ":x: **not measured**",
         Verdict::Improved => ":rocket: improved",
         Verdict::Ok => "ok",
+        Verdict::Shown => "shown (cpu_ns judged)",
         Verdict::Added => ":heavy_plus_sign: added",
         Verdict::Removed => ":heavy_minus_sign: removed",
     }

@@ -15,6 +15,9 @@ pub enum Verdict {
     Improved,
     /// Within the limit either way.
     Ok,
+    /// Shown, not judged: a benchmark's wall-clock figures (cycles, time_ns) beside its CPU time, which is
+    /// judged in their place ([`crate::compare::judge_time_on_cpu`]). Never a failure.
+    Shown,
     /// Present in this run only (a new benchmark, or a metric the base did not measure).
     Added,
     /// Present in the baseline only.
@@ -43,6 +46,7 @@ impl Verdict {
             Verdict::NotMeasured => "not measured",
             Verdict::Improved => "improved",
             Verdict::Ok => "ok",
+            Verdict::Shown => "shown",
             Verdict::Added => "added",
             Verdict::Removed => "removed",
         }

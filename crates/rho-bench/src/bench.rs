@@ -49,6 +49,12 @@ pub struct Bench {
 
     cycles_start: u64,
     time_start: u64,
+    cpu_start: u64,
+    /// The process's and the thread's CPU time when the measured loop started, and at its end what the
+    /// process's other threads used during it (`@end other_cpu_ns=`).
+    process_cpu_start: u64,
+    thread_cpu_start: u64,
+    other_cpu: Option<u64>,
     in_iteration: bool,
     pub(crate) warmup_target: u64,
     pub(crate) warmup_done: u64,
@@ -112,6 +118,10 @@ impl Bench {
             loops: 0,
             cycles_start: 0,
             time_start: 0,
+            cpu_start: 0,
+            process_cpu_start: 0,
+            thread_cpu_start: 0,
+            other_cpu: None,
             in_iteration: false,
             warmup_target: 0,
             warmup_done: 0,
@@ -203,6 +213,9 @@ impl Bench {
         let (mut cycles_stop, mut time_stop) = (0, 0);
         while self.step(cycles_stop, time_stop) {
             let mut left = self.next_batch;
+            if clock::HAS_CPU {
+                self.cpu_start = clock::cpu_now();
+            }
             self.time_start = clock::time_now();
             self.cycles_start = clock::cycles_start();
             loop {
@@ -246,6 +259,9 @@ impl Bench {
         while self.step(cycles_stop, time_stop) {
             for _ in 0..self.next_batch {
                 inputs.0.push(setup());
+            }
+            if clock::HAS_CPU {
+                self.cpu_start = clock::cpu_now();
             }
             self.time_start = clock::time_now();
             self.cycles_start = clock::cycles_start();
@@ -298,6 +314,11 @@ impl Bench {
             unit: self.unit,
             per_iteration: self.per_iteration,
             batch: self.batch.max(1),
+            other_cpu_ns: if clock::HAS_CPU {
+                Some(self.other_cpu.unwrap_or(0))
+            } else {
+                None
+            },
         }
     }
 
@@ -348,6 +369,8 @@ impl Bench {
     /// into the windows.
     #[inline(never)]
     fn step(&mut self, cycles_stop: u64, time_stop: u64) -> bool {
+        // First: the CPU window's end.
+        let cpu_stop = if clock::HAS_CPU { clock::cpu_now() } else { 0 };
         if self.in_iteration {
             let cycles = clock::cycles_between(self.cycles_start, cycles_stop);
             // The cap counts in ns, or in cycles without a time clock.
@@ -356,7 +379,8 @@ impl Bench {
             } else {
                 cycles
             };
-            self.samples.push([cycles, spent]);
+            self.samples
+                .push([cycles, spent, cpu_stop.wrapping_sub(self.cpu_start)]);
             if self.warmup_done < self.warmup_target {
                 self.warmup_done += 1;
             } else {
@@ -382,9 +406,19 @@ impl Bench {
                 self.next_batch = self.batch;
                 self.cap_used = 0;
                 self.measuring_starts();
+                if clock::HAS_CPU {
+                    self.process_cpu_start = clock::process_cpu_now();
+                    self.thread_cpu_start = clock::cpu_now();
+                }
             }
             self.in_iteration = true;
             return true;
+        }
+        if clock::HAS_CPU && self.in_iteration && self.batch != 0 {
+            // A body that handed work to other threads: its thread's CPU time is not the benchmark's.
+            let process = clock::process_cpu_now().wrapping_sub(self.process_cpu_start);
+            let thread = clock::cpu_now().wrapping_sub(self.thread_cpu_start);
+            self.other_cpu = Some(process.saturating_sub(thread));
         }
         self.in_iteration = false;
         self.loop_ends();

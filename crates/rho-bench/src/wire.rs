@@ -1,10 +1,10 @@
-//! Writing the wire stream (docs/wire-format.md, version 6): the records, formatted with `core::fmt` so the
+//! Writing the wire stream (docs/wire-format.md, version 7): the records, formatted with `core::fmt` so the
 //! same code serves a hosted run and a board. Reading it is rho-wire's job alone.
 
 use core::fmt::{self, Write};
 
 /// The wire format version this harness prints.
-pub const WIRE_VERSION: u32 = 6;
+pub const WIRE_VERSION: u32 = 7;
 
 /// A byte of a wire name: `[A-Za-z0-9_.:+-]`.
 pub const fn is_name_byte(b: u8) -> bool {
@@ -148,6 +148,9 @@ pub struct BlockEnd<'a> {
     pub unit: &'a str,
     pub per_iteration: u64,
     pub batch: u64,
+    /// The CPU time the process's other threads used during the measured loop (`other_cpu_ns=`, version 7),
+    /// where the harness reads the thread's CPU time; `None` elsewhere.
+    pub other_cpu_ns: Option<u64>,
 }
 
 /// `@stack`, `@heap` and `@end` of a block.
@@ -166,7 +169,7 @@ pub fn block_end(out: &mut impl Write, end: &BlockEnd<'_>) -> fmt::Result {
     } else {
         out.write_str("@heap off\n")?;
     }
-    writeln!(
+    write!(
         out,
         "@end {} iterations={} warmup={} capped={} unit={} per_iteration={} batch={}",
         end.name,
@@ -176,5 +179,9 @@ pub fn block_end(out: &mut impl Write, end: &BlockEnd<'_>) -> fmt::Result {
         end.unit,
         end.per_iteration,
         end.batch
-    )
+    )?;
+    if let Some(other) = end.other_cpu_ns {
+        write!(out, " other_cpu_ns={other}")?;
+    }
+    out.write_char('\n')
 }

@@ -450,7 +450,7 @@ fn compare_writes_the_diff_comparison_as_json() {
 }
 
 /// `rho bench` (time) run once and saved, and copies of it with time figures planted: every benchmark's
-/// (cycles and time per iteration) times `factor`, or only `only`'s. Planted, so nothing is asserted of the wall
+/// (cycles, time and CPU time per iteration) times `factor`, or only `only`'s. Planted, so nothing is asserted of the wall
 /// clock: the two sides are the same run but for the factor.
 fn planted(dir: &Path, name: &str, factor: f64, only: Option<&str>) -> String {
     let mut doc: serde_json::Value =
@@ -459,7 +459,7 @@ fn planted(dir: &Path, name: &str, factor: f64, only: Option<&str>) -> String {
         if only.is_some_and(|only| bench["name"] != only) {
             continue;
         }
-        for clock in ["cycles", "time"] {
+        for clock in ["cycles", "time", "cpu"] {
             if let Some(figures) = bench[clock]["per_iteration"].as_object_mut() {
                 for statistic in ["min", "median", "mean", "p25", "p75", "p95", "p99", "max"] {
                     if let Some(value) = figures.get(statistic).and_then(serde_json::Value::as_f64)

@@ -268,6 +268,8 @@ fn wire_benchmark(sampled: &Sampled) -> Benchmark {
         wrapped: 0,
         counts: Vec::new(),
         overran: false,
+        other_cpu_ns: None,
+        preempted: 0,
         family: None,
         batch: IMPORT_BATCH,
     }

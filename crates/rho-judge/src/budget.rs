@@ -859,6 +859,7 @@ mod tests {
             batch: 1,
             warmup: 0,
             capped: false,
+            preempted: 0,
             cycles_wrapped: 0,
             family: None,
             overran: false,

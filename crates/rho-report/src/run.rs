@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use rho_stats::{
     BenchSummary, ClockFigures, ClockInfo, InstructionFigures, OverheadFigures, RunSummary, Summary,
 };
-use rho_wire::{ClockRole, StackMark};
+use rho_wire::StackMark;
 
 use crate::layout::{Layout, aligned_table, laid_out, wrap};
 
@@ -455,10 +455,7 @@ fn instruction_cells(figures: &InstructionFigures) -> [String; 7] {
 }
 
 fn describe_clock(clock: &ClockInfo) -> String {
-    let role = match clock.role {
-        ClockRole::Cycles => "cycles",
-        ClockRole::Time => "time",
-    };
+    let role = clock.role.word();
     let hz = match clock.hz {
         Some(hz) => format_hz(hz),
         None => "frequency unknown".to_string(),
@@ -819,6 +816,25 @@ fn compact_table(out: &mut String, summary: &RunSummary, width: usize) {
 
 /// The notes under the table, for what it shows: the marks it used (`*`, `xK`, `-`, `>100%`, LEAK), the
 /// benchmarks that have no figures, coarse clocks. `wide`: the table shows every clock and statistic.
+/// `preempted: 12 measured sample(s) interrupted by the scheduler (bench_a 7, bench_b 5): ...`, when the
+/// harness counted any (wire version 7, `@end preempted=`); `None` otherwise.
+fn preempted_note(summary: &RunSummary) -> Option<String> {
+    let preempted: Vec<String> = summary
+        .benchmarks
+        .iter()
+        .filter(|b| b.preempted > 0)
+        .map(|b| format!("{} {}", b.name, b.preempted))
+        .collect();
+    let total: u64 = summary.benchmarks.iter().map(|b| b.preempted).sum();
+    (total > 0).then(|| {
+        format!(
+            "preempted: {total} measured sample(s) interrupted by the scheduler ({}): their wall-clock figures \
+             hold time another thread had the core (involuntary context switches); the CPU time does not",
+            preempted.join(", ")
+        )
+    })
+}
+
 fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
     let mut footnotes: Vec<String> = Vec::new();
     let shown = |bench| {
@@ -895,6 +911,9 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
     }
     if any_heap_off && summary.imported.is_none() {
         footnotes.push(HEAP_OFF_NOTE.to_string());
+    }
+    if let Some(note) = preempted_note(summary) {
+        footnotes.push(note);
     }
     if any_leak && !wide {
         footnotes.push(
@@ -1089,6 +1108,7 @@ pub fn marks_above_bound(summary: &RunSummary) -> Vec<(String, u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rho_wire::ClockRole;
 
     #[test]
     fn rates_get_si_prefixes() {

@@ -73,6 +73,8 @@ fn benchmark(
         family: None,
         batch: 1,
         overran: false,
+        other_cpu_ns: None,
+        preempted: 0,
     }
 }
 

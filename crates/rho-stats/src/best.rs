@@ -87,6 +87,8 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
             });
         bench.leaked = bench.heap.is_some_and(|h| h.live != 0) && !bench.overran;
         bench.capped = all.iter().any(|b| b.capped);
+        // Every repetition's interrupted samples: how often the machine took the core, over the whole run.
+        bench.preempted = all.iter().map(|b| b.preempted).sum();
         bench.iterations = min_of(all.iter().map(|b| b.iterations)).unwrap_or(0);
         bench.batch = bench
             .cycles

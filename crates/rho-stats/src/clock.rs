@@ -77,7 +77,7 @@ impl ClockFigures {
     /// for cycle figures; `None` for cycles of unknown frequency.
     pub fn net_median_ns(&self) -> Option<f64> {
         let median = self.per_iteration.median;
-        if self.clock.role == ClockRole::Time {
+        if matches!(self.clock.role, ClockRole::Time | ClockRole::Cpu) {
             return Some(median);
         }
         let hz = self.clock.hz.filter(|&hz| hz != 0)?;

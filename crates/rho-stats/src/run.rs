@@ -32,6 +32,10 @@ pub struct BenchSummary {
     pub warmup: u64,
     /// The time cap stopped the benchmark early.
     pub capped: bool,
+    /// Measured samples the scheduler interrupted (`@end preempted=`, wire version 7: their wall-clock figures
+    /// hold time another thread had the core), summed over the runs folded ([`crate::best_of`]).
+    #[serde(default)]
+    pub preempted: u64,
     /// Samples whose cycle reading spanned a counter wrap the harness could not count (`@end wrapped=`). When
     /// non-zero the cycle figures, and any time derived from them, are not measured: `cycles` is `None`.
     #[serde(default)]
@@ -46,9 +50,10 @@ pub struct BenchSummary {
     /// Nanosecond figures: from the `time` clock, or derived from the cycle clock when there is none and its
     /// frequency is known (`derived: true`); `None` otherwise.
     pub time: Option<ClockFigures>,
-    /// CPU-time nanoseconds per iteration, from a harness that measures the process's CPU time beside the
-    /// wall clock (Google Benchmark's `cpu_time`, its `time_unit` converted; rho-import): the same
-    /// statistics as `time`, over the same samples. `None` for every other run.
+    /// CPU-time nanoseconds per iteration, from a harness that measures CPU time beside the wall clock: rho's
+    /// harnesses' `@clock cpu` (wire version 7: the thread's CPU time, netted of `.overhead`'s like every
+    /// clock), or Google Benchmark's `cpu_time` (its `time_unit` converted; rho-import). The same statistics
+    /// as `time`, over the same samples. `None` when the run has no such clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<ClockFigures>,
     /// Instructions per iteration: from a counted run (Callgrind), or a clock that counts instructions (QEMU
@@ -307,6 +312,7 @@ impl RunSummary {
         let mut scratch = Vec::new();
         let cycles_index = run.clock_index(ClockRole::Cycles);
         let time_index = run.clock_index(ClockRole::Time);
+        let cpu_index = run.clock_index(ClockRole::Cpu);
         // Time is derived from the cycle clock only when there is no time clock and the frequency is known.
         let derive_hz = match (time_index, cycles_index) {
             (None, Some(c)) => run.clocks[c].hz.filter(|&hz| hz != 0),
@@ -407,6 +413,14 @@ impl RunSummary {
             if let (Some(hz), Some(c), Some(cyc)) = (derive_hz, cycles_index, &cycles) {
                 time = derive_time(&run.clocks[c], hz, cyc);
             }
+            // The thread's CPU time is the benchmark's only when no other thread of the process worked
+            // while it ran (a body that hands work to a pool would read as cheap): else there is none.
+            let cpu = match cpu_index {
+                Some(column) if !bench.overran && single_threaded(bench, column) => {
+                    Some(figures_of(column)?)
+                }
+                _ => None,
+            };
             let (ops_per_second, ns_per_op) = rates(
                 bench.per_iteration,
                 rate_figures(time.as_ref(), cycles.as_ref()),
@@ -419,12 +433,13 @@ impl RunSummary {
                 batch: bench.batch,
                 warmup: bench.warmup,
                 capped: bench.capped,
+                preempted: bench.preempted,
                 cycles_wrapped: bench.wrapped,
                 family: bench.family.clone(),
                 overran: bench.overran,
                 cycles,
                 time,
-                cpu: None,
+                cpu,
                 instructions,
                 stack: bench.stack,
                 heap: bench.heap,
@@ -468,6 +483,21 @@ impl RunSummary {
             }
         }
     }
+}
+
+/// How much CPU time, as a fraction of the benchmark thread's own over its measured samples, the process's
+/// other threads may have used while it ran for the thread's CPU time to be the benchmark's: 1%. A harness
+/// has no thread of its own; a body that hands its work to other threads shows many times this.
+pub const OTHER_THREADS_CPU_SHARE: f64 = 0.01;
+
+/// Whether benchmark `bench` ran on its thread alone (`@end other_cpu_ns=`, wire version 7): the other threads'
+/// CPU time at most [`OTHER_THREADS_CPU_SHARE`] of its thread's, the sum of its measured samples of CPU clock
+/// column `cpu`. A stream that does not say (`None`) is taken at its word that the clock is the benchmark's.
+fn single_threaded(bench: &Benchmark, cpu: usize) -> bool {
+    let own: u128 = bench.measured(cpu).iter().map(|&ns| u128::from(ns)).sum();
+    bench
+        .other_cpu_ns
+        .is_none_or(|other| other as f64 <= own as f64 * OTHER_THREADS_CPU_SHARE)
 }
 
 /// A benchmark must carry one sample column per declared clock (the parser guarantees it; a hand-built `Run`

@@ -451,3 +451,33 @@ fn a_benchmark_stopped_by_a_stack_overrun_has_no_figures_and_the_others_keep_the
     assert!(deep.overran && deep.cycles.is_none() && deep.time.is_none());
     assert_eq!(deep.stack, StackMark::Overrun);
 }
+
+/// Wire version 7's `@clock cpu`: the thread's CPU time, netted of `.overhead`'s CPU column like every clock,
+/// is the run's `cpu_ns`; a benchmark whose other threads used more than 1% of its thread's CPU time
+/// (`@end other_cpu_ns=`) has none, since its thread's CPU time is not the benchmark's.
+#[test]
+fn a_cpu_clock_gives_cpu_ns_unless_other_threads_worked() {
+    let stream = |other: u64| {
+        format!(
+            "@rho-bench 7\n@target host arch=x86_64 optimized=1\n\
+             @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n\
+             @clock cpu clock_thread_cputime unit=ns hz=1000000000 resolution=1\n\
+             @config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0\n\
+             @bench .overhead\n:50 600\n:50 600\n:50 610\n@stack off\n@heap off\n\
+             @end .overhead iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns=0\n\
+             @bench work\n:5000 1600\n:9000 1610\n:4000 1590\n@stack off\n@heap off\n\
+             @end work iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns={other}\n\
+             @done benchmarks=1 dropped=0\n"
+        )
+    };
+    // The thread's 4800 ns: 48 ns of other threads' work is 1%, still its own; 49 ns is not.
+    let alone = RunSummary::of(&parse_str(&stream(48)).unwrap()).unwrap();
+    let work = alone.benchmark("work").unwrap();
+    // Net: median 1600 - 600, while the wall clock read 5000 - 50 with a neighbour in the way.
+    assert_eq!(work.metric(Metric::CpuNs), Some(1000.0));
+    assert_eq!(work.metric(Metric::TimeNs), Some(4950.0));
+    let pooled = RunSummary::of(&parse_str(&stream(49)).unwrap()).unwrap();
+    let work = pooled.benchmark("work").unwrap();
+    assert_eq!(work.metric(Metric::CpuNs), None);
+    assert_eq!(work.metric(Metric::TimeNs), Some(4950.0));
+}

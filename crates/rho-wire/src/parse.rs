@@ -10,9 +10,9 @@ use std::io::{self, BufRead};
 use crate::error::{ErrorKind, WireError, quote};
 use crate::name::{MAX_NAME_BYTES, NAME_ESCAPE_VERSION};
 use crate::types::{
-    BATCH_VERSION, Benchmark, COUNTER_VERSION, Clock, ClockRole, Count, Counter, FAMILY_VERSION,
-    FamilyMember, GUARD_VERSION, HEAP_OFF_VERSION, Header, HeapFigures, Run, RunConfig, StackMark,
-    Target, WIRE_VERSION,
+    BATCH_VERSION, Benchmark, COUNTER_VERSION, CPU_CLOCK_VERSION, Clock, ClockRole, Count, Counter,
+    FAMILY_VERSION, FamilyMember, GUARD_VERSION, HEAP_OFF_VERSION, Header, HeapFigures, Run,
+    RunConfig, StackMark, Target, WIRE_VERSION,
 };
 
 /// The longest line the parser reads. A longer noise line is skipped (only its first bytes are kept); a longer
@@ -23,7 +23,7 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 pub const CALIBRATION_NAME: &str = ".overhead";
 
 /// The most clocks a stream can declare (one per role).
-const MAX_CLOCKS: usize = 2;
+const MAX_CLOCKS: usize = 3;
 
 /// Preallocate at most this many samples per column from what `@config` announces: the figure comes from the
 /// stream, and a hostile one must not make the parser reserve memory it will never fill.
@@ -511,16 +511,25 @@ impl StreamParser {
         let [role, name] = fields.positional(
             self.line,
             line,
-            ["a clock role (cycles or time)", "a clock name"],
+            ["a clock role (cycles, time or cpu)", "a clock name"],
         )?;
         let role = match role {
             b"cycles" => ClockRole::Cycles,
             b"time" => ClockRole::Time,
+            b"cpu" if self.version >= CPU_CLOCK_VERSION => ClockRole::Cpu,
             _ => {
+                let expected = if self.version >= CPU_CLOCK_VERSION {
+                    "a clock role, cycles, time or cpu".to_owned()
+                } else {
+                    format!(
+                        "a clock role, cycles or time (cpu is version {CPU_CLOCK_VERSION}; this stream is version {})",
+                        self.version
+                    )
+                };
                 return Err(WireError::new(
                     self.line,
                     ErrorKind::Syntax,
-                    "a clock role, cycles or time",
+                    expected,
                     quote(line),
                 ));
             }
@@ -528,11 +537,8 @@ impl StreamParser {
         let declared = self.header.as_ref().map_or(&self.clocks, |h| &h.clocks);
         if let Some(index) = declared.iter().position(|c| c.role == role) {
             let first = self.clock_lines.get(index).copied().unwrap_or(0);
-            let what = match role {
-                ClockRole::Cycles => "@clock cycles",
-                ClockRole::Time => "@clock time",
-            };
-            return Err(self.duplicate(line, what, first));
+            let what = format!("@clock {}", role.word());
+            return Err(self.duplicate(line, &what, first));
         }
         if self.phase != Phase::Clocks {
             return Err(self.unexpected(ErrorKind::OutOfOrder, line));
@@ -662,6 +668,16 @@ impl StreamParser {
                 return Err(self.duplicate(line, "@config", self.config_line));
             }
             return Err(self.unexpected(ErrorKind::OutOfOrder, line));
+        }
+        if !self.clocks.is_empty() && self.clocks.iter().all(|c| c.role == ClockRole::Cpu) {
+            // The CPU time is judged beside a wall clock, never alone: the harness sizes its batches and
+            // caps its time on the cycle or time clock.
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                "a `@clock cycles` or `@clock time` beside `@clock cpu`",
+                quote(line),
+            ));
         }
         fields.positional(self.line, line, [])?;
         let iterations = fields.required_u64(self.line, line, "iterations")?;
@@ -965,6 +981,17 @@ impl StreamParser {
             && fields
                 .optional_bool(self.line, line, "overran")?
                 .unwrap_or(false);
+        // Version 7: what the process's other threads used during the measured loop (earlier, unknown).
+        let (other_cpu_ns, preempted) = if self.version >= CPU_CLOCK_VERSION {
+            (
+                fields.optional_u64(self.line, line, "other_cpu_ns")?,
+                fields
+                    .optional_u64(self.line, line, "preempted")?
+                    .unwrap_or(0),
+            )
+        } else {
+            (None, 0)
+        };
         if per_iteration == 0 {
             return Err(WireError::new(
                 self.line,
@@ -1049,6 +1076,8 @@ impl StreamParser {
             family: open.family,
             batch,
             overran,
+            other_cpu_ns,
+            preempted,
         };
         self.phase = Phase::Suite;
         if benchmark.name == CALIBRATION_NAME {

@@ -22,6 +22,9 @@ pub const GUARD_VERSION: u32 = 5;
 /// The first version with `@heap off`: the harness did not measure the heap (a Rust harness without
 /// `CountingAlloc` as the global allocator). Before it every `@heap` carries figures.
 pub const HEAP_OFF_VERSION: u32 = 6;
+/// The first version with `@clock cpu`: the thread's CPU time beside the wall clock (a third sample column).
+/// Before it a clock's role is `cycles` or `time`.
+pub const CPU_CLOCK_VERSION: u32 = 7;
 
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,12 +102,25 @@ pub struct Target {
     pub compiler: Option<String>,
 }
 
-/// What a clock measures: a cycle (or tick) counter, or wall time.
+/// What a clock measures: a cycle (or tick) counter, wall time, or (version 7) the CPU time of the thread
+/// that runs the benchmark, which does not advance while the thread waits for a core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ClockRole {
     Cycles,
     Time,
+    Cpu,
+}
+
+impl ClockRole {
+    /// The role's word on a `@clock` line.
+    pub fn word(self) -> &'static str {
+        match self {
+            ClockRole::Cycles => "cycles",
+            ClockRole::Time => "time",
+            ClockRole::Cpu => "cpu",
+        }
+    }
 }
 
 /// `@clock`: one clock and its units.
@@ -238,6 +254,16 @@ pub struct Benchmark {
     /// ones that did (possibly none), and no figure of it is a measurement. Its `stack` is `Overrun`.
     #[serde(default)]
     pub overran: bool,
+    /// The CPU time, in ns, the process's threads other than the benchmark's used during its measured loop
+    /// (`@end other_cpu_ns=`, version 7, printed beside a `@clock cpu`): when it is not negligible the body
+    /// handed work to other threads, and its thread's CPU time is not the benchmark's. `None` when the
+    /// stream does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_cpu_ns: Option<u64>,
+    /// Measured samples the scheduler interrupted (`@end preempted=`, version 7: the thread's involuntary context
+    /// switches moved during the sample): counted, and kept among `samples`. 0 when the stream does not say.
+    #[serde(default)]
+    pub preempted: u64,
     /// The family this benchmark is a member of (`@bench NAME family=F arg=A`, registered with
     /// `RHO_BENCH_ADD_ARG`), whose name is `F/A`. `None` for a benchmark registered on its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use crate::name::NAME_ESCAPE_VERSION;
 use crate::parse::{CALIBRATION_NAME, is_name};
 use crate::types::{
-    Benchmark, COUNTER_VERSION, ClockRole, FAMILY_VERSION, GUARD_VERSION, HEAP_OFF_VERSION, Run,
-    StackMark, WIRE_VERSION,
+    Benchmark, COUNTER_VERSION, CPU_CLOCK_VERSION, ClockRole, FAMILY_VERSION, GUARD_VERSION,
+    HEAP_OFF_VERSION, Run, StackMark, WIRE_VERSION,
 };
 
 /// Flush the line buffer to the output once it holds this much.
@@ -38,10 +38,7 @@ pub fn write_run<W: Write>(mut out: W, run: &Run) -> io::Result<()> {
     }
     buf.push(b'\n');
     for clock in &run.clocks {
-        let role = match clock.role {
-            ClockRole::Cycles => "cycles",
-            ClockRole::Time => "time",
-        };
+        let role = clock.role.word();
         line(
             &mut buf,
             format_args!(
@@ -193,6 +190,14 @@ fn write_bench<W: Write>(
         buf.pop();
         line(buf, format_args!(" overran=1"));
     }
+    if let Some(other) = bench.other_cpu_ns {
+        buf.pop();
+        line(buf, format_args!(" other_cpu_ns={other}"));
+    }
+    if bench.preempted != 0 {
+        buf.pop();
+        line(buf, format_args!(" preempted={}", bench.preempted));
+    }
     Ok(())
 }
 
@@ -270,11 +275,24 @@ fn validate(run: &Run) -> Result<(), String> {
     if counted && !run.clocks.is_empty() {
         return Err("clocks in a counted run (a run counts or times)".to_string());
     }
-    if !counted && (run.clocks.is_empty() || run.clocks.len() > 2) {
-        return Err(format!("{} clocks (a stream has 1 or 2)", run.clocks.len()));
+    let cpu = run.clocks.iter().any(|c| c.role == ClockRole::Cpu);
+    if cpu && run.version < CPU_CLOCK_VERSION {
+        return Err(format!(
+            "a cpu clock in a version {} stream (it needs version {CPU_CLOCK_VERSION})",
+            run.version
+        ));
     }
-    if run.clocks.len() == 2 && run.clocks[0].role == run.clocks[1].role {
-        return Err("two clocks of the same role".to_string());
+    let most = if cpu { 3 } else { 2 };
+    if !counted && (run.clocks.len() <= usize::from(cpu) || run.clocks.len() > most) {
+        return Err(format!(
+            "{} clocks (a stream has 1 or 2, and a cpu clock beside them)",
+            run.clocks.len()
+        ));
+    }
+    for (i, clock) in run.clocks.iter().enumerate() {
+        if run.clocks[..i].iter().any(|c| c.role == clock.role) {
+            return Err("two clocks of the same role".to_string());
+        }
     }
     for clock in &run.clocks {
         if !is_name(clock.name.as_bytes()) || !is_name(clock.unit.as_bytes()) {
@@ -342,6 +360,13 @@ fn validate_bench(run: &Run, bench: &Benchmark) -> Result<(), String> {
     }
     if bench.per_iteration == 0 {
         return Err(format!("benchmark {}: per_iteration 0", bench.name));
+    }
+    if run.version < CPU_CLOCK_VERSION && (bench.other_cpu_ns.is_some() || bench.preempted != 0) {
+        return Err(format!(
+            "benchmark {}: other_cpu_ns= or preempted= in a version {} stream (they need version \
+             {CPU_CLOCK_VERSION})",
+            bench.name, run.version
+        ));
     }
     if let Some(rule) = bench.heap.and_then(|h| h.inconsistency(run.version)) {
         return Err(format!(

@@ -1105,3 +1105,51 @@ fn whereabouts_follow_the_stream() {
     parser.feed_line(b"@done benchmarks=1 dropped=0").unwrap();
     assert_eq!(parser.whereabouts(), "");
 }
+
+/// Version 7's `@clock cpu`: the thread's CPU time, a third sample column beside cycles and time, read and
+/// written back as it came; in a version 6 stream the role is refused naming the version that has it, and a
+/// cpu clock alone (no wall clock beside it) is refused at `@config`.
+#[test]
+fn a_cpu_clock_is_a_third_column_from_version_7() {
+    const CPU: &str = "@rho-bench 7\n@target host arch=x86_64 optimized=1\n\
+        @clock cycles tsc unit=cycle hz=2899912000 resolution=1\n\
+        @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n\
+        @clock cpu clock_thread_cputime unit=ns hz=1000000000 resolution=9\n\
+        @config iterations=2 warmup=1 time_cap_ms=0 stack_bytes=0\n\
+        @bench bench_a\n:100 40 30\n:90 35 28\n:91 36 29\n@stack off\n@heap off\n\
+        @end bench_a iterations=2 warmup=1 capped=0 unit=iter per_iteration=1 other_cpu_ns=12 preempted=3\n\
+        @done benchmarks=1 dropped=0\n";
+    let run = parse_str(CPU).unwrap();
+    assert_eq!(run.benchmarks[0].other_cpu_ns, Some(12));
+    assert_eq!(run.benchmarks[0].preempted, 3);
+    let cpu = run.clock_index(ClockRole::Cpu).unwrap();
+    assert_eq!(cpu, 2);
+    assert_eq!(run.clocks[cpu].name, "clock_thread_cputime");
+    assert_eq!(run.benchmarks[0].measured(cpu), &[28, 29]);
+    assert_eq!(parse_str(&run_to_string(&run).unwrap()).unwrap(), run);
+
+    let v6 = CPU.replace("@rho-bench 7", "@rho-bench 6");
+    let e = err(&v6);
+    assert_eq!((e.line(), e.kind()), (5, Some(ErrorKind::Syntax)), "{e}");
+    assert!(e.to_string().contains("cpu is version 7"), "{e}");
+    let mut old = run.clone();
+    old.version = 6;
+    assert!(run_to_string(&old).is_err());
+
+    let alone = CPU
+        .replace(
+            "@clock cycles tsc unit=cycle hz=2899912000 resolution=1\n",
+            "",
+        )
+        .replace(
+            "@clock time clock_gettime unit=ns hz=1000000000 resolution=20\n",
+            "",
+        )
+        .replace(":100 40 30\n:90 35 28\n:91 36 29\n", ":30\n:28\n:29\n");
+    let e = err(&alone);
+    assert_eq!(
+        (e.line(), e.kind()),
+        (4, Some(ErrorKind::Inconsistent)),
+        "{e}"
+    );
+}

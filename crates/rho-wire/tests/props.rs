@@ -104,6 +104,8 @@ fn benchmark(
                     batch,
                     // A stopped benchmark is one whose stack overran.
                     overran: stack == StackMark::Overrun && wrap_seed % 3 == 0,
+                    other_cpu_ns: None,
+                    preempted: 0,
                 })
             },
         )

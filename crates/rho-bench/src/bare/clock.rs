@@ -80,6 +80,20 @@ pub fn time_now() -> u64 {
     0
 }
 
+/// No CPU-time clock on a board: nothing is printed rather than a figure that is not one.
+pub const HAS_CPU: bool = false;
+
+/// No CPU-time clock.
+#[inline(always)]
+pub fn cpu_now() -> u64 {
+    0
+}
+
+/// No CPU-time clock: nothing to read.
+pub fn process_cpu_now() -> u64 {
+    0
+}
+
 /// The smallest non-zero step between successive reads (1000 reads), 0 if the counter never moved.
 pub fn resolution() -> u64 {
     let mut smallest = 0u32;

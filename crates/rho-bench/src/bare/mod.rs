@@ -34,7 +34,7 @@ impl Samples {
     }
 
     #[inline(always)]
-    pub(crate) fn push(&mut self, sample: [u64; 2]) {
+    pub(crate) fn push(&mut self, sample: [u64; 3]) {
         self.cycles[self.len] = sample[0] as u32;
         self.len += 1;
         if self.len == SAMPLE_BUFFER {

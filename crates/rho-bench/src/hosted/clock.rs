@@ -6,6 +6,8 @@
 //! - aarch64: cycles `cntvct` (`isb; mrs cntvct_el0`), unit tick, hz from `cntfrq_el0`.
 //! - elsewhere: no cycle clock.
 //! - time: `clock_gettime(CLOCK_MONOTONIC)` in ns on Unix (`Instant` elsewhere, named `instant`).
+//! - cpu (Linux, macOS, FreeBSD): `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` in ns, the thread's CPU time,
+//!   read outside the other two windows (before time start, after time stop), as the C harness reads it.
 
 /// A hosted target always has the monotonic clock.
 pub const HAS_TIME: bool = true;
@@ -98,6 +100,75 @@ pub fn time_now() -> u64 {
             .get_or_init(std::time::Instant::now)
             .elapsed()
             .as_nanos() as u64
+    }
+}
+
+/// Whether this target has the thread's CPU-time clock (`@clock cpu`, wire version 7).
+pub const HAS_CPU: bool = cfg!(any(
+    target_os = "linux",
+    target_os = "macos",
+    target_os = "freebsd"
+));
+
+/// The CPU time of the calling thread in ns (0 where there is no such clock). Not inlined: a call each end,
+/// outside the time window, as the C harness's.
+#[inline(never)]
+pub fn cpu_now() -> u64 {
+    cpu_clock_now(CPU_CLOCK)
+}
+
+/// The CPU time of the whole process in ns (0 where there is no such clock).
+pub fn process_cpu_now() -> u64 {
+    cpu_clock_now(PROCESS_CLOCK)
+}
+
+#[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+const CPU_CLOCK: libc::clockid_t = libc::CLOCK_THREAD_CPUTIME_ID;
+#[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+const PROCESS_CLOCK: libc::clockid_t = libc::CLOCK_PROCESS_CPUTIME_ID;
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "freebsd")))]
+const CPU_CLOCK: i32 = 0;
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "freebsd")))]
+const PROCESS_CLOCK: i32 = 0;
+
+#[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+fn cpu_clock_now(clock: libc::clockid_t) -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid timespec to write; the CPU-time clocks exist on these systems.
+    unsafe { libc::clock_gettime(clock, &mut now) };
+    (now.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(now.tv_nsec as u64)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "freebsd")))]
+fn cpu_clock_now(_clock: i32) -> u64 {
+    0
+}
+
+/// The thread CPU clock's declared step (`clock_getres`): successive reads cost more than it (a system call),
+/// so no step can be seen between them, as it is for the other clocks.
+pub fn cpu_resolution() -> u64 {
+    #[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+    {
+        let mut step = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `step` is a valid timespec to write.
+        if unsafe { libc::clock_getres(CPU_CLOCK, &mut step) } != 0 {
+            return 0;
+        }
+        (step.tv_sec as u64)
+            .wrapping_mul(1_000_000_000)
+            .wrapping_add(step.tv_nsec as u64)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "freebsd")))]
+    {
+        0
     }
 }
 

@@ -11,6 +11,6 @@ pub mod valgrind;
 
 use crate::heap::Uncounted;
 
-/// The sample buffer of a hosted run.
-pub(crate) type Samples = Uncounted<[u64; 2]>;
+/// The sample buffer of a hosted run: `[cycles, time, cpu]`, the clocks it has printed.
+pub(crate) type Samples = Uncounted<[u64; 3]>;
 pub(crate) use settings::BATCH_MAX;

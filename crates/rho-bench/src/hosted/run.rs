@@ -267,6 +267,10 @@ pub fn run(
         };
         let (name, hz) = (clock::TIME_NAME, 1_000_000_000);
         let _ = wire::clock(&mut header, "time", name, "ns", hz, time_step);
+        if clock::HAS_CPU {
+            let step = clock::cpu_resolution();
+            let _ = wire::clock(&mut header, "cpu", "clock_thread_cputime", "ns", hz, step);
+        }
         sizing_step
     };
     let stack_guard = if settings.stack_bytes > 0 {
@@ -394,13 +398,11 @@ fn run_one(
     }
 
     let mut block = String::with_capacity(bench.samples.0.len() * 16 + 256);
-    let clocks = usize::from(clock::HAS_CYCLES) + 1;
+    // The columns of the clocks this target has: [cycles, time, cpu].
+    let first = usize::from(!clock::HAS_CYCLES);
+    let end = 2 + usize::from(clock::HAS_CPU);
     for sample in &bench.samples.0 {
-        let figures = if clock::HAS_CYCLES {
-            &sample[..clocks]
-        } else {
-            &sample[1..]
-        };
+        let figures = &sample[first..end];
         let _ = wire::sample(&mut block, figures);
         if block.len() > 1 << 16 {
             out.write(&block)?;
