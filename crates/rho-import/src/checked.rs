@@ -72,7 +72,13 @@ fn time_in_range(file: &str, benchmark: &str, field: &str, ns: f64) -> Result<()
     ))
 }
 
-fn figure(file: &str, benchmark: &str, field: &str, value: f64, expected: &str) -> ImportError {
+fn figure(
+    file: &str,
+    benchmark: &str,
+    field: &str,
+    value: f64,
+    expected: &'static str,
+) -> ImportError {
     ImportError::Figure {
         file: file.to_owned(),
         benchmark: benchmark.to_owned(),
@@ -82,7 +88,7 @@ fn figure(file: &str, benchmark: &str, field: &str, value: f64, expected: &str) 
             true => value.to_string(),
             false => format!("{value:e}"),
         },
-        expected: expected.to_owned(),
+        expected,
     }
 }
 

@@ -62,7 +62,7 @@ pub enum ImportError {
         benchmark: String,
         field: String,
         value: String,
-        expected: String,
+        expected: &'static str,
     },
     #[error("{format}: {name} failed: {message}")]
     Failed {
