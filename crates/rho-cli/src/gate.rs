@@ -121,8 +121,8 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         html: args.html.clone(),
         json: args.json.clone(),
         shard: rho_shard::spec::resolve(args.shard, std::env::var("RHO_SHARD").ok().as_deref())?,
-        // The builds' compilers run this binary as the compile cache (rho-ccache; main dispatches).
-        compiler_cache: std::env::current_exe().ok(),
+        // The builds' compilers run through ccache from PATH (the gate says once when there is none).
+        compiler_cache: Some(PathBuf::from("ccache")),
     };
     let output = crate::term::OutputArgs {
         wide: false,

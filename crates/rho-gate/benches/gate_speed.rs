@@ -117,8 +117,8 @@ fn gate_request(repo: &Path, mode: Mode) -> Result<GateRequest, Error> {
     Ok(GateRequest {
         env: bench_env_from_config(&config),
         bench_header: BENCH_H.to_owned(),
-        // This bench's own binary is the compile cache (main dispatches), as `rho` is for the real gate.
-        compiler_cache: std::env::current_exe().ok(),
+        // The compilers run through ccache, as with `rho bench gate`.
+        compiler_cache: Some(PathBuf::from("ccache")),
         ..request(&cwd, "main", ".", settings)
     })
 }
@@ -294,10 +294,6 @@ fn load() -> Result<Vec<Child>, Error> {
 }
 
 fn main() -> Result<(), Error> {
-    // Called by a compiler's name from a gate's build: the compile cache, as `rho` would be.
-    if let Some(status) = rho_ccache::dispatch() {
-        std::process::exit(status);
-    }
     // `cargo test --benches` runs this with no `--bench`: do nothing then, it is a measurement, not a test.
     if !std::env::args().any(|a| a == "--bench") {
         return Ok(());

@@ -10,12 +10,12 @@ use std::time::Duration;
 use rho_exec::Runner;
 
 use crate::cache::{BuildCache, CACHE_BOUND_BYTES, CacheKey, CachedFile, files_under};
+use crate::ccache::CompileCache;
 use crate::error::GateError;
 use crate::progress::Progress;
 use crate::recipe::Recipe;
-use crate::shell::{Scratch, Shell};
+use crate::shell::{Launch, Scratch, Shell};
 use crate::side::{PreparedSide, SideSpec, git};
-use crate::units::CompilerShims;
 
 /// A side as its build sees it: where it is and how it is built.
 pub(crate) struct BuildSide<'a> {
@@ -42,8 +42,8 @@ pub(crate) struct BuildContext<'a> {
     /// Where `rho` runs (the repository of revision sides).
     pub cwd: &'a Path,
     pub cache: bool,
-    /// The compiler names that run the compile cache (crate::units), when it is on.
-    pub compilers: Option<&'a CompilerShims>,
+    /// Whether the compilers run through ccache (crate::ccache).
+    pub compilers: &'a CompileCache,
 }
 
 /// Build each side's jobs once, in the side's module root (a job rho built already has no build): with
@@ -66,6 +66,9 @@ pub(crate) fn build_sides(
                 ),
             });
         }
+    }
+    if let CompileCache::Unavailable(note) = context.compilers {
+        progress(&Progress::Note(note.clone()));
     }
     if jobs < 2 {
         for side in sides {
@@ -180,13 +183,18 @@ fn build_side(
             Err(note) => progress(Progress::Cached { side: name, note }),
         }
     }
-    // Through the compile cache, when it is on and the side is in a git repository.
-    let compiling = context
-        .compilers
-        .and_then(|c| c.environment(name, &side.prepared.module_root, context.scratch));
+    // Through ccache, when it is on and the side is in a git repository.
+    let compiling = match context.compilers {
+        CompileCache::On(shims) => {
+            shims.environment(name, &side.prepared.module_root, context.scratch)
+        }
+        _ => None,
+    };
     let mut environment = context.environment.to_vec();
-    if let Some((variables, _)) = &compiling {
-        environment.extend(variables.iter().cloned());
+    let mut launch = Launch::default();
+    if let Some(compiling) = &compiling {
+        environment.extend(compiling.set.iter().cloned());
+        launch.unset.clone_from(&compiling.unset);
     }
     for (index, job) in side.recipe.jobs.iter().enumerate() {
         let Some(build) = &job.build else {
@@ -206,7 +214,7 @@ fn build_side(
             out: &context.scratch.out(name, index)?,
             timeout: context.timeout,
         };
-        let (elapsed, _stdout) = shell.run("build")?;
+        let (elapsed, _stdout) = shell.run_launched("build", &launch)?;
         progress(Progress::Built {
             side: name,
             elapsed,
@@ -214,7 +222,7 @@ fn build_side(
     }
     if let Some((from_cache, compiled)) = compiling
         .as_ref()
-        .and_then(|(_, log)| crate::units::counted(log))
+        .and_then(|c| crate::ccache::counted(&c.stats_log))
     {
         progress(Progress::Compiled {
             side: name,
@@ -321,7 +329,7 @@ fn is_compiler(word: &str) -> bool {
         .and_then(|n| n.to_str())
         .unwrap_or("");
     // The names the compile cache masquerades as: one list of what a compiler is called.
-    rho_ccache::is_compiler_name(name)
+    crate::ccache::is_compiler_name(name)
 }
 
 /// The first line of `program --version` (`gcc (Debian 12.2.0-14) 12.2.0`), or why there is none.

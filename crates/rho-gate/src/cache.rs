@@ -17,10 +17,10 @@ pub const CACHE_BOUND_BYTES: u64 = 256 * 1024 * 1024;
 /// The cache's directory under git's common directory.
 pub const CACHE_DIR: &str = "rho-cache";
 
-/// Where the compile cache's units live in the cache's directory (`.git/rho-cache/units`; crate::units).
-pub const UNITS_DIR: &str = "units";
+/// Where ccache keeps its objects and rho's settings for it (`.git/rho-cache/ccache`; crate::ccache).
+pub const CCACHE_DIR: &str = "ccache";
 
-/// Where the harness headers the builds include live (`.git/rho-cache/include/<checksum>`; crate::units).
+/// Where the harness headers the builds include live (`.git/rho-cache/include/<checksum>`; crate::ccache).
 pub const INCLUDE_DIR: &str = "include";
 
 /// The first line of every key: a change of the layout or of what a key holds changes it.
@@ -175,13 +175,13 @@ impl BuildCache {
         for item in read.flatten() {
             let path = item.path();
             let name = item.file_name().to_string_lossy().into_owned();
-            // The compile cache's units and headers are bounded on their own (rho-ccache).
-            if name == UNITS_DIR || name == INCLUDE_DIR {
+            // ccache bounds its own directory (its max_size); the headers are a few kilobytes.
+            if name == CCACHE_DIR || name == INCLUDE_DIR {
                 continue;
             }
             if name.starts_with("tmp-") {
                 let modified = item.metadata().and_then(|m| m.modified()).ok();
-                if rho_ccache::is_stale_temporary(modified) {
+                if is_stale_temporary(modified) {
                     rho_exec::remove_tree(&path);
                 }
                 continue;
@@ -192,7 +192,36 @@ impl BuildCache {
                 .ok();
             entries.push((used, tree_size(&path), path));
         }
-        rho_ccache::evict_least_recent(entries, self.bound, rho_exec::remove_tree);
+        evict_least_recent(entries, self.bound, rho_exec::remove_tree);
+    }
+}
+
+/// How old a temporary file or directory must be to be taken as left by a killed writer: a write takes
+/// seconds at most.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Whether a writer's temporary entry last modified at `modified` was left by a killed one.
+pub fn is_stale_temporary(modified: Option<std::time::SystemTime>) -> bool {
+    modified
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > STALE_TEMPORARY)
+}
+
+/// Remove entries (when last used, bytes, path), least recently used first (an unknown time first of all),
+/// with `remove`, until those left hold at most `bound` bytes.
+pub fn evict_least_recent(
+    mut entries: Vec<(Option<std::time::SystemTime>, u64, PathBuf)>,
+    bound: u64,
+    remove: impl Fn(&Path),
+) {
+    let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
+    entries.sort_by_key(|(used, _, _)| *used);
+    for (_, size, path) in entries {
+        if total <= bound {
+            break;
+        }
+        remove(&path);
+        total = total.saturating_sub(size);
     }
 }
 

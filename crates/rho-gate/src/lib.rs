@@ -11,6 +11,7 @@
 pub mod adaptive;
 mod build;
 pub mod cache;
+mod ccache;
 pub mod compare;
 pub mod config;
 mod content;
@@ -30,7 +31,6 @@ pub mod shard;
 mod shell;
 pub mod side;
 mod time_cap_reading;
-mod units;
 mod wire_metrics;
 
 pub use compare::{Comparison, MetricComparison, MetricOutcome, SideFigures, Verdict, compare};

@@ -61,8 +61,8 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// `--shard K/N` (or `RHO_SHARD`): judge share K of N of the benchmarks (rho_gate::shard).
     pub shard: Option<rho_shard::Shard>,
-    /// The program the builds' compilers masquerade as, for the compile cache (the rho binary itself;
-    /// rho_gate::GateRequest::compiler_cache). `None` runs the compilers directly.
+    /// The compile cache's program, ccache (rho_gate::GateRequest::compiler_cache). `None` runs the compilers
+    /// directly.
     pub compiler_cache: Option<PathBuf>,
 }
 
