@@ -19,16 +19,20 @@ RHO_BENCH_ADD(&suite, bench_loop);\n    return rho_bench_main(&suite, argc, argv
 
 const IMPL_C: &str = "#define RHO_BENCH_IMPLEMENTATION\n#include <rho/bench.h>\n";
 
-/// The module: each file compiled on its own (what ccache caches), `$FLAGS` and `$CC` as the user's shell
-/// gives them.
-fn module_yml(build_extra: &str) -> String {
-    format!(
-        "bench:\n  default_iterations: 5\n  warmup_runs: 0\n  targets:\n    - name: host\n      build: >-\n        \
-         {build_extra}cc -std=c99 -O2 -I\"$RHO_BENCH_INCLUDE\" -Iinc -c impl.c -o \"$RHO_BENCH_OUT/impl.o\" &&\n        \
-         cc -std=c99 -O2 -I\"$RHO_BENCH_INCLUDE\" -Iinc $FLAGS -c bench.c -o \"$RHO_BENCH_OUT/bench.o\" &&\n        \
-         cc -o \"$RHO_BENCH_OUT/bench\" \"$RHO_BENCH_OUT/bench.o\" \"$RHO_BENCH_OUT/impl.o\"\n      \
-         run: '\"$RHO_BENCH_OUT/bench\"'\n"
-    )
+/// `N` as the suite sees it: from `extra.h` when an include path has one, else 100.
+const CFG_H: &str = "#if __has_include(\"extra.h\")\n#include \"extra.h\"\n#endif\n#ifndef N\n#define N 100\n#endif\n";
+
+/// The module: each file compiled on its own (what ccache caches), with `$FLAGS` and `$CC_BENCH` as the
+/// user's shell gives them; with `$EDIT_WAIT` set the build says it compiled (`$OUTSIDE/compiled`) and waits
+/// for `$OUTSIDE/edited` (a test edits a file meanwhile).
+fn module_yml() -> String {
+    "bench:\n  default_iterations: 5\n  warmup_runs: 0\n  targets:\n    - name: host\n      build: >-\n        \
+     cc -std=c99 -O2 -I\"$RHO_BENCH_INCLUDE\" -Iinc -c impl.c -o \"$RHO_BENCH_OUT/impl.o\" &&\n        \
+     ${CC_BENCH:-cc} -std=c99 -O2 -I\"$RHO_BENCH_INCLUDE\" -Iinc $FLAGS -c bench.c -o \"$RHO_BENCH_OUT/bench.o\" &&\n        \
+     cc -o \"$RHO_BENCH_OUT/bench\" \"$RHO_BENCH_OUT/bench.o\" \"$RHO_BENCH_OUT/impl.o\" &&\n        \
+     if [ -n \"$EDIT_WAIT\" ]; then touch \"$OUTSIDE/compiled\"; while [ ! -e \"$OUTSIDE/edited\" ]; do sleep 0.05; done; fi\n      \
+     run: '\"$RHO_BENCH_OUT/bench\"'\n"
+        .to_owned()
 }
 
 /// A repository holding the suite, committed as `main`, with `inc/cfg.h` defining `N` as `n`.
@@ -37,14 +41,18 @@ struct Repo {
 }
 
 impl Repo {
-    fn new(build_extra: &str) -> Repo {
+    fn new() -> Repo {
         let tmp = tempfile::tempdir().unwrap();
         let repo = Repo { tmp };
         std::fs::create_dir_all(repo.dir().join("inc")).unwrap();
+        std::fs::create_dir_all(repo.outside()).unwrap();
         repo.write("bench.c", BENCH_C);
         repo.write("impl.c", IMPL_C);
-        repo.write("module.yml", &module_yml(build_extra));
-        repo.write("inc/cfg.h", "#define N 100\n");
+        repo.write("module.yml", &module_yml());
+        repo.write("inc/cfg.h", CFG_H);
+        // A link in the repository to a header outside it (`-include link.h`).
+        std::os::unix::fs::symlink(repo.outside().join("forced.h"), repo.dir().join("link.h"))
+            .unwrap();
         common::git(&repo.dir(), &["init", "-q", "-b", "main"]);
         common::git(&repo.dir(), &["add", "."]);
         common::git(&repo.dir(), &["commit", "-q", "-m", "suite"]);
@@ -57,6 +65,17 @@ impl Repo {
 
     fn write(&self, name: &str, text: &str) {
         std::fs::write(self.dir().join(name), text).unwrap();
+    }
+
+    /// A directory outside the repository (headers, a compiler wrapper).
+    fn outside(&self) -> PathBuf {
+        self.tmp.path().join("outside")
+    }
+
+    fn write_outside(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.outside().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
     }
 
     /// `rho bench gate --base main --head . --measure instructions EXTRA` in the repository with `env`
@@ -83,6 +102,7 @@ impl Repo {
             .args(&args)
             .current_dir(self.dir())
             .env("FLAGS", "")
+            .env("OUTSIDE", self.outside())
             .envs(env.iter().copied());
         let outcome = common::run_rho(command, &args, Duration::from_secs(300));
         assert!(
@@ -133,12 +153,12 @@ fn a_second_gate_takes_heads_unchanged_file_from_ccache() {
     if !ccache_installed("a_second_gate_takes_heads_unchanged_file_from_ccache") {
         return;
     }
-    let repo = Repo::new("");
+    let repo = Repo::new();
     let first = repo.gate(&[], &[]);
     first.assert_stderr_has("head: ");
     let hits_before =
         repo.ccache_counter("direct_cache_hit") + repo.ccache_counter("preprocessed_cache_hit");
-    repo.write("inc/cfg.h", "#define N 300\n");
+    repo.write("inc/cfg.h", &CFG_H.replace("100", "300"));
     let second = repo.gate(&[], &[]);
     second.assert_stderr_has("base: built from the cache");
     second.assert_stderr_has("head: 1 of 2 compiles from the cache (ccache)");
@@ -166,7 +186,7 @@ fn without_ccache_the_gate_compiles_directly_and_says_so_once() {
     if !ccache_installed("without_ccache_the_gate_compiles_directly_and_says_so_once") {
         return;
     }
-    let repo = Repo::new("");
+    let repo = Repo::new();
     // Every program on PATH but ccache, through links in a directory of the test's own.
     let bin = repo.tmp.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -191,4 +211,170 @@ fn without_ccache_the_gate_compiles_directly_and_says_so_once() {
     assert_eq!(said, 1, "{}", outcome.describe());
     assert!(!outcome.stderr.contains("compiles from the cache"));
     assert!(!Path::new(&repo.dir().join(".git/rho-cache/ccache")).exists());
+}
+
+/// A gate with the caches (which fills them), then `change`, then a gate with the caches and one with
+/// `--no-cache`: the same figures and verdict, and figures other than the first gate's (the change is one a
+/// stale cache would hide). The second cached gate's progress.
+fn same_as_without_caches(
+    repo: &Repo,
+    before: &[(&str, &str)],
+    change: impl FnOnce(),
+    after: &[(&str, &str)],
+) -> String {
+    let first = repo.gate(&[], before);
+    change();
+    let cached = repo.gate(&[], after);
+    let uncached = repo.gate(&["--no-cache"], after);
+    let (base, head, verdict) = figures(&cached);
+    assert_eq!(
+        (base, head, verdict.clone()),
+        figures(&uncached),
+        "cached: {}\nwithout caches: {}",
+        cached.describe(),
+        uncached.describe()
+    );
+    assert_eq!(
+        (base, verdict.as_str()),
+        (head, "ok"),
+        "the same code both sides"
+    );
+    assert_ne!(
+        figures(&first).0,
+        base,
+        "the change shows in the figures: {}",
+        cached.describe()
+    );
+    cached.stderr
+}
+
+#[test]
+fn a_header_outside_the_repository_on_the_include_path() {
+    if !ccache_installed("a_header_outside_the_repository_on_the_include_path") {
+        return;
+    }
+    let repo = Repo::new();
+    repo.write_outside("extra.h", "#define N 200\n");
+    let flags = format!("-I{}", repo.outside().display());
+    let env = [("FLAGS", flags.as_str())];
+    same_as_without_caches(
+        &repo,
+        &env,
+        || {
+            repo.write_outside("extra.h", "#define N 400\n");
+        },
+        &env,
+    );
+}
+
+#[test]
+fn a_variable_on_the_build_line() {
+    if !ccache_installed("a_variable_on_the_build_line") {
+        return;
+    }
+    let repo = Repo::new();
+    same_as_without_caches(
+        &repo,
+        &[("FLAGS", "-DN=200")],
+        || {},
+        &[("FLAGS", "-DN=400")],
+    );
+}
+
+#[test]
+fn a_forced_include_through_a_link_to_outside() {
+    if !ccache_installed("a_forced_include_through_a_link_to_outside") {
+        return;
+    }
+    let repo = Repo::new();
+    repo.write_outside("forced.h", "#define N 250\n");
+    let env = [("FLAGS", "-include link.h")];
+    same_as_without_caches(
+        &repo,
+        &env,
+        || {
+            repo.write_outside("forced.h", "#define N 350\n");
+        },
+        &env,
+    );
+}
+
+#[test]
+fn an_edited_compiler_wrapper_script() {
+    if !ccache_installed("an_edited_compiler_wrapper_script") {
+        return;
+    }
+    let repo = Repo::new();
+    let wrapper = repo.write_outside("mycc", "#!/bin/sh\nexec cc -DN=111 \"$@\"\n");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let wrapper_text = wrapper.to_str().unwrap().to_owned();
+    let env = [("CC_BENCH", wrapper_text.as_str())];
+    same_as_without_caches(
+        &repo,
+        &env,
+        || {
+            std::fs::write(&wrapper, "#!/bin/sh\nexec cc -DN=333 \"$@\"\n").unwrap();
+        },
+        &env,
+    );
+}
+
+/// The header's new bytes have the old size, and its modification time is put back.
+#[test]
+fn a_same_size_edit_with_the_time_put_back() {
+    if !ccache_installed("a_same_size_edit_with_the_time_put_back") {
+        return;
+    }
+    let repo = Repo::new();
+    let header = repo.write_outside("extra.h", "#define N 200\n");
+    let flags = format!("-I{}", repo.outside().display());
+    let env = [("FLAGS", flags.as_str())];
+    same_as_without_caches(
+        &repo,
+        &env,
+        || {
+            let modified = std::fs::metadata(&header).unwrap().modified().unwrap();
+            std::fs::write(&header, "#define N 400\n").unwrap();
+            let file = std::fs::File::options().write(true).open(&header).unwrap();
+            file.set_modified(modified).unwrap();
+        },
+        &env,
+    );
+}
+
+/// The header is edited after the compile read it and before the build ends: the build is used for that gate
+/// but not stored, so the next gate builds with the new header.
+#[test]
+fn an_edit_while_the_build_runs() {
+    if !ccache_installed("an_edit_while_the_build_runs") {
+        return;
+    }
+    let repo = Repo::new();
+    let header = repo.write_outside("extra.h", "#define N 200\n");
+    let flags = format!("-I{}", repo.outside().display());
+    let outside = repo.outside();
+    // Edits the header once the build says it compiled, then lets the build end.
+    let editor = std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(240);
+        while !outside.join("compiled").exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::fs::write(&header, "#define N 400\n").unwrap();
+        std::fs::write(outside.join("edited"), "").unwrap();
+    });
+    let during = [("FLAGS", flags.as_str()), ("EDIT_WAIT", "1")];
+    let first = repo.gate(&[], &during);
+    editor.join().unwrap();
+    first.assert_stderr_has("changed while the build ran (used for this gate only)");
+    let env = [("FLAGS", flags.as_str())];
+    let cached = repo.gate(&[], &env);
+    let uncached = repo.gate(&["--no-cache"], &env);
+    assert_eq!(
+        figures(&cached),
+        figures(&uncached),
+        "{}",
+        cached.describe()
+    );
+    assert_ne!(figures(&first).0, figures(&cached).0);
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use rho_exec::Runner;
 
@@ -26,9 +26,35 @@ pub(crate) struct BuildSide<'a> {
 /// How long a compiler's `--version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The process environment variables a build command commonly reads: part of a cache key.
-const BUILD_VARIABLES: &[&str] = &[
-    "CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "PATH",
+/// Variables of a terminal session that no compiler or build tool reads and that change from one shell to the
+/// next: left out of the build cache's key unless a build command names them (every other variable of the
+/// build's environment is in the key).
+const SESSION_VARIABLES: &[&str] = &[
+    "_",
+    "PWD",
+    "OLDPWD",
+    "SHLVL",
+    "TERM",
+    "COLORTERM",
+    "COLUMNS",
+    "LINES",
+    "DISPLAY",
+    "WINDOWID",
+    "SSH_CLIENT",
+    "SSH_CONNECTION",
+    "SSH_TTY",
+    "SSH_AUTH_SOCK",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "XDG_SESSION_ID",
+    "XDG_RUNTIME_DIR",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "LS_COLORS",
+    "HISTFILE",
+    "PS1",
+    "PROMPT_COMMAND",
+    "MAIL",
 ];
 
 /// What every side's build shares.
@@ -70,9 +96,15 @@ pub(crate) fn build_sides(
     if let CompileCache::Unavailable(note) = context.compilers {
         progress(&Progress::Note(note.clone()));
     }
+    // Whether the builds can be traced (crate::inputs): without it no build is stored.
+    let tracing = match context.cache {
+        true => crate::inputs::tracing_available(&context.scratch.file("probe.trace")),
+        false => Err("the cache is off".to_owned()),
+    };
+    let tracing = &tracing;
     if jobs < 2 {
         for side in sides {
-            build_side(side, context, &mut |p| progress(&p))?;
+            build_side(side, context, tracing, &mut |p| progress(&p))?;
         }
         return Ok(());
     }
@@ -83,7 +115,7 @@ pub(crate) fn build_sides(
             .map(|side| {
                 let sender = sender.clone();
                 scope.spawn(move || {
-                    build_side(side, context, &mut |p| {
+                    build_side(side, context, tracing, &mut |p| {
                         // The receiver lives until both builds end.
                         let _ = sender.send(p);
                     })
@@ -159,6 +191,7 @@ fn cache_slot(
 fn build_side(
     side: &BuildSide,
     context: &BuildContext,
+    tracing: &Result<(), String>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(), GateError> {
     let name = side.prepared.name;
@@ -171,7 +204,8 @@ fn build_side(
                 .find(|(a, _)| a == area)
                 .map(|(_, p)| p.clone())
         };
-        match slot.cache.restore(&slot.key, &root) {
+        let inputs_hold = |record: &str| crate::inputs::check_record(record, &slot.top);
+        match slot.cache.restore(&slot.key, &root, &inputs_hold) {
             Ok(true) => {
                 progress(Progress::Cached {
                     side: name,
@@ -196,10 +230,28 @@ fn build_side(
         environment.extend(compiling.set.iter().cloned());
         launch.unset.clone_from(&compiling.unset);
     }
+    // A build that may be stored runs under the tracer, which records what it reads (crate::inputs).
+    let traces: Option<Vec<PathBuf>> = match (&cached, tracing) {
+        (Some(_), Ok(())) => Some(
+            (0..side.recipe.jobs.len())
+                .map(|index| context.scratch.file(&format!("trace-{name}-{index}")))
+                .collect(),
+        ),
+        (Some(_), Err(why)) => {
+            let note = format!("not cached: the files the build reads cannot be known ({why})");
+            progress(Progress::Cached { side: name, note });
+            None
+        }
+        (None, _) => None,
+    };
+    let started = SystemTime::now();
     for (index, job) in side.recipe.jobs.iter().enumerate() {
         let Some(build) = &job.build else {
             continue;
         };
+        if let Some(traces) = &traces {
+            launch.under = crate::inputs::tracer(&traces[index]);
+        }
         progress(Progress::Building {
             side: name,
             command: build.clone(),
@@ -231,11 +283,56 @@ fn build_side(
         });
     }
     if let Some(slot) = cached
-        && let Err(note) = store(side, context, &slot)
+        && let Some(traces) = &traces
+        && let Err(note) = recorded_inputs(traces, context, &slot, started)
+            .and_then(|inputs| store(side, context, &slot, &inputs))
     {
         progress(Progress::Cached { side: name, note });
     }
     Ok(())
+}
+
+/// The record of what a side's build read (crate::inputs), from its jobs' traces: rho's own directories
+/// (the gate's scratch, ccache's) are not inputs. A file outside the side's tree that changed while the build
+/// ran is an error: the build may have read it in either version (in the tree, the content read before and
+/// after the build says so, crate::content).
+fn recorded_inputs(
+    traces: &[PathBuf],
+    context: &BuildContext,
+    slot: &CacheSlot,
+    started: SystemTime,
+) -> Result<String, String> {
+    let scratch = context.scratch.file("");
+    let ccache = slot.cache.dir().join(crate::cache::CCACHE_DIR);
+    let ignore = |path: &Path| {
+        path.starts_with(&scratch)
+            || path.starts_with(&ccache)
+            || ["/proc", "/sys", "/dev"]
+                .iter()
+                .any(|p| path.starts_with(p))
+    };
+    let mut inputs = crate::inputs::Inputs::default();
+    for trace in traces {
+        let text = std::fs::read_to_string(trace)
+            .map_err(|e| format!("not cached: cannot read {}: {e}", trace.display()))?;
+        let read = crate::inputs::read_trace(&text, &ignore)
+            .map_err(|why| format!("not cached: {why}"))?;
+        inputs.files.extend(read.files);
+        inputs.absent.extend(read.absent);
+    }
+    let outside: Vec<PathBuf> = inputs
+        .files
+        .iter()
+        .filter(|p| !p.starts_with(&slot.top))
+        .cloned()
+        .collect();
+    if let Some(path) = crate::inputs::changed_since(&outside, started) {
+        return Err(format!(
+            "not cached: {} changed while the build ran (used for this gate only)",
+            path.display()
+        ));
+    }
+    crate::inputs::record(&inputs, &slot.top).map_err(|why| format!("not cached: {why}"))
 }
 
 /// The cache slot of a side whose content `content` (key lines) names, in the checkout or repository `top`;
@@ -272,15 +369,7 @@ fn cache_of(
             crate::cache::checksum(context.bench_header.as_bytes())
         ),
     ]);
-    for variable in BUILD_VARIABLES {
-        lines.push(format!(
-            "variable {variable}={}",
-            std::env::var(variable).unwrap_or_default()
-        ));
-    }
-    for (k, v) in context.environment {
-        lines.push(format!("env {k}={v}"));
-    }
+    lines.extend(environment_lines(side, context));
     let mut compilers = vec!["cc".to_owned()];
     // `$CC` is asked whatever its name: the user named it as a compiler.
     if let Ok(cc) = std::env::var("CC")
@@ -320,6 +409,37 @@ fn cache_of(
         top: top.to_owned(),
         directory,
     })
+}
+
+/// The environment a side's build sees, as key lines: every variable of rho's own environment (what the
+/// build command and every program it runs may read: `CC`, `CFLAGS`, `CPATH`, `C_INCLUDE_PATH`,
+/// `SOURCE_DATE_EPOCH`, a variable a script expands...) but a terminal session's ([`SESSION_VARIABLES`], unless
+/// a build command names one), then the variables rho hands the builds. The gate's temporary directory is
+/// written `{scratch}` (it is new in every gate).
+fn environment_lines(side: &BuildSide, context: &BuildContext) -> Vec<String> {
+    let scratch = context.scratch.file("");
+    let scratch = scratch.to_string_lossy();
+    let scratch = scratch.trim_end_matches('/');
+    let named = |name: &str| {
+        side.recipe.jobs.iter().any(|job| {
+            job.build.as_deref().is_some_and(|b| {
+                b.contains(&format!("${name}")) || b.contains(&format!("${{{name}"))
+            })
+        })
+    };
+    let mut lines: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
+        .filter(|(k, _)| !SESSION_VARIABLES.contains(&k.as_str()) || named(k))
+        .map(|(k, v)| format!("variable {k}={}", v.to_string_lossy()))
+        .collect();
+    lines.sort();
+    for (k, v) in context.environment {
+        lines.push(format!("env {k}={v}"));
+    }
+    lines
+        .into_iter()
+        .map(|line| line.replace(scratch, "{scratch}"))
+        .collect()
 }
 
 /// Whether `word` names a C or C++ compiler (`cc`, `gcc`, `clang++`, `arm-none-eabi-gcc`, a path to one).
@@ -368,7 +488,12 @@ fn area_roots(
 /// into the checkout (git sees them as untracked, ignored or modified). A revision whose build deleted or
 /// renamed a tracked file, or a directory whose build changed anything in its repository, is not stored (the
 /// note says so).
-fn store(side: &BuildSide, context: &BuildContext, slot: &CacheSlot) -> Result<(), String> {
+fn store(
+    side: &BuildSide,
+    context: &BuildContext,
+    slot: &CacheSlot,
+    inputs: &str,
+) -> Result<(), String> {
     let roots = area_roots(side, context.scratch, slot).map_err(|e| e.to_string())?;
     let mut files = Vec::new();
     for (area, root) in roots.iter().filter(|(area, _)| area != "tree") {
@@ -396,7 +521,7 @@ fn store(side: &BuildSide, context: &BuildContext, slot: &CacheSlot) -> Result<(
                     .to_owned(),
             );
         }
-        return slot.cache.store(&slot.key, &files, &root);
+        return slot.cache.store(&slot.key, &files, &root, inputs);
     }
     let top = &slot.top;
     let status = git(
@@ -437,7 +562,7 @@ fn store(side: &BuildSide, context: &BuildContext, slot: &CacheSlot) -> Result<(
             }
         }
     }
-    slot.cache.store(&slot.key, &files, &root)
+    slot.cache.store(&slot.key, &files, &root, inputs)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ mod error;
 pub mod functions;
 mod growth_metrics;
 pub mod head_cap;
+mod inputs;
 pub mod metrics;
 pub mod overrides;
 mod progress;

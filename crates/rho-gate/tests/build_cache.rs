@@ -70,11 +70,11 @@ fn a_cached_side_is_not_built_again_and_a_damaged_entry_is_rebuilt() {
     write_module(&repo, &log, 1000);
     git(&repo, &["commit", "--quiet", "-am", "ten times slower"]);
 
-    let (first, _) = gate(&repo, true);
+    let (first, first_log) = gate(&repo, true);
     assert_eq!(first.comparison.verdict, Verdict::Regressed);
     assert_eq!(builds(&log), 2, "both sides built");
     let entries = || side_entries(&repo).len();
-    assert_eq!(entries(), 2, "one entry per side");
+    assert_eq!(entries(), 2, "one entry per side: {:?}", first_log);
 
     let (second, progress) = gate(&repo, true);
     assert_eq!(builds(&log), 2, "neither side built again");
