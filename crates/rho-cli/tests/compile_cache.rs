@@ -378,3 +378,50 @@ fn an_edit_while_the_build_runs() {
     );
     assert_ne!(figures(&first).0, figures(&cached).0);
 }
+
+/// `--verify-cache` builds each side again without the caches: the same files pass (here with both sides
+/// from the build cache), and a build whose output the caches cannot reproduce (a time stamp written into
+/// its build directory) fails with exit 2 naming that file.
+#[test]
+fn verify_cache_passes_the_same_files_and_names_the_first_that_differs() {
+    if !ccache_installed("verify_cache_passes_the_same_files_and_names_the_first_that_differs") {
+        return;
+    }
+    let repo = Repo::new();
+    repo.gate(&[], &[]);
+    let verified = repo.gate(&["--verify-cache"], &[]);
+    verified.assert_stderr_has("base: built from the cache");
+    verified.assert_stderr_has(
+        "head: --verify-cache: the build without the caches made the same files",
+    );
+    assert_eq!(verified.status, Some(0), "{}", verified.describe());
+
+    let wrapper = repo.write_outside(
+        "stamping-cc",
+        "#!/bin/sh\ndate +%s%N > \"$RHO_BENCH_OUT/stamp\"\nexec cc \"$@\"\n",
+    );
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let args = [
+        "bench",
+        "gate",
+        "--base",
+        "main",
+        "--head",
+        ".",
+        "--measure",
+        "instructions",
+        "--verify-cache",
+    ];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command
+        .args(args)
+        .current_dir(repo.dir())
+        .env("FLAGS", "")
+        .env("CC_BENCH", &wrapper);
+    let failed = common::run_rho(command, &args, Duration::from_secs(300));
+    assert_eq!(failed.status, Some(2), "{}", failed.describe());
+    failed.assert_stderr_has(
+        "base: --verify-cache: stamp differs between the build with the caches and the build without them",
+    );
+}

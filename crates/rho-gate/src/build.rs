@@ -11,7 +11,7 @@ use rho_exec::Runner;
 
 use crate::cache::{BuildCache, CACHE_BOUND_BYTES, CacheKey, CachedFile, files_under};
 use crate::ccache::CompileCache;
-use crate::error::GateError;
+use crate::error::{GateError, SideName};
 use crate::progress::Progress;
 use crate::recipe::Recipe;
 use crate::shell::{Launch, Scratch, Shell};
@@ -68,6 +68,8 @@ pub(crate) struct BuildContext<'a> {
     /// Where `rho` runs (the repository of revision sides).
     pub cwd: &'a Path,
     pub cache: bool,
+    /// `--verify-cache`: each side built again without the caches, its build directories compared.
+    pub verify: bool,
     /// Whether the compilers run through ccache (crate::ccache).
     pub compilers: &'a CompileCache,
 }
@@ -106,7 +108,7 @@ pub(crate) fn build_sides(
         for side in sides {
             build_side(side, context, tracing, &mut |p| progress(&p))?;
         }
-        return Ok(());
+        return verify_sides(sides, context, &mut |p| progress(&p));
     }
     let (sender, receiver) = mpsc::channel::<Progress>();
     let results = std::thread::scope(|scope| {
@@ -135,7 +137,98 @@ pub(crate) fn build_sides(
             })
             .collect::<Vec<_>>()
     });
-    results.into_iter().collect()
+    results.into_iter().collect::<Result<(), GateError>>()?;
+    verify_sides(sides, context, &mut |p| progress(&p))
+}
+
+/// `--verify-cache`: build each side's jobs again without the caches (no build cache, no ccache, no trace),
+/// each into a build directory of its own, and compare every file of it with the one the gate's build left:
+/// the first that differs (bytes, or present on one side only) is an error naming it. Files a build writes
+/// into its checkout or directory are not compared.
+fn verify_sides(
+    sides: &[BuildSide; 2],
+    context: &BuildContext,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), GateError> {
+    if !context.verify {
+        return Ok(());
+    }
+    for side in sides {
+        let name = side.prepared.name;
+        for (index, job) in side.recipe.jobs.iter().enumerate() {
+            let Some(build) = &job.build else {
+                continue;
+            };
+            let out = context.scratch.file(&format!("verify-{name}-{index}"));
+            std::fs::create_dir_all(&out)
+                .map_err(|e| GateError::io(format!("cannot create {}", out.display()), e))?;
+            progress(Progress::Cached {
+                side: name,
+                note: format!("--verify-cache: building job {index} again without the caches"),
+            });
+            let shell = Shell {
+                side: name,
+                command: build,
+                dir: &side.prepared.module_root,
+                env: context.environment,
+                job_env: &job.env,
+                include: &context.scratch.include,
+                out: &out,
+                timeout: context.timeout,
+            };
+            shell.run("build (--verify-cache)")?;
+            let cached = context.scratch.out(name, index)?;
+            compare_outputs(name, &cached, &out)?;
+        }
+        progress(Progress::Cached {
+            side: name,
+            note: "--verify-cache: the build without the caches made the same files".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The first file under `cached` or `uncached` (in name order) that is not in both with the same bytes.
+fn compare_outputs(side: SideName, cached: &Path, uncached: &Path) -> Result<(), GateError> {
+    let with = files_under(cached);
+    let without = files_under(uncached);
+    let mut names: Vec<&PathBuf> = with.iter().chain(&without).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let differs = |detail: String| GateError::CacheDiffers {
+            side,
+            file: name.clone(),
+            detail,
+        };
+        let (a, b) = (
+            std::fs::read(cached.join(name)),
+            std::fs::read(uncached.join(name)),
+        );
+        match (a, b) {
+            (Ok(a), Ok(b)) if a == b => {}
+            (Ok(a), Ok(b)) => {
+                let at = a
+                    .iter()
+                    .zip(&b)
+                    .position(|(x, y)| x != y)
+                    .unwrap_or(a.len().min(b.len()));
+                return Err(differs(format!(
+                    "{} and {} bytes, the first difference at byte {at}",
+                    a.len(),
+                    b.len()
+                )));
+            }
+            (Ok(_), Err(_)) => return Err(differs("only the cached build made it".to_owned())),
+            (Err(_), Ok(_)) => {
+                return Err(differs(
+                    "only the build without the caches made it".to_owned(),
+                ));
+            }
+            (Err(e), Err(_)) => return Err(differs(format!("cannot read it: {e}"))),
+        }
+    }
+    Ok(())
 }
 
 /// Where a side's build is looked up in and stored to the cache.

@@ -188,6 +188,7 @@ pub fn run_gate(
         counting: request.env.counter.is_some(),
         cwd: &request.cwd,
         cache: request.settings.cache(),
+        verify: request.settings.verify_cache(),
         compilers: &compilers,
     };
     let building = sides.each_ref().map(|side| crate::build::BuildSide {
