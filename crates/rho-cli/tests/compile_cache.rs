@@ -9,8 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-/// The suite: one benchmark whose loop runs `N` times, `N` from the `cfg.h` the include path finds.
-const BENCH_C: &str = "#include <rho/bench.h>\n#include \"cfg.h\"\n\n\
+/// The suite: one benchmark whose loop runs `N` times, `N` from the `cfg.h` the include path finds, or with
+/// `ASM_N` defined the value an assembler `.include` of `n.inc` gives.
+const BENCH_C: &str = "#include <rho/bench.h>\n\
+#ifdef ASM_N\n__asm__(\".include \\\"n.inc\\\"\");\nextern const unsigned asm_n;\n#define N asm_n\n#endif\n\
+#include \"cfg.h\"\n\n\
 static volatile unsigned sink;\n\n\
 static void bench_loop(rho_bench_t *state)\n{\n    RHO_BENCH_LOOP(state) {\n        unsigned i;\n        \
 for (i = 0; i < N; i++) {\n            sink += i;\n        }\n    }\n}\n\n\
@@ -423,5 +426,34 @@ fn verify_cache_passes_the_same_files_and_names_the_first_that_differs() {
     assert_eq!(failed.status, Some(2), "{}", failed.describe());
     failed.assert_stderr_has(
         "base: --verify-cache: stamp differs between the build with the caches and the build without them",
+    );
+}
+
+/// An assembler `.include` (in a top-level `__asm__`) reads a file outside the repository: ccache does not see
+/// it (its hit would be the old object), so the build's trace turns ccache off for the repository and the build
+/// cache's record keys the file.
+#[test]
+fn an_assembler_include() {
+    if !ccache_installed("an_assembler_include") {
+        return;
+    }
+    let repo = Repo::new();
+    let n_inc = |n: u32| {
+        format!(".pushsection .rodata\n.globl asm_n\n.balign 4\nasm_n: .long {n}\n.popsection\n")
+    };
+    repo.write_outside("n.inc", &n_inc(200));
+    let flags = format!("-DASM_N -I{}", repo.outside().display());
+    let env = [("FLAGS", flags.as_str())];
+    let progress = same_as_without_caches(
+        &repo,
+        &env,
+        || {
+            repo.write_outside("n.inc", &n_inc(400));
+        },
+        &env,
+    );
+    assert!(
+        progress.contains("no compile cache: an assembler read"),
+        "{progress}"
     );
 }

@@ -105,9 +105,11 @@ pub(crate) fn build_sides(
     };
     let tracing = &tracing;
     if jobs < 2 {
+        let mut built = Vec::new();
         for side in sides {
-            build_side(side, context, tracing, &mut |p| progress(&p))?;
+            built.push(build_side(side, context, tracing, &mut |p| progress(&p))?);
         }
+        store_all(sides, built, context, &mut |p| progress(&p));
         return verify_sides(sides, context, &mut |p| progress(&p));
     }
     let (sender, receiver) = mpsc::channel::<Progress>();
@@ -137,8 +139,43 @@ pub(crate) fn build_sides(
             })
             .collect::<Vec<_>>()
     });
-    results.into_iter().collect::<Result<(), GateError>>()?;
+    let built = results.into_iter().collect::<Result<Vec<_>, GateError>>()?;
+    store_all(sides, built, context, &mut |p| progress(&p));
     verify_sides(sides, context, &mut |p| progress(&p))
+}
+
+/// What a side's build leaves to store once both sides are built: its slot, the record of what it read (or
+/// why there is none), and whether it compiled through ccache.
+struct Built {
+    slot: CacheSlot,
+    record: Result<String, String>,
+    through_ccache: bool,
+}
+
+/// Store each side's build, once both are built: a build that compiled through ccache is not stored when
+/// either side's build turned ccache off meanwhile (an assembler read a file ccache does not see: a ccache hit
+/// of that compile hid the read from the trace, so the record may lack it).
+fn store_all(
+    sides: &[BuildSide; 2],
+    built: Vec<Option<Built>>,
+    context: &BuildContext,
+    progress: &mut dyn FnMut(Progress),
+) {
+    for (side, built) in sides.iter().zip(built) {
+        let Some(built) = built else { continue };
+        let stored = built.record.and_then(|inputs| {
+            match crate::ccache::turned_off(&side.prepared.module_root) {
+                Some(why) if built.through_ccache => Err(format!("not cached: {why}")),
+                _ => store(side, context, &built.slot, &inputs),
+            }
+        });
+        if let Err(note) = stored {
+            progress(Progress::Cached {
+                side: side.prepared.name,
+                note,
+            });
+        }
+    }
 }
 
 /// `--verify-cache`: build each side's jobs again without the caches (no build cache, no ccache, no trace),
@@ -286,7 +323,7 @@ fn build_side(
     context: &BuildContext,
     tracing: &Result<(), String>,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(), GateError> {
+) -> Result<Option<Built>, GateError> {
     let name = side.prepared.name;
     let cached = cache_slot(side, context, progress);
     if let Some(slot) = &cached {
@@ -304,7 +341,7 @@ fn build_side(
                     side: name,
                     note: "built from the cache (.git/rho-cache)".to_owned(),
                 });
-                return Ok(());
+                return Ok(None);
             }
             Ok(false) => {}
             Err(note) => progress(Progress::Cached { side: name, note }),
@@ -312,9 +349,14 @@ fn build_side(
     }
     // Through ccache, when it is on and the side is in a git repository.
     let compiling = match context.compilers {
-        CompileCache::On(shims) => {
-            shims.environment(name, &side.prepared.module_root, context.scratch)
-        }
+        CompileCache::On(shims) => match crate::ccache::turned_off(&side.prepared.module_root) {
+            Some(why) => {
+                let note = format!("no compile cache: {why}");
+                progress(Progress::Cached { side: name, note });
+                None
+            }
+            None => shims.environment(name, &side.prepared.module_root, context.scratch),
+        },
         _ => None,
     };
     let mut environment = context.environment.to_vec();
@@ -375,14 +417,15 @@ fn build_side(
             compiled,
         });
     }
-    if let Some(slot) = cached
-        && let Some(traces) = &traces
-        && let Err(note) = recorded_inputs(traces, context, &slot, started)
-            .and_then(|inputs| store(side, context, &slot, &inputs))
-    {
-        progress(Progress::Cached { side: name, note });
-    }
-    Ok(())
+    let built = match (cached, &traces) {
+        (Some(slot), Some(traces)) => Some(Built {
+            record: recorded_inputs(traces, context, &slot, started),
+            slot,
+            through_ccache: compiling.is_some(),
+        }),
+        _ => None,
+    };
+    Ok(built)
 }
 
 /// The record of what a side's build read (crate::inputs), from its jobs' traces: rho's own directories
@@ -412,6 +455,11 @@ fn recorded_inputs(
             .map_err(|why| format!("not cached: {why}"))?;
         inputs.files.extend(read.files);
         inputs.absent.extend(read.absent);
+        inputs.assembler_reads.extend(read.assembler_reads);
+    }
+    // ccache does not see what an assembler directive reads: its objects cannot be trusted here from now on.
+    if let Some(read) = inputs.assembler_reads.first() {
+        crate::ccache::turn_off(&ccache, read);
     }
     let outside: Vec<PathBuf> = inputs
         .files

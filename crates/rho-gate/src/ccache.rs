@@ -177,6 +177,29 @@ impl CompilerShims {
     }
 }
 
+/// The file that turns ccache off for a repository, and says why (crate::build writes it).
+const OFF_FILE: &str = "rho-ccache-off";
+
+/// Turn ccache off for the repository whose ccache directory is `dir`: a build's assembler read `read`
+/// (an `.include` or `.incbin`), a file ccache neither hashes nor knows of, so a later hit could hand back an
+/// object made from that file's old bytes.
+pub(crate) fn turn_off(dir: &Path, read: &Path) {
+    let why = format!(
+        "an assembler read {} (an `.include` or `.incbin`), which ccache does not see; ccache stays off for \
+         this repository until `rm -rf {}`",
+        read.display(),
+        dir.display()
+    );
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::write(dir.join(OFF_FILE), why);
+}
+
+/// Why ccache is off for the repository `root` is in ([`turn_off`]), if it is.
+pub(crate) fn turned_off(root: &Path) -> Option<String> {
+    let dir = git_cache_dir(root)?.join(CCACHE_DIR);
+    std::fs::read_to_string(dir.join(OFF_FILE)).ok()
+}
+
 /// rho's ccache settings in `dir` (`rho-ccache.conf`, rewritten only when it differs, by a rename); its path.
 fn write_settings(dir: &Path) -> std::io::Result<PathBuf> {
     let path = dir.join("rho-ccache.conf");

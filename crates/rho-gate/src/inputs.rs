@@ -69,6 +69,27 @@ pub(crate) fn tracing_available(scratch_log: &Path) -> Result<(), String> {
 pub(crate) struct Inputs {
     pub(crate) files: BTreeSet<PathBuf>,
     pub(crate) absent: BTreeSet<PathBuf>,
+    /// Files an assembler (`as`, `*-as`) read beside its input and the system's own (an `.include` or
+    /// `.incbin`): ccache does not see these, so its objects cannot be trusted for such a build.
+    pub(crate) assembler_reads: BTreeSet<PathBuf>,
+}
+
+/// Where a system's own files live: what an assembler reads there (its libraries, locale) is not its source's.
+const SYSTEM_DIRS: &[&str] = &[
+    "/usr/lib",
+    "/usr/lib64",
+    "/lib",
+    "/lib64",
+    "/etc",
+    "/usr/share",
+];
+
+/// Whether `program` is an assembler (`as`, `arm-none-eabi-as`).
+fn is_assembler(program: &Path) -> bool {
+    program
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == "as" || n.ends_with("-as"))
 }
 
 /// One traced call: the syscall's name, its arguments' text and what it returned.
@@ -90,6 +111,8 @@ pub(crate) fn read_trace(text: &str, ignore: &dyn Fn(&Path) -> bool) -> Result<I
     let mut written = BTreeSet::new();
     let mut absent = BTreeSet::new();
     let mut relative_programs = Vec::new();
+    let mut programs: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut by_assembler = BTreeSet::new();
     for line in text.lines() {
         // strace pads a short process id to its column (`123   execve(...)`).
         let Some((pid, rest)) = line.split_once(' ') else {
@@ -116,6 +139,8 @@ pub(crate) fn read_trace(text: &str, ignore: &dyn Fn(&Path) -> bool) -> Result<I
         let Some(call) = parse_call(pid, rest) else {
             continue;
         };
+        let before = read.len();
+        let newly_read = |read: &BTreeSet<PathBuf>| read.len() > before;
         handle_call(
             &call,
             &mut cwd,
@@ -124,6 +149,25 @@ pub(crate) fn read_trace(text: &str, ignore: &dyn Fn(&Path) -> bool) -> Result<I
             &mut absent,
             &mut relative_programs,
         );
+        if call.name.starts_with("execve") && !call.result.starts_with('-') {
+            if let Some((path, _)) = quoted(call.args) {
+                programs.insert(call.pid.to_owned(), PathBuf::from(path));
+            }
+        } else if call.name.starts_with("open")
+            && newly_read(&read)
+            && programs.get(call.pid).is_some_and(|p| is_assembler(p))
+            && let Some((path, _)) = decoded_dir(call.args)
+                .map(|(_, rest)| rest)
+                .or(Some(call.args))
+                .and_then(quoted)
+        {
+            let full = match (cwd.get(call.pid), Path::new(&path).is_absolute()) {
+                (_, true) => PathBuf::from(&path),
+                (Some(dir), false) => dir.join(&path),
+                (None, false) => PathBuf::from(&path),
+            };
+            by_assembler.insert(normalise(&full));
+        }
     }
     // A trace always starts with the build's shell being executed: without it the trace is not whole.
     if !read
@@ -145,7 +189,12 @@ pub(crate) fn read_trace(text: &str, ignore: &dyn Fn(&Path) -> bool) -> Result<I
         read.insert(normalise(&dir.join(program)));
     }
     let keep = |path: &PathBuf| !written.contains(path) && !ignore(path);
+    let system = |path: &PathBuf| SYSTEM_DIRS.iter().any(|dir| path.starts_with(dir));
     Ok(Inputs {
+        assembler_reads: by_assembler
+            .into_iter()
+            .filter(|p| keep(p) && !system(p))
+            .collect(),
         files: read.into_iter().filter(keep).collect(),
         absent: absent.into_iter().filter(keep).collect(),
     })
