@@ -1,6 +1,8 @@
 //! Building both sides before the runs: base and head at once when two builds may run (`--jobs`), and a side
 //! that is a git revision, or a directory in a git repository, from the repository's build cache when an entry
-//! of its tree id or content matches (crate::cache, crate::content).
+//! of its tree id or content and its environment matches and what its build read still holds (crate::cache,
+//! crate::content, crate::inputs); compiles through ccache (crate::ccache); with `--verify-cache` each side
+//! built again without the caches and compared.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
