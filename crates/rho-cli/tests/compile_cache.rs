@@ -369,7 +369,7 @@ fn an_edit_while_the_build_runs() {
     let during = [("FLAGS", flags.as_str()), ("EDIT_WAIT", "1")];
     let first = repo.gate(&[], &during);
     editor.join().unwrap();
-    first.assert_stderr_has("changed while the build ran (used for this gate only)");
+    first.assert_stderr_has("changed while the build ran (used for this gate only");
     let env = [("FLAGS", flags.as_str())];
     let cached = repo.gate(&[], &env);
     let uncached = repo.gate(&["--no-cache"], &env);
@@ -455,5 +455,61 @@ fn an_assembler_include() {
     assert!(
         progress.contains("no compile cache: an assembler read"),
         "{progress}"
+    );
+}
+
+/// A compile racing an edit: ccache hashes the preprocessor's output, then the compiler reads the header again,
+/// after an edit (a compiler on `PATH` that, asked to compile bench.c with `-c` but not to preprocess it with
+/// `-E`, waits for the test to edit the header). Such an
+/// object is stored under the old bytes' key (checked by hand with ccache 4.7.5): the build sees the header
+/// changed while it ran, is not stored, and ccache's objects are cleared, so the next gate, with the header
+/// as it was, gives `--no-cache`'s figures.
+#[test]
+fn a_compile_racing_an_edit() {
+    if !ccache_installed("a_compile_racing_an_edit") {
+        return;
+    }
+    let repo = Repo::new();
+    let header = repo.write_outside("extra.h", "#define N 200\n");
+    let bin = repo.outside().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let racing = bin.join("cc");
+    std::fs::write(
+        &racing,
+        "#!/bin/sh\ncase \" $* \" in *\" -E \"*) exec /usr/bin/cc \"$@\";; esac\n\
+         case \" $* \" in *bench.c*) ;; *) exec /usr/bin/cc \"$@\";; esac\n\
+         case \" $* \" in *\" -c \"*) ;; *) exec /usr/bin/cc \"$@\";; esac\n\
+         if [ -e \"$OUTSIDE/race\" ]; then touch \"$OUTSIDE/compiling\";\n\
+         while [ ! -e \"$OUTSIDE/edited\" ]; do sleep 0.05; done; fi\nexec /usr/bin/cc \"$@\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&racing, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let flags = format!("-I{}", repo.outside().display());
+    let env = [("FLAGS", flags.as_str()), ("PATH", path.as_str())];
+    std::fs::write(repo.outside().join("race"), "").unwrap();
+    let outside = repo.outside();
+    let edited_header = header.clone();
+    let editor = std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !outside.join("compiling").exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::fs::write(&edited_header, "#define N 400\n").unwrap();
+        std::fs::write(outside.join("edited"), "").unwrap();
+    });
+    let raced = repo.gate(&[], &env);
+    editor.join().unwrap();
+    raced.assert_stderr_has("changed while the build ran");
+    std::fs::remove_file(repo.outside().join("race")).unwrap();
+    std::fs::write(&header, "#define N 200\n").unwrap();
+    let cached = repo.gate(&[], &env);
+    let uncached = repo.gate(&["--no-cache"], &env);
+    assert_eq!(
+        figures(&cached),
+        figures(&uncached),
+        "{}",
+        cached.describe()
     );
 }

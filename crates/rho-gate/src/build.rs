@@ -463,15 +463,18 @@ fn recorded_inputs(
     if let Some(read) = inputs.assembler_reads.first() {
         crate::ccache::turn_off(&ccache, read);
     }
-    let outside: Vec<PathBuf> = inputs
+    // A revision's checkout is rho's own: only a directory side's files can be edited while it builds.
+    let watched: Vec<PathBuf> = inputs
         .files
         .iter()
-        .filter(|p| !p.starts_with(&slot.top))
+        .filter(|p| slot.directory.is_some() || !p.starts_with(&slot.top))
         .cloned()
         .collect();
-    if let Some(path) = crate::inputs::changed_since(&outside, started) {
+    if let Some(path) = crate::inputs::changed_since(&watched, started) {
+        // A compile that read the new bytes may have been stored by ccache under the old bytes' key.
+        crate::ccache::clear(&ccache);
         return Err(format!(
-            "not cached: {} changed while the build ran (used for this gate only)",
+            "not cached: {} changed while the build ran (used for this gate only; ccache's objects cleared)",
             path.display()
         ));
     }

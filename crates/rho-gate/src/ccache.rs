@@ -194,6 +194,20 @@ pub(crate) fn turn_off(dir: &Path, read: &Path) {
     let _ = std::fs::write(dir.join(OFF_FILE), why);
 }
 
+/// Remove every object of the ccache directory `dir` (`ccache --clear`, with rho's settings): a compile
+/// that raced an edit may have been stored under the key of bytes it did not compile (ccache hashes the
+/// preprocessor's output, then the compiler reads the files again).
+pub(crate) fn clear(dir: &Path) {
+    let _ = std::process::Command::new("ccache")
+        .arg("--clear")
+        .env("CCACHE_DIR", dir)
+        .env("CCACHE_CONFIGPATH", dir.join("rho-ccache.conf"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
 /// Why ccache is off for the repository `root` is in ([`turn_off`]), if it is.
 pub(crate) fn turned_off(root: &Path) -> Option<String> {
     let dir = git_cache_dir(root)?.join(CCACHE_DIR);
