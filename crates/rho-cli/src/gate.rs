@@ -42,6 +42,11 @@ pub struct GateArgs {
     #[arg(long)]
     pub no_cache: bool,
 
+    /// Also build each side without the caches (no build cache, no ccache) and fail (exit 2) naming the first
+    /// file of its build directory that differs from the cached build's (docs/gate.md, "Verifying the caches").
+    #[arg(long)]
+    pub verify_cache: bool,
+
     /// A metric's budget, a fraction in (0, 1): head may be at most this much worse than base. `default=F`
     /// sets the default. Repeatable; overrides bench.gate.budget.
     #[arg(long = "budget", value_name = "METRIC=FRACTION")]
@@ -111,6 +116,7 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         max_runs: args.max_runs,
         jobs: args.jobs,
         no_cache: args.no_cache,
+        verify_cache: args.verify_cache,
         budgets: args.budgets.clone(),
         timeout: args.timeout,
         iterations: args.iterations,
@@ -121,8 +127,8 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         html: args.html.clone(),
         json: args.json.clone(),
         shard: rho_shard::spec::resolve(args.shard, std::env::var("RHO_SHARD").ok().as_deref())?,
-        // The builds' compilers run this binary as the compile cache (rho-ccache; main dispatches).
-        compiler_cache: std::env::current_exe().ok(),
+        // The builds' compilers run through ccache from PATH (the gate says once when there is none).
+        compiler_cache: Some(PathBuf::from("ccache")),
     };
     let output = crate::term::OutputArgs {
         wide: false,

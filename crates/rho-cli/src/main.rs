@@ -37,10 +37,6 @@ use clap::Parser as _;
 const EXIT_CANNOT_DECIDE: u8 = rho_ops::EXIT_CANNOT_DECIDE;
 
 fn main() -> ExitCode {
-    // Called by a compiler's name from a gate's build (the compile cache's masquerade): nothing else runs.
-    if let Some(status) = rho_ccache::dispatch() {
-        return ExitCode::from(u8::try_from(status).unwrap_or(1));
-    }
     let cli = cli::Cli::parse();
     if let Err(error) = rho_exec::interrupt::install_handler() {
         eprintln!("rho: warning: {error}; Ctrl-C may leave child processes behind");

@@ -1,7 +1,9 @@
 //! The gate's wall time, old way against new, side by side in one run, on the project's kata (tests/kata) in
 //! wire mode, as CI gates a pull request: base a git revision (the reference kata, committed), head the
 //! working directory (the reference, or one of the ten planted slowdowns, uncommitted).
-//! Run with `cargo bench -p rho-gate --bench gate_speed` (`-- --quick` for one repetition and 10 A/A gates;
+//! The kata's wire module is built one file at a time here (per_file_build), so that ccache can cache its
+//! compiles. Run with `cargo bench -p rho-gate --bench gate_speed` (`-- --second` for the second gate alone,
+//! `-- --quick` for one repetition and 10 A/A gates;
 //! `-- --module` also compares the wire module's own 10 runs a side with adaptive 3 to 10; `-- --timeline`
 //! prints only where the time of a few single gates goes, each progress line with its second).
 //!
@@ -117,8 +119,8 @@ fn gate_request(repo: &Path, mode: Mode) -> Result<GateRequest, Error> {
     Ok(GateRequest {
         env: bench_env_from_config(&config),
         bench_header: BENCH_H.to_owned(),
-        // This bench's own binary is the compile cache (main dispatches), as `rho` is for the real gate.
-        compiler_cache: std::env::current_exe().ok(),
+        // The compilers run through ccache, as with `rho bench gate`.
+        compiler_cache: Some(PathBuf::from("ccache")),
         ..request(&cwd, "main", ".", settings)
     })
 }
@@ -281,6 +283,21 @@ fn second_gates(repo: &Path, jobs: usize, trials: usize) -> Result<GateOutcome, 
     last.ok_or_else(|| "no gate ran".into())
 }
 
+/// The wire module built one file at a time (`cc -c` each, then the link), the same flags: ccache caches a
+/// compile of one source, not the module's one-shot `cc -o bench_rho a.c b.c c.c`, which it hands to the
+/// compiler every time (docs/gate.md, "The compile cache: ccache").
+fn per_file_build(repo: &Path) -> Result<(), Error> {
+    let path = repo.join("wire/module.yml");
+    let text = std::fs::read_to_string(&path)?;
+    let one_shot = "cc -std=c99 -O2 -falign-functions=64 -I\"$RHO_BENCH_INCLUDE\" -o \"$RHO_BENCH_OUT/bench_rho\"\n        ../bench_rho.c ../rho_impl.c ../kernels.c -lm";
+    let per_file = "for f in bench_rho rho_impl kernels; do cc -std=c99 -O2 -falign-functions=64\n        -I\"$RHO_BENCH_INCLUDE\" -c ../$f.c -o \"$RHO_BENCH_OUT/$f.o\" || exit 1; done &&\n        cc -o \"$RHO_BENCH_OUT/bench_rho\" \"$RHO_BENCH_OUT\"/*.o -lm";
+    if !text.contains(one_shot) {
+        return Err("wire/module.yml's build is not the one this bench rewrites".into());
+    }
+    std::fs::write(&path, text.replace(one_shot, per_file))?;
+    Ok(())
+}
+
 /// Two busy loops at the lowest priority: a loaded machine for the A/A gates.
 fn load() -> Result<Vec<Child>, Error> {
     (0..2)
@@ -294,10 +311,6 @@ fn load() -> Result<Vec<Child>, Error> {
 }
 
 fn main() -> Result<(), Error> {
-    // Called by a compiler's name from a gate's build: the compile cache, as `rho` would be.
-    if let Some(status) = rho_ccache::dispatch() {
-        std::process::exit(status);
-    }
     // `cargo test --benches` runs this with no `--bench`: do nothing then, it is a measurement, not a test.
     if !std::env::args().any(|a| a == "--bench") {
         return Ok(());
@@ -315,10 +328,19 @@ fn main() -> Result<(), Error> {
     let tmp = tempfile::tempdir()?;
     let repo = tmp.path().join("kata");
     copy_tree(&kata_dir(), &repo)?;
+    per_file_build(&repo)?;
     git(&repo, &["init", "--quiet", "--initial-branch=main"])?;
     git(&repo, &["add", "."])?;
     git(&repo, &["commit", "--quiet", "-m", "the reference kata"])?;
 
+    // `--second`: only the second gate against an unchanged base (below).
+    if std::env::args().any(|a| a == "--second") {
+        let trials = if quick { 3 } else { 5 };
+        for jobs in [2, 1] {
+            second_gates(&repo, jobs, trials)?;
+        }
+        return Ok(());
+    }
     // Where a gate's time goes: the first gate against a fresh cache, with a capped slowdown (s09) as head,
     // then the same gate again (base cached), then a no-change gate.
     if std::env::args().any(|a| a == "--timeline") {

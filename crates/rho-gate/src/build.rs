@@ -1,21 +1,23 @@
 //! Building both sides before the runs: base and head at once when two builds may run (`--jobs`), and a side
 //! that is a git revision, or a directory in a git repository, from the repository's build cache when an entry
-//! of its tree id or content matches (crate::cache, crate::content).
+//! of its tree id or content and its environment matches and what its build read still holds (crate::cache,
+//! crate::content, crate::inputs); compiles through ccache (crate::ccache); with `--verify-cache` each side
+//! built again without the caches and compared.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use rho_exec::Runner;
 
 use crate::cache::{BuildCache, CACHE_BOUND_BYTES, CacheKey, CachedFile, files_under};
-use crate::error::GateError;
+use crate::ccache::CompileCache;
+use crate::error::{GateError, SideName};
 use crate::progress::Progress;
 use crate::recipe::Recipe;
-use crate::shell::{Scratch, Shell};
+use crate::shell::{Launch, Scratch, Shell};
 use crate::side::{PreparedSide, SideSpec, git};
-use crate::units::CompilerShims;
 
 /// A side as its build sees it: where it is and how it is built.
 pub(crate) struct BuildSide<'a> {
@@ -26,9 +28,35 @@ pub(crate) struct BuildSide<'a> {
 /// How long a compiler's `--version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The process environment variables a build command commonly reads: part of a cache key.
-const BUILD_VARIABLES: &[&str] = &[
-    "CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "PATH",
+/// Variables of a terminal session that no compiler or build tool reads and that change from one shell to the
+/// next: left out of the build cache's key unless a build command names them (every other variable of the
+/// build's environment is in the key).
+const SESSION_VARIABLES: &[&str] = &[
+    "_",
+    "PWD",
+    "OLDPWD",
+    "SHLVL",
+    "TERM",
+    "COLORTERM",
+    "COLUMNS",
+    "LINES",
+    "DISPLAY",
+    "WINDOWID",
+    "SSH_CLIENT",
+    "SSH_CONNECTION",
+    "SSH_TTY",
+    "SSH_AUTH_SOCK",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "XDG_SESSION_ID",
+    "XDG_RUNTIME_DIR",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "LS_COLORS",
+    "HISTFILE",
+    "PS1",
+    "PROMPT_COMMAND",
+    "MAIL",
 ];
 
 /// What every side's build shares.
@@ -42,8 +70,10 @@ pub(crate) struct BuildContext<'a> {
     /// Where `rho` runs (the repository of revision sides).
     pub cwd: &'a Path,
     pub cache: bool,
-    /// The compiler names that run the compile cache (crate::units), when it is on.
-    pub compilers: Option<&'a CompilerShims>,
+    /// `--verify-cache`: each side built again without the caches, its build directories compared.
+    pub verify: bool,
+    /// Whether the compilers run through ccache (crate::ccache).
+    pub compilers: &'a CompileCache,
 }
 
 /// Build each side's jobs once, in the side's module root (a job rho built already has no build): with
@@ -67,11 +97,22 @@ pub(crate) fn build_sides(
             });
         }
     }
+    if let CompileCache::Unavailable(note) = context.compilers {
+        progress(&Progress::Note(note.clone()));
+    }
+    // Whether the builds can be traced (crate::inputs): without it no build is stored.
+    let tracing = match context.cache {
+        true => crate::inputs::tracing_available(&context.scratch.file("probe.trace")),
+        false => Err("the cache is off".to_owned()),
+    };
+    let tracing = &tracing;
     if jobs < 2 {
+        let mut built = Vec::new();
         for side in sides {
-            build_side(side, context, &mut |p| progress(&p))?;
+            built.push(build_side(side, context, tracing, &mut |p| progress(&p))?);
         }
-        return Ok(());
+        store_all(sides, built, context, &mut |p| progress(&p));
+        return verify_sides(sides, context, &mut |p| progress(&p));
     }
     let (sender, receiver) = mpsc::channel::<Progress>();
     let results = std::thread::scope(|scope| {
@@ -80,7 +121,7 @@ pub(crate) fn build_sides(
             .map(|side| {
                 let sender = sender.clone();
                 scope.spawn(move || {
-                    build_side(side, context, &mut |p| {
+                    build_side(side, context, tracing, &mut |p| {
                         // The receiver lives until both builds end.
                         let _ = sender.send(p);
                     })
@@ -100,7 +141,133 @@ pub(crate) fn build_sides(
             })
             .collect::<Vec<_>>()
     });
-    results.into_iter().collect()
+    let built = results.into_iter().collect::<Result<Vec<_>, GateError>>()?;
+    store_all(sides, built, context, &mut |p| progress(&p));
+    verify_sides(sides, context, &mut |p| progress(&p))
+}
+
+/// What a side's build leaves to store once both sides are built: its slot, the record of what it read (or
+/// why there is none), and whether it compiled through ccache.
+struct Built {
+    slot: CacheSlot,
+    record: Result<String, String>,
+    through_ccache: bool,
+}
+
+/// Store each side's build, once both are built: a build that compiled through ccache is not stored when
+/// either side's build turned ccache off meanwhile (an assembler read a file ccache does not see: a ccache hit
+/// of that compile hid the read from the trace, so the record may lack it).
+fn store_all(
+    sides: &[BuildSide; 2],
+    built: Vec<Option<Built>>,
+    context: &BuildContext,
+    progress: &mut dyn FnMut(Progress),
+) {
+    for (side, built) in sides.iter().zip(built) {
+        let Some(built) = built else { continue };
+        let stored = built.record.and_then(|inputs| {
+            match crate::ccache::turned_off(&side.prepared.module_root) {
+                Some(why) if built.through_ccache => Err(format!("not cached: {why}")),
+                _ => store(side, context, &built.slot, &inputs),
+            }
+        });
+        if let Err(note) = stored {
+            progress(Progress::Cached {
+                side: side.prepared.name,
+                note,
+            });
+        }
+    }
+}
+
+/// `--verify-cache`: build each side's jobs again without the caches (no build cache, no ccache, no trace),
+/// each into a build directory of its own, and compare every file of it with the one the gate's build left:
+/// the first that differs (bytes, or present on one side only) is an error naming it. Files a build writes
+/// into its checkout or directory are not compared.
+fn verify_sides(
+    sides: &[BuildSide; 2],
+    context: &BuildContext,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), GateError> {
+    if !context.verify {
+        return Ok(());
+    }
+    for side in sides {
+        let name = side.prepared.name;
+        for (index, job) in side.recipe.jobs.iter().enumerate() {
+            let Some(build) = &job.build else {
+                continue;
+            };
+            let out = context.scratch.file(&format!("verify-{name}-{index}"));
+            std::fs::create_dir_all(&out)
+                .map_err(|e| GateError::io(format!("cannot create {}", out.display()), e))?;
+            progress(Progress::Cached {
+                side: name,
+                note: format!("--verify-cache: building job {index} again without the caches"),
+            });
+            let shell = Shell {
+                side: name,
+                command: build,
+                dir: &side.prepared.module_root,
+                env: context.environment,
+                job_env: &job.env,
+                include: &context.scratch.include,
+                out: &out,
+                timeout: context.timeout,
+            };
+            shell.run("build (--verify-cache)")?;
+            let cached = context.scratch.out(name, index)?;
+            compare_outputs(name, &cached, &out)?;
+        }
+        progress(Progress::Cached {
+            side: name,
+            note: "--verify-cache: the build without the caches made the same files".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The first file under `cached` or `uncached` (in name order) that is not in both with the same bytes.
+fn compare_outputs(side: SideName, cached: &Path, uncached: &Path) -> Result<(), GateError> {
+    let with = files_under(cached);
+    let without = files_under(uncached);
+    let mut names: Vec<&PathBuf> = with.iter().chain(&without).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let differs = |detail: String| GateError::CacheDiffers {
+            side,
+            file: name.clone(),
+            detail,
+        };
+        let (a, b) = (
+            std::fs::read(cached.join(name)),
+            std::fs::read(uncached.join(name)),
+        );
+        match (a, b) {
+            (Ok(a), Ok(b)) if a == b => {}
+            (Ok(a), Ok(b)) => {
+                let at = a
+                    .iter()
+                    .zip(&b)
+                    .position(|(x, y)| x != y)
+                    .unwrap_or(a.len().min(b.len()));
+                return Err(differs(format!(
+                    "{} and {} bytes, the first difference at byte {at}",
+                    a.len(),
+                    b.len()
+                )));
+            }
+            (Ok(_), Err(_)) => return Err(differs("only the cached build made it".to_owned())),
+            (Err(_), Ok(_)) => {
+                return Err(differs(
+                    "only the build without the caches made it".to_owned(),
+                ));
+            }
+            (Err(e), Err(_)) => return Err(differs(format!("cannot read it: {e}"))),
+        }
+    }
+    Ok(())
 }
 
 /// Where a side's build is looked up in and stored to the cache.
@@ -156,8 +323,9 @@ fn cache_slot(
 fn build_side(
     side: &BuildSide,
     context: &BuildContext,
+    tracing: &Result<(), String>,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(), GateError> {
+) -> Result<Option<Built>, GateError> {
     let name = side.prepared.name;
     let cached = cache_slot(side, context, progress);
     if let Some(slot) = &cached {
@@ -168,30 +336,59 @@ fn build_side(
                 .find(|(a, _)| a == area)
                 .map(|(_, p)| p.clone())
         };
-        match slot.cache.restore(&slot.key, &root) {
+        let inputs_hold = |record: &str| crate::inputs::check_record(record, &slot.top);
+        match slot.cache.restore(&slot.key, &root, &inputs_hold) {
             Ok(true) => {
                 progress(Progress::Cached {
                     side: name,
                     note: "built from the cache (.git/rho-cache)".to_owned(),
                 });
-                return Ok(());
+                return Ok(None);
             }
             Ok(false) => {}
             Err(note) => progress(Progress::Cached { side: name, note }),
         }
     }
-    // Through the compile cache, when it is on and the side is in a git repository.
-    let compiling = context
-        .compilers
-        .and_then(|c| c.environment(name, &side.prepared.module_root, context.scratch));
+    // Through ccache, when it is on and the side is in a git repository.
+    let compiling = match context.compilers {
+        CompileCache::On(shims) => match crate::ccache::turned_off(&side.prepared.module_root) {
+            Some(why) => {
+                let note = format!("no compile cache: {why}");
+                progress(Progress::Cached { side: name, note });
+                None
+            }
+            None => shims.environment(name, &side.prepared.module_root, context.scratch),
+        },
+        _ => None,
+    };
     let mut environment = context.environment.to_vec();
-    if let Some((variables, _)) = &compiling {
-        environment.extend(variables.iter().cloned());
+    let mut launch = Launch::default();
+    if let Some(compiling) = &compiling {
+        environment.extend(compiling.set.iter().cloned());
+        launch.unset.clone_from(&compiling.unset);
     }
+    // A build that may be stored runs under the tracer, which records what it reads (crate::inputs).
+    let traces: Option<Vec<PathBuf>> = match (&cached, tracing) {
+        (Some(_), Ok(())) => Some(
+            (0..side.recipe.jobs.len())
+                .map(|index| context.scratch.file(&format!("trace-{name}-{index}")))
+                .collect(),
+        ),
+        (Some(_), Err(why)) => {
+            let note = format!("not cached: the files the build reads cannot be known ({why})");
+            progress(Progress::Cached { side: name, note });
+            None
+        }
+        (None, _) => None,
+    };
+    let started = SystemTime::now();
     for (index, job) in side.recipe.jobs.iter().enumerate() {
         let Some(build) = &job.build else {
             continue;
         };
+        if let Some(traces) = &traces {
+            launch.under = crate::inputs::tracer(&traces[index]);
+        }
         progress(Progress::Building {
             side: name,
             command: build.clone(),
@@ -206,7 +403,7 @@ fn build_side(
             out: &context.scratch.out(name, index)?,
             timeout: context.timeout,
         };
-        let (elapsed, _stdout) = shell.run("build")?;
+        let (elapsed, _stdout) = shell.run_launched("build", &launch)?;
         progress(Progress::Built {
             side: name,
             elapsed,
@@ -214,7 +411,7 @@ fn build_side(
     }
     if let Some((from_cache, compiled)) = compiling
         .as_ref()
-        .and_then(|(_, log)| crate::units::counted(log))
+        .and_then(|c| crate::ccache::counted(&c.stats_log))
     {
         progress(Progress::Compiled {
             side: name,
@@ -222,12 +419,66 @@ fn build_side(
             compiled,
         });
     }
-    if let Some(slot) = cached
-        && let Err(note) = store(side, context, &slot)
-    {
-        progress(Progress::Cached { side: name, note });
+    let built = match (cached, &traces) {
+        (Some(slot), Some(traces)) => Some(Built {
+            record: recorded_inputs(traces, context, &slot, started),
+            slot,
+            through_ccache: compiling.is_some(),
+        }),
+        _ => None,
+    };
+    Ok(built)
+}
+
+/// The record of what a side's build read (crate::inputs), from its jobs' traces: rho's own directories
+/// (the gate's scratch, ccache's) are not inputs. A file outside the side's tree that changed while the build
+/// ran is an error: the build may have read it in either version (in the tree, the content read before and
+/// after the build says so, crate::content).
+fn recorded_inputs(
+    traces: &[PathBuf],
+    context: &BuildContext,
+    slot: &CacheSlot,
+    started: SystemTime,
+) -> Result<String, String> {
+    let scratch = context.scratch.file("");
+    let ccache = slot.cache.dir().join(crate::cache::CCACHE_DIR);
+    let ignore = |path: &Path| {
+        path.starts_with(&scratch)
+            || path.starts_with(&ccache)
+            || ["/proc", "/sys", "/dev"]
+                .iter()
+                .any(|p| path.starts_with(p))
+    };
+    let mut inputs = crate::inputs::Inputs::default();
+    for trace in traces {
+        let text = std::fs::read_to_string(trace)
+            .map_err(|e| format!("not cached: cannot read {}: {e}", trace.display()))?;
+        let read = crate::inputs::read_trace(&text, &ignore)
+            .map_err(|why| format!("not cached: {why}"))?;
+        inputs.files.extend(read.files);
+        inputs.absent.extend(read.absent);
+        inputs.assembler_reads.extend(read.assembler_reads);
     }
-    Ok(())
+    // ccache does not see what an assembler directive reads: its objects cannot be trusted here from now on.
+    if let Some(read) = inputs.assembler_reads.first() {
+        crate::ccache::turn_off(&ccache, read);
+    }
+    // A revision's checkout is rho's own: only a directory side's files can be edited while it builds.
+    let watched: Vec<PathBuf> = inputs
+        .files
+        .iter()
+        .filter(|p| slot.directory.is_some() || !p.starts_with(&slot.top))
+        .cloned()
+        .collect();
+    if let Some(path) = crate::inputs::changed_since(&watched, started) {
+        // A compile that read the new bytes may have been stored by ccache under the old bytes' key.
+        crate::ccache::clear(&ccache);
+        return Err(format!(
+            "not cached: {} changed while the build ran (used for this gate only; ccache's objects cleared)",
+            path.display()
+        ));
+    }
+    crate::inputs::record(&inputs, &slot.top).map_err(|why| format!("not cached: {why}"))
 }
 
 /// The cache slot of a side whose content `content` (key lines) names, in the checkout or repository `top`;
@@ -264,15 +515,7 @@ fn cache_of(
             crate::cache::checksum(context.bench_header.as_bytes())
         ),
     ]);
-    for variable in BUILD_VARIABLES {
-        lines.push(format!(
-            "variable {variable}={}",
-            std::env::var(variable).unwrap_or_default()
-        ));
-    }
-    for (k, v) in context.environment {
-        lines.push(format!("env {k}={v}"));
-    }
+    lines.extend(environment_lines(side, context));
     let mut compilers = vec!["cc".to_owned()];
     // `$CC` is asked whatever its name: the user named it as a compiler.
     if let Ok(cc) = std::env::var("CC")
@@ -314,6 +557,37 @@ fn cache_of(
     })
 }
 
+/// The environment a side's build sees, as key lines: every variable of rho's own environment (what the
+/// build command and every program it runs may read: `CC`, `CFLAGS`, `CPATH`, `C_INCLUDE_PATH`,
+/// `SOURCE_DATE_EPOCH`, a variable a script expands...) but a terminal session's ([`SESSION_VARIABLES`], unless
+/// a build command names one), then the variables rho hands the builds. The gate's temporary directory is
+/// written `{scratch}` (it is new in every gate).
+fn environment_lines(side: &BuildSide, context: &BuildContext) -> Vec<String> {
+    let scratch = context.scratch.file("");
+    let scratch = scratch.to_string_lossy();
+    let scratch = scratch.trim_end_matches('/');
+    let named = |name: &str| {
+        side.recipe.jobs.iter().any(|job| {
+            job.build.as_deref().is_some_and(|b| {
+                b.contains(&format!("${name}")) || b.contains(&format!("${{{name}"))
+            })
+        })
+    };
+    let mut lines: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
+        .filter(|(k, _)| !SESSION_VARIABLES.contains(&k.as_str()) || named(k))
+        .map(|(k, v)| format!("variable {k}={}", v.to_string_lossy()))
+        .collect();
+    lines.sort();
+    for (k, v) in context.environment {
+        lines.push(format!("env {k}={v}"));
+    }
+    lines
+        .into_iter()
+        .map(|line| line.replace(scratch, "{scratch}"))
+        .collect()
+}
+
 /// Whether `word` names a C or C++ compiler (`cc`, `gcc`, `clang++`, `arm-none-eabi-gcc`, a path to one).
 fn is_compiler(word: &str) -> bool {
     let name = Path::new(word)
@@ -321,7 +595,7 @@ fn is_compiler(word: &str) -> bool {
         .and_then(|n| n.to_str())
         .unwrap_or("");
     // The names the compile cache masquerades as: one list of what a compiler is called.
-    rho_ccache::is_compiler_name(name)
+    crate::ccache::is_compiler_name(name)
 }
 
 /// The first line of `program --version` (`gcc (Debian 12.2.0-14) 12.2.0`), or why there is none.
@@ -360,7 +634,12 @@ fn area_roots(
 /// into the checkout (git sees them as untracked, ignored or modified). A revision whose build deleted or
 /// renamed a tracked file, or a directory whose build changed anything in its repository, is not stored (the
 /// note says so).
-fn store(side: &BuildSide, context: &BuildContext, slot: &CacheSlot) -> Result<(), String> {
+fn store(
+    side: &BuildSide,
+    context: &BuildContext,
+    slot: &CacheSlot,
+    inputs: &str,
+) -> Result<(), String> {
     let roots = area_roots(side, context.scratch, slot).map_err(|e| e.to_string())?;
     let mut files = Vec::new();
     for (area, root) in roots.iter().filter(|(area, _)| area != "tree") {
@@ -388,7 +667,7 @@ fn store(side: &BuildSide, context: &BuildContext, slot: &CacheSlot) -> Result<(
                     .to_owned(),
             );
         }
-        return slot.cache.store(&slot.key, &files, &root);
+        return slot.cache.store(&slot.key, &files, &root, inputs);
     }
     let top = &slot.top;
     let status = git(
@@ -429,7 +708,7 @@ fn store(side: &BuildSide, context: &BuildContext, slot: &CacheSlot) -> Result<(
             }
         }
     }
-    slot.cache.store(&slot.key, &files, &root)
+    slot.cache.store(&slot.key, &files, &root, inputs)
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //! every build setting, so the next gate against the same revision skips the build. A directory side in a
 //! repository is kept the same way by its content (crate::content), its build directories only.
 //!
-//! An entry is used only when its key (the full text, not just its hash) is the one asked for and every file
-//! is there with the size and checksum the manifest gives; otherwise it is removed and the side is built.
+//! An entry is used only when its key (the full text, not just its hash) is the one asked for, what its build
+//! read still holds (crate::inputs) and every file is there with the size and checksum the manifest gives;
+//! otherwise it is removed and the side is built.
 //! Entries are written to a temporary directory and renamed into place, so a killed gate leaves no half
 //! entry under a key. The cache holds at most [`CACHE_BOUND_BYTES`]; the least recently used entries go first.
 
@@ -17,14 +18,17 @@ pub const CACHE_BOUND_BYTES: u64 = 256 * 1024 * 1024;
 /// The cache's directory under git's common directory.
 pub const CACHE_DIR: &str = "rho-cache";
 
-/// Where the compile cache's units live in the cache's directory (`.git/rho-cache/units`; crate::units).
-pub const UNITS_DIR: &str = "units";
+/// Where ccache keeps its objects and rho's settings for it (`.git/rho-cache/ccache`; crate::ccache).
+pub const CCACHE_DIR: &str = "ccache";
 
-/// Where the harness headers the builds include live (`.git/rho-cache/include/<checksum>`; crate::units).
+/// Where the harness headers the builds include live (`.git/rho-cache/include/<checksum>`; crate::ccache).
 pub const INCLUDE_DIR: &str = "include";
 
 /// The first line of every key: a change of the layout or of what a key holds changes it.
-const KEY_FORMAT: &str = "rho-cache 1";
+const KEY_FORMAT: &str = "rho-cache 2";
+
+/// An entry's record of what its build read, checked before the entry is used (crate::inputs).
+const INPUTS_FILE: &str = "inputs";
 
 /// What a cache entry is looked up by: everything that decides what a side's build makes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,22 +99,34 @@ impl BuildCache {
         }
     }
 
+    /// The cache's directory (`.git/rho-cache`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn entry_dir(&self, key: &CacheKey) -> PathBuf {
         self.dir.join(key.id())
     }
 
-    /// Copy the entry of `key` back: each file to `area_root(area)`. `Ok(false)` when there is no entry;
-    /// an entry that is damaged or holds another key is removed and `Err` says why (the caller builds).
+    /// Copy the entry of `key` back: each file to `area_root(area)`, once `inputs_hold` accepted the entry's
+    /// record of what its build read (crate::inputs; `Err` says which input changed). `Ok(false)` when there
+    /// is no entry; an entry that is damaged, holds another key or whose inputs changed is removed and `Err`
+    /// says why (the caller builds).
     pub fn restore(
         &self,
         key: &CacheKey,
         area_root: &dyn Fn(&str) -> Option<PathBuf>,
+        inputs_hold: &dyn Fn(&str) -> Result<(), String>,
     ) -> Result<bool, CacheNote> {
         let entry = self.entry_dir(key);
         if !entry.is_dir() {
             return Ok(false);
         }
-        match verify_and_copy(&entry, key, area_root) {
+        let verified = std::fs::read_to_string(entry.join(INPUTS_FILE))
+            .map_err(|e| format!("{INPUTS_FILE}: {e}"))
+            .and_then(|inputs| inputs_hold(&inputs))
+            .and_then(|()| verify_and_copy(&entry, key, area_root));
+        match verified {
             Ok(()) => {
                 // Used now: the last to be evicted.
                 let _ = std::fs::write(entry.join("used"), b"");
@@ -126,13 +142,15 @@ impl BuildCache {
         }
     }
 
-    /// Store `files` (each read from `area_root(area)/path`) under `key`, then evict the least recently used
-    /// entries beyond the bound. An entry already there is left as it is.
+    /// Store `files` (each read from `area_root(area)/path`) under `key`, with `inputs`, the record of what
+    /// the build read (crate::inputs), then evict the least recently used entries beyond the bound. An entry
+    /// already there (another gate's, stored a moment before) is left as it is.
     pub fn store(
         &self,
         key: &CacheKey,
         files: &[CachedFile],
         area_root: &dyn Fn(&str) -> Option<PathBuf>,
+        inputs: &str,
     ) -> Result<(), CacheNote> {
         let entry = self.entry_dir(key);
         if entry.exists() {
@@ -149,7 +167,7 @@ impl BuildCache {
             let path = staging.path().to_owned();
             rho_exec::interrupt::on_interrupt(move || rho_exec::remove_tree(&path))
         };
-        let size = write_entry(staging.path(), key, files, area_root)?;
+        let size = write_entry(staging.path(), key, files, area_root, inputs)?;
         if size > self.bound {
             return Err(format!(
                 "not cached: {size} bytes is more than the cache's bound of {} bytes",
@@ -175,13 +193,13 @@ impl BuildCache {
         for item in read.flatten() {
             let path = item.path();
             let name = item.file_name().to_string_lossy().into_owned();
-            // The compile cache's units and headers are bounded on their own (rho-ccache).
-            if name == UNITS_DIR || name == INCLUDE_DIR {
+            // ccache bounds its own directory (its max_size); the headers are a few kilobytes.
+            if name == CCACHE_DIR || name == INCLUDE_DIR {
                 continue;
             }
             if name.starts_with("tmp-") {
                 let modified = item.metadata().and_then(|m| m.modified()).ok();
-                if rho_ccache::is_stale_temporary(modified) {
+                if is_stale_temporary(modified) {
                     rho_exec::remove_tree(&path);
                 }
                 continue;
@@ -192,7 +210,36 @@ impl BuildCache {
                 .ok();
             entries.push((used, tree_size(&path), path));
         }
-        rho_ccache::evict_least_recent(entries, self.bound, rho_exec::remove_tree);
+        evict_least_recent(entries, self.bound, rho_exec::remove_tree);
+    }
+}
+
+/// How old a temporary file or directory must be to be taken as left by a killed writer: a write takes
+/// seconds at most.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Whether a writer's temporary entry last modified at `modified` was left by a killed one.
+pub fn is_stale_temporary(modified: Option<std::time::SystemTime>) -> bool {
+    modified
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > STALE_TEMPORARY)
+}
+
+/// Remove entries (when last used, bytes, path), least recently used first (an unknown time first of all),
+/// with `remove`, until those left hold at most `bound` bytes.
+pub fn evict_least_recent(
+    mut entries: Vec<(Option<std::time::SystemTime>, u64, PathBuf)>,
+    bound: u64,
+    remove: impl Fn(&Path),
+) {
+    let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
+    entries.sort_by_key(|(used, _, _)| *used);
+    for (_, size, path) in entries {
+        if total <= bound {
+            break;
+        }
+        remove(&path);
+        total = total.saturating_sub(size);
     }
 }
 
@@ -203,6 +250,7 @@ fn write_entry(
     key: &CacheKey,
     files: &[CachedFile],
     area_root: &dyn Fn(&str) -> Option<PathBuf>,
+    inputs: &str,
 ) -> Result<u64, CacheNote> {
     let mut manifest = String::new();
     let mut size = 0u64;
@@ -234,6 +282,7 @@ fn write_entry(
     };
     write("key", key.text())?;
     write("manifest", &manifest)?;
+    write(INPUTS_FILE, inputs)?;
     write("used", "")?;
     Ok(size)
 }
@@ -355,13 +404,13 @@ mod tests {
             .collect();
         assert_eq!(files.len(), 2);
         let root = |_: &str| Some(out.clone());
-        cache.store(&key, &files, &root).unwrap();
+        cache.store(&key, &files, &root, "").unwrap();
         let back = tmp.path().join("back");
         let back_root = |_: &str| Some(back.clone());
-        assert_eq!(cache.restore(&key, &back_root), Ok(true));
+        assert_eq!(cache.restore(&key, &back_root, &|_| Ok(())), Ok(true));
         assert_eq!(std::fs::read(back.join("sub/obj.o")).unwrap(), b"object");
         let other = CacheKey::new(&["tree abd".to_owned()]);
-        assert_eq!(cache.restore(&other, &back_root), Ok(false));
+        assert_eq!(cache.restore(&other, &back_root, &|_| Ok(())), Ok(false));
     }
 
     #[test]
@@ -372,11 +421,15 @@ mod tests {
             area: "out0".to_owned(),
             path: PathBuf::from("bench"),
         }];
-        cache.store(&key, &files, &|_| Some(out.clone())).unwrap();
+        cache
+            .store(&key, &files, &|_| Some(out.clone()), "")
+            .unwrap();
         let stored = cache.entry_dir(&key).join("files/out0/bench");
         std::fs::write(&stored, b"binarY").unwrap();
         let back = tmp.path().join("back");
-        let why = cache.restore(&key, &|_| Some(back.clone())).unwrap_err();
+        let why = cache
+            .restore(&key, &|_| Some(back.clone()), &|_| Ok(()))
+            .unwrap_err();
         assert!(why.contains("does not match its checksum"), "{why}");
         assert!(!back.join("bench").exists());
         assert!(!cache.entry_dir(&key).exists(), "removed");
@@ -397,7 +450,9 @@ mod tests {
             .map(|i| CacheKey::new(&[format!("tree {i}")]))
             .collect();
         for key in &keys {
-            cache.store(key, &files, &|_| Some(out.clone())).unwrap();
+            cache
+                .store(key, &files, &|_| Some(out.clone()), "")
+                .unwrap();
             // Distinct stamps, a coarse file system's included.
             std::thread::sleep(std::time::Duration::from_millis(20));
         }

@@ -3,8 +3,11 @@
 //!
 //! The content is the tree id git would commit with every change in the working tree (`git add -A` into a
 //! temporary index, a copy of the repository's own so that unchanged files are not read again; the user's
-//! index is never written), and the names, sizes and modification times of the files git ignores (a build
-//! directory, a local configuration the build reads). The same content twice is the same build; a build that
+//! index is never written), and the names, sizes, modification and change times and inodes of the files git
+//! ignores (a build directory, a local configuration the build reads), with the bytes' id of each one as new
+//! as the listing (racily clean, as git calls it: an edit in the same clock tick leaves the times as they
+//! were). The copy keeps the index's own modification time, which git's racy check compares each entry with
+//! (a copy stamped now would make every racily clean entry look older than the index, and trusted). The same content twice is the same build; a build that
 //! changes any of it (writes outside `RHO_BENCH_OUT`) is not cached, so a cache hit never skips a build whose
 //! products a run would read from the directory.
 
@@ -33,6 +36,15 @@ pub(crate) fn content_of(dir: &Path, index: &Path) -> Result<Option<DirectoryCon
     if own_index.is_file() {
         std::fs::copy(own_index, index)
             .map_err(|e| format!("cannot copy {}: {e}", own_index.display()))?;
+        let stamped = std::fs::metadata(own_index)
+            .and_then(|m| m.modified())
+            .and_then(|t| {
+                std::fs::File::options()
+                    .write(true)
+                    .open(index)?
+                    .set_modified(t)
+            });
+        stamped.map_err(|e| format!("cannot stamp {}: {e}", index.display()))?;
     }
     git(&top, Some(index), &["add", "--all", "--", "."])?;
     let tree = git(&top, Some(index), &["write-tree"])?;
@@ -47,21 +59,27 @@ pub(crate) fn content_of(dir: &Path, index: &Path) -> Result<Option<DirectoryCon
             "--exclude-standard",
         ],
     )?;
+    let listed_at = std::time::SystemTime::now();
     let mut listing = String::new();
     let mut count = 0usize;
+    let mut racy = Vec::new();
     for path in ignored
         .split('\0')
         .map(str::trim_end)
         .filter(|p| !p.is_empty())
     {
-        let (size, modified) = std::fs::symlink_metadata(top.join(path))
-            .map(|m| (m.len(), m.modified().ok()))
-            .unwrap_or((0, None));
-        let nanos = modified
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
-        listing.push_str(&format!("{path}\0{size}\0{nanos}\n"));
+        let stamp = std::fs::symlink_metadata(top.join(path)).map(|m| FileStamp::of(&m));
+        let stamp = stamp.unwrap_or_default();
+        if stamp.is_file && stamp.as_new_as(listed_at) {
+            racy.push(top.join(path));
+        }
+        listing.push_str(&format!("{path}\0{stamp}\n"));
         count += 1;
+    }
+    // The bytes of each file as new as the listing: its times cannot tell a second edit in the same tick.
+    let ids = crate::inputs::hash_files(&racy)?;
+    for (path, id) in racy.iter().zip(ids) {
+        listing.push_str(&format!("{}\0{}\n", path.display(), id.unwrap_or_default()));
     }
     let lines = vec![
         format!("directory {}", tree.trim()),
@@ -72,6 +90,54 @@ pub(crate) fn content_of(dir: &Path, index: &Path) -> Result<Option<DirectoryCon
     ];
     Ok(Some(DirectoryContent { top, lines }))
 }
+
+/// What the listing of an ignored file holds: its size, modification and change times (nanoseconds; a change
+/// time cannot be set back) and inode.
+#[derive(Debug, Default, Clone, Copy)]
+struct FileStamp {
+    is_file: bool,
+    size: u64,
+    mtime: i128,
+    ctime: i128,
+    inode: u64,
+}
+
+impl FileStamp {
+    fn of(meta: &std::fs::Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt as _;
+        let nanos = |s: i64, ns: i64| i128::from(s) * 1_000_000_000 + i128::from(ns);
+        FileStamp {
+            is_file: meta.is_file(),
+            size: meta.len(),
+            mtime: nanos(meta.mtime(), meta.mtime_nsec()),
+            ctime: nanos(meta.ctime(), meta.ctime_nsec()),
+            inode: meta.ino(),
+        }
+    }
+
+    /// Whether either time is within [`RACY_WINDOW`] of `when` or after it: the file may change again within
+    /// the same tick of the file system's clock without its times showing it.
+    fn as_new_as(&self, when: std::time::SystemTime) -> bool {
+        let when = when
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        let since = when - RACY_WINDOW.as_nanos() as i128;
+        self.mtime >= since || self.ctime >= since
+    }
+}
+
+impl std::fmt::Display for FileStamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}\0{}\0{}\0{}",
+            self.size, self.mtime, self.ctime, self.inode
+        )
+    }
+}
+
+/// How new a file must be to have its bytes read: a file system stamping whole seconds, plus one.
+const RACY_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// `git -C dir args...` (crate::side's), with `index` as `GIT_INDEX_FILE` when given; its stdout, or why not.
 fn git(dir: &Path, index: Option<&Path>, args: &[&str]) -> Result<String, String> {
@@ -128,6 +194,18 @@ mod tests {
         let built = content();
         assert_eq!(added.lines[0], built.lines[0]);
         assert_ne!(added.lines[1], built.lines[1]);
+        // A same-size edit with its modification time put back, of a tracked and of an ignored file.
+        let put_back = |path: &Path, text: &str| {
+            let modified = std::fs::metadata(path).unwrap().modified().unwrap();
+            std::fs::write(path, text).unwrap();
+            let file = std::fs::File::options().write(true).open(path).unwrap();
+            file.set_modified(modified).unwrap();
+        };
+        put_back(&repo.join("a.c"), "int a = 2;\n");
+        let same_size = content();
+        assert_ne!(built.lines[0], same_size.lines[0], "a tracked file");
+        put_back(&repo.join("build/x.o"), "p");
+        assert_ne!(same_size.lines[1], content().lines[1], "an ignored file");
         // The user's index still has only what was committed: nothing staged.
         let status = Command::new("git")
             .arg("-C")

@@ -114,6 +114,16 @@ pub enum GateError {
         /// In the message, not `source()`: see `Config`.
         error: MetricsError,
     },
+    /// `--verify-cache`: the side's build with the caches made other bytes than its build without them.
+    #[error(
+        "{side}: --verify-cache: {file} differs between the build with the caches and the build without them \
+         ({detail})"
+    )]
+    CacheDiffers {
+        side: SideName,
+        file: PathBuf,
+        detail: String,
+    },
     #[error("{context}: {error}")]
     Io {
         context: String,
@@ -131,7 +141,8 @@ impl GateError {
             GateError::BadSide { side, .. }
             | GateError::BuiltinTarget { side, .. }
             | GateError::Recipe { side, .. }
-            | GateError::Metrics { side, .. } => Some(*side),
+            | GateError::Metrics { side, .. }
+            | GateError::CacheDiffers { side, .. } => Some(*side),
             GateError::Config { side, .. } => *side,
             GateError::Command(failure) => Some(failure.side),
             GateError::TooFewRuns(_)

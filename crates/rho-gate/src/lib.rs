@@ -11,6 +11,7 @@
 pub mod adaptive;
 mod build;
 pub mod cache;
+mod ccache;
 pub mod compare;
 pub mod config;
 mod content;
@@ -18,6 +19,7 @@ mod error;
 pub mod functions;
 mod growth_metrics;
 pub mod head_cap;
+mod inputs;
 pub mod metrics;
 pub mod overrides;
 mod progress;
@@ -30,7 +32,6 @@ pub mod shard;
 mod shell;
 pub mod side;
 mod time_cap_reading;
-mod units;
 mod wire_metrics;
 
 pub use compare::{Comparison, MetricComparison, MetricOutcome, SideFigures, Verdict, compare};

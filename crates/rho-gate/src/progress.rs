@@ -36,7 +36,9 @@ pub enum Progress {
         side: SideName,
         note: String,
     },
-    /// How many of the files a side's build compiled came from the compile cache (rho-ccache).
+    /// Something about the whole gate's builds, said once (`no compile cache (ccache not installed)`).
+    Note(String),
+    /// How many of the compiles of a side's build came from the compile cache (ccache, crate::ccache).
     Compiled {
         side: SideName,
         from_cache: usize,
@@ -80,13 +82,14 @@ impl std::fmt::Display for Progress {
                 elapsed.as_secs_f64()
             ),
             Progress::Cached { side, note } => write!(f, "{side}: {note}"),
+            Progress::Note(note) => f.write_str(note),
             Progress::Compiled {
                 side,
                 from_cache,
                 compiled,
             } => write!(
                 f,
-                "{side}: {from_cache} of {compiled} compiled files from the cache"
+                "{side}: {from_cache} of {compiled} compiles from the cache (ccache)"
             ),
             Progress::StillOpen { after, open } => write!(
                 f,

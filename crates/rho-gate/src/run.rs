@@ -80,8 +80,9 @@ pub struct GateRequest {
     /// The text of `rho/bench.h`, written to `RHO_BENCH_INCLUDE` for both sides: the same harness for both,
     /// so a change to the harness between commits does not show up as a change of the code.
     pub bench_header: String,
-    /// The program the builds' compilers masquerade as, for the compile cache (rho-ccache): rho passes
-    /// itself. `None`, or the cache off (`--no-cache`), runs the compilers directly.
+    /// The compile cache's program, ccache (a name looked up on `PATH`, or a path): the builds' compilers run
+    /// through it (crate::ccache; `rho` passes `ccache`). `None`, or the cache off (`--no-cache`), runs the
+    /// compilers directly; a ccache that is not installed is said once in the progress.
     pub compiler_cache: Option<PathBuf>,
 }
 
@@ -168,17 +169,18 @@ pub fn run_gate(
 
     let mut scratch = Scratch::create(&request.bench_header)?;
     let timeout = request.settings.timeout();
-    // With the cache on, the harness header has the same path in every gate: compiled units name it.
+    // With the cache on, the harness header has the same path in every gate: ccache's keys name it.
     if request.settings.cache()
-        && let Ok(Some(include)) = crate::units::stable_include(&request.cwd, &request.bench_header)
+        && let Ok(Some(include)) =
+            crate::ccache::stable_include(&request.cwd, &request.bench_header)
     {
         scratch.include = include;
     }
     let compilers = match &request.compiler_cache {
-        Some(program) if request.settings.cache() => {
-            crate::units::CompilerShims::create(program, &scratch)
+        Some(ccache) if request.settings.cache() => {
+            crate::ccache::CompileCache::create(ccache, &scratch)
         }
-        _ => None,
+        _ => crate::ccache::CompileCache::Off,
     };
 
     let environment = request.env.environment();
@@ -190,7 +192,8 @@ pub fn run_gate(
         counting: request.env.counter.is_some(),
         cwd: &request.cwd,
         cache: request.settings.cache(),
-        compilers: compilers.as_ref(),
+        verify: request.settings.verify_cache(),
+        compilers: &compilers,
     };
     let building = sides.each_ref().map(|side| crate::build::BuildSide {
         prepared: &side.prepared,

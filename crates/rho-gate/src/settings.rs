@@ -151,6 +151,8 @@ pub struct GateSettings {
     build_jobs: Option<usize>,
     /// Whether a side that is a git revision is built from `.git/rho-cache/` when an entry matches.
     cache: bool,
+    /// Whether each side is also built without the caches and its outputs compared (`--verify-cache`).
+    verify_cache: bool,
     /// Whether adaptive runs lower head's time cap from base's run (crate::head_cap).
     lower_head_cap: bool,
     timeout: Duration,
@@ -166,6 +168,7 @@ impl Default for GateSettings {
             max_runs: None,
             build_jobs: None,
             cache: true,
+            verify_cache: false,
             lower_head_cap: true,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),
             budgets: Budgets::default(),
@@ -186,6 +189,7 @@ impl GateSettings {
             max_runs: None,
             build_jobs: None,
             cache: true,
+            verify_cache: false,
             lower_head_cap: true,
             timeout,
             budgets,
@@ -242,6 +246,16 @@ impl GateSettings {
 
     pub fn cache(&self) -> bool {
         self.cache
+    }
+
+    /// Also build each side without the caches and fail naming the first output that differs
+    /// (`--verify-cache`; crate::build).
+    pub fn set_verify_cache(&mut self, verify: bool) {
+        self.verify_cache = verify;
+    }
+
+    pub fn verify_cache(&self) -> bool {
+        self.verify_cache
     }
 
     /// Lower head's time cap from base's run in adaptive runs (true, the default; crate::head_cap), or keep

@@ -75,11 +75,38 @@ pub(crate) struct Shell<'a> {
     pub(crate) timeout: Duration,
 }
 
+/// How a build's `sh` is started beyond its command and environment (crate::build): the program it runs
+/// under (`strace ... --`, recording what it reads) and the variables taken out of its environment.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Launch {
+    pub(crate) under: Vec<std::ffi::OsString>,
+    pub(crate) unset: Vec<String>,
+}
+
 impl Shell<'_> {
     /// Run it; its wall time and what its stdout holds of metrics (read as it arrives: see [`StdoutMetrics`]),
     /// or an error that says what failed and quotes the end of its stderr. `what` is `build` or `run 2 of 3`.
     pub(crate) fn run(&self, what: &str) -> Result<(Duration, StdoutMetrics), GateError> {
-        let mut command = Command::new("sh");
+        self.run_launched(what, &Launch::default())
+    }
+
+    /// [`Shell::run`], started as `launch` says.
+    pub(crate) fn run_launched(
+        &self,
+        what: &str,
+        launch: &Launch,
+    ) -> Result<(Duration, StdoutMetrics), GateError> {
+        let mut command = match launch.under.split_first() {
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg("sh");
+                command
+            }
+            None => Command::new("sh"),
+        };
+        for name in &launch.unset {
+            command.env_remove(name);
+        }
         command
             .arg("-c")
             .arg(self.command)

@@ -46,14 +46,14 @@ fn builds(log: &Path) -> usize {
     std::fs::read_to_string(log).map_or(0, |t| t.lines().count())
 }
 
-/// The side entries of the build cache of `repo`: what is there beside the compile cache's units and headers.
+/// The side entries of the build cache of `repo`: what is there beside ccache's directory and the headers.
 fn side_entries(repo: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(repo.join(".git/rho-cache"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| {
             let name = path.file_name().unwrap();
-            name != rho_gate::cache::UNITS_DIR && name != rho_gate::cache::INCLUDE_DIR
+            name != rho_gate::cache::CCACHE_DIR && name != rho_gate::cache::INCLUDE_DIR
         })
         .collect()
 }
@@ -70,11 +70,11 @@ fn a_cached_side_is_not_built_again_and_a_damaged_entry_is_rebuilt() {
     write_module(&repo, &log, 1000);
     git(&repo, &["commit", "--quiet", "-am", "ten times slower"]);
 
-    let (first, _) = gate(&repo, true);
+    let (first, first_log) = gate(&repo, true);
     assert_eq!(first.comparison.verdict, Verdict::Regressed);
     assert_eq!(builds(&log), 2, "both sides built");
     let entries = || side_entries(&repo).len();
-    assert_eq!(entries(), 2, "one entry per side");
+    assert_eq!(entries(), 2, "one entry per side: {:?}", first_log);
 
     let (second, progress) = gate(&repo, true);
     assert_eq!(builds(&log), 2, "neither side built again");

@@ -49,6 +49,8 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// `--no-cache`: build git-revision sides from scratch, leaving `.git/rho-cache` alone.
     pub no_cache: bool,
+    /// `--verify-cache`: also build each side without the caches; a differing output is an error (exit 2).
+    pub verify_cache: bool,
     /// `METRIC=FRACTION` each.
     pub budgets: Vec<String>,
     pub timeout: Option<f64>,
@@ -61,8 +63,8 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// `--shard K/N` (or `RHO_SHARD`): judge share K of N of the benchmarks (rho_gate::shard).
     pub shard: Option<rho_shard::Shard>,
-    /// The program the builds' compilers masquerade as, for the compile cache (the rho binary itself;
-    /// rho_gate::GateRequest::compiler_cache). `None` runs the compilers directly.
+    /// The compile cache's program, ccache (rho_gate::GateRequest::compiler_cache). `None` runs the compilers
+    /// directly.
     pub compiler_cache: Option<PathBuf>,
 }
 
@@ -177,6 +179,7 @@ fn apply_overrides(
         settings.set_build_jobs(jobs)?;
     }
     settings.set_cache(!options.no_cache);
+    settings.set_verify_cache(options.verify_cache);
     settings.set_shard(options.shard.map(|s| rho_gate::shard::GateShard {
         index: s.index,
         count: s.count,
