@@ -16,7 +16,7 @@ pub mod flame;
 pub mod net;
 pub mod perf;
 
-pub use callgrind::{Profile, parse};
+pub use callgrind::{DumpProfiles, Profile, parse};
 pub use net::{Functions, Overhead};
 
 /// One benchmark's table (`rho bench --profile NAME`): each listed function's own and inclusive

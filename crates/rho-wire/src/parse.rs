@@ -649,8 +649,6 @@ impl StreamParser {
             dump,
             iterations,
             totals: Default::default(),
-            #[cfg(feature = "functions")]
-            profile: None,
         });
         self.last_dump = dump;
         Ok(())
