@@ -79,6 +79,7 @@ mod bench;
 mod heap;
 #[cfg(feature = "std")]
 mod hosted;
+mod runner;
 #[cfg(feature = "std")]
 use hosted as platform;
 #[cfg(all(not(feature = "std"), feature = "cortex-m"))]
@@ -91,8 +92,6 @@ mod stack;
 mod suite;
 mod wire;
 
-#[cfg(all(not(feature = "std"), feature = "cortex-m"))]
-pub use bare::run::{exit, main as run_main};
 #[cfg(feature = "std")]
 pub use bench::BATCHED_INPUTS;
 pub use bench::Bench;
@@ -102,12 +101,14 @@ pub use cortex_m_rt::entry;
 #[cfg(feature = "std")]
 pub use error::Error;
 pub use heap::CountingAlloc;
-#[cfg(feature = "report")]
-pub use hosted::run::report;
-#[cfg(feature = "std")]
-pub use hosted::run::{Sink, listing, main as run_main, run};
 #[cfg(feature = "std")]
 pub use hosted::settings::{FORMAT_VARIABLE, Measure, Output, Settings};
+#[cfg(all(not(feature = "std"), feature = "cortex-m"))]
+pub use runner::bare::{exit, main as run_main};
+#[cfg(feature = "report")]
+pub use runner::hosted::report;
+#[cfg(feature = "std")]
+pub use runner::hosted::{Sink, listing, main as run_main, run};
 pub use suite::{Args, BuildInfo, Entry};
 
 #[cfg(all(feature = "std", feature = "cortex-m"))]

@@ -1,8 +1,8 @@
 //! What a user gets from rho-bench in a project of their own: `cargo bench` prints rho's report, a table of
 //! the benchmarks (default feature `report`), and a project that turns default features off builds only
 //! what the benchmark binary runs under rho: the harness, rho-wire and their few crates; no report renderer,
-//! no judgement, no config or YAML reader, no Callgrind profile reader or demangler (rho-wire's feature
-//! `functions`, which the host's rho-stats turns on).
+//! no judgement, no config or YAML reader, no Callgrind profile reader or demangler (rho-profile, which
+//! rho-stats reads beside rho-wire; rho-wire itself knows no profiler).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -191,8 +191,10 @@ impl StdoutMetrics {
                 let dumps = out.join(CALLGRIND_DUMPS);
                 let pid = rho_wire::callgrind::dumping_process(&dumps)
                     .map_err(|e| wire(e.to_string()))?;
-                rho_wire::callgrind::attach_dumps(&mut run, &dumps, Some(pid), true)
+                let counted = rho_stats::CountedRun::read_dumps(run, &dumps, Some(pid), true)
                     .map_err(|e| wire(e.to_string()))?;
+                return crate::wire_metrics::metrics_from_counted(&counted)
+                    .map(|m| (MetricSource::Wire, m));
             }
             Counter::QemuPlugin => {
                 if run.counter.is_none() {

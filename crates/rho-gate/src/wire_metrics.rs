@@ -42,7 +42,21 @@ fn windowed_net(run: &Run, bench_index: usize, figures: &ClockFigures) -> Option
 /// overhead taken off; the stack in bytes (an overrun has no figure, so it cannot be decided; a stack not
 /// measured gives no metric); the heap peak in bytes (a heap not measured, `@heap off`, gives no metric).
 pub(crate) fn metrics_from_run(run: &rho_wire::Run) -> Result<RunMetrics, MetricsError> {
-    let mut summary = RunSummary::of(run).map_err(|e| MetricsError::Wire(e.to_string()))?;
+    metrics_from_summary(run, RunSummary::of(run))
+}
+
+/// [`metrics_from_run`] of a counted run, each benchmark's functions kept when its dumps' were read.
+pub(crate) fn metrics_from_counted(
+    counted: &rho_stats::CountedRun,
+) -> Result<RunMetrics, MetricsError> {
+    metrics_from_summary(&counted.run, RunSummary::of_counted(counted))
+}
+
+fn metrics_from_summary(
+    run: &rho_wire::Run,
+    summary: Result<RunSummary, rho_stats::StatsError>,
+) -> Result<RunMetrics, MetricsError> {
+    let mut summary = summary.map_err(|e| MetricsError::Wire(e.to_string()))?;
     if summary.benchmarks.is_empty() {
         return Err(MetricsError::NoBenchmarks);
     }

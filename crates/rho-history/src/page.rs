@@ -1,4 +1,5 @@
-//! `rho bench history --html`: one self-contained page (inline SVG and CSS, no script, nothing fetched) with a
+//! `rho bench history --html`: one self-contained page (inline SVG and CSS, nothing fetched; the only script is
+//! inferno's, inside each flame graph's sandboxed frame) with a
 //! trend chart per benchmark and metric: the figure at each commit, one line per machine, each point's commit
 //! (short hash and subject) and figure in its SVG `<title>` (the browser's hover text), the p25-p75 band
 //! shaded where the records carry quartiles, each change point a dashed vertical line with its own `<title>`.

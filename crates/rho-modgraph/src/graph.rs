@@ -244,6 +244,82 @@ impl ModuleGraph {
             .collect()
     }
 
+    /// Sibling modules that import each other round a circle through any of their files: a module stands
+    /// for its whole subtree (`bench.rs -> hosted/valgrind.rs` and `hosted/run.rs -> bench.rs` make `bench`
+    /// and `hosted` import each other though no two files do). Only circles with a module of several files
+    /// are listed: one of single files is [`Self::circles`]' already.
+    pub fn module_circles(&self) -> Vec<Circle> {
+        let mut parents: Vec<&[String]> = self
+            .files
+            .iter()
+            .filter_map(|source| source.module.split_last().map(|(_, parent)| parent))
+            .collect();
+        parents.sort();
+        parents.dedup();
+        parents
+            .into_iter()
+            .flat_map(|parent| self.sibling_circles(parent))
+            .collect()
+    }
+
+    /// The circles among the child modules (each with its subtree) of `parent`.
+    fn sibling_circles(&self, parent: &[String]) -> Vec<Circle> {
+        // Each child module of `parent` that is a file, and every file under it.
+        let children: Vec<usize> = (0..self.files.len())
+            .filter(|&k| self.files[k].module.split_last().map(|(_, p)| p) == Some(parent))
+            .collect();
+        let child_of = |file: usize| {
+            let module = &self.files[file].module;
+            children.iter().position(|&c| {
+                let child = &self.files[c].module;
+                module.len() >= child.len() && module[..child.len()] == child[..]
+            })
+        };
+        let mut subtree = vec![0usize; children.len()];
+        for file in 0..self.files.len() {
+            if let Some(child) = child_of(file) {
+                subtree[child] += 1;
+            }
+        }
+        let mut first_edge: BTreeMap<(usize, usize), (usize, usize)> = BTreeMap::new();
+        for &(from, to) in self.edges.keys() {
+            if let (Some(a), Some(b)) = (child_of(from), child_of(to))
+                && a != b
+            {
+                first_edge.entry((a, b)).or_insert((from, to));
+            }
+        }
+        let mut next: Vec<Vec<usize>> = vec![Vec::new(); children.len()];
+        for &(a, b) in first_edge.keys() {
+            next[a].push(b);
+        }
+        let name = |k: usize| self.files[k].file.display().to_string();
+        crate::cycles::strongly_connected(&next)
+            .into_iter()
+            .filter(|set| set.len() > 1 && set.iter().any(|&c| subtree[c] > 1))
+            .map(|set| {
+                let mut files: Vec<String> = set
+                    .iter()
+                    .map(|&c| match subtree[c] {
+                        1 => name(children[c]),
+                        n => format!("{} (and the {} files below it)", name(children[c]), n - 1),
+                    })
+                    .collect();
+                files.sort();
+                let start = set.iter().copied().min().unwrap_or(set[0]);
+                let walk = crate::cycles::shortest_cycle(&next, &set, start);
+                let steps = walk
+                    .windows(2)
+                    .map(|pair| {
+                        let (from, to) = first_edge[&(pair[0], pair[1])];
+                        (name(from), name(to), self.edges[&(from, to)].clone())
+                    })
+                    .collect();
+                Circle { files, steps }
+            })
+            .collect()
+    }
+
     fn circle(&self, next: &[Vec<usize>], set: &[usize]) -> Circle {
         let name = |k: usize| self.files[k].file.display().to_string();
         let mut files: Vec<String> = set.iter().map(|&k| name(k)).collect();
@@ -404,6 +480,61 @@ mod tests {
             ("src/format.rs", "use crate::error::Error;\npub struct F;"),
         ]);
         assert_eq!(found.len(), 1, "error.rs and format.rs import each other");
+    }
+
+    #[test]
+    fn sibling_modules_import_each_other_through_files_below_them() {
+        // No two files import each other, but `bench` uses `hosted::valgrind` and `hosted::run` uses `bench`.
+        let dir = crate_of(&[
+            ("src/lib.rs", "mod bench;\nmod hosted;\nmod wire;"),
+            (
+                "src/bench.rs",
+                "use crate::hosted::valgrind;\nuse crate::wire;\npub struct Bench;",
+            ),
+            ("src/hosted/mod.rs", "pub mod run;\npub mod valgrind;"),
+            ("src/hosted/valgrind.rs", "pub fn on() {}"),
+            (
+                "src/hosted/run.rs",
+                "use super::valgrind;\nuse crate::bench::Bench;",
+            ),
+            ("src/wire.rs", "pub fn line() {}"),
+        ]);
+        let graph = ModuleGraph::load(dir.path(), Path::new("src/lib.rs")).unwrap();
+        assert!(graph.circles().is_empty(), "{:?}", graph.circles());
+        let found = graph.module_circles();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].files,
+            [
+                "src/bench.rs",
+                "src/hosted/mod.rs (and the 2 files below it)"
+            ]
+        );
+        let steps: Vec<String> = found[0]
+            .steps
+            .iter()
+            .map(|(f, t, e)| format!("{f} -> {t} at {} {}", e.line, e.path))
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                "src/bench.rs -> src/hosted/valgrind.rs at 1 crate::hosted::valgrind",
+                "src/hosted/run.rs -> src/bench.rs at 2 crate::bench::Bench"
+            ]
+        );
+        // The runner moved above both: no circle.
+        let dir = crate_of(&[
+            ("src/lib.rs", "mod bench;\nmod hosted;\nmod runner;"),
+            ("src/bench.rs", "use crate::hosted::valgrind;"),
+            ("src/hosted/mod.rs", "pub mod valgrind;"),
+            ("src/hosted/valgrind.rs", "pub fn on() {}"),
+            (
+                "src/runner.rs",
+                "use crate::hosted::valgrind;\nuse crate::bench;",
+            ),
+        ]);
+        let graph = ModuleGraph::load(dir.path(), Path::new("src/lib.rs")).unwrap();
+        assert!(graph.module_circles().is_empty());
     }
 
     #[test]

@@ -23,6 +23,43 @@ pub struct Profile {
     pub functions: BTreeMap<String, RawFunction>,
 }
 
+/// Each dump of a counted run read into its [`Profile`], by the dump's number (the stream's `@count DUMP`):
+/// what the host keeps beside the parsed run when it keeps functions (`rho bench --functions N`), for
+/// rho-stats to net of the harness as it nets each benchmark's total. The wire stream itself carries no
+/// function: rho-wire reads a dump's totals, this its functions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DumpProfiles {
+    by_dump: BTreeMap<u64, Profile>,
+}
+
+impl DumpProfiles {
+    /// Read dump number `dump` (its whole text) and keep its functions.
+    pub fn read(&mut self, dump: u64, text: &str) -> Result<(), ParseError> {
+        self.by_dump.insert(dump, parse(text)?);
+        Ok(())
+    }
+
+    /// The functions of dump number `dump`, if it was read.
+    pub fn get(&self, dump: u64) -> Option<&Profile> {
+        self.by_dump.get(&dump)
+    }
+
+    /// Take dump number `dump`'s functions out (to keep them under another number: runs merged).
+    pub fn take(&mut self, dump: u64) -> Option<Profile> {
+        self.by_dump.remove(&dump)
+    }
+
+    /// Keep `profile` as dump number `dump`'s functions.
+    pub fn insert(&mut self, dump: u64, profile: Profile) {
+        self.by_dump.insert(dump, profile);
+    }
+
+    /// Whether no dump was read.
+    pub fn is_empty(&self) -> bool {
+        self.by_dump.is_empty()
+    }
+}
+
 /// A function's costs in one dump.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawFunction {

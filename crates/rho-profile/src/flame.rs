@@ -1,17 +1,15 @@
-//! The differential flame graph of one benchmark: head's call tree of the measured loop, each frame as wide as
-//! head's inclusive instructions, coloured by the change against base (red more, blue fewer), drawn as inline
-//! SVG with the figures in each frame's `<title>`.
+//! The differential flame graph's data for one benchmark: head's call tree of the measured loop with base's
+//! figures on the same paths ([`tree`]), and its folded stacks ([`folded`]), which rho-report hands to
+//! inferno to draw (each frame as wide as head's inclusive instructions, red where it grew, blue where it
+//! shrank).
 //!
 //! Callgrind keeps one level of callers, not whole stacks: a function reached from several callers has its
 //! callees shared out in proportion to the instructions each caller's calls took (as gprof does).
 
-use crate::diff::{signed, whole};
 use crate::net::{FunctionFigures, Functions};
 
 /// Deeper than this, a tree is cut (a call chain this long in a measured loop is recursion).
 const MAX_DEPTH: usize = 40;
-const WIDTH: f64 = 1000.0;
-const ROW: f64 = 18.0;
 
 /// One frame: a function on one path from the loop's root, its instructions per iteration on both sides.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,101 +105,41 @@ fn expand(
     frame
 }
 
-fn depth(frame: &Frame) -> usize {
-    1 + frame.children.iter().map(depth).max().unwrap_or(0)
+/// The tree as folded stacks, the input of a flame graph drawer (inferno, as cargo-flamegraph uses): one line
+/// per path, `root;child;...` and the path's own figure (its frame less its children's), in whole instructions
+/// per iteration (a drawer counts whole samples; the instructions metric is whole instructions too). With
+/// base's figures the lines are differential, `STACK BASE HEAD` (inferno-diff-folded's form: red where head
+/// grew, blue where it shrank), a path not in base counting 0 there.
+pub fn folded(frame: &Frame) -> Vec<String> {
+    let differential = has_base(frame);
+    let mut lines = Vec::new();
+    fold(frame, &mut Vec::new(), differential, &mut lines);
+    lines
 }
 
-/// The graph as an `<svg>` element (no script, nothing fetched), titled `title`.
-pub fn svg(frame: &Frame, title: &str) -> String {
-    let height = depth(frame) as f64 * ROW + 2.0;
-    let mut out = format!(
-        "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
-         viewBox=\"0 0 {WIDTH} {height}\" style=\"max-width:100%;height:auto\" role=\"img\" aria-label=\"{}\">\n",
-        escape(title)
+fn has_base(frame: &Frame) -> bool {
+    frame.base.is_some() || frame.children.iter().any(has_base)
+}
+
+fn fold<'a>(frame: &'a Frame, path: &mut Vec<&'a str>, differential: bool, out: &mut Vec<String>) {
+    path.push(&frame.name);
+    let own = |whole: f64, parts: f64| (whole - parts).max(0.0).round() as u64;
+    let head = own(frame.head, frame.children.iter().map(|c| c.head).sum());
+    let base = own(
+        frame.base.unwrap_or(0.0),
+        frame.children.iter().filter_map(|c| c.base).sum(),
     );
-    let scale = if frame.head > 0.0 {
-        WIDTH / frame.head
-    } else {
-        0.0
-    };
-    draw(frame, 0.0, 0, scale, &mut out);
-    out.push_str("</svg>\n");
-    out
-}
-
-fn draw(frame: &Frame, x: f64, level: usize, scale: f64, out: &mut String) {
-    let width = frame.head * scale;
-    if width < 0.5 {
-        return;
-    }
-    let y = level as f64 * ROW;
-    let change = match frame.base {
-        Some(base) => format!(
-            "base {} -> head {} ({}{})",
-            whole(base),
-            whole(frame.head),
-            signed(frame.head - base),
-            if base > 0.0 {
-                format!(", {:+.1}%", (frame.head - base) / base * 100.0)
-            } else {
-                String::new()
-            }
-        ),
-        None => format!("head {} (only in head)", whole(frame.head)),
-    };
-    out.push_str(&format!(
-        "<g class=\"frame\"><title>{}: {} instructions/iter</title>\
-         <rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{width:.1}\" height=\"{:.1}\" fill=\"{}\" stroke=\"#fff\"/>",
-        escape(&frame.name),
-        escape(&change),
-        ROW - 1.0,
-        colour(frame)
-    ));
-    let fits = (width / 7.0) as usize;
-    if fits >= 4 {
-        let label: String = if frame.name.chars().count() > fits {
-            let cut: String = frame.name.chars().take(fits.saturating_sub(2)).collect();
-            format!("{cut}..")
+    // A frame whose own share is nothing on both sides is drawn by its children alone.
+    if head > 0 || (differential && base > 0) {
+        let stack = path.join(";");
+        out.push(if differential {
+            format!("{stack} {base} {head}")
         } else {
-            frame.name.clone()
-        };
-        out.push_str(&format!(
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" font-family=\"monospace\">{}</text>",
-            x + 3.0,
-            y + ROW - 5.0,
-            escape(&label)
-        ));
+            format!("{stack} {head}")
+        });
     }
-    out.push_str("</g>\n");
-    let mut child_x = x;
     for child in &frame.children {
-        draw(child, child_x, level + 1, scale, out);
-        child_x += child.head * scale;
+        fold(child, path, differential, out);
     }
-}
-
-/// Red for more instructions than base, blue for fewer, the deeper the larger the change (full at +-50%);
-/// grey for no change.
-fn colour(frame: &Frame) -> String {
-    let ratio = match frame.base {
-        Some(base) if base > 0.0 => (frame.head - base) / base,
-        Some(_) | None => 1.0,
-    };
-    if (frame.head - frame.base.unwrap_or(0.0)).abs() < 0.5 {
-        return "rgb(220,220,220)".to_string();
-    }
-    let depth = (ratio.abs() * 2.0).clamp(0.15, 1.0);
-    let fade = (230.0 - 190.0 * depth) as u8;
-    if ratio > 0.0 {
-        format!("rgb(230,{fade},{fade})")
-    } else {
-        format!("rgb({fade},{fade},230)")
-    }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    path.pop();
 }

@@ -1,8 +1,8 @@
 //! Base against head: the changed functions in order, a helper that stopped being inlined listed only in
-//! head, and the flame graph's frames sized and coloured by it.
+//! head, and the flame graph's tree and folded stacks from it.
 
 use rho_profile::diff::{changes, markdown, text_lines};
-use rho_profile::flame::{svg, tree};
+use rho_profile::flame::{folded, tree};
 use rho_profile::net::{CallFigures, FunctionFigures, Functions, Other};
 
 fn function(name: &str, own: f64, inclusive: f64, calls: &[(&str, f64)]) -> FunctionFigures {
@@ -101,16 +101,17 @@ fn the_flame_graph_is_heads_tree_with_bases_figures_on_the_same_paths() {
         (helper.name.as_str(), helper.head, helper.base),
         ("helper", 100.0, None)
     );
-    let drawn = svg(&root, "bench");
-    assert_eq!(drawn.matches("<g class=\"frame\">").count(), 3);
-    assert!(
-        drawn.contains("<title>helper: head 100 (only in head) instructions/iter</title>"),
-        "{drawn}"
+    // Folded for a drawer, each path's own share: the kernel's own 5 against base's 100, the
+    // helper's 100 only in head (0 in base).
+    assert_eq!(
+        folded(&root),
+        [
+            "bench 10 10",
+            "bench;kernel 100 5",
+            "bench;kernel;helper 0 100"
+        ]
     );
-    assert!(
-        drawn.contains(
-            "<title>kernel: base 100 -&gt; head 105 (+5, +5.0%) instructions/iter</title>"
-        )
-    );
-    assert!(!drawn.contains("<script"), "no script");
+    // Without base, plain stacks of head alone.
+    let alone = tree(None, &head).unwrap();
+    assert_eq!(folded(&alone)[2], "bench;kernel;helper 100");
 }

@@ -782,9 +782,9 @@ fn render_gate(out: &mut String, gate: &Gate) {
     out.push_str("</section>\n");
 }
 
-/// A regressed benchmark's differential flame graph (rho-profile): head's call tree of the measured loop,
-/// frames as wide as head's inclusive instructions, red where they grew against base, blue where they shrank.
-/// Nothing when head's list has no root to draw from.
+/// A regressed benchmark's differential flame graph, drawn by inferno ([`crate::flame`]) from rho-profile's
+/// call tree: head's call tree of the measured loop, frames as wide as head's inclusive instructions, red
+/// where they grew against base, blue where they shrank. Nothing when head's list has no root to draw from.
 pub fn flame_graph(
     out: &mut String,
     bench: &str,
@@ -798,14 +798,16 @@ pub fn flame_graph(
         out,
         "<figure class=\"flame-graph\" id=\"flame-{}\"><figcaption>{}: where the instructions went, per \
          iteration (width: head's inclusive count; red: more than base, blue: fewer; hover a frame for its \
-         figures)</figcaption>",
+         figures and change, click to zoom)</figcaption>",
         escape(bench),
         escape(bench)
     );
-    out.push_str(&rho_profile::flame::svg(
-        &tree,
-        &format!("{bench}: differential flame graph"),
-    ));
+    match crate::flame::svg(&tree, bench, &format!("{bench}: differential flame graph")) {
+        Ok(document) => out.push_str(&crate::flame::framed(&document, "flame", bench)),
+        Err(error) => {
+            let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(&error.to_string()));
+        }
+    }
     out.push_str("</figure>\n");
 }
 

@@ -14,6 +14,8 @@
 
 #[cfg(feature = "documents")]
 pub mod documents;
+#[cfg(feature = "html")]
+pub mod flame;
 pub mod functions;
 mod layout;
 #[cfg(feature = "html")]

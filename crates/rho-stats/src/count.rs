@@ -14,7 +14,8 @@
 
 use std::collections::BTreeMap;
 
-use rho_wire::{Benchmark, Count};
+use rho_profile::DumpProfiles;
+use rho_wire::{Benchmark, Count, Run};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::ClockFigures;
@@ -50,6 +51,45 @@ pub struct InstructionFigures {
     /// harness as `per_iteration` is (rho-profile), the top N by inclusive figure and the rest as "other".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub functions: Option<rho_profile::Functions>,
+}
+
+/// A counted run as the host read it: the parsed stream with each dump's totals attached, and beside it, when
+/// functions are kept, each dump's functions (rho-profile's). [`crate::RunSummary::of_counted`] nets both.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountedRun {
+    pub run: Run,
+    /// Empty when no function is kept (`--functions 0`, or a counter that has none, QEMU's plugin).
+    pub profiles: DumpProfiles,
+}
+
+impl From<Run> for CountedRun {
+    fn from(run: Run) -> CountedRun {
+        CountedRun {
+            run,
+            profiles: DumpProfiles::default(),
+        }
+    }
+}
+
+impl CountedRun {
+    /// Read the Callgrind dumps `run`'s `@count`s name from `dir` (rho-wire's
+    /// [`attach_dumps`](rho_wire::callgrind::attach_dumps): `pid` as there) and, with `functions`, each
+    /// dump's functions too, each dump read once.
+    pub fn read_dumps(
+        mut run: Run,
+        dir: &std::path::Path,
+        pid: Option<u32>,
+        functions: bool,
+    ) -> Result<CountedRun, rho_wire::callgrind::DumpError> {
+        let mut profiles = DumpProfiles::default();
+        rho_wire::callgrind::attach_dumps_reading(&mut run, dir, pid, |dump, text| {
+            if functions {
+                profiles.read(dump, text).map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        })?;
+        Ok(CountedRun { run, profiles })
+    }
 }
 
 /// The stack and heap a counted run measured, kept beside the timed run's when the two are joined.
@@ -153,7 +193,11 @@ pub(crate) struct CountOverhead {
 
 impl CountOverhead {
     /// From the `.overhead` block's two counts (the empty loop, `N` and `2N` iterations).
-    pub(crate) fn of(calibration: &Benchmark) -> Result<CountOverhead, StatsError> {
+    /// With `profiles`, each dump's functions, the harness's share per function too.
+    pub(crate) fn of(
+        calibration: &Benchmark,
+        profiles: &DumpProfiles,
+    ) -> Result<CountOverhead, StatsError> {
         let [short, long] = calibration.counts.as_slice() else {
             return Err(StatsError::Uncounted {
                 benchmark: calibration.name.clone(),
@@ -187,10 +231,9 @@ impl CountOverhead {
                 why: format!("its counts have no {INSTRUCTIONS_EVENT} (instructions) total"),
             });
         }
-        let functions = short
-            .profile
-            .as_ref()
-            .zip(long.profile.as_ref())
+        let functions = profiles
+            .get(short.dump)
+            .zip(profiles.get(long.dump))
             .map(|(s, l)| rho_profile::Overhead::fit(s, short.iterations, l, long.iterations));
         Ok(CountOverhead {
             per_loop,
@@ -207,11 +250,12 @@ impl CountOverhead {
         bench: &Benchmark,
         source: &str,
         target: &str,
+        profiles: &DumpProfiles,
     ) -> Result<Option<InstructionFigures>, StatsError> {
         let Some(count) = bench.counts.first() else {
             return Ok(None);
         };
-        let figures = self.net(bench, count, source)?;
+        let figures = self.net(bench, count, source, profiles)?;
         if figures.per_iteration.round() < 0.0 {
             let empty = figures.overhead_per_loop
                 + figures.overhead_per_iteration * figures.iterations as f64;
@@ -234,6 +278,7 @@ impl CountOverhead {
         bench: &Benchmark,
         count: &Count,
         source: &str,
+        profiles: &DumpProfiles,
     ) -> Result<InstructionFigures, StatsError> {
         let n = count.iterations.max(1) as f64;
         let mut events = BTreeMap::new();
@@ -272,7 +317,7 @@ impl CountOverhead {
             samples: None,
             cache,
             counted_memory: None,
-            functions: self.functions.as_ref().zip(count.profile.as_ref()).map(
+            functions: self.functions.as_ref().zip(profiles.get(count.dump)).map(
                 |(overhead, profile)| {
                     rho_profile::net::top(
                         overhead.net(profile, count.iterations),

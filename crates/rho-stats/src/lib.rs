@@ -34,7 +34,8 @@
 //! `docs/statistics.md` states the same with worked examples.
 //!
 //! It must not know about budgets, baselines, verdicts or how a figure is shown: it computes, rho-judge judges and
-//! rho-report lays out (docs/architecture.md). Of rho's crates it knows only rho-wire.
+//! rho-report lays out (docs/architecture.md). Of rho's crates it knows only rho-wire and rho-profile: a counted run
+//! ([`CountedRun`]) is rho-wire's parsed stream and, beside it, rho-profile's functions of each dump, joined here.
 
 mod best;
 mod changepoint;
@@ -59,8 +60,8 @@ pub use changepoint::{
 };
 pub use clock::{ClockFigures, ClockInfo, OverheadFigures};
 pub use count::{
-    CacheFigures, CountedMemory, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT, InstructionFigures,
-    QEMU_ICOUNT, QEMU_PLUGIN,
+    CacheFigures, CountedMemory, CountedRun, ESTIMATED_CYCLES_FORMULA, INSTRUCTIONS_EVENT,
+    InstructionFigures, QEMU_ICOUNT, QEMU_PLUGIN,
 };
 pub use distribution::{DISTRIBUTION_BINS, Distribution};
 pub use drift::{

@@ -6,7 +6,7 @@ use rho_wire::{
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockFigures, ClockInfo, OverheadFigures, one};
-use crate::count::{CountOverhead, InstructionFigures};
+use crate::count::{CountOverhead, CountedRun, InstructionFigures};
 use crate::distribution::Distribution;
 use crate::error::StatsError;
 use crate::summary::Summary;
@@ -309,6 +309,19 @@ pub struct RunSummary {
 impl RunSummary {
     /// Summarise a parsed run: the overhead from its `.overhead` block, then every benchmark, raw and net.
     pub fn of(run: &Run) -> Result<RunSummary, StatsError> {
+        RunSummary::of_with_profiles(run, &rho_profile::DumpProfiles::default())
+    }
+
+    /// Summarise a counted run as [`RunSummary::of`] does, each benchmark's instructions with its functions
+    /// netted of the harness when the dumps' functions were kept.
+    pub fn of_counted(counted: &CountedRun) -> Result<RunSummary, StatsError> {
+        RunSummary::of_with_profiles(&counted.run, &counted.profiles)
+    }
+
+    fn of_with_profiles(
+        run: &Run,
+        profiles: &rho_profile::DumpProfiles,
+    ) -> Result<RunSummary, StatsError> {
         let mut scratch = Vec::new();
         let cycles_index = run.clock_index(ClockRole::Cycles);
         let time_index = run.clock_index(ClockRole::Time);
@@ -320,40 +333,12 @@ impl RunSummary {
         };
 
         // Overhead per clock column, in column order.
-        let mut overhead_by_column = vec![0u64; run.clocks.len()];
-        let mut overhead = Vec::new();
-        if let Some(calibration) = &run.calibration {
-            check_columns(run, calibration)?;
-            for (column, clock) in run.clocks.iter().enumerate() {
-                let summary = Summary::of_with_scratch(calibration.measured(column), &mut scratch)
-                    .ok_or_else(|| StatsError::EmptyCalibration {
-                        clock: clock.name.clone(),
-                    })?;
-                overhead_by_column[column] = summary.median;
-                overhead.push(OverheadFigures {
-                    clock: ClockInfo::from(clock),
-                    derived: false,
-                    median: summary.median,
-                    summary,
-                });
-            }
-            if let (Some(hz), Some(c)) = (derive_hz, cycles_index)
-                && let Some(cycles) = overhead.get(c)
-                && let Some(summary) = cycles.summary.scaled_to_ns(hz)
-            {
-                let entry = OverheadFigures {
-                    clock: derived_clock(&run.clocks[c], hz),
-                    derived: true,
-                    median: summary.median,
-                    summary,
-                };
-                overhead.push(entry);
-            }
-        }
+        let (overhead_by_column, overhead) =
+            clock_overheads(run, derive_hz, cycles_index, &mut scratch)?;
 
         // A counted run: the harness's share of a loop, from `.overhead`'s two counts of the empty loop.
         let count_overhead = match (&run.counter, &run.calibration) {
-            (Some(_), Some(calibration)) => Some(CountOverhead::of(calibration)?),
+            (Some(_), Some(calibration)) => Some(CountOverhead::of(calibration, profiles)?),
             _ => None,
         };
         // A clock counting instructions gives the instructions metric, not cycles.
@@ -404,7 +389,7 @@ impl RunSummary {
             if let (Some(counter), Some(overhead)) = (&run.counter, &count_overhead)
                 && !bench.overran
             {
-                instructions = overhead.figures(bench, &counter.name, &run.target.name)?;
+                instructions = overhead.figures(bench, &counter.name, &run.target.name, profiles)?;
             }
             let mut time = match time_index {
                 Some(column) if !bench.overran => Some(figures_of(column)?),
@@ -498,6 +483,47 @@ fn single_threaded(bench: &Benchmark, cpu: usize) -> bool {
     bench
         .other_cpu_ns
         .is_none_or(|other| other as f64 <= own as f64 * OTHER_THREADS_CPU_SHARE)
+}
+
+/// The `.overhead` block's figures per clock column, in column order (with the derived time clock's after
+/// them), and each column's median; none without a `.overhead` block.
+fn clock_overheads(
+    run: &Run,
+    derive_hz: Option<u64>,
+    cycles_index: Option<usize>,
+    scratch: &mut Vec<u64>,
+) -> Result<(Vec<u64>, Vec<OverheadFigures>), StatsError> {
+    let mut overhead_by_column = vec![0u64; run.clocks.len()];
+    let mut overhead = Vec::new();
+    if let Some(calibration) = &run.calibration {
+        check_columns(run, calibration)?;
+        for (column, clock) in run.clocks.iter().enumerate() {
+            let summary = Summary::of_with_scratch(calibration.measured(column), scratch)
+                .ok_or_else(|| StatsError::EmptyCalibration {
+                    clock: clock.name.clone(),
+                })?;
+            overhead_by_column[column] = summary.median;
+            overhead.push(OverheadFigures {
+                clock: ClockInfo::from(clock),
+                derived: false,
+                median: summary.median,
+                summary,
+            });
+        }
+        if let (Some(hz), Some(c)) = (derive_hz, cycles_index)
+            && let Some(cycles) = overhead.get(c)
+            && let Some(summary) = cycles.summary.scaled_to_ns(hz)
+        {
+            let entry = OverheadFigures {
+                clock: derived_clock(&run.clocks[c], hz),
+                derived: true,
+                median: summary.median,
+                summary,
+            };
+            overhead.push(entry);
+        }
+    }
+    Ok((overhead_by_column, overhead))
 }
 
 /// A benchmark must carry one sample column per declared clock (the parser guarantees it; a hand-built `Run`

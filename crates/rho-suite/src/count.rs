@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::{Doing as _, Result, SuiteError};
-use rho_stats::RunSummary;
+use rho_stats::{CountedRun, RunSummary};
 use rho_wire::Run;
 
 use rho_exec::ScratchDir;
@@ -95,7 +95,7 @@ impl Counter {
         dir: &Path,
         what: &str,
         timeout: std::time::Duration,
-    ) -> Result<Run> {
+    ) -> Result<CountedRun> {
         let scratch = ScratchDir::new("rho-count-")
             .doing(|| "cannot create a directory for Callgrind's dumps".to_string())?;
         let mut valgrind = Command::new(&self.valgrind);
@@ -120,7 +120,7 @@ impl Counter {
             .current_dir(dir)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .env("RHO_BENCH_MEASURE", "instructions");
-        let mut run = crate::stream::run_stream(valgrind, what, timeout)?;
+        let run = crate::stream::run_stream(valgrind, what, timeout)?;
         if run.counter.is_none() {
             return Err(SuiteError::Run(format!(
                 "the suite {what} ran under Callgrind but counted nothing: the program it runs was built \
@@ -129,12 +129,16 @@ impl Counter {
             )));
         }
         let pid = rho_wire::callgrind::dumping_process(scratch.path())?;
-        rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), Some(pid), self.functions > 0)?;
-        Ok(run)
+        Ok(CountedRun::read_dumps(
+            run,
+            scratch.path(),
+            Some(pid),
+            self.functions > 0,
+        )?)
     }
 
     /// Run `executable` (with `env`, in `dir` when given) under Callgrind and return its run with every
-    /// count's totals attached.
+    /// count's totals attached (and its functions, when kept).
     ///
     /// Each benchmark is counted in a process of its own (`RHO_BENCH_FILTER` its name), so it starts from the
     /// same state whatever else the suite holds and whatever ran before it: a malloc-heavy benchmark's count no
@@ -150,7 +154,7 @@ impl Counter {
         dir: Option<&Path>,
         what: &str,
         timeout: std::time::Duration,
-    ) -> Result<Run> {
+    ) -> Result<CountedRun> {
         let mut listing = Command::new(executable);
         listing.envs(env.iter().map(|(k, v)| (k, v)));
         if let Some(dir) = dir {
@@ -161,7 +165,7 @@ impl Counter {
             return self.run_process(executable, env, dir, what, timeout);
         }
         let runs = self.run_each(executable, env, dir, what, timeout, &names)?;
-        let mut merged: Option<Run> = None;
+        let mut merged: Option<CountedRun> = None;
         for (name, run) in names.iter().zip(runs) {
             merged = Some(take_benchmark(merged, run, name, what)?);
         }
@@ -180,7 +184,7 @@ impl Counter {
         what: &str,
         timeout: std::time::Duration,
         names: &[String],
-    ) -> Result<Vec<Run>> {
+    ) -> Result<Vec<CountedRun>> {
         use std::sync::Mutex;
         use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         let workers = std::thread::available_parallelism()
@@ -188,7 +192,7 @@ impl Counter {
             .clamp(1, names.len().max(1));
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
-        let slots: Vec<Mutex<Option<Result<Run>>>> =
+        let slots: Vec<Mutex<Option<Result<CountedRun>>>> =
             names.iter().map(|_| Mutex::new(None)).collect();
         std::thread::scope(|scope| {
             for _ in 0..workers {
@@ -228,7 +232,8 @@ impl Counter {
         Ok(runs)
     }
 
-    /// [`Counter::run`]'s one process: `executable` under Callgrind, every count's totals attached.
+    /// [`Counter::run`]'s one process: `executable` under Callgrind, every count's totals attached (and its
+    /// functions, when kept).
     fn run_process(
         &self,
         executable: &Path,
@@ -236,7 +241,7 @@ impl Counter {
         dir: Option<&Path>,
         what: &str,
         timeout: std::time::Duration,
-    ) -> Result<Run> {
+    ) -> Result<CountedRun> {
         let scratch = ScratchDir::new("rho-count-")
             .doing(|| "cannot create a directory for Callgrind's dumps".to_string())?;
         let mut command = Command::new(&self.valgrind);
@@ -259,7 +264,7 @@ impl Counter {
         if let Some(dir) = dir {
             command.current_dir(dir);
         }
-        let mut run = crate::stream::run_stream(command, what, timeout)?;
+        let run = crate::stream::run_stream(command, what, timeout)?;
         if run.counter.is_none() {
             return Err(SuiteError::Run(format!(
                 "the suite {what} ran under Callgrind but counted nothing: its harness was built without \
@@ -267,8 +272,12 @@ impl Counter {
                  instructions are not measured"
             )));
         }
-        rho_wire::callgrind::attach_dumps(&mut run, scratch.path(), None, self.functions > 0)?;
-        Ok(run)
+        Ok(CountedRun::read_dumps(
+            run,
+            scratch.path(),
+            None,
+            self.functions > 0,
+        )?)
     }
 }
 
@@ -291,22 +300,46 @@ fn is_filter_term(name: &str) -> bool {
 
 /// `run`, the process that counted `name`, folded into `merged` (the runs so far): its `name` benchmark is
 /// appended; the first run gives the rest (header, `.overhead`).
-fn take_benchmark(merged: Option<Run>, mut run: Run, name: &str, what: &str) -> Result<Run> {
+fn take_benchmark(
+    merged: Option<CountedRun>,
+    mut counted: CountedRun,
+    name: &str,
+    what: &str,
+) -> Result<CountedRun> {
+    let run = &mut counted.run;
     let Some(index) = run.benchmarks.iter().position(|b| b.name == name) else {
         return Err(SuiteError::Run(format!(
             "the suite {what} listed {name} but did not run it when counted alone (RHO_BENCH_FILTER={name})"
         )));
     };
-    let bench = run.benchmarks.swap_remove(index);
+    let mut bench = run.benchmarks.swap_remove(index);
     Ok(match merged {
         None => {
             run.benchmarks = vec![bench];
-            run
+            counted
         }
         Some(mut merged) => {
-            merged.benchmarks.push(bench);
-            merged.dropped = merged.dropped.max(run.dropped);
-            merged.noise_lines += run.noise_lines;
+            // Each process numbers its dumps from 1: the benchmark's counts take numbers after the merged
+            // run's own, and their functions (kept by dump number) go with them.
+            let mut next = merged
+                .run
+                .calibration
+                .iter()
+                .chain(&merged.run.benchmarks)
+                .flat_map(|b| &b.counts)
+                .map(|c| c.dump)
+                .max()
+                .unwrap_or(0);
+            for count in &mut bench.counts {
+                next += 1;
+                if let Some(profile) = counted.profiles.take(count.dump) {
+                    merged.profiles.insert(next, profile);
+                }
+                count.dump = next;
+            }
+            merged.run.benchmarks.push(bench);
+            merged.run.dropped = merged.run.dropped.max(counted.run.dropped);
+            merged.run.noise_lines += counted.run.noise_lines;
             merged
         }
     })
@@ -344,13 +377,13 @@ pub fn environment(
 /// counted run's benchmarks keep their first `functions` functions.
 pub fn summarise(
     timed: &[Run],
-    counted: Option<&Run>,
+    counted: Option<&CountedRun>,
     functions: usize,
     what: &str,
 ) -> Result<RunSummary> {
     let counted = counted
         .map(|run| {
-            RunSummary::of(run).map(|mut summary| {
+            RunSummary::of_counted(run).map(|mut summary| {
                 summary.limit_functions(functions);
                 summary
             })

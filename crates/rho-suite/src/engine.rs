@@ -644,7 +644,7 @@ impl Sampling {
 /// another harness's suite each timed run's report (what a wire stream cannot carry, rho_import::complete).
 struct JobRan {
     runs: Vec<rho_wire::Run>,
-    counted: Option<rho_wire::Run>,
+    counted: Option<rho_stats::CountedRun>,
     footprint: FootprintAnswer,
     sampled: crate::sample::Outcomes,
     reports: Option<Vec<Vec<rho_import::Sampled>>>,
@@ -727,7 +727,7 @@ impl Measuring {
         root: &Path,
         what: &str,
         timeout: Duration,
-    ) -> Result<Option<rho_wire::Run>> {
+    ) -> Result<Option<rho_stats::CountedRun>> {
         self.counted(env, |counter, env| {
             counter.run(executable, env, Some(root), what, timeout)
         })
@@ -742,7 +742,7 @@ impl Measuring {
         root: &Path,
         what: &str,
         timeout: Duration,
-    ) -> Result<Option<rho_wire::Run>> {
+    ) -> Result<Option<rho_stats::CountedRun>> {
         self.counted(env, |counter, env| {
             counter.run_shell(command, env, root, what, timeout)
         })
@@ -752,8 +752,11 @@ impl Measuring {
     fn counted(
         &self,
         env: &[(String, String)],
-        run: impl FnOnce(&crate::count::Counter, &[(String, String)]) -> crate::Result<rho_wire::Run>,
-    ) -> Result<Option<rho_wire::Run>> {
+        run: impl FnOnce(
+            &crate::count::Counter,
+            &[(String, String)],
+        ) -> crate::Result<rho_stats::CountedRun>,
+    ) -> Result<Option<rho_stats::CountedRun>> {
         let Some(counter) = &self.counter else {
             return Ok(None);
         };
@@ -898,7 +901,9 @@ fn run_job(
                 footprint = Some(crate::footprint::ask(mem_command, &files, timeout));
             }
             if let (Some(out), JobKind::CFiles) = (&out, &job.kind) {
-                counted = measuring.count_on_board((&build, &run), out, place, &env, &what)?;
+                counted = measuring
+                    .count_on_board((&build, &run), out, place, &env, &what)?
+                    .map(rho_stats::CountedRun::from);
             }
         }
     }

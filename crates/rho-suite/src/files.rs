@@ -110,7 +110,7 @@ pub fn measure_files_built(
                 footprint: crate::footprint::ask(&mem_command, &built.files, inputs.timeout),
                 sampled: not_on_a_board(&inputs.sample),
                 runs: built.runs,
-                counted: built.counted,
+                counted: built.counted.map(rho_stats::CountedRun::from),
                 compiler: built.compiler,
                 cflags: built.cflags,
                 ldflags: built.ldflags,
@@ -138,7 +138,7 @@ pub fn measure_files_built(
 /// The runs of a suite of files and how it was built, before they are folded.
 struct Ran {
     runs: Vec<rho_wire::Run>,
-    counted: Option<rho_wire::Run>,
+    counted: Option<rho_stats::CountedRun>,
     compiler: Vec<String>,
     cflags: Vec<String>,
     ldflags: Vec<String>,

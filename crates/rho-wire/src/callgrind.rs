@@ -62,18 +62,21 @@ pub struct Dump {
     pub totals: BTreeMap<String, u64>,
 }
 
-/// Read the dump each `@count` of `run` names from `dir` and attach its totals, and with `functions` its
-/// costs per function (rho-profile). `pid`: the dumps are `callgrind.out.PID.K` (a traced child); `None`:
-/// `callgrind.out.K`.
-pub fn attach_dumps(
+/// Read the dump each `@count` of `run` names from `dir` and attach its totals. `pid`: the dumps are
+/// `callgrind.out.PID.K` (a traced child); `None`: `callgrind.out.K`.
+pub fn attach_dumps(run: &mut Run, dir: &Path, pid: Option<u32>) -> Result<(), DumpError> {
+    attach_dumps_reading(run, dir, pid, |_, _| Ok(()))
+}
+
+/// [`attach_dumps`], handing each dump's number and whole text to `also` once its totals are checked, for a
+/// caller that reads more of it (its functions: rho-profile's, which this crate does not know); an error
+/// `also` returns is the dump's, named with its path.
+pub fn attach_dumps_reading(
     run: &mut Run,
     dir: &Path,
     pid: Option<u32>,
-    functions: bool,
+    mut also: impl FnMut(u64, &str) -> Result<(), String>,
 ) -> Result<(), DumpError> {
-    // Without the feature nothing can keep functions (rho-stats, which reads them, turns it on).
-    #[cfg(not(feature = "functions"))]
-    let _ = functions;
     for bench in run.calibration.iter_mut().chain(run.benchmarks.iter_mut()) {
         for count in &mut bench.counts {
             let name = match pid {
@@ -100,14 +103,7 @@ pub fn attach_dumps(
                 });
             }
             count.totals = dump.totals;
-            #[cfg(feature = "functions")]
-            if functions {
-                let profile = rho_profile::parse(&text).map_err(|error| DumpError::Malformed {
-                    path: path.clone(),
-                    message: error.to_string(),
-                })?;
-                count.profile = Some(profile);
-            }
+            also(count.dump, &text).map_err(|message| DumpError::Malformed { path, message })?;
         }
     }
     Ok(())
@@ -226,6 +222,44 @@ mod tests {
         assert!(error.contains("line 20") && error.contains("Ir"), "{error}");
         let no_ir = DUMP.replace("events: Ir Dr Dw", "events: Dr Dw X");
         assert!(parse_dump(&no_ir).unwrap_err().contains("Ir"));
+    }
+
+    #[test]
+    fn each_dump_is_handed_on_once_and_its_reader_s_error_names_the_file() {
+        let stream = "@rho-bench 6\n@target host arch=x86_64 optimized=1\n\
+            @counter instructions callgrind\n\
+            @config iterations=10 warmup=1 time_cap_ms=0 stack_bytes=57344 stack_guard=none\n\
+            @bench .overhead\n@count 1 iterations=10\n@count 2 iterations=20\n@stack 120\n\
+            @heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+            @end .overhead iterations=10 warmup=1 capped=0 unit=iter per_iteration=1 batch=1\n\
+            @bench bench_crc_64\n@count 3 iterations=10\n@stack 128\n\
+            @heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+            @end bench_crc_64 iterations=10 warmup=1 capped=0 unit=iter per_iteration=1 batch=1\n\
+            @done benchmarks=1 dropped=0\n";
+        let dir = tempfile::tempdir().unwrap();
+        for (dump, block) in [(1, ".overhead"), (2, ".overhead"), (3, "bench_crc_64")] {
+            let text = DUMP.replace("bench_crc_64", block);
+            std::fs::write(dir.path().join(format!("callgrind.out.{dump}")), text).unwrap();
+        }
+        let mut run = crate::parse_str(stream).unwrap();
+        let mut seen = Vec::new();
+        attach_dumps_reading(&mut run, dir.path(), None, |dump, text| {
+            seen.push((dump, text.contains("fn=main")));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, [(1, true), (2, true), (3, true)]);
+        assert_eq!(run.benchmarks[0].counts[0].totals["Ir"], 45640);
+        let error = attach_dumps_reading(&mut run, dir.path(), None, |dump, _| match dump {
+            3 => Err("line 12: expected a cost line".to_string()),
+            _ => Ok(()),
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("callgrind.out.3") && error.contains("line 12"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -18,9 +18,10 @@
 //! - Any error names the 1-based line, what was expected and what was found ([`WireError`]).
 //!
 //! It is the start of the host's flow (harness -> wire -> stats -> judge -> report, docs/architecture.md) and must
-//! not know about statistics, judgement, configs or reports. The Rust harness links it, so it stays small: its one
-//! rho dependency, rho-profile (each Callgrind dump's costs per function, with C++ and Rust demangling), comes
-//! only with the feature `functions`, which rho-stats turns on and rho-bench does not.
+//! not know about statistics, judgement, configs, profiles or reports. The Rust harness links it, so it stays small:
+//! it depends on no other rho crate. A counted run's dumps give it their totals ([`callgrind::attach_dumps`]);
+//! their costs per function are rho-profile's to read ([`callgrind::attach_dumps_reading`] hands each dump's
+//! text on) and rho-stats' to net, beside the run, never in it.
 
 pub mod callgrind;
 mod error;

@@ -655,8 +655,6 @@ impl StreamParser {
             dump,
             iterations,
             totals: Default::default(),
-            #[cfg(feature = "functions")]
-            profile: None,
         });
         self.last_dump = dump;
         Ok(())

@@ -85,11 +85,6 @@ pub struct Count {
     /// host has read them (see `attach_counts`); empty until then.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub totals: std::collections::BTreeMap<String, u64>,
-    /// The dump's costs per function (the measured loop's call graph), when the host keeps them
-    /// (`rho bench --functions N`, N > 0); not part of the stream.
-    #[cfg(feature = "functions")]
-    #[serde(skip)]
-    pub profile: Option<rho_profile::Profile>,
 }
 
 /// `@target`: where the figures came from.

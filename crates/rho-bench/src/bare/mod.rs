@@ -1,5 +1,5 @@
-//! Running a suite on a Cortex-M without `std` (default features off, feature `cortex-m`): cortex-m-rt's
-//! start-up, the settings compiled in, the cycle counter of the C harness's Cortex-M port (DWT, else SysTick
+//! The Cortex-M platform without `std` (default features off, feature `cortex-m`), whose runner is
+//! `crate::runner::bare`: cortex-m-rt's start-up, the settings compiled in, the cycle counter of the C harness's Cortex-M port (DWT, else SysTick
 //! with its wraps counted), the stack painted below the stack pointer, and the stream through semihosting.
 //!
 //! The settings are the C harness's bare-metal defines, read from the build's environment (`option_env!`):
@@ -9,7 +9,6 @@
 //! unknown). `rho bench --target mps2-an386` sets them when it builds a `cargo:` suite.
 
 pub mod clock;
-pub mod run;
 
 use crate::wire;
 

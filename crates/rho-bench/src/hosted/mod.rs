@@ -1,10 +1,9 @@
-//! The hosted platform: its clocks, settings from the environment, the stack region on a thread of its own,
-//! Valgrind's client requests, and the runner (`run`). What the measured loop needs from the platform (the
-//! sample buffer, the clocks, the largest batch) is here or in the leaf modules, apart from the runner, which
-//! drives the loop.
+//! The hosted platform: its clocks, settings from the environment, the stack region on a thread of its own and
+//! Valgrind's client requests. What the measured loop needs from the platform (the sample buffer, the clocks,
+//! the largest batch) is here or in the leaf modules; the runner, which drives the loop, is above them all
+//! (`crate::runner::hosted`), so that nothing here imports the loop back.
 
 pub mod clock;
-pub mod run;
 pub mod settings;
 pub mod stack;
 pub mod valgrind;

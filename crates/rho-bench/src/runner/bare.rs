@@ -4,7 +4,7 @@
 
 use core::fmt::Write as _;
 
-use super::{Out, clock};
+use crate::bare::{Out, clock};
 use crate::bench::Bench;
 use crate::stack;
 use crate::suite::{BuildInfo, Entry};

@@ -5,11 +5,11 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use super::settings::{self, Measure, Output, Settings};
-use super::{clock, stack, valgrind};
 use crate::bench::Bench;
 use crate::error::Error;
 use crate::heap::{self, Uncounted};
+use crate::hosted::settings::{self, Measure, Output, Settings};
+use crate::hosted::{clock, stack, valgrind};
 use crate::suite::{BuildInfo, Entry};
 use crate::wire::{self, Stack};
 
