@@ -389,7 +389,8 @@ impl RunSummary {
             if let (Some(counter), Some(overhead)) = (&run.counter, &count_overhead)
                 && !bench.overran
             {
-                instructions = overhead.figures(bench, &counter.name, &run.target.name, profiles)?;
+                instructions =
+                    overhead.figures(bench, &counter.name, &run.target.name, profiles)?;
             }
             let mut time = match time_index {
                 Some(column) if !bench.overran => Some(figures_of(column)?),
