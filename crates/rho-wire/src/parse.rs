@@ -928,28 +928,8 @@ impl StreamParser {
         Ok(())
     }
 
-    fn end<'a>(
-        &'a mut self,
-        line: &'a [u8],
-        fields: &Fields,
-    ) -> Result<Option<Event<'a>>, WireError> {
-        let ready = self.phase == Phase::Trailer
-            && self
-                .open
-                .as_ref()
-                .is_some_and(|o| o.stack.is_some() && o.heap.is_some());
-        if !ready {
-            return Err(self.unexpected(ErrorKind::OutOfOrder, line));
-        }
-        let [name] = fields.positional(self.line, line, ["a benchmark name"])?;
-        let iterations = fields.required_u64(self.line, line, "iterations")?;
-        let warmup = fields.required_u64(self.line, line, "warmup")?;
-        let capped = fields.required_bool(self.line, line, "capped")?;
-        let unit = fields.required_name(self.line, line, "unit")?;
-        let per_iteration = fields.required_u64(self.line, line, "per_iteration")?;
-        let wrapped = fields
-            .optional_u64(self.line, line, "wrapped")?
-            .unwrap_or(0);
+    /// `@end`'s `batch=` (version 4 on; absent, 1): at least 1, and `iterations` a whole number of batches.
+    fn end_batch(&self, line: &[u8], fields: &Fields, iterations: u64) -> Result<u64, WireError> {
         // A version 1 stream has no batches: a `batch=` there is an unknown field, ignored as version 1 says.
         let batch = if self.version >= BATCH_VERSION {
             fields.optional_u64(self.line, line, "batch")?.unwrap_or(1)
@@ -974,6 +954,32 @@ impl StreamParser {
                 quote(line),
             ));
         }
+        Ok(batch)
+    }
+
+    fn end<'a>(
+        &'a mut self,
+        line: &'a [u8],
+        fields: &Fields,
+    ) -> Result<Option<Event<'a>>, WireError> {
+        let ready = self.phase == Phase::Trailer
+            && self
+                .open
+                .as_ref()
+                .is_some_and(|o| o.stack.is_some() && o.heap.is_some());
+        if !ready {
+            return Err(self.unexpected(ErrorKind::OutOfOrder, line));
+        }
+        let [name] = fields.positional(self.line, line, ["a benchmark name"])?;
+        let iterations = fields.required_u64(self.line, line, "iterations")?;
+        let warmup = fields.required_u64(self.line, line, "warmup")?;
+        let capped = fields.required_bool(self.line, line, "capped")?;
+        let unit = fields.required_name(self.line, line, "unit")?;
+        let per_iteration = fields.required_u64(self.line, line, "per_iteration")?;
+        let wrapped = fields
+            .optional_u64(self.line, line, "wrapped")?
+            .unwrap_or(0);
+        let batch = self.end_batch(line, fields, iterations)?;
         // Version 5: the benchmark was stopped by a stack overrun (earlier, the field is unknown, so ignored).
         let overran = self.version >= GUARD_VERSION
             && fields
