@@ -55,9 +55,9 @@ empty_bss="$(section "$work/empty/bench.elf" .bss)"
 suite_bytes="$("${cross}nm" -S -t d "$work/empty/bench.elf" | awk '$4 ~ /^suite/ { print $2 + 0 }')"
 
 # The harness's object: the port compiles its own files (the harness's implementation among them)
-# each to an object in the build directory's port/.
+# each to an object in the build directory.
 object_sizes() { # code, read-only data and static RAM of the harness's object in build dir $1
-  "${cross}size" -A "$(ls "$1"/port/*rho_bench_impl*.o)" | awk '
+  "${cross}size" -A "$(ls "$1"/*rho_bench_impl*.o)" | awk '
     $1 ~ /^\.text/ { code += $2 } $1 ~ /^\.s?rodata/ { ro += $2 } $1 ~ /^\.s?(data|bss)/ { ram += $2 }
     END { print code + 0, ro + 0, ram + 0 }'
 }

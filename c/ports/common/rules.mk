@@ -33,8 +33,10 @@ CXX_DIR := $(OUT)/cxx
 cxx_object = $(CXX_DIR)/$(subst /,-,$(subst ../,up-,$(1))).o
 CXX_OBJECTS := $(foreach s,$(CXX_SUITE),$(call cxx_object,$(s)))
 # The port's own C files, each compiled to its own object with PORT_WERROR: one compile can only
-# take one set of warning flags, and the user's files are built without -Werror.
-PORT_DIR_OUT := $(OUT)/port
+# take one set of warning flags, and the user's files are built without -Werror. The objects go in
+# the build directory itself, not below it: GCC writes each one's stack usage (.su, .ci) beside it,
+# and the footprint reads the build directory's (a harness frame missing from the static bound).
+PORT_DIR_OUT := $(OUT)
 port_object = $(PORT_DIR_OUT)/$(subst /,-,$(subst ../,up-,$(1))).o
 PORT_OBJECTS := $(foreach s,$(PORT_SOURCES),$(call port_object,$(s)))
 PORT_COMPILES = $(foreach s,$(PORT_SOURCES),\
