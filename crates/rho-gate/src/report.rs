@@ -311,19 +311,7 @@ pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
         entry.insert("runs_base".into(), json!(m.base.map(|s| s.runs)));
         entry.insert("runs_head".into(), json!(m.head.map(|s| s.runs)));
         entry.insert("within_resolution".into(), json!(m.within_resolution));
-        let paired = m.paired.map(|p| {
-            json!({
-                "rounds": p.rounds,
-                "ratio": p.ratio,
-                "low": p.low,
-                "high": p.high,
-                "median": p.median,
-                "median_low": p.median_interval.map(|(low, _)| low),
-                "median_high": p.median_interval.map(|(_, high)| high),
-                "confidence": rho_stats::PAIRED_CONFIDENCE,
-            })
-        });
-        entry.insert("paired".into(), paired.unwrap_or(Value::Null));
+        entry.insert("paired".into(), paired_to_json(m.paired.as_ref()));
         if let MetricOutcome::Undecided(why) = &m.outcome {
             entry.insert("undecided".into(), json!(why));
         }
@@ -334,6 +322,62 @@ pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
         "runs": runs,
         "metrics": metrics,
     })
+}
+
+/// A metric's `paired` object in the gate's JSON (docs/gate.md, "The paired rule"): `null` for none.
+pub fn paired_to_json(paired: Option<&rho_stats::PairedRatio>) -> Value {
+    let Some(p) = paired else {
+        return Value::Null;
+    };
+    json!({
+        "rounds": p.rounds,
+        "ratio": p.ratio,
+        "low": p.low,
+        "high": p.high,
+        "median": p.median,
+        "median_low": p.median_interval.map(|(low, _)| low),
+        "median_high": p.median_interval.map(|(_, high)| high),
+        "confidence": rho_stats::PAIRED_CONFIDENCE,
+    })
+}
+
+/// [`paired_to_json`]'s object read back (`rho bench merge` judges a share again with it): `None` for
+/// `null`; an error naming the field, for `metric`, when a ratio is not one above 0 or `rounds` is below 2.
+pub fn paired_from_json(
+    metric: &str,
+    paired: &Value,
+) -> Result<Option<rho_stats::PairedRatio>, String> {
+    if paired.is_null() {
+        return Ok(None);
+    }
+    let ratio = |key: &str| match paired[key].as_f64() {
+        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!(
+            "metric {metric}: paired.{key} {}: expected a ratio above 0",
+            paired[key]
+        )),
+    };
+    let rounds = paired["rounds"]
+        .as_u64()
+        .filter(|&rounds| rounds >= 2)
+        .ok_or_else(|| {
+            format!(
+                "metric {metric}: paired.rounds {}: expected a whole number of at least 2",
+                paired["rounds"]
+            )
+        })?;
+    let median_interval = match (&paired["median_low"], &paired["median_high"]) {
+        (Value::Null, Value::Null) => None,
+        _ => Some((ratio("median_low")?, ratio("median_high")?)),
+    };
+    Ok(Some(rho_stats::PairedRatio {
+        rounds: rounds as usize,
+        ratio: ratio("ratio")?,
+        low: ratio("low")?,
+        high: ratio("high")?,
+        median: ratio("median")?,
+        median_interval,
+    }))
 }
 
 fn finite(value: Option<f64>) -> Value {

@@ -252,47 +252,11 @@ fn judged(name: &str, metric: &Value) -> Result<Option<bool>, String> {
     let (Some(base), Some(head)) = (figure("base")?, figure("head")?) else {
         return Ok(None);
     };
-    let paired = paired_of(name, &metric["paired"])?;
+    let paired = rho_gate::report::paired_from_json(name, &metric["paired"])?;
     Ok(Some(matches!(
         rho_gate::compare::judge_figures(better, base, head, budget, floor, paired.as_ref()),
         rho_gate::compare::FiguresCall::Regressed
     )))
-}
-
-/// A metric's recorded paired ratio (`paired`, docs/gate.md "The paired rule"), read back as the gate
-/// computed it: `None` when recorded `null` (an exact metric, or one round).
-fn paired_of(name: &str, paired: &Value) -> Result<Option<rho_stats::PairedRatio>, String> {
-    if paired.is_null() {
-        return Ok(None);
-    }
-    let ratio = |key: &str| match paired[key].as_f64() {
-        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!(
-            "metric {name}: paired.{key} {}: expected a ratio above 0",
-            paired[key]
-        )),
-    };
-    let rounds = paired["rounds"]
-        .as_u64()
-        .filter(|&rounds| rounds >= 2)
-        .ok_or_else(|| {
-            format!(
-                "metric {name}: paired.rounds {}: expected a whole number of at least 2",
-                paired["rounds"]
-            )
-        })?;
-    let median_interval = match (&paired["median_low"], &paired["median_high"]) {
-        (Value::Null, Value::Null) => None,
-        _ => Some((ratio("median_low")?, ratio("median_high")?)),
-    };
-    Ok(Some(rho_stats::PairedRatio {
-        rounds: rounds as usize,
-        ratio: ratio("ratio")?,
-        low: ratio("low")?,
-        high: ratio("high")?,
-        median: ratio("median")?,
-        median_interval,
-    }))
 }
 
 /// The shares' metrics and regressed functions together, and the gate's verdict over them.
