@@ -111,8 +111,11 @@ fn functions_behind(out: &mut String, series: &Series, commits: &[Commit], listi
             short(&commit.id),
             escape(&series.key.machine)
         );
-        out.push_str(&rho_report::html::changed_functions_table(&behind.changes));
-        rho_report::html::flame_graph(out, &series.key.bench, Some(behind.base), behind.head);
+        out.push_str(&rho_report::html::changed_functions_table(&behind.changes).into_string());
+        out.push_str(
+            &rho_report::html::flame_graph(&series.key.bench, Some(behind.base), behind.head)
+                .into_string(),
+        );
         out.push_str("</div>\n");
     }
 }

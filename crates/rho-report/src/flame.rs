@@ -5,7 +5,7 @@
 //! search), so the page holds each graph in a frame of its own ([`framed`]): its styles and element ids
 //! cannot reach the page or another graph.
 
-use crate::svg::escape;
+use maud::{Markup, html};
 use rho_profile::flame::{Frame, folded};
 
 /// Why a flame graph could not be drawn (inferno refused the folded stacks).
@@ -41,7 +41,7 @@ pub fn svg(tree: &Frame, bench: &str, title: &str) -> Result<String, FlameError>
 /// An SVG document in a frame of its own on the page (`srcdoc`: an HTML document holding the drawing, scripts
 /// allowed inside it and nothing else), as wide as the page and as tall as the drawing at that width; `class`
 /// names the frame for the page's style.
-pub fn framed(document: &str, class: &str, label: &str) -> String {
+pub fn framed(document: &str, class: &str, label: &str) -> Markup {
     let attribute = |name: &str| {
         document
             .split_once(&format!(" {name}=\""))
@@ -56,16 +56,62 @@ pub fn framed(document: &str, class: &str, label: &str) -> String {
     let drawing = document
         .find("<svg")
         .map_or(document, |start| &document[start..]);
+    // The frame's own document is built as text: it wraps inferno's drawing, a whole SVG document that is
+    // already markup (no template can hold it but as raw text), and it is escaped as a whole into the
+    // `srcdoc` attribute by the template below.
     let inner = format!(
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{{margin:0;overflow:hidden}}\
          svg{{display:block;width:100%;height:auto}}</style></head><body>{drawing}</body></html>"
     );
-    format!(
-        "<iframe class=\"{class}\" title=\"{}\" sandbox=\"allow-scripts\" \
-         style=\"width:100%;aspect-ratio:{width}/{height};border:0\" srcdoc=\"{}\"></iframe>\n",
-        escape(label),
-        escape(&inner)
-    )
+    html! {
+        iframe class=(class) title=(label) sandbox="allow-scripts"
+            style=(format!("width:100%;aspect-ratio:{width}/{height};border:0")) srcdoc=(inner) {}
+    }
+}
+
+/// A regressed benchmark's differential flame graph, drawn by inferno from rho-profile's call tree: head's
+/// call tree of the measured loop, frames as wide as head's inclusive instructions, red where they grew
+/// against base, blue where they shrank. Empty when head's list has no root to draw from.
+pub fn flame_graph(
+    bench: &str,
+    base: Option<&rho_profile::Functions>,
+    head: &rho_profile::Functions,
+) -> Markup {
+    let Some(tree) = rho_profile::flame::tree(base, head) else {
+        return html! {};
+    };
+    let drawn = svg(&tree, bench, &format!("{bench}: differential flame graph"));
+    html! {
+        figure.flame-graph id=(format!("flame-{bench}")) {
+            figcaption {
+                (bench) ": where the instructions went, per iteration (width: head's inclusive count; red: \
+                 more than base, blue: fewer; hover a frame for its figures and change, click to zoom)"
+            }
+            @match drawn {
+                Ok(document) => (framed(&document, "flame", bench)),
+                Err(error) => p.note { (error.to_string()) },
+            }
+        }
+    }
+}
+
+/// The functions whose counts changed most (rho-profile's diff) as a table: base -> head, self and inclusive
+/// per iteration, with the change, and whether a function is only on one side.
+pub fn changed_functions_table(changes: &[rho_profile::diff::FunctionChange]) -> Markup {
+    html! {
+        table.changed-functions {
+            tr { th { "function" } th { "self base → head" } th { "inclusive base → head" } th {} }
+            @for change in changes {
+                @let [own, inclusive] = change.cells("→");
+                tr {
+                    td { code { (change.name) } }
+                    td { (own) }
+                    td { (inclusive) }
+                    td { (change.presence().unwrap_or("")) }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -108,7 +154,7 @@ mod tests {
             "{drawn}"
         );
         assert!(drawn.contains("<title>bench (115 instructions/iter, 100.00%; 0.00%)</title>"));
-        let framed = framed(&drawn, "flame", "bench");
+        let framed = framed(&drawn, "flame", "bench").into_string();
         assert!(framed.starts_with("<iframe class=\"flame\" title=\"bench\""));
         assert!(
             !framed.contains("<svg"),

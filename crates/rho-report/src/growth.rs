@@ -257,8 +257,6 @@ const GROWTH_WIDTH: f64 = 520.0;
 #[cfg(feature = "html")]
 const GROWTH_HEIGHT: f64 = 220.0;
 #[cfg(feature = "html")]
-const GROWTH_LEFT: f64 = 64.0;
-#[cfg(feature = "html")]
 const GROWTH_RIGHT: f64 = 16.0;
 #[cfg(feature = "html")]
 const GROWTH_TOP: f64 = 34.0;
@@ -273,28 +271,29 @@ const CURVE_STEPS: usize = 48;
 /// `c * g(n)` as a curve, and the fit's name, coefficient and RMS in its title. Nothing when the run has no
 /// family.
 #[cfg(feature = "html")]
-pub(crate) fn growth_charts(out: &mut String, summary: &RunSummary) {
+pub(crate) fn growth_charts(summary: &RunSummary) -> maud::Markup {
     let families = rho_stats::families(summary);
     if families.is_empty() {
-        return;
+        return maud::html! {};
     }
-    out.push_str("<div class=\"charts growth\">\n");
-    for family in &families {
-        let Some((metric, growth)) = rho_judge::growth::cost_metric(family) else {
-            continue;
-        };
-        let points: Vec<(f64, f64)> = family
-            .members
-            .iter()
-            .filter_map(|m| {
-                let bench = summary.benchmarks.iter().find(|b| b.name == m.name)?;
-                Some((m.arg as f64, bench.metric(metric)?))
-            })
-            .filter(|(n, y)| *n > 0.0 && y.is_finite())
-            .collect();
-        growth_chart(out, family, metric, growth, &points, summary);
+    maud::html! {
+        div.charts.growth {
+            @for family in &families {
+                @if let Some((metric, growth)) = rho_judge::growth::cost_metric(family) {
+                    @let points: Vec<(f64, f64)> = family
+                        .members
+                        .iter()
+                        .filter_map(|m| {
+                            let bench = summary.benchmarks.iter().find(|b| b.name == m.name)?;
+                            Some((m.arg as f64, bench.metric(metric)?))
+                        })
+                        .filter(|(n, y)| *n > 0.0 && y.is_finite())
+                        .collect();
+                    (growth_chart(family, metric, growth, &points, summary))
+                }
+            }
+        }
     }
-    out.push_str("</div>\n");
 }
 
 /// The chart's title: `pairwise: instructions grow as O(n^2), c = 1.02, rms 0.3% (4 sizes)`.
@@ -315,16 +314,17 @@ fn growth_title(family: &str, label: &str, growth: &Growth) -> String {
     }
 }
 
+/// One family's chart. Its left margin holds the widest figure on the y axis, and it is as wide as its title
+/// needs: no label is clipped. Both axes are logarithmic and say so (a log axis has no zero to start from).
 #[cfg(feature = "html")]
 fn growth_chart(
-    out: &mut String,
     family: &FamilyGrowth,
     metric: Metric,
     growth: &Growth,
     points: &[(f64, f64)],
     summary: &RunSummary,
-) {
-    use crate::svg::{Scale, escape, num, px};
+) -> maud::Markup {
+    use crate::svg::{FONT_PX, Scale, margin_for, num, px, text_width};
     let label = row_label(metric, summary);
     let title = growth_title(&family.name, &label, growth);
     let fit = growth.best();
@@ -332,7 +332,7 @@ fn growth_chart(
     let n_lo = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let n_hi = points.iter().map(|p| p.0).fold(0.0, f64::max);
     if !(n_lo.is_finite() && n_hi > 0.0) {
-        return;
+        return maud::html! {};
     }
     // The y axis holds every point and the curve over the sizes measured.
     let mut ys: Vec<f64> = points.iter().map(|p| p.1).filter(|y| *y > 0.0).collect();
@@ -346,64 +346,19 @@ fn growth_chart(
     let y_lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
     let y_hi = ys.iter().copied().fold(0.0, f64::max);
     if !(y_lo.is_finite() && y_hi > 0.0) {
-        return;
+        return maud::html! {};
     }
-    let x = Scale::log(
-        n_lo / 1.25,
-        n_hi * 1.25,
-        GROWTH_LEFT,
-        GROWTH_WIDTH - GROWTH_RIGHT,
-    );
     let y = Scale::log(
         y_lo / 1.5,
         y_hi * 1.5,
         GROWTH_HEIGHT - GROWTH_BOTTOM,
         GROWTH_TOP,
     );
-    let bottom = GROWTH_HEIGHT - GROWTH_BOTTOM;
-    let _ = writeln!(
-        out,
-        "<svg class=\"growth-chart\" data-family=\"{}\" width=\"{GROWTH_WIDTH}\" height=\"{GROWTH_HEIGHT}\" \
-         viewBox=\"0 0 {GROWTH_WIDTH} {GROWTH_HEIGHT}\" role=\"img\" aria-label=\"{}\">",
-        escape(&family.name),
-        escape(&title)
-    );
-    let _ = writeln!(
-        out,
-        "<text x=\"{}\" y=\"16\" font-weight=\"600\">{}</text>",
-        px(GROWTH_LEFT - 50.0),
-        escape(&title)
-    );
-    // Axes: n along the bottom (each size measured labelled), the figure up the left (its least and
-    // greatest, and the decades between).
-    let _ = write!(
-        out,
-        "<line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/><line class=\"axis\" x1=\"{l}\" \
-         y1=\"{t}\" x2=\"{l}\" y2=\"{b}\"/>",
-        l = px(GROWTH_LEFT),
-        r = px(GROWTH_WIDTH - GROWTH_RIGHT),
-        b = px(bottom),
-        t = px(GROWTH_TOP)
-    );
-    for (n, _) in points {
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            px(x.at(*n)),
-            px(bottom + 14.0),
-            num(*n)
-        );
-    }
-    let _ = write!(
-        out,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">n (log)</text>",
-        px((GROWTH_LEFT + GROWTH_WIDTH - GROWTH_RIGHT) / 2.0),
-        px(GROWTH_HEIGHT - 6.0)
-    );
+    // The figure up the left: its least and greatest, and the decades between that leave them room (12
+    // pixels, a line of text).
     let mut ticks = vec![y_lo, y_hi];
     let mut decade = 10f64.powf(y_lo.log10().ceil());
     while decade < y_hi {
-        // A decade's label only where it leaves the end labels room (12 pixels, a line of text).
         if ticks
             .iter()
             .all(|t| (y.at(*t) - y.at(decade)).abs() >= 12.0)
@@ -412,48 +367,48 @@ fn growth_chart(
         }
         decade *= 10.0;
     }
-    for value in ticks {
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            px(GROWTH_LEFT - 4.0),
-            px(y.at(value) + 4.0),
-            num(value)
-        );
+    let tick_labels: Vec<String> = ticks.iter().map(|t| num(*t)).collect();
+    let left = margin_for(tick_labels.iter().map(String::as_str), 10.0, 40.0);
+    let axis_label = format!("{label} (log)");
+    let width = GROWTH_WIDTH
+        .max(text_width(&title, FONT_PX) + 20.0)
+        .max(left + text_width(&axis_label, FONT_PX) + GROWTH_RIGHT);
+    let x = Scale::log(n_lo / 1.25, n_hi * 1.25, left, width - GROWTH_RIGHT);
+    let bottom = GROWTH_HEIGHT - GROWTH_BOTTOM;
+    let coordinates: Vec<String> = (0..=CURVE_STEPS)
+        .filter_map(|i| {
+            let n = log_step(n_lo, n_hi, i);
+            let value = curve(n)?;
+            (value > 0.0).then(|| format!("{},{}", px(x.at(n)), px(y.at(value))))
+        })
+        .collect();
+    maud::html! {
+        svg.growth-chart data-family=(family.name) width=(px(width)) height=(GROWTH_HEIGHT)
+            viewBox=(format!("0 0 {} {GROWTH_HEIGHT}", px(width))) role="img" aria-label=(title) {
+            text x="6" y="16" font-weight="600" { (title) }
+            // Axes: n along the bottom (each size measured labelled), the figure up the left.
+            line.axis x1=(px(left)) y1=(px(bottom)) x2=(px(width - GROWTH_RIGHT)) y2=(px(bottom)) {}
+            line.axis x1=(px(left)) y1=(px(GROWTH_TOP)) x2=(px(left)) y2=(px(bottom)) {}
+            @for (n, _) in points {
+                text x=(px(x.at(*n))) y=(px(bottom + 14.0)) text-anchor="middle" { (num(*n)) }
+            }
+            text x=(px((left + width - GROWTH_RIGHT) / 2.0)) y=(px(GROWTH_HEIGHT - 6.0)) text-anchor="middle" {
+                "n (log)"
+            }
+            @for (value, tick) in ticks.iter().zip(&tick_labels) {
+                text x=(px(left - 4.0)) y=(px(y.at(*value) + 4.0)) text-anchor="end" { (tick) }
+            }
+            text x=(px(left + 4.0)) y=(px(GROWTH_TOP - 6.0)) { (axis_label) }
+            @if fit.is_some() {
+                polyline.fit points=(coordinates.join(" ")) {}
+            }
+            @for (n, value) in points {
+                circle.point cx=(px(x.at(*n))) cy=(px(y.at(value.max(y_lo)))) r="4" {
+                    title { "n = " (num(*n)) ": " (num(*value)) " " (label) }
+                }
+            }
+        }
     }
-    let _ = write!(
-        out,
-        "<text x=\"{}\" y=\"{}\">{} (log)</text>",
-        px(GROWTH_LEFT + 4.0),
-        px(GROWTH_TOP - 6.0),
-        escape(&label)
-    );
-    if fit.is_some() {
-        let coordinates: Vec<String> = (0..=CURVE_STEPS)
-            .filter_map(|i| {
-                let n = log_step(n_lo, n_hi, i);
-                let value = curve(n)?;
-                (value > 0.0).then(|| format!("{},{}", px(x.at(n)), px(y.at(value))))
-            })
-            .collect();
-        let _ = write!(
-            out,
-            "<polyline class=\"fit\" points=\"{}\"/>",
-            coordinates.join(" ")
-        );
-    }
-    for (n, value) in points {
-        let _ = write!(
-            out,
-            "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"4\"><title>n = {}: {} {}</title></circle>",
-            px(x.at(*n)),
-            px(y.at(value.max(y_lo))),
-            num(*n),
-            num(*value),
-            escape(&label)
-        );
-    }
-    out.push_str("\n</svg>\n");
 }
 
 /// The `i`-th of [`CURVE_STEPS`] + 1 sizes from `lo` to `hi`, evenly spaced on a log axis.

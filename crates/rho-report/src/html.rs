@@ -1,52 +1,32 @@
-//! The report as one self-contained HTML page (`--html FILE`): inline CSS and hand-written SVG, nothing fetched
-//! and no script, so it reads the same from a CI artefact, a mail attachment or a file on disk.
+//! The report as one self-contained HTML page (`--html FILE`): inline CSS and SVG, nothing fetched and no
+//! script of rho's own, so it reads the same from a CI artefact, a mail attachment or a file on disk. Every
+//! element is written by a maud template (checked at compile time); whatever text goes in is escaped by it,
+//! so a benchmark's or a suite's name (the user's) can never open a tag.
 //!
-//! The page opens with a headline (the verdict, the regressed and over-budget benchmarks by name, each a link to
-//! its section, and a summary table of every benchmark and metric: `crate::headline`).
+//! The page answers first ([`crate::headline`]): its verdict, the regressed and over-budget benchmarks by
+//! name, and one summary table of every benchmark (regressed first, then by the largest change), each metric
+//! under its name with its own limit as set, all before the first chart.
 //!
-//! Per benchmark: a histogram of its samples per iteration (the primary clock's: nanoseconds unless they are
-//! below their clock's resolution) with the median and the p99 marked, on a logarithmic axis when the axis
-//! reaches ten times the median (a linear one squashes the body into a bar), and its stack and heap peak as bars
-//! against their budgets (or, without a budget, against the painted stack region). With a comparison
+//! Then, per benchmark: a histogram of its samples per iteration (the primary clock's: nanoseconds unless they
+//! are below their clock's resolution) with the median and the p99 marked, on a logarithmic axis when the
+//! axis reaches ten times the median (a linear one squashes the body into a bar), and its stack and heap peak
+//! as bars against their budgets (or, without a budget, against the painted stack region). With a comparison
 //! (`--diff`, `rho bench compare`): each metric's base and head side by side with its limit, and both
 //! histograms on one axis when both runs are at hand. Per benchmark family (`RHO_BENCH_ADD_ARG`), before the
 //! benchmarks: its members' cost against their argument on log-log axes with the fitted curve, the fit's name
-//! and its RMS (`crate::growth`). With a gate: every run of each side, per metric, with
-//! the budget line. Every piece of text is escaped: benchmark names and suite names come from the user.
+//! and its RMS (`crate::growth`). With a gate: every run of each side, per metric, with the line its limit
+//! draws. Labels set the margins they sit in (never clipped), and an axis that does not start at zero says so.
 
-use std::fmt::Write as _;
-
+use maud::{Markup, html};
 use rho_judge::budget::{BudgetMetric, Judgement};
 use rho_stats::{BenchSummary, ClockFigures, Distribution, RunSummary};
 use rho_wire::StackMark;
 
+pub use crate::flame::{changed_functions_table, flame_graph};
 pub use crate::page::{Diff, Gate, Page, Suite};
 use crate::run::column_label;
-pub use crate::svg::escape;
-use crate::svg::{Scale, num, px};
-
-const STYLE: &str = "\
-body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;\
-color:#1a202c;background:#fff}\
-h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #cbd5e0}\
-h3{font-size:15px;margin:0 0 4px;font-family:ui-monospace,Menlo,Consolas,monospace}\
-.meta{color:#4a5568;margin:2px 0}.figures{color:#2d3748;margin:0 0 6px}\
-.bench{border:1px solid #e2e8f0;border-radius:6px;padding:10px 12px;margin:10px 0;break-inside:avoid}\
-.charts{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}\
-svg{font:11px system-ui,sans-serif;background:#fafbfc;border-radius:4px}\
-svg text{fill:#2d3748}.bar{fill:#4a78c2}.base-bar{fill:#a0aec0}.base-hist{fill:none;stroke:#718096;stroke-width:1.5}\
-.median{stroke:#b7791f;stroke-width:2}.p99{stroke:#c53030;stroke-width:2;stroke-dasharray:4 3}\
-.limit{stroke:#c53030;stroke-width:1.5;stroke-dasharray:3 2}.axis{stroke:#718096;stroke-width:1}\
-.ok{fill:#2f855a}.bad{fill:#c53030}.neutral{fill:#4a78c2}.head-dot{fill:#4a78c2}.base-dot{fill:#a0aec0}\
-.verdict-bad{color:#c53030;font-weight:600}.verdict-ok{color:#2f855a}\
-table{border-collapse:collapse;margin:6px 0}td,th{padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}\
-.note{color:#718096;font-size:12px}\
-.headline{border:1px solid #cbd5e0;border-radius:6px;padding:8px 12px;margin:10px 0}\
-.headline .verdict{font-size:17px;margin:2px 0 6px}.named{margin:3px 0}.named a,.summary a{color:#2b6cb0}\
-.summary{font-size:13px;margin:8px 0}.summary th{border-bottom:1px solid #cbd5e0}\
-.summary td{border-bottom:1px solid #edf2f7;font-variant-numeric:tabular-nums}\
-.summary caption{text-align:left;font-weight:600}\
-.fit{fill:none;stroke:#b7791f;stroke-width:2}.point{fill:#4a78c2}";
+use crate::svg::{FONT_PX, Scale, axis_from_note, margin_for, num, px, text_width};
+pub use crate::svg::{escape, percent_as_set};
 
 /// A histogram whose axis reaches this many times its median (a p99 twenty times the median, seen on a shared
 /// machine) squashes its body into the first bars of a linear axis: its axis is logarithmic, and says so.
@@ -65,139 +45,140 @@ fn log_floor(lo: f64, width: f64, median: f64) -> f64 {
 const CHART_WIDTH: f64 = 520.0;
 const CHART_HEIGHT: f64 = 170.0;
 const MARGIN: f64 = 36.0;
+/// The height of one line of a chart's text.
+const LINE: f64 = 13.0;
 
 impl Page<'_> {
     /// The page as HTML text.
     pub fn render(&self) -> String {
-        let mut out = String::new();
-        let _ = write!(
-            out,
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-            escape(&self.title),
-            escape(&self.title)
-        );
-        crate::headline::render(&mut out, self);
-        if let Some(gate) = &self.gate {
-            render_gate(&mut out, gate);
-        }
-        if let Some(diff) = &self.diff {
-            let counts = diff.comparison.counts();
-            let _ = writeln!(
-                out,
-                "<p class=\"meta {}\">Against {}: {} regressed, {} not measured, {} improved, {} ok \
-                 (limit +{}%).</p>",
-                if diff.comparison.failed() {
-                    "verdict-bad"
-                } else {
-                    "verdict-ok"
-                },
-                escape(diff.base_name),
-                counts.regressed,
-                counts.not_measured,
-                counts.improved,
-                counts.ok,
-                num(diff.comparison.limit_percent)
-            );
-        }
-        for (index, suite) in self.suites.iter().enumerate() {
-            render_suite(&mut out, index, suite, self.diff.as_ref());
-        }
-        out.push_str(
-            "<p class=\"note\">Written by rho. Histograms: the net samples per iteration, from the lowest to \
-             the p99; the samples above it are counted beside. Solid line: median; dashed: p99.</p>\n\
-             </body>\n</html>\n",
-        );
-        out
+        self.markup().into_string()
+    }
+
+    /// The page as markup: the headline and summary table, then the gate's runs, then each suite.
+    pub fn markup(&self) -> Markup {
+        let body = html! {
+            (crate::headline::render(self))
+            @if let Some(gate) = &self.gate {
+                (render_gate(gate))
+            }
+            @for (index, suite) in self.suites.iter().enumerate() {
+                (render_suite(index, suite, self.diff.as_ref()))
+            }
+            p.note {
+                "Written by rho. Histograms: the net samples per iteration, from the lowest to the p99; the \
+                 samples above it are counted beside. Solid line: median; dashed: p99."
+            }
+        };
+        crate::chrome::document(&self.title, "", body)
     }
 }
 
-fn render_suite(out: &mut String, index: usize, suite: &Suite, diff: Option<&Diff>) {
+/// How a suite is named on the page: by its module (the directory its files share) or its one file, never by
+/// every file it builds. `bench/a.c bench/b.c bench/c.c` reads `bench/ (3 files)`; files with nothing in
+/// common read `main.c and 2 more files`; a command or any other one-part name is kept as it is.
+pub fn suite_label(what: &str) -> String {
+    let files: Vec<&str> = what.split_whitespace().collect();
+    let source = |f: &&str| {
+        f.rsplit_once('.')
+            .is_some_and(|(_, ext)| ["c", "h", "S", "s", "cc", "cpp", "cxx", "rs"].contains(&ext))
+    };
+    if files.len() < 2 || !files.iter().all(source) {
+        return what.to_string();
+    }
+    let dir = |f: &str| f.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    let first = dir(files[0]);
+    let mut shared = first.as_str();
+    for file in &files[1..] {
+        let own = dir(file);
+        let within = |shared: &str| own == shared || own.starts_with(&format!("{shared}/"));
+        while !shared.is_empty() && !within(shared) {
+            shared = shared.rsplit_once('/').map_or("", |(up, _)| up);
+        }
+    }
+    if shared.is_empty() {
+        format!("{} and {} more files", files[0], files.len() - 1)
+    } else {
+        format!("{shared}/ ({} files)", files.len())
+    }
+}
+
+fn render_suite(index: usize, suite: &Suite, diff: Option<&Diff>) -> Markup {
     let summary = suite.summary;
     let target = &summary.target;
-    let _ = writeln!(
-        out,
-        "<section class=\"suite\">\n<h2>{}</h2>\n<p class=\"meta\">target {} ({}), {}{}; {} run(s) folded; {}</p>",
-        escape(suite.what),
-        escape(&target.name),
-        escape(&target.arch),
-        if target.optimized {
-            "optimized"
-        } else {
-            "<strong>NOT optimized</strong>"
-        },
-        target
-            .compiler
-            .as_deref()
-            .map(|c| format!(", {}", escape(c)))
-            .unwrap_or_default(),
-        summary.repetitions,
-        match summary.config.stack_bytes {
-            Some(bytes) => format!("stack region {bytes} bytes"),
-            None => "stack not measured".to_string(),
+    let label = suite_label(suite.what);
+    html! {
+        section.suite {
+            // The whole list of files stays a hover away.
+            h2 title=[(label != suite.what).then_some(suite.what)] { (label) }
+            p.meta {
+                "target " (target.name) " (" (target.arch) "), "
+                @if target.optimized { "optimized" } @else { strong { "NOT optimized" } }
+                @if let Some(compiler) = &target.compiler { ", " (compiler) }
+                "; " (summary.repetitions) " run(s) folded; "
+                @match summary.config.stack_bytes {
+                    Some(bytes) => { "stack region " (bytes) " bytes" }
+                    None => "stack not measured",
+                }
+            }
+            @if let Some(judgement) = suite.judgement {
+                p.meta { "budgets: " (judgement.enforcement.describe()) }
+            }
+            (crate::growth::growth_charts(summary))
+            @for bench in &summary.benchmarks {
+                (render_bench(index, bench, suite, diff))
+            }
         }
-    );
-    if let Some(judgement) = suite.judgement {
-        let _ = writeln!(
-            out,
-            "<p class=\"meta\">budgets: {}</p>",
-            escape(&judgement.enforcement.describe())
-        );
     }
-    crate::growth::growth_charts(out, summary);
-    for bench in &summary.benchmarks {
-        let _ = writeln!(
-            out,
-            "<article class=\"bench\" id=\"{}\">\n<h3>{}</h3>",
-            escape(&crate::headline::anchor(index, &bench.name)),
-            escape(&bench.name)
-        );
-        let _ = writeln!(
-            out,
-            "<p class=\"figures\">{}</p>",
-            escape(&figures_line(bench))
-        );
-        out.push_str("<div class=\"charts\">\n");
-        let base = diff.and_then(|d| {
-            d.base_runs
-                .iter()
-                .find_map(|run| run.benchmarks.iter().find(|b| b.name == bench.name))
-        });
-        distribution_chart(out, bench, base);
-        footprint_chart(out, bench, summary, suite.judgement);
-        let compared = diff.and_then(|d| d.comparison.benchmark(&bench.name));
-        if let Some(compared) = compared {
-            diff_chart(out, compared);
+}
+
+fn render_bench(index: usize, bench: &BenchSummary, suite: &Suite, diff: Option<&Diff>) -> Markup {
+    let base = diff.and_then(|d| {
+        d.base_runs
+            .iter()
+            .find_map(|run| run.benchmarks.iter().find(|b| b.name == bench.name))
+    });
+    let compared = diff.and_then(|d| d.comparison.benchmark(&bench.name));
+    // Its instructions regressed and both sides kept functions: where they went.
+    let head_functions = bench
+        .instructions
+        .as_ref()
+        .and_then(|i| i.functions.as_ref());
+    let flame = match (compared, head_functions) {
+        (Some(compared), Some(head)) if !compared.functions.is_empty() => Some(flame_graph(
+            &bench.name,
+            compared.base_functions.as_ref(),
+            head,
+        )),
+        _ => None,
+    };
+    // Its time regressed and both saved runs were sampled: the table (samples carry no call counts to draw a
+    // flame graph from).
+    let sampled = compared.filter(|c| {
+        !c.functions.is_empty() && c.functions_unit() == rho_profile::diff::SAMPLED_UNIT
+    });
+    html! {
+        article.bench id=(crate::headline::anchor(index, &bench.name)) {
+            h3 { (bench.name) }
+            p.figures { (figures_line(bench)) }
+            div.charts {
+                (distribution_chart(bench, base))
+                (footprint_chart(bench, suite.summary, suite.judgement))
+                @if let Some(compared) = compared {
+                    (diff_chart(compared))
+                }
+            }
+            @if let Some(flame) = flame { (flame) }
+            @if let Some(compared) = sampled {
+                figure.sampled-functions {
+                    figcaption {
+                        (bench.name) ": the functions that changed most, sampled by perf record (ns per \
+                         iteration; estimates, not counts)"
+                    }
+                    (changed_functions_table(&compared.functions))
+                }
+            }
         }
-        out.push_str("</div>\n");
-        // Its instructions regressed and both sides kept functions: where they went.
-        let head_functions = bench
-            .instructions
-            .as_ref()
-            .and_then(|i| i.functions.as_ref());
-        if let (Some(compared), Some(head)) = (compared, head_functions)
-            && !compared.functions.is_empty()
-        {
-            flame_graph(out, &bench.name, compared.base_functions.as_ref(), head);
-        }
-        // Its time regressed and both saved runs were sampled: the table (samples carry no call counts to
-        // draw a flame graph from).
-        if let Some(compared) = compared.filter(|c| {
-            !c.functions.is_empty() && c.functions_unit() == rho_profile::diff::SAMPLED_UNIT
-        }) {
-            let _ = writeln!(
-                out,
-                "<figure class=\"sampled-functions\"><figcaption>{}: the functions that changed most, sampled \
-                 by perf record (ns per iteration; estimates, not counts)</figcaption>",
-                escape(&bench.name)
-            );
-            out.push_str(&changed_functions_table(&compared.functions));
-            out.push_str("</figure>\n");
-        }
-        out.push_str("</article>\n");
     }
-    out.push_str("</section>\n");
 }
 
 /// The figures the distribution is drawn from: the time figures unless they are below their clock's
@@ -252,10 +233,51 @@ fn figures_line(bench: &BenchSummary) -> String {
     parts.join(" · ")
 }
 
+/// `parts` joined by `; ` into as few lines as fit `width` pixels at the charts' font: a legend is never cut
+/// off at the chart's edge.
+fn fitted_lines(parts: &[String], width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for part in parts {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line}; {part}"), FONT_PX) <= width => {
+                line.push_str("; ");
+                line.push_str(part);
+            }
+            _ => lines.push(part.clone()),
+        }
+    }
+    lines
+}
+
+/// A chart with nothing to draw, saying why (`title`: its hover text).
+fn empty_chart(title: &str, why: &str) -> Markup {
+    html! {
+        svg.chart.distribution.empty role="img" width=(CHART_WIDTH) height="60"
+            viewBox=(format!("0 0 {CHART_WIDTH} 60")) {
+            title { (title) }
+            text x="12" y="34" { (why) }
+        }
+    }
+}
+
 /// The histogram of `bench`'s samples, with `base`'s drawn as an outline on the same axis when given.
-fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&BenchSummary>) {
-    let Some((figures, head)) = drawn_histogram(out, bench) else {
-        return;
+fn distribution_chart(bench: &BenchSummary, base: Option<&BenchSummary>) -> Markup {
+    let Some(figures) = drawn(bench) else {
+        let why = if bench.instructions.is_some() {
+            "counted exactly: one figure, no distribution"
+        } else {
+            "no samples: not measured"
+        };
+        return empty_chart("no samples", why);
+    };
+    let Some(head) = &figures.distribution else {
+        return empty_chart(
+            "no histogram",
+            &format!(
+                "median {}: this document carries no histogram",
+                num(figures.per_iteration.median)
+            ),
+        );
     };
     // Base's figures on the same clock, when both runs are at hand.
     let base_figures = base.and_then(|b| {
@@ -273,11 +295,12 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
     }
     let median = figures.per_iteration.median;
     let log_axis = median > 0.0 && hi > LOG_AXIS_TAIL * median;
+    let right = CHART_WIDTH - 12.0;
     let x = if log_axis {
         lo = log_floor(lo, head.width, median);
-        Scale::log(lo, hi, MARGIN, CHART_WIDTH - 12.0)
+        Scale::log(lo, hi, MARGIN, right)
     } else {
-        Scale::new(lo, hi, MARGIN, CHART_WIDTH - 12.0)
+        Scale::new(lo, hi, MARGIN, right)
     };
     let top = 22.0;
     let bottom = CHART_HEIGHT - 30.0;
@@ -294,86 +317,35 @@ fn distribution_chart(out: &mut String, bench: &BenchSummary, base: Option<&Benc
         .max(1e-9);
     let y = |fraction: f64| bottom - fraction / peak * (bottom - top);
     let unit = column_label(&figures.clock, figures.derived);
-    let _ = writeln!(
-        out,
-        "<svg class=\"chart distribution\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"{CHART_HEIGHT}\" \
-         viewBox=\"0 0 {CHART_WIDTH} {CHART_HEIGHT}\" data-benchmark=\"{}\">\n<title>{}: distribution of {} \
-         samples per iteration, {}</title>",
-        escape(&bench.name),
-        escape(&bench.name),
-        head.total(),
-        escape(&unit)
+    let legend = fitted_lines(
+        &distribution_legend(
+            unit.clone(),
+            log_axis,
+            hi / median,
+            lo,
+            head,
+            figures,
+            base_hist.is_some(),
+        ),
+        CHART_WIDTH - MARGIN - 6.0,
     );
-    histogram_bars(out, head, base_hist, &x, &y, bottom);
-    let _ = writeln!(
-        out,
-        "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-        px(MARGIN),
-        px(bottom),
-        px(CHART_WIDTH - 12.0),
-        px(bottom)
-    );
-    median_and_p99(out, figures, &x, top, bottom);
-    let _ = writeln!(
-        out,
-        "<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-        px(MARGIN),
-        px(bottom + 13.0),
-        num(lo),
-        px(CHART_WIDTH - 12.0),
-        px(bottom + 13.0),
-        num(hi)
-    );
-    if log_axis {
-        decade_ticks(out, &x, lo, hi, bottom);
-    }
-    let legend = distribution_legend(
-        unit,
-        log_axis,
-        hi / median,
-        head,
-        figures,
-        base_hist.is_some(),
-    );
-    let _ = writeln!(
-        out,
-        "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n</svg>",
-        px(MARGIN),
-        px(CHART_HEIGHT - 2.0),
-        escape(&legend)
-    );
-}
-
-/// The figures and histogram `distribution_chart` draws; without them, writes the empty chart saying why and
-/// gives `None`.
-fn drawn_histogram<'a>(
-    out: &mut String,
-    bench: &'a BenchSummary,
-) -> Option<(&'a ClockFigures, &'a Distribution)> {
-    let Some(figures) = drawn(bench) else {
-        let _ = writeln!(
-            out,
-            "<svg class=\"chart distribution empty\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"60\" \
-             viewBox=\"0 0 {CHART_WIDTH} 60\"><title>no samples</title><text x=\"12\" y=\"34\">{}</text></svg>",
-            if bench.instructions.is_some() {
-                "counted exactly: one figure, no distribution"
-            } else {
-                "no samples: not measured"
+    // The chart grows a line per line of legend below the first.
+    let height = CHART_HEIGHT + LINE * legend.len().saturating_sub(1) as f64;
+    html! {
+        svg.chart.distribution role="img" width=(CHART_WIDTH) height=(height)
+            viewBox=(format!("0 0 {CHART_WIDTH} {height}")) data-benchmark=(bench.name) {
+            title { (bench.name) ": distribution of " (head.total()) " samples per iteration, " (unit) }
+            (histogram_bars(head, base_hist, &x, &y, bottom))
+            line.axis x1=(px(MARGIN)) y1=(px(bottom)) x2=(px(right)) y2=(px(bottom)) {}
+            (median_and_p99(figures, &x, top, bottom))
+            text x=(px(MARGIN)) y=(px(bottom + LINE)) { (num(lo)) }
+            text x=(px(right)) y=(px(bottom + LINE)) text-anchor="end" { (num(hi)) }
+            @if log_axis { (decade_ticks(&x, lo, hi, bottom)) }
+            @for (i, line) in legend.iter().enumerate() {
+                text.legend x=(px(MARGIN)) y=(px(CHART_HEIGHT - 2.0 + LINE * i as f64)) { (line) }
             }
-        );
-        return None;
-    };
-    let Some(head) = &figures.distribution else {
-        let _ = writeln!(
-            out,
-            "<svg class=\"chart distribution empty\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"60\" \
-             viewBox=\"0 0 {CHART_WIDTH} 60\"><title>no histogram</title><text x=\"12\" y=\"34\">median \
-             {}: this document carries no histogram</text></svg>",
-            num(figures.per_iteration.median)
-        );
-        return None;
-    };
-    Some((figures, head))
+        }
+    }
 }
 
 /// The share of `d`'s samples that `count` is.
@@ -383,157 +355,134 @@ fn share(d: &Distribution, count: u64) -> f64 {
 
 /// Head's histogram as bars, and base's (when given) as a step outline over them.
 fn histogram_bars(
-    out: &mut String,
     head: &Distribution,
     base_hist: Option<&Distribution>,
     x: &Scale,
     y: &dyn Fn(f64) -> f64,
     bottom: f64,
-) {
-    for (i, &count) in head.counts.iter().enumerate() {
-        if count == 0 {
-            continue;
-        }
-        let left = x.at(head.start + head.width * i as f64);
-        let right = x.at(head.start + head.width * (i + 1) as f64);
-        let _ = writeln!(
-            out,
-            "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} samples from {}</title></rect>",
-            px(left),
-            px(y(share(head, count))),
-            px((right - left - 0.5).max(1.0)),
-            px(bottom - y(share(head, count))),
-            count,
-            num(head.start + head.width * i as f64)
-        );
-    }
-    if let Some(b) = base_hist {
-        // The base as a step outline over head's bars.
+) -> Markup {
+    // The base as a step outline over head's bars: SVG path data, numbers and letters only.
+    let outline = base_hist.map(|b| {
         let mut path = format!("M{} {}", px(x.at(b.start)), px(bottom));
         for (i, &count) in b.counts.iter().enumerate() {
             let level = px(y(share(b, count)));
-            let _ = write!(
-                path,
+            path.push_str(&format!(
                 " L{} {level} L{} {level}",
                 px(x.at(b.start + b.width * i as f64)),
                 px(x.at(b.start + b.width * (i + 1) as f64))
-            );
+            ));
         }
-        let _ = write!(path, " L{} {}", px(x.at(b.end())), px(bottom));
-        let _ = writeln!(
-            out,
-            "<path class=\"base-hist\" d=\"{path}\"><title>base</title></path>"
-        );
+        path.push_str(&format!(" L{} {}", px(x.at(b.end())), px(bottom)));
+        path
+    });
+    html! {
+        @for (i, &count) in head.counts.iter().enumerate() {
+            @if count > 0 {
+                @let left = x.at(head.start + head.width * i as f64);
+                @let right = x.at(head.start + head.width * (i + 1) as f64);
+                rect.bar x=(px(left)) y=(px(y(share(head, count))))
+                    width=(px((right - left - 0.5).max(1.0))) height=(px(bottom - y(share(head, count)))) {
+                    title { (count) " samples from " (num(head.start + head.width * i as f64)) }
+                }
+            }
+        }
+        @if let Some(path) = outline {
+            path.base-hist d=(path) { title { "base" } }
+        }
     }
 }
 
 /// The median's line and label, and the p99's when it is informative.
-fn median_and_p99(out: &mut String, figures: &ClockFigures, x: &Scale, top: f64, bottom: f64) {
+fn median_and_p99(figures: &ClockFigures, x: &Scale, top: f64, bottom: f64) -> Markup {
     // The median's label left of its line, the p99's right of its own: they never sit on each other.
-    let mut marker = |class: &str, value: f64, label: String, right: bool| {
+    let marker = |class: &str, value: f64, label: String, right: bool| {
         let at = x.at(value);
-        // Near an edge, a label goes to the line's other side.
+        // Near an edge, a label goes to the line's other side: the room it needs is its own width.
+        let room = text_width(&label, FONT_PX) + 6.0;
         let right = if right {
-            at < CHART_WIDTH - 80.0
+            at < CHART_WIDTH - room
         } else {
-            at < 90.0
+            at < room
         };
         let (anchor, text_at) = if right {
             ("start", at + 3.0)
         } else {
             ("end", at - 3.0)
         };
-        let _ = writeln!(
-            out,
-            "<line class=\"{class}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\">{}</text>",
-            px(at),
-            px(top - 8.0),
-            px(at),
-            px(bottom),
-            px(text_at),
-            px(top - 4.0),
-            escape(&label)
-        );
+        html! {
+            line class=(class) x1=(px(at)) y1=(px(top - 8.0)) x2=(px(at)) y2=(px(bottom)) {}
+            text x=(px(text_at)) y=(px(top - 4.0)) text-anchor=(anchor) { (label) }
+        }
     };
-    marker(
-        "median",
-        figures.per_iteration.median,
-        format!("median {}", num(figures.per_iteration.median)),
-        false,
-    );
-    if figures.net.p99_is_informative() {
-        marker(
-            "p99",
-            figures.per_iteration.p99,
-            format!("p99 {}", num(figures.per_iteration.p99)),
-            true,
-        );
+    let median = figures.per_iteration.median;
+    let p99 = figures.per_iteration.p99;
+    html! {
+        (marker("median", median, format!("median {}", num(median)), false))
+        @if figures.net.p99_is_informative() {
+            (marker("p99", p99, format!("p99 {}", num(p99)), true))
+        }
     }
 }
 
-/// The chart's legend: the unit, then why the axis is logarithmic, what lies above p99 and what the outline is.
+/// The chart's legend, part by part: the unit, then why the axis is logarithmic (or that a linear one does
+/// not start at zero), what lies above p99 and what the outline is.
 fn distribution_legend(
     unit: String,
     log_axis: bool,
     tail: f64,
+    lo: f64,
     head: &Distribution,
     figures: &ClockFigures,
     outlined: bool,
-) -> String {
-    let mut legend = unit;
+) -> Vec<String> {
+    let mut legend = vec![unit];
     if log_axis {
-        let _ = write!(
-            legend,
-            "; log axis: its tail reaches {:.0}x the median",
-            tail
-        );
+        legend.push(format!("log axis: its tail reaches {tail:.0}x the median"));
+    } else if let Some(note) = axis_from_note(lo) {
+        legend.push(note);
     }
     if head.above > 0 {
-        let _ = write!(
-            legend,
-            "; {} above p99 (max {})",
+        legend.push(format!(
+            "{} above p99 (max {})",
             head.above,
             num(figures.per_iteration.max)
-        );
+        ));
     }
     if outlined {
-        legend.push_str("; outline: base");
+        legend.push("outline: base".to_string());
     }
     legend
 }
 
 /// Ticks at the powers of ten inside `(lo, hi)` on a logarithmic axis, labelled where they leave room for the
 /// end labels.
-fn decade_ticks(out: &mut String, x: &Scale, lo: f64, hi: f64, bottom: f64) {
+fn decade_ticks(x: &Scale, lo: f64, hi: f64, bottom: f64) -> Markup {
+    let mut decades = Vec::new();
     let mut decade = 10f64.powf(lo.log10().ceil());
     while decade < hi {
-        let at = x.at(decade);
         if decade > lo {
-            let _ = write!(
-                out,
-                "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-                px(at),
-                px(bottom),
-                px(at),
-                px(bottom + 4.0)
-            );
-            if at > MARGIN + 40.0 && at < CHART_WIDTH - 60.0 {
-                let _ = write!(
-                    out,
-                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                    px(at),
-                    px(bottom + 13.0),
-                    num(decade)
-                );
-            }
+            decades.push(decade);
         }
         decade *= 10.0;
     }
-    out.push('\n');
+    // The end labels' room: the lowest's width from the left margin, the highest's from the right edge.
+    let (left_room, right_room) = (
+        MARGIN + text_width(&num(lo), FONT_PX) + 20.0,
+        CHART_WIDTH - 12.0 - text_width(&num(hi), FONT_PX) - 20.0,
+    );
+    html! {
+        @for decade in decades {
+            @let at = x.at(decade);
+            line.axis x1=(px(at)) y1=(px(bottom)) x2=(px(at)) y2=(px(bottom + 4.0)) {}
+            @if at > left_room && at < right_room {
+                text x=(px(at)) y=(px(bottom + LINE)) text-anchor="middle" { (num(decade)) }
+            }
+        }
+    }
 }
 
-/// Horizontal bars, one row each: `(label, value, scale_to, budget, class)`.
+/// One row of a bar chart: its label, its value (and base's, above it), the line it must stay under, the
+/// sentence under it and the bar's class.
 struct BarRow {
     label: String,
     value: Option<f64>,
@@ -544,85 +493,57 @@ struct BarRow {
     class: &'static str,
 }
 
-fn bar_chart(out: &mut String, class: &str, title: &str, rows: &[BarRow]) {
+/// Horizontal bars, one row each, as wide as their labels and sentences need (at least 360 pixels).
+fn bar_chart(class: &str, title: &str, rows: &[BarRow]) -> Markup {
     if rows.is_empty() {
-        return;
+        return html! {};
     }
-    let width = 360.0;
-    let label_width = 110.0;
+    let label_width = margin_for(rows.iter().map(|r| r.label.as_str()), 12.0, 70.0);
+    let width = rows
+        .iter()
+        .map(|r| label_width + text_width(&r.text, FONT_PX) + 12.0)
+        .chain([text_width(title, FONT_PX) + 12.0])
+        .fold(360.0, f64::max);
     let row_height = 34.0;
     let height = 20.0 + row_height * rows.len() as f64;
-    let _ = writeln!(
-        out,
-        "<svg class=\"chart {class}\" role=\"img\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\">\n<title>{}</title><text x=\"6\" y=\"13\">{}</text>",
-        escape(title),
-        escape(title)
-    );
-    for (i, row) in rows.iter().enumerate() {
-        let top = 20.0 + row_height * i as f64;
-        let scale_to = [row.value, row.base, row.limit]
-            .into_iter()
-            .flatten()
-            .fold(0.0, f64::max)
-            * 1.1;
-        let x = Scale::new(0.0, scale_to.max(1e-9), label_width, width - 8.0);
-        let _ = writeln!(
-            out,
-            "<text x=\"6\" y=\"{}\">{}</text>",
-            px(top + 13.0),
-            escape(&row.label)
-        );
-        if let Some(base) = row.base {
-            let _ = writeln!(
-                out,
-                "<rect class=\"base-bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"7\"><title>base {}</title></rect>",
-                px(label_width),
-                px(top + 2.0),
-                px(x.at(base) - label_width),
-                num(base)
-            );
+    html! {
+        svg class=(format!("chart {class}")) role="img" width=(px(width)) height=(height)
+            viewBox=(format!("0 0 {} {height}", px(width))) {
+            title { (title) }
+            text x="6" y="13" { (title) }
+            @for (i, row) in rows.iter().enumerate() {
+                @let top = 20.0 + row_height * i as f64;
+                @let scale_to = [row.value, row.base, row.limit]
+                    .into_iter()
+                    .flatten()
+                    .fold(0.0, f64::max)
+                    * 1.1;
+                @let x = Scale::new(0.0, scale_to.max(1e-9), label_width, width - 8.0);
+                text x="6" y=(px(top + 13.0)) { (row.label) }
+                @if let Some(base) = row.base {
+                    rect.base-bar x=(px(label_width)) y=(px(top + 2.0)) width=(px(x.at(base) - label_width))
+                        height="7" { title { "base " (num(base)) } }
+                }
+                @if let Some(value) = row.value {
+                    rect class=(row.class) x=(px(label_width)) y=(px(top + 10.0))
+                        width=(px((x.at(value) - label_width).max(0.5))) height="9" { title { (num(value)) } }
+                }
+                @if let Some(limit) = row.limit {
+                    @let at = x.at(limit);
+                    line.limit x1=(px(at)) y1=(px(top)) x2=(px(at)) y2=(px(top + 21.0)) {}
+                }
+                text.note x=(px(label_width)) y=(px(top + 31.0)) { (row.text) }
+            }
         }
-        if let Some(value) = row.value {
-            let _ = writeln!(
-                out,
-                "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"9\"><title>{}</title></rect>",
-                row.class,
-                px(label_width),
-                px(top + 10.0),
-                px((x.at(value) - label_width).max(0.5)),
-                num(value)
-            );
-        }
-        if let Some(limit) = row.limit {
-            let at = x.at(limit);
-            let _ = writeln!(
-                out,
-                "<line class=\"limit\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-                px(at),
-                px(top),
-                px(at),
-                px(top + 21.0)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "<text x=\"{}\" y=\"{}\" class=\"note\">{}</text>",
-            px(label_width),
-            px(top + 31.0),
-            escape(&row.text)
-        );
     }
-    out.push_str("</svg>\n");
 }
 
 /// Stack and heap peak against their budgets (the judged run's), else the stack against the painted region.
 fn footprint_chart(
-    out: &mut String,
     bench: &BenchSummary,
     summary: &RunSummary,
     judgement: Option<&Judgement>,
-) {
+) -> Markup {
     let check = |metric: BudgetMetric| {
         judgement
             .and_then(|j| j.benchmarks.iter().find(|b| b.name == bench.name))
@@ -685,11 +606,11 @@ fn footprint_chart(
         row("stack", stack, BudgetMetric::StackBytes, painted),
         row("heap peak", heap, BudgetMetric::HeapPeakBytes, None),
     ];
-    bar_chart(out, "footprint", "stack and heap, bytes", &rows);
+    bar_chart("footprint", "stack and heap, bytes", &rows)
 }
 
-/// One benchmark's metrics, base against head, each with its limit.
-fn diff_chart(out: &mut String, compared: &rho_baseline::compare::BenchmarkComparison) {
+/// One benchmark's metrics, base against head, each with its own limit (the one it was judged with).
+fn diff_chart(compared: &rho_baseline::compare::BenchmarkComparison) -> Markup {
     use rho_baseline::compare::Value;
     let rows: Vec<BarRow> = compared
         .metrics
@@ -717,118 +638,67 @@ fn diff_chart(out: &mut String, compared: &rho_baseline::compare::BenchmarkCompa
                 base,
                 limit: base.map(|b| b * (1.0 + limit_percent / 100.0)),
                 text: format!(
-                    "{} -> {}{change}: {}",
+                    "{} -> {}{change}: {} (limit +{})",
                     show(m.base),
                     show(m.head),
-                    m.verdict.label()
+                    m.verdict.label(),
+                    percent_as_set(limit_percent)
                 ),
                 class: if m.verdict.fails() { "bad" } else { "ok" },
             }
         })
         .collect();
     bar_chart(
-        out,
         "diff",
-        "base (grey) against head, with the limit",
+        "base (grey) against head, with each metric's limit",
         &rows,
-    );
+    )
 }
 
-/// The gate: per benchmark (metric names `BENCH.METRIC`), every run of base and head for each metric, with
-/// the line head's best must stay under.
-fn render_gate(out: &mut String, gate: &Gate) {
-    let comparison = gate.comparison;
-    let _ = writeln!(
-        out,
-        "<section class=\"gate\">\n<h2>Every run: head {} (blue), base {} (grey)</h2>\n<p class=\"meta {}\">verdict: {}; {} run(s) \
-         of each side, alternating; each side's best run is judged</p>",
-        escape(gate.head),
-        escape(gate.base),
-        if comparison.verdict == rho_gate::Verdict::Ok {
-            "verdict-ok"
-        } else {
-            "verdict-bad"
-        },
-        comparison.verdict,
-        gate.base_runs.len().max(gate.head_runs.len())
-    );
-    let mut groups: Vec<(String, Vec<&rho_gate::MetricComparison>)> = Vec::new();
+/// The benchmark a gate's metric `BENCH.METRIC` belongs to, and the metric.
+pub(crate) fn gate_metric_parts(name: &str) -> (&str, &str) {
+    name.rsplit_once('.').unwrap_or((name, ""))
+}
+
+/// The gate's metrics grouped by benchmark, in the order they first appear.
+pub(crate) fn gate_groups(
+    comparison: &rho_gate::Comparison,
+) -> Vec<(&str, Vec<&rho_gate::MetricComparison>)> {
+    let mut groups: Vec<(&str, Vec<&rho_gate::MetricComparison>)> = Vec::new();
     for metric in &comparison.metrics {
-        let group = metric
-            .name
-            .rsplit_once('.')
-            .map_or(metric.name.as_str(), |(bench, _)| bench)
-            .to_string();
+        let (group, _) = gate_metric_parts(&metric.name);
         match groups.iter_mut().find(|(g, _)| *g == group) {
             Some((_, members)) => members.push(metric),
             None => groups.push((group, vec![metric])),
         }
     }
+    groups
+}
+
+/// The gate: per benchmark (metric names `BENCH.METRIC`), every run of base and head for each metric, with
+/// the line head's best must stay under.
+fn render_gate(gate: &Gate) -> Markup {
+    let comparison = gate.comparison;
     let regressed = rho_gate::functions::regressed_in(comparison, gate.base_runs, gate.head_runs);
-    for (group, metrics) in &groups {
-        let _ = writeln!(
-            out,
-            "<article class=\"bench\" id=\"gate-{}\">\n<h3>{}</h3>\n<div class=\"charts\">",
-            escape(group),
-            escape(group)
-        );
-        runs_chart(out, group, metrics, gate);
-        out.push_str("</div>\n");
-        if let Some(functions) = regressed.iter().find(|r| r.bench == *group) {
-            flame_graph(out, group, Some(&functions.base), &functions.head);
-        }
-        out.push_str("</article>\n");
-    }
-    out.push_str("</section>\n");
-}
-
-/// A regressed benchmark's differential flame graph, drawn by inferno ([`crate::flame`]) from rho-profile's
-/// call tree: head's call tree of the measured loop, frames as wide as head's inclusive instructions, red
-/// where they grew against base, blue where they shrank. Nothing when head's list has no root to draw from.
-pub fn flame_graph(
-    out: &mut String,
-    bench: &str,
-    base: Option<&rho_profile::Functions>,
-    head: &rho_profile::Functions,
-) {
-    let Some(tree) = rho_profile::flame::tree(base, head) else {
-        return;
-    };
-    let _ = writeln!(
-        out,
-        "<figure class=\"flame-graph\" id=\"flame-{}\"><figcaption>{}: where the instructions went, per \
-         iteration (width: head's inclusive count; red: more than base, blue: fewer; hover a frame for its \
-         figures and change, click to zoom)</figcaption>",
-        escape(bench),
-        escape(bench)
-    );
-    match crate::flame::svg(&tree, bench, &format!("{bench}: differential flame graph")) {
-        Ok(document) => out.push_str(&crate::flame::framed(&document, "flame", bench)),
-        Err(error) => {
-            let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(&error.to_string()));
+    html! {
+        section.gate {
+            h2 { "Every run: head " (gate.head) " (blue), base " (gate.base) " (grey)" }
+            p.meta.verdict-ok[comparison.verdict == rho_gate::Verdict::Ok]
+                .verdict-bad[comparison.verdict != rho_gate::Verdict::Ok] {
+                "verdict: " (comparison.verdict) "; " (gate.base_runs.len().max(gate.head_runs.len()))
+                " run(s) of each side, alternating; each side's best run is judged against its metric's limit"
+            }
+            @for (group, metrics) in gate_groups(comparison) {
+                article.bench id=(format!("gate-{group}")) {
+                    h3 { (group) }
+                    div.charts { (runs_chart(group, &metrics, gate)) }
+                    @if let Some(functions) = regressed.iter().find(|r| r.bench == group) {
+                        (flame_graph(group, Some(&functions.base), &functions.head))
+                    }
+                }
+            }
         }
     }
-    out.push_str("</figure>\n");
-}
-
-/// The functions whose counts changed most (rho-profile's diff) as a table: base -> head, self and inclusive
-/// per iteration, with the change, and whether a function is only on one side.
-pub fn changed_functions_table(changes: &[rho_profile::diff::FunctionChange]) -> String {
-    let mut out = String::from(
-        "<table class=\"changed-functions\"><tr><th>function</th><th>self base &#8594; head</th>\
-         <th>inclusive base &#8594; head</th><th></th></tr>\n",
-    );
-    for change in changes {
-        let [own, inclusive] = change.cells("&#8594;");
-        let _ = writeln!(
-            out,
-            "<tr><td><code>{}</code></td><td>{own}</td><td>{inclusive}</td><td>{}</td></tr>",
-            escape(&change.name),
-            change.presence().unwrap_or("")
-        );
-    }
-    out.push_str("</table>\n");
-    out
 }
 
 fn run_values(runs: &[rho_gate::RunMetrics], name: &str) -> Vec<f64> {
@@ -840,110 +710,127 @@ fn run_values(runs: &[rho_gate::RunMetrics], name: &str) -> Vec<f64> {
         .collect()
 }
 
-/// One strip per metric: base's runs on the upper line, head's on the lower, the budget line at base's best
-/// times (1 + budget).
-fn runs_chart(out: &mut String, group: &str, metrics: &[&rho_gate::MetricComparison], gate: &Gate) {
+/// A gate metric's outcome in a word or two, with its change and its limit as set: `REGRESSED +6.1%
+/// (limit +1%)`. An undecided one says only that; why is in its hover text and the text report.
+pub(crate) fn gate_outcome_text(metric: &rho_gate::MetricComparison) -> String {
+    let outcome = match &metric.outcome {
+        rho_gate::MetricOutcome::Ok => "ok",
+        rho_gate::MetricOutcome::Regressed => "REGRESSED",
+        rho_gate::MetricOutcome::Undecided(_) => "undecided",
+    };
+    let change = metric
+        .change()
+        .map_or(String::new(), |c| format!(" {:+.1}%", c * 100.0));
+    format!(
+        "{outcome}{change} (limit +{})",
+        percent_as_set(metric.budget * 100.0)
+    )
+}
+
+/// One strip per metric: base's runs on the upper line, head's on the lower, the limit's line at base's best
+/// times (1 + limit). The labels' margin is as wide as the widest label.
+fn runs_chart(group: &str, metrics: &[&rho_gate::MetricComparison], gate: &Gate) -> Markup {
     let row_height = 46.0;
-    let label_width = 175.0;
-    let height = 10.0 + row_height * metrics.len() as f64;
-    let _ = writeln!(
-        out,
-        "<svg class=\"chart gate-runs\" role=\"img\" width=\"{CHART_WIDTH}\" height=\"{height}\" \
-         viewBox=\"0 0 {CHART_WIDTH} {height}\">\n<title>{}: every run of base (grey, upper) and head (blue, \
-         lower)</title>",
-        escape(group)
+    let labels: Vec<(String, String)> = metrics
+        .iter()
+        .map(|m| {
+            (
+                gate_metric_parts(&m.name).1.to_string(),
+                gate_outcome_text(m),
+            )
+        })
+        .collect();
+    let label_width = margin_for(
+        labels.iter().flat_map(|(a, b)| [a.as_str(), b.as_str()]),
+        12.0,
+        120.0,
     );
-    for (i, metric) in metrics.iter().enumerate() {
-        let top = 8.0 + row_height * i as f64;
-        let base = run_values(gate.base_runs, &metric.name);
-        let head = run_values(gate.head_runs, &metric.name);
-        // The line head must not cross: above base's best for a cost, below it for a rate (judged as its
-        // reciprocal, rho_judge::judge_change_toward).
-        let limit = metric.base.map(|b| match metric.better {
-            rho_stats::Better::Lower => b.min * (1.0 + metric.budget),
-            rho_stats::Better::Higher => b.min / (1.0 + metric.budget),
-        });
-        let all: Vec<f64> = base.iter().chain(&head).chain(&limit).copied().collect();
-        let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
-        let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01);
-        let pad = if pad > 0.0 { pad } else { 1.0 };
-        // Costs are not negative: the axis starts at 0 at the lowest.
-        let (lo, hi) = (
-            if lo >= 0.0 {
-                (lo - pad).max(0.0)
-            } else {
-                lo - pad
-            },
-            hi + pad,
-        );
-        let x = Scale::new(lo, hi, label_width, CHART_WIDTH - 12.0);
-        let metric_name = metric.name.rsplit_once('.').map_or("", |(_, m)| m);
-        let outcome = match &metric.outcome {
-            rho_gate::MetricOutcome::Ok => "ok".to_string(),
-            rho_gate::MetricOutcome::Regressed => "REGRESSED".to_string(),
-            rho_gate::MetricOutcome::Undecided(why) => format!("undecided: {why}"),
-        };
-        let change = metric
-            .change()
-            .map_or(String::new(), |c| format!(" {:+.1}%", c * 100.0));
-        let _ = writeln!(
-            out,
-            "<text x=\"6\" y=\"{}\">{}</text><text x=\"6\" y=\"{}\" class=\"note\">{}{}</text>",
-            px(top + 12.0),
-            escape(metric_name),
-            px(top + 26.0),
-            escape(&outcome),
-            escape(&change)
-        );
-        let _ = writeln!(
-            out,
-            "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-            px(label_width),
-            px(top + 34.0),
-            px(CHART_WIDTH - 12.0),
-            px(top + 34.0)
-        );
-        for (class, values, line) in [
-            ("base-dot", &base, top + 10.0),
-            ("head-dot", &head, top + 24.0),
-        ] {
-            for value in values.iter() {
-                let _ = writeln!(
-                    out,
-                    "<circle class=\"{class}\" cx=\"{}\" cy=\"{}\" r=\"4\"><title>{}</title></circle>",
-                    px(x.at(*value)),
-                    px(line),
-                    num(*value)
-                );
+    let width = CHART_WIDTH.max(label_width + 240.0);
+    let height = 10.0 + row_height * metrics.len() as f64;
+    html! {
+        svg.chart.gate-runs role="img" width=(px(width)) height=(height)
+            viewBox=(format!("0 0 {} {height}", px(width))) {
+            title { (group) ": every run of base (grey, upper) and head (blue, lower)" }
+            @for (i, (metric, (metric_name, outcome))) in metrics.iter().zip(&labels).enumerate() {
+                @let top = 8.0 + row_height * i as f64;
+                (runs_strip(metric, gate, top, label_width, width, metric_name, outcome))
             }
         }
-        if let Some(limit) = limit {
-            let at = x.at(limit);
-            let _ = writeln!(
-                out,
-                "<line class=\"limit\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"><title>budget: {}</title></line>",
-                px(at),
-                px(top + 2.0),
-                px(at),
-                px(top + 32.0),
-                num(limit)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "<text x=\"{}\" y=\"{}\" class=\"note\">{}</text><text x=\"{}\" y=\"{}\" class=\"note\" \
-             text-anchor=\"end\">{}</text>",
-            px(label_width),
-            px(top + 44.0),
-            num(lo),
-            px(CHART_WIDTH - 12.0),
-            px(top + 44.0),
-            num(hi)
-        );
     }
-    out.push_str("</svg>\n");
+}
+
+/// One metric's strip of [`runs_chart`], `top` pixels down.
+fn runs_strip(
+    metric: &rho_gate::MetricComparison,
+    gate: &Gate,
+    top: f64,
+    label_width: f64,
+    width: f64,
+    metric_name: &str,
+    outcome: &str,
+) -> Markup {
+    let base = run_values(gate.base_runs, &metric.name);
+    let head = run_values(gate.head_runs, &metric.name);
+    // The line head must not cross: above base's best for a cost, below it for a rate (judged as its
+    // reciprocal, rho_judge::judge_change_toward).
+    let limit = metric.base.map(|b| match metric.better {
+        rho_stats::Better::Lower => b.min * (1.0 + metric.budget),
+        rho_stats::Better::Higher => b.min / (1.0 + metric.budget),
+    });
+    let all: Vec<f64> = base.iter().chain(&head).chain(&limit).copied().collect();
+    let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+    let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.01);
+    let pad = if pad > 0.0 { pad } else { 1.0 };
+    // Costs are not negative: the axis starts at 0 at the lowest.
+    let (lo, hi) = (
+        if lo >= 0.0 {
+            (lo - pad).max(0.0)
+        } else {
+            lo - pad
+        },
+        hi + pad,
+    );
+    let right = width - 12.0;
+    let x = Scale::new(lo, hi, label_width, right);
+    let why = match &metric.outcome {
+        rho_gate::MetricOutcome::Undecided(why) => Some(why.to_string()),
+        _ => None,
+    };
+    let low_label = match axis_from_note(lo) {
+        Some(note) => note,
+        None => num(lo),
+    };
+    let limit_title = match metric.better {
+        rho_stats::Better::Lower => format!(
+            "limit: base's best +{}",
+            percent_as_set(metric.budget * 100.0)
+        ),
+        rho_stats::Better::Higher => format!(
+            "limit: base's best / (1 + {})",
+            percent_as_set(metric.budget * 100.0)
+        ),
+    };
+    html! {
+        text x="6" y=(px(top + 12.0)) { (metric_name) }
+        text.note x="6" y=(px(top + 26.0)) {
+            @if let Some(why) = &why { title { (why) } }
+            (outcome)
+        }
+        line.axis x1=(px(label_width)) y1=(px(top + 34.0)) x2=(px(right)) y2=(px(top + 34.0)) {}
+        @for (class, values, level) in [("base-dot", &base, top + 10.0), ("head-dot", &head, top + 24.0)] {
+            @for value in values.iter() {
+                circle class=(class) cx=(px(x.at(*value))) cy=(px(level)) r="4" { title { (num(*value)) } }
+            }
+        }
+        @if let Some(limit) = limit {
+            @let at = x.at(limit);
+            line.limit x1=(px(at)) y1=(px(top + 2.0)) x2=(px(at)) y2=(px(top + 32.0)) { title { (limit_title) } }
+        }
+        text.note x=(px(label_width)) y=(px(top + 44.0)) { (low_label) }
+        text.note x=(px(right)) y=(px(top + 44.0)) text-anchor="end" { (num(hi)) }
+    }
 }
 
 #[cfg(test)]
@@ -1093,7 +980,10 @@ mod tests {
         assert_balanced(&html);
         assert_eq!(html.matches("class=\"chart diff\"").count(), 2);
         assert_eq!(html.matches("class=\"base-hist\"").count(), 2);
-        assert!(html.contains("96 -&gt; 960 (+900.0%): regressed"), "{html}");
+        assert!(
+            html.contains("96 -&gt; 960 (+900.0%): regressed (limit +10%)"),
+            "{html}"
+        );
         assert!(html.contains("1 regressed"));
     }
 
@@ -1149,12 +1039,13 @@ mod tests {
     }
 
     /// The page opens with the verdict, the regressed and the over-budget benchmarks by name, each a link to
-    /// its section, and a summary table of every benchmark and metric, before any chart.
+    /// its section, and one summary table of every benchmark, the regressed one first, before any chart.
     #[test]
     fn the_headline_names_the_regressed_and_the_over_budget_with_links_and_a_summary_table() {
         let base = summary();
         let mut head = summary();
-        head.benchmarks[0].stack = StackMark::Bytes(960);
+        // bench_b, the second in the suite, regresses: it is the table's first row.
+        head.benchmarks[1].stack = StackMark::Bytes(1280);
         let recording = rho_baseline::Recording::now("0", None);
         let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
         let comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
@@ -1181,6 +1072,7 @@ mod tests {
             html.find("<section class=\"headline\"") < html.find("<section class=\"suite\""),
             "the headline comes first"
         );
+        assert!(!headline.contains("<svg"), "no chart before the table");
         assert!(
             headline.contains(
                 "<p class=\"verdict verdict-bad\">FAILED: 1 benchmark regressed, 1 benchmark over budget</p>"
@@ -1189,7 +1081,7 @@ mod tests {
         );
         assert!(
             headline.contains(
-                "<strong>Regressed:</strong> <a href=\"#s0-bench_a\">bench_a</a> (stack_bytes +900.0%)"
+                "<strong>Regressed:</strong> <a href=\"#s0-bench_b\">bench_b</a> (stack_bytes +900.0%)"
             ),
             "{headline}"
         );
@@ -1202,18 +1094,31 @@ mod tests {
         );
         for name in ["bench_a", "bench_b"] {
             assert!(html.contains(&format!("<article class=\"bench\" id=\"s0-{name}\">")));
-            assert!(
-                headline.contains(&format!("<tr><td><a href=\"#s0-{name}\">{name}</a></td>")),
-                "{headline}"
-            );
         }
-        // A column per metric measured, the change and the budget in the cells, a verdict per row.
+        // One row per benchmark: the regressed first, then the one over budget.
+        let rows: Vec<&str> = headline
+            .split("<tr data-summary=\"")
+            .skip(1)
+            .filter_map(|row| row.split('"').next())
+            .collect();
+        assert_eq!(rows, ["bench_b", "bench_a"], "{headline}");
         assert!(
-            headline.contains("<th>cycles</th><th>ns</th><th>stack B</th><th>heap peak B</th>"),
+            headline.contains(
+                "<tr data-summary=\"bench_b\"><td><a href=\"#s0-bench_b\">bench_b</a></td>"
+            ),
+            "{headline}"
+        );
+        // A column per metric measured, each with its limit as set, the change and the budget in the cells,
+        // a verdict per row.
+        assert!(
+            headline.contains(
+                "<th>cycles<span class=\"limit-set\">limit +10%</span></th><th>ns<span class=\"limit-set\">\
+                 limit +10%</span></th><th>stack B<span class=\"limit-set\">limit +10%</span></th>"
+            ),
             "{headline}"
         );
         assert!(
-            headline.contains("<td class=\"verdict-bad\">960 (+900.0%)</td>"),
+            headline.contains("<td class=\"verdict-bad\">1280 (+900.0%)</td>"),
             "{headline}"
         );
         assert!(
@@ -1225,7 +1130,7 @@ mod tests {
             "{headline}"
         );
         assert!(
-            headline.contains("<td class=\"verdict-ok\">ok</td></tr>"),
+            headline.contains("<td class=\"verdict-bad\">over budget</td></tr>"),
             "{headline}"
         );
         assert!(html.contains("stack region 4096 bytes"), "{html}");
@@ -1236,7 +1141,62 @@ mod tests {
             html.contains("2 benchmarks measured; no baseline and no budget to judge them against"),
             "{html}"
         );
-        assert_eq!(html.matches("<tr><td><a href=\"#s0-").count(), 2);
+        assert_eq!(html.matches("<tr data-summary=").count(), 2);
+        assert!(
+            !html.contains("class=\"limit-set\""),
+            "no comparison, no limit"
+        );
+    }
+
+    /// Each metric with its own limit: instructions judged at 1% and time at 10% read so, in the line saying
+    /// what the run was compared with, in the table's headings and in the diff chart. The page once said
+    /// "limit +10%" for everything, the time limit, where the instructions' limit was 1%.
+    #[test]
+    fn each_metric_shows_its_own_limit_as_set() {
+        use rho_baseline::compare::{MetricComparison, Value};
+        let base = summary();
+        let head = summary();
+        let recording = rho_baseline::Recording::now("0", None);
+        let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
+        let mut comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
+        // bench_a counted too: 1000 instructions, then 1020 (+2%: over its 1%).
+        let bench = &mut comparison.benchmarks[0];
+        assert_eq!(bench.instructions_limit_percent, 1.0);
+        bench.metrics.push(MetricComparison {
+            metric: rho_stats::Metric::Instructions,
+            base: Value::Figure(1000.0),
+            head: Value::Figure(1020.0),
+            change_percent: Some(2.0),
+            within_resolution: false,
+            verdict: rho_baseline::Verdict::Regressed,
+        });
+        let mut page = page_of(&head);
+        page.diff = Some(Diff {
+            comparison: &comparison,
+            base_name: "HEAD",
+            base_runs: Vec::new(),
+        });
+        let html = page.render();
+        assert_balanced(&html);
+        assert!(
+            html.contains(
+                "limits as set: cycles, time_ns, stack_bytes, heap_peak_bytes +10%; instructions +1%."
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("(limit +10%)</p>"), "{html}");
+        assert!(
+            html.contains("<th>instructions<span class=\"limit-set\">limit +1%</span></th>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("1000 -&gt; 1020 (+2.0%): regressed (limit +1%)"),
+            "{html}"
+        );
+        assert!(
+            html.contains("96 -&gt; 96 (+0.0%): ok (limit +10%)"),
+            "{html}"
+        );
     }
 
     fn page_of(summary: &RunSummary) -> Page<'_> {

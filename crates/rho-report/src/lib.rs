@@ -5,13 +5,17 @@
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
 //! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
 //! and `rho-gate` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
-//! (`html`, with the feature of that name, which also words the gate's report: [`gate`]).
+//! (`html`, with the feature of that name, which also words the gate's report: [`gate`]). Pages are maud
+//! templates, checked at compile time and escaping every text they are given; [`chrome`] is what every page is
+//! wrapped in, and the flame graphs are inferno's ([`flame`]).
 //! Both the `rho` command and harnesses that print their own report (rho-bench's feature `report`) use it.
 //!
 //! With the feature `documents` it also holds the JSON documents of a module.yml run ([`documents`]).
 //!
 //! It must not know how a run was made, and it judges nothing: it lays out (docs/architecture.md).
 
+#[cfg(feature = "html")]
+pub mod chrome;
 #[cfg(feature = "documents")]
 pub mod documents;
 #[cfg(feature = "html")]

@@ -1,6 +1,7 @@
-//! The pieces every chart of the HTML page is drawn with: text escaped for HTML, numbers as labels and
-//! coordinates, and the map from figures to pixels. Below the page's modules (html, headline, growth), which
-//! all draw with them; it knows nothing of runs or verdicts.
+//! The pieces every chart of the HTML pages is drawn with: text escaped for HTML (for the few places that
+//! build text outside a template), numbers as labels and coordinates, the room a label takes, what an axis
+//! that does not start at zero says, and the map from figures to pixels. Below the pages' modules (html,
+//! headline, growth, history), which all draw with them; it knows nothing of runs or verdicts.
 
 /// Text made safe in HTML content and in a quoted attribute value.
 pub fn escape(text: &str) -> String {
@@ -29,6 +30,41 @@ pub(crate) fn num(value: f64) -> String {
     } else {
         format!("{value:.2}")
     }
+}
+
+/// The font size of a chart's text, in pixels (`svg{font:11px ...}` in [`crate::chrome`]'s style).
+pub(crate) const FONT_PX: f64 = 11.0;
+
+/// How wide `text` is drawn at `font_px`: an upper estimate (0.62 em a character: wider than the average
+/// glyph of a sans-serif face, digits included), so a margin made from it never clips the label.
+pub(crate) fn text_width(text: &str, font_px: f64) -> f64 {
+    text.chars().count() as f64 * font_px * 0.62
+}
+
+/// The margin that holds the widest of `labels` at the charts' font, with `padding` pixels beside it, and
+/// never less than `least`: an axis's labels are never clipped, however long a benchmark's or metric's name.
+pub(crate) fn margin_for<'a>(
+    labels: impl IntoIterator<Item = &'a str>,
+    padding: f64,
+    least: f64,
+) -> f64 {
+    labels
+        .into_iter()
+        .map(|label| text_width(label, FONT_PX) + padding)
+        .fold(least, f64::max)
+}
+
+/// What an axis of figures that does not start at zero says, so a reader does not take a small change for a
+/// large one: `axis from 1200, not 0`. `None` for an axis from 0 (or below it: a signed axis crosses 0).
+pub(crate) fn axis_from_note(lo: f64) -> Option<String> {
+    (lo > 0.0).then(|| format!("axis from {}, not 0", num(lo)))
+}
+
+/// A limit or budget in percent as it was set: `1%`, `0.5%`, `10%`, never `1.000%` nor a figure derived from
+/// it (to a millionth of a percent, so `0.07 * 100` reads `7%`).
+pub fn percent_as_set(percent: f64) -> String {
+    let rounded = (percent * 1e6).round() / 1e6;
+    format!("{rounded}%")
 }
 
 /// A coordinate, to a tenth of a pixel.
