@@ -12,7 +12,7 @@ use rho_wire::StackMark;
 
 use crate::html::{gate_groups, gate_metric_parts, suite_label};
 use crate::page::{Diff, Gate, Page, Suite};
-use crate::svg::{num, percent_as_set};
+use crate::svg::{figure, percent_as_set};
 
 /// The id of benchmark `name`'s section in suite `suite` (the `suite`-th of the page): unique on the page
 /// when several suites have a benchmark of the same name.
@@ -386,7 +386,7 @@ fn budget_metric(metric: Metric) -> BudgetMetric {
 /// The figure of `metric`, or why there is none (`overran`, `off`, `-`).
 fn figure_text(bench: &BenchSummary, metric: Metric) -> String {
     match (bench.metric(metric), metric, bench.stack) {
-        (Some(value), _, _) => num(value),
+        (Some(value), _, _) => figure(value),
         (None, Metric::StackBytes, StackMark::Overrun) => "overran".to_string(),
         (None, Metric::StackBytes, StackMark::Off) => "off".to_string(),
         (None, _, _) if bench.overran => "stopped".to_string(),
@@ -532,7 +532,7 @@ fn summary_row(
         // Compared, the figure judged (the baseline's, rounded to the clock's step), so the cell and its
         // change agree with the comparison table.
         let mut cell = match compared.and_then(|m| m.head.figure()) {
-            Some(value) => num(value),
+            Some(value) => figure(value),
             None => figure_text(bench, metric),
         };
         let mut bad = false;
@@ -620,7 +620,7 @@ fn gate_summary_table(gate: &Gate) -> Markup {
                         return ("-".to_string(), false, None);
                     };
                     let side = |s: Option<rho_gate::SideFigures>| {
-                        s.map_or("-".to_string(), |s| num(s.min))
+                        s.map_or("-".to_string(), |s| figure(s.min))
                     };
                     let change = match (m.change(), m.zero_base_text()) {
                         (Some(c), _) => format!(" ({:+.1}%)", c * 100.0),

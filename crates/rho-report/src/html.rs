@@ -96,7 +96,12 @@ pub fn suite_label(what: &str) -> String {
         }
     }
     if shared.is_empty() {
-        format!("{} and {} more files", files[0], files.len() - 1)
+        let more = files.len() - 1;
+        format!(
+            "{} and {more} more file{}",
+            files[0],
+            if more == 1 { "" } else { "s" }
+        )
     } else {
         format!("{shared}/ ({} files)", files.len())
     }
@@ -1234,6 +1239,97 @@ mod tests {
             .fold(0.0, f64::max);
         assert!(widest > 30.0, "{tailed}");
         assert!(!chart("bench_a").contains("log axis"));
+    }
+
+    #[test]
+    fn a_suite_is_labelled_by_its_module_or_first_file_not_every_file() {
+        assert_eq!(
+            suite_label("bench/a.c bench/b.c bench/sub/c.S"),
+            "bench/ (3 files)"
+        );
+        assert_eq!(
+            suite_label("lib/zstd/a.c lib/zstd/b.c lib/common/x.c"),
+            "lib/ (3 files)"
+        );
+        assert_eq!(suite_label("main.c helper.c"), "main.c and 1 more file");
+        assert_eq!(suite_label("bench/suite.c"), "bench/suite.c");
+        assert_eq!(suite_label("make -C bench run"), "make -C bench run");
+        // The page's heading is the label; the files are its hover text.
+        let summary = summary();
+        let html = page(vec![Suite {
+            what: "src/a.c src/b.c src/c.c",
+            summary: &summary,
+            judgement: None,
+        }])
+        .render();
+        assert!(
+            html.contains("<h2 title=\"src/a.c src/b.c src/c.c\">src/ (3 files)</h2>"),
+            "{html}"
+        );
+    }
+
+    /// A gate whose metric has a long name and a long outcome: the strip's axis starts right of the widest
+    /// label (as the labels' width is estimated, generously), so no label runs under the dots or is cut.
+    #[test]
+    fn a_chart_s_labels_set_its_margin() {
+        let name = "bench_a.a_metric_with_a_rather_long_name_indeed";
+        let mut base = rho_gate::RunMetrics::new();
+        base.insert(name.into(), rho_gate::Figure::Value(100.0));
+        let mut head = rho_gate::RunMetrics::new();
+        head.insert(name.into(), rho_gate::Figure::Value(100.5));
+        let side = |v| rho_gate::SideFigures {
+            min: v,
+            max: v,
+            runs: 1,
+        };
+        let comparison = rho_gate::Comparison {
+            verdict: rho_gate::Verdict::Ok,
+            metrics: vec![rho_gate::MetricComparison {
+                name: name.into(),
+                floor: 0.0,
+                within_resolution: false,
+                base: Some(side(100.0)),
+                head: Some(side(100.5)),
+                budget: 0.01,
+                better: rho_stats::Better::Lower,
+                outcome: rho_gate::MetricOutcome::Ok,
+                paired: None,
+                undecided_side: None,
+            }],
+        };
+        let mut page = page(Vec::new());
+        page.gate = Some(Gate {
+            comparison: &comparison,
+            base_runs: std::slice::from_ref(&base),
+            head_runs: std::slice::from_ref(&head),
+            base: "main",
+            head: "HEAD",
+        });
+        let html = page.render();
+        let axis: f64 = html
+            .split("<line class=\"axis\" x1=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|x| x.parse().ok())
+            .unwrap();
+        let label = "a_metric_with_a_rather_long_name_indeed";
+        assert!(html.contains(&format!(">{label}</text>")), "{html}");
+        assert!(axis >= 6.0 + text_width(label, FONT_PX), "{axis}: {html}");
+        // The outcome with its limit as set, never an absolute budget; the axis from 91.5 says it is not 0.
+        assert!(html.contains("ok +0.5% (limit +1%)"), "{html}");
+        assert!(
+            html.contains("<title>limit: base's best +1%</title>"),
+            "{html}"
+        );
+        assert!(html.contains(", not 0</text>"), "{html}");
+        assert!(!html.contains("budget:"), "{html}");
+        // The gate's summary table: the benchmark, its metric under its limit as set, before the chart.
+        let table = html.find("<tr data-summary=\"bench_a\">").unwrap();
+        assert!(table < html.find("<svg").unwrap());
+        assert!(html.contains(&format!(
+            "<th>{label}<span class=\"limit-set\">limit +1%</span></th>"
+        )));
+        assert!(html.contains("<td>100 → 100.5 (+0.5%)</td>"), "{html}");
     }
 
     #[test]

@@ -67,6 +67,21 @@ pub fn percent_as_set(percent: f64) -> String {
     format!("{rounded}%")
 }
 
+/// A figure in a table, where a reader compares two of them: whole figures as they are, others to four
+/// significant places at least (`100.5`, not the chart label's `100`), so a cell agrees with its change.
+pub(crate) fn figure(value: f64) -> String {
+    let magnitude = value.abs();
+    if value == value.trunc() || magnitude >= 10_000.0 {
+        format!("{value:.0}")
+    } else if magnitude >= 100.0 {
+        format!("{value:.1}")
+    } else if magnitude >= 10.0 {
+        format!("{value:.2}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
 /// A coordinate, to a tenth of a pixel.
 pub(crate) fn px(value: f64) -> String {
     let value = if value.is_finite() { value } else { 0.0 };
