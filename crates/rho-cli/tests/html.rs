@@ -224,6 +224,16 @@ fn check_draws_its_budgets_and_the_baseline_comparison() {
 /// `rho bench gate --html` of the kata's wire suite under `dir`: base as it is, head with `slowdown`
 /// (tests/kata/slowdowns/SLOWDOWN.c) as its kernels.c, with `settings`; the page's path and the outcome.
 fn kata_gate_page(dir: &Path, slowdown: &str, settings: &[&str]) -> (PathBuf, common::Outcome) {
+    kata_gate_page_with(dir, slowdown, settings, "")
+}
+
+/// [`kata_gate_page`] with `budgets` (module.yml lines under `bench:`) added to both sides' module.yml.
+fn kata_gate_page_with(
+    dir: &Path,
+    slowdown: &str,
+    settings: &[&str],
+    budgets: &str,
+) -> (PathBuf, common::Outcome) {
     let kata = common::repo_file("tests/kata");
     let (base, head) = (dir.join("base"), dir.join("head"));
     common::copy_tree(&kata, &base);
@@ -233,6 +243,18 @@ fn kata_gate_page(dir: &Path, slowdown: &str, settings: &[&str]) -> (PathBuf, co
         head.join("kernels.c"),
     )
     .unwrap();
+    if !budgets.is_empty() {
+        for side in [&base, &head] {
+            let module = side.join("wire/module.yml");
+            let text = std::fs::read_to_string(&module).unwrap();
+            assert!(text.contains("\nbench:\n"), "{text}");
+            std::fs::write(
+                &module,
+                text.replace("\nbench:\n", &format!("\nbench:\n{budgets}")),
+            )
+            .unwrap();
+        }
+    }
     let page = dir.join("gate.html");
     let gate = ["bench", "gate", "--json", "-", "--base", "../../base/wire"];
     let args = [&gate[..], settings, &["--html", page.to_str().unwrap()]].concat();
@@ -240,6 +262,89 @@ fn kata_gate_page(dir: &Path, slowdown: &str, settings: &[&str]) -> (PathBuf, co
     command.args(&args).current_dir(head.join("wire"));
     let outcome = common::run_rho(command, &args, Duration::from_secs(600));
     (page, outcome)
+}
+
+/// The rows of the summary table in a page's DOM, in order: each row's `data-summary`.
+fn summary_rows(dom: &str) -> Vec<String> {
+    dom.split("<tr data-summary=\"")
+        .skip(1)
+        .filter_map(|row| row.split('"').next())
+        .map(String::from)
+        .collect()
+}
+
+/// What every page that answers first shows in its rendered DOM: the verdict, then one summary table
+/// naming each of `benchmarks` (and no other), all before the first chart, `first` as its first row, and
+/// each `(metric, limit)` heading its column with the limit as set.
+fn assert_answers_first(dom: &str, benchmarks: &[&str], first: &str, limits: &[(&str, &str)]) {
+    let chart = dom.find("<svg").expect("a chart");
+    let verdict = dom.find("<p class=\"verdict").expect("a verdict");
+    let table = dom
+        .find("<table class=\"summary\">")
+        .expect("a summary table");
+    assert!(
+        verdict < table && table < chart,
+        "verdict, table, then charts:\n{dom}"
+    );
+    let rows = summary_rows(&dom[..chart]);
+    let mut sorted_rows = rows.clone();
+    sorted_rows.sort();
+    let mut expected: Vec<String> = benchmarks.iter().map(|b| b.to_string()).collect();
+    expected.sort();
+    assert_eq!(
+        sorted_rows, expected,
+        "every benchmark once, before the first chart"
+    );
+    assert_eq!(rows[0], first, "the regressed one first: {rows:?}");
+    for (metric, limit) in limits {
+        let heading = format!("<th>{metric}<span class=\"limit-set\">limit {limit}</span></th>");
+        assert!(
+            dom[..chart].contains(&heading),
+            "{heading} in:\n{}",
+            &dom[table..chart]
+        );
+    }
+}
+
+/// A counted gate's page in Chromium answers first: its verdict and one table of the four kata benchmarks
+/// before the first chart, the one the slowdown regressed (bench_count_below, fourth in the suite) first,
+/// and the instructions' column headed by the limit module.yml sets (0.5%), the stack's and heap's by the
+/// gate's default (30%), never an absolute budget.
+#[test]
+fn the_gate_page_answers_first_with_each_metric_s_limit_as_set() {
+    if !chromium_present("the_gate_page_answers_first_with_each_metric_s_limit_as_set") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (page, outcome) = kata_gate_page_with(
+        tmp.path(),
+        "s10_count_below_defensive_copy",
+        &["--measure", "instructions"],
+        "  budgets:\n    fail_on_instructions_regression_percent: 0.5\n",
+    );
+    assert_eq!(outcome.status, Some(1), "{}", outcome.describe());
+    let dom = common::chromium(tmp.path(), &page, "1200,1600", &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
+    assert!(
+        dom.contains("<p class=\"verdict verdict-bad\">FAILED: 1 benchmark regressed in the gate"),
+        "{dom}"
+    );
+    assert_answers_first(
+        &dom,
+        &[
+            "bench_matmul",
+            "bench_sum",
+            "bench_rmsnorm",
+            "bench_count_below",
+        ],
+        "bench_count_below",
+        &[("instructions", "+0.5%"), ("stack", "+30%")],
+    );
+    assert!(!dom.contains("budget: "), "no absolute budget:\n{dom}");
+    assert!(
+        dom.contains("<title>limit: base's best +0.5%</title>"),
+        "{dom}"
+    );
 }
 
 /// A gate of two runs a side: every run of each side is a dot, per benchmark and metric. Timed, so nothing
@@ -410,7 +515,7 @@ fn the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table() 
         "{headline}"
     );
     let regressed = headline
-        .lines()
+        .split("</p>")
         .find(|line| line.contains("<strong>Regressed:</strong>"))
         .unwrap_or_else(|| panic!("no regressed list: {headline}"));
     assert!(
@@ -426,7 +531,9 @@ fn the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table() 
     );
     for name in ["bench_steady", "bench_planted", "bench_tailed"] {
         assert!(
-            headline.contains(&format!("<tr><td><a href=\"#s0-{name}\">{name}</a></td>")),
+            headline.contains(&format!(
+                "<tr data-summary=\"{name}\"><td><a href=\"#s0-{name}\">{name}</a></td>"
+            )),
             "{headline}"
         );
         assert!(html.contains(&format!("<article class=\"bench\" id=\"s0-{name}\">")));
@@ -437,9 +544,71 @@ fn the_diff_page_opens_with_a_headline_naming_what_failed_and_a_summary_table() 
 
     let dom = common::chromium(root, &page, "1200,1600", &["--dump-dom"]);
     assert!(dom.contains("class=\"headline\""), "{dom}");
-    assert_eq!(dom.matches("<tr><td><a href=\"#s0-").count(), 3, "{dom}");
+    assert_eq!(summary_rows(&dom)[0], "bench_planted", "{dom}");
+    assert_eq!(dom.matches("<tr data-summary=").count(), 3, "{dom}");
     let benchmarks = ["bench_steady", "bench_planted", "bench_tailed"].map(String::from);
     assert_renders(root, &page, &benchmarks, &[("diff", 3)], 0);
+}
+
+/// `rho bench --diff HEAD --measure instructions --html` after a planted 8x slowdown of `bench_planted` (the
+/// second of three), with module.yml's limits 2% for instructions and 15% for the rest: in Chromium, the page
+/// answers first (the verdict, then one table of the three benchmarks before the first chart, bench_planted
+/// first), each metric's column headed by its own limit as set, and the line saying what the run was compared
+/// with gives instructions 2%, never the other metrics' 15% (a diff page once said "limit +10%" where the
+/// instructions' limit was 1%).
+#[test]
+fn the_diff_page_answers_first_with_each_metric_s_limit_as_set() {
+    if !chromium_present("the_diff_page_answers_first_with_each_metric_s_limit_as_set") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("bench")).unwrap();
+    std::fs::write(root.join("bench/suite.c"), HEADLINE_SUITE).unwrap();
+    std::fs::write(
+        root.join("module.yml"),
+        "bench:\n  measure: instructions\n  suites:\n    - bench/suite.c\n  budgets:\n    \
+         fail_on_regression_percent: 15\n    fail_on_instructions_regression_percent: 2\n",
+    )
+    .unwrap();
+    common::git(root, &["init", "-q", "-b", "main"]);
+    let rho = |args: &[&str]| common::rho_at(root, args, LIMIT);
+    rho(&["bench", "--write-baseline"]).assert_exit(0);
+    common::git(root, &["add", "module.yml", "bench"]);
+    common::git(root, &["commit", "-q", "-m", "suite and baseline"]);
+    std::fs::write(
+        root.join("bench/suite.c"),
+        HEADLINE_SUITE.replace("#define WORK 1", "#define WORK 8"),
+    )
+    .unwrap();
+    let page = root.join("diff.html");
+    let outcome = rho(&["bench", "--diff", "HEAD", "--html", page.to_str().unwrap()]);
+    outcome.assert_exit(1);
+    let dom = common::chromium(root, &page, "1200,1600", &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
+    assert!(
+        dom.contains("<p class=\"verdict verdict-bad\">FAILED: 1 benchmark regressed"),
+        "{dom}"
+    );
+    assert_answers_first(
+        &dom,
+        &["bench_steady", "bench_planted", "bench_tailed"],
+        "bench_planted",
+        &[("instructions", "+2%"), ("stack B", "+15%")],
+    );
+    let against = &dom[dom
+        .find("<p class=\"meta against")
+        .expect("the against line")..];
+    let against = &against[..against.find("</p>").unwrap()];
+    assert!(against.contains("instructions +2%"), "{against}");
+    assert!(
+        !against.contains("instructions +15%") && !against.contains("(limit"),
+        "{against}"
+    );
+    assert!(
+        dom.contains(": regressed (limit +2%)"),
+        "the diff chart's instructions row: {dom}"
+    );
 }
 
 /// Why it got slower (issue 26): a counted gate's page draws, for the one regressed benchmark, a differential

@@ -1333,6 +1333,36 @@ mod tests {
     }
 
     #[test]
+    fn a_limit_reads_as_it_was_set_and_a_legend_wraps_within_its_chart() {
+        assert_eq!(percent_as_set(0.07 * 100.0), "7%");
+        assert_eq!(percent_as_set(0.005 * 100.0), "0.5%");
+        assert_eq!(percent_as_set(10.0), "10%");
+        assert_eq!(percent_as_set(1.0), "1%");
+        let parts: Vec<String> = [
+            "ns",
+            "log axis: its tail reaches 96x the median",
+            "3 above p99 (max 123456)",
+            "outline: base",
+        ]
+        .map(String::from)
+        .to_vec();
+        let lines = fitted_lines(&parts, CHART_WIDTH - MARGIN - 6.0);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines.join("; "), parts.join("; "));
+        for line in &lines {
+            assert!(
+                text_width(line, FONT_PX) <= CHART_WIDTH - MARGIN - 6.0,
+                "{line}"
+            );
+        }
+        assert_eq!(
+            axis_from_note(1200.0).as_deref(),
+            Some("axis from 1200, not 0")
+        );
+        assert_eq!(axis_from_note(0.0), None);
+    }
+
+    #[test]
     fn a_log_scale_maps_its_ends_and_a_value_below_its_floor() {
         let s = Scale::log(10.0, 1000.0, 0.0, 100.0);
         assert!((s.at(10.0) - 0.0).abs() < 1e-9);
