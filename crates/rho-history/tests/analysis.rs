@@ -313,7 +313,7 @@ fn a_step_ups_functions_are_in_the_json_the_markdown_and_the_page() {
         "{page}"
     );
     assert!(
-        page.contains("<td><code>helper</code></td><td>- &#8594; 50000 (+50000)</td>")
+        page.contains("<td><code>helper</code></td><td>- → 50000 (+50000)</td>")
             && page.contains("only in head</td>"),
         "{page}"
     );
