@@ -40,7 +40,8 @@ impl FunctionChange {
     }
 
     /// The self and inclusive cells of a report's row, `BASE ARROW HEAD (CHANGE)` each (`-` for a side
-    /// without the function): one layout for the text (`->`), Markdown (`→`) and HTML (`→`, escaped by the page's template) tables.
+    /// without the function): one layout for the text (`->`), Markdown and HTML (`→`; the page's template
+    /// escapes what the cells hold) tables.
     pub fn cells(&self, arrow: &str) -> [String; 2] {
         let cell = |pick: fn(Sides) -> f64, change: f64| {
             format!(
