@@ -40,8 +40,7 @@ impl FunctionChange {
     }
 
     /// The self and inclusive cells of a report's row, `BASE ARROW HEAD (CHANGE)` each (`-` for a side
-    /// without the function): one layout for the text (`->`), Markdown and HTML (`→`; the page's template
-    /// escapes what the cells hold) tables.
+    /// without the function): one layout for the text (`->`), Markdown (`→`) and HTML (`&#8594;`) tables.
     pub fn cells(&self, arrow: &str) -> [String; 2] {
         let cell = |pick: fn(Sides) -> f64, change: f64| {
             format!(
