@@ -326,7 +326,7 @@ fn the_gate_page_answers_first_with_each_metric_s_limit_as_set() {
     let dom = common::chromium(tmp.path(), &page, "1200,1600", &["--dump-dom"]);
     assert!(dom.contains("</html>"), "no page loaded:\n{dom}");
     assert!(
-        dom.contains("<p class=\"verdict verdict-bad\">FAILED: 1 benchmark regressed in the gate"),
+        dom.contains("<p class=\"verdict verdict-bad\">FAILED: 1 benchmark regressed</p>"),
         "{dom}"
     );
     assert_answers_first(

@@ -4,7 +4,8 @@
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-/// The style every page shares: text, tables, the headline and summary table, and the charts' classes.
+/// The style every page shares: text, tables, the headline and summary table, and the charts' classes. A
+/// chart's text is 11 px, notes too: the margins are made for that size (`crate::svg::FONT_PX`).
 pub const STYLE: &str = "\
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;\
 color:#1a202c;background:#fff}\
@@ -20,7 +21,7 @@ svg text{fill:#2d3748}.bar{fill:#4a78c2}.base-bar{fill:#a0aec0}.base-hist{fill:n
 .ok{fill:#2f855a}.bad{fill:#c53030}.neutral{fill:#4a78c2}.head-dot{fill:#4a78c2}.base-dot{fill:#a0aec0}\
 .verdict-bad{color:#c53030;font-weight:600}.verdict-ok{color:#2f855a}\
 table{border-collapse:collapse;margin:6px 0}td,th{padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}\
-.note{color:#718096;font-size:12px}svg .note{fill:#718096}\
+.note{color:#718096;font-size:12px}svg .note{fill:#718096;font-size:11px}\
 .headline{border:1px solid #cbd5e0;border-radius:6px;padding:8px 12px;margin:10px 0}\
 .headline .verdict{font-size:17px;margin:2px 0 6px}.named{margin:3px 0}.named a,.summary a{color:#2b6cb0}\
 .summary{font-size:13px;margin:8px 0}.summary th{border-bottom:1px solid #cbd5e0;vertical-align:bottom}\

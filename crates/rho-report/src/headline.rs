@@ -83,10 +83,13 @@ pub(crate) fn render(page: &Page) -> Markup {
     if let Some(gate) = &page.gate
         && gate.comparison.verdict != rho_gate::Verdict::Ok
     {
+        // The benchmarks that regressed say the gate's verdict; an undecided gate says so itself.
         if !gate_regressed.is_empty() {
-            verdict.push(count(gate_regressed.len(), "regressed in the gate"));
+            verdict.push(count(gate_regressed.len(), "regressed"));
         }
-        verdict.push(format!("gate {}", gate.comparison.verdict));
+        if gate.comparison.verdict != rho_gate::Verdict::Regressed || gate_regressed.is_empty() {
+            verdict.push(format!("gate {}", gate.comparison.verdict));
+        }
     }
     let (class, line) = if failed {
         (
@@ -200,7 +203,7 @@ fn against(diff: &Diff) -> Markup {
         .map(|(text, names)| format!("{} {text}", names.join(", ")))
         .collect();
     html! {
-        p.meta.against.verdict-bad[diff.comparison.failed()].verdict-ok[!diff.comparison.failed()] {
+        p.meta.against {
             "Against " (diff.base_name) ": " (counts.regressed) " regressed, " (counts.not_measured)
             " not measured, " (counts.improved) " improved, " (counts.ok) " ok"
             @if !limits.is_empty() { "; limits as set: " (limits.join("; ")) }

@@ -1040,7 +1040,11 @@ mod tests {
         assert_eq!(html.matches("class=\"base-dot\"").count(), 3);
         assert_eq!(html.matches("class=\"head-dot\"").count(), 3);
         assert!(html.contains("&lt;HEAD&gt;"));
-        assert!(html.contains("REGRESSED +900.0%"), "{html}");
+        assert!(html.contains("REGRESSED +900.0% (limit +5%)"), "{html}");
+        assert!(
+            html.contains("<p class=\"verdict verdict-bad\">FAILED: 1 benchmark regressed</p>"),
+            "{html}"
+        );
     }
 
     /// The page opens with the verdict, the regressed and the over-budget benchmarks by name, each a link to
