@@ -1272,6 +1272,37 @@ mod tests {
         );
     }
 
+    /// Two suites: still one summary table, every benchmark of both in it, a suite column naming each by
+    /// its label.
+    #[test]
+    fn several_suites_share_one_summary_table_with_a_suite_column() {
+        let summary = summary();
+        let html = page(vec![
+            Suite {
+                what: "bench/a.c bench/b.c",
+                summary: &summary,
+                judgement: None,
+            },
+            Suite {
+                what: "other.c",
+                summary: &summary,
+                judgement: None,
+            },
+        ])
+        .render();
+        assert_eq!(html.matches("<table class=\"summary\">").count(), 1);
+        assert_eq!(html.matches("<tr data-summary=").count(), 4);
+        assert!(html.contains("<th>benchmark</th><th>suite</th>"), "{html}");
+        assert!(
+            html.contains("<a href=\"#s1-bench_b\">bench_b</a></td><td>other.c</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<a href=\"#s0-bench_a\">bench_a</a></td><td>bench/ (2 files)</td>"),
+            "{html}"
+        );
+    }
+
     /// A gate whose metric has a long name and a long outcome: the strip's axis starts right of the widest
     /// label (as the labels' width is estimated, generously), so no label runs under the dots or is cut.
     #[test]
