@@ -3,14 +3,14 @@
 //! (the budgets' verdicts and `rho bench check`'s summary in [`verdicts`]).
 //!
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
-//! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`,
-//! `rho-gate` and `rho-history` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
+//! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
+//! and `rho-gate` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
 //! (`html`, with the feature of that name, which also words the gate's report: [`gate`]).
 //! Both the `rho` command and harnesses that print their own report (rho-bench's feature `report`) use it.
 //!
 //! With the feature `documents` it also holds the JSON documents of a module.yml run ([`documents`]); with
-//! `history`, the history's text, Markdown and page (`history`), drawn from rho-history's series, change
-//! points and judgement.
+//! `history`, the history's text, Markdown and page (`history`), drawn from what rho-history returns (its
+//! series, change points and judgement).
 //!
 //! It must not know how a run was made, and it judges nothing: it lays out (docs/architecture.md).
 
