@@ -875,7 +875,7 @@ fn the_history_page_opens_with_its_change_points_and_every_benchmark_before_the_
     };
     for bench in ["bench_canned", "bench_steady"] {
         let cycles = section(bench, "cycles");
-        assert!(cycles.contains("y axis from "), "{cycles}");
+        assert!(cycles.contains("axis from "), "{cycles}");
         let heap = section(bench, "heap_peak_bytes");
         assert!(!heap.contains("axis-note"), "{heap}");
     }
