@@ -151,6 +151,7 @@ fn a_step_ups_functions_are_in_the_markdown_and_the_page() {
     assert!(!markdown.contains("<details>"), "{markdown}");
     let page = page_of(&flat_analysis, &commits[..20], &flat_listing);
     assert!(!page.contains("functions-behind"), "{page}");
+    assert!(page.contains("<p class=\"verdict pass\">"), "{page}");
 }
 
 /// The page answers first: the verdict, then the change points (each linking to its chart), then one row per
@@ -230,6 +231,72 @@ fn the_page_opens_with_its_verdict_change_points_and_summary_before_any_chart() 
         .and_then(|(x, _)| x.parse().ok())
         .unwrap_or_else(|| panic!("no axis in {stepped}"));
     assert!(axis_x >= "154000".len() as f64 * 7.0 + 6.0, "{stepped}");
+}
+
+/// The regressed come first, then the largest changes: a +5% step at the newest commit (beyond a 1% limit)
+/// is listed before a +50% step that returned ten commits later, in the change points and in the summary.
+#[test]
+fn the_regressed_come_first_then_the_largest_changes() {
+    let line = commits(30);
+    let records: Vec<Record> = line
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let small = if i == 29 { 105_000.0 } else { 100_000.0 };
+            let big = if (10..20).contains(&i) {
+                150_000.0
+            } else {
+                100_000.0
+            };
+            record(
+                &c.id,
+                "ci",
+                Measure::Instructions,
+                &[("bench_big", big), ("bench_small", small)],
+            )
+        })
+        .collect();
+    let analysis = analyse(&records, &line, &instructions_only(), Detection::default());
+    let listing = listing_of(&records);
+    let limit = |_: &str, _| 1.0;
+    let judgement = judge_newest(&analysis, &line, &listing, Detection::default(), limit);
+    assert_eq!(judgement.failures.len(), 1);
+    let page = render(&History {
+        title: "t",
+        analysis: &analysis,
+        commits: &line,
+        listing: &listing,
+        judgement: &judgement,
+        limit: &limit,
+    });
+    let section = |id: &str| {
+        let rest = &page[page.find(&format!("id=\"{id}\"")).unwrap_or(0)..];
+        rest[..rest.find("</section>").unwrap_or(rest.len())].to_string()
+    };
+    let benches = |html: &str| -> Vec<String> {
+        html.split("\">bench_")
+            .skip(1)
+            .filter_map(|rest| rest.split_once('<'))
+            .map(|(name, _)| format!("bench_{name}"))
+            .collect()
+    };
+    let changes = section("change-points");
+    assert_eq!(
+        benches(&changes),
+        ["bench_small", "bench_big", "bench_big"],
+        "{changes}"
+    );
+    assert!(changes.contains("\u{25b2} +5.0%"), "{changes}");
+    let big_rows: Vec<&str> = changes
+        .split("<tr>")
+        .filter(|r| r.contains("bench_big"))
+        .collect();
+    assert!(
+        big_rows[0].contains("+50.0%") && big_rows[1].contains("\u{25bc} -33.3%"),
+        "{changes}"
+    );
+    assert_eq!(benches(&section("summary")), ["bench_small", "bench_big"]);
+    assert!(page.contains("<p class=\"verdict fail\">"), "{page}");
 }
 
 #[test]
