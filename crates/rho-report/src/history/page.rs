@@ -87,6 +87,15 @@ impl State {
         }
     }
 
+    /// What a change point's row says: whether it started the series' open regression.
+    fn change_words(self) -> &'static str {
+        match self {
+            State::Regressed => "started a regression first seen at the newest commit",
+            State::Open => "started a regression still open",
+            State::Ok => "-",
+        }
+    }
+
     fn class(self) -> &'static str {
         match self {
             State::Regressed => "state-regressed",
@@ -118,7 +127,8 @@ impl<'a> History<'a> {
         }
     }
 
-    fn subject(&self, commit_index: usize) -> (&'a str, &'a str) {
+    /// The id and subject of the commit at `commit_index` of the line.
+    fn commit_at(&self, commit_index: usize) -> (&'a str, &'a str) {
         self.commits
             .get(commit_index)
             .map_or(("", ""), |c| (c.id.as_str(), c.subject.as_str()))
@@ -260,7 +270,7 @@ fn change_points(history: &History, anchor: &dyn Fn(&Series) -> String) -> Marku
                         th class="num" { "change" } th class="num" { "p-value" } th { "state" }
                     }
                     @for (state, series, change) in &rows {
-                        @let (id, subject) = history.subject(change.commit_index);
+                        @let (id, subject) = history.commit_at(change.commit_index);
                         tr {
                             td { a href={ "#" (anchor(series)) } { (clean(&series.key.bench)) } }
                             td { (series.key.metric) }
@@ -272,7 +282,7 @@ fn change_points(history: &History, anchor: &dyn Fn(&Series) -> String) -> Marku
                             td class="num" {
                                 @if is_exact(series.metric) { "exact" } @else { (format!("{:.2e}", change.pvalue)) }
                             }
-                            td class=(state.class()) { (state.words()) }
+                            td class=(state.class()) { (state.change_words()) }
                         }
                     }
                 }
