@@ -776,6 +776,111 @@ fn the_html_page_has_a_chart_per_benchmark_and_metric_with_its_change_points() {
     }
 }
 
+/// The history page answers first (issue 41), as Chromium renders it: a suite of two benchmarks, one of them
+/// tripled at the fifth of nine commits. Before the first chart: the verdict, the change points (the step
+/// with its commit, +200.0% upwards and a p-value, linking to its chart), and a summary table naming both
+/// benchmarks with their limits. A chart whose y axis does not start at zero says so; one of zeros does not.
+#[test]
+fn the_history_page_opens_with_its_change_points_and_every_benchmark_before_the_charts() {
+    if !common::tools_present("history page order", &[("chromium", "chromium")]) {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    project(&dir);
+    let stream = common::CANNED_STREAM.replace(
+        "@done benchmarks=1",
+        "@bench bench_steady\n:500\n:500\n:500\n@stack off\n\
+         @heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+         @end bench_steady iterations=3 warmup=0 capped=0 unit=iter per_iteration=1\n\
+         @done benchmarks=2",
+    );
+    assert_ne!(stream, common::CANNED_STREAM);
+    std::fs::write(
+        dir.join("canned.sh"),
+        format!("v=$(cat figure.txt)\ncat <<END\n{stream}END\n"),
+    )
+    .unwrap();
+    for i in 0..9u64 {
+        commit_and_record(
+            &dir,
+            if i < 4 { 1000 } else { 3000 },
+            &format!("commit {i}"),
+        );
+    }
+    rho(&dir, &["bench", "history", "--html", "history.html"]).assert_exit(0);
+    let profile = root.path().join("profile");
+    std::fs::create_dir(&profile).unwrap();
+    let dom = common::chromium(
+        &profile,
+        &dir.join("history.html"),
+        "1200,1600",
+        &["--dump-dom"],
+    );
+    assert!(dom.contains("</html>"), "{dom}");
+    let at = |needle: &str| {
+        dom.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in {dom}"))
+    };
+    let first_chart = at("<svg");
+    assert!(at("class=\"verdict") < at("id=\"change-points\""), "{dom}");
+    assert!(at("id=\"change-points\"") < at("id=\"summary\""), "{dom}");
+    assert!(at("id=\"summary\"") < first_chart, "{dom}");
+
+    // The step: bench_canned's cycles at the fifth commit, up by 200%, with its p-value, linking to its chart.
+    let changes = &dom[at("id=\"change-points\"")..at("id=\"summary\"")];
+    let fifth = git(&dir, &["rev-parse", "--short=10", "HEAD~4"]);
+    let row = changes
+        .split("<tr>")
+        .find(|row| row.contains("bench_canned") && row.contains(">cycles<"))
+        .unwrap_or_else(|| panic!("no cycles change point in {changes}"));
+    assert!(row.contains(fifth.trim()), "{row}");
+    assert!(row.contains("\u{25b2} +200.0%"), "{row}");
+    let pvalue = row
+        .split("<td class=\"num\">")
+        .last()
+        .and_then(|cell| cell.split_once('<'))
+        .map(|(text, _)| text)
+        .unwrap_or_else(|| panic!("no p-value in {row}"));
+    assert!(
+        pvalue.parse::<f64>().is_ok_and(|p| p < 0.001),
+        "{pvalue}: {row}"
+    );
+    let href = row
+        .split("href=\"#")
+        .nth(1)
+        .and_then(|rest| rest.split_once('"'))
+        .map(|(id, _)| id)
+        .unwrap_or_else(|| panic!("no link in {row}"));
+    assert!(
+        dom[at(&format!("id=\"{href}\""))..].starts_with(&format!(
+            "id=\"{href}\" data-bench=\"bench_canned\" data-metric=\"cycles\""
+        )),
+        "{dom}"
+    );
+
+    // Every benchmark in the summary table, with the limit history check judges it by.
+    let summary = &dom[at("id=\"summary\"")..first_chart];
+    for bench in ["bench_canned", "bench_steady"] {
+        assert!(summary.contains(&format!(">{bench}</a>")), "{summary}");
+    }
+    assert!(summary.contains(">10%</td>"), "{summary}");
+
+    // Four charts (cycles and heap peak of each); the y-axis note under those of cycles (near 1000 to 3000,
+    // and 500), none under the heap peaks' zeros.
+    assert_eq!(dom.matches("<svg class=\"trend\"").count(), 4, "{dom}");
+    let section = |bench: &str, metric: &str| {
+        let rest = &dom[at(&format!("data-bench=\"{bench}\" data-metric=\"{metric}\""))..];
+        rest[..rest.find("</section>").unwrap_or(rest.len())].to_string()
+    };
+    for bench in ["bench_canned", "bench_steady"] {
+        let cycles = section(bench, "cycles");
+        assert!(cycles.contains("axis from "), "{cycles}");
+        let heap = section(bench, "heap_peak_bytes");
+        assert!(!heap.contains("axis-note"), "{heap}");
+    }
+}
+
 /// The branch's commit, or `None` when there is no branch.
 fn branch_tip(dir: &Path) -> Option<String> {
     let out = Command::new("git")

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use rho_history::Store;
 use rho_history::analysis::{Detection, Filter, analyse};
+use rho_history::check::judge_newest;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -80,6 +81,7 @@ fn build(
 fn time_reading(dir: &Path, label: &str) {
     let store = Store::open(dir, "rho-history").unwrap();
     let (mut read, mut line, mut analysis) = (Duration::MAX, Duration::MAX, Duration::MAX);
+    let mut judge = Duration::MAX;
     let (mut records, mut series, mut changes) = (0, 0, 0);
     for _ in 0..5 {
         let t = Instant::now();
@@ -96,17 +98,26 @@ fn time_reading(dir: &Path, label: &str) {
             Detection::default(),
         );
         analysis = analysis.min(t.elapsed());
+        // `history check`, and the page's verdict: each series' newest figure against a 10% limit.
+        let t = Instant::now();
+        let judgement = judge_newest(&result, &commits, &listing, Detection::default(), |_, _| {
+            10.0
+        });
+        judge = judge.min(t.elapsed());
+        std::hint::black_box(judgement.failures.len() + judgement.warnings.len());
         records = listing.records.len();
         series = result.series.len();
         changes = result.series.iter().map(|s| s.changes.len()).sum();
     }
     println!(
         "{label}: {records} records, {series} series, {changes} change points: read {:.3} s, first-parent line {:.3} s, \
-         analysis {:.3} s, total {:.3} s (best of 5)",
+         analysis {:.3} s, total {:.3} s; judging the newest commit (history check, the page's verdict) {:.3} s \
+         (best of 5)",
         read.as_secs_f64(),
         line.as_secs_f64(),
         analysis.as_secs_f64(),
-        (read + line + analysis).as_secs_f64()
+        (read + line + analysis).as_secs_f64(),
+        judge.as_secs_f64()
     );
 }
 

@@ -9,7 +9,6 @@ use crate::error::Error;
 use crate::git::Store;
 use crate::import::machine_name;
 use crate::record::{Origin, Record, records_of_suites};
-use crate::report::short;
 
 /// Who adds, and for which commit.
 #[derive(Debug, Clone, Default)]
@@ -78,19 +77,6 @@ pub fn add_saved_runs(store: &Store, runs: &[&Path], origin: &Origin) -> Result<
     }
     let (tip, paths) = store.add(&records)?;
     Ok(Added { tip, paths })
-}
-
-/// The line saying what was added: how many records, of which commit, by whom, on which branch.
-pub fn describe(added: &Added, origin: &Origin, branch: &str) -> String {
-    format!(
-        "history: added {} record(s) of {} ({}) on {} to branch {} (now {})",
-        added.paths.len(),
-        short(&origin.commit),
-        origin.subject,
-        origin.machine,
-        branch,
-        short(&added.tip)
-    )
 }
 
 #[cfg(test)]

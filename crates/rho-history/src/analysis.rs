@@ -19,6 +19,11 @@ pub struct Commit {
     pub subject: String,
 }
 
+/// A commit's id cut to ten characters (the whole id when shorter): how every output names a commit.
+pub fn short(id: &str) -> &str {
+    id.get(..10).unwrap_or(id)
+}
+
 /// Which records and metrics to look at (`None` is all), and the names benchmarks go on under.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {

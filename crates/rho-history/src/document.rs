@@ -1,6 +1,5 @@
-//! The analysis as documents: `rho-bench-history/1` JSON (docs/json-output.md) and Markdown tables.
-
-use std::fmt::Write as _;
+//! The analysis as a document: `rho-bench-history/1` JSON (docs/json-output.md), the data every view of the
+//! history is drawn from (rho-report's `history` draws the text, the Markdown and the page).
 
 use serde::Serialize;
 
@@ -84,7 +83,8 @@ pub struct Skipped<'a> {
     pub message: &'a str,
 }
 
-fn change(before: f64, after: f64) -> Option<f64> {
+/// The change from `before` to `after` in percent; `None` from zero.
+pub fn change(before: f64, after: f64) -> Option<f64> {
     (before != 0.0).then(|| (after - before) / before * 100.0)
 }
 
@@ -128,7 +128,9 @@ impl<'a> Document<'a> {
     }
 }
 
-fn series_entry<'a>(
+/// One series as the document holds it: its figures, the newest against the previous and the median, its change
+/// points with the functions behind each step up.
+pub fn series_entry<'a>(
     series: &'a Series,
     commits: &'a [Commit],
     listing: &Listing,
@@ -171,128 +173,4 @@ fn series_entry<'a>(
             })
             .collect(),
     }
-}
-
-/// A figure as rho prints one: an integer when it is one, else three significant decimals at most.
-pub fn figure_text(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{}", value as i64)
-    } else {
-        let text = format!("{value:.3}");
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
-fn percent_text(value: Option<f64>) -> String {
-    value.map_or("-".to_string(), |p| format!("{p:+.1}%"))
-}
-
-/// The Markdown: one table of every series (newest, against previous and median, change points), one of every
-/// change point, and the skipped records.
-pub fn markdown(analysis: &Analysis, commits: &[Commit], listing: &Listing) -> String {
-    let mut out = String::from("## Benchmark history\n\n");
-    out.push_str(
-        "| benchmark | metric | target | machine | newest | vs previous | vs median | change points |\n",
-    );
-    out.push_str("|---|---|---|---|---:|---:|---:|---:|\n");
-    for series in &analysis.series {
-        let entry = series_entry(series, commits, listing);
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            cell(entry.bench),
-            entry.metric,
-            cell(entry.target),
-            cell(entry.machine),
-            entry.newest.map_or("-".to_string(), figure_text),
-            percent_text(entry.newest_vs_previous_percent),
-            percent_text(entry.newest_vs_median_percent),
-            entry.change_points.len()
-        );
-    }
-    let changes: Vec<_> = analysis
-        .series
-        .iter()
-        .flat_map(|s| s.changes.iter().map(move |c| (s, c)))
-        .collect();
-    if !changes.is_empty() {
-        out.push_str("\n### Change points\n\n| benchmark | metric | commit | before | after | change | p-value |\n");
-        out.push_str("|---|---|---|---:|---:|---:|---:|\n");
-        for (series, c) in changes {
-            let commit = &commits[c.commit_index];
-            let _ = writeln!(
-                out,
-                "| {} | {} | `{}` {} | {} | {} | {} | {} |",
-                cell(&series.key.bench),
-                series.key.metric,
-                commit.id.get(..10).unwrap_or(&commit.id),
-                cell(&commit.subject),
-                figure_text(c.before),
-                figure_text(c.after),
-                percent_text(c.change_percent),
-                if is_exact(series.metric) {
-                    "exact".to_string()
-                } else {
-                    format!("{:.2e}", c.pvalue)
-                }
-            );
-        }
-    }
-    functions_blocks(&mut out, analysis, commits, listing);
-    if !listing.problems.is_empty() {
-        out.push_str("\n### Skipped records\n\n");
-        for problem in &listing.problems {
-            let _ = writeln!(
-                out,
-                "- `{}`: {}",
-                cell(&problem.path),
-                cell(&problem.message)
-            );
-        }
-    }
-    out
-}
-
-/// Under the change points: a collapsed block per instructions step up whose records carry functions, as the
-/// pull-request comment has under a regressed benchmark.
-fn functions_blocks(out: &mut String, analysis: &Analysis, commits: &[Commit], listing: &Listing) {
-    for series in &analysis.series {
-        for change in &series.changes {
-            let Some(behind) = crate::functions::behind(series, change, commits, listing) else {
-                continue;
-            };
-            let commit = &commits[change.commit_index];
-            out.push('\n');
-            // The summary is HTML: the name (another harness's may hold `<`) is escaped as such.
-            out.push_str(&rho_profile::diff::markdown(
-                &format!(
-                    "{} {} at {}",
-                    rho_report::html::escape(&series.key.bench),
-                    series.key.metric,
-                    commit.id.get(..10).unwrap_or(&commit.id)
-                ),
-                &behind.changes,
-            ));
-        }
-    }
-}
-
-/// Text safe in a Markdown table cell.
-/// A table cell: a `|` escaped and line breaks as spaces (the table holds), `<`, `>` and `&` as entities (a
-/// commit subject's `<script>` is text where the Markdown is rendered), other control characters as U+FFFD
-/// (a terminal sequence reaches nobody who prints the file). Names keep their `_` (bench_a, not bench\_a).
-fn cell(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '|' => out.push_str("\\|"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\n' | '\r' => out.push(' '),
-            c if c.is_control() && c != '\t' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -83,7 +83,7 @@ pub fn import_baseline(
         let commit = store.commit_info(id)?;
         let Ok((file, _)) = rho_baseline::read_at_ref(toplevel, id, Path::new(relative)) else {
             // Deleted in that commit, or a version no rho reads: not a record.
-            unreadable.push(crate::report::short(id).to_string());
+            unreadable.push(crate::analysis::short(id).to_string());
             continue;
         };
         let origin = Origin {

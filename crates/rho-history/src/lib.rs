@@ -7,16 +7,18 @@
 //! ([`layout`]), written and read with git's plumbing only ([`git`]): the branch moves by compare-and-swap,
 //! so an interrupted write leaves it at its old commit or its new one, and two histories merge as a union of
 //! files. [`analysis`] turns records into series in first-parent commit order and finds their change points
-//! with rho-stats' one implementation. [`report`] words them as text for the CLI to print, [`add`] turns
-//! saved runs into records of a commit, and [`import`] fills the history from the commits that changed a
-//! baseline file.
+//! with rho-stats' one implementation, and [`check`] judges the newest commit against the limits. [`document`]
+//! is the analysis as the JSON document's data; [`add`] turns saved runs into records of a commit, and
+//! [`import`] fills the history from the commits that changed a baseline file.
 //!
-//! What this crate must not know: how a run is made or printed (the CLI's), the module.yml format
+//! What this crate must not know: how a run is made, how anything is drawn (rho-report's `history` words and
+//! draws the series, the change points and the judgement as text, Markdown and HTML), the module.yml format
 //! (rho-config's: settings come in as values), and any statistic beyond calling rho-stats.
 //! docs/history.md describes the schema, the layout and the detection.
 
 pub mod add;
 pub mod analysis;
+pub mod check;
 pub mod document;
 pub mod error;
 pub mod functions;
@@ -24,10 +26,8 @@ pub mod git;
 pub mod import;
 pub mod layout;
 pub mod note;
-pub mod page;
 pub mod record;
 pub mod repo;
-pub mod report;
 
 pub use error::Error;
 pub use git::{Listing, Problem, Store, Synced};

@@ -2,19 +2,10 @@
 
 mod common;
 
-use common::record;
+use common::{commits, listing_of, record, stepped_with_functions};
 use rho_baseline::format::Figure;
-use rho_history::analysis::{Commit, Detection, Filter, analyse, open_regression};
+use rho_history::analysis::{Detection, Filter, analyse, open_regression};
 use rho_history::{Measure, Record};
-
-fn commits(n: usize) -> Vec<Commit> {
-    (0..n)
-        .map(|i| Commit {
-            id: format!("{i:040x}"),
-            subject: format!("commit {i}"),
-        })
-        .collect()
-}
 
 fn stepped(i: usize) -> f64 {
     let mut figure = 100_000.0_f64;
@@ -159,105 +150,11 @@ fn a_step_at_40_is_first_seen_at_40_and_named_40_on_every_later_commit_until_it_
     }
 }
 
-/// Forty commits of bench_a, its instructions 100000 per iteration until commit 20, 150000 from it on: the
-/// records carry its functions, and from commit 20 a helper it calls does the extra 50000 (only in head).
-fn stepped_with_functions() -> (Vec<Commit>, Vec<Record>) {
-    use rho_profile::net::{CallFigures, FunctionFigures, Functions, Other};
-    let function =
-        |name: &str, own: f64, inclusive: f64, calls: Vec<CallFigures>| FunctionFigures {
-            name: name.to_string(),
-            file: None,
-            line: None,
-            self_per_iteration: own,
-            inclusive_per_iteration: inclusive,
-            calls,
-        };
-    let functions = |helper: Option<f64>| {
-        let calls = helper.map_or_else(Vec::new, |helper| {
-            vec![CallFigures {
-                callee: "helper".to_string(),
-                calls_per_iteration: 1.0,
-                inclusive_per_iteration: helper,
-            }]
-        });
-        let mut listed = vec![function(
-            "bench_a",
-            100_000.0,
-            100_000.0 + helper.unwrap_or(0.0),
-            calls,
-        )];
-        listed.extend(helper.map(|helper| function("helper", helper, helper, Vec::new())));
-        Functions {
-            source: "callgrind".to_string(),
-            listed,
-            other: Other::default(),
-            sampling: None,
-        }
-    };
-    let commits = commits(40);
-    let records = commits
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let stepped = i >= 20;
-            let figure = if stepped { 150_000.0 } else { 100_000.0 };
-            let mut record = record(&c.id, "ci", Measure::Instructions, &[("bench_a", figure)]);
-            record.section.benchmarks[0].functions = Some(functions(stepped.then_some(50_000.0)));
-            record
-        })
-        .collect();
-    (commits, records)
-}
-
-fn listing_of(records: &[Record]) -> rho_history::git::Listing {
-    rho_history::git::Listing {
-        tip: None,
-        records: records
-            .iter()
-            .map(|r| (r.commit.clone(), r.clone()))
-            .collect(),
-        ..rho_history::git::Listing::default()
-    }
-}
-
-/// Why it got slower (issue 26): under an instructions change point that went up, the history's text names
-/// the functions whose counts changed between the commit before it and the first commit after, when both
-/// records carry the benchmark's functions; a helper that appeared is only in head.
+/// Why it got slower (issue 26): the functions behind an instructions step up are in the history's JSON,
+/// under the change point; a series with no step up has none (rho-report's tests/history.rs: the text, the
+/// Markdown and the page).
 #[test]
-fn a_step_up_in_instructions_names_the_functions_that_changed() {
-    let (commits, records) = stepped_with_functions();
-    let only = Filter {
-        metric: Some("instructions".to_string()),
-        ..Filter::default()
-    };
-    let analysis = analyse(&records, &commits, &only, Detection::default());
-    let listing = listing_of(&records);
-    let text = rho_history::report::render_text(&analysis, &commits, &listing, "rho-history");
-    let after_change: Vec<&str> = text
-        .lines()
-        .skip_while(|l| !l.starts_with("  change at "))
-        .collect();
-    assert!(after_change.len() >= 4, "{text}");
-    assert!(
-        after_change[1].contains("function (instructions/iter)"),
-        "{text}"
-    );
-    assert!(
-        after_change[2].trim_start().starts_with("helper")
-            && after_change[2].contains("- -> 50000 (+50000)")
-            && after_change[2].ends_with("only in head"),
-        "{text}"
-    );
-    assert!(
-        after_change[3].contains("100000 -> 150000 (+50000)"),
-        "{text}"
-    );
-}
-
-/// The same functions in history's JSON (under the change point), its Markdown (a collapsed block) and its
-/// page (a table and the differential flame graph); a series with no step up has none anywhere.
-#[test]
-fn a_step_ups_functions_are_in_the_json_the_markdown_and_the_page() {
+fn a_step_ups_functions_are_in_the_json() {
     let (commits, records) = stepped_with_functions();
     let only = Filter {
         metric: Some("instructions".to_string()),
@@ -287,53 +184,6 @@ fn a_step_ups_functions_are_in_the_json_the_markdown_and_the_page() {
         "{json}"
     );
 
-    let markdown = rho_history::document::markdown(&analysis, &commits, &listing);
-    let block = markdown
-        .split("<details>")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no collapsed block: {markdown}"));
-    assert!(
-        block.starts_with(&format!(
-            "<summary>bench_a instructions at {}: the functions that changed most</summary>",
-            &commits[20].id[..10]
-        )),
-        "{markdown}"
-    );
-    assert!(
-        block.contains("| `helper` | - → 50000 (+50000) | - → 50000 (+50000) | only in head |")
-            && block.contains("| `bench_a` | 100000 → 100000 (0) | 100000 → 150000 (+50000) |  |"),
-        "{markdown}"
-    );
-    assert_eq!(markdown.matches("<details>").count(), 1, "{markdown}");
-
-    let page = rho_history::page::render("t", &analysis, &commits, &listing);
-    assert_eq!(
-        page.matches("<div class=\"functions-behind\"").count(),
-        1,
-        "{page}"
-    );
-    assert!(
-        page.contains("<td><code>helper</code></td><td>- → 50000 (+50000)</td>")
-            && page.contains("only in head</td>"),
-        "{page}"
-    );
-    assert_eq!(
-        page.matches("<figure class=\"flame-graph\"").count(),
-        1,
-        "{page}"
-    );
-    // inferno's drawing, in the frame's srcdoc (its markup escaped there): the helper, only in head, grew.
-    assert_eq!(page.matches("<iframe class=\"flame\"").count(), 1, "{page}");
-    let helper = page
-        .split("&lt;title&gt;helper (50,000 instructions/iter, ")
-        .nth(1)
-        .and_then(|rest| rest.split_once("&lt;/title&gt;"))
-        .map(|(figures, _)| figures);
-    assert!(
-        helper.is_some_and(|figures| figures.contains("%; +")),
-        "{page}"
-    );
-
     // Flat records carry functions too, but with no step up nothing is named.
     let flat: Vec<Record> = records[..20].to_vec();
     let flat_analysis = analyse(&flat, &commits[..20], &only, Detection::default());
@@ -348,14 +198,10 @@ fn a_step_ups_functions_are_in_the_json_the_markdown_and_the_page() {
     );
     let json = serde_json::to_string(&document).unwrap();
     assert!(!json.contains("\"functions\""), "{json}");
-    let markdown = rho_history::document::markdown(&flat_analysis, &commits[..20], &flat_listing);
-    assert!(!markdown.contains("<details>"), "{markdown}");
-    let page = rho_history::page::render("t", &flat_analysis, &commits[..20], &flat_listing);
-    assert!(!page.contains("functions-behind"), "{page}");
 }
 
 #[test]
-fn a_v1_record_reads_without_a_band_and_a_v2_band_is_drawn_where_records_have_one() {
+fn a_v1_record_reads_without_a_band_and_a_v2_record_has_one_where_it_was_measured() {
     let line = commits(3);
     let mut banded = record(&line[1].id, "m", Measure::Time, &[("b", 100.0)]);
     banded.quartiles.insert(
@@ -390,7 +236,7 @@ fn a_v1_record_reads_without_a_band_and_a_v2_band_is_drawn_where_records_have_on
         "{error}"
     );
 
-    // The series: a band at the banded commit only; the page draws it there and nowhere else.
+    // The series: a band at the banded commit only (rho-report's tests/history.rs: drawn there alone).
     let newest = record(&line[2].id, "m", Measure::Time, &[("b", 100.0)]);
     let records = [read, banded, newest];
     let analysis = analyse(&records, &line, &Filter::default(), Detection::default());
@@ -401,6 +247,4 @@ fn a_v1_record_reads_without_a_band_and_a_v2_band_is_drawn_where_records_have_on
         .unwrap();
     let bands: Vec<Option<(f64, f64)>> = time.points.iter().map(|p| p.band).collect();
     assert_eq!(bands, [None, Some((90.0, 130.0)), None]);
-    let page = rho_history::page::render("t", &analysis, &line, &listing_of(&records));
-    assert_eq!(page.matches("<polygon class=\"band\"").count(), 1, "{page}");
 }

@@ -6,9 +6,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use rho_config::ModuleConfig;
+use rho_history::analysis::short;
 use rho_history::analysis::{self, Analysis, Commit, Detection, Filter};
 use rho_history::import::machine_name;
-use rho_history::report::short;
 use rho_history::{Origin, Store};
 
 use crate::Error;
@@ -154,7 +154,7 @@ fn add(
     )?;
     let runs: Vec<&Path> = options.runs.iter().map(PathBuf::as_path).collect();
     let added = rho_history::add::add_saved_runs(&store, &runs, &origin)?;
-    let line = rho_history::add::describe(&added, &origin, store.branch());
+    let line = rho_report::history::text::added_line(&added, &origin, store.branch());
     say_out(terminal, &format!("{line}\n"));
     Ok(0)
 }
@@ -243,7 +243,7 @@ impl Pending {
             )?);
         }
         let added = rho_history::add::add_saved_runs(&self.store, &[&self.saved], &self.origin)?;
-        crate::say(&rho_history::add::describe(
+        crate::say(&rho_report::history::text::added_line(
             &added,
             &self.origin,
             self.store.branch(),
@@ -298,7 +298,7 @@ fn show(
         }
     }
     let loaded = load(view, config)?;
-    let text = rho_history::report::render_text(
+    let text = rho_report::history::text::render_text(
         &loaded.analysis,
         &loaded.commits,
         &loaded.listing,
@@ -318,14 +318,33 @@ fn show(
         ))?;
     }
     if let Some(path) = &view.markdown {
-        let markdown =
-            rho_history::document::markdown(&loaded.analysis, &loaded.commits, &loaded.listing);
+        let markdown = rho_report::history::markdown::render(
+            &loaded.analysis,
+            &loaded.commits,
+            &loaded.listing,
+        );
         crate::output::write_text(path, "the Markdown history", &markdown)?;
     }
     if let Some(path) = &view.html {
         let title = format!("rho bench history ({})", view.branch);
-        let page =
-            rho_history::page::render(&title, &loaded.analysis, &loaded.commits, &loaded.listing);
+        // The page opens with `history check`'s verdict, by the same limits.
+        let limits = crate::baseline::Limits::of(config);
+        let limit = |bench: &str, metric| limits.for_metric(bench, metric);
+        let judgement = rho_history::check::judge_newest(
+            &loaded.analysis,
+            &loaded.commits,
+            &loaded.listing,
+            loaded.detection,
+            limit,
+        );
+        let page = rho_report::history::page::render(&rho_report::history::page::History {
+            title: &title,
+            analysis: &loaded.analysis,
+            commits: &loaded.commits,
+            listing: &loaded.listing,
+            judgement: &judgement,
+            limit: &limit,
+        });
         crate::output::write_text(path, "the HTML history", &page)?;
     }
     Ok(0)
@@ -364,37 +383,20 @@ fn check(
         )));
     }
     let limits = crate::baseline::Limits::of(config);
-    let judgement = rho_history::report::judge_newest(
+    let judgement = rho_history::check::judge_newest(
         &loaded.analysis,
         &loaded.commits,
         &loaded.listing,
         loaded.detection,
         |bench, metric| limits.for_metric(bench, metric),
     );
-    let mut text: String = judgement
-        .failures
-        .iter()
-        .chain(&judgement.warnings)
-        .map(|line| format!("{line}\n"))
-        .collect();
-    let regressions = judgement.failures.len();
-    if regressions > 0 {
-        text.push_str(&format!(
-            "history check: {regressions} regression(s) first seen at the newest commit: fails\n"
-        ));
-        say_out(terminal, &text);
-        return Ok(1);
-    }
-    text.push_str(&format!(
-        "history check: no regression starts at the newest figure of {} series{}\n",
+    let text = rho_report::history::text::check_lines(
+        &judgement,
+        &loaded.commits,
         loaded.analysis.series.len(),
-        match judgement.warnings.len() {
-            0 => String::new(),
-            n => format!(" ({n} seen before and not acknowledged: warnings above)"),
-        }
-    ));
+    );
     say_out(terminal, &text);
-    Ok(0)
+    Ok(if judgement.failures.is_empty() { 0 } else { 1 })
 }
 
 /// `history ack`: the commit resolved on this repository, the note added to the branch.

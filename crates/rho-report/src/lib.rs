@@ -10,7 +10,9 @@
 //! wrapped in, and the flame graphs are inferno's ([`flame`]).
 //! Both the `rho` command and harnesses that print their own report (rho-bench's feature `report`) use it.
 //!
-//! With the feature `documents` it also holds the JSON documents of a module.yml run ([`documents`]).
+//! With the feature `documents` it also holds the JSON documents of a module.yml run ([`documents`]); with
+//! `history`, the history's text, Markdown and page (`history`), drawn from what rho-history returns (its
+//! series, change points and judgement).
 //!
 //! It must not know how a run was made, and it judges nothing: it lays out (docs/architecture.md).
 
@@ -34,6 +36,8 @@ pub mod gate;
 pub mod growth;
 #[cfg(feature = "html")]
 mod headline;
+#[cfg(feature = "history")]
+pub mod history;
 #[cfg(feature = "html")]
 pub mod html;
 

@@ -8,6 +8,7 @@ use std::process::Command;
 use rho_baseline::format::{
     BenchmarkBaseline, Clocks, Context, Figure, Figures, Stack, TargetBaseline, TimeSource,
 };
+use rho_history::analysis::Commit;
 use rho_history::{Measure, Origin, Record};
 
 pub fn git(dir: &Path, args: &[&str]) -> String {
@@ -127,4 +128,75 @@ pub fn record(commit: &str, machine: &str, measure: Measure, figures: &[(&str, f
         rho_version: "0.1.0".to_string(),
     };
     Record::from_sections(&sections, &origin).remove(0)
+}
+
+/// `n` commits of made-up ids, subjects `commit {i}`.
+pub fn commits(n: usize) -> Vec<Commit> {
+    (0..n)
+        .map(|i| Commit {
+            id: format!("{i:040x}"),
+            subject: format!("commit {i}"),
+        })
+        .collect()
+}
+
+/// Forty commits of bench_a, its instructions 100000 per iteration until commit 20, 150000 from it on: the
+/// records carry its functions, and from commit 20 a helper it calls does the extra 50000 (only in head).
+pub fn stepped_with_functions() -> (Vec<Commit>, Vec<Record>) {
+    use rho_profile::net::{CallFigures, FunctionFigures, Functions, Other};
+    let function =
+        |name: &str, own: f64, inclusive: f64, calls: Vec<CallFigures>| FunctionFigures {
+            name: name.to_string(),
+            file: None,
+            line: None,
+            self_per_iteration: own,
+            inclusive_per_iteration: inclusive,
+            calls,
+        };
+    let functions = |helper: Option<f64>| {
+        let calls = helper.map_or_else(Vec::new, |helper| {
+            vec![CallFigures {
+                callee: "helper".to_string(),
+                calls_per_iteration: 1.0,
+                inclusive_per_iteration: helper,
+            }]
+        });
+        let mut listed = vec![function(
+            "bench_a",
+            100_000.0,
+            100_000.0 + helper.unwrap_or(0.0),
+            calls,
+        )];
+        listed.extend(helper.map(|helper| function("helper", helper, helper, Vec::new())));
+        Functions {
+            source: "callgrind".to_string(),
+            listed,
+            other: Other::default(),
+            sampling: None,
+        }
+    };
+    let commits = commits(40);
+    let records = commits
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let stepped = i >= 20;
+            let figure = if stepped { 150_000.0 } else { 100_000.0 };
+            let mut record = record(&c.id, "ci", Measure::Instructions, &[("bench_a", figure)]);
+            record.section.benchmarks[0].functions = Some(functions(stepped.then_some(50_000.0)));
+            record
+        })
+        .collect();
+    (commits, records)
+}
+
+pub fn listing_of(records: &[Record]) -> rho_history::git::Listing {
+    rho_history::git::Listing {
+        tip: None,
+        records: records
+            .iter()
+            .map(|r| (r.commit.clone(), r.clone()))
+            .collect(),
+        ..rho_history::git::Listing::default()
+    }
 }

@@ -1,19 +1,15 @@
 //! The text a person reads of the history: per series its key, its newest figure against the previous and the
-//! median, and each change point; and `history check`'s line per regression at the newest commit. The CLI
-//! prints what these return.
+//! median, and each change point; `history check`'s lines (a line per regression at the newest commit, then
+//! the verdict); and the line saying what an add did. The CLI prints what these return.
 
 use std::fmt::Write as _;
 
-use rho_stats::Metric;
+use rho_history::add::Added;
+use rho_history::analysis::{Analysis, Commit, Series};
+use rho_history::check::{Judgement, Regression};
+use rho_history::{Listing, Origin};
 
-use crate::analysis::{self, Analysis, Commit, Detection, Series};
-use crate::document::figure_text;
-use crate::git::Listing;
-
-/// A commit's id cut to ten characters (the whole id when shorter).
-pub fn short(id: &str) -> &str {
-    id.get(..10).unwrap_or(id)
-}
+use super::{figure_text, percent, short, significance};
 
 /// The text report of `analysis` over `commits`, with the records of `listing` that were left out or could
 /// not be read, on history branch `branch`.
@@ -69,7 +65,7 @@ pub fn render_text(
                 percent(change.before, change.after),
                 significance(series, change.pvalue)
             );
-            if let Some(behind) = crate::functions::behind(series, change, commits, listing) {
+            if let Some(behind) = rho_history::functions::behind(series, change, commits, listing) {
                 for line in rho_profile::diff::text_lines(&behind.changes) {
                     let _ = writeln!(out, "  {line}");
                 }
@@ -147,70 +143,87 @@ fn left_out(out: &mut String, analysis: &Analysis, listing: &Listing, branch: &s
     }
 }
 
-/// `history check`'s verdict on the newest commit: a line per series in a regression beyond its limit.
-#[derive(Debug, Default)]
-pub struct Judgement {
-    /// Regressions the newest commit is the first to show: `history check` fails.
-    pub failures: Vec<String>,
-    /// Regressions shown before and not acknowledged, the series still at its new level: warned about.
-    pub warnings: Vec<String>,
+/// `history check`'s lines on `judgement` of the newest figures of `series` series: a `regression:` line per
+/// regression the newest commit is the first to show, a `warning:` line per one shown before and not
+/// acknowledged, then the verdict. Whether it fails is `judgement.failures` being non-empty.
+pub fn check_lines(judgement: &Judgement, commits: &[Commit], series: usize) -> String {
+    let mut out = String::new();
+    for regression in &judgement.failures {
+        let (what, started, _) = regression_words(regression, commits);
+        let _ = writeln!(out, "regression: {what} starting at {started}");
+    }
+    for regression in &judgement.warnings {
+        let (what, started, commit) = regression_words(regression, commits);
+        let _ = writeln!(
+            out,
+            "warning: still in the regression {what} that started at {started}; \
+             `rho bench history ack {} --bench {}` accepts it",
+            short(commit),
+            regression.series.key.bench
+        );
+    }
+    let failures = judgement.failures.len();
+    if failures > 0 {
+        let _ = writeln!(
+            out,
+            "history check: {failures} regression(s) first seen at the newest commit: fails"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "history check: no regression starts at the newest figure of {series} series{}",
+            match judgement.warnings.len() {
+                0 => String::new(),
+                n => format!(" ({n} seen before and not acknowledged: warnings above)"),
+            }
+        );
+    }
+    out
 }
 
-/// Judges the newest figure of every series of `analysis` against `limit(bench, metric)` (in percent)
-/// ([`analysis::open_regression`]); regressions acknowledged by a note of `listing` are left out.
-pub fn judge_newest(
-    analysis: &Analysis,
-    commits: &[Commit],
-    listing: &Listing,
-    detection: Detection,
-    limit: impl Fn(&str, Metric) -> f64,
-) -> Judgement {
-    let mut judgement = Judgement::default();
-    for series in &analysis.series {
-        let limit = limit(&series.key.bench, series.metric);
-        let Some(open) = analysis::open_regression(series, limit, detection) else {
-            continue;
-        };
-        let change = &open.change;
-        let commit = &commits[change.commit_index];
-        if listing
-            .notes
-            .iter()
-            .any(|(_, note)| note.acknowledges(&commit.id, &series.key.bench))
-        {
-            continue;
-        }
-        let what = format!(
-            "{} {} (target {}, {} on {}): {} -> {} ({}, limit {limit}%)",
-            series.key.bench,
-            series.key.metric,
-            series.key.target,
-            series.key.measure.name(),
-            series.key.machine,
-            figure_text(change.before),
-            figure_text(change.after),
-            percent(change.before, change.after),
-        );
-        let started = format!(
-            "{} ({}), {}",
-            short(&commit.id),
-            commit.subject,
-            significance(series, change.pvalue)
-        );
-        if open.first {
-            judgement
-                .failures
-                .push(format!("regression: {what} starting at {started}"));
-        } else {
-            judgement.warnings.push(format!(
-                "warning: still in the regression {what} that started at {started}; \
-                 `rho bench history ack {} --bench {}` accepts it",
-                short(&commit.id),
-                series.key.bench
-            ));
-        }
-    }
-    judgement
+/// A regression in words: the series and its step (`bench cycles (target t, time on m): 1000 -> 2000 (+100.0%,
+/// limit 10%)`), the commit that started it with its subject and significance, and that commit's id.
+fn regression_words<'a>(
+    regression: &Regression,
+    commits: &'a [Commit],
+) -> (String, String, &'a str) {
+    let series = regression.series;
+    let change = &regression.change;
+    let (id, subject) = commits
+        .get(change.commit_index)
+        .map_or(("", ""), |c| (c.id.as_str(), c.subject.as_str()));
+    let what = format!(
+        "{} {} (target {}, {} on {}): {} -> {} ({}, limit {}%)",
+        series.key.bench,
+        series.key.metric,
+        series.key.target,
+        series.key.measure.name(),
+        series.key.machine,
+        figure_text(change.before),
+        figure_text(change.after),
+        percent(change.before, change.after),
+        regression.limit_percent,
+    );
+    let started = format!(
+        "{} ({}), {}",
+        short(id),
+        subject,
+        significance(series, change.pvalue)
+    );
+    (what, started, id)
+}
+
+/// The line saying what an add did: how many records, of which commit, by whom, on which branch.
+pub fn added_line(added: &Added, origin: &Origin, branch: &str) -> String {
+    format!(
+        "history: added {} record(s) of {} ({}) on {} to branch {} (now {})",
+        added.paths.len(),
+        short(&origin.commit),
+        origin.subject,
+        origin.machine,
+        branch,
+        short(&added.tip)
+    )
 }
 
 fn series_heading(series: &Series) -> String {
@@ -225,39 +238,4 @@ fn series_heading(series: &Series) -> String {
         series.points.len(),
         series.changes.len()
     )
-}
-
-fn significance(series: &Series, pvalue: f64) -> String {
-    if analysis::is_exact(series.metric) {
-        "exact".to_string()
-    } else {
-        format!("p = {pvalue:.2e}")
-    }
-}
-
-/// The change from `before` to `after` in percent (`+12.5%`); `new` from zero.
-fn percent(before: f64, after: f64) -> String {
-    if before == 0.0 {
-        return if after == 0.0 {
-            "+0.0%".to_string()
-        } else {
-            "new".to_string()
-        };
-    }
-    format!("{:+.1}%", (after - before) / before * 100.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_change_is_worded_in_percent_and_from_zero_as_new() {
-        assert_eq!(percent(100.0, 112.5), "+12.5%");
-        assert_eq!(percent(100.0, 90.0), "-10.0%");
-        assert_eq!(percent(0.0, 0.0), "+0.0%");
-        assert_eq!(percent(0.0, 3.0), "new");
-        assert_eq!(short("0123456789abcdef"), "0123456789");
-        assert_eq!(short("abc"), "abc");
-    }
 }
