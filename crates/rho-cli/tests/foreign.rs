@@ -765,6 +765,44 @@ fn a_planted_2x_criterion_slowdown_fails_the_gate_and_no_change_passes() {
     gate_catches_only(&base, &head, &copy, "checksum/64");
 }
 
+/// `--filter` over pytest-benchmark's names: `-k` for plain identifiers (pytest picks names containing one,
+/// so `test_fib` also runs `test_fib_big`), then the report cut to the regex's names; a regex `-k` cannot say
+/// (brackets) runs every test and is cut the same.
+#[test]
+fn a_pytest_benchmark_suite_takes_a_regex_filter() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_pytest_benchmark_suite_takes_a_regex_filter";
+    let python = Command::new("/usr/bin/python3")
+        .args(["-c", "import pytest_benchmark"])
+        .output();
+    if !python.is_ok_and(|o| o.status.success())
+        && !common::skipped_unless_required(test, "pytest-benchmark", "python3-pytest-benchmark")
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("test_bench.py"),
+        "import pytest\n\n\ndef fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n\n\
+         def test_fib(benchmark):\n    benchmark(fib, 10)\n\n\ndef test_fib_big(benchmark):\n    \
+         benchmark(fib, 12)\n\n\n@pytest.mark.parametrize(\"n\", [3, 30])\ndef test_sum(benchmark, n):\n    \
+         benchmark(sum, range(n))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - pytest-benchmark: /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+         test_bench.py --benchmark-max-time=0.05\n",
+    )
+    .unwrap();
+    assert_eq!(filtered_names(dir, "^test_fib$"), ["test_fib"]);
+    assert_eq!(
+        filtered_names(dir, r"^test_sum\[3\]$|big"),
+        ["test_fib_big", "test_sum[3]"]
+    );
+}
+
 #[test]
 fn a_pytest_benchmark_suite_reports_pytest_benchmarks_own_medians() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());

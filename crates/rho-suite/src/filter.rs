@@ -95,14 +95,18 @@ impl NameFilter {
 
     /// The regex as Google Benchmark's `--benchmark_filter` reads it (POSIX extended, by std::regex or
     /// RE2), when it means the same there: literal characters, `.`, `^`, `$`, `|`, groups and the
-    /// quantifiers `*`, `+`, `?`, and `\` before punctuation only. `None` otherwise (a class, a brace, a
-    /// flag, `\d`): the benchmarks are then listed and named exactly.
+    /// quantifiers `*`, `+`, `?`, and `\` before one of the syntax's own characters only. `None` otherwise
+    /// (a class, a brace, a flag, `\d`, `\-`, a leading `-`, which Google Benchmark reads as "all but"):
+    /// the benchmarks are then listed and named exactly.
     pub fn posix_extended(&self) -> Option<&str> {
+        if self.text.starts_with('-') {
+            return None;
+        }
         let mut chars = self.text.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
                 '\\' => match chars.next() {
-                    Some(p) if p.is_ascii_punctuation() => {}
+                    Some(p) if POSIX_SPECIAL.contains(p) => {}
                     _ => return None,
                 },
                 '(' if chars.peek() == Some(&'?') => return None,
@@ -228,12 +232,16 @@ fn harness_term(alternative: &str) -> Option<String> {
     Some(format!("{start}{literal}{end}"))
 }
 
+/// The characters POSIX extended regular expressions read as their own: escaped to be literal, and the only
+/// ones a `\` may go before there.
+const POSIX_SPECIAL: &str = "\\^$.|?*+()[]{}";
+
 /// `name` as a POSIX extended regular expression matches it (Google Benchmark's filter): each character
 /// the syntax reads otherwise escaped.
 pub fn posix_escape(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for c in name.chars() {
-        if "\\^$.|?*+()[]{}".contains(c) {
+        if POSIX_SPECIAL.contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -390,7 +398,7 @@ mod tests {
             filter(r"BM_(a|b)\.x+").posix_extended(),
             Some(r"BM_(a|b)\.x+")
         );
-        for regex in [r"\d", "[ab]", "a{2}", "(?i)a"] {
+        for regex in [r"\d", "[ab]", "a{2}", "(?i)a", r"a\-b", "-BM_a"] {
             assert_eq!(filter(regex).posix_extended(), None, "{regex}");
         }
         assert_eq!(filter("Sized").go_pattern(), "Sized");
