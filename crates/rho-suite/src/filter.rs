@@ -282,6 +282,12 @@ pub fn unanchored(terms: &str) -> String {
         .join(",")
 }
 
+/// The filter `text` (a `--filter`) as `RHO_BENCH_FILTER` terms, when it is plain names
+/// ([`NameFilter::harness_terms`]); `None` without a filter or for any other regex.
+pub fn harness_terms_of(text: Option<&str>) -> Option<String> {
+    NameFilter::new(text?).ok()?.harness_terms()
+}
+
 /// The filter `text` compiled, as a suite's run error when it is none (the command line checks it first).
 pub fn compiled(text: Option<&str>) -> crate::Result<Option<NameFilter>> {
     text.map(NameFilter::new)

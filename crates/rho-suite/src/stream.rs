@@ -43,8 +43,7 @@ impl HarnessSettings {
     /// The filter as `RHO_BENCH_FILTER` terms, when it is plain names (else the harness runs every
     /// benchmark, or the names a listing gives, and the report is cut to the regex's names).
     pub fn harness_filter(&self) -> Option<String> {
-        let filter = crate::filter::NameFilter::new(self.filter.as_deref()?).ok()?;
-        filter.harness_terms()
+        crate::filter::harness_terms_of(self.filter.as_deref())
     }
 }
 
