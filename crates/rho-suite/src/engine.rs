@@ -180,11 +180,15 @@ impl<'a> Engine<'a> {
         {
             let names = self.list_all(index)?;
             let picked: Vec<&String> = names.iter().filter(|n| filter.matches(n)).collect();
-            let terms = crate::filter::exact_terms(&picked)
-                .filter(|_| !picked.is_empty())
-                .unwrap_or_else(|| crate::filter::NOTHING.to_owned());
+            // None picked: a term no name matches. A name no term can hold: every benchmark, cut after.
+            let terms = match picked.is_empty() {
+                true => Some(crate::filter::NOTHING.to_owned()),
+                false => crate::filter::exact_terms(&picked),
+            };
             env.retain(|(key, _)| key != crate::filter::FILTER_VARIABLE);
-            env.push((crate::filter::FILTER_VARIABLE.to_owned(), terms));
+            if let Some(terms) = terms {
+                env.push((crate::filter::FILTER_VARIABLE.to_owned(), terms));
+            }
         }
         let place = Place {
             config: self.config,
