@@ -122,12 +122,15 @@
  *                               the harness, the default; 1 = never batched); a benchmark's
  *                               RHO_BENCH_SET_BATCH(state, K) overrides it
  *   RHO_BENCH_BATCH_<name>      the same for one benchmark, overriding its RHO_BENCH_SET_BATCH(...)
- *   RHO_BENCH_FILTER            which benchmarks run: comma-separated terms, each 1 to 63 of
- *                               [A-Za-z0-9_.:+-]; a benchmark runs when its name contains one of
+ *   RHO_BENCH_FILTER            which benchmarks run: comma-separated terms, each 1 to 85 of
+ *                               [A-Za-z0-9_.:+/-]; a benchmark runs when its name contains one of
  *                               them (a case-sensitive substring: `crc` runs bench_crc_64 and
  *                               bench_crc_256, `crc_64,steady` runs bench_crc_64 and bench_steady;
  *                               a family member is matched as "name/arg", and a term may hold '/').
- *                               Unset or empty: all run. The others are neither run nor printed
+ *                               A term starting with `^` matches at the name's start only, one
+ *                               ending with `$` at its end only: `^bench_crc$` runs that benchmark
+ *                               and not bench_crc_64 (rho's `--filter REGEX` lists the suite and
+ *                               passes the names it picks so). Unset or empty: all run. The others are neither run nor printed
  *                               (`.overhead` always runs), `@done benchmarks=` counts those that
  *                               ran, and a filter that matches none is not an error (benchmarks=0).
  *   RHO_BENCH_LIST              `1`: list, do not run: print `@list NAME` for each benchmark the
@@ -148,7 +151,9 @@
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
  * RHO_BENCH_MEASURE_INSTRUCTIONS (defined: count, under QEMU with rho's counting plugin; the
  * board's Makefile defines it for RHO_BENCH_MEASURE=instructions), RHO_BENCH_SCALE a floating
- * constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady; no filter code without it); no per-benchmark override (RHO_BENCH_SET_BATCH(state, K) in the code
+ * constant, RHO_BENCH_FILTER unquoted (-DRHO_BENCH_FILTER=crc,steady; no filter code without it; a `$`
+ * anchor must get through the shell and make, which read it: rho passes a board terms without anchors
+ * and keeps the names its filter matches); no per-benchmark override (RHO_BENCH_SET_BATCH(state, K) in the code
  * is the per-benchmark choice there). The time cap counts cycles and needs RHO_BENCH_CPU_HZ.
  *
  * Compile-time (both):
@@ -2899,8 +2904,9 @@ static size_t rho_bench__run_measured(rho_bench_fn fn, rho_bench_t *state, int *
 
 /* ---- The filter -------------------------------------------------------------------------- */
 
-/* RHO_BENCH_FILTER: comma-separated terms; a benchmark runs when its name contains one of them.
- * Hosted, from the environment; bare metal, a compile-time define (no code without it). */
+/* RHO_BENCH_FILTER: comma-separated terms; a benchmark runs when its name contains one of them, at
+ * its start for a term that begins with `^`, at its end for one that ends with `$` (both: the whole
+ * name). Hosted, from the environment; bare metal, a compile-time define (no code without it). */
 #if !RHO_BENCH_BARE_METAL || defined(RHO_BENCH_FILTER)
 #define RHO_BENCH__FILTERING 1
 #if RHO_BENCH_BARE_METAL
@@ -2909,50 +2915,79 @@ static const char rho_bench__filter[] = RHO_BENCH__STR(RHO_BENCH_FILTER);
 static const char *rho_bench__filter; /* NULL or "": every benchmark runs */
 #endif
 
-/* Whether the filter is terms of 1 to 63 name characters (or '/', to pick a family member's
- * "name/arg") separated by single commas (or empty). */
+/* The length of the filter term at `term`, up to its ',' or end, and its anchors: `*start` when it
+ * begins with '^', `*end` when it ends with '$'; the name characters are term[*start .. len - *end]. */
+static size_t rho_bench__term(const char *term, int *start, int *end)
+{
+    size_t len = 0;
+    while (term[len] != ',' && term[len] != '\0') {
+        len++;
+    }
+    *start = len > 0 && term[0] == '^';
+    *end = len > (size_t)*start && term[len - 1] == '$';
+    return len;
+}
+
+/* Whether the filter is terms of 1 to RHO_BENCH__FULL_NAME_MAX name characters (or '/', to pick a
+ * family member's "name/arg"), each maybe anchored, separated by single commas (or empty). */
 static int rho_bench__valid_filter(const char *filter)
 {
-    unsigned n = 0;
     if (filter == 0 || *filter == '\0') {
         return 1;
     }
-    for (;; filter++) {
-        if (*filter == ',' || *filter == '\0') {
-            if (n == 0) {
-                return 0;
-            }
-            if (*filter == '\0') {
-                return 1;
-            }
-            n = 0;
-        } else if ((!rho_bench__name_char(*filter) && *filter != '/') ||
-                   ++n > RHO_BENCH__NAME_MAX) {
+    for (;;) {
+        int start, end;
+        size_t len = rho_bench__term(filter, &start, &end), k;
+        size_t n = len - (size_t)start - (size_t)end;
+        if (n == 0 || n > RHO_BENCH__FULL_NAME_MAX) {
             return 0;
         }
+        for (k = (size_t)start; k < len - (size_t)end; k++) {
+            if (!rho_bench__name_char(filter[k]) && filter[k] != '/') {
+                return 0;
+            }
+        }
+        if (filter[len] == '\0') {
+            return 1;
+        }
+        filter += len + 1;
     }
 }
 
-/* Whether `name` contains one of the filter's terms (every name does when there is no filter). */
+/* Whether `name` holds `text` (n characters) at `at`. */
+static int rho_bench__holds_at(const char *name, size_t at, const char *text, size_t n)
+{
+    size_t k = 0;
+    while (k < n && name[at + k] == text[k]) {
+        k++;
+    }
+    return k == n;
+}
+
+/* Whether `name` matches one of the filter's terms (every name does when there is no filter). */
 static int rho_bench__selected(const char *name)
 {
     const char *term = rho_bench__filter;
+    size_t name_len = 0;
     if (term == 0 || *term == '\0') {
         return 1;
     }
+    while (name[name_len] != '\0') { /* no <string.h> on bare metal */
+        name_len++;
+    }
     for (;;) {
-        const char *at;
-        size_t len = 0;
-        while (term[len] != ',' && term[len] != '\0') {
-            len++;
-        }
-        for (at = name; *at != '\0'; at++) {
-            size_t k = 0;
-            while (k < len && at[k] == term[k]) {
-                k++;
-            }
-            if (k == len) {
-                return 1;
+        int start, end;
+        size_t len = rho_bench__term(term, &start, &end);
+        const char *text = term + start;
+        size_t n = len - (size_t)start - (size_t)end, at;
+        if (n <= name_len) {
+            /* anchored: the one place it may be; else every place, first to last */
+            size_t first = end && !start ? name_len - n : 0;
+            size_t last = start ? 0 : name_len - n;
+            for (at = first; at <= last; at++) {
+                if (rho_bench__holds_at(name, at, text, n) && (!end || at + n == name_len)) {
+                    return 1;
+                }
             }
         }
         if (term[len] == '\0') {
@@ -3398,8 +3433,8 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
 #endif
     if (!rho_bench__valid_filter(rho_bench__filter)) {
         RHO_BENCH__PRINT(RHO_BENCH__DIAGNOSTIC,
-                         "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+/-]) "
-                         "separated by commas, got \"%s\"\n",
+                         "rho: RHO_BENCH_FILTER: expected names (1 to 85 of [A-Za-z0-9_.:+/-], "
+                         "each maybe ^anchored$) separated by commas, got \"%s\"\n",
                          rho_bench__filter);
         return 2;
     }

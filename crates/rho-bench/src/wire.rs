@@ -11,6 +11,38 @@ pub const fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'+' | b'-')
 }
 
+/// Whether `name` matches one `RHO_BENCH_FILTER` term, as the C harness matches it: the term's name
+/// characters anywhere in the name, at its start when the term begins with `^`, at its end when it ends with
+/// `$` (both: the whole name).
+pub fn term_matches(term: &str, name: &str) -> bool {
+    let (start, rest) = match term.strip_prefix('^') {
+        Some(rest) => (true, rest),
+        None => (false, term),
+    };
+    let (end, text) = match rest.strip_suffix('$') {
+        Some(text) => (true, text),
+        None => (false, rest),
+    };
+    match (start, end) {
+        (true, true) => name == text,
+        (true, false) => name.starts_with(text),
+        (false, true) => name.ends_with(text),
+        (false, false) => name.contains(text),
+    }
+}
+
+/// The longest filter term's name characters: a family member's `NAME/ARG` (63 and an argument).
+pub const FILTER_TERM_MAX: usize = 85;
+
+/// Whether `term` is one `RHO_BENCH_FILTER` term: 1 to [`FILTER_TERM_MAX`] name characters or `/`, maybe
+/// with a leading `^` and a trailing `$`.
+pub fn is_filter_term(term: &str) -> bool {
+    let text = term.strip_prefix('^').unwrap_or(term);
+    let text = text.strip_suffix('$').unwrap_or(text);
+    (1..=FILTER_TERM_MAX).contains(&text.len())
+        && text.bytes().all(|b| is_name_byte(b) || b == b'/')
+}
+
 /// 1 to 63 name bytes.
 pub fn is_name(text: &str) -> bool {
     !text.is_empty() && text.len() <= 63 && text.bytes().all(is_name_byte)

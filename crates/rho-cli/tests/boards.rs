@@ -770,3 +770,52 @@ fn a_board_baseline_is_checked_on_its_board_and_refused_on_another_target() {
         ));
     }
 }
+
+/// `--filter` on a board: its image has the filter compiled in, without the anchors a regex's exact names
+/// carry on the host (make and the preprocessor read a `$`), and the report is cut to exactly the names the
+/// regex matches; a regex the harness cannot take as terms runs every benchmark, cut the same.
+#[test]
+fn a_board_runs_the_benchmarks_a_regex_filter_picks() {
+    if !tools_present(
+        "a_board_runs_the_benchmarks_a_regex_filter_picks",
+        CROSS_TOOLS,
+    ) {
+        return;
+    }
+    let run = |filter: &str| {
+        let (_outcome, document) = rho_json(
+            &[
+                "bench",
+                "--target",
+                "mps2-an386",
+                "examples/crypto_bench.c",
+                "--iterations",
+                "20",
+                "--warmup",
+                "1",
+                "--filter",
+                filter,
+            ],
+            LIMIT,
+        );
+        let names: Vec<String> = bench_names(&document)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let defines: Vec<String> = document["suite"]["cflags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f.as_str())
+            .filter(|f| f.starts_with("-DRHO_BENCH_FILTER"))
+            .map(str::to_owned)
+            .collect();
+        (names, defines)
+    };
+    let (names, defines) = run("^bench_crc_64$|^bench_steady$");
+    assert_eq!(names, ["bench_crc_64", "bench_steady"]);
+    assert_eq!(defines, ["-DRHO_BENCH_FILTER=bench_crc_64,bench_steady"]);
+    let (names, defines) = run("crc_(64|256)$");
+    assert_eq!(names, ["bench_crc_64", "bench_crc_256"]);
+    assert!(defines.is_empty(), "{defines:?}");
+}

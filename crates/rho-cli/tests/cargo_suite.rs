@@ -117,6 +117,45 @@ fn a_cargo_suite_is_built_run_and_judged_like_any_suite() {
             "sum_n/4096"
         ]
     );
+
+    // `--filter` with a regex rho-bench cannot take as terms: rho lists the suite (RHO_BENCH_LIST=1) and
+    // runs the exact names (`^sum_n/256$,...`): `sum_n/256` and not `sum_n/2048`, which it begins.
+    let filtered = tmp.path().join("filtered.json");
+    let args = [
+        "bench",
+        "--iterations",
+        "200",
+        "--filter",
+        "^sum_n/(256|1024)$|^sum_1k$",
+        "--json",
+        filtered.to_str().unwrap(),
+    ];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rho"));
+    command
+        .args(args)
+        .current_dir(common::repo_file("examples/rust-bench"))
+        .env("TMPDIR", tmp.path())
+        .env(
+            "CARGO_TARGET_DIR",
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rust-bench-example"),
+        )
+        .env("CARGO_PROFILE_BENCH_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_BENCH_DEBUG", "0");
+    let outcome = common::run_rho(command, &args, LIMIT);
+    outcome.assert_exit(0);
+    let document = common::read_json(&filtered);
+    let names: Vec<&str> = document["suites"][0]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["sum_1k", "sum_n/256", "sum_n/1024"],
+        "{}",
+        outcome.describe()
+    );
 }
 
 /// Whether rustc has the standard library of `triple` (`rustup target add`).

@@ -525,8 +525,8 @@ fn a_filter_that_is_not_names_separated_by_commas_is_refused_by_the_harness() {
     assert_eq!(status, Some(2), "{stderr}");
     assert!(
         stderr.contains(
-            "rho: RHO_BENCH_FILTER: expected names (1 to 63 of [A-Za-z0-9_.:+/-]) separated by \
-             commas, got \"crc,,steady\""
+            "rho: RHO_BENCH_FILTER: expected names (1 to 85 of [A-Za-z0-9_.:+/-], each maybe \
+             ^anchored$) separated by commas, got \"crc,,steady\""
         ),
         "{stderr}"
     );
@@ -592,12 +592,88 @@ fn the_filter_flag_runs_only_the_benchmarks_whose_names_contain_a_term() {
     let outcome = run("crc");
     outcome.assert_exit(0);
     assert_eq!(names(&outcome), ["bench_crc_64", "bench_crc_256"]);
-    let outcome = run("crc_64,malloc");
+    // A regular expression: alternatives, anchors, classes; the suite's order, not the filter's.
+    let outcome = run("malloc|crc_64");
     outcome.assert_exit(0);
     assert_eq!(names(&outcome), ["bench_crc_64", "bench_malloc_free"]);
-    // A filter that matches nothing is a warning, not an error.
-    let outcome = run("nothing_called_this");
+    let outcome = run("^bench_(crc_2|st)[a-z0-9]+$");
     outcome.assert_exit(0);
-    assert!(names(&outcome).is_empty());
-    outcome.assert_stderr_has("--filter nothing_called_this matched no benchmark");
+    assert_eq!(names(&outcome), ["bench_crc_256", "bench_steady"]);
+    // A filter that matches nothing is an error naming it and benchmarks that exist.
+    let outcome = run("nothing_called_this");
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has(
+        "--filter nothing_called_this matched no benchmark; the suites have bench_empty, bench_crc_64, \
+         bench_crc_256, bench_malloc_free, bench_steady and 1 more",
+    );
+    // The old comma syntax is a literal comma: it matches nothing, and says what to write.
+    let outcome = run("crc_64,malloc");
+    outcome.assert_exit(2);
+    outcome.assert_stderr_has("join alternatives with |, e.g. crc_64|steady");
+}
+
+/// A name that begins another (`bench_crc` and `bench_crc_64`, `sum/1` and `sum/16`) is picked alone by
+/// `^name$`: rho lists the suite and passes the harness the exact names (`^name$` terms).
+#[test]
+fn an_anchored_filter_runs_one_name_that_begins_another() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("prefix_bench.c");
+    std::fs::write(
+        &suite,
+        "#include <rho/bench.h>\n\
+         static void bench_crc(rho_bench_t *state) { RHO_BENCH_LOOP(state) { RHO_BENCH_KEEP(1); } }\n\
+         static void bench_crc_64(rho_bench_t *state) { RHO_BENCH_LOOP(state) { RHO_BENCH_KEEP(2); } }\n\
+         static void sum(rho_bench_t *state) {\n  uint64_t n = RHO_BENCH_ARG(state);\n  \
+         RHO_BENCH_LOOP(state) { RHO_BENCH_KEEP(n); }\n}\n\
+         int main(int argc, char **argv) {\n  rho_bench_suite_t suite = {0};\n  \
+         RHO_BENCH_ADD(&suite, bench_crc);\n  RHO_BENCH_ADD(&suite, bench_crc_64);\n  \
+         RHO_BENCH_ADD_ARG(&suite, sum, 1);\n  RHO_BENCH_ADD_ARG(&suite, sum, 16);\n  \
+         return rho_bench_main(&suite, argc, argv);\n}\n",
+    )
+    .unwrap();
+    let suite = suite.to_str().unwrap();
+    let run = |filter: &str| {
+        let outcome = rho_in(
+            tmp.path(),
+            &[
+                "bench",
+                suite,
+                "--iterations",
+                "20",
+                "--filter",
+                filter,
+                "--json",
+                "-",
+            ],
+            LIMIT,
+        );
+        outcome.assert_exit(0);
+        let document: Value = serde_json::from_str(&outcome.stdout).unwrap();
+        bench_names(&document)
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run("crc"), ["bench_crc", "bench_crc_64"]);
+    assert_eq!(run("^bench_crc$"), ["bench_crc"]);
+    assert_eq!(run("^bench_crc$|^sum/1$"), ["bench_crc", "sum/1"]);
+    assert_eq!(run("_64$|6$"), ["bench_crc_64", "sum/16"]);
+    // A regex the harness cannot take as terms: listed, and the exact names passed.
+    assert_eq!(run(r"^(bench_crc|sum/1)$"), ["bench_crc", "sum/1"]);
+    assert_eq!(run(r"^sum/\d$"), ["sum/1"]);
+    // The harness itself takes anchored terms from the environment, and substrings as before.
+    for (filter, expected) in [
+        ("^bench_crc$", &["bench_crc"][..]),
+        ("^bench_crc$,sum/16", &["bench_crc", "sum/16"]),
+        ("^sum", &["sum/1", "sum/16"]),
+        ("crc_64$", &["bench_crc_64"]),
+    ] {
+        let (_tmp, outcome, document) = rho_to_json(
+            &["bench", suite, "--iterations", "20"],
+            &[("RHO_BENCH_FILTER", filter)],
+            LIMIT,
+        );
+        assert_eq!(outcome.status, Some(0), "{filter}: {}", outcome.stderr);
+        assert_eq!(bench_names(&document.unwrap()), expected, "{filter}");
+    }
 }

@@ -502,6 +502,50 @@ fn a_gbench_suites_names_reach_the_gates_verdict_as_written() {
     gate_with(&copy, &base, &[]).assert_exit(0);
 }
 
+/// The benchmarks of the run `rho bench --filter FILTER` writes in `dir` (its `run.json`), after exit 0.
+fn filtered_names(dir: &Path, filter: &str) -> Vec<String> {
+    let run = rho(
+        dir,
+        &["bench", "--filter", filter, "--json", "run.json"],
+        &[],
+    );
+    assert_eq!(run.status, Some(0), "--filter {filter}: {}", run.describe());
+    read_json(&dir.join("run.json"))["suites"][0]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// `--filter` is a regex over Google Benchmark's names as written: `%@`, a space and non-ASCII letters are
+/// characters like any; a regex Google Benchmark's syntax reads alike is its `--benchmark_filter`, and one
+/// it does not (a class) is matched against its listing; `^...$` of a name that begins another matches none.
+#[test]
+fn a_gbench_suite_takes_a_regex_over_names_as_written() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !gbench_present("a_gbench_suite_takes_a_regex_over_names_as_written") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    odd_names_project(dir, None);
+    assert_eq!(filtered_names(dir, "%@"), ["BM_format/%@"]);
+    assert_eq!(
+        filtered_names(dir, "^BM_log/with space$|日本"),
+        ["BM_log/with space", "BM_ünïcode/日本語"]
+    );
+    // A class: Google Benchmark lists its benchmarks, and is given the exact names the regex matches.
+    assert_eq!(
+        filtered_names(dir, "BM_format/[%]%|\"quoted\"$"),
+        ["BM_format/%%", "BM_log/\"quoted\""]
+    );
+    // `BM_format/%` begins two names, and is neither.
+    let none = rho(dir, &["bench", "--filter", "^BM_format/%$"], &[]);
+    none.assert_exit(2);
+    none.assert_stderr_has("--filter ^BM_format/%$ matched no benchmark");
+}
+
 /// A hyperfine suite of one command that sleeps `delay.txt` seconds (a sleep does not move with the load).
 fn hyperfine_project(dir: &Path, delay: &str) {
     std::fs::create_dir_all(dir).unwrap();
@@ -555,10 +599,22 @@ fn a_hyperfine_suite_runs_only_the_commands_the_filter_picks() {
         .collect();
     assert_eq!(names, ["quick"], "{}", run.describe());
     assert!(!dir.join("ran.txt").exists(), "the other command ran");
-    // A filter that picks none runs none, and says so.
+    // A regex over the names: `^quick$` is that command alone.
+    let exact = rho(
+        dir,
+        &["bench", "--filter", "^quick$|nothing", "--json", "run.json"],
+        &[],
+    );
+    exact.assert_exit(0);
+    assert_eq!(
+        read_json(&dir.join("run.json"))["suites"][0]["benchmarks"][0]["name"],
+        "quick"
+    );
+    assert!(!dir.join("ran.txt").exists(), "the other command ran");
+    // A filter that picks none runs none: exit 2 naming it.
     let none = rho(dir, &["bench", "--filter", "gzip"], &[]);
-    none.assert_exit(0);
-    none.assert_stderr_has("matched no benchmark");
+    none.assert_exit(2);
+    none.assert_stderr_has("--filter gzip matched no benchmark");
     assert!(!dir.join("ran.txt").exists(), "the other command ran");
 }
 
@@ -599,6 +655,29 @@ fn a_planted_2x_gotest_slowdown_fails_the_gate_and_no_change_passes() {
     gate_catches_planted(go_project, (4, 8), "BenchmarkWork");
 }
 
+/// `--filter` reaches `go test -bench` as Go's own pattern, and the report holds exactly what it matches.
+#[test]
+fn a_gotest_suite_takes_a_regex_filter() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_gotest_suite_takes_a_regex_filter";
+    let go = Command::new("go").arg("version").output();
+    if !go.is_ok_and(|o| o.status.success())
+        && !common::skipped_unless_required(test, "go", "golang-go")
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    go_project(tmp.path(), 1);
+    assert_eq!(
+        filtered_names(tmp.path(), "^BenchmarkSteady$"),
+        ["BenchmarkSteady"]
+    );
+    assert_eq!(
+        filtered_names(tmp.path(), "Work|^nothing"),
+        ["BenchmarkWork"]
+    );
+}
+
 /// Where the criterion example is built, shared by its copies (criterion compiles once, not per copy).
 fn criterion_target() -> PathBuf {
     common::repo_file("target/rho-test-criterion")
@@ -624,6 +703,20 @@ fn a_planted_8x_criterion_slowdown_fails_check_diff_naming_only_it() {
         &format!("u * ROUNDS_PER_UNIT * if u == 64 {{ {PLANTED} }} else {{ 1 }}"),
     );
     check_diff_names_only(&head, "checksum/64", &env);
+    // `--filter` is criterion's own filter, the same crate's regex: `^checksum/64$` runs that one alone.
+    let run = rho(
+        &head,
+        &["bench", "--filter", "^checksum/64$", "--json", "run.json"],
+        &env,
+    );
+    run.assert_exit(0);
+    let names: Vec<String> = read_json(&head.join("run.json"))["suites"][0]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["checksum/64"], "{}", run.describe());
 }
 
 #[test]
@@ -670,6 +763,44 @@ fn a_planted_2x_criterion_slowdown_fails_the_gate_and_no_change_passes() {
         "u * ROUNDS_PER_UNIT * if u == 64 { 2 } else { 1 }",
     );
     gate_catches_only(&base, &head, &copy, "checksum/64");
+}
+
+/// `--filter` over pytest-benchmark's names: `-k` for plain identifiers (pytest picks names containing one,
+/// so `test_fib` also runs `test_fib_big`), then the report cut to the regex's names; a regex `-k` cannot say
+/// (brackets) runs every test and is cut the same.
+#[test]
+fn a_pytest_benchmark_suite_takes_a_regex_filter() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let test = "a_pytest_benchmark_suite_takes_a_regex_filter";
+    let python = Command::new("/usr/bin/python3")
+        .args(["-c", "import pytest_benchmark"])
+        .output();
+    if !python.is_ok_and(|o| o.status.success())
+        && !common::skipped_unless_required(test, "pytest-benchmark", "python3-pytest-benchmark")
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("test_bench.py"),
+        "import pytest\n\n\ndef fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n\n\
+         def test_fib(benchmark):\n    benchmark(fib, 10)\n\n\ndef test_fib_big(benchmark):\n    \
+         benchmark(fib, 12)\n\n\n@pytest.mark.parametrize(\"n\", [3, 30])\ndef test_sum(benchmark, n):\n    \
+         benchmark(sum, range(n))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        "bench:\n  suites:\n    - pytest-benchmark: /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+         test_bench.py --benchmark-max-time=0.05\n",
+    )
+    .unwrap();
+    assert_eq!(filtered_names(dir, "^test_fib$"), ["test_fib"]);
+    assert_eq!(
+        filtered_names(dir, r"^test_sum\[3\]$|big"),
+        ["test_fib_big", "test_sum[3]"]
+    );
 }
 
 #[test]

@@ -313,6 +313,18 @@ fn filter_reaches_every_suite_of_the_module_and_refuses_to_write_a_partial_basel
     let out = project.rho(&["bench", "--filter", "hold", "--write-baseline"]);
     out.assert_exit(2);
     out.assert_stderr_has("--filter hold with --write-baseline would record a baseline without");
+
+    // A filter that matches no benchmark of any suite: exit 2, naming it and the benchmarks there are.
+    let out = project.rho(&["bench", "--filter", "crc_256,hold"]);
+    out.assert_exit(2);
+    out.assert_stderr_has(
+        "--filter crc_256,hold matched no benchmark; the suites have bench_crc_256, bench_hold_64; the \
+         filter is a regular expression, where a comma is a comma: join alternatives with |",
+    );
+    let out = project.rho(&["bench", "--filter", "crc_256|hold"]);
+    out.assert_exit(0);
+    out.assert_stdout_has("bench_crc_256");
+    out.assert_stdout_has("bench_hold_64");
 }
 
 #[test]

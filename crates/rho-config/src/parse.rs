@@ -135,7 +135,8 @@ fn home_of(key: &str) -> Option<&'static str> {
     }
 }
 
-/// Names of benchmarks and targets: what the wire format allows for a name.
+/// Names of targets, and of benchmarks of rho's own harnesses (`iterations`, `batch`): 1 to 63 of the
+/// characters an environment variable's name and a board's define carry as they are.
 fn is_wire_name(name: &str) -> bool {
     (1..=63).contains(&name.len())
         && name
@@ -809,12 +810,15 @@ fn parse_benchmarks_at(
     let all = fields(cx, node, base, None)?;
     let mut out = Vec::with_capacity(all.entries.len());
     for (name, key, value) in all.entries {
-        if !is_wire_name(name) {
+        // Any name a harness reports, as written (`BM_format/%@`, a unicode name): budgets apply to it.
+        if let Err(why) = rho_wire::name::check(name) {
             return Err(cx.err_at(
                 key,
                 format!(
-                    "'{name}' in {base} is not a benchmark name: expected 1 to 63 characters \
-                     of A-Z a-z 0-9 _ . : + - (the name the benchmark prints in its stream)"
+                    "'{}' in {base} is not a benchmark name: {why} (expected the name the benchmark \
+                     reports, 1 to {} bytes of UTF-8 without control characters)",
+                    name.escape_debug(),
+                    rho_wire::name::MAX_NAME_BYTES
                 ),
             ));
         }
@@ -828,6 +832,25 @@ fn parse_benchmarks_at(
             .value("batch")
             .map(|v| whole(cx, v, &format!("{path}.batch"), 0, u64::MAX))
             .transpose()?;
+        // rho's harnesses read these from RHO_BENCH_ITERATIONS_<name> and RHO_BENCH_BATCH_<name>, and their
+        // names are harness names; another harness's benchmark takes budgets only.
+        if (iterations.is_some() || batch.is_some()) && !is_wire_name(name) {
+            let key = if iterations.is_some() {
+                "iterations"
+            } else {
+                "batch"
+            };
+            return Err(cx.err_at(
+                f.value(key).unwrap_or(value),
+                format!(
+                    "{path}.{key}: rho's harnesses take `{key}` per benchmark by a name of 1 to 63 \
+                     characters of A-Z a-z 0-9 _ . : + - (read as RHO_BENCH_{}_<name>), and '{}' is \
+                     not one; budgets apply to any name",
+                    key.to_uppercase(),
+                    name.escape_debug()
+                ),
+            ));
+        }
         let budgets = match f.value("budgets") {
             Some(v) => parse_budgets(cx, v, &format!("{path}.budgets"), stack_watermark)?,
             None => Budgets::default(),

@@ -1186,12 +1186,52 @@ fn a_stack_budget_without_the_watermark_is_refused() {
 }
 
 #[test]
+fn any_benchmark_name_as_written_takes_budgets() {
+    let config = load(
+        "bench:\n  benchmarks:\n    \"BM_format/%@\":\n      budgets:\n        max_ns_per_op: 50\n    \
+         BM_log/with space:\n      budgets:\n        max_ns_per_op: 60\n    \"BM_日本語/漢字\":\n      \
+         budgets:\n        max_ns_per_op: 70\n    'BM_log/\"quoted\"':\n      budgets:\n        \
+         max_ns_per_op: 80\n",
+    );
+    let names: Vec<&str> = config.benchmarks.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "BM_format/%@",
+            "BM_log/with space",
+            "BM_日本語/漢字",
+            "BM_log/\"quoted\""
+        ]
+    );
+    let limits: Vec<Option<f64>> = config
+        .benchmarks
+        .iter()
+        .map(|b| b.budgets.max_ns_per_op)
+        .collect();
+    assert_eq!(limits, [Some(50.0), Some(60.0), Some(70.0), Some(80.0)]);
+}
+
+#[test]
 fn bad_benchmark_names_are_refused() {
-    let (line, column, message, _) =
-        refuse("bench:\n  benchmarks:\n    \"crc 64\":\n      iterations: 5\n");
+    // A control character is no name: a terminal would run it.
+    let (line, column, message, _) = refuse(
+        "bench:\n  benchmarks:\n    \"crc\\t64\":\n      budgets:\n        max_ns_per_op: 5\n",
+    );
     assert_eq!((line, column), (3, 5));
     assert!(
-        message.starts_with("'crc 64' in bench.benchmarks is not a benchmark name"),
+        message.starts_with(
+            "'crc\\t64' in bench.benchmarks is not a benchmark name: the control character U+0009"
+        ),
+        "{message}"
+    );
+    // `iterations` reaches rho's harness as RHO_BENCH_ITERATIONS_<name>: a harness name only.
+    let (line, column, message, _) =
+        refuse("bench:\n  benchmarks:\n    \"crc 64\":\n      iterations: 5\n");
+    assert_eq!((line, column), (4, 19));
+    assert!(
+        message.starts_with(
+            "bench.benchmarks.crc 64.iterations: rho's harnesses take `iterations` per benchmark"
+        ),
         "{message}"
     );
 }

@@ -228,6 +228,8 @@ struct Suites {
     exported: Vec<(String, RunSummary)>,
     /// With `--profile NAME`: whether a suite ran benchmark NAME (its table or hint is printed).
     profiled: bool,
+    /// How many benchmarks the suites ran (after `--filter` and a share's cut).
+    benchmarks: usize,
 }
 
 /// One target's run of module.yml's suites; with `collect`, each suite's summary and the run's document are
@@ -289,7 +291,7 @@ fn run_target(
         // A share runs only its own benchmarks; a suite with none of them is not built.
         if let Some(share) = &share {
             match share.filter_for(&engine.jobs[index].what) {
-                Some(filter) => engine.set_filter(Some(filter)),
+                Some(filter) => engine.set_filter(Some(filter))?,
                 None => continue,
             }
         }
@@ -310,6 +312,21 @@ fn run_target(
         );
     }
     warn_unprofiled(options, &suites);
+    // A filter that matched no benchmark of any suite is a mistake (a comma for `|`, a misspelt name):
+    // exit 2 naming it and names that exist, from the suites whose harness lists them.
+    if let Some(filter) = rho_suite::filter::compiled(asked.run.filter.as_deref())?
+        && share.is_none()
+        && suites.benchmarks == 0
+        && suites.failed.is_empty()
+        && !suites.skipped
+    {
+        let known: Vec<String> = (0..engine.jobs.len())
+            .filter(|&index| engine.lists(&engine.jobs[index]))
+            .filter_map(|index| engine.list_all(index).ok())
+            .flatten()
+            .collect();
+        return Err(rho_suite::SuiteError::NoMatch(filter.no_match(&known)).into());
+    }
     let total = engine.jobs.len();
     let built_with = engine.built_with();
     let scale = engine.settings.scale;
@@ -429,6 +446,7 @@ impl RunOf<'_> {
                 if let Some(share) = self.share {
                     share.trim(&job.what, &mut summary);
                 }
+                suites.benchmarks += summary.benchmarks.len();
                 (summary, sampling_notes)
             }
             Err(failure) => {

@@ -84,7 +84,7 @@ pub(crate) fn laid_out(
     width: usize,
 ) -> String {
     let table = columns(rows, left, rule);
-    if table.lines().all(|line| line.chars().count() <= width) {
+    if table.lines().all(|line| display_width(line) <= width) {
         return table;
     }
     let mut cut = rows.to_vec();
@@ -113,13 +113,19 @@ pub(crate) fn laid_out(
     out
 }
 
+/// The columns `text` takes on a terminal: a CJK character or an emoji takes two, a combining mark none
+/// (Unicode's East Asian Width, as terminals draw them), so a table of such names stays aligned.
+pub fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
 /// `rows` in aligned columns (see [`aligned_table`]).
 fn columns(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool, rule: bool) -> String {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
             rows.iter()
-                .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
+                .map(|r| r.get(c).map_or(0, |s| display_width(s)))
                 .max()
                 .unwrap_or(0)
         })
@@ -131,10 +137,12 @@ fn columns(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool, rule: bool) -> St
             if c > 0 {
                 line.push_str("  ");
             }
+            // `format!`'s padding counts chars, and a CJK character or an emoji takes two columns.
+            let pad = " ".repeat(width.saturating_sub(display_width(cell)));
             if left(c) {
-                let _ = write!(line, "{cell:<width$}");
+                let _ = write!(line, "{cell}{pad}");
             } else {
-                let _ = write!(line, "{cell:>width$}");
+                let _ = write!(line, "{pad}{cell}");
             }
         }
         let _ = writeln!(out, "{}", line.trim_end());
@@ -144,4 +152,47 @@ fn columns(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool, rule: bool) -> St
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_characters_keep_the_columns_aligned() {
+        let rows = vec![
+            vec!["benchmark".to_string(), "median".to_string()],
+            vec!["BM_日本語/漢字".to_string(), "12.5 ns".to_string()],
+            vec!["BM_emoji/🦀".to_string(), "3.0 ns".to_string()],
+            vec!["BM_ascii".to_string(), "1024.0 ns".to_string()],
+        ];
+        let table = aligned_table(&rows, |c| c == 0);
+        // 日本語 and 漢字 take two columns a character, 🦀 two: the widest name is 14 columns, in 9 chars.
+        assert_eq!(
+            table,
+            "benchmark          median\n\
+             -------------------------\n\
+             BM_日本語/漢字    12.5 ns\n\
+             BM_emoji/🦀        3.0 ns\n\
+             BM_ascii        1024.0 ns\n"
+        );
+        for line in table.lines() {
+            assert_eq!(display_width(line), 25, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_table_of_wide_names_is_fitted_by_its_columns_not_its_chars() {
+        // 20 chars but 40 columns: too wide for 40 with its figure, so the name goes on its own line.
+        let name = "漢".repeat(20);
+        let rows = vec![
+            vec!["benchmark".to_string(), "median".to_string()],
+            vec![name.clone(), "1 ns".to_string()],
+        ];
+        let table = aligned_table_within(&rows, |c| c == 0, 40);
+        assert_eq!(
+            table,
+            format!("benchmark  median\n-----------------\n{name}\n             1 ns\n")
+        );
+    }
 }

@@ -161,15 +161,15 @@ impl Share {
         })
     }
 
-    /// The filter that runs suite `suite`'s benchmarks of this share (their names, comma-separated), or
-    /// `None` when the suite has none in it: then it is not run at all.
+    /// The filter that runs suite `suite`'s benchmarks of this share (a regex of their exact names,
+    /// rho_suite::filter::exact), or `None` when the suite has none in it: then it is not run at all.
     pub fn filter_for(&self, suite: &str) -> Option<String> {
         let names = self.record.names_in(suite);
-        (!names.is_empty()).then(|| names.join(","))
+        (!names.is_empty()).then(|| rho_suite::filter::exact(&names))
     }
 
-    /// Keeps only this share's benchmarks of `summary`: a filter's terms are substrings, so `bench_1` also
-    /// ran `bench_10`, which another share owns.
+    /// Keeps only this share's benchmarks of `summary` (a harness that cannot take exact names, a board's,
+    /// runs `bench_10` for `bench_1`, which another share owns).
     pub fn trim(&self, suite: &str, summary: &mut RunSummary) {
         let names = self.record.names_in(suite);
         summary
@@ -426,8 +426,8 @@ mod tests {
         );
         // Sorted a.c/bench_1, a.c/bench_10, b.c/bench_2 -> 1, 2, 1.
         let share = share(entries);
-        assert_eq!(share.filter_for("a.c").as_deref(), Some("bench_1"));
-        assert_eq!(share.filter_for("b.c").as_deref(), Some("bench_2"));
+        assert_eq!(share.filter_for("a.c").as_deref(), Some("^bench_1$"));
+        assert_eq!(share.filter_for("b.c").as_deref(), Some("^bench_2$"));
         let mut other = share.clone();
         other.record.index = 2;
         assert_eq!(other.filter_for("b.c"), None);

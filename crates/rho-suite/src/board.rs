@@ -192,7 +192,12 @@ impl Board {
         let mut env: Vec<(String, String)> = settings
             .environment()
             .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
+            // The filter is compiled in through make and the preprocessor, which read a `$`: its terms
+            // without their anchors (the same names or more; the report is cut to the regex's names).
+            .map(|(k, v)| match k {
+                crate::filter::FILTER_VARIABLE => (k.to_string(), crate::filter::unanchored(&v)),
+                _ => (k.to_string(), v),
+            })
             .collect();
         env.push((
             "RHO_BENCH_SOURCES".to_string(),

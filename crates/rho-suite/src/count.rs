@@ -140,12 +140,12 @@ impl Counter {
     /// Run `executable` (with `env`, in `dir` when given) under Callgrind and return its run with every
     /// count's totals attached (and its functions, when kept).
     ///
-    /// Each benchmark is counted in a process of its own (`RHO_BENCH_FILTER` its name), so it starts from the
+    /// Each benchmark is counted in a process of its own (`RHO_BENCH_FILTER=^NAME$`), so it starts from the
     /// same state whatever else the suite holds and whatever ran before it: a malloc-heavy benchmark's count no
     /// longer depends on the allocator's free lists another left behind, and `--filter`, `--shard` and the
     /// whole suite give the same figure. The names are the harness's listing (`RHO_BENCH_LIST`, with the run's
     /// own filter); each process runs `.overhead` too (the same count every time: the same state), and the
-    /// first one's is kept. A name no filter term can hold (over 63 characters) counts the suite in one
+    /// first one's is kept. A name no filter term can hold (over 85 characters) counts the suite in one
     /// process, as before.
     pub fn run(
         &self,
@@ -161,10 +161,14 @@ impl Counter {
             listing.current_dir(dir);
         }
         let names = crate::listing::list_program(listing, what, timeout)?;
-        if names.len() < 2 || !names.iter().all(|name| is_filter_term(name)) {
+        let alone: Option<Vec<String>> = names
+            .iter()
+            .map(|name| crate::filter::exact_terms(&[name]))
+            .collect();
+        let Some(alone) = alone.filter(|_| names.len() >= 2) else {
             return self.run_process(executable, env, dir, what, timeout);
-        }
-        let runs = self.run_each(executable, env, dir, what, timeout, &names)?;
+        };
+        let runs = self.run_each(executable, env, dir, what, timeout, &alone)?;
         let mut merged: Option<CountedRun> = None;
         for (name, run) in names.iter().zip(runs) {
             merged = Some(take_benchmark(merged, run, name, what)?);
@@ -172,9 +176,9 @@ impl Counter {
         merged.ok_or_else(|| SuiteError::Run(format!("no benchmark of {what} to count")))
     }
 
-    /// One process per name of `names` (`RHO_BENCH_FILTER` the name), as many at once as the machine has cores:
+    /// One process per filter of `filters` (`RHO_BENCH_FILTER`, one name each), as many at once as the machine has cores:
     /// a count is exact whatever runs beside it, and Valgrind's start-up, paid once per process, is most of a
-    /// small benchmark's cost. The runs in the order of `names`, or the first failure in that order (after a
+    /// small benchmark's cost. The runs in the order of `filters`, or the first failure in that order (after a
     /// failure no process is started).
     fn run_each(
         &self,
@@ -183,23 +187,23 @@ impl Counter {
         dir: Option<&Path>,
         what: &str,
         timeout: std::time::Duration,
-        names: &[String],
+        filters: &[String],
     ) -> Result<Vec<CountedRun>> {
         use std::sync::Mutex;
         use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         let workers = std::thread::available_parallelism()
             .map_or(1, std::num::NonZeroUsize::get)
-            .clamp(1, names.len().max(1));
+            .clamp(1, filters.len().max(1));
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let slots: Vec<Mutex<Option<Result<CountedRun>>>> =
-            names.iter().map(|_| Mutex::new(None)).collect();
+            filters.iter().map(|_| Mutex::new(None)).collect();
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
                     while !failed.load(Ordering::Relaxed) {
                         let index = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(name) = names.get(index) else {
+                        let Some(filter) = filters.get(index) else {
                             break;
                         };
                         let mut alone: Vec<(String, String)> = env
@@ -207,7 +211,7 @@ impl Counter {
                             .filter(|(key, _)| key != FILTER_VARIABLE)
                             .cloned()
                             .collect();
-                        alone.push((FILTER_VARIABLE.to_string(), name.clone()));
+                        alone.push((FILTER_VARIABLE.to_string(), filter.clone()));
                         let run = self.run_process(executable, &alone, dir, what, timeout);
                         failed.fetch_or(run.is_err(), Ordering::Relaxed);
                         if let Ok(mut slot) = slots[index].lock() {
@@ -218,7 +222,7 @@ impl Counter {
             }
         });
         // The first failure in the list's order; a name not started after it has no run and needs no word.
-        let mut runs = Vec::with_capacity(names.len());
+        let mut runs = Vec::with_capacity(filters.len());
         for slot in slots {
             match slot.into_inner().ok().flatten() {
                 Some(run) => runs.push(run?),
@@ -282,21 +286,7 @@ impl Counter {
 }
 
 /// The harness's selection of benchmarks (c/include/rho/bench.h, the rho-bench crate).
-const FILTER_VARIABLE: &str = "RHO_BENCH_FILTER";
-
-/// The longest term `RHO_BENCH_FILTER` takes.
-const FILTER_TERM_MAX: usize = 63;
-
-/// Whether `name` is one term of `RHO_BENCH_FILTER` as the harnesses accept it: 1 to 63 name characters or
-/// '/' (a family member's "name/arg"). A term selects every benchmark whose name contains it, so a name's
-/// own process may run a longer name holding it as well; which ones is fixed by the suite, not by the run's
-/// filter or shard, so the count is the same in every run.
-fn is_filter_term(name: &str) -> bool {
-    (1..=FILTER_TERM_MAX).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.:+-/".contains(c))
-}
+const FILTER_VARIABLE: &str = crate::filter::FILTER_VARIABLE;
 
 /// `run`, the process that counted `name`, folded into `merged` (the runs so far): its `name` benchmark is
 /// appended; the first run gives the rest (header, `.overhead`).
@@ -309,7 +299,7 @@ fn take_benchmark(
     let run = &mut counted.run;
     let Some(index) = run.benchmarks.iter().position(|b| b.name == name) else {
         return Err(SuiteError::Run(format!(
-            "the suite {what} listed {name} but did not run it when counted alone (RHO_BENCH_FILTER={name})"
+            "the suite {what} listed {name} but did not run it when counted alone (RHO_BENCH_FILTER=^{name}$)"
         )));
     };
     let mut bench = run.benchmarks.swap_remove(index);
@@ -421,20 +411,5 @@ pub fn join(timed: &mut RunSummary, counted: &RunSummary) {
             });
             Some(figures)
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_name_is_its_own_filter_term_when_the_harness_takes_it_as_one() {
-        assert!(is_filter_term("bench_crc_64"));
-        assert!(is_filter_term("bench_sum/1024"));
-        assert!(is_filter_term(&"a".repeat(FILTER_TERM_MAX)));
-        assert!(!is_filter_term(&"a".repeat(FILTER_TERM_MAX + 1)));
-        assert!(!is_filter_term(""));
-        assert!(!is_filter_term("a,b"));
     }
 }

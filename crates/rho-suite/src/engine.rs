@@ -40,7 +40,7 @@ pub struct RunOptions {
     /// Extra compiler and linker flags, as given (split as a shell would).
     pub cflags: Option<String>,
     pub ldflags: Option<String>,
-    /// RHO_BENCH_FILTER.
+    /// `--filter`: a regular expression over benchmark names (crate::filter).
     pub filter: Option<String>,
     pub measure: Option<Measure>,
     /// Callgrind's cache simulation, with instructions.
@@ -84,6 +84,8 @@ pub struct Engine<'a> {
     environment: Vec<(String, String)>,
     /// Suites [`Engine::list`] built, by index, kept for their run: a share lists and runs one build.
     listed_builds: std::sync::Mutex<Vec<(usize, HostBuild)>>,
+    /// `--filter` (or a share's names), compiled: every suite's report is cut to the names it matches.
+    filter: Option<crate::filter::NameFilter>,
 }
 
 /// One suite's run: its summary, and the footprint command's answer for the image built (`None`: no image
@@ -106,6 +108,7 @@ impl<'a> Engine<'a> {
         repetitions: u32,
     ) -> Result<Engine<'a>> {
         let settings = Settings::resolve(config, options)?;
+        let filter = crate::filter::compiled(settings.filter.as_deref())?;
         let timeout = target
             .timeout()
             .unwrap_or_else(|| Duration::from_secs_f64(options.timeout_seconds));
@@ -121,6 +124,9 @@ impl<'a> Engine<'a> {
         let mem_command =
             crate::footprint::MemCommand::resolve(config.mem_command.as_deref(), &config.root)?;
         let mut environment = settings.environment();
+        if !on_host(target) {
+            unanchor_filter(&mut environment);
+        }
         // module.yml's `stack_bytes:` for this target: the run's (a host harness) and the build's (a board's port).
         if let Some(bytes) = crate::cfiles::configured_stack_bytes(config, target.name(), &flags) {
             environment.push(("RHO_BENCH_STACK_BYTES".to_string(), bytes.to_string()));
@@ -142,6 +148,7 @@ impl<'a> Engine<'a> {
             mem_command,
             environment,
             listed_builds: std::sync::Mutex::new(Vec::new()),
+            filter,
         })
     }
 
@@ -165,7 +172,24 @@ impl<'a> Engine<'a> {
     /// counted when counting.
     pub fn run(&self, index: usize) -> Result<SuiteRun> {
         let job = &self.jobs[index];
-        let env = self.job_environment(index)?;
+        let mut env = self.job_environment(index)?;
+        // A regex the harness cannot take as terms: the suite's listing, matched here, names its benchmarks.
+        if let Some(filter) = &self.filter
+            && filter.harness_terms().is_none()
+            && self.lists(job)
+        {
+            let names = self.list_all(index)?;
+            let picked: Vec<&String> = names.iter().filter(|n| filter.matches(n)).collect();
+            // None picked: a term no name matches. A name no term can hold: every benchmark, cut after.
+            let terms = match picked.is_empty() {
+                true => Some(crate::filter::NOTHING.to_owned()),
+                false => crate::filter::exact_terms(&picked),
+            };
+            env.retain(|(key, _)| key != crate::filter::FILTER_VARIABLE);
+            if let Some(terms) = terms {
+                env.push((crate::filter::FILTER_VARIABLE.to_owned(), terms));
+            }
+        }
         let place = Place {
             config: self.config,
             target: self.target,
@@ -175,7 +199,12 @@ impl<'a> Engine<'a> {
             timeout: self.timeout,
             mem_command: &self.mem_command,
         };
-        let ran = run_job(&place, job, &self.measuring, self.take_listed_build(index))?;
+        let ran = run_job(
+            &place,
+            job,
+            &self.measuring,
+            (self.take_listed_build(index), self.filter.as_ref()),
+        )?;
         let functions = self.measuring.counter.as_ref().map_or(0, |c| c.functions());
         let mut summary =
             crate::count::summarise(&ran.runs, ran.counted.as_ref(), functions, &job.what)?;
@@ -184,6 +213,10 @@ impl<'a> Engine<'a> {
         }
         let sampling_notes =
             crate::sample::attach(&mut summary, ran.sampled, self.measuring.sampling.limit());
+        // Whatever the harness was told, the report holds exactly the names the filter matches.
+        if let Some(filter) = &self.filter {
+            summary.benchmarks.retain(|b| filter.matches(&b.name));
+        }
         Ok(SuiteRun {
             summary,
             footprint: ran.footprint,
@@ -191,24 +224,48 @@ impl<'a> Engine<'a> {
         })
     }
 
-    /// Suite `index`'s benchmarks, named as its run will name them, without running any (the harness's
-    /// listing, [`crate::listing`]), when the harness can list: a C-file suite on the host, whose header rho
-    /// writes. The build is kept and [`Engine::run`] runs it, so listing costs no second build. `None` for
-    /// the other kinds (a board has no environment to ask; a command's or cargo's harness may not list).
+    /// Suite `index`'s benchmarks the filter selects, named as its run will name them, without running any
+    /// (the harness's listing, [`crate::listing`]), when the harness can list: a suite rho builds for the
+    /// host (C files, cmake, cargo: rho's harnesses). The build is kept and [`Engine::run`] runs it, so
+    /// listing costs no second build. `None` for the other kinds (a board has no environment to ask; a
+    /// command's or another tool's harness may not list).
     pub fn list(&self, index: usize) -> Result<Option<Vec<String>>> {
-        let job = &self.jobs[index];
-        let on_host = matches!(self.target, TargetSpec::Builtin { name, .. } if name == "host");
-        if !(on_host && job.kind == JobKind::CFiles) {
+        if !self.lists(&self.jobs[index]) {
             return Ok(None);
         }
-        let env = self.job_environment(index)?;
-        let built = build_on_host(self.config, job, &env, &self.flags, self.timeout)?;
+        let mut names = self.list_all(index)?;
+        if let Some(filter) = &self.filter {
+            names.retain(|name| filter.matches(name));
+        }
+        Ok(Some(names))
+    }
+
+    /// Every benchmark of suite `index`, whatever the filter, as its harness lists them (see
+    /// [`Engine::list`], whose kinds of suite it takes): what a filter is matched against, and the names a
+    /// filter that matched nothing is told of.
+    pub fn list_all(&self, index: usize) -> Result<Vec<String>> {
+        let job = &self.jobs[index];
+        let mut env = self.job_environment(index)?;
+        env.retain(|(key, _)| key != crate::filter::FILTER_VARIABLE);
+        let built = match self.take_listed_build(index) {
+            Some(built) => built,
+            None => build_on_host(self.config, job, &env, &self.flags, self.timeout)?,
+        };
         let command = built.command(&self.config.root, &env);
         let names = crate::listing::list_program(command, &job.what, self.timeout)?;
         if let Ok(mut builds) = self.listed_builds.lock() {
             builds.push((index, built));
         }
-        Ok(Some(names))
+        Ok(names)
+    }
+
+    /// Whether `job`'s harness lists its benchmarks here ([`Engine::list`]).
+    pub fn lists(&self, job: &Job) -> bool {
+        on_host(self.target)
+            && matches!(
+                job.kind,
+                JobKind::CFiles | JobKind::CMake(_) | JobKind::Cargo(_)
+            )
     }
 
     /// The build [`Engine::list`] made of suite `index`, taken for its run.
@@ -236,16 +293,22 @@ impl<'a> Engine<'a> {
         Ok(env)
     }
 
-    /// Runs the suites from now on with `filter` as RHO_BENCH_FILTER (`None`: every benchmark) in place of
-    /// `--filter`: a share of a sharded run (`--shard K/N`) runs each suite filtered to its own benchmarks.
-    pub fn set_filter(&mut self, filter: Option<String>) {
+    /// Runs the suites from now on with `filter` (a regex, [`crate::filter`]; `None`: every benchmark) in
+    /// place of `--filter`: a share of a sharded run (`--shard K/N`) runs each suite filtered to its own
+    /// benchmarks ([`crate::filter::exact`]).
+    pub fn set_filter(&mut self, filter: Option<String>) -> Result<()> {
+        self.filter = crate::filter::compiled(filter.as_deref())?;
         self.environment
-            .retain(|(key, _)| key != "RHO_BENCH_FILTER");
-        if let Some(filter) = &filter {
-            self.environment
-                .push(("RHO_BENCH_FILTER".to_string(), filter.clone()));
-        }
+            .retain(|(key, _)| key != crate::filter::FILTER_VARIABLE);
         self.settings.filter = filter;
+        if let Some(terms) = self.settings.harness_filter() {
+            self.environment
+                .push((crate::filter::FILTER_VARIABLE.to_string(), terms));
+            if !on_host(self.target) {
+                unanchor_filter(&mut self.environment);
+            }
+        }
+        Ok(())
     }
 
     /// How the suites were built, for the baseline's context (docs/baseline.md): the compiler and flags, port
@@ -371,7 +434,7 @@ pub struct Settings {
     pub batch: Option<u64>,
     /// `RHO_BENCH_BATCH_<name>` per benchmark with its own `batch`.
     pub batch_per_benchmark: Vec<(String, u64)>,
-    /// `--filter`: RHO_BENCH_FILTER.
+    /// `--filter`: a regex (crate::filter), passed as RHO_BENCH_FILTER terms when it is plain names.
     pub filter: Option<String>,
 }
 
@@ -425,12 +488,35 @@ impl Settings {
         if self.stack_off {
             env.push(("RHO_BENCH_STACK_BYTES".to_string(), "0".to_string()));
         }
-        if let Some(filter) = &self.filter {
-            env.push(("RHO_BENCH_FILTER".to_string(), filter.clone()));
+        if let Some(terms) = self.harness_filter() {
+            env.push((crate::filter::FILTER_VARIABLE.to_string(), terms));
         }
         // A Rust harness (rho-bench) prints its report unless told to print the stream; C ignores it.
         env.push(("RHO_BENCH_FORMAT".to_string(), "wire".to_string()));
         env
+    }
+}
+
+impl Settings {
+    /// The filter as `RHO_BENCH_FILTER` terms, when it is plain names (else the harness runs every
+    /// benchmark, or the names a listing gives, and the report is cut to the regex's names).
+    pub fn harness_filter(&self) -> Option<String> {
+        crate::filter::harness_terms_of(self.filter.as_deref())
+    }
+}
+
+/// Whether `target` runs its suites on this machine, with an environment (and a listing).
+fn on_host(target: &TargetSpec) -> bool {
+    matches!(target, TargetSpec::Builtin { name, .. } if name == "host")
+}
+
+/// A board's build compiles the filter in through make and the preprocessor, which read a `$`: its terms
+/// lose their anchors there (the same names or more; the report is cut to the regex's names).
+fn unanchor_filter(environment: &mut [(String, String)]) {
+    for (key, value) in environment.iter_mut() {
+        if key == crate::filter::FILTER_VARIABLE {
+            *value = crate::filter::unanchored(value);
+        }
     }
 }
 
@@ -776,7 +862,7 @@ fn run_job(
     place: &Place<'_>,
     job: &Job,
     measuring: &Measuring,
-    listed_build: Option<HostBuild>,
+    (listed_build, filter): (Option<HostBuild>, Option<&crate::filter::NameFilter>),
 ) -> Result<JobRan> {
     let Place {
         config,
@@ -800,8 +886,14 @@ fn run_job(
     let mut reports = None;
     match (&job.kind, target) {
         (JobKind::Foreign(suite), _) => {
-            let done =
-                crate::foreign::runs(suite, &config.root, env, timeout, &job.what, repetitions)?;
+            let done = crate::foreign::runs(
+                suite,
+                &config.root,
+                (env, filter),
+                timeout,
+                &job.what,
+                repetitions,
+            )?;
             (runs, reports) = (done.runs, Some(done.reports));
         }
         (JobKind::Command(command), _) => {

@@ -19,6 +19,9 @@ pub enum SuiteError {
     /// or empty stream.
     #[error("{0}")]
     Run(String),
+    /// `--filter` matched no benchmark: the message names the filter and names that exist.
+    #[error("{0}")]
+    NoMatch(String),
     /// A run's figures could not be summarised or folded.
     #[error("{doing}")]
     Summary {

@@ -9,7 +9,7 @@ use rho_stats::RunSummary;
 
 use crate::board::Board;
 use crate::cfiles::{BuildOptions, BuiltSuite, Flags};
-use crate::error::Result;
+use crate::error::{Result, SuiteError};
 use crate::footprint::{MemCommand, MemDocument};
 use crate::stream::HarnessSettings;
 
@@ -70,8 +70,18 @@ impl HostFiles {
     /// The benchmarks `inputs.settings`' filter selects, in run order, as the harness lists them
     /// (`RHO_BENCH_LIST=1`, [`crate::listing`]): no benchmark body runs.
     pub fn list(&self, inputs: &FilesInputs<'_>) -> Result<Vec<String>> {
+        let mut names = self.list_all(inputs)?;
+        if let Some(filter) = crate::filter::compiled(inputs.settings.filter.as_deref())? {
+            names.retain(|name| filter.matches(name));
+        }
+        Ok(names)
+    }
+
+    /// Every benchmark of the suite, whatever the filter, as the harness lists them.
+    pub fn list_all(&self, inputs: &FilesInputs<'_>) -> Result<Vec<String>> {
         let mut command = std::process::Command::new(&self.built.executable);
         command.envs(inputs.settings.environment());
+        command.env_remove(crate::filter::FILTER_VARIABLE);
         crate::listing::list_program(command, inputs.what, inputs.timeout)
     }
 }
@@ -96,6 +106,7 @@ pub fn measure_files_built(
         _ => None,
     };
     let mem_command = MemCommand::resolve(None, inputs.cwd)?;
+    let filter = crate::filter::compiled(inputs.settings.filter.as_deref())?;
     let ran = match Board::for_target(target)? {
         Some(board) => {
             let built = board.build_and_run(
@@ -116,7 +127,34 @@ pub fn measure_files_built(
                 ldflags: built.ldflags,
             }
         }
-        None => on_host(inputs, counter.as_ref(), &mem_command, built)?,
+        None => {
+            let built = match built {
+                Some(host) => host,
+                None => HostFiles::build(inputs)?,
+            };
+            match &filter {
+                // The suite's listing names the benchmarks the regex matches, and the harness runs them
+                // (a listing costs the suite's start-up): none matched is an error naming some that exist.
+                Some(filter) => {
+                    let listed = built.list_all(inputs)?;
+                    let named: Vec<&String> =
+                        listed.iter().filter(|name| filter.matches(name)).collect();
+                    if named.is_empty() {
+                        return Err(SuiteError::NoMatch(filter.no_match(&listed)));
+                    }
+                    let settings = HarnessSettings {
+                        filter: Some(crate::filter::exact(&named)),
+                        ..inputs.settings.clone()
+                    };
+                    let inputs = FilesInputs {
+                        settings: &settings,
+                        ..*inputs
+                    };
+                    on_host(&inputs, counter.as_ref(), &mem_command, built)?
+                }
+                None => on_host(inputs, counter.as_ref(), &mem_command, built)?,
+            }
+        }
     };
     let mut summary = crate::count::summarise(
         &ran.runs,
@@ -125,6 +163,14 @@ pub fn measure_files_built(
         inputs.what,
     )?;
     let sampling_notes = crate::sample::attach(&mut summary, ran.sampled, inputs.functions);
+    // Whatever the harness was told, the report holds exactly the names the filter matches.
+    if let Some(filter) = &filter {
+        let ran: Vec<String> = summary.benchmarks.iter().map(|b| b.name.clone()).collect();
+        summary.benchmarks.retain(|b| filter.matches(&b.name));
+        if summary.benchmarks.is_empty() {
+            return Err(SuiteError::NoMatch(filter.no_match(&ran)));
+        }
+    }
     Ok(FilesRun {
         summary,
         sampling_notes,
@@ -161,12 +207,9 @@ fn on_host(
     inputs: &FilesInputs<'_>,
     counter: Option<&crate::count::Counter>,
     mem_command: &MemCommand,
-    built: Option<HostFiles>,
+    built: HostFiles,
 ) -> Result<Ran> {
-    let built = match built {
-        Some(host) => host.built,
-        None => HostFiles::build(inputs)?.built,
-    };
+    let built = built.built;
     let mut runs = Vec::new();
     if inputs.measure.times() {
         for _ in 0..inputs.repetitions {

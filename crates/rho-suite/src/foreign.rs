@@ -12,6 +12,7 @@ use rho_config::{ForeignSuite, ForeignTool};
 use rho_exec::{Runner, Termination};
 
 use crate::error::{Result, SuiteError};
+use crate::filter::NameFilter;
 
 /// Google Benchmark repetitions rho asks for when the command does not say: each is one sample.
 pub const GBENCH_REPETITIONS: u32 = 5;
@@ -42,9 +43,19 @@ fn report_name(tool: ForeignTool) -> &'static str {
     }
 }
 
+/// How `--filter` reaches a tool: its own filter as close as its syntax allows ([`crate::filter`]), and for
+/// Google Benchmark with a regex its syntax reads otherwise, the exact names it listed.
+#[derive(Debug, Clone, Copy)]
+struct ToolFilter<'a> {
+    filter: &'a NameFilter,
+    /// Google Benchmark's `--benchmark_filter`, when not the regex itself: `^(NAME|...)$` of the names its
+    /// listing gave that the regex matches.
+    gbench_exact: Option<&'a str>,
+}
+
 /// The shell command that runs `suite` with its report going to `out` (a shell word: a quoted path or
 /// `"$d/report.json"`), `--filter` passed on as the tool's own filter where it has one.
-fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String {
+fn command_line(suite: &ForeignSuite, out: &str, filter: Option<ToolFilter<'_>>) -> String {
     let argument = &suite.argument;
     match suite.tool {
         ForeignTool::Gbench => {
@@ -52,16 +63,18 @@ fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String
             if !argument.contains("--benchmark_repetitions") {
                 line.push_str(&format!(" --benchmark_repetitions={GBENCH_REPETITIONS}"));
             }
-            if let Some(filter) = filter {
-                line.push_str(&format!(" --benchmark_filter={}", quote(&regex_of(filter))));
+            let gbench_filter = filter.and_then(|f| f.gbench_exact.or(f.filter.posix_extended()));
+            if let Some(regex) = gbench_filter {
+                line.push_str(&format!(" --benchmark_filter={}", quote(regex)));
             }
             line
         }
         // CRITERION_HOME: criterion's whole output goes to the scratch directory, not target/criterion, so a
         // report of an earlier run is never read as this one's.
         ForeignTool::Criterion => {
+            // criterion's filter is a regex of the same crate: passed as it is, one argument.
             let filter = filter
-                .map(|f| format!(" {}", quote(&regex_of(f))))
+                .map(|f| format!(" {}", quote(f.filter.text())))
                 .unwrap_or_default();
             format!(
                 "CRITERION_HOME={out} cargo bench --bench {} --{filter}",
@@ -69,23 +82,20 @@ fn command_line(suite: &ForeignSuite, out: &str, filter: Option<&str>) -> String
             )
         }
         ForeignTool::Hyperfine => {
-            let selected = hyperfine_selected(argument, filter).unwrap_or_default();
+            let selected =
+                hyperfine_selected(argument, filter.map(|f| f.filter)).unwrap_or_default();
             format!("hyperfine --export-json {out} {selected}")
         }
         ForeignTool::Gotest => {
-            let pattern = quote(&filter.map_or_else(|| ".".to_owned(), go_pattern));
+            let pattern = quote(filter.map_or(".", |f| f.filter.go_pattern()));
             format!(
                 "go test -run '^$' -bench {pattern} -benchmem -count {GOTEST_COUNT} {argument} > {out}"
             )
         }
         ForeignTool::PytestBenchmark => {
             let filter = filter
-                .map(|f| {
-                    format!(
-                        " -k {}",
-                        quote(&f.split(',').collect::<Vec<_>>().join(" or "))
-                    )
-                })
+                .and_then(|f| f.filter.pytest_keywords())
+                .map(|keywords| format!(" -k {}", quote(&keywords)))
                 .unwrap_or_default();
             format!("{argument} --benchmark-json={out}{filter}")
         }
@@ -136,41 +146,12 @@ const HYPERFINE_VALUED: &[(&[&str], usize)] = &[
     (&["-L", "--parameter-list"], 2),
 ];
 
-/// `filter`'s terms as one regular expression picking the same names (Google Benchmark's
-/// `--benchmark_filter`, criterion's filter: both search a name for the expression): each term's `.` and `+`
-/// (the name characters a regex reads otherwise) escaped, the terms joined by `|`. Passed whole, `crc,sum`
-/// was a regex that picks no name.
-fn regex_of(filter: &str) -> String {
-    filter
-        .split(',')
-        .map(|term| term.replace('.', "\\.").replace('+', "\\+"))
-        .collect::<Vec<_>>()
-        .join("|")
-}
-
-/// `filter` as `go test -bench`'s pattern. Go cuts its pattern at each `/` into one expression per level of
-/// sub-benchmarks, so each term gives its part before a `/` (the top-level benchmarks it may pick); the report
-/// is then filtered by the whole terms ([`picked_only`]).
-fn go_pattern(filter: &str) -> String {
-    let tops: Vec<&str> = filter
-        .split(',')
-        .map(|term| term.split('/').next().unwrap_or(term))
-        .collect();
-    regex_of(&tops.join(","))
-}
-
-/// Whether `name` is picked by `filter`: comma-separated terms, a name picked when it contains one of
-/// them, as the harnesses' `RHO_BENCH_FILTER` (c/include/rho/bench.h).
-fn picked(name: &str, filter: &str) -> bool {
-    filter.split(',').any(|term| name.contains(term))
-}
-
 /// A hyperfine suite's arguments with only the commands `filter` picks: each command is named by its
 /// `-n`/`--command-name` (the one at its place, as hyperfine pairs them) or else its text, and a command
 /// not picked is left out with its name. Arguments that do not split as shell words, or that scan a
 /// parameter (`-P`, `-L`: names known only once hyperfine expands them), are run whole, and the report is
 /// filtered instead ([`picked_only`]). `None` when the filter picks no command: there is nothing to run.
-fn hyperfine_selected(argument: &str, filter: Option<&str>) -> Option<String> {
+fn hyperfine_selected(argument: &str, filter: Option<&NameFilter>) -> Option<String> {
     let (Some(filter), Some(words)) = (filter, shlex::split(argument)) else {
         return Some(argument.to_owned());
     };
@@ -206,7 +187,7 @@ fn hyperfine_selected(argument: &str, filter: Option<&str>) -> Option<String> {
     let mut any = false;
     for (index, command) in commands.iter().enumerate() {
         let name = names.get(index).unwrap_or(command);
-        if !picked(name, filter) {
+        if !filter.matches(name) {
             continue;
         }
         if let Some(name) = names.get(index) {
@@ -218,17 +199,54 @@ fn hyperfine_selected(argument: &str, filter: Option<&str>) -> Option<String> {
     any.then(|| kept.join(" "))
 }
 
-/// `benchmarks` with only those `filter` picks, every one without a filter: what every tool's report is
-/// cut to, as a harness's own filter picks (a tool picks by its own rules: Go's pattern per level, pytest's
-/// `-k` words, a hyperfine suite that scans a parameter runs whole).
+/// `benchmarks` with only those `filter` matches, every one without a filter: what every tool's report is
+/// cut to (a tool picks by its own rules: Go's pattern per level, pytest's `-k` words, a hyperfine suite
+/// that scans a parameter runs whole).
 fn picked_only(
     mut benchmarks: Vec<rho_import::Sampled>,
-    filter: Option<&str>,
+    filter: Option<&NameFilter>,
 ) -> Vec<rho_import::Sampled> {
     if let Some(filter) = filter {
-        benchmarks.retain(|b| picked(&b.name, filter));
+        benchmarks.retain(|b| filter.matches(&b.name));
     }
     benchmarks
+}
+
+/// Google Benchmark's `--benchmark_filter` for a regex it does not read as rho does: the benchmarks its
+/// binary lists (`--benchmark_list_tests=true`) that `filter` matches, as `^(NAME|...)$` with each name
+/// escaped; `None` when it matches none of them (nothing to run).
+fn gbench_exact(
+    suite: &ForeignSuite,
+    root: &Path,
+    env: &[(String, String)],
+    filter: &NameFilter,
+    (timeout, what): (Duration, &str),
+) -> Result<Option<String>> {
+    let line = format!("{} --benchmark_list_tests=true", suite.argument);
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(&line).current_dir(root);
+    command.envs(env.iter().map(|(k, v)| (k, v)));
+    let (finished, stdout) = Runner::new(command)
+        .timeout(timeout)
+        .run_collect()
+        .map_err(|source| SuiteError::Exec {
+            doing: format!("cannot list the benchmarks of {what}: `{line}`"),
+            source,
+        })?;
+    if finished.termination != Termination::Exited(0) {
+        return Err(SuiteError::Run(format!(
+            "{what}: listing its benchmarks for --filter {}: `{line}` {}:\n{}",
+            filter.text(),
+            finished.termination,
+            finished.stderr.trim_end()
+        )));
+    }
+    let names: Vec<String> = stdout
+        .lines()
+        .filter(|name| !name.is_empty() && filter.matches(name))
+        .map(crate::filter::posix_escape)
+        .collect();
+    Ok((!names.is_empty()).then(|| format!("^({})$", names.join("|"))))
 }
 
 /// What one side of the gate runs for `suite`: the tool, its report in a temporary directory removed on
@@ -265,7 +283,7 @@ pub struct ForeignRuns {
 pub fn runs(
     suite: &ForeignSuite,
     root: &Path,
-    env: &[(String, String)],
+    (env, filter): (&[(String, String)], Option<&NameFilter>),
     timeout: Duration,
     what: &str,
     repetitions: u32,
@@ -281,8 +299,22 @@ pub fn runs(
         runs: Vec::new(),
         reports: Vec::new(),
     };
+    // Google Benchmark lists once, for every repetition.
+    let gbench_exact = match filter {
+        Some(filter) if suite.tool == ForeignTool::Gbench && filter.posix_extended().is_none() => {
+            match gbench_exact(suite, root, env, filter, (timeout, what))? {
+                Some(exact) => Some(exact),
+                None => return Ok(done),
+            }
+        }
+        _ => None,
+    };
+    let tool_filter = filter.map(|filter| ToolFilter {
+        filter,
+        gbench_exact: gbench_exact.as_deref(),
+    });
     for _ in 0..repetitions {
-        let report = run(suite, root, &scratch, env, timeout, what)?;
+        let report = run(suite, root, &scratch, (env, tool_filter), timeout, what)?;
         done.runs
             .push(rho_import::run_with(format(suite.tool), &report));
         done.reports.push(report);
@@ -292,19 +324,16 @@ pub fn runs(
 
 /// Runs `suite` once in `root` (its report written in `scratch`) and reads its report: its benchmarks, or an
 /// error naming the suite when the tool fails, times out, or reports a failed benchmark.
-pub fn run(
+fn run(
     suite: &ForeignSuite,
     root: &Path,
     scratch: &Path,
-    env: &[(String, String)],
+    (env, filter): (&[(String, String)], Option<ToolFilter<'_>>),
     timeout: Duration,
     what: &str,
 ) -> Result<Vec<rho_import::Sampled>> {
-    let filter = env
-        .iter()
-        .find(|(key, _)| key == "RHO_BENCH_FILTER")
-        .map(|(_, value)| value.as_str());
-    if suite.tool == ForeignTool::Hyperfine && hyperfine_selected(&suite.argument, filter).is_none()
+    if suite.tool == ForeignTool::Hyperfine
+        && hyperfine_selected(&suite.argument, filter.map(|f| f.filter)).is_none()
     {
         // The filter picks none of its commands: the suite runs no benchmark, as a harness's would.
         return Ok(Vec::new());
@@ -335,6 +364,13 @@ pub fn run(
             tail.join("\n")
         )));
     }
+    // Google Benchmark whose filter matched nothing says so, exits 0 and leaves its report empty.
+    if suite.tool == ForeignTool::Gbench
+        && filter.is_some()
+        && std::fs::metadata(&report).is_ok_and(|m| m.len() == 0)
+    {
+        return Ok(Vec::new());
+    }
     let format = format(suite.tool);
     let read = rho_import::read(format, &report)
         .map_err(|error| SuiteError::Run(format!("{what}: {error}")))?;
@@ -350,7 +386,7 @@ pub fn run(
             names.join(", ")
         )));
     }
-    Ok(picked_only(read.benchmarks, filter))
+    Ok(picked_only(read.benchmarks, filter.map(|f| f.filter)))
 }
 
 #[cfg(test)]
@@ -365,10 +401,22 @@ mod tests {
         }
     }
 
+    fn filter(text: &str) -> NameFilter {
+        NameFilter::new(text).unwrap()
+    }
+
+    fn given(filter: &NameFilter) -> Option<ToolFilter<'_>> {
+        Some(ToolFilter {
+            filter,
+            gbench_exact: None,
+        })
+    }
+
     #[test]
     fn each_tool_is_asked_for_its_report_and_given_the_filter() {
         let out = "/s/r.json";
-        let gbench = command_line(&suite(ForeignTool::Gbench, "./b"), out, Some("BM_a"));
+        let bm_a = filter("BM_a");
+        let gbench = command_line(&suite(ForeignTool::Gbench, "./b"), out, given(&bm_a));
         assert_eq!(
             gbench,
             "./b --benchmark_out=/s/r.json --benchmark_out_format=json --benchmark_repetitions=5 \
@@ -387,44 +435,84 @@ mod tests {
             go,
             "go test -run '^$' -bench . -benchmem -count 5 ./... > /s/g.txt"
         );
+        let sleep = filter("sleep");
         let hyperfine = command_line(
             &suite(ForeignTool::Hyperfine, "'sleep 0.1'"),
             out,
-            Some("sleep"),
+            given(&sleep),
         );
         assert_eq!(hyperfine, "hyperfine --export-json /s/r.json 'sleep 0.1'");
+        let fib = filter("fib");
         let pytest = command_line(
             &suite(ForeignTool::PytestBenchmark, "pytest b/"),
             out,
-            Some("fib"),
+            given(&fib),
         );
         assert_eq!(pytest, "pytest b/ --benchmark-json=/s/r.json -k fib");
-        // Several terms: one expression each tool reads as "any of them" (the words as the shell gives them).
-        let terms = Some("BM_a.x,sum/1024");
+        // A regex with alternatives: each tool's own form of it (the words as the shell gives them).
+        let alternatives = filter(r"^BM_a\.x$|sum/1024");
         let words = |line: String| shlex::split(&line).unwrap();
-        let gbench = words(command_line(&suite(ForeignTool::Gbench, "./b"), out, terms));
+        let gbench = words(command_line(
+            &suite(ForeignTool::Gbench, "./b"),
+            out,
+            given(&alternatives),
+        ));
         assert_eq!(
             gbench.last().unwrap(),
-            "--benchmark_filter=BM_a\\.x|sum/1024"
+            "--benchmark_filter=^BM_a\\.x$|sum/1024"
         );
         let criterion = words(command_line(
             &suite(ForeignTool::Criterion, "sums"),
             "/s/c",
-            terms,
+            given(&alternatives),
         ));
-        assert_eq!(criterion.last().unwrap(), "BM_a\\.x|sum/1024");
+        assert_eq!(criterion[5..], ["--", "^BM_a\\.x$|sum/1024"]);
+        // Go matches each level of a name alone: a regex with a `/` runs them all, cut afterwards.
         let go = words(command_line(
             &suite(ForeignTool::Gotest, "./..."),
             "/s/g.txt",
-            terms,
+            given(&alternatives),
         ));
-        assert_eq!(go[4..6], ["-bench", "BM_a\\.x|sum"]);
+        assert_eq!(go[4..6], ["-bench", "."]);
+        let tops = filter("^BenchmarkSum$|Product");
+        let go = words(command_line(
+            &suite(ForeignTool::Gotest, "./..."),
+            "/s/g.txt",
+            given(&tops),
+        ));
+        assert_eq!(go[4..6], ["-bench", "^BenchmarkSum$|Product"]);
         let pytest = words(command_line(
             &suite(ForeignTool::PytestBenchmark, "pytest"),
             out,
-            terms,
+            given(&filter("^test_fib$|test_sum")),
         ));
-        assert_eq!(pytest[2..], ["-k", "BM_a.x or sum/1024"]);
+        assert_eq!(pytest[2..], ["-k", "test_fib or test_sum"]);
+        // A regex pytest's -k cannot say runs every test, and the report is cut.
+        let all = words(command_line(
+            &suite(ForeignTool::PytestBenchmark, "pytest"),
+            out,
+            given(&filter("fib\\[1")),
+        ));
+        assert_eq!(all.len(), 2, "{all:?}");
+        // A regex Google Benchmark reads otherwise: the exact names its listing gave.
+        let class = filter("BM_format/[%]");
+        let exact = ToolFilter {
+            filter: &class,
+            gbench_exact: Some("^(BM_format/%@|BM_format/%%)$"),
+        };
+        let gbench = words(command_line(
+            &suite(ForeignTool::Gbench, "./b"),
+            out,
+            Some(exact),
+        ));
+        assert_eq!(
+            gbench.last().unwrap(),
+            "--benchmark_filter=^(BM_format/%@|BM_format/%%)$"
+        );
+        assert_eq!(
+            crate::filter::posix_escape("BM_log/(a+b)"),
+            "BM_log/\\(a\\+b\\)"
+        );
         let gate = gate_command(&suite(ForeignTool::Gotest, "./..."), "/bin/rho");
         assert_eq!(
             gate,
@@ -443,33 +531,36 @@ mod tests {
     fn a_hyperfine_suite_runs_only_the_commands_the_filter_picks() {
         let both = "--warmup 1 --runs 5 'sleep 0.01' 'sh work.sh'";
         assert_eq!(
-            hyperfine_selected(both, Some("work")).as_deref(),
+            hyperfine_selected(both, Some(&filter("work"))).as_deref(),
             Some("--warmup 1 --runs 5 'sh work.sh'")
         );
-        // Terms are comma-separated, each matched anywhere in the name, as RHO_BENCH_FILTER.
+        // A regex over the commands' names: `^sleep 0\.01$` is that command alone.
         assert_eq!(
-            hyperfine_selected(both, Some("nothing,0.01")).as_deref(),
+            hyperfine_selected(both, Some(&filter(r"nothing|^sleep 0\.01$"))).as_deref(),
             Some("--warmup 1 --runs 5 'sleep 0.01'")
         );
-        assert_eq!(hyperfine_selected(both, Some("gzip")), None);
+        assert_eq!(hyperfine_selected(both, Some(&filter("gzip"))), None);
         assert_eq!(hyperfine_selected(both, None).as_deref(), Some(both));
         // A command named with -n is picked by its name, and keeps it.
         let named = "-n fast 'sleep 0.01' -n slow 'sleep 0.1'";
         assert_eq!(
-            hyperfine_selected(named, Some("slow")).as_deref(),
+            hyperfine_selected(named, Some(&filter("^slow$"))).as_deref(),
             Some("-n slow 'sleep 0.1'")
         );
         // A parameter scan's names are known only once hyperfine expands them: run whole, the report
         // filtered.
         let scan = "-P n 1 3 'sleep 0.0{n}'";
-        assert_eq!(hyperfine_selected(scan, Some("2")).as_deref(), Some(scan));
+        assert_eq!(
+            hyperfine_selected(scan, Some(&filter("2"))).as_deref(),
+            Some(scan)
+        );
         let sampled = |name: &str| rho_import::Sampled {
             name: name.into(),
             ..rho_import::Sampled::default()
         };
         let kept = picked_only(
             vec![sampled("sleep 0.01"), sampled("sleep 0.02")],
-            Some("0.02"),
+            Some(&filter(r"0\.02$")),
         );
         assert_eq!(kept, [sampled("sleep 0.02")]);
     }

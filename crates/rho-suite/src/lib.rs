@@ -12,7 +12,7 @@
 //! [`observe::Observer`] the binary installs) or exit codes; judging budgets, baselines and reports are the
 //! other crates'. Errors are [`SuiteError`]s, each saying which step failed.
 //!
-//! Layering (a module uses only those above it in this list): `error`, `observe`, `tools`, `ports`,
+//! Layering (a module uses only those above it in this list): `error`, `filter`, `observe`, `tools`, `ports`,
 //! `stream`, `listing`, `fold`, `footprint`, `cfiles`, `count`, `qemu_count`, `cmake`, `cargo`, `foreign`, `board`, `engine`,
 //! `files`, `sides`.
 
@@ -24,6 +24,7 @@ pub mod count;
 pub mod engine;
 pub mod error;
 pub mod files;
+pub mod filter;
 pub mod fold;
 pub mod footprint;
 pub mod foreign;

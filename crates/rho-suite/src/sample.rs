@@ -107,7 +107,11 @@ impl Sampler {
             .arg("--")
             .arg(executable)
             .envs(program.env.iter().map(|(k, v)| (k, v)))
-            .env("RHO_BENCH_FILTER", bench)
+            // That benchmark alone (`^NAME$`), not every name holding it.
+            .env(
+                crate::filter::FILTER_VARIABLE,
+                crate::filter::exact_terms(&[bench]).unwrap_or_else(|| bench.to_owned()),
+            )
             .env(
                 "RHO_BENCH_PERF_CONTROL",
                 format!("{},{},{bench}", control.write_fd(), ack.read_fd()),

@@ -17,7 +17,7 @@ pub struct HarnessSettings {
     pub iterations: Option<u64>,
     pub warmup: Option<u64>,
     pub scale: Option<f64>,
-    /// `--filter`: RHO_BENCH_FILTER.
+    /// `--filter`: a regex (crate::filter), passed as RHO_BENCH_FILTER terms when it is plain names.
     pub filter: Option<String>,
 }
 
@@ -34,10 +34,16 @@ impl HarnessSettings {
         if let Some(scale) = self.scale {
             env.push(("RHO_BENCH_SCALE", scale.to_string()));
         }
-        if let Some(filter) = &self.filter {
-            env.push(("RHO_BENCH_FILTER", filter.clone()));
+        if let Some(terms) = self.harness_filter() {
+            env.push((crate::filter::FILTER_VARIABLE, terms));
         }
         env
+    }
+
+    /// The filter as `RHO_BENCH_FILTER` terms, when it is plain names (else the harness runs every
+    /// benchmark, or the names a listing gives, and the report is cut to the regex's names).
+    pub fn harness_filter(&self) -> Option<String> {
+        crate::filter::harness_terms_of(self.filter.as_deref())
     }
 }
 

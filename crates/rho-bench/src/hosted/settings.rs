@@ -178,7 +178,11 @@ impl Settings {
 
     /// Whether a benchmark of this name runs.
     pub fn selected(&self, name: &str) -> bool {
-        self.filter.is_empty() || self.filter.iter().any(|term| name.contains(term.as_str()))
+        self.filter.is_empty()
+            || self
+                .filter
+                .iter()
+                .any(|term| crate::wire::term_matches(term, name))
     }
 }
 
@@ -228,21 +232,16 @@ fn scale(text: &str) -> Result<f64, Error> {
     }
 }
 
-/// Comma-separated terms of 1 to 63 name characters (or `/`); empty: no filter.
+/// Comma-separated terms of 1 to 85 name characters (or `/`), each maybe `^anchored$`; empty: no filter.
 fn parse_filter(text: &str) -> Result<Vec<String>, Error> {
     if text.is_empty() {
         return Ok(Vec::new());
     }
     let terms: Vec<String> = text.split(',').map(str::to_string).collect();
-    let valid = terms.iter().all(|t| {
-        !t.is_empty()
-            && t.len() <= 63
-            && t.bytes().all(|b| crate::wire::is_name_byte(b) || b == b'/')
-    });
-    if !valid {
+    if !terms.iter().all(|t| crate::wire::is_filter_term(t)) {
         return Err(bad(
             "RHO_BENCH_FILTER",
-            "names (1 to 63 of [A-Za-z0-9_.:+/-]) separated by commas",
+            "names (1 to 85 of [A-Za-z0-9_.:+/-], each maybe ^anchored$) separated by commas",
             text,
         ));
     }
@@ -292,6 +291,28 @@ mod tests {
         assert_eq!(s.filter, ["vec"]);
         let s = Settings::from_vars(&[], ["--bench".to_string()]).unwrap();
         assert!(s.filter.is_empty());
+    }
+
+    #[test]
+    fn anchored_terms_pick_a_name_that_begins_another_alone() {
+        let filtered = |filter: &str| {
+            Settings::from_vars(&vars(&[("RHO_BENCH_FILTER", filter)]), Vec::new()).unwrap()
+        };
+        let exact = filtered("^sum$,^vec/16$");
+        assert!(exact.selected("sum") && exact.selected("vec/16"));
+        assert!(
+            !exact.selected("sum_4k") && !exact.selected("vec/160") && !exact.selected("a_sum")
+        );
+        let start = filtered("^sum");
+        assert!(start.selected("sum_4k") && !start.selected("a_sum"));
+        let end = filtered("4k$");
+        assert!(end.selected("sum_4k") && !end.selected("sum_4k2"));
+        for bad in ["^", "$", "^$", "a^b", "^a$b"] {
+            assert!(
+                Settings::from_vars(&vars(&[("RHO_BENCH_FILTER", bad)]), Vec::new()).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

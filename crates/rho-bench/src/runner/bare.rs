@@ -67,7 +67,11 @@ impl Settings {
     }
 
     fn selected(&self, name: &str) -> bool {
-        self.filter.is_empty() || self.filter.split(',').any(|term| name.contains(term))
+        self.filter.is_empty()
+            || self
+                .filter
+                .split(',')
+                .any(|term| wire::term_matches(term, name))
     }
 }
 
