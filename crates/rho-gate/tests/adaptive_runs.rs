@@ -357,3 +357,38 @@ fn a_clean_aa_gate_of_a_steady_body_is_settled_after_one_pair() {
         ["1 sum", "1 sum_big", "1 crc"]
     );
 }
+
+/// Every timed run gets `RHO_BENCH_ROUND_MS` (docs/gate.md, "Short rounds"), the time a program that times
+/// itself may spend measuring each metric in a round: a suite printing what it was handed reads the gate's
+/// `ROUND_MS` in every run of both sides.
+#[test]
+fn every_run_is_handed_the_rounds_length() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = "echo \"{\\\"round_ms\\\": ${RHO_BENCH_ROUND_MS:-0}}\"";
+    for side in ["base", "head"] {
+        let dir = tmp.path().join(side);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("module.yml"),
+            format!(
+                "bench:\n  targets:\n    - name: planted\n      build: 'true'\n      run: '{}'\n",
+                run.replace('\'', "''")
+            ),
+        )
+        .unwrap();
+    }
+    let mut settings = GateSettings::default();
+    settings.set_runs(2).unwrap();
+    settings.set_max_runs(2).unwrap();
+    settings.set_timeout(Duration::from_secs(60)).unwrap();
+    let (outcome, _) = gate_logged(&request(tmp.path(), "base", "head", settings));
+    let outcome = outcome.unwrap();
+    let handed = |runs: &[rho_gate::RunMetrics]| {
+        runs.iter()
+            .map(|run| run.get("round_ms").cloned())
+            .collect::<Vec<_>>()
+    };
+    let expected = vec![Some(rho_gate::Figure::Value(rho_gate::settings::ROUND_MS as f64)); 2];
+    assert_eq!(handed(&outcome.base_runs), expected);
+    assert_eq!(handed(&outcome.head_runs), expected);
+}
