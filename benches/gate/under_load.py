@@ -3,7 +3,8 @@
 
     cargo build --release -p rho-cli
     python3 benches/gate/under_load.py [--rho target/release/rho] [--old OLD_RHO] [--aa 50] [--five 10]
-                                       [--no-kata] [--no-load]
+                                       [--no-kata] [--no-load] [--modes json,wire] [--only s01,reference]
+                                       [--aa-mode wire|json]
 
 Everything runs the real `rho` binary with the default gate settings of the module it gates (no --runs, no
 --max-runs), in a scratch git repository holding tests/kata committed as `main`: base is the revision `main`,
@@ -17,7 +18,7 @@ It prints, each gate on a line with its exit status and seconds:
   and in wire mode (tests/kata/wire): slowdowns caught (exit 1 with the slowed kernel's metric regressed),
   references passed (exit 0); with --old, each gate also run by OLD_RHO (e.g. rho 1d5a88b built in a worktree
   of its own), old and new in turn, and the new way's total seconds as a fraction of the old's;
-- --aa N no-change (A/A) gates of the wire kata: how many were not ok;
+- --aa N no-change (A/A) gates of the wire kata (--aa-mode json: the last-line JSON kata): how many were not ok;
 - --five N gates of a one-benchmark suite whose head does 5% more work (a volatile loop of 105,000 adds
   against 100,000) with a 3% budget: how many caught it.
 Exit status 0 when it ran (the figures are the result, not a pass or fail), 2 on a setup error.
@@ -167,8 +168,10 @@ def right(status, document, name, wire):
     return status == 1 and bool(document) and document["metrics"].get(metric, {}).get("regressed") is True
 
 
-def kata_gates(work, rho, old):
+def kata_gates(work, rho, old, modes, only):
     for wire in (False, True):
+        if ("wire" if wire else "json") not in modes:
+            continue
         mode = "wire" if wire else "json"
         repo = os.path.join(work, "kata-" + mode)
         kata_repo(repo)
@@ -177,6 +180,8 @@ def kata_gates(work, rho, old):
         correct = {"new": 0, "old": 0}
         print("kata, %s mode: 12 gates (base main, head the working directory)" % mode, flush=True)
         for index, (name, kernels) in enumerate(heads()):
+            if only and not any(name.startswith(prefix) for prefix in only):
+                continue
             ways = [("new", rho, True)] + ([("old", old, False)] if old else [])
             if index % 2 == 1:
                 ways.reverse()
@@ -192,17 +197,18 @@ def kata_gates(work, rho, old):
                     rounds = " runs %s" % document.get("runs")
                 cells.append("%s exit %s %6.2f s%s%s" % (way, status, seconds, rounds, "" if ok else " WRONG"))
             print("  %-40s %s" % (name, "   ".join(sorted(cells))), flush=True)
-        line = "  %s mode: new %d/12 right, %.1f s" % (mode, correct["new"], totals["new"])
+        count = sum(1 for name, _ in heads() if not only or any(name.startswith(p) for p in only))
+        line = "  %s mode: new %d/%d right, %.1f s" % (mode, correct["new"], count, totals["new"])
         if old:
-            line += "; old %d/12 right, %.1f s; new/old %.2f" % (
-                correct["old"], totals["old"], totals["new"] / totals["old"])
+            line += "; old %d/%d right, %.1f s; new/old %.2f" % (
+                correct["old"], count, totals["old"], totals["new"] / totals["old"])
         print(line, flush=True)
 
 
-def aa_gates(work, rho, count):
-    repo = os.path.join(work, "aa")
+def aa_gates(work, rho, count, mode):
+    repo = os.path.join(work, "aa-" + mode)
     kata_repo(repo)
-    cwd = os.path.join(repo, "wire")
+    cwd = os.path.join(repo, "wire") if mode == "wire" else repo
     alarms, total, most = 0, 0.0, 0
     for index in range(count):
         set_head(repo, os.path.join(KATA, "kernels.c"), "aa_%d" % index)
@@ -215,8 +221,8 @@ def aa_gates(work, rho, count):
             regressed = [m for m, v in (document or {}).get("metrics", {}).items() if v.get("regressed")]
             print("  A/A gate %d: exit %s %s" % (index + 1, status, regressed), flush=True)
         print("  A/A gate %2d: exit %s %5.2f s, %s rounds" % (index + 1, status, seconds, runs), flush=True)
-    print("  %d A/A gates (wire kata, default settings): %d not ok, %.1f s (%.2f s a gate), at most %d rounds"
-          % (count, alarms, total, total / max(count, 1), most), flush=True)
+    print("  %d A/A gates (%s kata, default settings): %d not ok, %.1f s (%.2f s a gate), at most %d rounds"
+          % (count, mode, alarms, total, total / max(count, 1), most), flush=True)
 
 
 def five_percent_gates(work, rho, count):
@@ -266,9 +272,12 @@ def main():
     parser.add_argument("--rho", default=os.path.join(ROOT, "target", "release", "rho"))
     parser.add_argument("--old", help="an older rho to time the kata's gates against, gate by gate")
     parser.add_argument("--aa", type=int, default=50)
+    parser.add_argument("--aa-mode", choices=["wire", "json"], default="wire", help="the kata module of the A/A gates")
     parser.add_argument("--five", type=int, default=10)
     parser.add_argument("--no-kata", action="store_true")
     parser.add_argument("--no-load", action="store_true", help="without the two busy loops")
+    parser.add_argument("--modes", default="json,wire", help="the kata's modes to gate: json, wire or both")
+    parser.add_argument("--only", default="", help="the kata's heads to gate, by prefix (s01,s04,reference)")
     args = parser.parse_args()
     args.rho = os.path.abspath(args.rho)
     args.old = args.old and os.path.abspath(args.old)
@@ -285,9 +294,10 @@ def main():
                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()[0],
                 "two busy loops at normal priority" if loops else "no busy loops"), flush=True)
             if not args.no_kata:
-                kata_gates(work, args.rho, args.old)
+                only = [p for p in args.only.split(",") if p]
+                kata_gates(work, args.rho, args.old, args.modes.split(","), only)
             if args.aa:
-                aa_gates(work, args.rho, args.aa)
+                aa_gates(work, args.rho, args.aa, args.aa_mode)
             if args.five:
                 five_percent_gates(work, args.rho, args.five)
             print("done in %.0f s, load average %.1f at the end" % (time.monotonic() - started, os.getloadavg()[0]))

@@ -12,6 +12,7 @@
 #include "bench_inputs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* Many short repetitions rather than a few long ones: on a shared machine a repetition shorter than a
@@ -91,10 +92,36 @@ static long calibrate(void (*fn)(void))
     }
 }
 
-/* The best of REPS repetitions of every kernel, in rounds: each round times one repetition of each kernel
+/* Repetitions per kernel: REPS, or fewer when `rho bench gate` asks for short rounds. The gate runs this
+ * program in paired rounds, base and head in turn, and hands each run RHO_BENCH_ROUND_MS, the time a program
+ * that times itself may spend measuring each metric (docs/gate.md, "Short rounds"): many short paired runs
+ * judge a change sooner than a few long ones, since a slow phase of the machine then hits both sides alike.
+ * At least MIN_REPS, so each run's minimum still has repetitions to choose from. */
+#ifndef MIN_REPS
+#define MIN_REPS 5
+#endif
+static int repetitions(void)
+{
+    const char *text = getenv("RHO_BENCH_ROUND_MS");
+    char *end = NULL;
+    double ms;
+    int reps;
+
+    if (text == NULL || *text == '\0') {
+        return REPS;
+    }
+    ms = strtod(text, &end);
+    if (*end != '\0' || !(ms > 0.0)) {
+        return REPS;
+    }
+    reps = (int)(ms / (MIN_REP_S * 1e3));
+    return reps < MIN_REPS ? MIN_REPS : reps > REPS ? REPS : reps;
+}
+
+/* The best of `reps` repetitions of every kernel, in rounds: each round times one repetition of each kernel
  * in turn. The noise of a shared machine comes in phases of a fraction of a second; in rounds, such a phase
  * slows a few repetitions of every kernel instead of all the repetitions of one. */
-static void time_in_rounds(struct kernel_timing *k, int count)
+static void time_in_rounds(struct kernel_timing *k, int count, int reps)
 {
     int rep, j;
     long i;
@@ -103,7 +130,7 @@ static void time_in_rounds(struct kernel_timing *k, int count)
         k[j].calls = calibrate(k[j].fn);
         k[j].best_ns = -1.0;
     }
-    for (rep = 0; rep < REPS; rep++) {
+    for (rep = 0; rep < reps; rep++) {
         for (j = 0; j < count; j++) {
             const double t0 = now_s();
             double per_call_ns;
@@ -126,14 +153,15 @@ int main(void)
         {"rmsnorm_ns", call_rmsnorm, 0, 0.0},
         {"count_below_ns", call_count_below, 0, 0.0},
     };
+    const int reps = repetitions();
     int j;
 
     kata_init_inputs();
-    time_in_rounds(k, 4);
+    time_in_rounds(k, 4, reps);
 
     printf("kata: matmul n=%d, sum n=%d, rmsnorm rows=%d d=%d, count_below n=%d\n", KATA_MATMUL_N, KATA_SUM_N,
            KATA_RMS_ROWS, KATA_RMS_D, KATA_SEARCH_N);
-    printf("best of %d repetitions of at least %.0f ms each, ns per call:\n", REPS, MIN_REP_S * 1e3);
+    printf("best of %d repetitions of at least %.0f ms each, ns per call:\n", reps, MIN_REP_S * 1e3);
     for (j = 0; j < 4; j++) {
         printf("  %-16s %14.1f  (%ld calls per repetition)\n", k[j].name, k[j].best_ns, k[j].calls);
     }

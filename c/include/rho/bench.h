@@ -238,11 +238,15 @@
  * involuntary context switches (getrusage RUSAGE_THREAD, ru_nivcsw; one system call, outside every
  * window). A measured sample during which the count moved was interrupted: the scheduler gave the
  * core to another thread for a while, and the sample's wall-clock figures hold that while (its
- * CPU time does not). `@end ... preempted=N` counts them. They are kept, not discarded and run
- * again: a run again is not the same iteration (a body's rare slow iteration, whose long sample
- * is the likeliest to be interrupted, would vanish from the mean and the tail: under load every
- * such sample was, in examples/crypto_bench.c's outlier benchmark). The median and the CPU time
- * the host judges do not need them gone. Warm-ups are not checked.
+ * CPU time does not). Such a sample is measured again (not committed: the next iteration takes its
+ * place) when its CPU time is at most twice the least of the samples kept so far, so the
+ * interruption made it long, not its body, and the benchmark has re-runs left: one per
+ * RHO_BENCH_PREEMPTED_RERUNS (default 4; 0: none) measured samples asked for, so a machine that
+ * interrupts every sample still finishes. Otherwise it is kept: a run again is not the same
+ * iteration, and a body's rare heavy iteration (the likeliest to be interrupted, being the
+ * longest; its CPU time says it is heavy) must stay in the mean and the tail (docs/wire-format.md,
+ * "Preempted samples"). `@end ... preempted=K rerun=R` counts the kept and the re-run ones.
+ * Warm-ups are not checked.
  * RHO_BENCH_NO_PREEMPTION_CHECK leaves it out.
  *
  * ---- Batches -------------------------------------------------------------------------------
@@ -500,7 +504,9 @@ typedef struct rho_bench_state {
     rho_bench__uint thread_cpu_start;
     rho_bench__uint other_cpu;
     long switches;             /* involuntary context switches when the sample started */
-    rho_bench__uint preempted; /* measured samples the scheduler interrupted (see "Preemption") */
+    rho_bench__uint preempted; /* measured samples the scheduler interrupted, kept (see "Preemption") */
+    rho_bench__uint rerun;     /* measured samples the scheduler interrupted, measured again */
+    rho_bench__uint cpu_least; /* the least CPU time of a kept measured sample (0: none yet) */
     rho_bench__uint heap_live; /* RHO_BENCH_HEAP_ALLOC / RHO_BENCH_HEAP_FREE */
     rho_bench__uint heap_peak;
     rho_bench__uint heap_allocs;
@@ -1347,6 +1353,30 @@ static long rho_bench__switches_now(void)
     }
     return usage.ru_nivcsw;
 }
+#ifndef RHO_BENCH_PREEMPTED_RERUNS
+#define RHO_BENCH_PREEMPTED_RERUNS 4 /* re-runs a benchmark may take: 1 per this many samples */
+#endif
+/* Whether an interrupted measured sample whose CPU time is `cpu` is measured again (see
+ * "Preemption"): its CPU time at most twice the least kept sample's, so the interruption made it
+ * long, not its body (a rare heavy iteration is kept), and re-runs left: at most one per
+ * RHO_BENCH_PREEMPTED_RERUNS measured samples asked for (0: none), so a machine that interrupts
+ * every sample still finishes. */
+static int rho_bench__rerun_preempted(const rho_bench_t *state, rho_bench__uint cpu)
+{
+#if RHO_BENCH_PREEMPTED_RERUNS > 0
+    const rho_bench__uint samples = state->measured_target / state->next_batch;
+    const rho_bench__uint limit =
+        samples / RHO_BENCH_PREEMPTED_RERUNS + (samples % RHO_BENCH_PREEMPTED_RERUNS != 0);
+    if (state->rerun >= limit) {
+        return 0;
+    }
+    return state->cpu_least == 0 || cpu / 2u <= state->cpu_least;
+#else
+    (void)state;
+    (void)cpu;
+    return 0;
+#endif
+}
 #endif
 #define RHO_BENCH__OTHER_CPU_ENDS(state) rho_bench__other_cpu_ends(state)
 #else
@@ -2075,6 +2105,7 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
     if (state->in_iteration) {
         rho_bench__uint *sample = rho_bench__samples[rho_bench__sample_count];
         rho_bench__uint spent;
+        int keep = 1; /* the sample is committed (0: measured again, see "Preemption") */
 #if RHO_BENCH__HAS_CYCLES
         rho_bench__uint cycles = rho_bench__cycles_between(state->cycles_start, cycles_stop);
         *sample++ = cycles;
@@ -2094,12 +2125,23 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
         (void)sample;
 #endif
 #if RHO_BENCH__PREEMPTION
-        /* A measured sample the scheduler interrupted: counted (see "Preemption" for why kept). */
+        /* A measured sample the scheduler interrupted: measured again when its CPU time is a
+         * typical sample's (the interruption, not the body, made it long) and the benchmark has
+         * re-runs left; otherwise kept and counted (see "Preemption"). */
         if (switches != state->switches && state->warmup_done >= state->warmup_target) {
-            state->preempted++;
+            if (rho_bench__rerun_preempted(state, *sample)) {
+                state->rerun++;
+                keep = 0; /* not committed: the next sample is written over it */
+            } else {
+                state->preempted++;
+            }
+        }
+        if (keep && state->warmup_done >= state->warmup_target &&
+            (state->cpu_least == 0 || *sample < state->cpu_least)) {
+            state->cpu_least = *sample == 0 ? 1u : *sample;
         }
 #endif
-        {
+        if (keep) {
             if (state->warmup_done < state->warmup_target) {
                 state->warmup_done++;
             } else {
@@ -3060,8 +3102,8 @@ static int rho_bench__count_lines(rho_bench_fn fn, rho_bench_t *state, int *fail
 #define RHO_BENCH__OTHER_CPU_ARG
 #endif
 #if RHO_BENCH__PREEMPTION
-#define RHO_BENCH__PREEMPTED_FIELD " preempted=%u"
-#define RHO_BENCH__PREEMPTED_ARG , state.preempted
+#define RHO_BENCH__PREEMPTED_FIELD " preempted=%u rerun=%u"
+#define RHO_BENCH__PREEMPTED_ARG , state.preempted, state.rerun
 #else
 #define RHO_BENCH__PREEMPTED_FIELD ""
 #define RHO_BENCH__PREEMPTED_ARG
@@ -3307,7 +3349,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
 #endif
 
 /* The stream's format version (docs/wire-format.md, "Versions"). */
-#define RHO_BENCH__WIRE_VERSION "7"
+#define RHO_BENCH__WIRE_VERSION "9"
 #define RHO_BENCH__TARGET_LINE                                                                   \
     "@rho-bench " RHO_BENCH__WIRE_VERSION "\n@target " RHO_BENCH__TARGET " arch=" RHO_BENCH__ARCH \
     " optimized=" RHO_BENCH__OPTIMIZED RHO_BENCH__COMPILER "\n"

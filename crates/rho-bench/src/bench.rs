@@ -19,6 +19,9 @@ use std::vec::Vec;
 const BATCH_BELOW: u64 = 16;
 /// ... into samples of at least this many units (c/include/rho/bench.h, "Batches").
 const BATCH_AIM: u64 = 128;
+/// A benchmark may measure again one interrupted sample per this many measured samples asked for
+/// (c/include/rho/bench.h, "Preemption", `RHO_BENCH_PREEMPTED_RERUNS`).
+const PREEMPTED_RERUNS: u64 = 4;
 /// Inputs `iter_batched` holds at once: its batches are at most this long.
 #[cfg(feature = "std")]
 pub const BATCHED_INPUTS: usize = 64;
@@ -55,6 +58,12 @@ pub struct Bench {
     process_cpu_start: u64,
     thread_cpu_start: u64,
     other_cpu: Option<u64>,
+    /// The thread's involuntary context switches when the sample started; measured samples the scheduler
+    /// interrupted, kept and measured again; the least CPU time of a kept measured sample (0: none yet).
+    switches: i64,
+    preempted: u64,
+    rerun: u64,
+    cpu_least: u64,
     in_iteration: bool,
     pub(crate) warmup_target: u64,
     pub(crate) warmup_done: u64,
@@ -122,6 +131,10 @@ impl Bench {
             process_cpu_start: 0,
             thread_cpu_start: 0,
             other_cpu: None,
+            switches: 0,
+            preempted: 0,
+            rerun: 0,
+            cpu_least: 0,
             in_iteration: false,
             warmup_target: 0,
             warmup_done: 0,
@@ -319,6 +332,8 @@ impl Bench {
             } else {
                 None
             },
+            preempted: (clock::HAS_PREEMPTION && clock::HAS_CPU)
+                .then_some((self.preempted, self.rerun)),
         }
     }
 
@@ -371,6 +386,12 @@ impl Bench {
     fn step(&mut self, cycles_stop: u64, time_stop: u64) -> bool {
         // First: the CPU window's end.
         let cpu_stop = if clock::HAS_CPU { clock::cpu_now() } else { 0 };
+        let checks_preemption = clock::HAS_PREEMPTION && clock::HAS_CPU;
+        let switches = if checks_preemption {
+            clock::switches_now()
+        } else {
+            0
+        };
         if self.in_iteration {
             let cycles = clock::cycles_between(self.cycles_start, cycles_stop);
             // The cap counts in ns, or in cycles without a time clock.
@@ -379,16 +400,31 @@ impl Bench {
             } else {
                 cycles
             };
-            self.samples
-                .push([cycles, spent, cpu_stop.wrapping_sub(self.cpu_start)]);
-            if self.warmup_done < self.warmup_target {
-                self.warmup_done += 1;
-            } else {
-                self.measured_done += self.next_batch;
+            let cpu = cpu_stop.wrapping_sub(self.cpu_start);
+            let measured = self.warmup_done >= self.warmup_target;
+            let mut keep = true;
+            if checks_preemption && measured && switches != self.switches {
+                if self.rerun_preempted(cpu) {
+                    self.rerun += 1;
+                    keep = false;
+                } else {
+                    self.preempted += 1;
+                }
             }
-            if self.next_batch == 1 {
-                let single = if clock::HAS_CYCLES { cycles } else { spent };
-                self.single_min = self.single_min.min(single);
+            if keep {
+                if checks_preemption && measured && (self.cpu_least == 0 || cpu < self.cpu_least) {
+                    self.cpu_least = cpu.max(1);
+                }
+                self.samples.push([cycles, spent, cpu]);
+                if measured {
+                    self.measured_done += self.next_batch;
+                } else {
+                    self.warmup_done += 1;
+                }
+                if self.next_batch == 1 {
+                    let single = if clock::HAS_CYCLES { cycles } else { spent };
+                    self.single_min = self.single_min.min(single);
+                }
             }
             self.cap_used = self.cap_used.wrapping_add(spent);
             if self.cap_limit != 0 && (self.cap_used >= self.cap_limit || self.cap_used < spent) {
@@ -411,6 +447,7 @@ impl Bench {
                     self.thread_cpu_start = clock::cpu_now();
                 }
             }
+            self.switches = switches;
             self.in_iteration = true;
             return true;
         }
@@ -423,6 +460,18 @@ impl Bench {
         self.in_iteration = false;
         self.loop_ends();
         false
+    }
+
+    /// Whether an interrupted measured sample whose CPU time is `cpu` is measured again (c/include/rho/bench.h,
+    /// "Preemption"): its CPU time at most twice the least kept sample's, so the interruption made it long, not
+    /// its body (a rare heavy iteration is kept), and re-runs left, one per [`PREEMPTED_RERUNS`] measured
+    /// samples asked for, so a machine that interrupts every sample still finishes.
+    fn rerun_preempted(&self, cpu: u64) -> bool {
+        let samples = self.measured_target / self.next_batch.max(1);
+        if self.rerun >= samples.div_ceil(PREEMPTED_RERUNS) {
+            return false;
+        }
+        self.cpu_least == 0 || cpu / 2 <= self.cpu_least
     }
 
     /// The measured iterations are over: the heap counts stop (what the benchmark frees after its loop, a
@@ -494,5 +543,42 @@ impl Bench {
         self.loops = 0;
         self.measured_target = iterations;
         self.measured_done = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A benchmark measuring `samples` samples of one iteration, whose least kept sample took `least` ns of CPU.
+    fn measuring(samples: u64, least: u64) -> Bench {
+        let mut bench = Bench::new("b", None);
+        bench.measured_target = samples;
+        bench.next_batch = 1;
+        bench.cpu_least = least;
+        bench
+    }
+
+    #[test]
+    fn an_interrupted_sample_is_measured_again_while_its_cpu_time_is_typical_and_re_runs_are_left()
+    {
+        let mut bench = measuring(30, 100);
+        // Up to twice the least CPU time: the interruption made it long; beyond that, its body did (kept).
+        assert!(bench.rerun_preempted(201));
+        assert!(!bench.rerun_preempted(202));
+        // The first measured sample has nothing to compare with: measured again.
+        assert!(measuring(30, 0).rerun_preempted(1_000_000));
+        // 30 samples: at most 8 re-runs (one per 4, rounded up); then every interrupted sample is kept.
+        bench.rerun = 7;
+        assert!(bench.rerun_preempted(100));
+        bench.rerun = 8;
+        assert!(!bench.rerun_preempted(100));
+        // Batches of 16 out of 20000 iterations: 1250 samples, 313 re-runs.
+        let mut batched = measuring(20_000, 100);
+        batched.next_batch = 16;
+        batched.rerun = 312;
+        assert!(batched.rerun_preempted(100));
+        batched.rerun = 313;
+        assert!(!batched.rerun_preempted(100));
     }
 }

@@ -4,7 +4,7 @@
 use core::fmt::{self, Write};
 
 /// The wire format version this harness prints.
-pub const WIRE_VERSION: u32 = 7;
+pub const WIRE_VERSION: u32 = 9;
 
 /// A byte of a wire name: `[A-Za-z0-9_.:+-]`.
 pub const fn is_name_byte(b: u8) -> bool {
@@ -183,6 +183,9 @@ pub struct BlockEnd<'a> {
     /// The CPU time the process's other threads used during the measured loop (`other_cpu_ns=`, version 7),
     /// where the harness reads the thread's CPU time; `None` elsewhere.
     pub other_cpu_ns: Option<u64>,
+    /// Measured samples the scheduler interrupted, kept (`preempted=`, version 7) and measured again
+    /// (`rerun=`, version 9), where the harness reads the thread's context switches; `None` elsewhere.
+    pub preempted: Option<(u64, u64)>,
 }
 
 /// `@stack`, `@heap` and `@end` of a block.
@@ -214,6 +217,9 @@ pub fn block_end(out: &mut impl Write, end: &BlockEnd<'_>) -> fmt::Result {
     )?;
     if let Some(other) = end.other_cpu_ns {
         write!(out, " other_cpu_ns={other}")?;
+    }
+    if let Some((kept, rerun)) = end.preempted {
+        write!(out, " preempted={kept} rerun={rerun}")?;
     }
     out.write_char('\n')
 }

@@ -1,5 +1,6 @@
-//! Preempted samples (wire version 7, `@end preempted=`): the C harness counts the measured samples during which
-//! its thread was switched out involuntarily (and keeps them). Planted, not hoped for: the suite and a busy
+//! Preempted samples (wire version 7, `@end preempted=`; version 9, `rerun=`): the C harness sees the measured
+//! samples during which its thread was switched out involuntarily, measures them again within a bound, and
+//! counts the ones measured again and the ones kept. Planted, not hoped for: the suite and a busy
 //! loop are pinned to one core, so the scheduler has to take turns between them while the body spins for
 //! 2 ms of its own CPU time a sample.
 
@@ -98,19 +99,38 @@ fn samples_the_scheduler_interrupted_are_counted() {
     let document = read_json(&json);
     let spin = common::bench(&document, "bench_spin");
     let preempted = common::u64_at(spin, "/preempted");
+    let rerun = common::u64_at(spin, "/rerun");
     // Each sample of 2 ms of CPU time lasts 4 ms or more beside the loop, across the scheduler's turns: some
-    // were switched out, and counted; the samples are all there (none was dropped).
+    // were switched out. An interrupted sample is measured again while the benchmark has re-runs left (one per
+    // 4 samples asked for: 8 of 30), then kept and counted; every sample asked for is there.
+    let bound = ITERATIONS.div_ceil(4);
     assert!(
-        (1..=ITERATIONS).contains(&preempted),
-        "{preempted} preempted: {}",
+        preempted + rerun >= 1 && rerun <= bound && preempted <= ITERATIONS,
+        "{preempted} preempted, {rerun} re-run: {}",
         run.describe()
     );
+    // Every sample spins the same CPU time, so an interrupted one is kept only once the re-runs are used up.
+    if preempted > 0 {
+        assert_eq!(rerun, bound, "{}", run.describe());
+    }
     assert_eq!(common::u64_at(spin, "/iterations"), ITERATIONS);
+    let mut said = format!(
+        "preempted: {} measured sample(s) interrupted by the scheduler: ",
+        preempted + rerun
+    );
+    if rerun > 0 {
+        said.push_str(&format!("{rerun} measured again (bench_spin {rerun})"));
+    }
+    if preempted > 0 {
+        said.push_str(&format!(
+            "{}{preempted} kept (bench_spin {preempted})",
+            if rerun > 0 { ", " } else { "" }
+        ));
+    }
+    let report = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        run.stdout.contains(&format!(
-            "preempted: {preempted} measured sample(s) interrupted by the scheduler (bench_spin {preempted})"
-        )),
-        "{}",
+        report.contains(&said),
+        "{said:?} not in: {}",
         run.describe()
     );
 }

@@ -410,7 +410,18 @@ impl Pairs<'_> {
         let mut elapsed = Duration::ZERO;
         for index in 0..side.recipe.jobs.len() {
             let job = &side.recipe.jobs[index];
-            let mut job_env = job.env.clone();
+            // The round's length first, so a job's own environment may set another; one set in rho's own
+            // environment is left as it is.
+            let mut job_env = Vec::with_capacity(job.env.len() + extra_env.len() + 1);
+            if self.request.env.counter.is_none()
+                && std::env::var_os("RHO_BENCH_ROUND_MS").is_none()
+            {
+                job_env.push((
+                    "RHO_BENCH_ROUND_MS".to_owned(),
+                    crate::settings::ROUND_MS.to_string(),
+                ));
+            }
+            job_env.extend_from_slice(&job.env);
             job_env.extend_from_slice(extra_env);
             if let (Some(open), Some((source, benchmarks))) = (open, side.job_benchmarks.get(index))
             {

@@ -14,6 +14,12 @@ pub const MIN_RUNS: u32 = rho_config::MIN_GATE_RUNS;
 /// (t = 2.09 over sqrt(20)), enough to tell a 5% change from a 3% budget at the noise the paired rounds
 /// show on a loaded 2-core machine (docs/gate.md, "Measured").
 pub const DEFAULT_MAX_RUNS: u32 = 20;
+/// `RHO_BENCH_ROUND_MS`, handed to every timed run of a gate: the time a program that times itself (a last-line
+/// JSON command) may spend measuring each of its metrics in one round. A gate judges on the rounds' paired
+/// ratios, so several short rounds, base and head a moment apart, decide sooner than a few long ones; a program
+/// that ignores it runs as long as ever (docs/gate.md, "Short rounds"). 20 ms: ten 2 ms repetitions of each of
+/// the kata's kernels (tests/kata/bench_json.c), a quarter of its 40.
+pub const ROUND_MS: u64 = 20;
 /// Seconds each build and each run may take when nothing says otherwise (module.yml's default).
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = rho_config::DEFAULT_GATE_TIMEOUT.as_secs();
 /// The budget of a metric nothing else names: 30% slower is allowed.

@@ -270,6 +270,7 @@ fn wire_benchmark(sampled: &Sampled) -> Benchmark {
         overran: false,
         other_cpu_ns: None,
         preempted: 0,
+        rerun: 0,
         family: None,
         batch: IMPORT_BATCH,
     }

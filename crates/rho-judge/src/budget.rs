@@ -860,6 +860,7 @@ mod tests {
             warmup: 0,
             capped: false,
             preempted: 0,
+            rerun: 0,
             cycles_wrapped: 0,
             family: None,
             overran: false,

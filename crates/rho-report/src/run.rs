@@ -816,23 +816,40 @@ fn compact_table(out: &mut String, summary: &RunSummary, width: usize) {
 
 /// The notes under the table, for what it shows: the marks it used (`*`, `xK`, `-`, `>100%`, LEAK), the
 /// benchmarks that have no figures, coarse clocks. `wide`: the table shows every clock and statistic.
-/// `preempted: 12 measured sample(s) interrupted by the scheduler (bench_a 7, bench_b 5): ...`, when the
-/// harness counted any (wire version 7, `@end preempted=`); `None` otherwise.
+/// `preempted: 12 measured sample(s) interrupted by the scheduler: 8 measured again (bench_a 8), 4 kept
+/// (bench_b 4): ...`, when the harness counted any (wire version 7, `@end preempted=`; version 9, `rerun=`);
+/// `None` otherwise.
 fn preempted_note(summary: &RunSummary) -> Option<String> {
-    let preempted: Vec<String> = summary
-        .benchmarks
-        .iter()
-        .filter(|b| b.preempted > 0)
-        .map(|b| format!("{} {}", b.name, b.preempted))
-        .collect();
-    let total: u64 = summary.benchmarks.iter().map(|b| b.preempted).sum();
-    (total > 0).then(|| {
-        format!(
-            "preempted: {total} measured sample(s) interrupted by the scheduler ({}): their wall-clock figures \
-             hold time another thread had the core (involuntary context switches); the CPU time does not",
-            preempted.join(", ")
-        )
-    })
+    let listed = |count: fn(&BenchSummary) -> u64| -> (u64, String) {
+        let names: Vec<String> = summary
+            .benchmarks
+            .iter()
+            .filter(|b| count(b) > 0)
+            .map(|b| format!("{} {}", b.name, count(b)))
+            .collect();
+        let total = summary.benchmarks.iter().map(count).sum();
+        (total, names.join(", "))
+    };
+    let (rerun, rerun_names) = listed(|b| b.rerun);
+    let (kept, kept_names) = listed(|b| b.preempted);
+    if rerun + kept == 0 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if rerun > 0 {
+        parts.push(format!("{rerun} measured again ({rerun_names})"));
+    }
+    if kept > 0 {
+        parts.push(format!(
+            "{kept} kept ({kept_names}): their wall-clock figures hold time another thread had the core \
+             (involuntary context switches); the CPU time does not"
+        ));
+    }
+    Some(format!(
+        "preempted: {} measured sample(s) interrupted by the scheduler: {}",
+        rerun + kept,
+        parts.join(", ")
+    ))
 }
 
 fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {

@@ -75,6 +75,7 @@ fn benchmark(
         overran: false,
         other_cpu_ns: None,
         preempted: 0,
+        rerun: 0,
     }
 }
 

@@ -89,6 +89,7 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
         bench.capped = all.iter().any(|b| b.capped);
         // Every repetition's interrupted samples: how often the machine took the core, over the whole run.
         bench.preempted = all.iter().map(|b| b.preempted).sum();
+        bench.rerun = all.iter().map(|b| b.rerun).sum();
         bench.iterations = min_of(all.iter().map(|b| b.iterations)).unwrap_or(0);
         bench.batch = bench
             .cycles

@@ -36,6 +36,10 @@ pub struct BenchSummary {
     /// hold time another thread had the core), summed over the runs folded ([`crate::best_of`]).
     #[serde(default)]
     pub preempted: u64,
+    /// Interrupted measured samples the harness discarded and measured again (`@end rerun=`, wire version 9),
+    /// summed over the runs folded: not among the samples the figures come from.
+    #[serde(default)]
+    pub rerun: u64,
     /// Samples whose cycle reading spanned a counter wrap the harness could not count (`@end wrapped=`). When
     /// non-zero the cycle figures, and any time derived from them, are not measured: `cycles` is `None`.
     #[serde(default)]
@@ -420,6 +424,7 @@ impl RunSummary {
                 warmup: bench.warmup,
                 capped: bench.capped,
                 preempted: bench.preempted,
+                rerun: bench.rerun,
                 cycles_wrapped: bench.wrapped,
                 family: bench.family.clone(),
                 overran: bench.overran,

@@ -11,8 +11,8 @@ use crate::error::{ErrorKind, WireError, quote};
 use crate::name::{MAX_NAME_BYTES, NAME_ESCAPE_VERSION};
 use crate::types::{
     BATCH_VERSION, Benchmark, COUNTER_VERSION, CPU_CLOCK_VERSION, Clock, ClockRole, Count, Counter,
-    FAMILY_VERSION, FamilyMember, GUARD_VERSION, HEAP_OFF_VERSION, Header, HeapFigures, Run,
-    RunConfig, StackMark, Target, WIRE_VERSION,
+    FAMILY_VERSION, FamilyMember, GUARD_VERSION, HEAP_OFF_VERSION, Header, HeapFigures,
+    RERUN_VERSION, Run, RunConfig, StackMark, Target, WIRE_VERSION,
 };
 
 /// The longest line the parser reads. A longer noise line is skipped (only its first bytes are kept); a longer
@@ -996,6 +996,12 @@ impl StreamParser {
         } else {
             (None, 0)
         };
+        // Version 9: interrupted samples measured again (earlier, an unknown field, ignored).
+        let rerun = if self.version >= RERUN_VERSION {
+            fields.optional_u64(self.line, line, "rerun")?.unwrap_or(0)
+        } else {
+            0
+        };
         if per_iteration == 0 {
             return Err(WireError::new(
                 self.line,
@@ -1082,6 +1088,7 @@ impl StreamParser {
             overran,
             other_cpu_ns,
             preempted,
+            rerun,
         };
         self.phase = Phase::Suite;
         if benchmark.name == CALIBRATION_NAME {

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The format version this crate writes, and the newest it reads (it reads every version from 1 up to it; see
 /// the "Versions" table in docs/wire-format.md).
-pub const WIRE_VERSION: u32 = 8;
+pub const WIRE_VERSION: u32 = 9;
 
 /// The first version with `@counter` and `@count` (instructions counted outside the stream, e.g. by Callgrind).
 pub const COUNTER_VERSION: u32 = 2;
@@ -25,6 +25,9 @@ pub const HEAP_OFF_VERSION: u32 = 6;
 /// The first version with `@clock cpu`: the thread's CPU time beside the wall clock (a third sample column).
 /// Before it a clock's role is `cycles` or `time`.
 pub const CPU_CLOCK_VERSION: u32 = 7;
+/// The first version whose `@end` may say `rerun=`: measured samples the scheduler interrupted that the harness
+/// measured again (not among the samples). Before it `rerun=` is an unknown field, ignored.
+pub const RERUN_VERSION: u32 = 9;
 
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -256,9 +259,13 @@ pub struct Benchmark {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_cpu_ns: Option<u64>,
     /// Measured samples the scheduler interrupted (`@end preempted=`, version 7: the thread's involuntary context
-    /// switches moved during the sample): counted, and kept among `samples`. 0 when the stream does not say.
+    /// switches moved during the sample) and kept among `samples`. 0 when the stream does not say.
     #[serde(default)]
     pub preempted: u64,
+    /// Measured samples the scheduler interrupted that the harness discarded and measured again (`@end rerun=`,
+    /// version 9): not among `samples`, and not in `iterations`. 0 when the stream does not say.
+    #[serde(default)]
+    pub rerun: u64,
     /// The family this benchmark is a member of (`@bench NAME family=F arg=A`, registered with
     /// `RHO_BENCH_ADD_ARG`), whose name is `F/A`. `None` for a benchmark registered on its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -7,7 +7,7 @@ use crate::name::NAME_ESCAPE_VERSION;
 use crate::parse::{CALIBRATION_NAME, is_name};
 use crate::types::{
     Benchmark, COUNTER_VERSION, CPU_CLOCK_VERSION, ClockRole, FAMILY_VERSION, GUARD_VERSION,
-    HEAP_OFF_VERSION, Run, StackMark, WIRE_VERSION,
+    HEAP_OFF_VERSION, RERUN_VERSION, Run, StackMark, WIRE_VERSION,
 };
 
 /// Flush the line buffer to the output once it holds this much.
@@ -198,6 +198,10 @@ fn write_bench<W: Write>(
         buf.pop();
         line(buf, format_args!(" preempted={}", bench.preempted));
     }
+    if bench.rerun != 0 {
+        buf.pop();
+        line(buf, format_args!(" rerun={}", bench.rerun));
+    }
     Ok(())
 }
 
@@ -365,6 +369,12 @@ fn validate_bench(run: &Run, bench: &Benchmark) -> Result<(), String> {
         return Err(format!(
             "benchmark {}: other_cpu_ns= or preempted= in a version {} stream (they need version \
              {CPU_CLOCK_VERSION})",
+            bench.name, run.version
+        ));
+    }
+    if run.version < RERUN_VERSION && bench.rerun != 0 {
+        return Err(format!(
+            "benchmark {}: rerun= in a version {} stream (it needs version {RERUN_VERSION})",
             bench.name, run.version
         ));
     }

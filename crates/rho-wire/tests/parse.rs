@@ -481,10 +481,10 @@ fn missing_header() {
 #[test]
 fn unsupported_version() {
     assert_error(
-        &mutate("@rho-bench 1", "@rho-bench 9"),
+        &mutate("@rho-bench 1", "@rho-bench 10"),
         2,
         ErrorKind::UnsupportedVersion,
-        "line 2: expected wire format version 1 to 8 (the versions this rho reads), found \"@rho-bench 9\"",
+        "line 2: expected wire format version 1 to 9 (the versions this rho reads), found \"@rho-bench 10\"",
     );
     let e = err(&mutate("@rho-bench 1", "@rho-bench 0"));
     assert_eq!(e.kind(), Some(ErrorKind::UnsupportedVersion), "{e}");
@@ -813,8 +813,8 @@ fn a_counted_stream_names_its_dumps_and_version_1_has_none() {
         error.contains("line 3") && error.contains("version 1"),
         "{error}"
     );
-    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 9"));
-    assert!(error.contains("1 to 8"), "{error}");
+    let error = refused(&COUNTED.replace("@rho-bench 2", "@rho-bench 10"));
+    assert!(error.contains("1 to 9"), "{error}");
 }
 
 /// The valid stream as version 4, with bench_crc_64's three measured samples made batches of 4 iterations.
@@ -1104,6 +1104,39 @@ fn whereabouts_follow_the_stream() {
     assert_eq!(parser.whereabouts(), " after bench_a");
     parser.feed_line(b"@done benchmarks=1 dropped=0").unwrap();
     assert_eq!(parser.whereabouts(), "");
+}
+
+/// Version 9's `@end rerun=`: interrupted samples the harness measured again, beside `preempted=` (kept), read
+/// and written back as they came; in a version 8 stream `rerun=` is an unknown field (ignored, 0), and writing a
+/// re-run count into a version 8 stream is refused.
+#[test]
+fn rerun_is_read_from_version_9_and_ignored_before() {
+    const V9: &str = "@rho-bench 9\n@target host arch=x86_64 optimized=1\n\
+        @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n\
+        @clock cpu clock_thread_cputime unit=ns hz=1000000000 resolution=9\n\
+        @config iterations=2 warmup=1 time_cap_ms=0 stack_bytes=0\n\
+        @bench bench_a\n:40 30\n:35 28\n:36 29\n@stack off\n@heap off\n\
+        @end bench_a iterations=2 warmup=1 capped=0 unit=iter per_iteration=1 other_cpu_ns=12 preempted=1 rerun=4\n\
+        @done benchmarks=1 dropped=0\n";
+    let run = parse_str(V9).unwrap();
+    assert_eq!(
+        (run.benchmarks[0].preempted, run.benchmarks[0].rerun),
+        (1, 4)
+    );
+    assert_eq!(parse_str(&run_to_string(&run).unwrap()).unwrap(), run);
+
+    let v8 = parse_str(&V9.replace("@rho-bench 9", "@rho-bench 8")).unwrap();
+    assert_eq!((v8.benchmarks[0].preempted, v8.benchmarks[0].rerun), (1, 0));
+    let mut old = run.clone();
+    old.version = 8;
+    assert!(
+        run_to_string(&old)
+            .unwrap_err()
+            .to_string()
+            .contains("rerun=")
+    );
+    let bad = V9.replace("rerun=4", "rerun=four");
+    assert_eq!(err(&bad).kind(), Some(ErrorKind::BadNumber));
 }
 
 /// Version 7's `@clock cpu`: the thread's CPU time, a third sample column beside cycles and time, read and

@@ -106,6 +106,7 @@ fn benchmark(
                     overran: stack == StackMark::Overrun && wrap_seed % 3 == 0,
                     other_cpu_ns: None,
                     preempted: 0,
+                    rerun: 0,
                 })
             },
         )

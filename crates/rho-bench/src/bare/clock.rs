@@ -94,6 +94,15 @@ pub fn process_cpu_now() -> u64 {
     0
 }
 
+/// No scheduler on a board: no sample is preempted, and nothing is printed.
+pub const HAS_PREEMPTION: bool = false;
+
+/// No scheduler: nothing to read.
+#[inline(always)]
+pub fn switches_now() -> i64 {
+    0
+}
+
 /// The smallest non-zero step between successive reads (1000 reads), 0 if the counter never moved.
 pub fn resolution() -> u64 {
     let mut smallest = 0u32;

@@ -117,6 +117,30 @@ pub fn cpu_now() -> u64 {
     cpu_clock_now(CPU_CLOCK)
 }
 
+/// Whether the harness reads the thread's involuntary context switches (Linux: `getrusage(RUSAGE_THREAD)`),
+/// to see which samples the scheduler interrupted (`@end preempted=`, `rerun=`).
+pub const HAS_PREEMPTION: bool = cfg!(target_os = "linux");
+
+/// The calling thread's involuntary context switches so far (`ru_nivcsw`); -1 when they cannot be read, and
+/// always 0 where [`HAS_PREEMPTION`] is false. One system call, outside every window.
+#[inline(never)]
+pub fn switches_now() -> i64 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: an all-zero rusage is a valid value of the plain C struct, and getrusage writes only it.
+        let mut usage: libc::rusage = unsafe { core::mem::zeroed() };
+        // SAFETY: `usage` is a valid rusage to write; RUSAGE_THREAD is the calling thread (Linux 2.6.26 on).
+        if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } != 0 {
+            return -1;
+        }
+        usage.ru_nivcsw as i64
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
 /// The CPU time of the whole process in ns (0 where there is no such clock).
 pub fn process_cpu_now() -> u64 {
     cpu_clock_now(PROCESS_CLOCK)
