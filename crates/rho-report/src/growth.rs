@@ -117,7 +117,11 @@ pub fn render_text(summary: &RunSummary, layout: crate::Layout) -> String {
         let fit_at = rows[0].len() - 3;
         // The label and the fit's name left, figures right; "too few points" runs on.
         let table = crate::aligned_table(&rows, |c| c == 0 || c == fit_at);
-        if layout.wide || table.lines().all(|l| crate::layout::display_width(l) <= layout.width) {
+        if layout.wide
+            || table
+                .lines()
+                .all(|l| crate::layout::display_width(l) <= layout.width)
+        {
             out.push_str(&table);
         } else {
             out.push_str(&transposed(family, &rows));

@@ -789,7 +789,10 @@ fn compact_table(out: &mut String, summary: &RunSummary, width: usize) {
     let mut rows = vec![header.clone()];
     rows.extend(body.iter().map(|(_, row)| row.clone()));
     let text = aligned_table(&rows, left);
-    if text.lines().all(|line| crate::layout::display_width(line) <= width) {
+    if text
+        .lines()
+        .all(|line| crate::layout::display_width(line) <= width)
+    {
         out.push_str(&text);
     } else {
         // Too wide: the names go on lines of their own, the figures under them.

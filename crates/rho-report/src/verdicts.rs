@@ -32,7 +32,10 @@ pub fn with_header_line(report: &str, line: &str) -> String {
 /// one row per benchmark and budgeted metric.
 pub fn table(judgement: &Judgement, width: usize) -> String {
     let wide = metric_table(judgement, width);
-    let mut out = if wide.lines().all(|line| crate::layout::display_width(line) <= width) {
+    let mut out = if wide
+        .lines()
+        .all(|line| crate::layout::display_width(line) <= width)
+    {
         wide
     } else {
         long_metric_table(judgement, width)
