@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! RunSummary --sections_from_summaries--> TargetSections (one per measure) --write_target--> bench/baseline.json
-//! git ref --read_at_ref--> BaselineFile --diff(.., head sections, limit)--> Comparison --render_*--> report
+//! git ref --read_at_ref--> BaselineFile --diff(.., head sections, limit)--> Comparison --rho_report::diff--> report
 //! ```
 //!
 //! A regression is judged on the net median of each clock (robust: one iteration in a thousand can be an order
@@ -19,8 +19,8 @@
 //! module.yml sets ([`limits`]), and the documents rho writes of runs with the atomic writer of every output
 //! file ([`export`]).
 //!
-//! It must not know how a suite is built or run, nor the terminal's colours or width: it is handed run summaries
-//! and returns comparisons and their text (docs/architecture.md).
+//! It must not know how a suite is built or run, nor how a comparison is drawn: it is handed run summaries and
+//! returns comparisons, which rho-report's `diff` lays out as text and Markdown (docs/architecture.md).
 
 pub mod compare;
 pub mod dashboards;
@@ -38,7 +38,6 @@ pub mod plan;
 mod read;
 pub mod record;
 mod refusal;
-pub mod render;
 pub mod saved;
 mod schema;
 pub mod store;
@@ -59,7 +58,6 @@ pub use record::{
     Recording, section_from_summaries, section_from_summary, sections_from_summaries,
     utc_now_rfc3339,
 };
-pub use render::{render_markdown, render_text, render_text_within};
 pub use store::{check_recordable, read_file, write_target};
 
 /// Compares `head` (this run's sections, from [`sections_from_summaries`]) with its target's sections of
@@ -122,9 +120,10 @@ fn no_section(base_file: &BaselineFile, base_name: &str, target: &str) -> Error 
     }
 }
 
-#[cfg(test)]
-pub(crate) mod fixture {
-    //! Small hand-written baselines for the unit tests.
+#[cfg(any(test, feature = "fixture"))]
+pub mod fixture {
+    //! Small hand-written baselines for the unit tests, here and in the crates that compare and draw them
+    //! (feature `fixture`: a dev-dependency's, never a build's).
 
     use crate::format::{
         BenchmarkBaseline, ClockInfo, Clocks, Context, Figure, Figures, Stack, TargetBaseline,

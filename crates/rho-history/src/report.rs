@@ -70,7 +70,7 @@ pub fn render_text(
                 significance(series, change.pvalue)
             );
             if let Some(behind) = crate::functions::behind(series, change, commits, listing) {
-                for line in rho_profile::diff::text_lines(&behind.changes) {
+                for line in rho_report::profile::text_lines(&behind.changes) {
                     let _ = writeln!(out, "  {line}");
                 }
             }

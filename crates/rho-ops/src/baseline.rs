@@ -74,7 +74,7 @@ pub fn finish(
         let text = comparison_text(&comparison, &base_name, layout);
         crate::output::show(out, &format!("\n{text}"));
         if let Some(path) = &plan.markdown {
-            let mut markdown = rho_baseline::render_markdown(&comparison, &base_name);
+            let mut markdown = rho_report::diff::render_markdown(&comparison, &base_name);
             // Head's families, each a small table with its fit.
             for (_, summary) in &run.parts {
                 markdown.push_str(&rho_report::growth::render_markdown(summary));
@@ -102,10 +102,10 @@ pub fn comparison_text(
     layout: rho_report::Layout,
 ) -> String {
     if layout.wide {
-        rho_baseline::render_text(comparison, base_name)
+        rho_report::diff::render_text(comparison, base_name)
     } else {
         // The table fitted first (a row is never wrapped), then the prose around it wrapped.
-        let text = rho_baseline::render_text_within(comparison, base_name, layout.width);
+        let text = rho_report::diff::render_text_within(comparison, base_name, layout.width);
         rho_report::wrap(&text, layout.width, 2)
     }
 }

@@ -128,7 +128,7 @@ pub fn compare(options: &CompareOptions, terminal: &dyn Terminal) -> crate::Resu
         })?;
     }
     if let Some(path) = &options.markdown {
-        let markdown = rho_baseline::render_markdown(&comparison, &base_name);
+        let markdown = rho_report::diff::render_markdown(&comparison, &base_name);
         write_text(path, "the Markdown comparison", &markdown)?;
     }
     if let Some(path) = &options.html {

@@ -819,7 +819,7 @@ pub fn changed_functions_table(changes: &[rho_profile::diff::FunctionChange]) ->
          <th>inclusive base &#8594; head</th><th></th></tr>\n",
     );
     for change in changes {
-        let [own, inclusive] = change.cells("&#8594;");
+        let [own, inclusive] = crate::profile::cells(change, "&#8594;");
         let _ = writeln!(
             out,
             "<tr><td><code>{}</code></td><td>{own}</td><td>{inclusive}</td><td>{}</td></tr>",

@@ -12,11 +12,12 @@
 //!
 //! It must not know how a run was made, and it judges nothing: it lays out (docs/architecture.md).
 
+#[cfg(feature = "html")]
+pub mod diff;
 #[cfg(feature = "documents")]
 pub mod documents;
 #[cfg(feature = "html")]
 pub mod flame;
-pub mod functions;
 mod layout;
 #[cfg(feature = "html")]
 mod page;
@@ -35,6 +36,7 @@ pub mod html;
 
 pub use paint::paint;
 pub mod markdown;
+pub mod profile;
 pub mod targets;
 pub mod verdicts;
 

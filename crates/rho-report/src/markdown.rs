@@ -29,6 +29,13 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Text made safe inside a code span (`` `name` ``) of a Markdown table cell: a code span shows its text as
+/// it is (no entity, no backslash is read there), so only what would end it (a backtick, written `'`) or the
+/// cell (`|`, which GitHub reads before the span) is changed.
+pub fn code(text: &str) -> String {
+    text.replace('|', "\\|").replace('`', "'")
+}
+
 /// The run's per-benchmark figures as Markdown. `source` names what ran (the suite's files).
 pub fn render(summary: &RunSummary, source: &str) -> String {
     let target = &summary.target;
@@ -140,5 +147,6 @@ mod tests {
         assert_eq!(escape("<script>"), "&lt;script&gt;");
         assert_eq!(escape("bench_x*"), "bench\\_x\\*");
         assert_eq!(escape("two\nlines"), "two lines");
+        assert_eq!(code("a|b<c>`d`"), "a\\|b<c>'d'");
     }
 }

@@ -1,11 +1,9 @@
-//! What the gate prints: a table for a person, warnings about noise, and one JSON line for a pipeline.
+//! The gate's text as a person reads it: the table of metrics (base, head, change, budget, noise, verdict),
+//! the warnings about noise and about budgets that judge nothing, and the lines under the table (runs per
+//! benchmark, paired rounds). The gate's JSON line is data, written by rho-gate (`rho_gate::json`).
 
-use std::collections::BTreeMap;
-
-use serde_json::{Map, Value, json};
-
-use crate::compare::{Comparison, MetricComparison, MetricOutcome};
-use crate::settings::Budgets;
+use rho_gate::compare::{Comparison, MetricComparison, MetricOutcome, runs_per_benchmark};
+use rho_gate::settings::Budgets;
 
 /// A figure for the table: whole numbers as they are, others with four significant digits or so.
 pub fn format_figure(value: f64) -> String {
@@ -92,16 +90,16 @@ pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
     let mut rows: Vec<[String; 7]> = Vec::with_capacity(comparison.metrics.len());
     for m in &comparison.metrics {
         // A growth metric reads as its class (O(n^2)), not as the figure that orders the classes.
-        let side = |s: Option<crate::compare::SideFigures>| {
+        let side = |s: Option<rho_gate::compare::SideFigures>| {
             s.map_or_else(
                 || "-".to_owned(),
-                |s| match crate::growth_metrics::growth_class(&m.name, s.min) {
+                |s| match rho_gate::growth_metrics::growth_class(&m.name, s.min) {
                     Some(class) => class.to_string(),
                     None => format_figure(s.min),
                 },
             )
         };
-        let noise = |s: Option<crate::compare::SideFigures>| {
+        let noise = |s: Option<rho_gate::compare::SideFigures>| {
             s.map_or_else(|| "-".to_owned(), |s| format_percent(s.noise()))
         };
         rows.push([
@@ -228,23 +226,6 @@ pub fn unmatched_budget_warnings(comparison: &Comparison, budgets: &Budgets) -> 
         .collect()
 }
 
-/// How many runs each benchmark took per side, `(benchmark, base runs, head runs)` in name order: the most
-/// any of its metrics got (a benchmark is what comes before a metric name's last dot, as in the table; a
-/// last-line JSON metric is its own). With adaptive runs a settled benchmark stops early.
-pub fn runs_per_benchmark(comparison: &Comparison) -> Vec<(String, usize, usize)> {
-    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for m in &comparison.metrics {
-        let benchmark = m.name.rsplit_once('.').map_or(m.name.as_str(), |(b, _)| b);
-        let entry = counts.entry(benchmark).or_default();
-        entry.0 = entry.0.max(m.base.map_or(0, |s| s.runs));
-        entry.1 = entry.1.max(m.head.map_or(0, |s| s.runs));
-    }
-    counts
-        .into_iter()
-        .map(|(name, (base, head))| (name.to_owned(), base, head))
-        .collect()
-}
-
 /// The line that says [`runs_per_benchmark`]: `runs per benchmark: a 3, b 7` (`3/4` when the sides differ).
 pub fn runs_per_benchmark_line(comparison: &Comparison) -> String {
     let parts: Vec<String> = runs_per_benchmark(comparison)
@@ -285,114 +266,12 @@ pub fn paired_line(comparison: &Comparison) -> String {
     )
 }
 
-/// The JSON document: `{"verdict": .., "runs": N, "metrics": {name: {...}}}`. Infinite changes (from a
-/// base of zero) and infinite noise (a side whose best run was 0 and another was not) are `null`, as JSON has
-/// no infinity (docs/gate.md says so).
-pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
-    let mut metrics = Map::new();
-    for m in &comparison.metrics {
-        let mut entry = Map::new();
-        entry.insert("base".into(), json!(m.base.map(|s| s.min)));
-        entry.insert("head".into(), json!(m.head.map(|s| s.min)));
-        entry.insert("change".into(), finite(m.change()));
-        entry.insert("budget".into(), json!(m.budget));
-        // What the verdict was judged with besides the figures, so `rho bench merge` judges a share's again.
-        entry.insert("better".into(), json!(m.better));
-        entry.insert("floor".into(), json!(m.floor));
-        let regressed = match m.outcome {
-            MetricOutcome::Ok => json!(false),
-            MetricOutcome::Regressed => json!(true),
-            MetricOutcome::Undecided(_) => Value::Null,
-        };
-        entry.insert("regressed".into(), regressed);
-        entry.insert("noise_base".into(), finite(m.base.map(|s| s.noise())));
-        entry.insert("noise_head".into(), finite(m.head.map(|s| s.noise())));
-        entry.insert("noisy".into(), json!(m.noisy()));
-        entry.insert("runs_base".into(), json!(m.base.map(|s| s.runs)));
-        entry.insert("runs_head".into(), json!(m.head.map(|s| s.runs)));
-        entry.insert("within_resolution".into(), json!(m.within_resolution));
-        entry.insert("paired".into(), paired_to_json(m.paired.as_ref()));
-        if let MetricOutcome::Undecided(why) = &m.outcome {
-            entry.insert("undecided".into(), json!(why));
-        }
-        metrics.insert(m.name.clone(), Value::Object(entry));
-    }
-    json!({
-        "verdict": comparison.verdict,
-        "runs": runs,
-        "metrics": metrics,
-    })
-}
-
-/// A metric's `paired` object in the gate's JSON (docs/gate.md, "The paired rule"): `null` for none.
-pub fn paired_to_json(paired: Option<&rho_stats::PairedRatio>) -> Value {
-    let Some(p) = paired else {
-        return Value::Null;
-    };
-    json!({
-        "rounds": p.rounds,
-        "ratio": p.ratio,
-        "low": p.low,
-        "high": p.high,
-        "median": p.median,
-        "median_low": p.median_interval.map(|(low, _)| low),
-        "median_high": p.median_interval.map(|(_, high)| high),
-        "confidence": rho_stats::PAIRED_CONFIDENCE,
-    })
-}
-
-/// [`paired_to_json`]'s object read back (`rho bench merge` judges a share again with it): `None` for
-/// `null`; an error naming the field, for `metric`, when a ratio is not one above 0 or `rounds` is below 2.
-pub fn paired_from_json(
-    metric: &str,
-    paired: &Value,
-) -> Result<Option<rho_stats::PairedRatio>, String> {
-    if paired.is_null() {
-        return Ok(None);
-    }
-    let ratio = |key: &str| match paired[key].as_f64() {
-        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!(
-            "metric {metric}: paired.{key} {}: expected a ratio above 0",
-            paired[key]
-        )),
-    };
-    let rounds = paired["rounds"]
-        .as_u64()
-        .filter(|&rounds| rounds >= 2)
-        .ok_or_else(|| {
-            format!(
-                "metric {metric}: paired.rounds {}: expected a whole number of at least 2",
-                paired["rounds"]
-            )
-        })?;
-    let median_interval = match (&paired["median_low"], &paired["median_high"]) {
-        (Value::Null, Value::Null) => None,
-        _ => Some((ratio("median_low")?, ratio("median_high")?)),
-    };
-    Ok(Some(rho_stats::PairedRatio {
-        rounds: rounds as usize,
-        ratio: ratio("ratio")?,
-        low: ratio("low")?,
-        high: ratio("high")?,
-        median: ratio("median")?,
-        median_interval,
-    }))
-}
-
-fn finite(value: Option<f64>) -> Value {
-    match value {
-        Some(v) if v.is_finite() => json!(v),
-        _ => Value::Null,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::compare;
-    use crate::metrics::{Figure, RunMetrics};
-    use crate::settings::Budgets;
+    use rho_gate::compare::compare;
+    use rho_gate::metrics::{Figure, RunMetrics};
+    use rho_gate::settings::Budgets;
 
     fn run(pairs: &[(&str, f64)]) -> RunMetrics {
         pairs
@@ -442,33 +321,10 @@ mod tests {
             "{table}"
         );
         assert!(row("bench_b.heap_peak_bytes").contains("from 0"), "{table}");
-        let doc = to_json(&comparison, 2);
-        assert_eq!(doc["metrics"]["bench_b.cycles"]["change"], Value::Null);
     }
 
     #[test]
-    fn the_json_names_every_metric_and_the_verdict() {
-        let doc = to_json(&sample(), 2);
-        assert_eq!(doc["verdict"], "regressed");
-        assert_eq!(doc["runs"], 2);
-        let matmul = &doc["metrics"]["matmul_ns"];
-        assert_eq!(matmul["base"], 8.0);
-        assert_eq!(matmul["head"], 16.0);
-        assert_eq!(matmul["change"], 1.0);
-        assert_eq!(matmul["budget"], 0.3);
-        assert_eq!(matmul["regressed"], true);
-        assert!((matmul["noise_base"].as_f64().unwrap() - 0.05).abs() < 1e-12);
-        // Rounds of 2.0x and 1.96x: the paired interval lies wholly above 1.3.
-        let paired = &matmul["paired"];
-        assert_eq!(paired["rounds"], 2);
-        assert!(paired["low"].as_f64().unwrap() > 1.3);
-        assert_eq!(paired["confidence"], 0.95);
-        let sum = &doc["metrics"]["sum_ns"];
-        // Rounds of 2.0x and 1.01x: the interval holds the bound, and head's best run is base's: ok.
-        assert_eq!(sum["regressed"], false);
-        assert_eq!(sum["noisy"], true);
-        assert!(sum["paired"]["low"].as_f64().unwrap() < 1.3);
-        assert!(sum["paired"]["high"].as_f64().unwrap() > 1.3);
+    fn the_paired_line_gives_each_time_metrics_ratio_and_interval() {
         assert!(
             paired_line(&sample()).starts_with(
                 "paired rounds (head / base, 95% interval): matmul_ns 1.982x (1.768 to 2.222, 2 rounds)"
@@ -476,13 +332,6 @@ mod tests {
             "{}",
             paired_line(&sample())
         );
-        let new = &doc["metrics"]["new_ns"];
-        assert_eq!(new["regressed"], Value::Null);
-        assert_eq!(new["base"], Value::Null);
-        assert_eq!(new["undecided"], "only on head");
-        assert_eq!(new["paired"], Value::Null);
-        // One line: the document is the last stdout line.
-        assert!(!doc.to_string().contains('\n'));
     }
 
     #[test]
