@@ -483,11 +483,11 @@ mod tests {
     fn the_gate_and_diff_regress_on_the_same_figures_code_bytes_exactly() {
         let mut gate_budgets = budgets(0.10);
         gate_budgets.set_instructions(0.01).unwrap();
-        let diff_limits = rho_baseline::limits::Limits::of(None);
+        let diff_limits = rho_compare::limits::Limits::of(None);
         assert_eq!(
             (
                 diff_limits.global(),
-                rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
+                rho_compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
             ),
             (10.0, 1.0)
         );
@@ -501,17 +501,17 @@ mod tests {
                     &[run(&[(&name, head)])],
                     &gate_budgets,
                 );
-                let diff = rho_baseline::compare::judge(
+                let diff = rho_compare::compare::judge(
                     kind,
-                    rho_baseline::compare::Value::Figure(1000.0),
-                    rho_baseline::compare::Value::Figure(head),
+                    rho_compare::compare::Value::Figure(1000.0),
+                    rho_compare::compare::Value::Figure(head),
                     fraction,
                     0.0,
                 )
                 .unwrap();
                 assert_eq!(
                     gate.verdict == Verdict::Regressed,
-                    diff.verdict == rho_baseline::Verdict::Regressed,
+                    diff.verdict == rho_compare::Verdict::Regressed,
                     "{name}: 1000 -> {head}"
                 );
             }

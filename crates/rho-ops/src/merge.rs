@@ -202,7 +202,12 @@ fn merge_files(
     let (what, summary) = &summaries[0];
     if let Some(json) = json {
         let mut document = crate::output::RunDocument::new(shares.suite.clone(), summary);
-        document.comparison = finished.record.as_ref();
+        document.comparison = finished
+            .record
+            .as_ref()
+            .map(serde_json::to_value)
+            .transpose()
+            .map_err(Error::Json)?;
         json.write(&document)?;
     }
     if let Some(html) = &options.html {
@@ -224,14 +229,14 @@ fn compare_plan(
     record: &rho_shard::record::ShardRecord,
     (root, config, target): (&std::path::Path, Option<&ModuleConfig>, Option<&str>),
     options: &Options,
-) -> crate::Result<rho_baseline::plan::Plan> {
+) -> crate::Result<rho_compare::plan::Plan> {
     if options.markdown.is_some() && record.diff.is_none() {
         return Err(Error::Refused(
             "--markdown writes the comparison with the baseline, and the shares ran without --diff REF"
                 .to_string(),
         ));
     }
-    let request = rho_baseline::plan::Request {
+    let request = rho_compare::plan::Request {
         write: false,
         diff: record.diff.clone(),
         markdown: options.markdown.clone(),

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use rho_stats::Metric;
 
-use rho_baseline::compare::{Comparison, MetricComparison, Presence, Value, Verdict, metric_unit};
 use rho_baseline::format::Figure;
+use rho_compare::compare::{Comparison, MetricComparison, Presence, Value, Verdict, metric_unit};
 
 use crate::markdown::{code, escape};
 
@@ -53,7 +53,7 @@ pub fn summary_line(comparison: &Comparison) -> String {
     let grew = comparison
         .families()
         .iter()
-        .filter(|f| f.verdict == rho_baseline::growth::GrowthVerdict::Regressed)
+        .filter(|f| f.verdict == rho_compare::growth::GrowthVerdict::Regressed)
         .count();
     if grew > 0 {
         parts.push(format!(
@@ -91,7 +91,7 @@ pub fn summary_line(comparison: &Comparison) -> String {
             .any(|m| m.metric == rho_stats::Metric::Instructions)
     });
     let instructions_limit = comparison.benchmarks.first().map_or(
-        rho_baseline::compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT,
+        rho_compare::compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT,
         |b| b.instructions_limit_percent,
     );
     format!(
@@ -290,28 +290,12 @@ pub fn note_lines(comparison: &Comparison) -> Vec<String> {
     lines
 }
 
-/// `rows` aligned in columns two spaces apart, each as wide as its widest cell: the columns `right` says
-/// right-aligned (figures), the others left-aligned (names and words).
+/// `rows` aligned in columns two spaces apart (the one layout of every text table, crate::layout), with no
+/// rule: the columns `right` says right-aligned (figures), the others left-aligned (names and words).
 fn aligned(rows: &[Vec<String>], right: impl Fn(usize) -> bool) -> Vec<String> {
-    let mut widths: Vec<usize> = Vec::new();
-    for row in rows {
-        widths.resize(widths.len().max(row.len()), 0);
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    rows.iter()
-        .map(|row| {
-            let mut line = String::new();
-            for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
-                if right(i) {
-                    let _ = write!(line, "{cell:>width$}  ");
-                } else {
-                    let _ = write!(line, "{cell:<width$}  ");
-                }
-            }
-            line.trim_end().to_string()
-        })
+    crate::layout::laid_out(rows, &|i| !right(i), false, usize::MAX)
+        .lines()
+        .map(str::to_string)
         .collect()
 }
 
@@ -334,7 +318,7 @@ fn verdict_word(verdict: Verdict, within_resolution: bool) -> String {
 fn within_resolution_note() -> String {
     format!(
         "within {} clock steps",
-        rho_baseline::compare::RESOLUTION_STEPS
+        rho_compare::compare::RESOLUTION_STEPS
     )
 }
 
@@ -355,7 +339,7 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         let grew = comparison
             .families()
             .iter()
-            .filter(|f| f.verdict == rho_baseline::growth::GrowthVerdict::Regressed)
+            .filter(|f| f.verdict == rho_compare::growth::GrowthVerdict::Regressed)
             .count();
         if grew > 0 {
             what.push(format!("{grew} family growth regression(s)"));
@@ -458,7 +442,7 @@ fn table(
 
 /// An extra figure's cells: its name with its unit (`bytes_per_second (B/s, higher)`: a rate's direction said),
 /// base, head, change and verdict label.
-fn extra_cells(extra: &rho_baseline::extra::ExtraComparison) -> [String; 5] {
+fn extra_cells(extra: &rho_compare::extra::ExtraComparison) -> [String; 5] {
     let mut label = extra.name.clone();
     let higher = extra.better == rho_stats::Better::Higher;
     match (extra.unit.as_str(), higher) {
@@ -537,9 +521,9 @@ fn markdown_verdict(verdict: Verdict) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rho_baseline::compare::compare;
     use rho_baseline::fixture;
     use rho_baseline::format::{Figure, Stack};
+    use rho_compare::compare::compare;
 
     /// crc_64 twice as slow, crc_256 a third faster, malloc_free's stack lost, a benchmark renamed.
     fn mixed() -> Comparison {
@@ -735,7 +719,7 @@ mod tests {
             "{markdown}"
         );
         let record =
-            serde_json::to_value(rho_baseline::json::ComparisonRecord::of(&c, "b")).unwrap();
+            serde_json::to_value(rho_compare::json::ComparisonRecord::of(&c, "b")).unwrap();
         assert_eq!(record["drift"]["direction"], "slower", "{record}");
         assert_eq!(record["drift"]["moved"], 3, "{record}");
         assert!((record["drift"]["factor"].as_f64().unwrap() - 1.5).abs() < 1e-9);
@@ -746,7 +730,7 @@ mod tests {
         let c = compare(&base, &single, 10.0).unwrap();
         assert!(!render_text(&c, "b").contains("drift"));
         let record =
-            serde_json::to_value(rho_baseline::json::ComparisonRecord::of(&c, "b")).unwrap();
+            serde_json::to_value(rho_compare::json::ComparisonRecord::of(&c, "b")).unwrap();
         assert!(record["drift"].is_null());
 
         // A run that only counted, against a baseline of time only: the clocks left out, on one line.
@@ -761,7 +745,7 @@ mod tests {
             (bench.cycles, bench.time_ns, bench.instructions) = (None, None, Some(100));
             bench.stack_bytes = Stack::Bytes(400);
         }
-        let c = rho_baseline::compare::compare_sections(
+        let c = rho_compare::compare::compare_sections(
             &base.clone().into(),
             &counted.into(),
             10.0,
@@ -780,7 +764,7 @@ mod tests {
             "{text}"
         );
         let record =
-            serde_json::to_value(rho_baseline::json::ComparisonRecord::of(&c, "b")).unwrap();
+            serde_json::to_value(rho_compare::json::ComparisonRecord::of(&c, "b")).unwrap();
         assert_eq!(
             record["left_out"][0]["metrics"],
             serde_json::json!(["cycles", "time_ns"])

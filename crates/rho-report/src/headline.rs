@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use rho_baseline::compare::{BenchmarkComparison, Verdict as DiffVerdict};
+use rho_compare::compare::{BenchmarkComparison, Verdict as DiffVerdict};
 use rho_judge::budget::{BudgetMetric, Failure, Figure, Judgement, Outcome};
 use rho_stats::{BenchSummary, Metric};
 use rho_wire::StackMark;
@@ -112,10 +112,10 @@ pub(crate) fn render(out: &mut String, page: &Page) {
 }
 
 /// `<p>Regressed: <a href="#...">bench_a</a> (time_ns +42.0%), ...</p>`, nothing when `named` is empty.
-/// The families whose growth regressed against the base (`rho_baseline::growth`), each with what changed:
+/// The families whose growth regressed against the base (`rho_compare::growth`), each with what changed:
 /// `O(n) -> O(n^2) in instructions`, or the coefficient's change in the same order.
 fn growth_named(diff: &Diff) -> Vec<Named> {
-    use rho_baseline::growth::{FamilyComparison, GrowthVerdict};
+    use rho_compare::growth::{FamilyComparison, GrowthVerdict};
     diff.comparison
         .families()
         .into_iter()

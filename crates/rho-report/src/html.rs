@@ -689,13 +689,13 @@ fn footprint_chart(
 }
 
 /// One benchmark's metrics, base against head, each with its limit.
-fn diff_chart(out: &mut String, compared: &rho_baseline::compare::BenchmarkComparison) {
-    use rho_baseline::compare::Value;
+fn diff_chart(out: &mut String, compared: &rho_compare::compare::BenchmarkComparison) {
+    use rho_compare::compare::Value;
     let rows: Vec<BarRow> = compared
         .metrics
         .iter()
         .map(|m| {
-            let limit_percent = rho_baseline::metric_limit(
+            let limit_percent = rho_compare::metric_limit(
                 m.metric,
                 compared.limit_percent,
                 compared.instructions_limit_percent,
@@ -1078,7 +1078,7 @@ mod tests {
         head.benchmarks[0].stack = StackMark::Bytes(960);
         let recording = rho_baseline::Recording::now("0", None);
         let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
-        let comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
+        let comparison = rho_compare::compare(&section(&base), &section(&head), 10.0).unwrap();
         let mut page = page(vec![Suite {
             what: "a.c",
             summary: &head,
@@ -1157,7 +1157,7 @@ mod tests {
         head.benchmarks[0].stack = StackMark::Bytes(960);
         let recording = rho_baseline::Recording::now("0", None);
         let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
-        let comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
+        let comparison = rho_compare::compare(&section(&base), &section(&head), 10.0).unwrap();
         let budgets = rho_config::Budgets {
             max_heap_bytes: Some(32),
             ..Default::default()

@@ -151,35 +151,11 @@ pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
     out
 }
 
-/// `rows` (the header first) in columns two spaces apart: the first and last (names, verdicts) left-aligned,
-/// the figures between right-aligned.
+/// `rows` (the header first) in columns two spaces apart (the one layout of every text table, crate::layout),
+/// with no rule: the first and last (names, verdicts) left-aligned, the figures between right-aligned.
 fn aligned(rows: &[Vec<String>]) -> String {
-    let mut widths = vec![0usize; rows.first().map_or(0, Vec::len)];
-    for row in rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for cells in rows {
-        let mut text = String::new();
-        for (i, cell) in cells.iter().enumerate() {
-            let width = widths[i];
-            // Names and verdicts read left to right; figures line up on the right.
-            let cell_text = if i == 0 || i == cells.len() - 1 {
-                format!("{cell:<width$}")
-            } else {
-                format!("{cell:>width$}")
-            };
-            if i > 0 {
-                text.push_str("  ");
-            }
-            text.push_str(&cell_text);
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    out
+    let last = rows.first().map_or(0, Vec::len).saturating_sub(1);
+    crate::layout::laid_out(rows, &|i| i == 0 || i == last, false, usize::MAX)
 }
 
 /// One warning per metric whose noise exceeds its budget.
