@@ -1,12 +1,14 @@
-//! Reports for rho: the text a person reads of one summarised run (the header saying where the figures came
-//! from, the per-benchmark table, the footprint and family tables) and the tables of the judgements made on it
-//! (the budgets' verdicts and `rho bench check`'s summary in [`verdicts`]).
+//! Reports for rho: what a person reads, one module per view. One summarised run (the header saying where the
+//! figures came from, the per-benchmark table, the footprint and family tables), the judgements made on it
+//! (the budgets' verdicts and `rho bench check`'s summary in [`verdicts`]), a benchmark's functions and those
+//! that changed ([`profile`]), and, with the feature `html`, a comparison with a baseline (`diff`), a gate
+//! (`gate`) and the self-contained HTML page with charts (`html`).
 //!
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
-//! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
-//! and `rho-gate` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
-//! (`html`, with the feature of that name, which also words the gate's report: [`gate`]).
-//! Both the `rho` command and harnesses that print their own report (rho-bench's feature `report`) use it.
+//! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`,
+//! `rho-compare`, `rho-gate` and `rho-profile` produced: as text, as Markdown ([`markdown`], which also holds
+//! the one Markdown escaping) and as HTML. Both the `rho` command and harnesses that print their own report
+//! (rho-bench's feature `report`) use it.
 //!
 //! With the feature `documents` it also holds the JSON documents of a module.yml run ([`documents`]).
 //!
