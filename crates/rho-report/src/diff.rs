@@ -9,6 +9,7 @@ use rho_baseline::format::Figure;
 use rho_compare::compare::{Comparison, MetricComparison, Presence, Value, Verdict, metric_unit};
 
 use crate::markdown::{code, escape};
+use crate::numbers::format_percent_change;
 
 /// A value as a report prints it.
 pub fn format_value(value: Value) -> String {
@@ -25,9 +26,7 @@ pub fn format_value(value: Value) -> String {
 /// one, never an infinite percentage.
 pub fn format_change(row: &MetricComparison) -> String {
     match row.change_percent {
-        // A change that rounds to 0.0 prints without a sign, never as "-0.0%".
-        Some(change) if change.abs() < 0.05 => "0.0%".to_string(),
-        Some(change) => format!("{change:+.1}%"),
+        Some(change) => format_percent_change(change),
         None => match (row.base, row.head) {
             (Value::Figure(_), Value::Figure(_)) => {
                 let clocked = matches!(row.metric, Metric::Cycles | Metric::TimeNs);
@@ -454,8 +453,7 @@ fn extra_cells(extra: &rho_compare::extra::ExtraComparison) -> [String; 5] {
         (unit, false) => label.push_str(&format!(" ({unit})")),
     }
     let change = match (extra.change_percent, extra.base, extra.head) {
-        (Some(change), _, _) if change.abs() < 0.05 => "0.0%".to_string(),
-        (Some(change), _, _) => format!("{change:+.1}%"),
+        (Some(change), _, _) => format_percent_change(change),
         (None, Value::Figure(_), Value::Figure(_)) => rho_judge::zero_base_label(false).to_string(),
         _ => "-".to_string(),
     };

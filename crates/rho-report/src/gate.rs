@@ -7,8 +7,8 @@ use rho_gate::functions::RegressedFunctions;
 use rho_gate::{Comparison, GateOutcome, MetricOutcome, Verdict};
 
 pub use table::{
-    format_change, format_change_near, format_figure, noise_warnings, paired_line, render_table,
-    render_table_within, runs_per_benchmark_line, unmatched_budget_warnings,
+    noise_warnings, paired_line, render_table, render_table_within, runs_per_benchmark_line,
+    unmatched_budget_warnings,
 };
 
 /// The text of `outcome` at `width` columns (`settings` says where the gate's settings came from), not yet
@@ -68,7 +68,7 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
         .filter(|m| m.outcome == MetricOutcome::Regressed)
         .map(|m| {
             let change = match (m.change(), m.zero_base_text()) {
-                (Some(c), _) => format!(" {}", format_change_near(c, m.budget)),
+                (Some(c), _) => format!(" {}", crate::numbers::format_change_near(c, m.budget)),
                 (None, Some(text)) => format!(" ({text})"),
                 (None, None) => String::new(),
             };

@@ -239,7 +239,7 @@ fn figures_line(bench: &BenchSummary) -> String {
     if let Some(rate) = bench.ops_per_second {
         parts.push(format!(
             "{} {}/s",
-            crate::run::format_rate(rate),
+            crate::numbers::format_rate(rate),
             bench.unit
         ));
     }

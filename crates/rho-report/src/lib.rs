@@ -7,7 +7,7 @@
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
 //! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`,
 //! `rho-compare`, `rho-gate` and `rho-profile` produced: as text, as Markdown ([`markdown`], which also holds
-//! the one Markdown escaping) and as HTML. Both the `rho` command and harnesses that print their own report
+//! the one Markdown escaping) and as HTML, every number written by [`numbers`] and every colour by [`paint`]. Both the `rho` command and harnesses that print their own report
 //! (rho-bench's feature `report`) use it.
 //!
 //! With the feature `documents` it also holds the JSON documents of a module.yml run ([`documents`]).
@@ -38,6 +38,7 @@ pub mod html;
 
 pub use paint::paint;
 pub mod markdown;
+pub mod numbers;
 pub mod profile;
 pub mod targets;
 pub mod verdicts;

@@ -5,9 +5,8 @@ use std::fmt::Write as _;
 
 use rho_stats::{BenchSummary, ClockFigures, RunSummary};
 
-use crate::run::{
-    column_label, format_count, format_rate, format_spread, instructions_label, stack_cell,
-};
+use crate::numbers::{exact_figure, format_count, format_rate, format_spread};
+use crate::run::{column_label, instructions_label, stack_cell};
 
 /// Text made safe inside a Markdown table cell: `|` and the characters that start inline markup are escaped,
 /// `<` and `>` written as entities, line breaks as spaces.
@@ -110,13 +109,13 @@ pub fn render(summary: &RunSummary, source: &str) -> String {
 fn metric_rows(bench: &BenchSummary) -> Vec<[String; 4]> {
     let clock_row = |f: &ClockFigures| {
         let p99 = if f.net.p99_is_informative() {
-            crate::run::exact_figure(f.per_iteration.p99, f.net.p99, f.batch)
+            exact_figure(f.per_iteration.p99, f.net.p99, f.batch)
         } else {
             "-".to_string()
         };
         [
             escape(&column_label(&f.clock, f.derived)),
-            crate::run::exact_figure(f.per_iteration.median, f.net.median, f.batch),
+            exact_figure(f.per_iteration.median, f.net.median, f.batch),
             p99,
             format_spread(&f.net),
         ]

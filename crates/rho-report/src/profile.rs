@@ -7,6 +7,8 @@ use rho_profile::diff::{COUNTED_UNIT, FunctionChange, Sides};
 use rho_profile::perf::Sampling;
 use rho_stats::RunSummary;
 
+use crate::numbers::{format_signed, format_whole};
+
 /// Why `--profile NAME` has no table to print.
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
@@ -81,15 +83,15 @@ pub fn table(bench: &str, functions: &Functions) -> String {
         };
         out.push_str(&format!(
             "{:>12} {:>12}  {}{place}\n",
-            whole(function.self_per_iteration),
-            whole(function.inclusive_per_iteration),
+            format_whole(function.self_per_iteration),
+            format_whole(function.inclusive_per_iteration),
             function.name
         ));
     }
     if functions.other.functions > 0 {
         out.push_str(&format!(
             "{:>12} {:>12}  ({} other functions)\n",
-            whole(functions.other.self_per_iteration),
+            format_whole(functions.other.self_per_iteration),
             "",
             functions.other.functions
         ));
@@ -143,7 +145,7 @@ pub fn cells(change: &FunctionChange, arrow: &str) -> [String; 2] {
             "{} {arrow} {} ({})",
             side_text(change.base, pick),
             side_text(change.head, pick),
-            signed(moved)
+            format_signed(moved)
         )
     };
     [
@@ -152,23 +154,8 @@ pub fn cells(change: &FunctionChange, arrow: &str) -> [String; 2] {
     ]
 }
 
-/// A figure per iteration as the reports print it: whole instructions.
-pub fn whole(figure: f64) -> String {
-    format!("{:.0}", figure.round())
-}
-
-/// A change with its sign: `+120`, `-3`.
-pub fn signed(figure: f64) -> String {
-    let rounded = figure.round();
-    if rounded > 0.0 {
-        format!("+{rounded:.0}")
-    } else {
-        format!("{rounded:.0}")
-    }
-}
-
 fn side_text(side: Option<Sides>, pick: fn(Sides) -> f64) -> String {
-    side.map_or_else(|| "-".to_string(), |s| whole(pick(s)))
+    side.map_or_else(|| "-".to_string(), |s| format_whole(pick(s)))
 }
 
 /// The changes as text lines (indented under the benchmark they belong to), columns as wide as their widest

@@ -5,60 +5,7 @@
 use rho_gate::compare::{Comparison, MetricComparison, MetricOutcome, runs_per_benchmark};
 use rho_gate::settings::Budgets;
 
-/// A figure for the table: whole numbers as they are, others with four significant digits or so.
-pub fn format_figure(value: f64) -> String {
-    if !value.is_finite() {
-        return value.to_string();
-    }
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        return format!("{value:.0}");
-    }
-    let magnitude = value.abs();
-    let decimals = if magnitude >= 1000.0 {
-        1
-    } else if magnitude >= 1.0 {
-        3
-    } else {
-        6
-    };
-    format!("{value:.decimals$}")
-}
-
-/// A fraction as a signed percentage: `+25.0%`.
-pub fn format_change(change: f64) -> String {
-    if change.is_infinite() {
-        return "+inf%".to_owned();
-    }
-    format!("{:+.1}%", change * 100.0)
-}
-
-/// The most decimals [`format_change_near`] shows.
-const MAX_CHANGE_DECIMALS: usize = 4;
-
-/// A change as a signed percentage beside its budget: one decimal, or as many more (up to
-/// `MAX_CHANGE_DECIMALS`) as it takes to tell the change from the budget when one decimal would show them
-/// equal, so a verdict never contradicts the figures beside it (100 -> 130.01 with a budget of 30% is
-/// `+30.01%`, not `+30.0%` marked REGRESSED). A change that is the budget to every decimal shown is shown
-/// with one.
-pub fn format_change_near(change: f64, budget: f64) -> String {
-    if !change.is_finite() {
-        return format_change(change);
-    }
-    for decimals in 1..=MAX_CHANGE_DECIMALS {
-        let shown = format!("{:.decimals$}", change * 100.0);
-        if shown != format!("{:.decimals$}", budget * 100.0) {
-            return format!("{:+.decimals$}%", change * 100.0);
-        }
-    }
-    format_change(change)
-}
-
-fn format_percent(fraction: f64) -> String {
-    if fraction.is_infinite() {
-        return "inf%".to_owned();
-    }
-    format!("{:.1}%", fraction * 100.0)
-}
+use crate::numbers::{format_change_near, format_fraction, format_gate_figure};
 
 fn verdict_cell(metric: &MetricComparison) -> String {
     match &metric.outcome {
@@ -95,12 +42,12 @@ pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
                 || "-".to_owned(),
                 |s| match rho_gate::growth_metrics::growth_class(&m.name, s.min) {
                     Some(class) => class.to_string(),
-                    None => format_figure(s.min),
+                    None => format_gate_figure(s.min),
                 },
             )
         };
         let noise = |s: Option<rho_gate::compare::SideFigures>| {
-            s.map_or_else(|| "-".to_owned(), |s| format_percent(s.noise()))
+            s.map_or_else(|| "-".to_owned(), |s| format_fraction(s.noise()))
         };
         rows.push([
             m.name.clone(),
@@ -111,7 +58,7 @@ pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
                 (None, Some(text)) => text.to_owned(),
                 (None, None) => "-".to_owned(),
             },
-            format_percent(m.budget),
+            format_fraction(m.budget),
             format!("{}/{}", noise(m.base), noise(m.head)),
             verdict_cell(m),
         ]);
@@ -172,8 +119,8 @@ pub fn noise_warnings(comparison: &Comparison) -> Vec<String> {
                 "warning: {}: its runs were {} apart, more than its budget of {}; such a verdict means \
                  little (run on an idle machine, raise --runs, or give the metric more room)",
                 m.name,
-                format_percent(noise),
-                format_percent(m.budget)
+                format_fraction(noise),
+                format_fraction(m.budget)
             )
         })
         .collect()
@@ -195,7 +142,7 @@ pub fn unmatched_budget_warnings(comparison: &Comparison, budgets: &Budgets) -> 
             format!(
                 "warning: the budget of {metric} ({}) matches no metric of either side, so it judges nothing \
                  (the metrics are: {})",
-                format_percent(fraction),
+                format_fraction(fraction),
                 shown.join(", ")
             )
         })
@@ -383,20 +330,5 @@ mod tests {
             warnings[0].contains("matmul_ns, new_ns, sum_ns"),
             "{warnings:?}"
         );
-    }
-
-    #[test]
-    fn figures_format_readably() {
-        assert_eq!(format_figure(1234.0), "1234");
-        assert_eq!(format_figure(1234.567), "1234.6");
-        assert_eq!(format_figure(12.3456), "12.346");
-        assert_eq!(format_change(0.25125), "+25.1%");
-        // Near the bound, as many decimals as tell the change from the budget.
-        assert_eq!(format_change_near(130.01 / 100.0 - 1.0, 0.30), "+30.01%");
-        assert_eq!(format_change_near(0.29996, 0.30), "+29.996%");
-        assert_eq!(format_change_near(130.0 / 100.0 - 1.0, 0.30), "+30.0%");
-        assert_eq!(format_change_near(0.25125, 0.30), "+25.1%");
-        assert_eq!(format_change_near(f64::INFINITY, 0.30), "+inf%");
-        assert_eq!(format_change(-0.1), "-10.0%");
     }
 }
