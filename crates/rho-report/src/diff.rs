@@ -9,7 +9,7 @@ use rho_baseline::format::Figure;
 use rho_compare::compare::{Comparison, MetricComparison, Presence, Value, Verdict, metric_unit};
 
 use crate::markdown::{code, escape};
-use crate::numbers::format_percent_change;
+use crate::numbers::{format_limit_percent, format_percent_change};
 
 /// A value as a report prints it.
 pub fn format_value(value: Value) -> String {
@@ -96,19 +96,16 @@ pub fn summary_line(comparison: &Comparison) -> String {
     format!(
         "{} (metrics judged on their own; limit +{}%{})",
         parts.join(", "),
-        trim_percent(comparison.limit_percent),
+        format_limit_percent(comparison.limit_percent),
         if instructions {
-            format!(", instructions +{}%", trim_percent(instructions_limit))
+            format!(
+                ", instructions +{}%",
+                format_limit_percent(instructions_limit)
+            )
         } else {
             String::new()
         }
     )
-}
-
-fn trim_percent(value: f64) -> String {
-    let text = format!("{value:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    text.to_string()
 }
 
 /// The header lines both renderings share: what was compared with what.

@@ -105,6 +105,28 @@ pub fn format_rate(rate: f64) -> String {
     format!("{value:.digits$}{prefix}").trim_end().to_string()
 }
 
+/// A coefficient with about four significant figures, plain (no exponent) for everyday sizes.
+pub fn format_coefficient(value: f64) -> String {
+    let magnitude = value.abs();
+    if value == 0.0 {
+        "0".to_string()
+    } else if !(1e-4..1e7).contains(&magnitude) {
+        format!("{value:.3e}")
+    } else if magnitude >= 1000.0 {
+        format!("{value:.0}")
+    } else {
+        let decimals = (3 - magnitude.log10().floor() as i32).clamp(0, 7) as usize;
+        format!("{value:.decimals$}")
+    }
+}
+
+/// A limit in percent as a comparison's summary says it: up to two decimals, no trailing zeros (`10`, `2.5`).
+pub fn format_limit_percent(value: f64) -> String {
+    let text = format!("{value:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_string()
+}
+
 /// A change in percent as a comparison prints it: `+4.2%`, `-12.0%`; one that rounds to 0.0 without a sign,
 /// never as "-0.0%".
 pub fn format_percent_change(change: f64) -> String {
@@ -214,5 +236,15 @@ mod tests {
         assert_eq!(format_whole(104.6), "105");
         assert_eq!(format_signed(-2.6), "-3");
         assert_eq!(format_signed(120.2), "+120");
+    }
+
+    #[test]
+    fn coefficients_keep_about_four_figures() {
+        assert_eq!(format_coefficient(0.0), "0");
+        assert_eq!(format_coefficient(1.4657), "1.466");
+        assert_eq!(format_coefficient(0.80392), "0.8039");
+        assert_eq!(format_coefficient(144.0), "144.0");
+        assert_eq!(format_coefficient(23456.7), "23457");
+        assert_eq!(format_coefficient(0.00001234), "1.234e-5");
     }
 }
