@@ -13,9 +13,11 @@ use crate::error::Error;
 /// The schema name and version of the document. A change that alters the meaning of an existing field bumps it.
 pub const SCHEMA: &str = crate::saved::RUN_SCHEMA;
 
-/// The document: what rho was asked to do, then the run's summary (its fields at the top level).
+/// The document: what rho was asked to do, then the run's summary (its fields at the top level). `C` is the
+/// comparison's record it carries with `--diff` (rho-compare's `ComparisonRecord`, a crate after this one:
+/// [`RunDocument::with_comparison`]); none by default.
 #[derive(Debug, Serialize)]
-pub struct RunDocument<'a> {
+pub struct RunDocument<'a, C = ()> {
     pub schema: &'static str,
     /// The version of the `rho` that wrote the document.
     pub rho_version: &'static str,
@@ -26,10 +28,9 @@ pub struct RunDocument<'a> {
     /// without any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub families: Vec<rho_stats::FamilyGrowth>,
-    /// With `--diff REF`: the run against the baseline, per benchmark and metric (rho-compare's
-    /// `ComparisonRecord`, which reads baselines through this crate); absent without.
+    /// With `--diff REF`: the run against the baseline, per benchmark and metric; absent without.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<serde_json::Value>,
+    pub comparison: Option<&'a C>,
     /// With `--shard K/N`: which share of which partition this is (rho-shard, docs/ci.md); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<serde_json::Value>,
@@ -81,6 +82,21 @@ impl<'a> RunDocument<'a> {
             families: rho_stats::families(summary),
             comparison: None,
             shard: None,
+        }
+    }
+}
+
+impl<'a, C> RunDocument<'a, C> {
+    /// The document carrying `comparison` (the run against the baseline, with `--diff REF`; `None` without).
+    pub fn with_comparison<D: Serialize>(self, comparison: Option<&'a D>) -> RunDocument<'a, D> {
+        RunDocument {
+            schema: self.schema,
+            rho_version: self.rho_version,
+            suite: self.suite,
+            summary: self.summary,
+            families: self.families,
+            comparison,
+            shard: self.shard,
         }
     }
 }

@@ -201,13 +201,8 @@ fn merge_files(
         crate::baseline::finish(&plan, None, &target, &summaries, None, &mut out, layout)?;
     let (what, summary) = &summaries[0];
     if let Some(json) = json {
-        let mut document = crate::output::RunDocument::new(shares.suite.clone(), summary);
-        document.comparison = finished
-            .record
-            .as_ref()
-            .map(serde_json::to_value)
-            .transpose()
-            .map_err(Error::Json)?;
+        let document = crate::output::RunDocument::new(shares.suite.clone(), summary)
+            .with_comparison(finished.record.as_ref());
         json.write(&document)?;
     }
     if let Some(html) = &options.html {
