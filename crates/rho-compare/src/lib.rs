@@ -13,9 +13,9 @@
 //! ```
 //!
 //! It is apart from rho-baseline because the jobs differ: rho-baseline is the stored file (schema, reading,
-//! validating, writing atomically, git); this crate is the judgement made with it. It reads baselines through
-//! rho-baseline and nothing reads it back: it must not know how a suite is built or run, nor how a comparison
-//! is drawn (rho-report lays it out; docs/architecture.md).
+//! validating, writing atomically, git); this crate is the judgement made with it. It knows rho-baseline and
+//! the crates before it, none of which knows it; it must not know how a suite is built or run, nor how a
+//! comparison is drawn (rho-report lays it out; docs/architecture.md).
 
 pub mod compare;
 pub mod extra;
