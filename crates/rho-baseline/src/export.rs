@@ -13,9 +13,11 @@ use crate::error::Error;
 /// The schema name and version of the document. A change that alters the meaning of an existing field bumps it.
 pub const SCHEMA: &str = crate::saved::RUN_SCHEMA;
 
-/// The document: what rho was asked to do, then the run's summary (its fields at the top level).
+/// The document: what rho was asked to do, then the run's summary (its fields at the top level). `C` is the
+/// comparison's record it carries with `--diff` (rho-compare's `ComparisonRecord`, a crate after this one:
+/// [`RunDocument::with_comparison`]); none by default.
 #[derive(Debug, Serialize)]
-pub struct RunDocument<'a> {
+pub struct RunDocument<'a, C = ()> {
     pub schema: &'static str,
     /// The version of the `rho` that wrote the document.
     pub rho_version: &'static str,
@@ -28,7 +30,7 @@ pub struct RunDocument<'a> {
     pub families: Vec<rho_stats::FamilyGrowth>,
     /// With `--diff REF`: the run against the baseline, per benchmark and metric; absent without.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<&'a crate::ComparisonRecord>,
+    pub comparison: Option<&'a C>,
     /// With `--shard K/N`: which share of which partition this is (rho-shard, docs/ci.md); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<serde_json::Value>,
@@ -84,6 +86,21 @@ impl<'a> RunDocument<'a> {
     }
 }
 
+impl<'a, C> RunDocument<'a, C> {
+    /// The document carrying `comparison` (the run against the baseline, with `--diff REF`; `None` without).
+    pub fn with_comparison<D: Serialize>(self, comparison: Option<&'a D>) -> RunDocument<'a, D> {
+        RunDocument {
+            schema: self.schema,
+            rho_version: self.rho_version,
+            suite: self.suite,
+            summary: self.summary,
+            families: self.families,
+            comparison,
+            shard: self.shard,
+        }
+    }
+}
+
 /// The schema of `rho bench --target a,b FILE.c --json`'s document.
 pub const TARGETS_SCHEMA: &str = "rho-bench-targets/1";
 
@@ -109,60 +126,6 @@ impl<'a> TargetsDocument<'a> {
             comparison,
         }
     }
-}
-
-/// The schema of `rho bench compare --json`'s document.
-pub const COMPARE_SCHEMA: &str = "rho-bench-compare/1";
-
-/// What `rho bench compare --json` writes: the two files and the comparison, as `--diff --json` carries it.
-#[derive(Debug, Serialize)]
-pub struct CompareDocument {
-    pub schema: &'static str,
-    pub rho_version: &'static str,
-    pub base_file: String,
-    pub head_file: String,
-    pub comparison: crate::ComparisonRecord,
-}
-
-/// `rho bench compare`'s comparison: the saved runs `base` (read from `base_path`) and `head` each made into
-/// sections as a baseline records them, then compared measure by measure with `limits`, as `--diff` judges
-/// (a run counted under Valgrind is not judged against a timed one's native stack).
-pub fn compare_saved(
-    (base, base_path): (&[crate::saved::SavedSuite], &Path),
-    (head, head_path): (&[crate::saved::SavedSuite], &Path),
-    limits: &crate::limits::Limits<'_>,
-    rho_version: &str,
-) -> Result<crate::Comparison, Error> {
-    let in_context = |context: String| {
-        move |error: Error| Error::Context {
-            context,
-            source: Box::new(error),
-        }
-    };
-    let section = |suites: &[crate::saved::SavedSuite], path: &Path| {
-        let recording = crate::Recording::now(rho_version, Some(path.display().to_string()));
-        let parts: Vec<(&str, &RunSummary)> = suites
-            .iter()
-            .map(|s| (s.what.as_str(), &s.summary))
-            .collect();
-        crate::sections_from_summaries(&parts, &recording)
-            .map_err(in_context(path.display().to_string()))
-    };
-    let base_section = section(base, base_path)?;
-    let head_section = section(head, head_path)?;
-    crate::compare_sections(
-        &base_section,
-        &head_section,
-        limits.global(),
-        &|name, metric| limits.for_metric(name, metric),
-    )
-    .map_err(|refusal| {
-        in_context(format!(
-            "{} and {} cannot be compared",
-            base_path.display(),
-            head_path.display()
-        ))(refusal.into())
-    })
 }
 
 /// Checks before anything runs that `flag`'s file `path` can be written: its directory exists and a file can

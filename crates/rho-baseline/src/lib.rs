@@ -1,117 +1,70 @@
 //! Committed baselines: the file `rho bench --write-baseline` records (one section per target, atomic
 //! writes, a stable format made to be read in a diff), reading it back as committed at a git ref without
-//! touching the working tree, and comparing a run with it per benchmark and per metric
-//! (`rho bench --diff REF`).
+//! touching the working tree, and validating what is read (a figure no run can produce is refused).
 //!
 //! The flow a caller follows:
 //!
 //! ```text
 //! RunSummary --sections_from_summaries--> TargetSections (one per measure) --write_target--> bench/baseline.json
-//! git ref --read_at_ref--> BaselineFile --diff(.., head sections, limit)--> Comparison --render_*--> report
+//! git ref --read_at_ref--> BaselineFile --rho_compare::diff--> Comparison --rho_report::diff--> report
 //! ```
 //!
-//! A regression is judged on the net median of each clock (robust: one iteration in a thousand can be an order
-//! of magnitude out, and the mean moves with it while the median does not) and on the exact stack and heap
-//! peak; each metric on its own, with the one rule in [`rho_judge::regressed`]. The schema is described in
-//! `docs/baseline.md`.
+//! The schema is described in `docs/baseline.md`. Whether two sections can be compared at all (the same target,
+//! architecture and clocks) is here ([`comparable`]), because recording a run checks it when suites merge into one
+//! section; comparing them is rho-compare's.
 //!
-//! Around it: the baseline work asked of a run, checked before the run and done after it ([`plan`]), the regression limits
-//! module.yml sets ([`limits`]), and the documents rho writes of runs with the atomic writer of every output
-//! file ([`export`]).
+//! Around it: the documents rho writes of runs with the atomic writer of every output file ([`export`]), a
+//! saved run read back ([`saved`]), and the run in the dashboards' formats ([`dashboards`]).
 //!
-//! It must not know how a suite is built or run, nor the terminal's colours or width: it is handed run summaries
-//! and returns comparisons and their text (docs/architecture.md).
+//! It must not know how a suite is built or run, how a comparison is judged or how anything is drawn: it is
+//! handed run summaries and returns sections and files (docs/architecture.md).
 
-pub mod compare;
+pub mod comparable;
 pub mod dashboards;
 pub mod error;
 pub mod export;
-pub mod extra;
 pub mod format;
 pub mod git;
-pub mod growth;
-pub mod json;
 pub mod json_keys;
-pub mod limits;
 pub mod lock;
-pub mod plan;
 mod read;
 pub mod record;
-mod refusal;
-pub mod render;
+pub mod refusal;
 pub mod saved;
 mod schema;
 pub mod store;
 pub mod validate;
-mod verdict;
 
-pub use compare::{
-    Comparison, DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, DEFAULT_LIMIT_PERCENT, MIN_REPETITIONS,
-    Refusal, Verdict, compare, compare_sections, compare_with, metric_limit,
-};
 pub use error::Error;
 pub use format::{
     BaselineFile, SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, TargetBaseline, TargetSections,
 };
 pub use git::{RefSource, read_at_ref};
-pub use json::ComparisonRecord;
 pub use record::{
     Recording, section_from_summaries, section_from_summary, sections_from_summaries,
     utc_now_rfc3339,
 };
-pub use render::{render_markdown, render_text, render_text_within};
+pub use refusal::Refusal;
 pub use store::{check_recordable, read_file, write_target};
-
-/// Compares `head` (this run's sections, from [`sections_from_summaries`]) with its target's sections of
-/// `base_file`, each measure with its own ([`compare::compare_sections`]). `base_name` says where the file came from (for messages). `limit_percent` is
-/// `fail_on_regression_percent`. Refuses a file with no section for the run's target, and any refusal of
-/// [`compare::check_comparable`].
-pub fn diff(
-    base_file: &BaselineFile,
-    base_name: &str,
-    head: &TargetSections,
-    limit_percent: f64,
-) -> Result<Comparison, Error> {
-    diff_with(base_file, base_name, head, limit_percent, &|_, metric| {
-        compare::metric_limit(
-            metric,
-            limit_percent,
-            compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT,
-        )
-    })
-}
-
-/// [`diff`] with a limit per benchmark and metric (`limit_for(name, metric)`, in percent), for module.yml's
-/// per-benchmark `fail_on_regression_percent` and `fail_on_instructions_regression_percent`.
-pub fn diff_with(
-    base_file: &BaselineFile,
-    base_name: &str,
-    head: &TargetSections,
-    limit_percent: f64,
-    limit_for: &dyn Fn(&str, rho_stats::Metric) -> f64,
-) -> Result<Comparison, Error> {
-    let target = head.target().unwrap_or_default();
-    let base = base_file
-        .targets
-        .get(target)
-        .ok_or_else(|| no_section(base_file, base_name, target))?;
-    Ok(compare::compare_sections(
-        base,
-        head,
-        limit_percent,
-        limit_for,
-    )?)
-}
 
 /// Whether `base_file` (named `base_name` in messages) has a section for `target`: [`Error::NoSection`] if
 /// not. Callers that know the target before running anything call it then, so a baseline of another target
 /// is refused before minutes of runs rather than after.
 pub fn check_section(base_file: &BaselineFile, base_name: &str, target: &str) -> Result<(), Error> {
-    if base_file.targets.contains_key(target) {
-        Ok(())
-    } else {
-        Err(no_section(base_file, base_name, target))
-    }
+    section(base_file, base_name, target).map(|_| ())
+}
+
+/// `base_file`'s section for `target` (the file named `base_name` in messages): [`Error::NoSection`] if it has
+/// none.
+pub fn section<'a>(
+    base_file: &'a BaselineFile,
+    base_name: &str,
+    target: &str,
+) -> Result<&'a TargetSections, Error> {
+    base_file
+        .targets
+        .get(target)
+        .ok_or_else(|| no_section(base_file, base_name, target))
 }
 
 fn no_section(base_file: &BaselineFile, base_name: &str, target: &str) -> Error {
@@ -122,9 +75,10 @@ fn no_section(base_file: &BaselineFile, base_name: &str, target: &str) -> Error 
     }
 }
 
-#[cfg(test)]
-pub(crate) mod fixture {
-    //! Small hand-written baselines for the unit tests.
+#[cfg(any(test, feature = "fixture"))]
+pub mod fixture {
+    //! Small hand-written baselines for the unit tests, here and in the crates that compare and draw them
+    //! (feature `fixture`: a dev-dependency's, never a build's).
 
     use crate::format::{
         BenchmarkBaseline, ClockInfo, Clocks, Context, Figure, Figures, Stack, TargetBaseline,

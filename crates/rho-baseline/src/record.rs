@@ -219,7 +219,7 @@ pub fn section_from_summaries(
             }
             Some(whole) => {
                 if let Err(refusal) =
-                    crate::compare::check_comparable(&whole.context, &part.context)
+                    crate::comparable::check_comparable(&whole.context, &part.context)
                 {
                     return Err(Error::Merge {
                         message: format!(

@@ -1,5 +1,6 @@
 //! Why two sets of figures cannot be compared (another target, architecture, clock or counter). Its own module
-//! so that the crate's error can carry it without depending on the comparison.
+//! so that the crate's error can carry it without depending on the check (crate::comparable) or the
+//! comparison (rho-compare).
 
 use thiserror::Error;
 

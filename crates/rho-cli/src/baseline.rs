@@ -27,8 +27,8 @@ pub struct BaselineArgs {
 
 impl BaselineArgs {
     /// What was asked, for rho_ops.
-    pub fn request(&self) -> rho_baseline::plan::Request {
-        rho_baseline::plan::Request {
+    pub fn request(&self) -> rho_compare::plan::Request {
+        rho_compare::plan::Request {
             write: self.write_baseline,
             diff: self.diff.clone(),
             markdown: self.markdown.clone(),

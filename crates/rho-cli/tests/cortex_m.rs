@@ -604,7 +604,7 @@ fn rho_baseline_refuses_to_compare_a_board_run_with_a_host_run() {
         (&host_section, &board_section),
         (&board_section, &host_section),
     ] {
-        let refusal = rho_baseline::compare(base, head, 10.0).unwrap_err();
+        let refusal = rho_compare::compare(base, head, 10.0).unwrap_err();
         let message = refusal.to_string();
         assert!(
             message.contains(&format!(
@@ -615,7 +615,7 @@ fn rho_baseline_refuses_to_compare_a_board_run_with_a_host_run() {
         );
     }
     // Each side compares with itself: the refusal is about the target, not the figures.
-    assert!(rho_baseline::compare(&board_section, &board_section, 10.0).is_ok());
+    assert!(rho_compare::compare(&board_section, &board_section, 10.0).is_ok());
 }
 
 /// The harness's own cost on the Cortex-M4 at -Os, as `tests/cortex-m/measure-size.sh` measures it with

@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::Instant;
 
+use rho_gate::compare::runs_per_benchmark;
 use rho_gate::config::{bench_env_from_config, load_local_config, settings_from_config};
-use rho_gate::report::runs_per_benchmark;
 use rho_gate::{GateOutcome, GateRequest, Verdict};
 
 #[path = "../tests/common/mod.rs"]
@@ -442,7 +442,15 @@ fn main() -> Result<(), Error> {
             if outcome.comparison.verdict != Verdict::Ok {
                 alarms += 1;
                 println!("  A/A gate {index}: {}", outcome.comparison.verdict);
-                println!("{}", rho_gate::report::render_table(&outcome.comparison));
+                for m in &outcome.comparison.metrics {
+                    println!(
+                        "    {}: {:?} -> {:?}, {:?}",
+                        m.name,
+                        m.base.map(|s| s.min),
+                        m.head.map(|s| s.min),
+                        m.outcome
+                    );
+                }
             }
         }
         Ok(())

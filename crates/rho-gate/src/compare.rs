@@ -6,7 +6,7 @@
 //! rounds' head / base ratios and their confidence interval), because the two figures of one round were
 //! measured moments apart and a neighbour's load hits both; docs/gate.md, "The paired rule".
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rho_judge::{Change, judge_change_toward};
 
@@ -442,10 +442,26 @@ pub fn compare(
     Comparison { verdict, metrics }
 }
 
+/// How many runs each benchmark took per side, `(benchmark, base runs, head runs)` in name order: the most
+/// any of its metrics got (a benchmark is what comes before a metric name's last dot, as in the table; a
+/// last-line JSON metric is its own). With adaptive runs a settled benchmark stops early.
+pub fn runs_per_benchmark(comparison: &Comparison) -> Vec<(String, usize, usize)> {
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for m in &comparison.metrics {
+        let benchmark = m.name.rsplit_once('.').map_or(m.name.as_str(), |(b, _)| b);
+        let entry = counts.entry(benchmark).or_default();
+        entry.0 = entry.0.max(m.base.map_or(0, |s| s.runs));
+        entry.1 = entry.1.max(m.head.map_or(0, |s| s.runs));
+    }
+    counts
+        .into_iter()
+        .map(|(name, (base, head))| (name.to_owned(), base, head))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     fn run(pairs: &[(&str, f64)]) -> RunMetrics {
         pairs
@@ -467,11 +483,11 @@ mod tests {
     fn the_gate_and_diff_regress_on_the_same_figures_code_bytes_exactly() {
         let mut gate_budgets = budgets(0.10);
         gate_budgets.set_instructions(0.01).unwrap();
-        let diff_limits = rho_baseline::limits::Limits::of(None);
+        let diff_limits = rho_compare::limits::Limits::of(None);
         assert_eq!(
             (
                 diff_limits.global(),
-                rho_baseline::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
+                rho_compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT
             ),
             (10.0, 1.0)
         );
@@ -485,17 +501,17 @@ mod tests {
                     &[run(&[(&name, head)])],
                     &gate_budgets,
                 );
-                let diff = rho_baseline::compare::judge(
+                let diff = rho_compare::compare::judge(
                     kind,
-                    rho_baseline::compare::Value::Figure(1000.0),
-                    rho_baseline::compare::Value::Figure(head),
+                    rho_compare::compare::Value::Figure(1000.0),
+                    rho_compare::compare::Value::Figure(head),
                     fraction,
                     0.0,
                 )
                 .unwrap();
                 assert_eq!(
                     gate.verdict == Verdict::Regressed,
-                    diff.verdict == rho_baseline::Verdict::Regressed,
+                    diff.verdict == rho_compare::Verdict::Regressed,
                     "{name}: 1000 -> {head}"
                 );
             }

@@ -47,23 +47,6 @@ pub fn regressed_in(
         .collect()
 }
 
-/// The changes as the gate's text prints them, under the table.
-pub fn text(regressed: &[RegressedFunctions]) -> String {
-    let mut text = String::new();
-    for bench in regressed {
-        text.push_str(&format!(
-            "{}{SUFFIX}: the functions that changed most\n",
-            bench.bench
-        ));
-        for line in rho_profile::diff::text_lines(&bench.changes) {
-            text.push_str(&line);
-            text.push('\n');
-        }
-        text.push('\n');
-    }
-    text
-}
-
 /// The changes for the gate's JSON document: one object per regressed benchmark, `bench` and `functions`
 /// (each `name`, `base` and `head` with `self` and `inclusive` per iteration, `null` on a side without it).
 pub fn to_json(regressed: &[RegressedFunctions]) -> serde_json::Value {
@@ -73,18 +56,4 @@ pub fn to_json(regressed: &[RegressedFunctions]) -> serde_json::Value {
             .map(|r| serde_json::json!({"bench": r.bench, "functions": r.changes}))
             .collect(),
     )
-}
-
-/// A time gate that regressed cannot name functions (sampling needs a PMU, and a sample is not a count): one
-/// line saying how to have them. `None` when nothing timed regressed.
-pub fn time_hint(comparison: &Comparison) -> Option<String> {
-    let timed = comparison.metrics.iter().any(|m| {
-        m.outcome == MetricOutcome::Regressed
-            && (m.name.ends_with(".ns") || m.name.ends_with(".cycles") || m.name.ends_with("_ns"))
-    });
-    timed.then(|| {
-        "hint: run the gate again with --measure instructions to have the functions whose counts changed \
-         named under each regressed benchmark (exact, under Callgrind)\n"
-            .to_owned()
-    })
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use rho_gate::report::runs_per_benchmark;
+use rho_gate::compare::runs_per_benchmark;
 use rho_gate::{GateOutcome, GateSettings, MetricOutcome, Verdict};
 
 mod common;
@@ -226,7 +226,7 @@ fn only_open_benchmarks_run_again_and_the_subset_is_exact() {
     let outcome = gate_logged(&request(tmp.path(), "base", "head", settings))
         .0
         .unwrap();
-    eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));
+    eprintln!("{:#?}", outcome.comparison.metrics);
     assert_eq!(
         outcome.comparison.verdict,
         Verdict::Regressed,
@@ -326,7 +326,7 @@ fn a_settled_benchmark_is_not_run_again_through_the_harness_filter() {
     let tmp = tempfile::tempdir().unwrap();
     let request = kata_wire_gate(tmp.path(), "s09_count_below_linear_search.c", BENCH_H);
     let outcome = gate_logged(&request).0.unwrap();
-    eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));
+    eprintln!("{:#?}", outcome.comparison.metrics);
     assert_eq!(outcome.comparison.verdict, Verdict::Regressed);
     let count_below = outcome
         .comparison

@@ -195,7 +195,7 @@ fn s09_as_head_still_fails_under_the_lowered_cap_and_the_report_names_it() {
     request.env.time_cap_ms = Some(5000);
     let (outcome, log) = gate_logged(&request);
     let outcome = outcome.unwrap();
-    eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));
+    eprintln!("{:#?}", outcome.comparison.metrics);
     let cap = outcome.head_time_cap.expect("head's cap lowered");
     assert!(
         (HEAD_CAP_FLOOR_MS..5000).contains(&cap.cap_ms),

@@ -42,7 +42,7 @@ fn gate_kata(sub: &str, head_kernels: Option<&Path>, env: BenchEnv) -> rho_gate:
         ..request(&cwd, &base, ".", settings)
     };
     let outcome = gate_logged(&request).0.unwrap();
-    eprintln!("{}", rho_gate::report::render_table(&outcome.comparison));
+    eprintln!("{:#?}", outcome.comparison.metrics);
     outcome
 }
 

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use rho_baseline::compare::{Value, value_of};
+use rho_compare::compare::{Value, value_of};
 use rho_stats::{
     ChangePoint, ChangeSettings, MIN_SEGMENT, Metric, change_points, median_of, newcomer_pvalue,
 };

@@ -9,13 +9,14 @@
 use std::io::Write;
 use std::path::Path;
 
-use rho_baseline::plan::Request;
-use rho_baseline::{Comparison, Recording};
+use rho_baseline::Recording;
+use rho_compare::Comparison;
+use rho_compare::plan::Request;
 use rho_config::ModuleConfig;
 use rho_stats::RunSummary;
 
-pub use rho_baseline::limits::Limits;
-pub use rho_baseline::plan::{Finished, Plan};
+pub use rho_compare::limits::Limits;
+pub use rho_compare::plan::{Finished, Plan};
 
 /// Whether any baseline work was asked for.
 pub fn any(request: &Request) -> bool {
@@ -23,16 +24,16 @@ pub fn any(request: &Request) -> bool {
 }
 
 /// The least number of runs to fold when a baseline is written or compared and neither `--repetitions` nor
-/// module.yml asked for more: the best of [`rho_baseline::MIN_REPETITIONS`] (see there for why).
+/// module.yml asked for more: the best of [`rho_compare::MIN_REPETITIONS`] (see there for why).
 pub fn repetitions(request: &Request, asked: Option<u32>, configured: u32) -> u32 {
     match asked {
         Some(n) => n.max(1),
-        None if any(request) => configured.max(rho_baseline::MIN_REPETITIONS),
+        None if any(request) => configured.max(rho_compare::MIN_REPETITIONS),
         None => configured.max(1),
     }
 }
 
-/// Reads the baseline at `--diff REF` before the run (rho_baseline::plan::prepare): `root` is the module root,
+/// Reads the baseline at `--diff REF` before the run (rho_compare::plan::prepare): `root` is the module root,
 /// `config` the module's configuration when there is one, `target` the target the run's streams will name
 /// when that is known before running (a built-in target).
 pub fn prepare(
@@ -41,7 +42,7 @@ pub fn prepare(
     config: Option<&ModuleConfig>,
     target: Option<&str>,
 ) -> crate::Result<Plan> {
-    Ok(rho_baseline::plan::prepare(request, root, config, target)?)
+    Ok(rho_compare::plan::prepare(request, root, config, target)?)
 }
 
 /// After the run: compare `summaries` (each suite's, in order) with the baseline and print the comparison to
@@ -61,7 +62,7 @@ pub fn finish(
         return Ok(Finished::default());
     }
     let recording = Recording::now(crate::VERSION, flags);
-    let run = rho_baseline::plan::run_section(selected, summaries, &recording)?;
+    let run = rho_compare::plan::run_section(selected, summaries, &recording)?;
     for (what, target) in &run.left_out {
         crate::say(&format!(
             "rho: warning: {what} ran on target {target} rather than {}: left out of the baseline {}",
@@ -74,7 +75,7 @@ pub fn finish(
         let text = comparison_text(&comparison, &base_name, layout);
         crate::output::show(out, &format!("\n{text}"));
         if let Some(path) = &plan.markdown {
-            let mut markdown = rho_baseline::render_markdown(&comparison, &base_name);
+            let mut markdown = rho_report::diff::render_markdown(&comparison, &base_name);
             // Head's families, each a small table with its fit.
             for (_, summary) in &run.parts {
                 markdown.push_str(&rho_report::growth::render_markdown(summary));
@@ -82,7 +83,7 @@ pub fn finish(
             // The error names the file, what it is and why; no context needed on top.
             rho_baseline::export::write_text(path, "the Markdown comparison", &markdown)?;
         }
-        finished.record = Some(rho_baseline::ComparisonRecord::of(&comparison, &base_name));
+        finished.record = Some(rho_compare::ComparisonRecord::of(&comparison, &base_name));
         finished.comparison = Some(comparison);
         finished.base_name = base_name;
     }
@@ -102,10 +103,10 @@ pub fn comparison_text(
     layout: rho_report::Layout,
 ) -> String {
     if layout.wide {
-        rho_baseline::render_text(comparison, base_name)
+        rho_report::diff::render_text(comparison, base_name)
     } else {
         // The table fitted first (a row is never wrapped), then the prose around it wrapped.
-        let text = rho_baseline::render_text_within(comparison, base_name, layout.width);
+        let text = rho_report::diff::render_text_within(comparison, base_name, layout.width);
         rho_report::wrap(&text, layout.width, 2)
     }
 }

@@ -20,7 +20,7 @@ pub enum Error {
     History(#[from] rho_history::Error),
     /// `--profile NAME` naming no benchmark, or asked of a run that kept no functions.
     #[error(transparent)]
-    Profile(#[from] rho_report::functions::ProfileError),
+    Profile(#[from] rho_report::profile::ProfileError),
     #[error(transparent)]
     Import(#[from] rho_import::ImportError),
     #[error(transparent)]

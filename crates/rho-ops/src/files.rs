@@ -143,8 +143,8 @@ pub fn run(options: &Options, terminal: &dyn Terminal) -> crate::Result<u8> {
     let (what, summary) = &summaries[0];
     if let Some(json) = &json {
         let suite = suite_info(options, compiler, cflags, ldflags);
-        let mut document = RunDocument::new(suite, summary);
-        document.comparison = finished.record.as_ref();
+        let mut document =
+            RunDocument::new(suite, summary).with_comparison(finished.record.as_ref());
         document.shard = share
             .as_ref()
             .map(|s| serde_json::to_value(&s.record))

@@ -16,12 +16,13 @@ use rho_config::{ModuleConfig, TargetSpec};
 use rho_gate::config::{
     bench_env_from_config, command_jobs, load_local_config, settings_from_config, side_target,
 };
+use rho_gate::json::to_json;
 use rho_gate::overrides::{Overrides, SettingsSource};
-use rho_gate::report::{to_json, unmatched_budget_warnings};
 use rho_gate::{
     GateError, GateOutcome, GateRequest, GateSettings, Job, Progress, Recipe, SideName, Verdict,
     run_gate,
 };
+use rho_report::gate::unmatched_budget_warnings;
 use rho_suite::cfiles::ScratchDir;
 use rho_suite::engine::HostBuild;
 

@@ -201,8 +201,8 @@ fn merge_files(
         crate::baseline::finish(&plan, None, &target, &summaries, None, &mut out, layout)?;
     let (what, summary) = &summaries[0];
     if let Some(json) = json {
-        let mut document = crate::output::RunDocument::new(shares.suite.clone(), summary);
-        document.comparison = finished.record.as_ref();
+        let document = crate::output::RunDocument::new(shares.suite.clone(), summary)
+            .with_comparison(finished.record.as_ref());
         json.write(&document)?;
     }
     if let Some(html) = &options.html {
@@ -224,14 +224,14 @@ fn compare_plan(
     record: &rho_shard::record::ShardRecord,
     (root, config, target): (&std::path::Path, Option<&ModuleConfig>, Option<&str>),
     options: &Options,
-) -> crate::Result<rho_baseline::plan::Plan> {
+) -> crate::Result<rho_compare::plan::Plan> {
     if options.markdown.is_some() && record.diff.is_none() {
         return Err(Error::Refused(
             "--markdown writes the comparison with the baseline, and the shares ran without --diff REF"
                 .to_string(),
         ));
     }
-    let request = rho_baseline::plan::Request {
+    let request = rho_compare::plan::Request {
         write: false,
         diff: record.diff.clone(),
         markdown: options.markdown.clone(),

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use rho_baseline::plan::Request;
+use rho_compare::plan::Request;
 use rho_config::{ModuleConfig, TargetSpec};
 use rho_judge::budget::Judgement;
 use rho_report::documents::{

@@ -97,7 +97,7 @@ pub fn write_html(
     path: &Path,
     title: &str,
     suites: Vec<rho_report::html::Suite>,
-    comparison: Option<(&rho_baseline::Comparison, &str)>,
+    comparison: Option<(&rho_compare::Comparison, &str)>,
 ) -> crate::Result<()> {
     let page = rho_report::html::Page {
         title: title.to_string(),

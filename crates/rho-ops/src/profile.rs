@@ -9,7 +9,7 @@ pub(crate) fn show_table(
     sampling_notes: &[(String, String)],
     out: &mut dyn std::io::Write,
 ) -> crate::Result<()> {
-    use rho_report::functions::{ProfileError, profile_table};
+    use rho_report::profile::{ProfileError, profile_table};
     for (bench, why) in sampling_notes {
         if Some(bench.as_str()) != profiled {
             crate::say(&format!("rho: note: {bench} not sampled: {why}"));

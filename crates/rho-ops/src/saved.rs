@@ -3,7 +3,7 @@
 //! A saved document is a `rho-bench-run/1` (one suite) or a `rho-bench-project/1` (every suite of a
 //! module.yml); both carry each suite's whole summary, so the text report, the Markdown and the HTML page are
 //! rendered from it exactly as they were from the run, and two of them compare through the baseline's one
-//! comparison (`rho_baseline::compare_sections`), with the limits `--diff` uses.
+//! comparison (`rho_compare::compare_sections`), with the limits `--diff` uses.
 
 use std::path::{Path, PathBuf};
 
@@ -11,8 +11,8 @@ use rho_stats::RunSummary;
 
 use crate::output::{Terminal, show, write_text};
 
-pub use rho_baseline::export::{COMPARE_SCHEMA, CompareDocument};
 pub use rho_baseline::saved::SavedSuite;
+pub use rho_compare::{COMPARE_SCHEMA, CompareDocument};
 
 /// What `rho bench show` was asked.
 #[derive(Debug, Clone)]
@@ -107,7 +107,7 @@ pub fn compare(options: &CompareOptions, terminal: &dyn Terminal) -> crate::Resu
     // The limits of the nearest module.yml, when there is one (as `--diff` judges), else the defaults.
     let config = crate::output::nearest_config()?;
     let limits = crate::baseline::Limits::of(config.as_ref());
-    let comparison = rho_baseline::export::compare_saved(
+    let comparison = rho_compare::compare_saved(
         (&base, &options.base),
         (&head, &options.head),
         &limits,
@@ -124,11 +124,11 @@ pub fn compare(options: &CompareOptions, terminal: &dyn Terminal) -> crate::Resu
             rho_version: crate::VERSION,
             base_file: base_name.clone(),
             head_file: options.head.display().to_string(),
-            comparison: rho_baseline::ComparisonRecord::of(&comparison, &base_name),
+            comparison: rho_compare::ComparisonRecord::of(&comparison, &base_name),
         })?;
     }
     if let Some(path) = &options.markdown {
-        let markdown = rho_baseline::render_markdown(&comparison, &base_name);
+        let markdown = rho_report::diff::render_markdown(&comparison, &base_name);
         write_text(path, "the Markdown comparison", &markdown)?;
     }
     if let Some(path) = &options.html {

@@ -39,23 +39,6 @@ impl FunctionChange {
         self.head.map_or(0.0, |s| s.inclusive) - self.base.map_or(0.0, |s| s.inclusive)
     }
 
-    /// The self and inclusive cells of a report's row, `BASE ARROW HEAD (CHANGE)` each (`-` for a side
-    /// without the function): one layout for the text (`->`), Markdown (`→`) and HTML (`&#8594;`) tables.
-    pub fn cells(&self, arrow: &str) -> [String; 2] {
-        let cell = |pick: fn(Sides) -> f64, change: f64| {
-            format!(
-                "{} {arrow} {} ({})",
-                side_text(self.base, pick),
-                side_text(self.head, pick),
-                signed(change)
-            )
-        };
-        [
-            cell(|s| s.own, self.own_change()),
-            cell(|s| s.inclusive, self.inclusive_change()),
-        ]
-    }
-
     /// `only in head`, `only in base`, nothing when both sides have it; or, when the side without it left
     /// functions out of its list, that it is not among that side's listed ones (it may be in "other").
     pub fn presence(&self) -> Option<&'static str> {
@@ -113,94 +96,7 @@ pub fn changes(base: &Functions, head: &Functions, limit: usize) -> Vec<Function
     changed
 }
 
-/// A figure per iteration as the reports print it: whole instructions.
-pub fn whole(figure: f64) -> String {
-    format!("{:.0}", figure.round())
-}
-
-/// A change with its sign: `+120`, `-3`.
-pub fn signed(figure: f64) -> String {
-    let rounded = figure.round();
-    if rounded > 0.0 {
-        format!("+{rounded:.0}")
-    } else {
-        format!("{rounded:.0}")
-    }
-}
-
-fn side_text(side: Option<Sides>, pick: fn(Sides) -> f64) -> String {
-    side.map_or_else(|| "-".to_string(), |s| whole(pick(s)))
-}
-
 /// The unit of counted changes (Callgrind's, per iteration).
 pub const COUNTED_UNIT: &str = "instructions/iter";
 /// The unit of sampled changes (perf's shares scaled to the timed run's ns per iteration).
 pub const SAMPLED_UNIT: &str = "sampled ns/iter";
-
-/// The changes as text lines (indented under the benchmark they belong to), columns as wide as their widest
-/// cell.
-pub fn text_lines(changes: &[FunctionChange]) -> Vec<String> {
-    text_lines_in(changes, COUNTED_UNIT)
-}
-
-/// [`text_lines`] of figures in `unit` ([`COUNTED_UNIT`] or [`SAMPLED_UNIT`]).
-pub fn text_lines_in(changes: &[FunctionChange], unit: &str) -> Vec<String> {
-    let mut rows = vec![[
-        format!("function ({unit})"),
-        "self base -> head".to_string(),
-        "inclusive base -> head".to_string(),
-        String::new(),
-    ]];
-    for change in changes {
-        let [own, inclusive] = change.cells("->");
-        rows.push([
-            change.name.clone(),
-            own,
-            inclusive,
-            change.presence().unwrap_or("").to_string(),
-        ]);
-    }
-    let width = |column: usize| {
-        rows.iter()
-            .map(|r| r[column].chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    let (name, own, inclusive) = (width(0), width(1), width(2));
-    rows.iter()
-        .map(|[n, o, i, p]| {
-            format!("  {n:<name$}  {o:>own$}  {i:>inclusive$}  {p}")
-                .trim_end()
-                .to_string()
-        })
-        .collect()
-}
-
-/// The changes as a collapsed Markdown block for a pull-request comment, under benchmark `bench`.
-pub fn markdown(bench: &str, changes: &[FunctionChange]) -> String {
-    markdown_in(bench, changes, COUNTED_UNIT)
-}
-
-/// [`markdown`] of figures in `unit`.
-pub fn markdown_in(bench: &str, changes: &[FunctionChange], unit: &str) -> String {
-    // Counted is what a reader expects; only sampled figures say so in the summary.
-    let marked = if unit == COUNTED_UNIT {
-        String::new()
-    } else {
-        format!(" ({unit})")
-    };
-    let mut out = format!(
-        "<details><summary>{bench}: the functions that changed most{marked}</summary>\n\n\
-         | function | self base → head | inclusive base → head | |\n| --- | --- | --- | --- |\n"
-    );
-    for change in changes {
-        let [own, inclusive] = change.cells("→");
-        out.push_str(&format!(
-            "| `{}` | {own} | {inclusive} | {} |\n",
-            change.name.replace('|', "\\|").replace('`', "'"),
-            change.presence().unwrap_or("")
-        ));
-    }
-    out.push_str("\n</details>\n");
-    out
-}

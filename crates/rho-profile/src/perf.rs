@@ -98,44 +98,6 @@ pub fn functions(samples: &Samples, sampling: Sampling, limit: usize) -> Functio
     listed
 }
 
-/// A sampled list as `--profile NAME` prints it: each function's share of the loop's samples, own and
-/// inclusive, and the share as nanoseconds per iteration of the timed run; marked sampled in its heading.
-pub fn table(bench: &str, functions: &Functions, sampling: &Sampling) -> String {
-    let share = |ns: f64| {
-        if sampling.ns_per_iteration > 0.0 {
-            ns / sampling.ns_per_iteration * 100.0
-        } else {
-            0.0
-        }
-    };
-    let mut out = format!(
-        "{bench}: time by function, sampled ({} {} samples of the measured loop by perf record; estimates, \
-         not counts)\n{:>7} {:>7} {:>12} {:>12}  function\n",
-        sampling.samples, sampling.event, "self", "incl.", "self ns/it", "incl. ns/it"
-    );
-    for function in &functions.listed {
-        out.push_str(&format!(
-            "{:>6.1}% {:>6.1}% {:>12.1} {:>12.1}  {}\n",
-            share(function.self_per_iteration),
-            share(function.inclusive_per_iteration),
-            function.self_per_iteration,
-            function.inclusive_per_iteration,
-            function.name
-        ));
-    }
-    if functions.other.functions > 0 {
-        out.push_str(&format!(
-            "{:>6.1}% {:>7} {:>12.1} {:>12}  ({} other functions)\n",
-            share(functions.other.self_per_iteration),
-            "",
-            functions.other.self_per_iteration,
-            "",
-            functions.other.functions
-        ));
-    }
-    out
-}
-
 /// The event a `perf evlist` line names, without its modifiers (`cpu-clock:uH` is `cpu-clock`).
 pub fn event_name(evlist: &str) -> Option<String> {
     let line = evlist

@@ -59,7 +59,7 @@ pub struct ProjectDocument<'a> {
     pub failed: &'a [FailedSuite],
     /// With `--diff REF`: the run against the baseline, per benchmark and metric (docs/json-output.md).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<&'a rho_baseline::ComparisonRecord>,
+    pub comparison: Option<&'a rho_compare::ComparisonRecord>,
     /// With `--shard K/N`: which share this is of which partition (docs/ci.md); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<serde_json::Value>,

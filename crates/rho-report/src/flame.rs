@@ -102,7 +102,7 @@ pub fn changed_functions_table(changes: &[rho_profile::diff::FunctionChange]) ->
         table.changed-functions {
             tr { th { "function" } th { "self base → head" } th { "inclusive base → head" } th {} }
             @for change in changes {
-                @let [own, inclusive] = change.cells("→");
+                @let [own, inclusive] = crate::profile::cells(change, "→");
                 tr {
                     td { code { (change.name) } }
                     td { (own) }

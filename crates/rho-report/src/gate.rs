@@ -1,8 +1,15 @@
 //! The gate's report as a person reads it: which sides ran with which settings, the table of metrics, the
 //! warnings about noise and the verdict line; and its HTML page (every run of each side, per metric).
 
-use rho_gate::report::{noise_warnings, paired_line, render_table_within, runs_per_benchmark_line};
-use rho_gate::{GateOutcome, MetricOutcome, Verdict};
+mod table;
+
+use rho_gate::functions::RegressedFunctions;
+use rho_gate::{Comparison, GateOutcome, MetricOutcome, Verdict};
+
+pub use table::{
+    noise_warnings, paired_line, render_table, render_table_within, runs_per_benchmark_line,
+    unmatched_budget_warnings,
+};
 
 /// The text of `outcome` at `width` columns (`settings` says where the gate's settings came from), not yet
 /// escaped or painted.
@@ -10,7 +17,7 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     let comparison = &outcome.comparison;
     let most = outcome.base_runs.len();
     // With adaptive runs a settled benchmark stops early: the fewest any benchmark took, to the most.
-    let fewest = rho_gate::report::runs_per_benchmark(comparison)
+    let fewest = rho_gate::compare::runs_per_benchmark(comparison)
         .iter()
         .map(|(_, base, head)| (*base).max(*head))
         .filter(|runs| *runs > 0)
@@ -44,12 +51,12 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     if let Some(note) = rho_gate::head_cap::capped_note(&outcome.base_runs, &outcome.head_runs) {
         text.push_str(&crate::wrap(&note, width, 2));
     }
-    let functions = rho_gate::functions::text(&rho_gate::functions::regressed(outcome));
+    let functions = functions_text(&rho_gate::functions::regressed(outcome));
     if !functions.is_empty() {
         text.push('\n');
         text.push_str(&functions);
     }
-    if let Some(hint) = rho_gate::functions::time_hint(comparison) {
+    if let Some(hint) = time_hint(comparison) {
         text.push_str(&crate::wrap(&hint, width, 2));
     }
     for warning in noise_warnings(comparison) {
@@ -61,7 +68,7 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
         .filter(|m| m.outcome == MetricOutcome::Regressed)
         .map(|m| {
             let change = match (m.change(), m.zero_base_text()) {
-                (Some(c), _) => format!(" {}", rho_gate::report::format_change_near(c, m.budget)),
+                (Some(c), _) => format!(" {}", crate::numbers::format_change_near(c, m.budget)),
                 (None, Some(text)) => format!(" ({text})"),
                 (None, None) => String::new(),
             };
@@ -98,6 +105,37 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
         2,
     ));
     text
+}
+
+/// The changes as the gate's text prints them, under the table.
+pub fn functions_text(regressed: &[RegressedFunctions]) -> String {
+    let mut text = String::new();
+    for bench in regressed {
+        text.push_str(&format!(
+            "{}.instructions: the functions that changed most\n",
+            bench.bench
+        ));
+        for line in crate::profile::text_lines(&bench.changes) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// A time gate that regressed cannot name functions (sampling needs a PMU, and a sample is not a count): one
+/// line saying how to have them. `None` when nothing timed regressed.
+pub fn time_hint(comparison: &Comparison) -> Option<String> {
+    let timed = comparison.metrics.iter().any(|m| {
+        m.outcome == MetricOutcome::Regressed
+            && (m.name.ends_with(".ns") || m.name.ends_with(".cycles") || m.name.ends_with("_ns"))
+    });
+    timed.then(|| {
+        "hint: run the gate again with --measure instructions to have the functions whose counts changed \
+         named under each regressed benchmark (exact, under Callgrind)\n"
+            .to_owned()
+    })
 }
 
 /// The HTML page of `outcome`: every run of each side, per metric.

@@ -30,27 +30,12 @@ fn row_label(metric: Metric, summary: &RunSummary) -> String {
     }
 }
 
-/// A coefficient with about four significant figures, plain (no exponent) for everyday sizes.
-fn format_coefficient(value: f64) -> String {
-    let magnitude = value.abs();
-    if value == 0.0 {
-        "0".to_string()
-    } else if !(1e-4..1e7).contains(&magnitude) {
-        format!("{value:.3e}")
-    } else if magnitude >= 1000.0 {
-        format!("{value:.0}")
-    } else {
-        let decimals = (3 - magnitude.log10().floor() as i32).clamp(0, 7) as usize;
-        format!("{value:.decimals$}")
-    }
-}
-
 /// The fit cells: best fit, coefficient, RMS (or "too few points").
 fn fit_cells(growth: &Growth) -> [String; 3] {
     match growth {
         Growth::Fitted { best, .. } => [
             best.complexity.to_string(),
-            format_coefficient(best.coefficient),
+            crate::numbers::format_coefficient(best.coefficient),
             format!("{:.1}%", best.rms * 100.0),
         ],
         Growth::TooFewPoints { points } => [
@@ -307,7 +292,7 @@ fn growth_title(family: &str, label: &str, growth: &Growth) -> String {
         Growth::Fitted { best, points, .. } => format!(
             "{family}: {label} grow as {}, c = {}, rms {:.1}% ({points} sizes)",
             best.complexity,
-            format_coefficient(best.coefficient),
+            crate::numbers::format_coefficient(best.coefficient),
             best.rms * 100.0
         ),
         Growth::TooFewPoints { points } => format!(
@@ -420,19 +405,4 @@ fn growth_chart(
 fn log_step(lo: f64, hi: f64, i: usize) -> f64 {
     let t = i as f64 / CURVE_STEPS as f64;
     (lo.ln() + (hi.ln() - lo.ln()) * t).exp()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn coefficients_keep_about_four_figures() {
-        assert_eq!(format_coefficient(0.0), "0");
-        assert_eq!(format_coefficient(1.4657), "1.466");
-        assert_eq!(format_coefficient(0.80392), "0.8039");
-        assert_eq!(format_coefficient(144.0), "144.0");
-        assert_eq!(format_coefficient(23456.7), "23457");
-        assert_eq!(format_coefficient(0.00001234), "1.234e-5");
-    }
 }

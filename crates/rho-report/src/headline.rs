@@ -5,7 +5,7 @@
 //! without scrolling through the charts, and which chart to look at.
 
 use maud::{Markup, html};
-use rho_baseline::compare::{BenchmarkComparison, Verdict as DiffVerdict};
+use rho_compare::compare::{BenchmarkComparison, Verdict as DiffVerdict};
 use rho_judge::budget::{BudgetMetric, Failure, Figure, Judgement, Outcome};
 use rho_stats::{BenchSummary, Metric};
 use rho_wire::StackMark;
@@ -163,7 +163,7 @@ fn metric_limits(diff: &Diff, metric: Metric) -> Vec<f64> {
         .benchmarks
         .iter()
         .filter(|b| b.metrics.iter().any(|m| m.metric == metric))
-        .map(|b| rho_baseline::metric_limit(metric, b.limit_percent, b.instructions_limit_percent))
+        .map(|b| rho_compare::metric_limit(metric, b.limit_percent, b.instructions_limit_percent))
         .collect();
     limits.sort_by(f64::total_cmp);
     limits.dedup();
@@ -212,10 +212,10 @@ fn against(diff: &Diff) -> Markup {
     }
 }
 
-/// The families whose growth regressed against the base (`rho_baseline::growth`), each with what changed:
+/// The families whose growth regressed against the base (`rho_compare::growth`), each with what changed:
 /// `O(n) -> O(n^2) in instructions`, or the coefficient's change in the same order.
 fn growth_named(diff: &Diff) -> Vec<Named> {
-    use rho_baseline::growth::{FamilyComparison, GrowthVerdict};
+    use rho_compare::growth::{FamilyComparison, GrowthVerdict};
     diff.comparison
         .families()
         .into_iter()

@@ -225,7 +225,7 @@ fn figures_line(bench: &BenchSummary) -> String {
     if let Some(rate) = bench.ops_per_second {
         parts.push(format!(
             "{} {}/s",
-            crate::run::format_rate(rate),
+            crate::numbers::format_rate(rate),
             bench.unit
         ));
     }
@@ -615,13 +615,13 @@ fn footprint_chart(
 }
 
 /// One benchmark's metrics, base against head, each with its own limit (the one it was judged with).
-fn diff_chart(compared: &rho_baseline::compare::BenchmarkComparison) -> Markup {
-    use rho_baseline::compare::Value;
+fn diff_chart(compared: &rho_compare::compare::BenchmarkComparison) -> Markup {
+    use rho_compare::compare::Value;
     let rows: Vec<BarRow> = compared
         .metrics
         .iter()
         .map(|m| {
-            let limit_percent = rho_baseline::metric_limit(
+            let limit_percent = rho_compare::metric_limit(
                 m.metric,
                 compared.limit_percent,
                 compared.instructions_limit_percent,
@@ -970,7 +970,7 @@ mod tests {
         head.benchmarks[0].stack = StackMark::Bytes(960);
         let recording = rho_baseline::Recording::now("0", None);
         let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
-        let comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
+        let comparison = rho_compare::compare(&section(&base), &section(&head), 10.0).unwrap();
         let mut page = page(vec![Suite {
             what: "a.c",
             summary: &head,
@@ -1057,7 +1057,7 @@ mod tests {
         head.benchmarks[1].stack = StackMark::Bytes(1280);
         let recording = rho_baseline::Recording::now("0", None);
         let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
-        let comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
+        let comparison = rho_compare::compare(&section(&base), &section(&head), 10.0).unwrap();
         let budgets = rho_config::Budgets {
             max_heap_bytes: Some(32),
             ..Default::default()
@@ -1162,12 +1162,12 @@ mod tests {
     /// "limit +10%" for everything, the time limit, where the instructions' limit was 1%.
     #[test]
     fn each_metric_shows_its_own_limit_as_set() {
-        use rho_baseline::compare::{MetricComparison, Value};
+        use rho_compare::compare::{MetricComparison, Value};
         let base = summary();
         let head = summary();
         let recording = rho_baseline::Recording::now("0", None);
         let section = |s: &RunSummary| rho_baseline::section_from_summary(s, &recording);
-        let mut comparison = rho_baseline::compare(&section(&base), &section(&head), 10.0).unwrap();
+        let mut comparison = rho_compare::compare(&section(&base), &section(&head), 10.0).unwrap();
         // bench_a counted too: 1000 instructions, then 1020 (+2%: over its 1%).
         let bench = &mut comparison.benchmarks[0];
         assert_eq!(bench.instructions_limit_percent, 1.0);
@@ -1177,7 +1177,7 @@ mod tests {
             head: Value::Figure(1020.0),
             change_percent: Some(2.0),
             within_resolution: false,
-            verdict: rho_baseline::Verdict::Regressed,
+            verdict: rho_compare::Verdict::Regressed,
         });
         let mut page = page_of(&head);
         page.diff = Some(Diff {

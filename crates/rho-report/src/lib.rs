@@ -1,14 +1,16 @@
-//! Reports for rho: the text a person reads of one summarised run (the header saying where the figures came
-//! from, the per-benchmark table, the footprint and family tables) and the tables of the judgements made on it
-//! (the budgets' verdicts and `rho bench check`'s summary in [`verdicts`]).
+//! Reports for rho: what a person reads, one module per view. One summarised run (the header saying where the
+//! figures came from, the per-benchmark table, the footprint and family tables), the judgements made on it
+//! (the budgets' verdicts and `rho bench check`'s summary in [`verdicts`]), a benchmark's functions and those
+//! that changed ([`profile`]), and, with the feature `html`, a comparison with a baseline (`diff`), a gate
+//! (`gate`) and the self-contained HTML page with charts (`html`).
 //!
 //! It sits at the end of rho's one-way data flow (harness -> wire stream -> parser -> statistics -> judgement
-//! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`, `rho-baseline`
-//! and `rho-gate` produced: as text, as Markdown ([`markdown`]) and as a self-contained HTML page with charts
-//! (`html`, with the feature of that name, which also words the gate's report: [`gate`]). Pages are maud
-//! templates, checked at compile time and escaping every text they are given; [`chrome`] is what every page is
-//! wrapped in, and the flame graphs are inferno's ([`flame`]).
-//! Both the `rho` command and harnesses that print their own report (rho-bench's feature `report`) use it.
+//! -> reports): it computes no statistic of its own, only lays out what `rho-stats`, `rho-judge`,
+//! `rho-compare`, `rho-gate`, `rho-history` and `rho-profile` produced: as text, as Markdown ([`markdown`], which
+//! also holds the one Markdown escaping) and as HTML, every number written by [`numbers`] and every colour by
+//! [`paint`]. Pages are maud templates, checked at compile time and escaping every text they are given;
+//! [`chrome`] is what every page is wrapped in, and the flame graphs are inferno's ([`flame`]). Both the `rho`
+//! command and harnesses that print their own report (rho-bench's feature `report`) use it.
 //!
 //! With the feature `documents` it also holds the JSON documents of a module.yml run ([`documents`]); with
 //! `history`, the history's text, Markdown and page (`history`), drawn from what rho-history returns (its
@@ -18,11 +20,12 @@
 
 #[cfg(feature = "html")]
 pub mod chrome;
+#[cfg(feature = "html")]
+pub mod diff;
 #[cfg(feature = "documents")]
 pub mod documents;
 #[cfg(feature = "html")]
 pub mod flame;
-pub mod functions;
 mod layout;
 #[cfg(feature = "html")]
 mod page;
@@ -43,6 +46,8 @@ pub mod html;
 
 pub use paint::paint;
 pub mod markdown;
+pub mod numbers;
+pub mod profile;
 pub mod targets;
 pub mod verdicts;
 

@@ -5,9 +5,8 @@ use std::fmt::Write as _;
 
 use rho_stats::{BenchSummary, ClockFigures, RunSummary};
 
-use crate::run::{
-    column_label, format_count, format_rate, format_spread, instructions_label, stack_cell,
-};
+use crate::numbers::{exact_figure, format_count, format_rate, format_spread};
+use crate::run::{column_label, instructions_label, stack_cell};
 
 /// Text made safe inside a Markdown table cell: `|` and the characters that start inline markup are escaped,
 /// `<` and `>` written as entities, line breaks as spaces.
@@ -27,6 +26,13 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// Text made safe inside a code span (`` `name` ``) of a Markdown table cell: a code span shows its text as
+/// it is (no entity, no backslash is read there), so only what would end it (a backtick, written `'`) or the
+/// cell (`|`, which GitHub reads before the span) is changed.
+pub fn code(text: &str) -> String {
+    text.replace('|', "\\|").replace('`', "'")
 }
 
 /// The run's per-benchmark figures as Markdown. `source` names what ran (the suite's files).
@@ -103,13 +109,13 @@ pub fn render(summary: &RunSummary, source: &str) -> String {
 fn metric_rows(bench: &BenchSummary) -> Vec<[String; 4]> {
     let clock_row = |f: &ClockFigures| {
         let p99 = if f.net.p99_is_informative() {
-            crate::run::exact_figure(f.per_iteration.p99, f.net.p99, f.batch)
+            exact_figure(f.per_iteration.p99, f.net.p99, f.batch)
         } else {
             "-".to_string()
         };
         [
             escape(&column_label(&f.clock, f.derived)),
-            crate::run::exact_figure(f.per_iteration.median, f.net.median, f.batch),
+            exact_figure(f.per_iteration.median, f.net.median, f.batch),
             p99,
             format_spread(&f.net),
         ]
@@ -140,5 +146,6 @@ mod tests {
         assert_eq!(escape("<script>"), "&lt;script&gt;");
         assert_eq!(escape("bench_x*"), "bench\\_x\\*");
         assert_eq!(escape("two\nlines"), "two lines");
+        assert_eq!(code("a|b<c>`d`"), "a\\|b<c>'d'");
     }
 }

@@ -13,7 +13,7 @@ pub struct Suite<'a> {
 
 /// A comparison of this run (head) with a base: `--diff REF` or `rho bench compare`.
 pub struct Diff<'a> {
-    pub comparison: &'a rho_baseline::Comparison,
+    pub comparison: &'a rho_compare::Comparison,
     /// Where the base came from (a git ref, a file).
     pub base_name: &'a str,
     /// The base runs, when they are at hand (`rho bench compare`): their histograms are drawn beside head's.

@@ -11,6 +11,10 @@ use rho_stats::{
 use rho_wire::StackMark;
 
 use crate::layout::{Layout, aligned_table, laid_out, wrap};
+use crate::numbers::{
+    exact_figure, format_count, format_hz, format_iqr_ratio, format_mean, format_ms, format_rate,
+    format_spread,
+};
 
 /// A header line: `label` in a 10-column margin, then `text` wrapped at `width` under the margin.
 fn labelled(out: &mut String, label: &str, text: &str, width: usize) {
@@ -431,15 +435,6 @@ pub(crate) fn counter_label(kind: &str, source: &str) -> String {
     }
 }
 
-/// An instruction figure: whole when it is, else one decimal.
-pub(crate) fn format_count(value: f64) -> String {
-    if (value - value.round()).abs() < 0.05 {
-        format!("{:.0}", value.round())
-    } else {
-        format!("{value:.1}")
-    }
-}
-
 /// The seven statistic cells of an instruction row: a clock's statistics when it has samples, else the exact
 /// figure as the median and nothing else (a whole-loop count has no distribution).
 fn instruction_cells(figures: &InstructionFigures) -> [String; 7] {
@@ -509,27 +504,6 @@ pub(crate) fn column_label(clock: &ClockInfo, derived: bool) -> String {
         format!("{unit} (derived, {})", clock.name)
     } else {
         format!("{unit} ({})", clock.name)
-    }
-}
-
-fn format_hz(hz: u64) -> String {
-    let hz_f = hz as f64;
-    if hz >= 1_000_000_000 {
-        format!("{:.3} GHz", hz_f / 1e9)
-    } else if hz >= 1_000_000 {
-        format!("{:.3} MHz", hz_f / 1e6)
-    } else if hz >= 1_000 {
-        format!("{:.3} kHz", hz_f / 1e3)
-    } else {
-        format!("{hz} Hz")
-    }
-}
-
-fn format_ms(ms: u64) -> String {
-    if ms % 1000 == 0 {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{ms} ms")
     }
 }
 
@@ -1031,82 +1005,12 @@ fn stat_cells(figures: &ClockFigures) -> [String; 7] {
     ]
 }
 
-/// A per-iteration order statistic `value` whose sample, when not batched, is `exact`: above 2^53 an f64 no
-/// longer holds every integer, and u64::MAX would print one too high (18446744073709551616), so a figure
-/// that is the sample's own is printed from the sample.
-pub(crate) fn exact_figure(value: f64, exact: u64, batch: u64) -> String {
-    // 2^53: below it every integer is exact in an f64.
-    const EXACT_IN_F64: f64 = 9_007_199_254_740_992.0;
-    if batch <= 1 && value >= EXACT_IN_F64 && value == exact as f64 {
-        exact.to_string()
-    } else {
-        format_figure(value, batch)
-    }
-}
-
-/// A per-iteration order statistic: an observed sample, so a whole number when not batched; batched, a
-/// sample divided by its batch, shown with the places that matter (`1.53`, `24.4`, `1560`).
-pub(crate) fn format_figure(value: f64, batch: u64) -> String {
-    if batch <= 1 || value >= 1000.0 {
-        format!("{value:.0}")
-    } else if value >= 100.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.2}")
-    }
-}
-
-/// The robust spread, `(p75 - p25) / median` (rho_stats::Summary::iqr_ratio); `-` when it has no value.
-fn format_iqr_ratio(summary: &Summary) -> String {
-    match summary.iqr_ratio() {
-        Some(ratio) => format!("{:.1}%", ratio * 100.0),
-        None => "-".to_string(),
-    }
-}
-
-fn format_mean(mean: f64) -> String {
-    if mean >= 1000.0 {
-        format!("{mean:.0}")
-    } else {
-        format!("{mean:.1}")
-    }
-}
-
-pub(crate) fn format_spread(summary: &Summary) -> String {
-    if summary.spread.capped {
-        ">100%".to_string()
-    } else {
-        format!("{:.1}%", summary.spread.percent())
-    }
-}
-
 pub(crate) fn stack_cell(bench: &BenchSummary) -> String {
     match bench.stack {
         StackMark::Bytes(bytes) => bytes.to_string(),
         StackMark::Overrun => "overran".to_string(),
         StackMark::Off => "-".to_string(),
     }
-}
-
-/// A rate with an SI prefix: `95.3 M`, `512 k`, `7.00`.
-pub(crate) fn format_rate(rate: f64) -> String {
-    let (value, prefix) = if rate >= 1e9 {
-        (rate / 1e9, " G")
-    } else if rate >= 1e6 {
-        (rate / 1e6, " M")
-    } else if rate >= 1e3 {
-        (rate / 1e3, " k")
-    } else {
-        (rate, " ")
-    };
-    let digits = if value >= 100.0 {
-        0
-    } else if value >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{value:.digits$}{prefix}").trim_end().to_string()
 }
 
 /// The benchmarks whose measured stack mark is above their static bound: a bound that misses something

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use rho_stats::targets::{PrimaryMetric, TargetComparison, TargetFigures};
 
 use crate::layout::aligned_table;
-use crate::run::{counter_label, format_count};
+use crate::numbers::format_count;
+use crate::run::counter_label;
 
 /// `instructions (QEMU icount)`, `cycles (systick)`, `ns (clock_gettime)`.
 fn metric_label(metric: &PrimaryMetric) -> String {

@@ -9,7 +9,7 @@
 //! of module shares refuses ([`crate::merge`]), plus shares built by another compiler.
 
 use rho_baseline::export::SuiteInfo;
-use rho_baseline::plan::Plan;
+use rho_compare::plan::Plan;
 use rho_config::Measure;
 use rho_stats::RunSummary;
 use rho_suite::stream::HarnessSettings;

@@ -252,7 +252,7 @@ fn judged(name: &str, metric: &Value) -> Result<Option<bool>, String> {
     let (Some(base), Some(head)) = (figure("base")?, figure("head")?) else {
         return Ok(None);
     };
-    let paired = rho_gate::report::paired_from_json(name, &metric["paired"])?;
+    let paired = rho_gate::json::paired_from_json(name, &metric["paired"])?;
     Ok(Some(matches!(
         rho_gate::compare::judge_figures(better, base, head, budget, floor, paired.as_ref()),
         rho_gate::compare::FiguresCall::Regressed

@@ -47,8 +47,8 @@ pub fn plan_run(
     shard: Shard,
     request: &Request<'_>,
     repetitions: u32,
-    plan: rho_baseline::plan::Plan,
-) -> Result<(Share, rho_baseline::plan::Plan), Error> {
+    plan: rho_compare::plan::Plan,
+) -> Result<(Share, rho_compare::plan::Plan), Error> {
     if plan.write {
         return Err(Error::WriteBaseline {
             shard: shard.to_string(),
@@ -60,7 +60,7 @@ pub fn plan_run(
         ..request.clone()
     };
     let share = Share::plan(engine, shard, &request)?;
-    let plan = rho_baseline::plan::Plan {
+    let plan = rho_compare::plan::Plan {
         base: None,
         markdown: None,
         ..plan

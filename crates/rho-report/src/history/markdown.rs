@@ -88,7 +88,7 @@ fn functions_blocks(out: &mut String, analysis: &Analysis, commits: &[Commit], l
             let commit = &commits[change.commit_index];
             out.push('\n');
             // The summary is HTML: the name (another harness's may hold `<`) is escaped as such.
-            out.push_str(&rho_profile::diff::markdown(
+            out.push_str(&crate::profile::markdown(
                 &format!(
                     "{} {} at {}",
                     crate::html::escape(&series.key.bench),

@@ -66,7 +66,7 @@ pub fn render_text(
                 significance(series, change.pvalue)
             );
             if let Some(behind) = rho_history::functions::behind(series, change, commits, listing) {
-                for line in rho_profile::diff::text_lines(&behind.changes) {
+                for line in crate::profile::text_lines(&behind.changes) {
                     let _ = writeln!(out, "  {line}");
                 }
             }

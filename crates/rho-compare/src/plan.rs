@@ -9,11 +9,12 @@ use rho_config::ModuleConfig;
 
 use rho_stats::RunSummary;
 
-use crate::error::Error;
-use crate::format::{BaselineFile, TargetSections};
-use crate::git::RefSource;
+use crate::Comparison;
 use crate::limits::Limits;
-use crate::{Comparison, Recording};
+use rho_baseline::Recording;
+use rho_baseline::error::Error;
+use rho_baseline::format::{BaselineFile, TargetSections};
+use rho_baseline::git::RefSource;
 
 /// What was asked: record the run, compare it with the baseline at a git ref, write the comparison as
 /// Markdown.
@@ -70,16 +71,16 @@ pub fn prepare(
     })?;
     let base = match &request.diff {
         Some(git_ref) => {
-            let (file, source) = crate::read_at_ref(root, git_ref, &in_repo)?;
+            let (file, source) = rho_baseline::read_at_ref(root, git_ref, &in_repo)?;
             if let Some(target) = target {
-                crate::check_section(&file, &source.describe(), target)?;
+                rho_baseline::check_section(&file, &source.describe(), target)?;
             }
             Some((file, source))
         }
         None => None,
     };
     if request.write {
-        crate::check_recordable(&path)?;
+        rho_baseline::check_recordable(&path)?;
     }
     Ok(Plan {
         path,
@@ -168,7 +169,7 @@ pub fn run_section<'a>(
             left_out.push((what.as_str(), summary.target.name.as_str()));
         }
     }
-    let section = crate::sections_from_summaries(&parts, recording)?;
+    let section = rho_baseline::sections_from_summaries(&parts, recording)?;
     Ok(RunSection {
         primary,
         parts,
@@ -216,7 +217,7 @@ impl Plan {
         .into_iter()
         .flatten()
         .collect();
-        crate::write_target(&self.path, section)?;
+        rho_baseline::write_target(&self.path, section)?;
         Ok(format!(
             "baseline: recorded {count} benchmark(s) of target {target} ({}) in {} (other targets kept); \
              commit it",

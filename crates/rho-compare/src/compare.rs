@@ -8,8 +8,8 @@
 use rho_judge::Change;
 use rho_stats::Metric;
 
-use crate::format::{
-    BenchmarkBaseline, ClockInfo, Context, Stack, TargetBaseline, TargetSections, TimeSource,
+use rho_baseline::format::{
+    BenchmarkBaseline, Context, Stack, TargetBaseline, TargetSections, TimeSource,
 };
 
 /// The regression limit, in percent, when module.yml sets no `fail_on_regression_percent`.
@@ -29,12 +29,8 @@ pub const DEFAULT_INSTRUCTIONS_LIMIT_PERCENT: f64 = rho_judge::INSTRUCTIONS_MAX_
 /// has little of it left (see [`DEFAULT_LIMIT_PERCENT`]).
 pub const MIN_REPETITIONS: u32 = 3;
 
-/// How far two frequencies of the same clock may differ and still count the same unit. A harness that
-/// measures its counter's frequency at start-up reads a slightly different figure each run (2899912000,
-/// 2899907000, ...); a real difference of clock (another machine, another core clock setting) is far more.
-pub const HZ_TOLERANCE: f64 = 0.01;
-
-pub use crate::refusal::Refusal;
+pub use rho_baseline::comparable::{HZ_TOLERANCE, check_comparable};
+pub use rho_baseline::refusal::Refusal;
 
 pub use crate::verdict::{Value, Verdict};
 
@@ -220,138 +216,6 @@ pub fn metric_unit(metric: Metric, context: &Context) -> String {
             Some(source) => format!("instructions ({source})"),
             None => "instructions".to_string(),
         },
-    }
-}
-
-/// Checks the two sides measure the same things in the same units; see [`Refusal`].
-pub fn check_comparable(base: &Context, head: &Context) -> Result<(), Refusal> {
-    if base.target != head.target {
-        return Err(Refusal::Target {
-            base: base.target.clone(),
-            head: head.target.clone(),
-        });
-    }
-    if base.arch != head.arch {
-        return Err(Refusal::Arch {
-            target: base.target.clone(),
-            base: base.arch.clone(),
-            head: head.arch.clone(),
-        });
-    }
-    if base.optimized != head.optimized {
-        return Err(Refusal::Optimized {
-            target: base.target.clone(),
-            base_optimized: base.optimized,
-        });
-    }
-    if let (Some(b), Some(h)) = (&base.instructions, &head.instructions)
-        && b != h
-    {
-        return Err(Refusal::InstructionCounter {
-            base: b.clone(),
-            head: h.clone(),
-        });
-    }
-    // A run that only counted instructions has no clocks to compare (and no clocked figures to judge).
-    if base.counted_only() || head.counted_only() {
-        return Ok(());
-    }
-    check_cycle_clocks(base.clocks.cycles.as_ref(), head.clocks.cycles.as_ref())?;
-    check_time_sources(base, head)
-}
-
-fn check_cycle_clocks(base: Option<&ClockInfo>, head: Option<&ClockInfo>) -> Result<(), Refusal> {
-    match (base, head) {
-        (None, None) => Ok(()),
-        (Some(b), None) => Err(Refusal::CycleClock {
-            base_name: b.name.clone(),
-            head_name: "no".to_string(),
-            detail: format!(
-                "the baseline counts {} with {}, this run has no cycle clock",
-                b.unit, b.name
-            ),
-        }),
-        (None, Some(h)) => Err(Refusal::CycleClock {
-            base_name: "no".to_string(),
-            head_name: h.name.clone(),
-            detail: format!(
-                "the baseline has no cycle clock, this run counts {} with {}",
-                h.unit, h.name
-            ),
-        }),
-        (Some(b), Some(h)) => {
-            if b.name != h.name || b.unit != h.unit {
-                return Err(Refusal::CycleClock {
-                    base_name: b.name.clone(),
-                    head_name: h.name.clone(),
-                    detail: format!(
-                        "the baseline counts {} of {} ({}), this run counts {} of {} ({}); record a baseline \
-                         with this clock",
-                        b.unit,
-                        b.name,
-                        describe_hz(b.hz),
-                        h.unit,
-                        h.name,
-                        describe_hz(h.hz)
-                    ),
-                });
-            }
-            if let (Some(bh), Some(hh)) = (b.hz, h.hz) {
-                let (bh, hh) = (bh as f64, hh as f64);
-                if (bh - hh).abs() > HZ_TOLERANCE * bh.max(hh) {
-                    return Err(Refusal::CycleClock {
-                        base_name: format!("{} at {}", b.name, describe_hz(b.hz)),
-                        head_name: format!("{} at {}", h.name, describe_hz(h.hz)),
-                        detail: format!(
-                            "the same counter running at another frequency (more than {}% apart) is another \
-                             machine or another clock setting; record a baseline on this one",
-                            HZ_TOLERANCE * 100.0
-                        ),
-                    });
-                }
-            }
-            Ok(())
-        }
-    }
-}
-
-/// The rule for nanoseconds: nanoseconds measured by a real-time clock are comparable with nanoseconds
-/// measured by any real-time clock (a nanosecond is a nanosecond, whichever clock counted it); nanoseconds
-/// derived from a cycle counter are comparable only with nanoseconds derived from the same counter (already
-/// checked, frequency included), because they are that counter's cycles times an assumed frequency, not a
-/// measurement of time. A measured and a derived figure are never compared: their difference would mix a
-/// change in the code with the error in the assumed frequency.
-fn check_time_sources(base: &Context, head: &Context) -> Result<(), Refusal> {
-    if base.time_source == head.time_source {
-        return Ok(());
-    }
-    let describe = |context: &Context| match context.time_source {
-        TimeSource::TimeClock => match &context.clocks.time {
-            Some(clock) => format!("nanoseconds measured by {}", clock.name),
-            None => "nanoseconds measured by a time clock".to_string(),
-        },
-        TimeSource::DerivedFromCycles => match &context.clocks.cycles {
-            Some(clock) => format!("nanoseconds derived from {} cycles", clock.name),
-            None => "derived nanoseconds".to_string(),
-        },
-        TimeSource::None => "no nanoseconds".to_string(),
-    };
-    Err(Refusal::TimeSource {
-        detail: format!(
-            "the baseline has {} and this run has {}: a measured time and a time derived from a cycle count \
-             (or none) are not compared; record a baseline with this harness",
-            describe(base),
-            describe(head)
-        ),
-    })
-}
-
-fn describe_hz(hz: Option<u64>) -> String {
-    match hz {
-        None => "frequency unknown".to_string(),
-        Some(hz) if hz >= 1_000_000_000 => format!("{:.3} GHz", hz as f64 / 1e9),
-        Some(hz) if hz >= 1_000_000 => format!("{:.3} MHz", hz as f64 / 1e6),
-        Some(hz) => format!("{hz} Hz"),
     }
 }
 
@@ -852,8 +716,8 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture;
-    use crate::format::{Figure, Figures};
+    use rho_baseline::fixture;
+    use rho_baseline::format::{Figure, Figures};
 
     fn set_median(section: &mut TargetBaseline, bench: &str, metric: Metric, value: f64) {
         let b = section
@@ -959,7 +823,6 @@ mod tests {
         let c = compare(&base, &head, 5.0).unwrap();
         let r = row(&c, "bench_crc_64", Metric::HeapPeakBytes);
         assert_eq!((r.verdict, r.change_percent), (Verdict::Regressed, None));
-        assert_eq!(crate::render::format_change(r), "from 0");
     }
 
     /// A base the overhead clamped to 0 against a head of 677 cycles: below the clock's resolution, never
@@ -973,9 +836,6 @@ mod tests {
         let c = compare(&base, &head, 5.0).unwrap();
         let r = row(&c, "bench_crc_64", Metric::Cycles);
         assert_eq!((r.verdict, r.change_percent), (Verdict::Regressed, None));
-        assert_eq!(crate::render::format_change(r), "below resolution");
-        let text = crate::render::render_text(&c, "bench/baseline.json");
-        assert!(!text.contains("inf"), "{text}");
     }
 
     #[test]
@@ -1442,13 +1302,6 @@ mod tests {
             assert!((r.change_percent.unwrap() - 100.0).abs() < 1e-9);
         }
         assert_eq!(c.counts().shown, 2 * base.benchmarks.len());
-        let notes = crate::render::note_lines(&c);
-        assert!(
-            notes
-                .iter()
-                .any(|l| l.starts_with("time judged: cpu_ns for every benchmark")),
-            "{notes:?}"
-        );
 
         let mut slower = loaded.clone();
         set_median(&mut slower, "bench_crc_256", Metric::CpuNs, 2657.0 * 2.0);

@@ -1,66 +1,11 @@
-//! What the gate prints: a table for a person, warnings about noise, and one JSON line for a pipeline.
+//! The gate's text as a person reads it: the table of metrics (base, head, change, budget, noise, verdict),
+//! the warnings about noise and about budgets that judge nothing, and the lines under the table (runs per
+//! benchmark, paired rounds). The gate's JSON line is data, written by rho-gate (`rho_gate::json`).
 
-use std::collections::BTreeMap;
+use rho_gate::compare::{Comparison, MetricComparison, MetricOutcome, runs_per_benchmark};
+use rho_gate::settings::Budgets;
 
-use serde_json::{Map, Value, json};
-
-use crate::compare::{Comparison, MetricComparison, MetricOutcome};
-use crate::settings::Budgets;
-
-/// A figure for the table: whole numbers as they are, others with four significant digits or so.
-pub fn format_figure(value: f64) -> String {
-    if !value.is_finite() {
-        return value.to_string();
-    }
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        return format!("{value:.0}");
-    }
-    let magnitude = value.abs();
-    let decimals = if magnitude >= 1000.0 {
-        1
-    } else if magnitude >= 1.0 {
-        3
-    } else {
-        6
-    };
-    format!("{value:.decimals$}")
-}
-
-/// A fraction as a signed percentage: `+25.0%`.
-pub fn format_change(change: f64) -> String {
-    if change.is_infinite() {
-        return "+inf%".to_owned();
-    }
-    format!("{:+.1}%", change * 100.0)
-}
-
-/// The most decimals [`format_change_near`] shows.
-const MAX_CHANGE_DECIMALS: usize = 4;
-
-/// A change as a signed percentage beside its budget: one decimal, or as many more (up to
-/// `MAX_CHANGE_DECIMALS`) as it takes to tell the change from the budget when one decimal would show them
-/// equal, so a verdict never contradicts the figures beside it (100 -> 130.01 with a budget of 30% is
-/// `+30.01%`, not `+30.0%` marked REGRESSED). A change that is the budget to every decimal shown is shown
-/// with one.
-pub fn format_change_near(change: f64, budget: f64) -> String {
-    if !change.is_finite() {
-        return format_change(change);
-    }
-    for decimals in 1..=MAX_CHANGE_DECIMALS {
-        let shown = format!("{:.decimals$}", change * 100.0);
-        if shown != format!("{:.decimals$}", budget * 100.0) {
-            return format!("{:+.decimals$}%", change * 100.0);
-        }
-    }
-    format_change(change)
-}
-
-fn format_percent(fraction: f64) -> String {
-    if fraction.is_infinite() {
-        return "inf%".to_owned();
-    }
-    format!("{:.1}%", fraction * 100.0)
-}
+use crate::numbers::{format_change_near, format_fraction, format_gate_figure};
 
 fn verdict_cell(metric: &MetricComparison) -> String {
     match &metric.outcome {
@@ -92,17 +37,17 @@ pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
     let mut rows: Vec<[String; 7]> = Vec::with_capacity(comparison.metrics.len());
     for m in &comparison.metrics {
         // A growth metric reads as its class (O(n^2)), not as the figure that orders the classes.
-        let side = |s: Option<crate::compare::SideFigures>| {
+        let side = |s: Option<rho_gate::compare::SideFigures>| {
             s.map_or_else(
                 || "-".to_owned(),
-                |s| match crate::growth_metrics::growth_class(&m.name, s.min) {
+                |s| match rho_gate::growth_metrics::growth_class(&m.name, s.min) {
                     Some(class) => class.to_string(),
-                    None => format_figure(s.min),
+                    None => format_gate_figure(s.min),
                 },
             )
         };
-        let noise = |s: Option<crate::compare::SideFigures>| {
-            s.map_or_else(|| "-".to_owned(), |s| format_percent(s.noise()))
+        let noise = |s: Option<rho_gate::compare::SideFigures>| {
+            s.map_or_else(|| "-".to_owned(), |s| format_fraction(s.noise()))
         };
         rows.push([
             m.name.clone(),
@@ -113,7 +58,7 @@ pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
                 (None, Some(text)) => text.to_owned(),
                 (None, None) => "-".to_owned(),
             },
-            format_percent(m.budget),
+            format_fraction(m.budget),
             format!("{}/{}", noise(m.base), noise(m.head)),
             verdict_cell(m),
         ]);
@@ -153,35 +98,11 @@ pub fn render_table_within(comparison: &Comparison, width: usize) -> String {
     out
 }
 
-/// `rows` (the header first) in columns two spaces apart: the first and last (names, verdicts) left-aligned,
-/// the figures between right-aligned.
+/// `rows` (the header first) in columns two spaces apart (the one layout of every text table, crate::layout),
+/// with no rule: the first and last (names, verdicts) left-aligned, the figures between right-aligned.
 fn aligned(rows: &[Vec<String>]) -> String {
-    let mut widths = vec![0usize; rows.first().map_or(0, Vec::len)];
-    for row in rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for cells in rows {
-        let mut text = String::new();
-        for (i, cell) in cells.iter().enumerate() {
-            let width = widths[i];
-            // Names and verdicts read left to right; figures line up on the right.
-            let cell_text = if i == 0 || i == cells.len() - 1 {
-                format!("{cell:<width$}")
-            } else {
-                format!("{cell:>width$}")
-            };
-            if i > 0 {
-                text.push_str("  ");
-            }
-            text.push_str(&cell_text);
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    out
+    let last = rows.first().map_or(0, Vec::len).saturating_sub(1);
+    crate::layout::laid_out(rows, &|i| i == 0 || i == last, false, usize::MAX)
 }
 
 /// One warning per metric whose noise exceeds its budget.
@@ -198,8 +119,8 @@ pub fn noise_warnings(comparison: &Comparison) -> Vec<String> {
                 "warning: {}: its runs were {} apart, more than its budget of {}; such a verdict means \
                  little (run on an idle machine, raise --runs, or give the metric more room)",
                 m.name,
-                format_percent(noise),
-                format_percent(m.budget)
+                format_fraction(noise),
+                format_fraction(m.budget)
             )
         })
         .collect()
@@ -221,27 +142,10 @@ pub fn unmatched_budget_warnings(comparison: &Comparison, budgets: &Budgets) -> 
             format!(
                 "warning: the budget of {metric} ({}) matches no metric of either side, so it judges nothing \
                  (the metrics are: {})",
-                format_percent(fraction),
+                format_fraction(fraction),
                 shown.join(", ")
             )
         })
-        .collect()
-}
-
-/// How many runs each benchmark took per side, `(benchmark, base runs, head runs)` in name order: the most
-/// any of its metrics got (a benchmark is what comes before a metric name's last dot, as in the table; a
-/// last-line JSON metric is its own). With adaptive runs a settled benchmark stops early.
-pub fn runs_per_benchmark(comparison: &Comparison) -> Vec<(String, usize, usize)> {
-    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for m in &comparison.metrics {
-        let benchmark = m.name.rsplit_once('.').map_or(m.name.as_str(), |(b, _)| b);
-        let entry = counts.entry(benchmark).or_default();
-        entry.0 = entry.0.max(m.base.map_or(0, |s| s.runs));
-        entry.1 = entry.1.max(m.head.map_or(0, |s| s.runs));
-    }
-    counts
-        .into_iter()
-        .map(|(name, (base, head))| (name.to_owned(), base, head))
         .collect()
 }
 
@@ -285,114 +189,12 @@ pub fn paired_line(comparison: &Comparison) -> String {
     )
 }
 
-/// The JSON document: `{"verdict": .., "runs": N, "metrics": {name: {...}}}`. Infinite changes (from a
-/// base of zero) and infinite noise (a side whose best run was 0 and another was not) are `null`, as JSON has
-/// no infinity (docs/gate.md says so).
-pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
-    let mut metrics = Map::new();
-    for m in &comparison.metrics {
-        let mut entry = Map::new();
-        entry.insert("base".into(), json!(m.base.map(|s| s.min)));
-        entry.insert("head".into(), json!(m.head.map(|s| s.min)));
-        entry.insert("change".into(), finite(m.change()));
-        entry.insert("budget".into(), json!(m.budget));
-        // What the verdict was judged with besides the figures, so `rho bench merge` judges a share's again.
-        entry.insert("better".into(), json!(m.better));
-        entry.insert("floor".into(), json!(m.floor));
-        let regressed = match m.outcome {
-            MetricOutcome::Ok => json!(false),
-            MetricOutcome::Regressed => json!(true),
-            MetricOutcome::Undecided(_) => Value::Null,
-        };
-        entry.insert("regressed".into(), regressed);
-        entry.insert("noise_base".into(), finite(m.base.map(|s| s.noise())));
-        entry.insert("noise_head".into(), finite(m.head.map(|s| s.noise())));
-        entry.insert("noisy".into(), json!(m.noisy()));
-        entry.insert("runs_base".into(), json!(m.base.map(|s| s.runs)));
-        entry.insert("runs_head".into(), json!(m.head.map(|s| s.runs)));
-        entry.insert("within_resolution".into(), json!(m.within_resolution));
-        entry.insert("paired".into(), paired_to_json(m.paired.as_ref()));
-        if let MetricOutcome::Undecided(why) = &m.outcome {
-            entry.insert("undecided".into(), json!(why));
-        }
-        metrics.insert(m.name.clone(), Value::Object(entry));
-    }
-    json!({
-        "verdict": comparison.verdict,
-        "runs": runs,
-        "metrics": metrics,
-    })
-}
-
-/// A metric's `paired` object in the gate's JSON (docs/gate.md, "The paired rule"): `null` for none.
-pub fn paired_to_json(paired: Option<&rho_stats::PairedRatio>) -> Value {
-    let Some(p) = paired else {
-        return Value::Null;
-    };
-    json!({
-        "rounds": p.rounds,
-        "ratio": p.ratio,
-        "low": p.low,
-        "high": p.high,
-        "median": p.median,
-        "median_low": p.median_interval.map(|(low, _)| low),
-        "median_high": p.median_interval.map(|(_, high)| high),
-        "confidence": rho_stats::PAIRED_CONFIDENCE,
-    })
-}
-
-/// [`paired_to_json`]'s object read back (`rho bench merge` judges a share again with it): `None` for
-/// `null`; an error naming the field, for `metric`, when a ratio is not one above 0 or `rounds` is below 2.
-pub fn paired_from_json(
-    metric: &str,
-    paired: &Value,
-) -> Result<Option<rho_stats::PairedRatio>, String> {
-    if paired.is_null() {
-        return Ok(None);
-    }
-    let ratio = |key: &str| match paired[key].as_f64() {
-        Some(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!(
-            "metric {metric}: paired.{key} {}: expected a ratio above 0",
-            paired[key]
-        )),
-    };
-    let rounds = paired["rounds"]
-        .as_u64()
-        .filter(|&rounds| rounds >= 2)
-        .ok_or_else(|| {
-            format!(
-                "metric {metric}: paired.rounds {}: expected a whole number of at least 2",
-                paired["rounds"]
-            )
-        })?;
-    let median_interval = match (&paired["median_low"], &paired["median_high"]) {
-        (Value::Null, Value::Null) => None,
-        _ => Some((ratio("median_low")?, ratio("median_high")?)),
-    };
-    Ok(Some(rho_stats::PairedRatio {
-        rounds: rounds as usize,
-        ratio: ratio("ratio")?,
-        low: ratio("low")?,
-        high: ratio("high")?,
-        median: ratio("median")?,
-        median_interval,
-    }))
-}
-
-fn finite(value: Option<f64>) -> Value {
-    match value {
-        Some(v) if v.is_finite() => json!(v),
-        _ => Value::Null,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::compare;
-    use crate::metrics::{Figure, RunMetrics};
-    use crate::settings::Budgets;
+    use rho_gate::compare::compare;
+    use rho_gate::metrics::{Figure, RunMetrics};
+    use rho_gate::settings::Budgets;
 
     fn run(pairs: &[(&str, f64)]) -> RunMetrics {
         pairs
@@ -442,33 +244,10 @@ mod tests {
             "{table}"
         );
         assert!(row("bench_b.heap_peak_bytes").contains("from 0"), "{table}");
-        let doc = to_json(&comparison, 2);
-        assert_eq!(doc["metrics"]["bench_b.cycles"]["change"], Value::Null);
     }
 
     #[test]
-    fn the_json_names_every_metric_and_the_verdict() {
-        let doc = to_json(&sample(), 2);
-        assert_eq!(doc["verdict"], "regressed");
-        assert_eq!(doc["runs"], 2);
-        let matmul = &doc["metrics"]["matmul_ns"];
-        assert_eq!(matmul["base"], 8.0);
-        assert_eq!(matmul["head"], 16.0);
-        assert_eq!(matmul["change"], 1.0);
-        assert_eq!(matmul["budget"], 0.3);
-        assert_eq!(matmul["regressed"], true);
-        assert!((matmul["noise_base"].as_f64().unwrap() - 0.05).abs() < 1e-12);
-        // Rounds of 2.0x and 1.96x: the paired interval lies wholly above 1.3.
-        let paired = &matmul["paired"];
-        assert_eq!(paired["rounds"], 2);
-        assert!(paired["low"].as_f64().unwrap() > 1.3);
-        assert_eq!(paired["confidence"], 0.95);
-        let sum = &doc["metrics"]["sum_ns"];
-        // Rounds of 2.0x and 1.01x: the interval holds the bound, and head's best run is base's: ok.
-        assert_eq!(sum["regressed"], false);
-        assert_eq!(sum["noisy"], true);
-        assert!(sum["paired"]["low"].as_f64().unwrap() < 1.3);
-        assert!(sum["paired"]["high"].as_f64().unwrap() > 1.3);
+    fn the_paired_line_gives_each_time_metrics_ratio_and_interval() {
         assert!(
             paired_line(&sample()).starts_with(
                 "paired rounds (head / base, 95% interval): matmul_ns 1.982x (1.768 to 2.222, 2 rounds)"
@@ -476,13 +255,6 @@ mod tests {
             "{}",
             paired_line(&sample())
         );
-        let new = &doc["metrics"]["new_ns"];
-        assert_eq!(new["regressed"], Value::Null);
-        assert_eq!(new["base"], Value::Null);
-        assert_eq!(new["undecided"], "only on head");
-        assert_eq!(new["paired"], Value::Null);
-        // One line: the document is the last stdout line.
-        assert!(!doc.to_string().contains('\n'));
     }
 
     #[test]
@@ -558,20 +330,5 @@ mod tests {
             warnings[0].contains("matmul_ns, new_ns, sum_ns"),
             "{warnings:?}"
         );
-    }
-
-    #[test]
-    fn figures_format_readably() {
-        assert_eq!(format_figure(1234.0), "1234");
-        assert_eq!(format_figure(1234.567), "1234.6");
-        assert_eq!(format_figure(12.3456), "12.346");
-        assert_eq!(format_change(0.25125), "+25.1%");
-        // Near the bound, as many decimals as tell the change from the budget.
-        assert_eq!(format_change_near(130.01 / 100.0 - 1.0, 0.30), "+30.01%");
-        assert_eq!(format_change_near(0.29996, 0.30), "+29.996%");
-        assert_eq!(format_change_near(130.0 / 100.0 - 1.0, 0.30), "+30.0%");
-        assert_eq!(format_change_near(0.25125, 0.30), "+25.1%");
-        assert_eq!(format_change_near(f64::INFINITY, 0.30), "+inf%");
-        assert_eq!(format_change(-0.1), "-10.0%");
     }
 }

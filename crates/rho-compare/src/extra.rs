@@ -5,8 +5,8 @@
 
 use rho_stats::Better;
 
-use crate::format::ExtraFigure;
 use crate::verdict::{Value, Verdict};
+use rho_baseline::format::ExtraFigure;
 
 /// One extra figure of a benchmark, compared.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +72,7 @@ pub fn compare_extras(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::Figure;
+    use rho_baseline::format::Figure;
 
     fn figure(name: &str, better: Better, value: f64) -> ExtraFigure {
         ExtraFigure {

@@ -2,7 +2,8 @@
 //! sees a 33% change of it (issue 10: a strlen made 24 -> 32 net cycles read `42 42 0.0% ok` when each
 //! iteration was timed alone and the baseline rounded to the clock's 52-cycle step).
 
-use rho_baseline::{Recording, Verdict, compare, section_from_summary};
+use rho_baseline::{Recording, section_from_summary};
+use rho_compare::{Verdict, compare};
 use rho_stats::{Metric, RunSummary};
 
 const TAIL: &str = "@stack 64\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n";

@@ -1,11 +1,15 @@
-//! The comparison as a person reads it: a text table for a terminal, Markdown for a pull-request comment.
+//! A `--diff` comparison (and `rho bench compare`'s) as a person reads it: a text table for a terminal,
+//! Markdown for a pull-request comment.
 
 use std::fmt::Write as _;
 
 use rho_stats::Metric;
 
-use crate::compare::{Comparison, MetricComparison, Presence, Value, Verdict, metric_unit};
-use crate::format::Figure;
+use rho_baseline::format::Figure;
+use rho_compare::compare::{Comparison, MetricComparison, Presence, Value, Verdict, metric_unit};
+
+use crate::markdown::{code, escape};
+use crate::numbers::{format_limit_percent, format_percent_change};
 
 /// A value as a report prints it.
 pub fn format_value(value: Value) -> String {
@@ -22,9 +26,7 @@ pub fn format_value(value: Value) -> String {
 /// one, never an infinite percentage.
 pub fn format_change(row: &MetricComparison) -> String {
     match row.change_percent {
-        // A change that rounds to 0.0 prints without a sign, never as "-0.0%".
-        Some(change) if change.abs() < 0.05 => "0.0%".to_string(),
-        Some(change) => format!("{change:+.1}%"),
+        Some(change) => format_percent_change(change),
         None => match (row.base, row.head) {
             (Value::Figure(_), Value::Figure(_)) => {
                 let clocked = matches!(row.metric, Metric::Cycles | Metric::TimeNs);
@@ -50,7 +52,7 @@ pub fn summary_line(comparison: &Comparison) -> String {
     let grew = comparison
         .families()
         .iter()
-        .filter(|f| f.verdict == crate::growth::GrowthVerdict::Regressed)
+        .filter(|f| f.verdict == rho_compare::growth::GrowthVerdict::Regressed)
         .count();
     if grew > 0 {
         parts.push(format!(
@@ -87,28 +89,23 @@ pub fn summary_line(comparison: &Comparison) -> String {
             .iter()
             .any(|m| m.metric == rho_stats::Metric::Instructions)
     });
-    let instructions_limit = comparison
-        .benchmarks
-        .first()
-        .map_or(crate::compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT, |b| {
-            b.instructions_limit_percent
-        });
+    let instructions_limit = comparison.benchmarks.first().map_or(
+        rho_compare::compare::DEFAULT_INSTRUCTIONS_LIMIT_PERCENT,
+        |b| b.instructions_limit_percent,
+    );
     format!(
         "{} (metrics judged on their own; limit +{}%{})",
         parts.join(", "),
-        trim_percent(comparison.limit_percent),
+        format_limit_percent(comparison.limit_percent),
         if instructions {
-            format!(", instructions +{}%", trim_percent(instructions_limit))
+            format!(
+                ", instructions +{}%",
+                format_limit_percent(instructions_limit)
+            )
         } else {
             String::new()
         }
     )
-}
-
-fn trim_percent(value: f64) -> String {
-    let text = format!("{value:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    text.to_string()
 }
 
 /// The header lines both renderings share: what was compared with what.
@@ -120,17 +117,17 @@ fn context_lines(comparison: &Comparison, base_name: &str) -> Vec<String> {
         .as_ref()
         .map(|c| format!("{} {}s", c.name, c.unit));
     let time = match head.time_source {
-        crate::format::TimeSource::TimeClock => head
+        rho_baseline::format::TimeSource::TimeClock => head
             .clocks
             .time
             .as_ref()
             .map(|c| format!("ns by {}", c.name)),
-        crate::format::TimeSource::DerivedFromCycles => head
+        rho_baseline::format::TimeSource::DerivedFromCycles => head
             .clocks
             .cycles
             .as_ref()
             .map(|c| format!("ns derived from {}", c.name)),
-        crate::format::TimeSource::None => None,
+        rho_baseline::format::TimeSource::None => None,
     };
     let instructions = head
         .instructions
@@ -241,7 +238,7 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
         .filter(|b| !b.functions.is_empty())
     {
         let _ = writeln!(out, "{}: the functions that changed most", bench.name);
-        for line in rho_profile::diff::text_lines_in(&bench.functions, bench.functions_unit()) {
+        for line in crate::profile::text_lines_in(&bench.functions, bench.functions_unit()) {
             let _ = writeln!(out, "{line}");
         }
         out.push('\n');
@@ -289,28 +286,12 @@ pub fn note_lines(comparison: &Comparison) -> Vec<String> {
     lines
 }
 
-/// `rows` aligned in columns two spaces apart, each as wide as its widest cell: the columns `right` says
-/// right-aligned (figures), the others left-aligned (names and words).
+/// `rows` aligned in columns two spaces apart (the one layout of every text table, crate::layout), with no
+/// rule: the columns `right` says right-aligned (figures), the others left-aligned (names and words).
 fn aligned(rows: &[Vec<String>], right: impl Fn(usize) -> bool) -> Vec<String> {
-    let mut widths: Vec<usize> = Vec::new();
-    for row in rows {
-        widths.resize(widths.len().max(row.len()), 0);
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    rows.iter()
-        .map(|row| {
-            let mut line = String::new();
-            for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
-                if right(i) {
-                    let _ = write!(line, "{cell:>width$}  ");
-                } else {
-                    let _ = write!(line, "{cell:<width$}  ");
-                }
-            }
-            line.trim_end().to_string()
-        })
+    crate::layout::laid_out(rows, &|i| !right(i), false, usize::MAX)
+        .lines()
+        .map(str::to_string)
         .collect()
 }
 
@@ -331,7 +312,10 @@ fn verdict_word(verdict: Verdict, within_resolution: bool) -> String {
 
 /// What a change no bigger than the clock can tell from no change is called (see `compare::Floors`).
 fn within_resolution_note() -> String {
-    format!("within {} clock steps", crate::compare::RESOLUTION_STEPS)
+    format!(
+        "within {} clock steps",
+        rho_compare::compare::RESOLUTION_STEPS
+    )
 }
 
 /// The comparison as Markdown for a pull-request comment: failures first (regressions, then metrics that
@@ -351,7 +335,7 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         let grew = comparison
             .families()
             .iter()
-            .filter(|f| f.verdict == crate::growth::GrowthVerdict::Regressed)
+            .filter(|f| f.verdict == rho_compare::growth::GrowthVerdict::Regressed)
             .count();
         if grew > 0 {
             what.push(format!("{grew} family growth regression(s)"));
@@ -363,7 +347,7 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
     let _ = writeln!(
         out,
         "### rho bench: `{}` against the baseline: {headline}\n",
-        escape(&comparison.target)
+        code(&comparison.target)
     );
     for line in context_lines(comparison, base_name) {
         let _ = writeln!(out, "{}  ", escape(&line));
@@ -401,8 +385,8 @@ pub fn render_markdown(comparison: &Comparison, base_name: &str) -> String {
         let _ = writeln!(
             out,
             "{}",
-            rho_profile::diff::markdown_in(
-                &escape(&bench.name),
+            crate::profile::markdown_in(
+                &crate::html::escape(&bench.name),
                 &bench.functions,
                 bench.functions_unit()
             )
@@ -434,7 +418,7 @@ fn table(
     for (name, row) in rows {
         let cells = format!(
             "`{}` | {} | {} | {} | {} |",
-            escape(name),
+            code(name),
             escape(&metric_label(comparison, row.metric)),
             format_value(row.base),
             format_value(row.head),
@@ -454,7 +438,7 @@ fn table(
 
 /// An extra figure's cells: its name with its unit (`bytes_per_second (B/s, higher)`: a rate's direction said),
 /// base, head, change and verdict label.
-fn extra_cells(extra: &crate::extra::ExtraComparison) -> [String; 5] {
+fn extra_cells(extra: &rho_compare::extra::ExtraComparison) -> [String; 5] {
     let mut label = extra.name.clone();
     let higher = extra.better == rho_stats::Better::Higher;
     match (extra.unit.as_str(), higher) {
@@ -466,8 +450,7 @@ fn extra_cells(extra: &crate::extra::ExtraComparison) -> [String; 5] {
         (unit, false) => label.push_str(&format!(" ({unit})")),
     }
     let change = match (extra.change_percent, extra.base, extra.head) {
-        (Some(change), _, _) if change.abs() < 0.05 => "0.0%".to_string(),
-        (Some(change), _, _) => format!("{change:+.1}%"),
+        (Some(change), _, _) => format_percent_change(change),
         (None, Value::Figure(_), Value::Figure(_)) => rho_judge::zero_base_label(false).to_string(),
         _ => "-".to_string(),
     };
@@ -511,7 +494,7 @@ fn extra_table(out: &mut String, comparison: &Comparison) {
             out,
             "| {} | `{}` | {} | {base} | {head} | {change} |",
             markdown_verdict(extra.verdict),
-            escape(name),
+            code(name),
             escape(&label)
         );
     }
@@ -530,27 +513,12 @@ fn markdown_verdict(verdict: Verdict) -> &'static str {
     }
 }
 
-/// Escapes what would break a table cell or start Markdown formatting.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '|' => out.push_str("\\|"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '`' => out.push('\''),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::compare;
-    use crate::fixture;
-    use crate::format::{Figure, Stack};
+    use rho_baseline::fixture;
+    use rho_baseline::format::{Figure, Stack};
+    use rho_compare::compare::compare;
 
     /// crc_64 twice as slow, crc_256 a third faster, malloc_free's stack lost, a benchmark renamed.
     fn mixed() -> Comparison {
@@ -568,7 +536,7 @@ mod tests {
     #[test]
     fn an_extra_figure_that_regressed_is_a_row_of_its_benchmark() {
         let rate = |value: f64| {
-            vec![crate::format::ExtraFigure {
+            vec![rho_baseline::format::ExtraFigure {
                 name: "bytes_per_second".to_string(),
                 unit: "B/s".to_string(),
                 better: rho_stats::Better::Higher,
@@ -598,7 +566,7 @@ mod tests {
         let markdown = render_markdown(&comparison, "base");
         assert!(
             markdown.contains(
-                "| :x: **regressed** | `bench_crc_64` | bytes_per_second (B/s, higher) |"
+                "| :x: **regressed** | `bench_crc_64` | bytes\\_per\\_second (B/s, higher) |"
             ),
             "{markdown}"
         );
@@ -636,10 +604,10 @@ mod tests {
         );
         let (shown, folded) = text.split_once("<details>").unwrap();
         assert!(
-            !shown.contains("| `bench_crc_64` | time_ns"),
+            !shown.contains("| `bench_crc_64` | time\\_ns"),
             "an ok metric is not in the main table"
         );
-        assert!(folded.contains("| `bench_crc_64` | time_ns"), "{text}");
+        assert!(folded.contains("| `bench_crc_64` | time\\_ns"), "{text}");
         assert!(folded.contains("</details>"));
     }
 
@@ -721,11 +689,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn markdown_cells_cannot_break_the_table() {
-        assert_eq!(escape("a|b<c>`d`"), "a\\|b&lt;c&gt;'d'");
-    }
-
     /// Drift and what was left out are said under the summary, in text, Markdown and the JSON record; a
     /// single regression says no drift.
     #[test]
@@ -750,7 +713,8 @@ mod tests {
             markdown.contains("drift: every benchmark is 50% slower"),
             "{markdown}"
         );
-        let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
+        let record =
+            serde_json::to_value(rho_compare::json::ComparisonRecord::of(&c, "b")).unwrap();
         assert_eq!(record["drift"]["direction"], "slower", "{record}");
         assert_eq!(record["drift"]["moved"], 3, "{record}");
         assert!((record["drift"]["factor"].as_f64().unwrap() - 1.5).abs() < 1e-9);
@@ -760,22 +724,23 @@ mod tests {
         single.benchmarks[2].time_ns.as_mut().unwrap().median = Figure(2657.0 * 1.5);
         let c = compare(&base, &single, 10.0).unwrap();
         assert!(!render_text(&c, "b").contains("drift"));
-        let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
+        let record =
+            serde_json::to_value(rho_compare::json::ComparisonRecord::of(&c, "b")).unwrap();
         assert!(record["drift"].is_null());
 
         // A run that only counted, against a baseline of time only: the clocks left out, on one line.
         let mut counted = fixture::section("host");
-        counted.context.clocks = crate::format::Clocks {
+        counted.context.clocks = rho_baseline::format::Clocks {
             cycles: None,
             time: None,
         };
-        counted.context.time_source = crate::format::TimeSource::None;
+        counted.context.time_source = rho_baseline::format::TimeSource::None;
         counted.context.instructions = Some("callgrind".to_string());
         for bench in &mut counted.benchmarks {
             (bench.cycles, bench.time_ns, bench.instructions) = (None, None, Some(100));
             bench.stack_bytes = Stack::Bytes(400);
         }
-        let c = crate::compare::compare_sections(
+        let c = rho_compare::compare::compare_sections(
             &base.clone().into(),
             &counted.into(),
             10.0,
@@ -793,10 +758,46 @@ mod tests {
             left[0].starts_with("left out: cycles, time_ns: this run counted"),
             "{text}"
         );
-        let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
+        let record =
+            serde_json::to_value(rho_compare::json::ComparisonRecord::of(&c, "b")).unwrap();
         assert_eq!(
             record["left_out"][0]["metrics"],
             serde_json::json!(["cycles", "time_ns"])
+        );
+    }
+
+    /// A figure from 0 has no percentage: `from 0` for an exact metric (a first heap byte), `below
+    /// resolution` for a clocked one (a net figure the overhead clamped to 0), never "+inf%".
+    #[test]
+    fn a_change_from_zero_is_worded_never_infinite() {
+        let mut base = fixture::section("host");
+        base.benchmarks[1].cycles.as_mut().unwrap().median = Figure(0.0);
+        let mut head = fixture::section("host");
+        head.benchmarks[1].heap_peak_bytes = Some(16);
+        head.benchmarks[1].cycles.as_mut().unwrap().median = Figure(677.0);
+        let c = compare(&base, &head, 5.0).unwrap();
+        let bench = c.benchmark("bench_crc_64").unwrap();
+        let row = |metric: Metric| bench.metrics.iter().find(|m| m.metric == metric).unwrap();
+        assert_eq!(format_change(row(Metric::HeapPeakBytes)), "from 0");
+        assert_eq!(format_change(row(Metric::Cycles)), "below resolution");
+        let text = render_text(&c, "bench/baseline.json");
+        assert!(!text.contains("inf"), "{text}");
+    }
+
+    /// Where both sides carry CPU time, the notes say it was judged in place of the wall clock.
+    #[test]
+    fn the_notes_say_when_cpu_time_was_judged() {
+        let mut base = fixture::section("host");
+        for bench in &mut base.benchmarks {
+            bench.cpu_ns = bench.time_ns;
+        }
+        let c = compare(&base, &base, 10.0).unwrap();
+        let notes = note_lines(&c);
+        assert!(
+            notes
+                .iter()
+                .any(|l| l.starts_with("time judged: cpu_ns for every benchmark")),
+            "{notes:?}"
         );
     }
 }
