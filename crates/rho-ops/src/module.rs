@@ -232,6 +232,38 @@ struct Suites {
     benchmarks: usize,
 }
 
+/// Whether the report goes to stderr: stdout carries a JSON document or an export.
+fn report_to_stderr(
+    collect: &Option<&mut Collected>,
+    json: Option<&crate::output::JsonTarget>,
+    asked: &RunRequest,
+) -> bool {
+    collect.as_ref().is_some_and(|c| c.report_to_stderr)
+        || crate::output::report_to_stderr(json, &asked.exports)
+}
+
+/// A filter that matched no benchmark of any suite is a mistake (a comma for `|`, a misspelt name): exit 2
+/// naming it and names that exist, from the suites whose harness lists them.
+fn refuse_no_match(
+    filter: Option<&str>,
+    suites: &Suites,
+    engine: &rho_suite::Engine,
+) -> crate::Result<()> {
+    if let Some(filter) = rho_suite::filter::compiled(filter)?
+        && suites.benchmarks == 0
+        && suites.failed.is_empty()
+        && !suites.skipped
+    {
+        let known: Vec<String> = (0..engine.jobs.len())
+            .filter(|&index| engine.lists(&engine.jobs[index]))
+            .filter_map(|index| engine.list_all(index).ok())
+            .flatten()
+            .collect();
+        return Err(rho_suite::SuiteError::NoMatch(filter.no_match(&known)).into());
+    }
+    Ok(())
+}
+
 /// One target's run of module.yml's suites; with `collect`, each suite's summary and the run's document are
 /// also kept there.
 fn run_target(
@@ -277,9 +309,7 @@ fn run_target(
         }
         None => (None, plan),
     };
-    let to_stderr = collect.as_ref().is_some_and(|c| c.report_to_stderr)
-        || crate::output::report_to_stderr(json.as_ref(), &asked.exports);
-    let (mut out, layout) = terminal.report(to_stderr);
+    let (mut out, layout) = terminal.report(report_to_stderr(&collect, json.as_ref(), asked));
     let keep = Keep {
         summaries: plan.active(),
         html: asked.html.is_some(),
@@ -312,20 +342,8 @@ fn run_target(
         );
     }
     warn_unprofiled(options, &suites);
-    // A filter that matched no benchmark of any suite is a mistake (a comma for `|`, a misspelt name):
-    // exit 2 naming it and names that exist, from the suites whose harness lists them.
-    if let Some(filter) = rho_suite::filter::compiled(asked.run.filter.as_deref())?
-        && share.is_none()
-        && suites.benchmarks == 0
-        && suites.failed.is_empty()
-        && !suites.skipped
-    {
-        let known: Vec<String> = (0..engine.jobs.len())
-            .filter(|&index| engine.lists(&engine.jobs[index]))
-            .filter_map(|index| engine.list_all(index).ok())
-            .flatten()
-            .collect();
-        return Err(rho_suite::SuiteError::NoMatch(filter.no_match(&known)).into());
+    if share.is_none() {
+        refuse_no_match(asked.run.filter.as_deref(), &suites, &engine)?;
     }
     let total = engine.jobs.len();
     let built_with = engine.built_with();

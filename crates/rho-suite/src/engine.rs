@@ -928,20 +928,7 @@ fn run_job(
             footprint = Some(crate::footprint::ask(mem_command, &built.image, timeout));
         }
         (JobKind::Cargo(cargo), TargetSpec::Builtin { name, .. }) => {
-            let board = crate::ports::board(name).ok_or_else(|| {
-                SuiteError::Unsupported(format!(
-                    "target '{name}' is built in but rho has no definition of it"
-                ))
-            })?;
-            let elf = crate::cargo::build_for_board(config, cargo, env, &board, timeout)?;
-            let kernel = crate::ports::shell_quote(&elf.display().to_string());
-            for _ in 0..repetitions {
-                runs.push(crate::stream::run_stream(
-                    shell(&board.run_command(&kernel), &config.root, env),
-                    &what,
-                    timeout,
-                )?);
-            }
+            runs = run_cargo_on_board(place, cargo, name, (repetitions, &what))?;
         }
         (JobKind::Cargo(cargo), TargetSpec::Commands { .. }) => {
             return Err(SuiteError::Unsupported(format!(
@@ -1010,6 +997,32 @@ fn run_job(
         sampled,
         reports,
     })
+}
+
+/// A `cargo:` suite built for the built-in board `name` and run `repetitions` times there, each run named
+/// `what`.
+fn run_cargo_on_board(
+    place: &Place<'_>,
+    cargo: &rho_config::CargoSuite,
+    name: &str,
+    (repetitions, what): (u32, &str),
+) -> Result<Vec<rho_wire::Run>> {
+    let board = crate::ports::board(name).ok_or_else(|| {
+        SuiteError::Unsupported(format!(
+            "target '{name}' is built in but rho has no definition of it"
+        ))
+    })?;
+    let elf = crate::cargo::build_for_board(place.config, cargo, place.env, &board, place.timeout)?;
+    let kernel = crate::ports::shell_quote(&elf.display().to_string());
+    let mut runs = Vec::new();
+    for _ in 0..repetitions {
+        runs.push(crate::stream::run_stream(
+            shell(&board.run_command(&kernel), &place.config.root, place.env),
+            what,
+            place.timeout,
+        )?);
+    }
+    Ok(runs)
 }
 
 /// `job` built on the host (`built`) run: timed `repetitions` times and once counted when counting (its runs
