@@ -10,7 +10,7 @@ use rho_judge::budget::{BudgetMetric, Failure, Figure, Judgement, Outcome};
 use rho_stats::{BenchSummary, Metric};
 use rho_wire::StackMark;
 
-use crate::html::{gate_groups, gate_metric_parts, suite_label};
+use crate::labels::{gate_groups, gate_metric_parts, suite_label};
 use crate::page::{Diff, Gate, Page, Suite};
 use crate::svg::{figure, percent_as_set};
 

@@ -43,6 +43,8 @@ mod headline;
 pub mod history;
 #[cfg(feature = "html")]
 pub mod html;
+#[cfg(feature = "html")]
+mod labels;
 
 pub use paint::paint;
 pub mod markdown;
