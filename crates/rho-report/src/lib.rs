@@ -17,6 +17,12 @@
 //! series, change points and judgement).
 //!
 //! It must not know how a run was made, and it judges nothing: it lays out (docs/architecture.md).
+//!
+//! Why it is the largest crate (8.7k lines, 1.9k of them tests): it is the one place that draws, so every
+//! view a person reads is here, one module each (run, verdicts, diff, gate, profile, growth, history, the
+//! pages); the views share its layout, numbers, escaping, colour and chart pieces, which is the reason they are
+//! not crates of their own. Its features keep a harness's build small: without `html`, `documents` and
+//! `history` it is the run's text table only.
 
 #[cfg(feature = "html")]
 pub mod chrome;

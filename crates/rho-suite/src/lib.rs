@@ -12,6 +12,10 @@
 //! [`observe::Observer`] the binary installs) or exit codes; judging budgets, baselines and reports are the
 //! other crates'. Errors are [`SuiteError`]s, each saying which step failed.
 //!
+//! Why it is one of the larger crates (7.2k lines): each suite kind, target and measure is a module of a
+//! few hundred lines, and they meet in one place (`engine`), which picks the build and run for a kind on a
+//! target under a measure; split across crates, that choice would be spread over all of them.
+//!
 //! Layering (a module uses only those above it in this list): `error`, `filter`, `observe`, `tools`, `ports`,
 //! `stream`, `listing`, `fold`, `footprint`, `cfiles`, `count`, `qemu_count`, `cmake`, `cargo`, `foreign`, `board`, `engine`,
 //! `files`, `sides`.
