@@ -209,9 +209,11 @@ fn max_growth_n_on_the_pairwise_family_fails_check_naming_it() {
     let outcome = project.rho(&["bench", "check"]);
     outcome.assert_exit(1);
     outcome.assert_stdout_has("check: FAILED: 1 budget broken");
+    // The fit's rms moves with the harness's per-iteration overhead (a tenth of a percent), not the verdict.
     outcome.assert_stdout_has_words(
-        "pairwise: grows as O(n^2) in instructions (best fit over 4 sizes, rms 0.5%), faster than its budget max_growth: n",
+        "pairwise: grows as O(n^2) in instructions (best fit over 4 sizes, rms 0.",
     );
+    outcome.assert_stdout_has_words("%), faster than its budget max_growth: n");
     // Wrapped, as every line of the report, at 100 columns.
     let over: Vec<&str> = outcome
         .stdout
