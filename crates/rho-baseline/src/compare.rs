@@ -50,6 +50,19 @@ pub struct MetricComparison {
     /// percentage, because the clock cannot tell them apart.
     pub within_resolution: bool,
     pub verdict: Verdict,
+    /// The machine moved (its yardstick, [`MachineMove`]): `head` is the figure measured divided by the
+    /// yardstick's ratio for this metric's clock, and this is what was measured and the ratio. `None` when
+    /// the figure was judged as measured.
+    pub adjusted: Option<Adjusted>,
+}
+
+/// A head figure judged relative to the machine's yardstick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Adjusted {
+    /// The figure as measured.
+    pub measured: f64,
+    /// Head's yardstick over base's, for the metric's clock: `head = measured / ratio`.
+    pub ratio: f64,
 }
 
 /// Whether a benchmark is on both sides.
@@ -101,6 +114,11 @@ pub struct Comparison {
     /// Most benchmarks' time moved the same way by a similar factor ([`rho_stats::drift`]): said, with what
     /// to do about it, and the verdict left as it is.
     pub drift: Option<TimeDrift>,
+    /// The machine's yardstick, per suite of this run that timed one against the baseline's: how far it
+    /// moved per clock, and whether time was judged relative to it ([`MachineMove`]).
+    pub machine: Vec<MachineMove>,
+    /// Why time was judged as measured for some or all benchmarks, when a side has no yardstick: said once.
+    pub unadjusted: Option<String>,
 }
 
 /// Figures of the baseline this comparison did not judge, and why.
@@ -396,16 +414,24 @@ pub fn compare_with(
                 // A batched figure resolves a batch-th of its clock's step: the floor shrinks with the
                 // smaller of the two batches.
                 let batch = base_bench.batch.min(head_bench.batch).max(1) as f64;
+                let machine = machine_ratios(base, head, base_bench, head_bench);
                 let mut metrics: Vec<MetricComparison> = Metric::ALL
                     .iter()
                     .filter_map(|&m| {
-                        judge(
+                        // The one place a time figure is judged relative to the machine's yardstick.
+                        let (head_value, adjusted) = relative_to_machine(
+                            value_of(head_bench, m),
+                            machine.iter().find(|(metric, _)| *metric == m).map(|r| r.1),
+                        );
+                        let mut row = judge(
                             m,
                             value_of(base_bench, m),
-                            value_of(head_bench, m),
+                            head_value,
                             limit_for(&head_bench.name, m) / 100.0,
                             floors.of(m) / if m.is_clocked() { batch } else { 1.0 },
-                        )
+                        )?;
+                        row.adjusted = adjusted;
+                        Some(row)
                     })
                     .collect();
                 judge_time_on_cpu(&mut metrics);
@@ -447,9 +473,214 @@ pub fn compare_with(
         benchmarks,
         left_out: Vec::new(),
         drift: None,
+        machine: machine_moves(base, head),
+        unadjusted: unadjusted(base, head),
     };
     comparison.drift = time_drift(&comparison);
     Ok(comparison)
+}
+
+// ---- The machine's yardstick (issue 37): time judged relative to a machine that moved ----
+
+/// One suite's yardstick, base and head, per time metric (docs/baseline.md, "The machine's yardstick").
+#[derive(Debug, Clone, PartialEq)]
+pub struct MachineMove {
+    /// The suite whose harness timed it (`None`: a section of one suite's run).
+    pub suite: Option<String>,
+    /// Per time metric with a figure on both sides: the metric, base's and head's figure per iteration of the
+    /// loop, and the ratio head's time figures are divided by (`None`: within the yardstick's own noise,
+    /// [`rho_stats::YARDSTICK_MOVED`], so judged as measured).
+    pub figures: Vec<MachineFigure>,
+}
+
+/// One clock of a [`MachineMove`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MachineFigure {
+    pub metric: Metric,
+    pub base: f64,
+    pub head: f64,
+    pub ratio: Option<f64>,
+}
+
+impl MachineMove {
+    /// Whether the machine moved on any clock: time judged relative to it.
+    pub fn moved(&self) -> bool {
+        self.figures.iter().any(|f| f.ratio.is_some())
+    }
+
+    /// `the machine moved: yardstick cpu_ns +11.2% (1.25 -> 1.39 ns/iter), ...; time metrics judged relative
+    /// to it`, or, when it did not, `yardstick: cpu_ns +0.4%, ...: the machine did not move; time judged as
+    /// measured`.
+    pub fn sentence(&self) -> String {
+        let of = self
+            .suite
+            .as_ref()
+            .map_or(String::new(), |suite| format!(" of {suite}"));
+        let figures: Vec<String> = self
+            .figures
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {:+.1}% ({} -> {} {}/iter)",
+                    f.metric.name(),
+                    (f.head / f.base - 1.0) * 100.0,
+                    f.base,
+                    f.head,
+                    if f.metric == Metric::Cycles { "cycles" } else { "ns" }
+                )
+            })
+            .collect();
+        if self.moved() {
+            format!(
+                "the machine moved: yardstick{of} {}; time metrics judged relative to it",
+                figures.join(", ")
+            )
+        } else {
+            format!(
+                "yardstick{of} {}: within its own noise ({}%), time judged as measured",
+                figures.join(", "),
+                rho_stats::YARDSTICK_MOVED * 100.0
+            )
+        }
+    }
+}
+
+/// The time metrics a yardstick speaks for: the clocks (never instructions, stack, heap or bytes, which are
+/// exact and do not move with the machine).
+const YARDSTICK_METRICS: [Metric; 3] = [Metric::Cycles, Metric::TimeNs, Metric::CpuNs];
+
+/// The yardstick of `suite` in a section, if it timed one.
+fn yardstick_of<'a>(
+    context: &'a Context,
+    suite: Option<&String>,
+) -> Option<&'a crate::format::SuiteYardstick> {
+    context
+        .yardsticks
+        .iter()
+        .find(|y| y.suite.as_ref() == suite)
+}
+
+/// A yardstick's figure of `metric`: nanoseconds derived from the cycles move with the cycles.
+fn yardstick_figure(
+    yardstick: &crate::format::SuiteYardstick,
+    context: &Context,
+    metric: Metric,
+) -> Option<f64> {
+    match (metric, context.time_source) {
+        (Metric::TimeNs, TimeSource::DerivedFromCycles) => yardstick.cycles,
+        _ => yardstick.of(metric),
+    }
+}
+
+/// The base and head yardsticks of one suite, per time metric.
+fn machine_figures(
+    base: &TargetBaseline,
+    head: &TargetBaseline,
+    base_suite: Option<&String>,
+    head_suite: Option<&String>,
+) -> Vec<MachineFigure> {
+    let (Some(b), Some(h)) = (
+        yardstick_of(&base.context, base_suite),
+        yardstick_of(&head.context, head_suite),
+    ) else {
+        return Vec::new();
+    };
+    if b.name != h.name {
+        return Vec::new();
+    }
+    YARDSTICK_METRICS
+        .iter()
+        .filter_map(|&metric| {
+            let base_figure = yardstick_figure(b, &base.context, metric)?;
+            let head_figure = yardstick_figure(h, &head.context, metric)?;
+            Some(MachineFigure {
+                metric,
+                base: base_figure,
+                head: head_figure,
+                ratio: rho_stats::machine_ratio(Some(base_figure), Some(head_figure)),
+            })
+        })
+        .collect()
+}
+
+/// The ratios a benchmark's time figures are divided by: its suite's yardstick, where it moved.
+fn machine_ratios(
+    base: &TargetBaseline,
+    head: &TargetBaseline,
+    base_bench: &BenchmarkBaseline,
+    head_bench: &BenchmarkBaseline,
+) -> Vec<(Metric, f64)> {
+    machine_figures(
+        base,
+        head,
+        base_bench.suite.as_ref(),
+        head_bench.suite.as_ref(),
+    )
+    .into_iter()
+    .filter_map(|f| Some((f.metric, f.ratio?)))
+    .collect()
+}
+
+/// A head figure judged relative to the machine: divided by `ratio` when there is one.
+pub fn relative_to_machine(head: Value, ratio: Option<f64>) -> (Value, Option<Adjusted>) {
+    match (head, ratio) {
+        (Value::Figure(measured), Some(ratio)) if ratio > 0.0 => (
+            Value::Figure(measured / ratio),
+            Some(Adjusted { measured, ratio }),
+        ),
+        _ => (head, None),
+    }
+}
+
+/// Every suite of head whose yardstick the baseline has too.
+fn machine_moves(base: &TargetBaseline, head: &TargetBaseline) -> Vec<MachineMove> {
+    head.context
+        .yardsticks
+        .iter()
+        .filter_map(|h| {
+            let figures = machine_figures(base, head, h.suite.as_ref(), h.suite.as_ref());
+            (!figures.is_empty()).then(|| MachineMove {
+                suite: h.suite.clone(),
+                figures,
+            })
+        })
+        .collect()
+}
+
+/// Why some time was judged as measured for want of a yardstick on a side, when the comparison judges time.
+fn unadjusted(base: &TargetBaseline, head: &TargetBaseline) -> Option<String> {
+    let timed = |s: &TargetBaseline| s.context.time_source != TimeSource::None || s.context.clocks.cycles.is_some();
+    if !timed(base) || !timed(head) || base.benchmarks.is_empty() || head.benchmarks.is_empty() {
+        return None;
+    }
+    if base.context.yardsticks.is_empty() {
+        return Some(
+            "the baseline has no yardstick (recorded before rho measured one): time judged as measured; \
+             record it again to judge time relative to the machine"
+                .to_string(),
+        );
+    }
+    let suites = |s: &TargetBaseline| {
+        let mut names: Vec<Option<String>> = s.benchmarks.iter().map(|b| b.suite.clone()).collect();
+        names.dedup();
+        names
+    };
+    let mut missing: Vec<String> = suites(head)
+        .into_iter()
+        .filter(|suite| {
+            yardstick_of(&head.context, suite.as_ref()).is_none()
+                || yardstick_of(&base.context, suite.as_ref()).is_none()
+        })
+        .map(|suite| suite.unwrap_or_else(|| "this run".to_string()))
+        .collect();
+    missing.dedup();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "no yardstick on both sides for {} (another harness's figures, or a suite new to the baseline): \
+             its time judged as measured",
+            missing.join(", ")
+        )
+    })
 }
 
 /// The drift of the comparison's time: over `time_ns` where both sides have it, else `cycles`; one ratio per
@@ -705,6 +936,7 @@ fn one_sided(
                     change_percent: None,
                     within_resolution: false,
                     verdict: Verdict::Removed,
+                    adjusted: None,
                 },
                 Presence::Added | Presence::Both => MetricComparison {
                     metric,
@@ -713,6 +945,7 @@ fn one_sided(
                     change_percent: None,
                     within_resolution: false,
                     verdict: Verdict::Added,
+                    adjusted: None,
                 },
             })
         })
@@ -846,6 +1079,7 @@ pub fn judge(
         change_percent,
         within_resolution,
         verdict,
+        adjusted: None,
     })
 }
 

@@ -159,6 +159,7 @@ pub(crate) mod fixture {
             },
             time_source: TimeSource::TimeClock,
             instructions: None,
+            yardsticks: Vec::new(),
         }
     }
 

@@ -17,6 +17,30 @@ pub fn format_value(value: Value) -> String {
     }
 }
 
+/// A head figure as a report prints it: as measured, or, judged relative to a machine that moved, the
+/// adjusted figure and what was measured (`1120 (measured 2240)`).
+pub fn format_head(row: &MetricComparison) -> String {
+    match (row.head, row.adjusted) {
+        (Value::Figure(v), Some(adjusted)) => format!(
+            "{} (measured {})",
+            adjusted_figure(v),
+            Figure(adjusted.measured)
+        ),
+        (head, _) => format_value(head),
+    }
+}
+
+/// An adjusted figure (a quotient, never a clock's reading) to as many places as a reader can use.
+fn adjusted_figure(value: f64) -> String {
+    if value.abs() >= 100.0 {
+        format!("{value:.0}")
+    } else if value.abs() >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
 /// A change as a report prints it: `+4.2%`, `-12.0%`, `0.0%`; when the base was 0 and head is not,
 /// `below resolution` for a clocked metric (a net figure the overhead clamped to 0) and `from 0` for an exact
 /// one, never an infinite percentage.
@@ -173,7 +197,7 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
                 [
                     metric_label(comparison, row.metric),
                     format_value(row.base),
-                    format_value(row.head),
+                    format_head(row),
                     format_change(row),
                     verdict_text(row),
                 ],
@@ -281,6 +305,17 @@ pub fn note_lines(comparison: &Comparison) -> Vec<String> {
     if !comparison.left_out.is_empty() {
         let what: Vec<String> = comparison.left_out.iter().map(|l| l.sentence()).collect();
         lines.push(format!("left out: {}", what.join("; ")));
+    }
+    // The machine's yardstick: said when it moved, or when a side has none (time judged as measured).
+    lines.extend(
+        comparison
+            .machine
+            .iter()
+            .filter(|m| m.moved())
+            .map(|m| m.sentence()),
+    );
+    if let Some(why) = &comparison.unadjusted {
+        lines.push(format!("yardstick: {why}"));
     }
     if let Some(drift) = &comparison.drift {
         lines.push(format!("drift: {}", drift.sentence()));
@@ -437,7 +472,7 @@ fn table(
             escape(name),
             escape(&metric_label(comparison, row.metric)),
             format_value(row.base),
-            format_value(row.head),
+            format_head(row),
             if row.within_resolution {
                 format!("{} ({})", format_change(row), within_resolution_note())
             } else {

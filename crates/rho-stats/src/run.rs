@@ -304,6 +304,10 @@ pub struct RunSummary {
     /// or another harness's suite, crate rho-import); `None` for a wire stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<String>,
+    /// The harness's yardstick (`@yardstick`, wire version 9), summarised; `None` when the stream had none
+    /// (an older stream, a counted run, another harness's report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yardstick: Option<crate::YardstickFigures>,
 }
 
 impl RunSummary {
@@ -452,6 +456,7 @@ impl RunSummary {
             repetitions: 1,
             image: None,
             imported: None,
+            yardstick: crate::YardstickFigures::of_run(run),
         })
     }
 

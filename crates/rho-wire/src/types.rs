@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The format version this crate writes, and the newest it reads (it reads every version from 1 up to it; see
 /// the "Versions" table in docs/wire-format.md).
-pub const WIRE_VERSION: u32 = 8;
+pub const WIRE_VERSION: u32 = 9;
 
 /// The first version with `@counter` and `@count` (instructions counted outside the stream, e.g. by Callgrind).
 pub const COUNTER_VERSION: u32 = 2;
@@ -26,6 +26,25 @@ pub const HEAP_OFF_VERSION: u32 = 6;
 /// Before it a clock's role is `cycles` or `time`.
 pub const CPU_CLOCK_VERSION: u32 = 7;
 
+/// The first version with `@yardstick`: the harness's fixed reference loop, timed on every clock, so a
+/// comparison with a stored baseline can tell a machine that moved from code that did (docs/wire-format.md,
+/// "Yardstick"). Before it the record is unknown, an error.
+pub const YARDSTICK_VERSION: u32 = 9;
+
+/// `@yardstick NAME iterations=N repetitions=R` and its `R` sample lines: the harness's fixed reference loop
+/// (`NAME` says which loop: `rho1`), `N` iterations a repetition, each repetition one raw reading per clock,
+/// in `@clock` order (nothing subtracted). Only ratios between two runs built the same way mean anything: its
+/// absolute figure depends on the compiler and its flags.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Yardstick {
+    /// Which reference loop (`rho1`): two runs' figures are compared only when they name the same one.
+    pub name: String,
+    /// Iterations of the loop in each repetition.
+    pub iterations: u64,
+    /// One column per clock (same order as `Run::clocks`), one value per repetition.
+    pub samples: Vec<Vec<u64>>,
+}
+
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
@@ -42,6 +61,10 @@ pub struct Run {
     /// measuring. `None` when the harness did not print one.
     pub calibration: Option<Benchmark>,
     pub config: RunConfig,
+    /// `@yardstick` (version 9): the harness's reference loop, timed; `None` when the stream has none (an
+    /// older stream, a counted run, another harness's figures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yardstick: Option<Yardstick>,
     pub benchmarks: Vec<Benchmark>,
     /// How many benchmarks the suite had no room for (`@done dropped=`).
     pub dropped: u64,

@@ -236,6 +236,7 @@ fn round_trips_through_the_writer() {
         again,
         rho_wire::Run {
             noise_lines: 0,
+            yardstick: None,
             ..run
         }
     );
@@ -848,6 +849,7 @@ fn a_version_4_end_says_how_many_iterations_each_measured_sample_is() {
         parse_str(&text).unwrap(),
         Run {
             noise_lines: 0,
+            yardstick: None,
             ..run
         }
     );
@@ -922,6 +924,7 @@ fn version_5_reads_the_stack_guard_and_a_benchmark_stopped_by_an_overrun() {
         parse_str(&written).unwrap(),
         rho_wire::Run {
             noise_lines: 0,
+            yardstick: None,
             ..run
         }
     );
@@ -994,6 +997,7 @@ fn version_6_reads_heap_off_as_not_measured() {
         parse_str(&written).unwrap(),
         rho_wire::Run {
             noise_lines: 0,
+            yardstick: None,
             ..run
         }
     );

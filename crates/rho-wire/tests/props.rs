@@ -168,6 +168,7 @@ fn run() -> impl Strategy<Value = Run> {
                 benchmarks,
                 dropped,
                 noise_lines: 0,
+                yardstick: None,
             })
         })
 }
