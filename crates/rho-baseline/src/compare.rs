@@ -526,7 +526,11 @@ impl MachineMove {
                     (f.head / f.base - 1.0) * 100.0,
                     f.base,
                     f.head,
-                    if f.metric == Metric::Cycles { "cycles" } else { "ns" }
+                    if f.metric == Metric::Cycles {
+                        "cycles"
+                    } else {
+                        "ns"
+                    }
                 )
             })
             .collect();
@@ -649,7 +653,9 @@ fn machine_moves(base: &TargetBaseline, head: &TargetBaseline) -> Vec<MachineMov
 
 /// Why some time was judged as measured for want of a yardstick on a side, when the comparison judges time.
 fn unadjusted(base: &TargetBaseline, head: &TargetBaseline) -> Option<String> {
-    let timed = |s: &TargetBaseline| s.context.time_source != TimeSource::None || s.context.clocks.cycles.is_some();
+    let timed = |s: &TargetBaseline| {
+        s.context.time_source != TimeSource::None || s.context.clocks.cycles.is_some()
+    };
     if !timed(base) || !timed(head) || base.benchmarks.is_empty() || head.benchmarks.is_empty() {
         return None;
     }
@@ -1646,6 +1652,159 @@ mod tests {
         set_median(&mut single, "bench_crc_256", Metric::Cycles, 7704.0 * 1.5);
         let c = compare(&base, &single, 10.0).unwrap();
         assert!(c.failed() && c.drift.is_none());
+    }
+
+    /// `section` with a yardstick of `cycles` and `ns` per iteration (one suite's run: no suite name).
+    fn with_yardstick(mut section: TargetBaseline, cycles: f64, ns: f64) -> TargetBaseline {
+        section.context.yardsticks = vec![crate::format::SuiteYardstick {
+            suite: None,
+            name: "rho1".to_string(),
+            iterations: 262_144,
+            cycles: Some(cycles),
+            time_ns: Some(ns),
+            cpu_ns: None,
+        }];
+        section
+    }
+
+    #[test]
+    fn a_machine_2x_slower_clears_unchanged_figures_and_still_catches_a_4x_one() {
+        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        // Everything 2x slower (the machine), and bench_crc_64 4x on top of it (the code, 4x).
+        let mut head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        set_median(&mut head, "bench_crc_64", Metric::TimeNs, 645.0 * 8.0);
+        set_median(&mut head, "bench_crc_64", Metric::Cycles, 1870.0 * 8.0);
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert_eq!(c.machine.len(), 1);
+        assert!(c.machine[0].moved());
+        assert!(
+            c.machine[0]
+                .sentence()
+                .starts_with("the machine moved: yardstick cycles +100.0% (1.14 -> 2.28 cycles/iter), time_ns +100.0%"),
+            "{}",
+            c.machine[0].sentence()
+        );
+        let crc = row(&c, "bench_crc_64", Metric::TimeNs);
+        assert_eq!(crc.verdict, Verdict::Regressed);
+        assert_eq!(crc.head, Value::Figure(645.0 * 4.0));
+        assert_eq!(
+            crc.adjusted,
+            Some(Adjusted {
+                measured: 645.0 * 8.0,
+                ratio: 2.0
+            })
+        );
+        assert_eq!(crc.change_percent, Some(300.0));
+        for bench in ["bench_crc_256", "bench_malloc_free"] {
+            for metric in [Metric::Cycles, Metric::TimeNs] {
+                let r = row(&c, bench, metric);
+                assert_eq!(r.verdict, Verdict::Ok, "{bench} {metric:?}");
+                assert_eq!(r.change_percent, Some(0.0), "{bench} {metric:?}");
+                assert!(r.adjusted.is_some());
+            }
+        }
+        // Exact figures are never divided: the stack is the stack.
+        let stack = row(&c, "bench_crc_256", Metric::StackBytes);
+        assert_eq!((stack.head, stack.adjusted), (Value::Figure(312.0), None));
+        // The same 2x without the yardstick: every benchmark fails.
+        let unadjusted = compare(
+            &fixture::section("host"),
+            &fixture::uniformly_slower("host", 2.0),
+            10.0,
+        )
+        .unwrap();
+        assert_eq!(unadjusted.counts().regressed, 6);
+        assert!(
+            unadjusted
+                .unadjusted
+                .as_deref()
+                .unwrap()
+                .starts_with("the baseline has no yardstick")
+        );
+        assert!(unadjusted.machine.is_empty());
+    }
+
+    #[test]
+    fn a_yardstick_within_its_noise_adjusts_nothing_and_a_faster_machine_is_judged_relative_too() {
+        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        // The loop 4% slower: its own noise. The figures are judged as measured.
+        let head = with_yardstick(
+            fixture::uniformly_slower("host", 1.04),
+            1.14 * 1.04,
+            0.44 * 1.04,
+        );
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert!(!c.machine[0].moved() && c.unadjusted.is_none());
+        assert!(c.rows().all(|(_, r)| r.adjusted.is_none()));
+        assert!(!crate::render::render_text(&c, "b").contains("machine moved"));
+        // A machine 2x faster: an unchanged benchmark measured 2x faster is unchanged, not improved, and a
+        // benchmark that kept its old figure on the faster machine got 2x slower.
+        let mut head = with_yardstick(fixture::uniformly_slower("host", 0.5), 0.57, 0.22);
+        set_median(&mut head, "bench_crc_256", Metric::TimeNs, 2657.0);
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert_eq!(row(&c, "bench_crc_64", Metric::TimeNs).verdict, Verdict::Ok);
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::TimeNs).verdict,
+            Verdict::Regressed
+        );
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::TimeNs).change_percent,
+            Some(100.0)
+        );
+    }
+
+    #[test]
+    fn the_report_and_the_json_show_the_measured_and_the_adjusted_figure() {
+        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let c = compare(&base, &head, 10.0).unwrap();
+        let text = crate::render::render_text(&c, "b");
+        assert!(text.contains("2657 (measured 5314)"), "{text}");
+        assert!(text.contains("the machine moved: yardstick"), "{text}");
+        let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
+        let crc = &record["benchmarks"][2]["metrics"][1];
+        assert_eq!(crc["metric"], "time_ns", "{record}");
+        assert_eq!(crc["head"], 2657.0);
+        assert_eq!(crc["head_measured"], 5314.0);
+        assert_eq!(crc["machine_ratio"], 2.0);
+        assert_eq!(record["machine"][0]["moved"], true);
+        assert_eq!(record["machine"][0]["figures"][1]["ratio"], 2.0);
+        assert!(record.get("unadjusted").is_none());
+    }
+
+    #[test]
+    fn a_suite_is_judged_by_its_own_yardstick() {
+        let mut base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let mut head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        for (section, factor) in [(&mut base, 1.0), (&mut head, 2.0)] {
+            for bench in &mut section.benchmarks {
+                bench.suite = Some(
+                    if bench.name == "bench_malloc_free" {
+                        "b.c"
+                    } else {
+                        "a.c"
+                    }
+                    .to_string(),
+                );
+            }
+            // a.c's yardstick moved with the machine, b.c has none (another harness's suite).
+            section.context.yardsticks[0].suite = Some("a.c".to_string());
+            section.context.yardsticks[0].time_ns = Some(0.44 * factor);
+        }
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert_eq!(row(&c, "bench_crc_64", Metric::TimeNs).verdict, Verdict::Ok);
+        assert_eq!(
+            row(&c, "bench_malloc_free", Metric::TimeNs).verdict,
+            Verdict::Regressed
+        );
+        assert!(
+            c.unadjusted
+                .as_deref()
+                .unwrap()
+                .starts_with("no yardstick on both sides for b.c"),
+            "{:?}",
+            c.unadjusted
+        );
     }
 
     /// Every benchmark with its CPU time on both sides.

@@ -884,15 +884,15 @@ mod tests {
         let text = file_with(&["host"])
             .to_json()
             .unwrap()
-            .replace(SCHEMA, "rho-baseline/5");
+            .replace(SCHEMA, "rho-baseline/6");
         let err = BaselineFile::parse(&text, "bench/baseline.json").unwrap_err();
         assert!(
-            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/5"),
+            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/6"),
             "{err}"
         );
         let message = err.to_string();
         assert!(
-            message.contains("bench/baseline.json") && message.contains("rho-baseline/5"),
+            message.contains("bench/baseline.json") && message.contains("rho-baseline/6"),
             "{message}"
         );
 
@@ -1103,7 +1103,7 @@ mod tests {
         assert!(file.targets["host"].instructions.is_none());
         let written = file.to_json().unwrap();
         assert!(
-            written.contains("\"schema\": \"rho-baseline/4\"") && written.contains("\"time\": {")
+            written.contains("\"schema\": \"rho-baseline/5\"") && written.contains("\"time\": {")
         );
         // A time section holding instructions is refused by name (they would be judged twice).
         let mut mixed = file.clone();

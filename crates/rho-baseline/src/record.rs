@@ -8,8 +8,8 @@ use rho_wire::{ClockRole, StackMark};
 
 use crate::error::Error;
 use crate::format::{
-    BenchmarkBaseline, ClockInfo, Clocks, Context, Figure, Figures, Rounding, Stack, SuiteYardstick,
-    TargetBaseline, TargetSections, TimeSource,
+    BenchmarkBaseline, ClockInfo, Clocks, Context, Figure, Figures, Rounding, Stack,
+    SuiteYardstick, TargetBaseline, TargetSections, TimeSource,
 };
 
 /// What the caller knows about a recording that the run itself does not carry.
@@ -272,7 +272,10 @@ pub fn sections_from_summaries(
 /// A run's yardstick as a baseline keeps it: 4 significant digits (its own noise is a few percent), and its
 /// nanoseconds those of the figures beside it (none when the section's time is derived from the cycles: a
 /// derived figure would only repeat the cycles).
-fn suite_yardstick(figures: &rho_stats::YardstickFigures, time_source: TimeSource) -> SuiteYardstick {
+fn suite_yardstick(
+    figures: &rho_stats::YardstickFigures,
+    time_source: TimeSource,
+) -> SuiteYardstick {
     let rounded = |v: Option<f64>| v.filter(|v| v.is_finite() && *v > 0.0).map(significant);
     SuiteYardstick {
         suite: None,

@@ -1,10 +1,10 @@
-//! Writing the wire stream (docs/wire-format.md, version 7): the records, formatted with `core::fmt` so the
+//! Writing the wire stream (docs/wire-format.md, version 9): the records, formatted with `core::fmt` so the
 //! same code serves a hosted run and a board. Reading it is rho-wire's job alone.
 
 use core::fmt::{self, Write};
 
 /// The wire format version this harness prints.
-pub const WIRE_VERSION: u32 = 7;
+pub const WIRE_VERSION: u32 = 9;
 
 /// A byte of a wire name: `[A-Za-z0-9_.:+-]`.
 pub const fn is_name_byte(b: u8) -> bool {

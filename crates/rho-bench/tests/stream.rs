@@ -106,7 +106,7 @@ fn the_stream_parses_and_its_exact_figures_hold() {
     let bench = |name: &str| run.benchmarks.iter().find(|b| b.name == name).unwrap();
 
     // CountingAlloc is this test's global allocator: every block has heap figures.
-    assert!(text.starts_with("@rho-bench 7\n"), "{text}");
+    assert!(text.starts_with("@rho-bench 9\n"), "{text}");
     // Version 7: the thread's CPU time beside the wall clock where the system has it, and what the process's
     // other threads used during each measured loop (this test binary's other tests run beside it).
     let cpu = run.clock_index(rho_wire::ClockRole::Cpu);

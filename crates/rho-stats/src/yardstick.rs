@@ -90,7 +90,12 @@ fn least(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 
 /// The median of column `column`'s repetitions, per iteration of the loop.
 fn per_iteration(yardstick: &Yardstick, column: usize) -> Option<f64> {
-    let values: Vec<f64> = yardstick.samples.get(column)?.iter().map(|&v| v as f64).collect();
+    let values: Vec<f64> = yardstick
+        .samples
+        .get(column)?
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
     if values.is_empty() || yardstick.iterations == 0 {
         return None;
     }

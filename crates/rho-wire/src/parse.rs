@@ -745,8 +745,7 @@ impl StreamParser {
         if self.yardstick.is_some() {
             return Err(self.duplicate(line, "@yardstick", self.yardstick_line));
         }
-        if self.phase != Phase::Suite || self.calibration.is_some() || !self.benchmarks.is_empty()
-        {
+        if self.phase != Phase::Suite || self.calibration.is_some() || !self.benchmarks.is_empty() {
             return Err(WireError::new(
                 self.line,
                 ErrorKind::OutOfOrder,
