@@ -564,6 +564,12 @@ fn yardstick_of<'a>(
         .find(|y| y.suite.as_ref() == suite)
 }
 
+/// The yardstick figure of `suite` in a section for `metric`'s clock (`None` for an exact metric, or
+/// without one): what a time series (rho-history) takes its figures relative to.
+pub fn yardstick_for(context: &Context, suite: Option<&String>, metric: Metric) -> Option<f64> {
+    yardstick_figure(yardstick_of(context, suite)?, context, metric)
+}
+
 /// A yardstick's figure of `metric`: nanoseconds derived from the cycles move with the cycles.
 fn yardstick_figure(
     yardstick: &crate::format::SuiteYardstick,
