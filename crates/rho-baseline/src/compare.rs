@@ -665,6 +665,13 @@ fn unadjusted(base: &TargetBaseline, head: &TargetBaseline) -> Option<String> {
     if !timed(base) || !timed(head) || base.benchmarks.is_empty() || head.benchmarks.is_empty() {
         return None;
     }
+    if base.context.yardsticks.is_empty() && head.context.yardsticks.is_empty() {
+        return Some(
+            "no yardstick on either side (another harness's figures, or a harness before wire version 9): \
+             time judged as measured"
+                .to_string(),
+        );
+    }
     if base.context.yardsticks.is_empty() {
         return Some(
             "the baseline has no yardstick (recorded before rho measured one): time judged as measured; \
@@ -1725,9 +1732,19 @@ mod tests {
                 .unadjusted
                 .as_deref()
                 .unwrap()
-                .starts_with("the baseline has no yardstick")
+                .starts_with("no yardstick on either side")
         );
         assert!(unadjusted.machine.is_empty());
+        // A baseline recorded before the yardstick, against a run that has one: record it again.
+        let head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let old = compare(&fixture::section("host"), &head, 10.0).unwrap();
+        assert_eq!(old.counts().regressed, 6);
+        assert!(
+            old.unadjusted
+                .as_deref()
+                .unwrap()
+                .starts_with("the baseline has no yardstick (recorded before rho measured one)")
+        );
     }
 
     #[test]

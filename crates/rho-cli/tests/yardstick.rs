@@ -292,7 +292,7 @@ fn a_stream_without_a_yardstick_still_checks_and_says_time_was_judged_as_measure
 
     let (outcome, comparison) = check(&project);
     outcome.assert_exit(0);
-    outcome.assert_stdout_has_words("yardstick: the baseline has no yardstick");
+    outcome.assert_stdout_has_words("yardstick: no yardstick on either side");
     assert!(comparison["machine"].as_array().unwrap().is_empty());
     assert_eq!(
         judged_time(&comparison, "bench_canned")[0]["verdict"],
