@@ -236,7 +236,13 @@ pub fn section_from_summaries(
                     });
                 }
                 whole.benchmarks.extend(part.benchmarks);
-                whole.context.yardsticks.extend(part.context.yardsticks);
+                // One entry a suite: a suite run in several parts (the shares of a sharded run) keeps the
+                // first part's.
+                for yardstick in part.context.yardsticks {
+                    if !whole.context.yardsticks.iter().any(|y| y.suite == yardstick.suite) {
+                        whole.context.yardsticks.push(yardstick);
+                    }
+                }
             }
         }
     }
