@@ -239,7 +239,12 @@ pub fn section_from_summaries(
                 // One entry a suite: a suite run in several parts (the shares of a sharded run) keeps the
                 // first part's.
                 for yardstick in part.context.yardsticks {
-                    if !whole.context.yardsticks.iter().any(|y| y.suite == yardstick.suite) {
+                    if !whole
+                        .context
+                        .yardsticks
+                        .iter()
+                        .any(|y| y.suite == yardstick.suite)
+                    {
                         whole.context.yardsticks.push(yardstick);
                     }
                 }

@@ -27,6 +27,8 @@ const fn ring() -> [u32; 256] {
 /// Makes `x` and `at` opaque to the optimiser each iteration (no vectorising, no closed form), at no cost
 /// in the loop: an empty asm where the target has one, `black_box` elsewhere.
 #[inline(always)]
+// The registers are named only inside the asm's comment, so how they are spelt does not matter.
+#[allow(asm_sub_register)]
 fn opaque(x: &mut u32, at: &mut u32) {
     #[cfg(any(
         target_arch = "x86_64",

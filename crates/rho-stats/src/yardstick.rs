@@ -116,7 +116,7 @@ pub fn machine_ratio(base: Option<f64>, head: Option<f64>) -> Option<f64> {
 
 /// Whether a yardstick ratio (head / base) is beyond its own noise.
 pub fn moved(ratio: f64) -> bool {
-    ratio > 1.0 + YARDSTICK_MOVED || ratio < 1.0 / (1.0 + YARDSTICK_MOVED)
+    !(1.0 / (1.0 + YARDSTICK_MOVED)..=1.0 + YARDSTICK_MOVED).contains(&ratio)
 }
 
 #[cfg(test)]
