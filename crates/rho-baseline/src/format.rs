@@ -999,6 +999,37 @@ mod tests {
         );
     }
 
+    /// A version 4 file (no yardsticks) is read as it is and written back as version 5; a section's
+    /// yardsticks are kept through a write and a read.
+    #[test]
+    fn a_version_4_file_is_read_and_yardsticks_are_kept() {
+        let mut file = BaselineFile::new();
+        file.insert(TargetSections::from_v1(fixture::section("host")));
+        let v4 = file.to_json().unwrap().replace(SCHEMA, SCHEMA_V4);
+        let read = BaselineFile::parse(&v4, "old.json").unwrap();
+        assert_eq!(read.schema, SCHEMA);
+        assert_eq!(read.targets, file.targets);
+        let mut with_yardstick = file.clone();
+        let section = with_yardstick
+            .targets
+            .get_mut("host")
+            .and_then(|s| s.time.as_mut())
+            .unwrap();
+        section.context.yardsticks = vec![SuiteYardstick {
+            suite: Some("bench/crypto.c".to_string()),
+            name: "rho1".to_string(),
+            iterations: 262_144,
+            cycles: Some(4.448),
+            time_ns: Some(1.711),
+            cpu_ns: None,
+        }];
+        let written = with_yardstick.to_json().unwrap();
+        assert!(written.contains("\"loop\": \"rho1\""), "{written}");
+        assert!(!written.contains("cpu_ns\": null"), "{written}");
+        let back = BaselineFile::parse(&written, "new.json").unwrap();
+        assert_eq!(back.targets, with_yardstick.targets);
+    }
+
     /// A version 3 file (no suites) is read as it is and written back as version 4; a benchmark's suite is
     /// kept through a write and a read.
     #[test]
