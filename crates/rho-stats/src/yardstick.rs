@@ -13,11 +13,11 @@ use crate::changepoint::median_of;
 
 /// How far the yardstick's ratio (head / base) may be from 1 and still be its own noise, not the machine:
 /// beyond `1 + YARDSTICK_MOVED` (or below its inverse) the machine moved. Measured on the project's 2-core VM
-/// beside other helpers' builds (load 7 to 10, docs/baseline.md): the best of 3 runs (what a baseline and a
-/// diff fold) spread by 1.9% (max/min of 15 groups), and by 3.9% beside two more busy loops; a real
-/// `check --diff` of examples/project beside them read one suite's loop +6.7% with nothing changed. 8% is
-/// above all of it, and below the +10.9% to +12.9% drift issue 37 saw.
-pub const YARDSTICK_MOVED: f64 = 0.08;
+/// beside other builds (docs/baseline.md, "The machine's yardstick"): the best of 3 runs (what a baseline and
+/// a diff fold) spread by up to 7.3% (max/min of 15 groups) while a compile ran beside it, and a real
+/// `check --diff` of examples/project beside two busy loops read one suite's loop +6.7% with nothing changed.
+/// 10% is above all of it, and below the +10.9% to +12.9% drift issue 37 saw.
+pub const YARDSTICK_MOVED: f64 = 0.10;
 
 /// A run's yardstick, summarised: per clock, the median of its repetitions per iteration of the loop. The
 /// median, as everywhere in rho: a repetition a neighbour interrupted does not move it, and on this
@@ -127,9 +127,9 @@ mod tests {
 
     #[test]
     fn a_ratio_within_the_noise_is_no_adjustment_and_beyond_it_is() {
-        assert_eq!(machine_ratio(Some(100.0), Some(107.9)), None);
-        assert_eq!(machine_ratio(Some(100.0), Some(92.7)), None);
-        assert_eq!(machine_ratio(Some(100.0), Some(108.1)), Some(1.081));
+        assert_eq!(machine_ratio(Some(100.0), Some(109.9)), None);
+        assert_eq!(machine_ratio(Some(100.0), Some(91.0)), None);
+        assert_eq!(machine_ratio(Some(100.0), Some(110.5)), Some(1.105));
         assert_eq!(machine_ratio(Some(100.0), Some(200.0)), Some(2.0));
         assert_eq!(machine_ratio(Some(200.0), Some(100.0)), Some(0.5));
         assert_eq!(machine_ratio(None, Some(100.0)), None);
