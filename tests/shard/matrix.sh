@@ -71,7 +71,7 @@ cpu() { awk '{ print $1 + $2 }' "$1"; }
 counted=(--measure instructions --timeout 3600)
 [ "$iterations" = default ] || counted+=(--iterations "$iterations")
 if [ "${WITH_BASELINE:-0}" = 1 ]; then
-  # The shares then take the names and costs from bench/baseline.json (rho-baseline/4 names each suite).
+  # The shares then take the names and costs from bench/baseline.json (rho-baseline/4 and later name each suite).
   "$rho" bench "${counted[@]}" --write-baseline >/dev/null 2>&1
   git add -f bench/baseline.json
   git -c user.name=rho -c user.email=rho@rho.invalid -c commit.gpgsign=false commit -q -m baseline

@@ -172,6 +172,9 @@
  *   RHO_BENCH_OVERHEAD_ITERATIONS  measured iterations of `.overhead` (default 1000, whatever
  *                               RHO_BENCH_ITERATIONS says; its warm-ups are RHO_BENCH_WARMUP's)
  *   RHO_BENCH_BATCH_MAX         the largest batch the harness chooses by itself (default 1024)
+ *   RHO_BENCH_YARDSTICK_ITERATIONS  iterations of the yardstick loop in each of its repetitions
+ *                               (hosted 262144, about 1 ms; bare metal 4096); see "Yardstick"
+ *   RHO_BENCH_YARDSTICK_REPETITIONS  repetitions of the yardstick loop (default 9)
  *   RHO_BENCH_CPU_HZ            bare metal: the core clock in Hz (0 = unknown)
  *   RHO_BENCH_TARGET            the target's name, unquoted (default cortex-m on bare metal,
  *                               host hosted; a cross build names its target, e.g. aarch64-linux)
@@ -450,6 +453,19 @@
 #endif
 #ifndef RHO_BENCH_STACK_SLACK_BYTES
 #define RHO_BENCH_STACK_SLACK_BYTES 16384
+#endif
+#ifndef RHO_BENCH_YARDSTICK_ITERATIONS
+#if RHO_BENCH_BARE_METAL
+#define RHO_BENCH_YARDSTICK_ITERATIONS 4096
+#else
+#define RHO_BENCH_YARDSTICK_ITERATIONS 262144
+#endif
+#endif
+#ifndef RHO_BENCH_YARDSTICK_REPETITIONS
+#define RHO_BENCH_YARDSTICK_REPETITIONS 9
+#endif
+#if RHO_BENCH_YARDSTICK_ITERATIONS < 1 || RHO_BENCH_YARDSTICK_REPETITIONS < 1
+#error "RHO_BENCH_YARDSTICK_ITERATIONS and RHO_BENCH_YARDSTICK_REPETITIONS must be at least 1"
 #endif
 
 #if RHO_BENCH_MAX_BENCHMARKS < 1
@@ -3407,6 +3423,98 @@ static void rho_bench__write_header(const char *stack_guard)
                      rho_bench__config.stack_bytes RHO_BENCH__GUARD_ARG);
 }
 
+/* ---- Yardstick ---------------------------------------------------------------------------
+ *
+ * A fixed reference loop, the same in every build of every suite (docs/wire-format.md,
+ * "Yardstick"): a baseline keeps its figures, and a later comparison measures it again, so a
+ * machine that got slower or faster as a whole (another runner, another clock speed, a neighbour
+ * on the physical core) is told apart from the code. Its body is a dependent chain: a multiply
+ * and shifts on one register, and a walk of a 64-byte ring of indices (each load's address is the
+ * last load's value), so it is bound by latency, which a busy sibling affects least, never by
+ * throughput. The empty asm makes both chains opaque each iteration: no compiler flag can
+ * vectorise, unroll into a closed form or drop it. Its absolute figure still depends on the
+ * compiler and its flags; only the ratio between two runs built the same way is used. Run once
+ * per run, after `@config` and before `.overhead`: one untimed pass (the ring into the cache),
+ * then RHO_BENCH_YARDSTICK_REPETITIONS timed ones, each read on every clock like a sample. Not
+ * in a counted run (no clock), nor with RHO_BENCH_SYSTICK_EXTERNAL (a wrap of SysTick would go
+ * unseen). */
+#if !(RHO_BENCH_BARE_METAL && defined(RHO_BENCH_MEASURE_INSTRUCTIONS)) && \
+    !defined(RHO_BENCH_SYSTICK_EXTERNAL)
+#define RHO_BENCH__YARDSTICK 1
+/* The ring: slot i holds i + 37 (mod 64), one cycle through all 64 (37 is odd). Read-only data: no
+ * RAM, no code to fill it. */
+#define RHO_BENCH__Y1(i) (unsigned char)(((i) + 37u) & 63u)
+#define RHO_BENCH__Y8(i)                                                                         \
+    RHO_BENCH__Y1(i), RHO_BENCH__Y1((i) + 1u), RHO_BENCH__Y1((i) + 2u), RHO_BENCH__Y1((i) + 3u), \
+        RHO_BENCH__Y1((i) + 4u), RHO_BENCH__Y1((i) + 5u), RHO_BENCH__Y1((i) + 6u),               \
+        RHO_BENCH__Y1((i) + 7u)
+static const unsigned char rho_bench__yardstick_ring[64] = {
+    RHO_BENCH__Y8(0u),  RHO_BENCH__Y8(8u),  RHO_BENCH__Y8(16u), RHO_BENCH__Y8(24u),
+    RHO_BENCH__Y8(32u), RHO_BENCH__Y8(40u), RHO_BENCH__Y8(48u), RHO_BENCH__Y8(56u)};
+
+static RHO_BENCH__NOINLINE uint32_t rho_bench__yardstick_loop(uint32_t iterations, uint32_t x)
+{
+    uint32_t at = 0, i;
+    const unsigned char *ring = rho_bench__yardstick_ring;
+    /* the ring's address made opaque: its known contents cannot be folded into arithmetic */
+    __asm__ __volatile__("" : "+r"(ring));
+    for (i = 0; i < iterations; i++) {
+        x = x * 2654435761u + (x >> 13);
+        x ^= x << 7;
+        at = ring[at & 63u];
+        x += at;
+        __asm__ __volatile__("" : "+r"(x), "+r"(at));
+    }
+    return x + at;
+}
+
+static void rho_bench__yardstick(void)
+{
+    /* The loop's result feeds the next repetition and, at the end, an asm that uses it: nothing is
+     * dropped, and nothing is stored. */
+    uint32_t seed = rho_bench__yardstick_loop(RHO_BENCH_YARDSTICK_ITERATIONS, 1u), r;
+    RHO_BENCH__PRINT(RHO_BENCH__STREAM, "@yardstick rho1 iterations=%u repetitions=%u\n",
+                     RHO_BENCH__U(RHO_BENCH_YARDSTICK_ITERATIONS),
+                     RHO_BENCH__U(RHO_BENCH_YARDSTICK_REPETITIONS));
+    for (r = 0; r < RHO_BENCH_YARDSTICK_REPETITIONS; r++) {
+        unsigned k = 0;
+#if RHO_BENCH__HAS_CPU
+        rho_bench__uint cpu_start = rho_bench__cpu_now(), cpu_stop;
+#endif
+#if RHO_BENCH__HAS_TIME
+        rho_bench__uint time_start = rho_bench__time_now(), time_stop;
+#endif
+#if RHO_BENCH__HAS_CYCLES
+        rho_bench__uint cycles_start = rho_bench__cycles_start(), cycles_stop;
+#endif
+        seed = rho_bench__yardstick_loop(RHO_BENCH_YARDSTICK_ITERATIONS, seed);
+#if RHO_BENCH__HAS_CYCLES
+        cycles_stop = rho_bench__cycles_stop();
+#endif
+#if RHO_BENCH__HAS_TIME
+        time_stop = rho_bench__time_now();
+#endif
+#if RHO_BENCH__HAS_CPU
+        cpu_stop = rho_bench__cpu_now();
+#endif
+        /* one sample line, in @clock order (cycles, time, cpu), written as the samples are */
+#if RHO_BENCH__HAS_CYCLES
+        rho_bench__samples[0][k++] = cycles_stop - cycles_start;
+#endif
+#if RHO_BENCH__HAS_TIME
+        rho_bench__samples[0][k++] = time_stop - time_start;
+#endif
+#if RHO_BENCH__HAS_CPU
+        rho_bench__samples[0][k++] = cpu_stop - cpu_start;
+#endif
+        (void)k;
+        rho_bench__sample_count = 1;
+        rho_bench__write_samples();
+    }
+    __asm__ __volatile__("" : : "r"(seed));
+}
+#endif
+
 #if !RHO_BENCH_BARE_METAL
 /* RHO_BENCH_LIST: 1 when the run only lists (`1`), 0 when it runs (unset, empty or `0`), -1 (said
  * on stderr) for anything else. */
@@ -3534,6 +3642,11 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     rho_bench__sizing_step = rho_bench__resolution_of(rho_bench__time_now);
 #endif
     rho_bench__write_header(rho_bench__stack_init());
+#if defined(RHO_BENCH__YARDSTICK)
+    if (!rho_bench__counting) {
+        rho_bench__yardstick();
+    }
+#endif
 
     status = rho_bench__run_one(".overhead", rho_bench__overhead, RHO_BENCH_OVERHEAD_ITERATIONS,
                                 0, 0, 0, 1, 3);

@@ -31,9 +31,10 @@ pub enum Error {
     },
 
     #[error(
-        "{source_name}: baseline schema is \"{found}\", this rho reads \"{}\", \"{}\", \"{}\" and \"{}\" only; \
-         record the baseline again with this rho (`rho bench --write-baseline`)",
+        "{source_name}: baseline schema is \"{found}\", this rho reads \"{}\", \"{}\", \"{}\", \"{}\" and \"{}\" \
+         only; record the baseline again with this rho (`rho bench --write-baseline`)",
         crate::schema::SCHEMA,
+        crate::schema::SCHEMA_V4,
         crate::schema::SCHEMA_V3,
         crate::schema::SCHEMA_V2,
         crate::schema::SCHEMA_V1

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-pub use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
+pub use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4};
 
 /// A whole baseline file: each target's sections, one per measure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,6 +82,48 @@ pub struct Context {
     /// Who counted the `instructions` figures (`callgrind`, `qemu`, `qemu-icount`); absent when the run counted none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// The time section's yardsticks (version 5): the harnesses' fixed reference loop as each suite's run
+    /// measured it, one entry per suite that printed one (`@yardstick`, wire version 9). Empty (and absent
+    /// from the file) when none did: an older baseline, a counted section, another harness's suites.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub yardsticks: Vec<SuiteYardstick>,
+}
+
+/// One suite's yardstick in a baseline: the reference loop's figures per iteration, per clock, the median of
+/// its repetitions (best of the runs folded), rounded to 4 significant digits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteYardstick {
+    /// The suite whose harness measured it, as the benchmarks' `suite` names it; absent for a section
+    /// recorded from one suite's run (`rho bench FILE.c`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
+    /// Which reference loop (`rho1`).
+    #[serde(rename = "loop")]
+    pub name: String,
+    /// Iterations of the loop a repetition.
+    pub iterations: u64,
+    /// Cycles per iteration, in the cycle clock's unit; absent without a cycle clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<f64>,
+    /// Nanoseconds per iteration by the time clock (or derived from the cycles); absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ns: Option<f64>,
+    /// CPU-time nanoseconds per iteration; absent without a CPU clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns: Option<f64>,
+}
+
+impl SuiteYardstick {
+    /// The figure of a time metric (`cycles`, `time_ns`, `cpu_ns`); `None` for any other.
+    pub fn of(&self, metric: rho_stats::Metric) -> Option<f64> {
+        match metric {
+            rho_stats::Metric::Cycles => self.cycles,
+            rho_stats::Metric::TimeNs => self.time_ns,
+            rho_stats::Metric::CpuNs => self.cpu_ns,
+            _ => None,
+        }
+    }
 }
 
 /// The run's clocks, by role.
@@ -549,6 +591,7 @@ impl TargetSections {
                         time: None,
                     },
                     time_source: TimeSource::None,
+                    yardsticks: Vec::new(),
                     ..mixed.context.clone()
                 },
                 benchmarks: mixed
@@ -841,15 +884,15 @@ mod tests {
         let text = file_with(&["host"])
             .to_json()
             .unwrap()
-            .replace(SCHEMA, "rho-baseline/5");
+            .replace(SCHEMA, "rho-baseline/6");
         let err = BaselineFile::parse(&text, "bench/baseline.json").unwrap_err();
         assert!(
-            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/5"),
+            matches!(&err, Error::Schema { found, .. } if found == "rho-baseline/6"),
             "{err}"
         );
         let message = err.to_string();
         assert!(
-            message.contains("bench/baseline.json") && message.contains("rho-baseline/5"),
+            message.contains("bench/baseline.json") && message.contains("rho-baseline/6"),
             "{message}"
         );
 
@@ -956,6 +999,37 @@ mod tests {
         );
     }
 
+    /// A version 4 file (no yardsticks) is read as it is and written back as version 5; a section's
+    /// yardsticks are kept through a write and a read.
+    #[test]
+    fn a_version_4_file_is_read_and_yardsticks_are_kept() {
+        let mut file = BaselineFile::new();
+        file.insert(TargetSections::from_v1(fixture::section("host")));
+        let v4 = file.to_json().unwrap().replace(SCHEMA, SCHEMA_V4);
+        let read = BaselineFile::parse(&v4, "old.json").unwrap();
+        assert_eq!(read.schema, SCHEMA);
+        assert_eq!(read.targets, file.targets);
+        let mut with_yardstick = file.clone();
+        let section = with_yardstick
+            .targets
+            .get_mut("host")
+            .and_then(|s| s.time.as_mut())
+            .unwrap();
+        section.context.yardsticks = vec![SuiteYardstick {
+            suite: Some("bench/crypto.c".to_string()),
+            name: "rho1".to_string(),
+            iterations: 262_144,
+            cycles: Some(4.448),
+            time_ns: Some(1.711),
+            cpu_ns: None,
+        }];
+        let written = with_yardstick.to_json().unwrap();
+        assert!(written.contains("\"loop\": \"rho1\""), "{written}");
+        assert!(!written.contains("cpu_ns\": null"), "{written}");
+        let back = BaselineFile::parse(&written, "new.json").unwrap();
+        assert_eq!(back.targets, with_yardstick.targets);
+    }
+
     /// A version 3 file (no suites) is read as it is and written back as version 4; a benchmark's suite is
     /// kept through a write and a read.
     #[test]
@@ -1060,7 +1134,7 @@ mod tests {
         assert!(file.targets["host"].instructions.is_none());
         let written = file.to_json().unwrap();
         assert!(
-            written.contains("\"schema\": \"rho-baseline/4\"") && written.contains("\"time\": {")
+            written.contains("\"schema\": \"rho-baseline/5\"") && written.contains("\"time\": {")
         );
         // A time section holding instructions is refused by name (they would be judged twice).
         let mut mixed = file.clone();

@@ -113,6 +113,7 @@ pub mod fixture {
             },
             time_source: TimeSource::TimeClock,
             instructions: None,
+            yardsticks: Vec::new(),
         }
     }
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::error::Error;
 use crate::format::{BaselineFile, TargetBaseline, TargetSections};
-use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
+use crate::schema::{SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4};
 
 /// A version 1 file, as written.
 #[derive(Deserialize)]
@@ -45,7 +45,10 @@ impl BaselineFile {
         let value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
         match value.get("schema") {
             Some(serde_json::Value::String(schema))
-                if schema == SCHEMA || schema == SCHEMA_V3 || schema == SCHEMA_V2 => {}
+                if schema == SCHEMA
+                    || schema == SCHEMA_V4
+                    || schema == SCHEMA_V3
+                    || schema == SCHEMA_V2 => {}
             Some(serde_json::Value::String(schema)) if schema == SCHEMA_V1 => {
                 let old: BaselineFileV1 = serde_json::from_str(text).map_err(json_error)?;
                 let file = BaselineFile {

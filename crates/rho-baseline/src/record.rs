@@ -9,7 +9,7 @@ use rho_wire::{ClockRole, StackMark};
 use crate::error::Error;
 use crate::format::{
     BenchmarkBaseline, ClockInfo, Clocks, Context, Figure, Figures, Rounding, Stack,
-    TargetBaseline, TargetSections, TimeSource,
+    SuiteYardstick, TargetBaseline, TargetSections, TimeSource,
 };
 
 /// What the caller knows about a recording that the run itself does not carry.
@@ -103,6 +103,11 @@ pub fn section_from_summary(summary: &RunSummary, recording: &Recording) -> Targ
                 .benchmarks
                 .iter()
                 .find_map(|b| b.instructions.as_ref().map(|i| i.source.clone())),
+            yardsticks: summary
+                .yardstick
+                .iter()
+                .map(|y| suite_yardstick(y, time_source))
+                .collect(),
         },
         benchmarks,
     }
@@ -201,6 +206,9 @@ pub fn section_from_summaries(
         for bench in &mut part.benchmarks {
             bench.suite = Some(what.to_string());
         }
+        for yardstick in &mut part.context.yardsticks {
+            yardstick.suite = Some(what.to_string());
+        }
         for bench in &part.benchmarks {
             if let Some(other) = owner.insert(bench.name.clone(), what.to_string()) {
                 return Err(Error::Merge {
@@ -228,6 +236,18 @@ pub fn section_from_summaries(
                     });
                 }
                 whole.benchmarks.extend(part.benchmarks);
+                // One entry a suite: a suite run in several parts (the shares of a sharded run) keeps the
+                // first part's.
+                for yardstick in part.context.yardsticks {
+                    if !whole
+                        .context
+                        .yardsticks
+                        .iter()
+                        .any(|y| y.suite == yardstick.suite)
+                    {
+                        whole.context.yardsticks.push(yardstick);
+                    }
+                }
             }
         }
     }
@@ -258,6 +278,31 @@ pub fn sections_from_summaries(
     Ok(TargetSections::split(mixed, &|bench| {
         counted.get(bench.name.as_str()).copied()
     }))
+}
+
+/// A run's yardstick as a baseline keeps it: 4 significant digits (its own noise is a few percent), and its
+/// nanoseconds those of the figures beside it (none when the section's time is derived from the cycles: a
+/// derived figure would only repeat the cycles).
+fn suite_yardstick(
+    figures: &rho_stats::YardstickFigures,
+    time_source: TimeSource,
+) -> SuiteYardstick {
+    let rounded = |v: Option<f64>| v.filter(|v| v.is_finite() && *v > 0.0).map(significant);
+    SuiteYardstick {
+        suite: None,
+        name: figures.name.clone(),
+        iterations: figures.iterations,
+        cycles: rounded(figures.cycles),
+        time_ns: rounded(figures.time_ns).filter(|_| time_source == TimeSource::TimeClock),
+        cpu_ns: rounded(figures.cpu_ns),
+    }
+}
+
+/// `value` to 4 significant digits.
+fn significant(value: f64) -> f64 {
+    let magnitude = value.abs().log10().floor() as i32;
+    let scale = 10f64.powi(3 - magnitude);
+    (value * scale).round() / scale
 }
 
 fn stack_of(mark: StackMark) -> Stack {

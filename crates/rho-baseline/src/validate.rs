@@ -77,6 +77,37 @@ pub fn baseline(file: &BaselineFile, source: &str) -> Result<(), Error> {
             };
             baseline_benchmark(bench, &place)?;
         }
+        for yardstick in sections
+            .iter()
+            .flat_map(|section| &section.context.yardsticks)
+        {
+            let place = Place {
+                source,
+                benchmark: format!(
+                    "target \"{target}\", yardstick of {}",
+                    yardstick.suite.as_deref().unwrap_or("the suite")
+                ),
+            };
+            // A ratio is taken of these: a figure of 0 would divide by nothing.
+            for (field, value) in [
+                ("cycles", yardstick.cycles),
+                ("time_ns", yardstick.time_ns),
+                ("cpu_ns", yardstick.cpu_ns),
+            ] {
+                if let Some(value) = value.filter(|v| !(v.is_finite() && *v > 0.0)) {
+                    return Err(place.impossible(
+                        field,
+                        format!("is {value}: a yardstick's figure is a finite number above 0"),
+                    ));
+                }
+            }
+            if yardstick.iterations == 0 {
+                return Err(place.impossible(
+                    "iterations",
+                    "is 0: a yardstick runs its loop at least once".into(),
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -282,7 +313,7 @@ fn check_summary(summary: &Summary, field: &str, place: &Place<'_>) -> Result<()
 mod tests {
     use super::*;
     use crate::fixture;
-    use crate::format::Figure;
+    use crate::format::{Figure, TargetSections};
 
     #[test]
     fn a_negative_cycle_median_is_named_with_its_target_benchmark_and_field() {
@@ -341,6 +372,31 @@ mod tests {
         file.insert(section.into());
         let error = baseline(&file, "b.json").unwrap_err().to_string();
         assert!(error.contains("extra.elements is -64"), "{error}");
+    }
+
+    #[test]
+    fn a_yardstick_of_0_or_below_is_refused_by_name() {
+        let mut file = BaselineFile::new();
+        let mut section = fixture::section("host");
+        section.context.yardsticks = vec![crate::format::SuiteYardstick {
+            suite: Some("bench/a.c".to_string()),
+            name: "rho1".to_string(),
+            iterations: 1000,
+            cycles: Some(4.4),
+            time_ns: Some(0.0),
+            cpu_ns: None,
+        }];
+        file.insert(TargetSections {
+            time: Some(section),
+            instructions: None,
+        });
+        let error = baseline(&file, "bench/baseline.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("yardstick of bench/a.c: time_ns is 0: a yardstick's figure is a finite number above 0"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -91,6 +91,7 @@ mod error;
 mod stack;
 mod suite;
 mod wire;
+mod yardstick;
 
 #[cfg(feature = "std")]
 pub use bench::BATCHED_INPUTS;

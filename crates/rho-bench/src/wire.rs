@@ -1,4 +1,4 @@
-//! Writing the wire stream (docs/wire-format.md, version 7): the records, formatted with `core::fmt` so the
+//! Writing the wire stream (docs/wire-format.md, version 9): the records, formatted with `core::fmt` so the
 //! same code serves a hosted run and a board. Reading it is rho-wire's job alone.
 
 use core::fmt::{self, Write};

@@ -84,6 +84,16 @@ fn the_stream_parses_and_its_exact_figures_hold() {
     let text = stream(&entries, &settings).unwrap();
     let run = rho_wire::parse_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(run.version, 9);
+    // Version 9: the machine's yardstick, 9 repetitions read on every clock, before `.overhead`.
+    let yardstick = run.yardstick.as_ref().expect("@yardstick");
+    assert_eq!(yardstick.name, "rho1");
+    assert_eq!(yardstick.samples.len(), run.clocks.len());
+    assert!(
+        yardstick
+            .samples
+            .iter()
+            .all(|c| c.len() == 9 && c.iter().all(|&v| v > 0))
+    );
     assert_eq!(run.target.name, "host");
     assert!(run.target.optimized);
     assert!(

@@ -267,7 +267,7 @@ fn no_change_passes_run_after_run_and_a_doubled_benchmark_fails_by_name() {
             "{bench}"
         );
     }
-    assert_eq!(baseline["schema"], "rho-baseline/4");
+    assert_eq!(baseline["schema"], "rho-baseline/5");
     let strict = common::COUNTED_CHECK;
     repo.write(
         "module.yml",
@@ -753,8 +753,8 @@ fn a_baseline_that_cannot_be_compared_is_refused_with_exit_2() {
     let text = serde_json::to_string_pretty(&baseline).unwrap();
     refused(
         &repo,
-        &text.replace("rho-baseline/4", "rho-baseline/5"),
-        &["at HEAD (", "\"rho-baseline/5\""],
+        &text.replace("rho-baseline/5", "rho-baseline/6"),
+        &["at HEAD (", "\"rho-baseline/6\""],
     );
     // Cut where no line break ends it: a cut just after one would put the end of the input on the next line.
     let truncated = text[..text.len() / 2].trim_end();

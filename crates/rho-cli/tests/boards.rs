@@ -350,9 +350,10 @@ fn module_targets_all_are_reported_side_by_side() {
 }
 
 /// The harness's own cost on every core at -Os, as `tests/cortex-m/measure-size.sh BOARD` measures it (the
-/// figures are in c/ports/README.md): at most 2600 bytes of code and 96 bytes of static RAM with the core's
-/// stack guard (the Cortex-M4's 2578 and 88 are the largest), at most 2000 bytes of code where the guard is
-/// left out or the core has none but RISC-V's (its 32-bit instructions for the same C: 2296).
+/// figures are in c/ports/README.md): at most 2740 bytes of code and 96 bytes of static RAM with the core's
+/// stack guard (the Cortex-M4's 2726 and 88 are the largest), at most 2120 bytes of code where the guard is
+/// left out or the core has none but RISC-V's (its 32-bit instructions for the same C: 2486, aim 2570).
+/// The machine's yardstick (issue 37) added about 120 bytes on the Arm cores and 168 on RISC-V.
 #[test]
 fn the_harness_footprint_on_every_core_stays_within_its_aims() {
     for board in rho_config::BUILTIN_BOARDS {
@@ -382,12 +383,12 @@ fn the_harness_footprint_on_every_core_stays_within_its_aims() {
         let code = figure("harness object", " code ");
         let ram = figure("harness object", "static RAM ");
         let bare = figure("without the stack guard", " code ");
-        assert!(code > 1000 && code <= 2600, "{board}: code {code}\n{text}");
+        assert!(code > 1000 && code <= 2740, "{board}: code {code}\n{text}");
         assert!(ram <= 96, "{board}: static RAM {ram}\n{text}");
         let aim = if board.starts_with("riscv") {
-            2400
+            2570
         } else {
-            2000
+            2120
         };
         assert!(
             bare <= aim,

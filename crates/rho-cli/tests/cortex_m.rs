@@ -661,9 +661,10 @@ fn the_harness_code_size_on_a_cortex_m4_stays_within_its_aims() {
     };
     let (code, static_ram) = figures("harness object");
     let (bare_code, bare_ram) = figures("without the stack guard");
+    // 2000, plus about 120 bytes for the machine's yardstick (its loop 48, timing and printing it 72).
     assert!(
-        bare_code > 0 && bare_code <= 2000,
-        "harness code without the guard {bare_code} bytes, aim at most 2000:\n{text}"
+        bare_code > 0 && bare_code <= 2120,
+        "harness code without the guard {bare_code} bytes, aim at most 2120:\n{text}"
     );
     assert!(
         bare_ram <= 64,

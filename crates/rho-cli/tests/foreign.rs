@@ -359,7 +359,7 @@ fn a_gbench_rate_that_falls_8x_fails_check_diff_and_the_gate_naming_it() {
     committed_with_baseline("gbench", dir, &[]);
     load_proof_limit(dir);
     let baseline = read_json(&dir.join("bench/baseline.json"));
-    assert_eq!(baseline["schema"], "rho-baseline/4");
+    assert_eq!(baseline["schema"], "rho-baseline/5");
     let recorded = &baseline["targets"]["host"]["time"]["benchmarks"];
     assert!(
         recorded.to_string().contains("\"better\":\"higher\""),

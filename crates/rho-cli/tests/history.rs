@@ -1024,7 +1024,7 @@ fn bench_history_adds_the_run_just_made_as_json_then_history_add_would() {
         without_recording_time(records[0].clone()),
         without_recording_time(records[1].clone())
     );
-    assert_eq!(records[0]["schema"], "rho-bench-history-record/2");
+    assert_eq!(records[0]["schema"], "rho-bench-history-record/3");
     assert_eq!(records[0]["dirty"], false);
 
     // `check --history` keeps check's verdict: a broken budget is exit 1, and the run is still added.

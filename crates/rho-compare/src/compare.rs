@@ -46,6 +46,19 @@ pub struct MetricComparison {
     /// percentage, because the clock cannot tell them apart.
     pub within_resolution: bool,
     pub verdict: Verdict,
+    /// The machine moved (its yardstick, [`MachineMove`]): `head` is the figure measured divided by the
+    /// yardstick's ratio for this metric's clock, and this is what was measured and the ratio. `None` when
+    /// the figure was judged as measured.
+    pub adjusted: Option<Adjusted>,
+}
+
+/// A head figure judged relative to the machine's yardstick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Adjusted {
+    /// The figure as measured.
+    pub measured: f64,
+    /// Head's yardstick over base's, for the metric's clock: `head = measured / ratio`.
+    pub ratio: f64,
 }
 
 /// Whether a benchmark is on both sides.
@@ -97,6 +110,11 @@ pub struct Comparison {
     /// Most benchmarks' time moved the same way by a similar factor ([`rho_stats::drift`]): said, with what
     /// to do about it, and the verdict left as it is.
     pub drift: Option<TimeDrift>,
+    /// The machine's yardstick, per suite of this run that timed one against the baseline's: how far it
+    /// moved per clock, and whether time was judged relative to it ([`MachineMove`]).
+    pub machine: Vec<MachineMove>,
+    /// Why time was judged as measured for some or all benchmarks, when a side has no yardstick: said once.
+    pub unadjusted: Option<String>,
 }
 
 /// Figures of the baseline this comparison did not judge, and why.
@@ -260,16 +278,24 @@ pub fn compare_with(
                 // A batched figure resolves a batch-th of its clock's step: the floor shrinks with the
                 // smaller of the two batches.
                 let batch = base_bench.batch.min(head_bench.batch).max(1) as f64;
+                let machine = machine_ratios(base, head, base_bench, head_bench);
                 let mut metrics: Vec<MetricComparison> = Metric::ALL
                     .iter()
                     .filter_map(|&m| {
-                        judge(
+                        // The one place a time figure is judged relative to the machine's yardstick.
+                        let (head_value, adjusted) = relative_to_machine(
+                            value_of(head_bench, m),
+                            machine.iter().find(|(metric, _)| *metric == m).map(|r| r.1),
+                        );
+                        let mut row = judge(
                             m,
                             value_of(base_bench, m),
-                            value_of(head_bench, m),
+                            head_value,
                             limit_for(&head_bench.name, m) / 100.0,
                             floors.of(m) / if m.is_clocked() { batch } else { 1.0 },
-                        )
+                        )?;
+                        row.adjusted = adjusted;
+                        Some(row)
                     })
                     .collect();
                 judge_time_on_cpu(&mut metrics);
@@ -311,9 +337,233 @@ pub fn compare_with(
         benchmarks,
         left_out: Vec::new(),
         drift: None,
+        machine: machine_moves(base, head),
+        unadjusted: unadjusted(base, head),
     };
     comparison.drift = time_drift(&comparison);
     Ok(comparison)
+}
+
+// ---- The machine's yardstick (issue 37): time judged relative to a machine that moved ----
+
+/// One suite's yardstick, base and head, per time metric (docs/baseline.md, "The machine's yardstick").
+#[derive(Debug, Clone, PartialEq)]
+pub struct MachineMove {
+    /// The suite whose harness timed it (`None`: a section of one suite's run).
+    pub suite: Option<String>,
+    /// Per time metric with a figure on both sides: the metric, base's and head's figure per iteration of the
+    /// loop, and the ratio head's time figures are divided by (`None`: within the yardstick's own noise,
+    /// [`rho_stats::YARDSTICK_MOVED`], so judged as measured).
+    pub figures: Vec<MachineFigure>,
+}
+
+/// One clock of a [`MachineMove`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MachineFigure {
+    pub metric: Metric,
+    pub base: f64,
+    pub head: f64,
+    pub ratio: Option<f64>,
+}
+
+impl MachineMove {
+    /// Whether the machine moved on any clock: time judged relative to it.
+    pub fn moved(&self) -> bool {
+        self.figures.iter().any(|f| f.ratio.is_some())
+    }
+
+    /// `the machine moved: yardstick cpu_ns +11.2% (1.25 -> 1.39 ns/iter), ...; time metrics judged relative
+    /// to it`, or, when it did not, `yardstick: cpu_ns +0.4%, ...: the machine did not move; time judged as
+    /// measured`.
+    pub fn sentence(&self) -> String {
+        let of = self
+            .suite
+            .as_ref()
+            .map_or(String::new(), |suite| format!(" of {suite}"));
+        let figures: Vec<String> = self
+            .figures
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {:+.1}% ({} -> {} {}/iter)",
+                    f.metric.name(),
+                    (f.head / f.base - 1.0) * 100.0,
+                    f.base,
+                    f.head,
+                    if f.metric == Metric::Cycles {
+                        "cycles"
+                    } else {
+                        "ns"
+                    }
+                )
+            })
+            .collect();
+        if self.moved() {
+            format!(
+                "the machine moved: yardstick{of} {}; time metrics judged relative to it",
+                figures.join(", ")
+            )
+        } else {
+            format!(
+                "yardstick{of} {}: within its own noise ({}%), time judged as measured",
+                figures.join(", "),
+                rho_stats::YARDSTICK_MOVED * 100.0
+            )
+        }
+    }
+}
+
+/// The time metrics a yardstick speaks for: the clocks (never instructions, stack, heap or bytes, which are
+/// exact and do not move with the machine).
+const YARDSTICK_METRICS: [Metric; 3] = [Metric::Cycles, Metric::TimeNs, Metric::CpuNs];
+
+/// The yardstick of `suite` in a section, if it timed one.
+fn yardstick_of<'a>(
+    context: &'a Context,
+    suite: Option<&String>,
+) -> Option<&'a rho_baseline::format::SuiteYardstick> {
+    context
+        .yardsticks
+        .iter()
+        .find(|y| y.suite.as_ref() == suite)
+}
+
+/// The yardstick figure of `suite` in a section for `metric`'s clock (`None` for an exact metric, or
+/// without one): what a time series (rho-history) takes its figures relative to.
+pub fn yardstick_for(context: &Context, suite: Option<&String>, metric: Metric) -> Option<f64> {
+    yardstick_figure(yardstick_of(context, suite)?, context, metric)
+}
+
+/// A yardstick's figure of `metric`: nanoseconds derived from the cycles move with the cycles.
+fn yardstick_figure(
+    yardstick: &rho_baseline::format::SuiteYardstick,
+    context: &Context,
+    metric: Metric,
+) -> Option<f64> {
+    match (metric, context.time_source) {
+        (Metric::TimeNs, TimeSource::DerivedFromCycles) => yardstick.cycles,
+        _ => yardstick.of(metric),
+    }
+}
+
+/// The base and head yardsticks of one suite, per time metric.
+fn machine_figures(
+    base: &TargetBaseline,
+    head: &TargetBaseline,
+    base_suite: Option<&String>,
+    head_suite: Option<&String>,
+) -> Vec<MachineFigure> {
+    let (Some(b), Some(h)) = (
+        yardstick_of(&base.context, base_suite),
+        yardstick_of(&head.context, head_suite),
+    ) else {
+        return Vec::new();
+    };
+    if b.name != h.name {
+        return Vec::new();
+    }
+    YARDSTICK_METRICS
+        .iter()
+        .filter_map(|&metric| {
+            let base_figure = yardstick_figure(b, &base.context, metric)?;
+            let head_figure = yardstick_figure(h, &head.context, metric)?;
+            Some(MachineFigure {
+                metric,
+                base: base_figure,
+                head: head_figure,
+                ratio: rho_stats::machine_ratio(Some(base_figure), Some(head_figure)),
+            })
+        })
+        .collect()
+}
+
+/// The ratios a benchmark's time figures are divided by: its suite's yardstick, where it moved.
+fn machine_ratios(
+    base: &TargetBaseline,
+    head: &TargetBaseline,
+    base_bench: &BenchmarkBaseline,
+    head_bench: &BenchmarkBaseline,
+) -> Vec<(Metric, f64)> {
+    machine_figures(
+        base,
+        head,
+        base_bench.suite.as_ref(),
+        head_bench.suite.as_ref(),
+    )
+    .into_iter()
+    .filter_map(|f| Some((f.metric, f.ratio?)))
+    .collect()
+}
+
+/// A head figure judged relative to the machine: divided by `ratio` when there is one.
+pub fn relative_to_machine(head: Value, ratio: Option<f64>) -> (Value, Option<Adjusted>) {
+    match (head, ratio) {
+        (Value::Figure(measured), Some(ratio)) if ratio > 0.0 => (
+            Value::Figure(measured / ratio),
+            Some(Adjusted { measured, ratio }),
+        ),
+        _ => (head, None),
+    }
+}
+
+/// Every suite of head whose yardstick the baseline has too.
+fn machine_moves(base: &TargetBaseline, head: &TargetBaseline) -> Vec<MachineMove> {
+    head.context
+        .yardsticks
+        .iter()
+        .filter_map(|h| {
+            let figures = machine_figures(base, head, h.suite.as_ref(), h.suite.as_ref());
+            (!figures.is_empty()).then(|| MachineMove {
+                suite: h.suite.clone(),
+                figures,
+            })
+        })
+        .collect()
+}
+
+/// Why some time was judged as measured for want of a yardstick on a side, when the comparison judges time.
+fn unadjusted(base: &TargetBaseline, head: &TargetBaseline) -> Option<String> {
+    let timed = |s: &TargetBaseline| {
+        s.context.time_source != TimeSource::None || s.context.clocks.cycles.is_some()
+    };
+    if !timed(base) || !timed(head) || base.benchmarks.is_empty() || head.benchmarks.is_empty() {
+        return None;
+    }
+    if base.context.yardsticks.is_empty() && head.context.yardsticks.is_empty() {
+        return Some(
+            "no yardstick on either side (another harness's figures, or a harness before wire version 9): \
+             time judged as measured"
+                .to_string(),
+        );
+    }
+    if base.context.yardsticks.is_empty() {
+        return Some(
+            "the baseline has no yardstick (recorded before rho measured one): time judged as measured; \
+             record it again to judge time relative to the machine"
+                .to_string(),
+        );
+    }
+    let suites = |s: &TargetBaseline| {
+        let mut names: Vec<Option<String>> = s.benchmarks.iter().map(|b| b.suite.clone()).collect();
+        names.dedup();
+        names
+    };
+    let mut missing: Vec<String> = suites(head)
+        .into_iter()
+        .filter(|suite| {
+            yardstick_of(&head.context, suite.as_ref()).is_none()
+                || yardstick_of(&base.context, suite.as_ref()).is_none()
+        })
+        .map(|suite| suite.unwrap_or_else(|| "this run".to_string()))
+        .collect();
+    missing.dedup();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "no yardstick on both sides for {} (another harness's figures, or a suite new to the baseline): \
+             its time judged as measured",
+            missing.join(", ")
+        )
+    })
 }
 
 /// The drift of the comparison's time: over `time_ns` where both sides have it, else `cycles`; one ratio per
@@ -569,6 +819,7 @@ fn one_sided(
                     change_percent: None,
                     within_resolution: false,
                     verdict: Verdict::Removed,
+                    adjusted: None,
                 },
                 Presence::Added | Presence::Both => MetricComparison {
                     metric,
@@ -577,6 +828,7 @@ fn one_sided(
                     change_percent: None,
                     within_resolution: false,
                     verdict: Verdict::Added,
+                    adjusted: None,
                 },
             })
         })
@@ -710,6 +962,7 @@ pub fn judge(
         change_percent,
         within_resolution,
         verdict,
+        adjusted: None,
     })
 }
 
@@ -1272,6 +1525,166 @@ mod tests {
         set_median(&mut single, "bench_crc_256", Metric::Cycles, 7704.0 * 1.5);
         let c = compare(&base, &single, 10.0).unwrap();
         assert!(c.failed() && c.drift.is_none());
+    }
+
+    /// `section` with a yardstick of `cycles` and `ns` per iteration (one suite's run: no suite name).
+    fn with_yardstick(mut section: TargetBaseline, cycles: f64, ns: f64) -> TargetBaseline {
+        section.context.yardsticks = vec![rho_baseline::format::SuiteYardstick {
+            suite: None,
+            name: "rho1".to_string(),
+            iterations: 262_144,
+            cycles: Some(cycles),
+            time_ns: Some(ns),
+            cpu_ns: None,
+        }];
+        section
+    }
+
+    #[test]
+    fn a_machine_2x_slower_clears_unchanged_figures_and_still_catches_a_4x_one() {
+        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        // Everything 2x slower (the machine), and bench_crc_64 4x on top of it (the code, 4x).
+        let mut head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        set_median(&mut head, "bench_crc_64", Metric::TimeNs, 645.0 * 8.0);
+        set_median(&mut head, "bench_crc_64", Metric::Cycles, 1870.0 * 8.0);
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert_eq!(c.machine.len(), 1);
+        assert!(c.machine[0].moved());
+        assert!(
+            c.machine[0]
+                .sentence()
+                .starts_with("the machine moved: yardstick cycles +100.0% (1.14 -> 2.28 cycles/iter), time_ns +100.0%"),
+            "{}",
+            c.machine[0].sentence()
+        );
+        let crc = row(&c, "bench_crc_64", Metric::TimeNs);
+        assert_eq!(crc.verdict, Verdict::Regressed);
+        assert_eq!(crc.head, Value::Figure(645.0 * 4.0));
+        assert_eq!(
+            crc.adjusted,
+            Some(Adjusted {
+                measured: 645.0 * 8.0,
+                ratio: 2.0
+            })
+        );
+        assert_eq!(crc.change_percent, Some(300.0));
+        for bench in ["bench_crc_256", "bench_malloc_free"] {
+            for metric in [Metric::Cycles, Metric::TimeNs] {
+                let r = row(&c, bench, metric);
+                assert_eq!(r.verdict, Verdict::Ok, "{bench} {metric:?}");
+                assert_eq!(r.change_percent, Some(0.0), "{bench} {metric:?}");
+                assert!(r.adjusted.is_some());
+            }
+        }
+        // Exact figures are never divided: the stack is the stack.
+        let stack = row(&c, "bench_crc_256", Metric::StackBytes);
+        assert_eq!((stack.head, stack.adjusted), (Value::Figure(312.0), None));
+        // The same 2x without the yardstick: every benchmark fails.
+        let unadjusted = compare(
+            &fixture::section("host"),
+            &fixture::uniformly_slower("host", 2.0),
+            10.0,
+        )
+        .unwrap();
+        assert_eq!(unadjusted.counts().regressed, 6);
+        assert!(
+            unadjusted
+                .unadjusted
+                .as_deref()
+                .unwrap()
+                .starts_with("no yardstick on either side")
+        );
+        assert!(unadjusted.machine.is_empty());
+        // A baseline recorded before the yardstick, against a run that has one: record it again.
+        let head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let old = compare(&fixture::section("host"), &head, 10.0).unwrap();
+        assert_eq!(old.counts().regressed, 6);
+        assert!(
+            old.unadjusted
+                .as_deref()
+                .unwrap()
+                .starts_with("the baseline has no yardstick (recorded before rho measured one)")
+        );
+    }
+
+    #[test]
+    fn a_yardstick_within_its_noise_adjusts_nothing_and_a_faster_machine_is_judged_relative_too() {
+        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        // The loop 4% slower: its own noise. The figures are judged as measured.
+        let head = with_yardstick(
+            fixture::uniformly_slower("host", 1.04),
+            1.14 * 1.04,
+            0.44 * 1.04,
+        );
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert!(!c.machine[0].moved() && c.unadjusted.is_none());
+        assert!(c.rows().all(|(_, r)| r.adjusted.is_none()));
+        // A machine 2x faster: an unchanged benchmark measured 2x faster is unchanged, not improved, and a
+        // benchmark that kept its old figure on the faster machine got 2x slower.
+        let mut head = with_yardstick(fixture::uniformly_slower("host", 0.5), 0.57, 0.22);
+        set_median(&mut head, "bench_crc_256", Metric::TimeNs, 2657.0);
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert_eq!(row(&c, "bench_crc_64", Metric::TimeNs).verdict, Verdict::Ok);
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::TimeNs).verdict,
+            Verdict::Regressed
+        );
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::TimeNs).change_percent,
+            Some(100.0)
+        );
+    }
+
+    #[test]
+    fn the_json_shows_the_measured_and_the_adjusted_figure() {
+        // (The text report's words for it are rho-report's: diff.rs's tests.)
+        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let c = compare(&base, &head, 10.0).unwrap();
+        let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
+        let crc = &record["benchmarks"][2]["metrics"][1];
+        assert_eq!(crc["metric"], "time_ns", "{record}");
+        assert_eq!(crc["head"], 2657.0);
+        assert_eq!(crc["head_measured"], 5314.0);
+        assert_eq!(crc["machine_ratio"], 2.0);
+        assert_eq!(record["machine"][0]["moved"], true);
+        assert_eq!(record["machine"][0]["figures"][1]["ratio"], 2.0);
+        assert!(record.get("unadjusted").is_none());
+    }
+
+    #[test]
+    fn a_suite_is_judged_by_its_own_yardstick() {
+        let mut base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let mut head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        for (section, factor) in [(&mut base, 1.0), (&mut head, 2.0)] {
+            for bench in &mut section.benchmarks {
+                bench.suite = Some(
+                    if bench.name == "bench_malloc_free" {
+                        "b.c"
+                    } else {
+                        "a.c"
+                    }
+                    .to_string(),
+                );
+            }
+            // a.c's yardstick moved with the machine, b.c has none (another harness's suite).
+            section.context.yardsticks[0].suite = Some("a.c".to_string());
+            section.context.yardsticks[0].time_ns = Some(0.44 * factor);
+        }
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert_eq!(row(&c, "bench_crc_64", Metric::TimeNs).verdict, Verdict::Ok);
+        assert_eq!(
+            row(&c, "bench_malloc_free", Metric::TimeNs).verdict,
+            Verdict::Regressed
+        );
+        assert!(
+            c.unadjusted
+                .as_deref()
+                .unwrap()
+                .starts_with("no yardstick on both sides for b.c"),
+            "{:?}",
+            c.unadjusted
+        );
     }
 
     /// Every benchmark with its CPU time on both sides.

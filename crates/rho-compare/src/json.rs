@@ -28,6 +28,38 @@ pub struct ComparisonRecord {
     /// Each benchmark family's growth on both sides (members named `family/arg`); empty when none. Added
     /// within the document's version.
     pub families: Vec<FamilyRecord>,
+    /// The machine's yardstick per suite timed on both sides (docs/baseline.md, "The machine's yardstick");
+    /// empty when none. Added within the document's version.
+    pub machine: Vec<MachineRecord>,
+    /// Why time was judged as measured for want of a yardstick on a side; absent when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unadjusted: Option<String>,
+}
+
+/// One suite's yardstick, base and head.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineRecord {
+    /// The suite, as the benchmarks' `suite`; `null` for one suite's run.
+    pub suite: Option<String>,
+    /// Whether the machine moved on any clock: that clock's time figures were judged relative to it.
+    pub moved: bool,
+    pub figures: Vec<MachineFigureRecord>,
+    /// What the report says.
+    pub message: String,
+}
+
+/// One clock of a suite's yardstick.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineFigureRecord {
+    /// The time metric it speaks for: `cycles`, `time_ns` or `cpu_ns`.
+    pub metric: &'static str,
+    /// The loop's figure per iteration, base and head.
+    pub base: f64,
+    pub head: f64,
+    pub change_percent: f64,
+    /// The ratio head / base this metric's head figures were divided by; `null` when within the
+    /// yardstick's own noise (judged as measured).
+    pub ratio: Option<f64>,
 }
 
 /// One family's growth, compared (docs/baseline.md, "Growth").
@@ -172,6 +204,13 @@ pub struct MetricRecord {
     pub head: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head_missing: Option<&'static str>,
+    /// When the machine moved (`machine`): the figure this run measured, of which `head` is the part
+    /// relative to the machine (`head = head_measured / machine_ratio`); absent when `head` is as measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_measured: Option<f64>,
+    /// The yardstick's ratio `head` was divided by; absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine_ratio: Option<f64>,
     /// `(head - base) / base * 100`; `null` without two figures, or from a base of 0.
     pub change_percent: Option<f64>,
     /// The largest growth allowed, in percent.
@@ -267,6 +306,27 @@ impl ComparisonRecord {
                     message: f.sentence(),
                 })
                 .collect(),
+            machine: comparison
+                .machine
+                .iter()
+                .map(|m| MachineRecord {
+                    suite: m.suite.clone(),
+                    moved: m.moved(),
+                    figures: m
+                        .figures
+                        .iter()
+                        .map(|f| MachineFigureRecord {
+                            metric: f.metric.name(),
+                            base: f.base,
+                            head: f.head,
+                            change_percent: (f.head / f.base - 1.0) * 100.0,
+                            ratio: f.ratio,
+                        })
+                        .collect(),
+                    message: m.sentence(),
+                })
+                .collect(),
+            unadjusted: comparison.unadjusted.clone(),
         }
     }
 }
@@ -288,6 +348,8 @@ fn metric_record(
         base_missing: missing(row.base),
         head: row.head.figure(),
         head_missing: missing(row.head),
+        head_measured: row.adjusted.map(|a| a.measured),
+        machine_ratio: row.adjusted.map(|a| a.ratio),
         change_percent: row.change_percent,
         limit_percent: limit,
         verdict: row.verdict.label(),

@@ -91,8 +91,9 @@ pub struct Point {
     pub band: Option<(f64, f64)>,
 }
 
-/// One record's figure at a commit and its band, if the record has one.
-type Sample = (f64, Option<(f64, f64)>);
+/// One record's figure at a commit, its band if the record has one, and its suite's machine yardstick for
+/// the metric's clock if it has one (a time record of wire version 9 or later).
+type Sample = (f64, Option<(f64, f64)>, Option<f64>);
 
 /// A change point: the figure stepped at `point` (the first point of the new segment).
 #[derive(Debug, Clone, PartialEq)]
@@ -205,6 +206,11 @@ pub fn analyse<'a>(
                     .push((
                         value,
                         record.quartiles.get(&bench.name).and_then(|q| q.of(metric)),
+                        rho_compare::compare::yardstick_for(
+                            &record.section.context,
+                            bench.suite.as_ref(),
+                            metric,
+                        ),
                     ));
             }
         }
@@ -256,9 +262,25 @@ fn series_of(
     by_commit: BTreeMap<usize, Vec<Sample>>,
     detection: Detection,
 ) -> Series {
+    // The machine's yardstick: the series' reference is the median of its records' yardsticks, and a
+    // record whose yardstick is beyond the loop's own noise from it ran on a machine that moved, so its
+    // time figures are taken relative to it (docs/history.md), by rho-baseline's one rule.
+    let yardsticks: Vec<f64> = by_commit
+        .values()
+        .flatten()
+        .filter_map(|(_, _, yardstick)| *yardstick)
+        .collect();
+    let reference = (!yardsticks.is_empty()).then(|| median_of(&yardsticks));
+    let relative = |(value, band, yardstick): &Sample| -> (f64, Option<(f64, f64)>) {
+        match rho_stats::machine_ratio(reference, *yardstick) {
+            Some(ratio) => (value / ratio, band.map(|(a, b)| (a / ratio, b / ratio))),
+            None => (*value, *band),
+        }
+    };
     let points: Vec<Point> = by_commit
         .into_iter()
         .map(|(commit_index, samples)| {
+            let samples: Vec<(f64, Option<(f64, f64)>)> = samples.iter().map(relative).collect();
             let values: Vec<f64> = samples.iter().map(|(value, _)| *value).collect();
             let bands: Vec<(f64, f64)> = samples.iter().filter_map(|(_, band)| *band).collect();
             let band = (!bands.is_empty()).then(|| {

@@ -33,4 +33,6 @@ pub use error::Error;
 pub use git::{Listing, Problem, Store, Synced};
 pub use layout::DEFAULT_BRANCH;
 pub use note::{NOTE_SCHEMA, Note, NoteKind};
-pub use record::{Measure, Origin, Quartiles, RECORD_SCHEMA, RECORD_SCHEMA_V1, Record};
+pub use record::{
+    Measure, Origin, Quartiles, RECORD_SCHEMA, RECORD_SCHEMA_V1, RECORD_SCHEMA_V2, Record,
+};

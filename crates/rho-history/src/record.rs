@@ -8,8 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-/// The schema of a record file: /2 adds each benchmark's quartiles (the charts' band).
-pub const RECORD_SCHEMA: &str = "rho-bench-history-record/2";
+/// The schema of a record file: /3 adds the time section's machine yardsticks (`section.context.yardsticks`,
+/// docs/history.md), /2 each benchmark's quartiles (the charts' band).
+pub const RECORD_SCHEMA: &str = "rho-bench-history-record/3";
+
+/// The second record schema, still read: the same record without yardsticks.
+pub const RECORD_SCHEMA_V2: &str = "rho-bench-history-record/2";
 
 /// The first record schema, still read: the same record without quartiles.
 pub const RECORD_SCHEMA_V1: &str = "rho-bench-history-record/1";
@@ -208,12 +212,21 @@ impl Record {
         };
         if record.schema == RECORD_SCHEMA_V1 && !record.quartiles.is_empty() {
             return Err(fail(format!(
-                "\"quartiles\" in a \"{RECORD_SCHEMA_V1}\" record: they came with \"{RECORD_SCHEMA}\""
+                "\"quartiles\" in a \"{RECORD_SCHEMA_V1}\" record: they came with \"{RECORD_SCHEMA_V2}\""
             )));
         }
-        if record.schema != RECORD_SCHEMA && record.schema != RECORD_SCHEMA_V1 {
+        if record.schema != RECORD_SCHEMA && !record.section.context.yardsticks.is_empty() {
             return Err(fail(format!(
-                "schema \"{}\": expected \"{RECORD_SCHEMA}\" (or \"{RECORD_SCHEMA_V1}\")",
+                "\"yardsticks\" in a \"{}\" record: they came with \"{RECORD_SCHEMA}\"",
+                record.schema
+            )));
+        }
+        if record.schema != RECORD_SCHEMA
+            && record.schema != RECORD_SCHEMA_V2
+            && record.schema != RECORD_SCHEMA_V1
+        {
+            return Err(fail(format!(
+                "schema \"{}\": expected \"{RECORD_SCHEMA}\" (or \"{RECORD_SCHEMA_V2}\", \"{RECORD_SCHEMA_V1}\")",
                 record.schema
             )));
         }

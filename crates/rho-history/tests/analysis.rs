@@ -97,6 +97,74 @@ fn the_newest_figure_doubled_is_a_regression_and_a_flat_one_is_not() {
     assert!(open_regression(&small.series[0], 10.0, Detection::default()).is_none());
 }
 
+/// The machine's yardstick: the newest record ran on a machine twice as slow (its yardstick doubled) and
+/// measured every figure doubled; relative to the machine nothing changed, so `history check` finds no
+/// regression. A benchmark that got 4x slower on that machine is still one (2x relative to it), and the
+/// same doubling without yardsticks is one too.
+#[test]
+fn a_newest_record_on_a_machine_that_moved_is_judged_relative_to_it() {
+    let commits = commits(30);
+    let wobble = |i: usize| 1_000.0 * (1.0 + 0.01 * ((i * 7 % 5) as f64 - 2.0) / 2.0);
+    let build = |newest: f64, yardsticks: bool| -> Vec<Record> {
+        commits
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let figure = if i == 29 { newest } else { wobble(i) };
+                let mut r = record(&c.id, "ci", Measure::Time, &[("bench_a", figure)]);
+                if yardsticks {
+                    // The loop's own noise (±1%) on every commit, 2x on the newest.
+                    let ns = if i == 29 {
+                        3.4
+                    } else {
+                        1.7 * (1.0 + 0.01 * ((i % 3) as f64 - 1.0))
+                    };
+                    r.section.context.yardsticks = vec![rho_baseline::format::SuiteYardstick {
+                        suite: None,
+                        name: "rho1".to_string(),
+                        iterations: 262_144,
+                        cycles: None,
+                        time_ns: Some(ns),
+                        cpu_ns: None,
+                    }];
+                }
+                r
+            })
+            .collect()
+    };
+    let time = Filter {
+        metric: Some("time_ns".to_string()),
+        ..Filter::default()
+    };
+    let moved = analyse(&build(2_000.0, true), &commits, &time, Detection::default());
+    let series = &moved.series[0];
+    assert!(
+        (series.points[29].value - 1_000.0).abs() < 1e-9,
+        "{:?}",
+        series.points[29]
+    );
+    assert!(open_regression(series, 10.0, Detection::default()).is_none());
+    // Within the noise the figures are as measured.
+    assert_eq!(series.points[3].value, wobble(3));
+    let planted = analyse(&build(4_000.0, true), &commits, &time, Detection::default());
+    let open = open_regression(&planted.series[0], 10.0, Detection::default()).unwrap();
+    assert!(open.first && (open.change.change_percent.unwrap() - 100.0).abs() < 2.0);
+    let unmeasured = analyse(
+        &build(2_000.0, false),
+        &commits,
+        &time,
+        Detection::default(),
+    );
+    assert!(open_regression(&unmeasured.series[0], 10.0, Detection::default()).is_some());
+    // A record of this schema carries them and reads back; an older schema's may not.
+    let text = build(2_000.0, true)[29].to_json().unwrap();
+    assert!(text.contains("\"yardsticks\""), "{text}");
+    Record::parse(&text, "r.json").unwrap();
+    let old = text.replace(rho_history::RECORD_SCHEMA, rho_history::RECORD_SCHEMA_V2);
+    let error = Record::parse(&old, "old.json").unwrap_err().to_string();
+    assert!(error.contains("\"yardsticks\" in a"), "{error}");
+}
+
 /// Judged at each of commits 40 to 45 of a series whose figure rose by half at commit 40 (exact
 /// instructions, or time in a ±1% wobble): the regression is named at 40 each time, first seen at 40 only;
 /// once the figure is back, there is none.
@@ -212,7 +280,7 @@ fn a_v1_record_reads_without_a_band_and_a_v2_record_has_one_where_it_was_measure
         },
     );
     let text = banded.to_json().unwrap();
-    assert!(text.contains("\"rho-bench-history-record/2\""), "{text}");
+    assert!(text.contains("\"rho-bench-history-record/3\""), "{text}");
     assert_eq!(Record::parse(&text, "r.json").unwrap(), banded);
     // A /1 record (no quartiles) is read; quartiles in one, or a band upside down, are refused.
     let plain = record(&line[0].id, "m", Measure::Time, &[("b", 100.0)]);

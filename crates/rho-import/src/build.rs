@@ -224,6 +224,7 @@ pub fn run_with(format: Format, benchmarks: &[Sampled]) -> Run {
         benchmarks: wire,
         dropped: 0,
         noise_lines: 0,
+        yardstick: None,
     }
 }
 

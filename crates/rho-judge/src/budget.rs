@@ -909,6 +909,7 @@ mod tests {
             repetitions: 1,
             image: None,
             imported: None,
+            yardstick: None,
         }
     }
 

@@ -21,6 +21,30 @@ pub fn format_value(value: Value) -> String {
     }
 }
 
+/// A head figure as a report prints it: as measured, or, judged relative to a machine that moved, the
+/// adjusted figure and what was measured (`1120 (measured 2240)`).
+pub fn format_head(row: &MetricComparison) -> String {
+    match (row.head, row.adjusted) {
+        (Value::Figure(v), Some(adjusted)) => format!(
+            "{} (measured {})",
+            adjusted_figure(v),
+            Figure(adjusted.measured)
+        ),
+        (head, _) => format_value(head),
+    }
+}
+
+/// An adjusted figure (a quotient, never a clock's reading) to as many places as a reader can use.
+fn adjusted_figure(value: f64) -> String {
+    if value.abs() >= 100.0 {
+        format!("{value:.0}")
+    } else if value.abs() >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
 /// A change as a report prints it: `+4.2%`, `-12.0%`, `0.0%`; when the base was 0 and head is not,
 /// `below resolution` for a clocked metric (a net figure the overhead clamped to 0) and `from 0` for an exact
 /// one, never an infinite percentage.
@@ -170,7 +194,7 @@ pub fn render_text_within(comparison: &Comparison, base_name: &str, width: usize
                 [
                     metric_label(comparison, row.metric),
                     format_value(row.base),
-                    format_value(row.head),
+                    format_head(row),
                     format_change(row),
                     verdict_text(row),
                 ],
@@ -278,6 +302,17 @@ pub fn note_lines(comparison: &Comparison) -> Vec<String> {
     if !comparison.left_out.is_empty() {
         let what: Vec<String> = comparison.left_out.iter().map(|l| l.sentence()).collect();
         lines.push(format!("left out: {}", what.join("; ")));
+    }
+    // The machine's yardstick: said when it moved, or when a side has none (time judged as measured).
+    lines.extend(
+        comparison
+            .machine
+            .iter()
+            .filter(|m| m.moved())
+            .map(|m| m.sentence()),
+    );
+    if let Some(why) = &comparison.unadjusted {
+        lines.push(format!("yardstick: {why}"));
     }
     if let Some(drift) = &comparison.drift {
         lines.push(format!("drift: {}", drift.sentence()));
@@ -421,7 +456,7 @@ fn table(
             code(name),
             escape(&metric_label(comparison, row.metric)),
             format_value(row.base),
-            format_value(row.head),
+            format_head(row),
             if row.within_resolution {
                 format!("{} ({})", format_change(row), within_resolution_note())
             } else {
@@ -519,6 +554,39 @@ mod tests {
     use rho_baseline::fixture;
     use rho_baseline::format::{Figure, Stack};
     use rho_compare::compare::compare;
+
+    fn with_yardstick(
+        mut section: rho_baseline::format::TargetBaseline,
+        cycles: f64,
+        ns: f64,
+    ) -> rho_baseline::format::TargetBaseline {
+        section.context.yardsticks = vec![rho_baseline::format::SuiteYardstick {
+            suite: None,
+            name: "rho1".to_string(),
+            iterations: 262_144,
+            cycles: Some(cycles),
+            time_ns: Some(ns),
+            cpu_ns: None,
+        }];
+        section
+    }
+
+    #[test]
+    fn the_text_shows_the_measured_and_the_adjusted_figure_and_says_the_machine_moved() {
+        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let text = render_text(&compare(&base, &head, 10.0).unwrap(), "b");
+        assert!(text.contains("2657 (measured 5314)"), "{text}");
+        assert!(text.contains("the machine moved: yardstick"), "{text}");
+        // Within the yardstick's noise (4%): judged as measured, and nothing said of the machine.
+        let head = with_yardstick(
+            fixture::uniformly_slower("host", 1.04),
+            1.14 * 1.04,
+            0.44 * 1.04,
+        );
+        let text = render_text(&compare(&base, &head, 10.0).unwrap(), "b");
+        assert!(!text.contains("machine moved"), "{text}");
+    }
 
     /// crc_64 twice as slow, crc_256 a third faster, malloc_free's stack lost, a benchmark renamed.
     fn mixed() -> Comparison {

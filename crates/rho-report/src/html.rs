@@ -1126,6 +1126,7 @@ mod tests {
             change_percent: Some(2.0),
             within_resolution: false,
             verdict: rho_compare::Verdict::Regressed,
+            adjusted: None,
         });
         let mut page = page_of(&head);
         page.diff = Some(Diff {

@@ -134,6 +134,7 @@ fn realistic_run() -> Run {
             .collect(),
         dropped: 0,
         noise_lines: 0,
+        yardstick: None,
     }
 }
 

@@ -109,6 +109,8 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
         .map(|r| r.noise_lines)
         .fold(0, u64::saturating_add);
     best.dropped = runs.iter().map(|r| r.dropped).max().unwrap_or(0);
+    let yardsticks: Vec<_> = runs.iter().map(|r| r.yardstick.as_ref()).collect();
+    best.yardstick = crate::YardstickFigures::best(&yardsticks);
     best.repetitions = runs
         .iter()
         .map(|r| r.repetitions)

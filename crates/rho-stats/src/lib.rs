@@ -52,6 +52,7 @@ mod run;
 mod summary;
 pub mod targets;
 mod window;
+mod yardstick;
 
 pub use best::{best_figures, best_of, min_of};
 pub use changepoint::{
@@ -82,3 +83,4 @@ pub use summary::{
     PerIteration, SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile,
 };
 pub use window::{MIN_WINDOW_SAMPLES, WINDOWS, min_window_median};
+pub use yardstick::{YARDSTICK_MOVED, YardstickFigures, machine_ratio, moved};

@@ -308,6 +308,10 @@ pub struct RunSummary {
     /// or another harness's suite, crate rho-import); `None` for a wire stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<String>,
+    /// The harness's yardstick (`@yardstick`, wire version 9), summarised; `None` when the stream had none
+    /// (an older stream, a counted run, another harness's report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yardstick: Option<crate::YardstickFigures>,
 }
 
 impl RunSummary {
@@ -457,6 +461,7 @@ impl RunSummary {
             repetitions: 1,
             image: None,
             imported: None,
+            yardstick: crate::YardstickFigures::of_run(run),
         })
     }
 
@@ -601,6 +606,19 @@ fn rates(per_iteration: u64, figures: Option<&ClockFigures>) -> (Option<f64>, Op
     let ops_per_second = (!below && ns > 0.0).then(|| per_iteration as f64 * 1e9 / ns);
     let ns_per_op = (per_iteration > 0).then(|| ns / per_iteration as f64);
     (ops_per_second, ns_per_op)
+}
+
+/// A yardstick's figure of a metric: here, beside [`Metric`], so the yardstick's module need not know it.
+impl crate::YardstickFigures {
+    /// The figure of `metric` (`cycles`, `time_ns`, `cpu_ns`); `None` for any other metric or without it.
+    pub fn of(&self, metric: Metric) -> Option<f64> {
+        match metric {
+            Metric::Cycles => self.cycles,
+            Metric::TimeNs => self.time_ns,
+            Metric::CpuNs => self.cpu_ns,
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

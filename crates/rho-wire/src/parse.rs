@@ -12,7 +12,7 @@ use crate::name::{MAX_NAME_BYTES, NAME_ESCAPE_VERSION};
 use crate::types::{
     BATCH_VERSION, Benchmark, COUNTER_VERSION, CPU_CLOCK_VERSION, Clock, ClockRole, Count, Counter,
     FAMILY_VERSION, FamilyMember, GUARD_VERSION, HEAP_OFF_VERSION, Header, HeapFigures,
-    RERUN_VERSION, Run, RunConfig, StackMark, Target, WIRE_VERSION,
+    RERUN_VERSION, Run, RunConfig, StackMark, Target, WIRE_VERSION, YARDSTICK_VERSION, Yardstick,
 };
 
 /// The longest line the parser reads. A longer noise line is skipped (only its first bytes are kept); a longer
@@ -24,6 +24,10 @@ pub const CALIBRATION_NAME: &str = ".overhead";
 
 /// The most clocks a stream can declare (one per role).
 const MAX_CLOCKS: usize = 3;
+
+/// The most repetitions a `@yardstick` may announce: a harness runs a handful, and a hostile stream must not
+/// announce more than a parser should hold.
+const MAX_YARDSTICK_REPETITIONS: u64 = 1000;
 
 /// Preallocate at most this many samples per column from what `@config` announces: the figure comes from the
 /// stream, and a hostile one must not make the parser reserve memory it will never fill.
@@ -57,6 +61,8 @@ enum Phase {
     Clocks,
     /// After `@config` or a benchmark's `@end`: expects `@bench` or `@done`.
     Suite,
+    /// After `@yardstick`: expects its repetitions' sample lines.
+    Yardstick,
     /// Inside a benchmark, before `@stack`/`@heap`: expects samples.
     Samples,
     /// Inside a benchmark after `@stack` or `@heap`: expects the other, then `@end`.
@@ -109,6 +115,11 @@ pub struct StreamParser {
     bench_lines: HashMap<String, u64>,
     open: Option<OpenBench>,
     dropped: u64,
+    /// `@yardstick` and its line, once read; its samples fill while the phase is [`Phase::Yardstick`].
+    yardstick: Option<Yardstick>,
+    yardstick_line: u64,
+    /// The repetitions its `@yardstick` announced.
+    yardstick_repetitions: u64,
 }
 
 impl Default for StreamParser {
@@ -141,6 +152,9 @@ impl StreamParser {
             bench_lines: HashMap::new(),
             open: None,
             dropped: 0,
+            yardstick: None,
+            yardstick_line: 0,
+            yardstick_repetitions: 0,
         }
     }
 
@@ -278,6 +292,7 @@ impl StreamParser {
             counter: header.counter,
             calibration: self.calibration,
             config: header.config,
+            yardstick: self.yardstick,
             benchmarks: self.benchmarks,
             dropped: self.dropped,
             noise_lines: self.noise_lines,
@@ -295,6 +310,10 @@ impl StreamParser {
             Phase::Clocks => "@clock or @config".to_string(),
             Phase::Suite => "@bench or @done".to_string(),
             Phase::Samples => self.expected_sample(),
+            Phase::Yardstick => format!(
+                "the {} sample line(s) of @yardstick on line {}",
+                self.yardstick_repetitions, self.yardstick_line
+            ),
             Phase::Trailer => match &self.open {
                 Some(open) if open.stack.is_none() => "@stack".to_string(),
                 Some(open) if open.heap.is_none() => "@heap".to_string(),
@@ -325,6 +344,9 @@ impl StreamParser {
     // ---- samples: the hot path ----
 
     fn sample(&mut self, line: &[u8]) -> Result<(), WireError> {
+        if self.phase == Phase::Yardstick {
+            return self.yardstick_sample(line);
+        }
         if self.phase != Phase::Samples {
             let kind = if self.phase == Phase::Preamble {
                 ErrorKind::MissingHeader
@@ -375,6 +397,7 @@ impl StreamParser {
                 | b"done"
                 | b"counter"
                 | b"count"
+                | b"yardstick"
         );
         if self.phase == Phase::Preamble && keyword != b"rho-bench" {
             if known {
@@ -398,6 +421,9 @@ impl StreamParser {
                 self.counter(line, &fields).map(|()| None)
             }
             b"count" if self.version >= COUNTER_VERSION => self.count(line, &fields).map(|()| None),
+            b"yardstick" if self.version >= YARDSTICK_VERSION => {
+                self.yardstick(line, &fields).map(|()| None)
+            }
             b"config" => {
                 self.config(line, &fields)?;
                 Ok(self.header.as_ref().map(Event::HeaderComplete))
@@ -710,6 +736,89 @@ impl StreamParser {
         });
         self.config_line = self.line;
         self.phase = Phase::Suite;
+        Ok(())
+    }
+
+    /// `@yardstick NAME iterations=N repetitions=R` (version 9): once, after `@config` and before the first
+    /// `@bench`, in a timed run; its `R` sample lines follow.
+    fn yardstick(&mut self, line: &[u8], fields: &Fields) -> Result<(), WireError> {
+        if self.yardstick.is_some() {
+            return Err(self.duplicate(line, "@yardstick", self.yardstick_line));
+        }
+        if self.phase != Phase::Suite || self.calibration.is_some() || !self.benchmarks.is_empty() {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::OutOfOrder,
+                "@yardstick only between @config and the first @bench",
+                quote(line),
+            ));
+        }
+        let clocks = self.header.as_ref().map_or(0, |h| h.clocks.len());
+        if clocks == 0 {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                "no @yardstick in a counted run (it has no clock to time it with)",
+                quote(line),
+            ));
+        }
+        let [name] = fields.positional(self.line, line, ["the reference loop's name"])?;
+        if !is_name(name) {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Syntax,
+                "@yardstick NAME (1 to 63 of [A-Za-z0-9_.:+-])",
+                quote(line),
+            ));
+        }
+        let iterations = fields.required_u64(self.line, line, "iterations")?;
+        let repetitions = fields.required_u64(self.line, line, "repetitions")?;
+        if iterations == 0 || repetitions == 0 || repetitions > MAX_YARDSTICK_REPETITIONS {
+            return Err(WireError::new(
+                self.line,
+                ErrorKind::Inconsistent,
+                format!(
+                    "@yardstick iterations= at least 1 and repetitions= 1 to {MAX_YARDSTICK_REPETITIONS}"
+                ),
+                quote(line),
+            ));
+        }
+        self.yardstick = Some(Yardstick {
+            name: String::from_utf8_lossy(name).into_owned(),
+            iterations,
+            samples: vec![Vec::new(); clocks],
+        });
+        self.yardstick_line = self.line;
+        self.yardstick_repetitions = repetitions;
+        self.phase = Phase::Yardstick;
+        Ok(())
+    }
+
+    fn yardstick_sample(&mut self, line: &[u8]) -> Result<(), WireError> {
+        let Some(yardstick) = self.yardstick.as_mut() else {
+            return Err(self.unexpected(ErrorKind::OutOfOrder, line));
+        };
+        let mut values = [0u64; MAX_CLOCKS];
+        let columns = yardstick.samples.len().min(MAX_CLOCKS);
+        match parse_sample(&line[1..], &mut values[..columns]) {
+            Ok(()) => {
+                for (column, value) in yardstick.samples.iter_mut().zip(values) {
+                    column.push(value);
+                }
+            }
+            Err(_) => {
+                return Err(WireError::new(
+                    self.line,
+                    ErrorKind::Syntax,
+                    format!("a sample of @yardstick: {columns} unsigned number(s), one per @clock"),
+                    quote(line),
+                ));
+            }
+        }
+        let read = yardstick.samples.first().map_or(0, Vec::len) as u64;
+        if read == self.yardstick_repetitions {
+            self.phase = Phase::Suite;
+        }
         Ok(())
     }
 

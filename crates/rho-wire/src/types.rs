@@ -29,6 +29,25 @@ pub const CPU_CLOCK_VERSION: u32 = 7;
 /// measured again (not among the samples). Before it `rerun=` is an unknown field, ignored.
 pub const RERUN_VERSION: u32 = 9;
 
+/// The first version with `@yardstick`: the harness's fixed reference loop, timed on every clock, so a
+/// comparison with a stored baseline can tell a machine that moved from code that did (docs/wire-format.md,
+/// "Yardstick"). Before it the record is unknown, an error.
+pub const YARDSTICK_VERSION: u32 = 9;
+
+/// `@yardstick NAME iterations=N repetitions=R` and its `R` sample lines: the harness's fixed reference loop
+/// (`NAME` says which loop: `rho1`), `N` iterations a repetition, each repetition one raw reading per clock,
+/// in `@clock` order (nothing subtracted). Only ratios between two runs built the same way mean anything: its
+/// absolute figure depends on the compiler and its flags.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Yardstick {
+    /// Which reference loop (`rho1`): two runs' figures are compared only when they name the same one.
+    pub name: String,
+    /// Iterations of the loop in each repetition.
+    pub iterations: u64,
+    /// One column per clock (same order as `Run::clocks`), one value per repetition.
+    pub samples: Vec<Vec<u64>>,
+}
+
 /// One whole run of a suite: the header records and every benchmark, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
@@ -45,6 +64,10 @@ pub struct Run {
     /// measuring. `None` when the harness did not print one.
     pub calibration: Option<Benchmark>,
     pub config: RunConfig,
+    /// `@yardstick` (version 9): the harness's reference loop, timed; `None` when the stream has none (an
+    /// older stream, a counted run, another harness's figures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yardstick: Option<Yardstick>,
     pub benchmarks: Vec<Benchmark>,
     /// How many benchmarks the suite had no room for (`@done dropped=`).
     pub dropped: u64,

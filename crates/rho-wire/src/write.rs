@@ -71,6 +71,23 @@ pub fn write_run<W: Write>(mut out: W, run: &Run) -> io::Result<()> {
         buf.pop();
         line(&mut buf, format_args!(" stack_guard={guard}"));
     }
+    if let Some(yardstick) = &run.yardstick {
+        let repetitions = yardstick.samples.first().map_or(0, Vec::len);
+        line(
+            &mut buf,
+            format_args!(
+                "@yardstick {} iterations={} repetitions={repetitions}",
+                yardstick.name, yardstick.iterations
+            ),
+        );
+        for r in 0..repetitions {
+            for (k, column) in yardstick.samples.iter().enumerate() {
+                buf.push(if k == 0 { b':' } else { b' ' });
+                buf.extend_from_slice(column.get(r).copied().unwrap_or(0).to_string().as_bytes());
+            }
+            buf.push(b'\n');
+        }
+    }
     for bench in run.calibration.iter().chain(&run.benchmarks) {
         write_bench(&mut out, &mut buf, run.version, bench)?;
     }
@@ -313,6 +330,26 @@ fn validate(run: &Run) -> Result<(), String> {
             "the calibration block is named {:?}, not {CALIBRATION_NAME}",
             calibration.name
         ));
+    }
+    if let Some(yardstick) = &run.yardstick {
+        let repetitions = yardstick.samples.first().map_or(0, Vec::len);
+        if run.version < crate::types::YARDSTICK_VERSION
+            || !is_name(yardstick.name.as_bytes())
+            || yardstick.iterations == 0
+            || repetitions == 0
+            || yardstick.samples.len() != run.clocks.len()
+            || yardstick.samples.iter().any(|c| c.len() != repetitions)
+        {
+            return Err(format!(
+                "the yardstick {:?} cannot be written: a version {} stream of {} clock(s) carries a \
+                 yardstick from version {} on, named by a wire name, of at least 1 iteration and one \
+                 reading per clock in each of at least 1 repetition",
+                yardstick.name,
+                run.version,
+                run.clocks.len(),
+                crate::types::YARDSTICK_VERSION
+            ));
+        }
     }
     let mut seen = std::collections::HashSet::new();
     for bench in &run.benchmarks {

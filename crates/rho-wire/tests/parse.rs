@@ -236,6 +236,7 @@ fn round_trips_through_the_writer() {
         again,
         rho_wire::Run {
             noise_lines: 0,
+            yardstick: None,
             ..run
         }
     );
@@ -848,6 +849,7 @@ fn a_version_4_end_says_how_many_iterations_each_measured_sample_is() {
         parse_str(&text).unwrap(),
         Run {
             noise_lines: 0,
+            yardstick: None,
             ..run
         }
     );
@@ -922,6 +924,7 @@ fn version_5_reads_the_stack_guard_and_a_benchmark_stopped_by_an_overrun() {
         parse_str(&written).unwrap(),
         rho_wire::Run {
             noise_lines: 0,
+            yardstick: None,
             ..run
         }
     );
@@ -994,6 +997,7 @@ fn version_6_reads_heap_off_as_not_measured() {
         parse_str(&written).unwrap(),
         rho_wire::Run {
             noise_lines: 0,
+            yardstick: None,
             ..run
         }
     );
@@ -1185,4 +1189,77 @@ fn a_cpu_clock_is_a_third_column_from_version_7() {
         (4, Some(ErrorKind::Inconsistent)),
         "{e}"
     );
+}
+
+/// A version 9 stream with the machine's yardstick: two clocks, three repetitions.
+const YARDSTICK: &str = "@rho-bench 9\n@target host arch=x86_64 optimized=1\n\
+    @clock cycles tsc unit=cycle hz=2899912000 resolution=1\n\
+    @clock time clock_gettime unit=ns hz=1000000000 resolution=1\n\
+    @config iterations=2 warmup=0 time_cap_ms=0 stack_bytes=0\n\
+    @yardstick rho1 iterations=1000 repetitions=3\n:4400 1700\n:4410 1710\n:4390 1690\n\
+    @bench bench_nop\n:10 4\n:11 4\n@stack off\n@heap peak=0 live=0 allocs=0 frees=0 free_errors=0\n\
+    @end bench_nop iterations=2 warmup=0 capped=0 unit=iter per_iteration=1\n\
+    @done benchmarks=1 dropped=0\n";
+
+#[test]
+fn a_version_9_yardstick_is_read_by_clock_and_written_back() {
+    let run = parse_str(YARDSTICK).unwrap();
+    let yardstick = run.yardstick.as_ref().unwrap();
+    assert_eq!(yardstick.name, "rho1");
+    assert_eq!(yardstick.iterations, 1000);
+    assert_eq!(
+        yardstick.samples,
+        [vec![4400, 4410, 4390], vec![1700, 1710, 1690]]
+    );
+    assert_eq!(run.benchmarks.len(), 1);
+    assert_eq!(parse_str(&run_to_string(&run).unwrap()).unwrap(), run);
+}
+
+#[test]
+fn a_yardstick_is_refused_where_its_version_or_its_place_does_not_allow_it() {
+    let refused = |text: &str| parse_str(text).unwrap_err().to_string();
+    // Version 8 has no such record.
+    let error = refused(&YARDSTICK.replace("@rho-bench 9", "@rho-bench 8"));
+    assert!(
+        error.contains("line 6") && error.contains("version 8"),
+        "{error}"
+    );
+    // Two of them; one after a benchmark.
+    let twice = YARDSTICK.replace(
+        "@bench bench_nop\n",
+        "@yardstick rho1 iterations=1000 repetitions=1\n:1 1\n@bench bench_nop\n",
+    );
+    assert!(refused(&twice).contains("only one @yardstick, already on line 6"));
+    let late = YARDSTICK.replace(
+        "@done",
+        "@yardstick rho2 iterations=1000 repetitions=1\n:1 1\n@done",
+    );
+    let error = refused(&late.replace(
+        "@yardstick rho1 iterations=1000 repetitions=3\n:4400 1700\n:4410 1710\n:4390 1690\n",
+        "",
+    ));
+    assert!(
+        error.contains("only between @config and the first @bench"),
+        "{error}"
+    );
+    // Fewer sample lines than repetitions, and a sample with a field missing.
+    let error = refused(&YARDSTICK.replace(":4390 1690\n", ""));
+    assert!(
+        error.contains("the 3 sample line(s) of @yardstick on line 6"),
+        "{error}"
+    );
+    let error = refused(&YARDSTICK.replace(":4410 1710\n", ":4410\n"));
+    assert!(
+        error.contains("a sample of @yardstick: 2 unsigned number(s)"),
+        "{error}"
+    );
+    // No iterations, no repetitions, and a counted run's.
+    let error = refused(&YARDSTICK.replace("iterations=1000", "iterations=0"));
+    assert!(error.contains("iterations= at least 1"), "{error}");
+    let error = refused(&YARDSTICK.replace("repetitions=3", "repetitions=0"));
+    assert!(error.contains("repetitions= 1 to 1000"), "{error}");
+    let counted = "@rho-bench 9\n@target host arch=x86_64 optimized=1\n@counter instructions callgrind\n\
+        @config iterations=10 warmup=1 time_cap_ms=0 stack_bytes=0\n\
+        @yardstick rho1 iterations=1000 repetitions=1\n";
+    assert!(refused(counted).contains("no @yardstick in a counted run"));
 }

@@ -169,6 +169,7 @@ fn run() -> impl Strategy<Value = Run> {
                 benchmarks,
                 dropped,
                 noise_lines: 0,
+                yardstick: None,
             })
         })
 }

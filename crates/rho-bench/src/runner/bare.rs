@@ -135,6 +135,20 @@ fn run(entries: &[Entry], build: BuildInfo) -> Result<(), &'static str> {
                 "off"
             },
         );
+        // The machine's yardstick, once per run, before `.overhead` (crate::yardstick): the cycle clock only.
+        let _ = crate::yardstick::measure(
+            &mut out,
+            YARDSTICK_ITERATIONS,
+            [true, false, false],
+            |start| {
+                if start {
+                    [clock::cycles_start(), 0, 0]
+                } else {
+                    [clock::cycles_stop(), 0, 0]
+                }
+            },
+            |a, b| [clock::cycles_between(a[0], b[0]), 0, 0],
+        );
     }
     let mut batch_unit = 0;
     run_one(
@@ -159,6 +173,9 @@ fn run(entries: &[Entry], build: BuildInfo) -> Result<(), &'static str> {
     let _ = writeln!(out, "@done benchmarks={ran} dropped=0");
     Ok(())
 }
+
+/// Iterations of the yardstick's loop a repetition on a board: cheap under QEMU.
+const YARDSTICK_ITERATIONS: u32 = 4096;
 
 fn overhead(b: &mut Bench) {
     b.iter(|| ());

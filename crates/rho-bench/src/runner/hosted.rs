@@ -286,6 +286,9 @@ pub fn run(
         settings.stack_bytes,
         stack_guard,
     );
+    if !counting {
+        yardstick(&mut header);
+    }
     out.write(&header)?;
 
     let mut run = Run {
@@ -315,6 +318,45 @@ pub fn run(
     out.write(&format!("@done benchmarks={ran} dropped=0\n"))?;
     out.flush()
 }
+
+/// The machine's yardstick, once per run, before `.overhead` (crate::yardstick), on every clock there is.
+fn yardstick(header: &mut String) {
+    let _ = crate::yardstick::measure(
+        header,
+        YARDSTICK_ITERATIONS,
+        [clock::HAS_CYCLES, clock::HAS_TIME, clock::HAS_CPU],
+        |start| {
+            if start {
+                let cpu = clock::cpu_now();
+                let time = clock::time_now();
+                let cycles = if clock::HAS_CYCLES {
+                    clock::cycles_start()
+                } else {
+                    0
+                };
+                [cycles, time, cpu]
+            } else {
+                let cycles = if clock::HAS_CYCLES {
+                    clock::cycles_stop()
+                } else {
+                    0
+                };
+                let time = clock::time_now();
+                [cycles, time, clock::cpu_now()]
+            }
+        },
+        |a, b| {
+            [
+                clock::cycles_between(a[0], b[0]),
+                b[1].wrapping_sub(a[1]),
+                b[2].wrapping_sub(a[2]),
+            ]
+        },
+    );
+}
+
+/// Iterations of the yardstick's loop a repetition on a host: about half a millisecond here.
+const YARDSTICK_ITERATIONS: u32 = 262_144;
 
 /// `.overhead`: the empty loop, measured like any benchmark.
 fn overhead(b: &mut Bench) {

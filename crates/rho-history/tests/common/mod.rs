@@ -79,6 +79,7 @@ fn context(target: &str, measure: Measure) -> Context {
             Measure::Instructions => TimeSource::None,
         },
         instructions: (measure == Measure::Instructions).then(|| "callgrind".to_string()),
+        yardsticks: Vec::new(),
     }
 }
 
