@@ -528,6 +528,10 @@ typedef struct rho_bench_state {
     rho_bench__uint heap_allocs;
     rho_bench__uint heap_frees;
     rho_bench__uint heap_free_errors;
+    /* heap_allocs and heap_frees when the sample started: a sample measured again (see "Preemption")
+     * takes its allocations and frees out of the counts, which cover the kept samples' iterations */
+    rho_bench__uint heap_allocs_at_sample;
+    rho_bench__uint heap_frees_at_sample;
     const char *unit; /* RHO_BENCH_UNIT */
     rho_bench__uint per_iteration;
     const char *name;
@@ -2148,6 +2152,8 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
             if (rho_bench__rerun_preempted(state, *sample)) {
                 state->rerun++;
                 keep = 0; /* not committed: the next sample is written over it */
+                state->heap_allocs = state->heap_allocs_at_sample;
+                state->heap_frees = state->heap_frees_at_sample;
             } else {
                 state->preempted++;
             }
@@ -2213,6 +2219,8 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
         }
 #if RHO_BENCH__PREEMPTION
         state->switches = switches;
+        state->heap_allocs_at_sample = state->heap_allocs;
+        state->heap_frees_at_sample = state->heap_frees;
 #endif
         state->in_iteration = 1;
         return 1;

@@ -61,6 +61,8 @@ pub struct Bench {
     /// The thread's involuntary context switches when the sample started; measured samples the scheduler
     /// interrupted, kept and measured again; the least CPU time of a kept measured sample (0: none yet).
     switches: i64,
+    /// The heap's allocations and frees as the running sample started (`heap::counts`).
+    heap_at_sample: (usize, usize),
     preempted: u64,
     rerun: u64,
     cpu_least: u64,
@@ -132,6 +134,7 @@ impl Bench {
             thread_cpu_start: 0,
             other_cpu: None,
             switches: 0,
+            heap_at_sample: (0, 0),
             preempted: 0,
             rerun: 0,
             cpu_least: 0,
@@ -407,6 +410,7 @@ impl Bench {
                 if self.rerun_preempted(cpu) {
                     self.rerun += 1;
                     keep = false;
+                    heap::restore_counts(self.heap_at_sample);
                 } else {
                     self.preempted += 1;
                 }
@@ -448,6 +452,9 @@ impl Bench {
                 }
             }
             self.switches = switches;
+            if checks_preemption {
+                self.heap_at_sample = heap::counts();
+            }
             self.in_iteration = true;
             return true;
         }

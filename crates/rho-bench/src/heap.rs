@@ -255,6 +255,22 @@ pub(crate) fn loop_starts() {
     LOOP_TAG.store(tag, Ordering::Relaxed);
 }
 
+/// The allocations and frees counted so far in the running measured loop: taken as a sample starts, so a
+/// sample measured again ([`restore_counts`]) leaves its own out of the figures.
+pub(crate) fn counts() -> (usize, usize) {
+    (
+        ALLOCS.load(Ordering::Relaxed),
+        FREES.load(Ordering::Relaxed),
+    )
+}
+
+/// A sample is measured again (its thread was preempted): the counts go back to what [`counts`] read as it
+/// started, so `allocs` and `frees` cover the kept samples' iterations, as the iteration count does.
+pub(crate) fn restore_counts((allocs, frees): (usize, usize)) {
+    ALLOCS.store(allocs, Ordering::Relaxed);
+    FREES.store(frees, Ordering::Relaxed);
+}
+
 /// The measured iterations are over (if they were running): nothing more is counted; their figures.
 pub(crate) fn loop_ends() -> Option<Snapshot> {
     (LOOP_TAG.swap(0, Ordering::Relaxed) != 0).then(snapshot)

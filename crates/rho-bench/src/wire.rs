@@ -31,11 +31,14 @@ pub fn term_matches(term: &str, name: &str) -> bool {
     }
 }
 
-/// The longest filter term's name characters: a family member's `NAME/ARG` (63 and an argument).
+/// The longest filter term's name characters: a family member's `NAME/ARG` (63 and an argument). Hosted only:
+/// on a board the filter is compiled in.
+#[cfg(feature = "std")]
 pub const FILTER_TERM_MAX: usize = 85;
 
 /// Whether `term` is one `RHO_BENCH_FILTER` term: 1 to [`FILTER_TERM_MAX`] name characters or `/`, maybe
 /// with a leading `^` and a trailing `$`.
+#[cfg(feature = "std")]
 pub fn is_filter_term(term: &str) -> bool {
     let text = term.strip_prefix('^').unwrap_or(term);
     let text = text.strip_suffix('$').unwrap_or(text);
