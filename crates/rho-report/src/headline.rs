@@ -202,12 +202,30 @@ fn against(diff: &Diff) -> Markup {
         .iter()
         .map(|(text, names)| format!("{} {text}", names.join(", ")))
         .collect();
+    // The machine's yardstick, as the text says it: when it moved (time judged relative to it), or why time
+    // was judged as measured.
+    let machine: Vec<String> = diff
+        .comparison
+        .machine
+        .iter()
+        .filter(|m| m.moved())
+        .map(|m| m.sentence())
+        .chain(
+            diff.comparison
+                .unadjusted
+                .iter()
+                .map(|why| format!("yardstick: {why}")),
+        )
+        .collect();
     html! {
         p.meta.against {
             "Against " (diff.base_name) ": " (counts.regressed) " regressed, " (counts.not_measured)
             " not measured, " (counts.improved) " improved, " (counts.ok) " ok"
             @if !limits.is_empty() { "; limits as set: " (limits.join("; ")) }
             "."
+        }
+        @for sentence in &machine {
+            p.meta.machine { (sentence) "." }
         }
     }
 }

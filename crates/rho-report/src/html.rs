@@ -1157,6 +1157,58 @@ mod tests {
         );
     }
 
+    /// The machine's yardstick moved (2x): the page says so beside what it was compared with, as the text
+    /// report does; without a yardstick it says time was judged as measured.
+    #[test]
+    fn the_page_says_when_the_machine_moved() {
+        let base = summary();
+        let head = summary();
+        let recording = rho_baseline::Recording::now("0", None);
+        let section = |s: &RunSummary, ns: f64| {
+            let mut section = rho_baseline::section_from_summary(s, &recording);
+            section.context.yardsticks = vec![rho_baseline::format::SuiteYardstick {
+                suite: None,
+                name: "rho1".to_string(),
+                iterations: 262_144,
+                cycles: Some(ns * 2.6),
+                time_ns: Some(ns),
+                cpu_ns: None,
+            }];
+            section
+        };
+        let comparison =
+            rho_compare::compare(&section(&base, 0.44), &section(&head, 0.88), 10.0).unwrap();
+        let mut page = page_of(&head);
+        page.diff = Some(Diff {
+            comparison: &comparison,
+            base_name: "HEAD",
+            base_runs: Vec::new(),
+        });
+        let html = page.render();
+        assert_balanced(&html);
+        assert!(
+            html.contains("<p class=\"meta machine\">the machine moved: yardstick"),
+            "{html}"
+        );
+        let plain = rho_compare::compare(
+            &rho_baseline::section_from_summary(&base, &recording),
+            &rho_baseline::section_from_summary(&head, &recording),
+            10.0,
+        )
+        .unwrap();
+        page.diff = Some(Diff {
+            comparison: &plain,
+            base_name: "HEAD",
+            base_runs: Vec::new(),
+        });
+        let html = page.render();
+        assert!(!html.contains("the machine moved"), "{html}");
+        assert!(
+            html.contains("<p class=\"meta machine\">yardstick: "),
+            "{html}"
+        );
+    }
+
     fn page_of(summary: &RunSummary) -> Page<'_> {
         page(vec![Suite {
             what: "a.c",
