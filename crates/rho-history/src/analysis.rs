@@ -63,9 +63,11 @@ impl Detection {
     }
 }
 
-/// Whether `metric` is exact (counted or read from the image, or a painted mark): every step is a change.
+/// Whether `metric` is exact (counted or read from the image, or a painted mark): every step is a change. A
+/// clock's reading (cycles, time, and the thread's CPU time, which scheduling and caches still move) is not:
+/// rho-stats' one rule, [`Metric::is_clocked`].
 pub fn is_exact(metric: Metric) -> bool {
-    !matches!(metric, Metric::Cycles | Metric::TimeNs)
+    !metric.is_clocked()
 }
 
 /// What one series is of.

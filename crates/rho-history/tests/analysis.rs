@@ -316,3 +316,13 @@ fn a_v1_record_reads_without_a_band_and_a_v2_record_has_one_where_it_was_measure
     let bands: Vec<Option<(f64, f64)>> = time.points.iter().map(|p| p.band).collect();
     assert_eq!(bands, [None, Some((90.0, 130.0)), None]);
 }
+
+/// The thread's CPU time is a clock's reading, not a count: its series is tested for change points like time's,
+/// not taken as changing at every step.
+#[test]
+fn the_cpu_clock_is_a_reading_not_a_count() {
+    use rho_history::analysis::is_exact;
+    use rho_stats::Metric;
+    assert!(!is_exact(Metric::CpuNs) && !is_exact(Metric::Cycles) && !is_exact(Metric::TimeNs));
+    assert!(is_exact(Metric::Instructions) && is_exact(Metric::StackBytes));
+}
