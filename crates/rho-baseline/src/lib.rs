@@ -162,6 +162,24 @@ pub mod fixture {
         slower
     }
 
+    /// `section` with the machine's yardstick (`rho1`, one for the whole section) read at `cycles` and
+    /// `time_ns` per iteration: a side of a comparison whose machine may have moved.
+    pub fn with_yardstick(
+        mut section: TargetBaseline,
+        cycles: f64,
+        time_ns: f64,
+    ) -> TargetBaseline {
+        section.context.yardsticks = vec![crate::format::SuiteYardstick {
+            suite: None,
+            name: "rho1".to_string(),
+            iterations: 262_144,
+            cycles: Some(cycles),
+            time_ns: Some(time_ns),
+            cpu_ns: None,
+        }];
+        section
+    }
+
     /// The spec's figures: an empty body, CRC-32 over 64 and 256 bytes, a malloc/free pair.
     pub fn section(target: &str) -> TargetBaseline {
         TargetBaseline {

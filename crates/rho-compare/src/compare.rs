@@ -1528,23 +1528,11 @@ mod tests {
     }
 
     /// `section` with a yardstick of `cycles` and `ns` per iteration (one suite's run: no suite name).
-    fn with_yardstick(mut section: TargetBaseline, cycles: f64, ns: f64) -> TargetBaseline {
-        section.context.yardsticks = vec![rho_baseline::format::SuiteYardstick {
-            suite: None,
-            name: "rho1".to_string(),
-            iterations: 262_144,
-            cycles: Some(cycles),
-            time_ns: Some(ns),
-            cpu_ns: None,
-        }];
-        section
-    }
-
     #[test]
     fn a_machine_2x_slower_clears_unchanged_figures_and_still_catches_a_4x_one() {
-        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let base = fixture::with_yardstick(fixture::section("host"), 1.14, 0.44);
         // Everything 2x slower (the machine), and bench_crc_64 4x on top of it (the code, 4x).
-        let mut head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let mut head = fixture::with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
         set_median(&mut head, "bench_crc_64", Metric::TimeNs, 645.0 * 8.0);
         set_median(&mut head, "bench_crc_64", Metric::Cycles, 1870.0 * 8.0);
         let c = compare(&base, &head, 10.0).unwrap();
@@ -1596,7 +1584,7 @@ mod tests {
         );
         assert!(unadjusted.machine.is_empty());
         // A baseline recorded before the yardstick, against a run that has one: record it again.
-        let head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let head = fixture::with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
         let old = compare(&fixture::section("host"), &head, 10.0).unwrap();
         assert_eq!(old.counts().regressed, 6);
         assert!(
@@ -1609,9 +1597,9 @@ mod tests {
 
     #[test]
     fn a_yardstick_within_its_noise_adjusts_nothing_and_a_faster_machine_is_judged_relative_too() {
-        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let base = fixture::with_yardstick(fixture::section("host"), 1.14, 0.44);
         // The loop 4% slower: its own noise. The figures are judged as measured.
-        let head = with_yardstick(
+        let head = fixture::with_yardstick(
             fixture::uniformly_slower("host", 1.04),
             1.14 * 1.04,
             0.44 * 1.04,
@@ -1621,7 +1609,7 @@ mod tests {
         assert!(c.rows().all(|(_, r)| r.adjusted.is_none()));
         // A machine 2x faster: an unchanged benchmark measured 2x faster is unchanged, not improved, and a
         // benchmark that kept its old figure on the faster machine got 2x slower.
-        let mut head = with_yardstick(fixture::uniformly_slower("host", 0.5), 0.57, 0.22);
+        let mut head = fixture::with_yardstick(fixture::uniformly_slower("host", 0.5), 0.57, 0.22);
         set_median(&mut head, "bench_crc_256", Metric::TimeNs, 2657.0);
         let c = compare(&base, &head, 10.0).unwrap();
         assert_eq!(row(&c, "bench_crc_64", Metric::TimeNs).verdict, Verdict::Ok);
@@ -1638,8 +1626,8 @@ mod tests {
     #[test]
     fn the_json_shows_the_measured_and_the_adjusted_figure() {
         // (The text report's words for it are rho-report's: diff.rs's tests.)
-        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
-        let head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let base = fixture::with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let head = fixture::with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
         let c = compare(&base, &head, 10.0).unwrap();
         let record = serde_json::to_value(crate::json::ComparisonRecord::of(&c, "b")).unwrap();
         let crc = &record["benchmarks"][2]["metrics"][1];
@@ -1654,8 +1642,8 @@ mod tests {
 
     #[test]
     fn a_suite_is_judged_by_its_own_yardstick() {
-        let mut base = with_yardstick(fixture::section("host"), 1.14, 0.44);
-        let mut head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let mut base = fixture::with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let mut head = fixture::with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
         for (section, factor) in [(&mut base, 1.0), (&mut head, 2.0)] {
             for bench in &mut section.benchmarks {
                 bench.suite = Some(

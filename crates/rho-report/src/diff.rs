@@ -555,31 +555,15 @@ mod tests {
     use rho_baseline::format::{Figure, Stack};
     use rho_compare::compare::compare;
 
-    fn with_yardstick(
-        mut section: rho_baseline::format::TargetBaseline,
-        cycles: f64,
-        ns: f64,
-    ) -> rho_baseline::format::TargetBaseline {
-        section.context.yardsticks = vec![rho_baseline::format::SuiteYardstick {
-            suite: None,
-            name: "rho1".to_string(),
-            iterations: 262_144,
-            cycles: Some(cycles),
-            time_ns: Some(ns),
-            cpu_ns: None,
-        }];
-        section
-    }
-
     #[test]
     fn the_text_shows_the_measured_and_the_adjusted_figure_and_says_the_machine_moved() {
-        let base = with_yardstick(fixture::section("host"), 1.14, 0.44);
-        let head = with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
+        let base = fixture::with_yardstick(fixture::section("host"), 1.14, 0.44);
+        let head = fixture::with_yardstick(fixture::uniformly_slower("host", 2.0), 2.28, 0.88);
         let text = render_text(&compare(&base, &head, 10.0).unwrap(), "b");
         assert!(text.contains("2657 (measured 5314)"), "{text}");
         assert!(text.contains("the machine moved: yardstick"), "{text}");
         // Within the yardstick's noise (4%): judged as measured, and nothing said of the machine.
-        let head = with_yardstick(
+        let head = fixture::with_yardstick(
             fixture::uniformly_slower("host", 1.04),
             1.14 * 1.04,
             0.44 * 1.04,

@@ -1165,16 +1165,11 @@ mod tests {
         let head = summary();
         let recording = rho_baseline::Recording::now("0", None);
         let section = |s: &RunSummary, ns: f64| {
-            let mut section = rho_baseline::section_from_summary(s, &recording);
-            section.context.yardsticks = vec![rho_baseline::format::SuiteYardstick {
-                suite: None,
-                name: "rho1".to_string(),
-                iterations: 262_144,
-                cycles: Some(ns * 2.6),
-                time_ns: Some(ns),
-                cpu_ns: None,
-            }];
-            section
+            rho_baseline::fixture::with_yardstick(
+                rho_baseline::section_from_summary(s, &recording),
+                ns * 2.6,
+                ns,
+            )
         };
         let comparison =
             rho_compare::compare(&section(&base, 0.44), &section(&head, 0.88), 10.0).unwrap();
