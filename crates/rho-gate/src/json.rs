@@ -112,29 +112,8 @@ fn finite(value: Option<f64>) -> Value {
 mod tests {
     use super::*;
     use crate::compare::compare;
-    use crate::metrics::{Figure, RunMetrics};
+    use crate::fixture::{run, sample};
     use crate::settings::Budgets;
-
-    fn run(pairs: &[(&str, f64)]) -> RunMetrics {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), Figure::Value(*v)))
-            .collect()
-    }
-
-    fn sample() -> Comparison {
-        compare(
-            &[
-                run(&[("matmul_ns", 8.0), ("sum_ns", 100.0)]),
-                run(&[("matmul_ns", 8.4), ("sum_ns", 100.0)]),
-            ],
-            &[
-                run(&[("matmul_ns", 16.0), ("sum_ns", 200.0), ("new_ns", 1.0)]),
-                run(&[("matmul_ns", 16.5), ("sum_ns", 101.0), ("new_ns", 1.0)]),
-            ],
-            &Budgets::default(),
-        )
-    }
 
     /// A base of zero (a clock's, the overhead clamped; a first heap byte) has no finite change: `null`.
     #[test]

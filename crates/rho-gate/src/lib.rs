@@ -24,6 +24,8 @@ pub mod compare;
 pub mod config;
 mod content;
 mod error;
+#[cfg(any(test, feature = "fixture"))]
+pub mod fixture;
 pub mod functions;
 pub mod growth_metrics;
 pub mod head_cap;

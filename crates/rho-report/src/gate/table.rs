@@ -193,29 +193,8 @@ pub fn paired_line(comparison: &Comparison) -> String {
 mod tests {
     use super::*;
     use rho_gate::compare::compare;
-    use rho_gate::metrics::{Figure, RunMetrics};
+    use rho_gate::fixture::{run, sample};
     use rho_gate::settings::Budgets;
-
-    fn run(pairs: &[(&str, f64)]) -> RunMetrics {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), Figure::Value(*v)))
-            .collect()
-    }
-
-    fn sample() -> Comparison {
-        compare(
-            &[
-                run(&[("matmul_ns", 8.0), ("sum_ns", 100.0)]),
-                run(&[("matmul_ns", 8.4), ("sum_ns", 100.0)]),
-            ],
-            &[
-                run(&[("matmul_ns", 16.0), ("sum_ns", 200.0), ("new_ns", 1.0)]),
-                run(&[("matmul_ns", 16.5), ("sum_ns", 101.0), ("new_ns", 1.0)]),
-            ],
-            &Budgets::default(),
-        )
-    }
 
     /// A base the overhead clamped to 0 (bench_b.cycles, read off a clock) and a first heap byte: no
     /// percentage for either, never "+inf%".
