@@ -194,6 +194,17 @@ pub fn format_fraction(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
+/// A point of a history series (its figure at one commit): an integer when it is one, else three decimals at
+/// most, trailing zeros dropped.
+pub fn format_series_figure(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        let text = format!("{value:.3}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 /// A figure per iteration as the reports print it: whole instructions.
 pub fn format_whole(figure: f64) -> String {
     format!("{:.0}", figure.round())

@@ -8,7 +8,7 @@ use rho_history::analysis::{Analysis, Commit, is_exact};
 use rho_history::document::series_entry;
 use rho_history::git::Listing;
 
-use super::{figure_text, percent_text, short};
+use super::{format_series_figure, percent_text, short};
 
 /// The Markdown: one table of every series (newest, against previous and median, change points), one of every
 /// change point, and the skipped records.
@@ -27,7 +27,7 @@ pub fn render(analysis: &Analysis, commits: &[Commit], listing: &Listing) -> Str
             entry.metric,
             cell(entry.target),
             cell(entry.machine),
-            entry.newest.map_or("-".to_string(), figure_text),
+            entry.newest.map_or("-".to_string(), format_series_figure),
             percent_text(entry.newest_vs_previous_percent),
             percent_text(entry.newest_vs_median_percent),
             entry.change_points.len()
@@ -50,8 +50,8 @@ pub fn render(analysis: &Analysis, commits: &[Commit], listing: &Listing) -> Str
                 series.key.metric,
                 short(&commit.id),
                 cell(&commit.subject),
-                figure_text(c.before),
-                figure_text(c.after),
+                format_series_figure(c.before),
+                format_series_figure(c.after),
                 percent_text(c.change_percent),
                 if is_exact(series.metric) {
                     "exact".to_string()

@@ -11,15 +11,7 @@ use rho_history::analysis::{self, Series};
 
 pub use rho_history::analysis::short;
 
-/// A figure as rho prints one: an integer when it is one, else three significant decimals at most.
-pub fn figure_text(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{}", value as i64)
-    } else {
-        let text = format!("{value:.3}");
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
+pub(crate) use crate::numbers::format_series_figure;
 
 /// The change from `before` to `after` in percent (`+12.5%`); `new` from zero.
 fn percent(before: f64, after: f64) -> String {
@@ -59,8 +51,8 @@ mod tests {
         assert_eq!(percent(0.0, 3.0), "new");
         assert_eq!(short("0123456789abcdef"), "0123456789");
         assert_eq!(short("abc"), "abc");
-        assert_eq!(figure_text(1000.0), "1000");
-        assert_eq!(figure_text(12.34567), "12.346");
+        assert_eq!(format_series_figure(1000.0), "1000");
+        assert_eq!(format_series_figure(12.34567), "12.346");
         assert_eq!(percent_text(Some(-2.26)), "-2.3%");
         assert_eq!(percent_text(None), "-");
     }

@@ -24,7 +24,7 @@ use rho_history::analysis::{Analysis, Change, Commit, Series, is_exact};
 use rho_history::check::Judgement;
 use rho_stats::Metric;
 
-use super::{figure_text, percent_text, short};
+use super::{format_series_figure, percent_text, short};
 use crate::svg::px;
 
 /// The plot's own width; the chart is as much wider as its axis labels need.
@@ -276,8 +276,8 @@ fn change_points(history: &History, anchor: &dyn Fn(&Series) -> String) -> Marku
                             td { (series.key.metric) }
                             td { (clean(&series.key.target)) ", " (series.key.measure.name()) ", " (clean(&series.key.machine)) }
                             td { code { (short(id)) } " " (clean(subject)) }
-                            td class="num" { (figure_text(change.before)) }
-                            td class="num" { (figure_text(change.after)) }
+                            td class="num" { (format_series_figure(change.before)) }
+                            td class="num" { (format_series_figure(change.after)) }
                             td class=(direction_class(change)) { (direction(change)) }
                             td class="num" {
                                 @if is_exact(series.metric) { "exact" } @else { (format!("{:.2e}", change.pvalue)) }
@@ -356,7 +356,7 @@ fn summary(history: &History, anchor: &dyn Fn(&Series) -> String) -> Markup {
                         td { (clean(&series.key.target)) }
                         td { (series.key.measure.name()) }
                         td { (clean(&series.key.machine)) }
-                        td class="num" { (newest.map_or("-".to_string(), figure_text)) }
+                        td class="num" { (newest.map_or("-".to_string(), format_series_figure)) }
                         td class="num" {
                             (percent_text(newest.zip(previous).and_then(|(n, p)| rho_history::document::change(p, n))))
                         }
@@ -469,7 +469,10 @@ impl Axis {
 
     /// The labels at the axis' top and bottom.
     fn labels(&self) -> (String, String) {
-        (figure_text(self.high), figure_text(self.low))
+        (
+            format_series_figure(self.high),
+            format_series_figure(self.low),
+        )
     }
 }
 
@@ -557,7 +560,7 @@ fn series_line(
         @for point in &series.points {
             @let (id, subject) = commit(point.commit_index);
             circle class="point" cx=(px(x(point.commit_index))) cy=(px(y(point.value))) r="2.5" fill=(colour) {
-                title { (short(id)) " " (clean(subject)) ": " (figure_text(point.value)) " (" (machine) ")" }
+                title { (short(id)) " " (clean(subject)) ": " (format_series_figure(point.value)) " (" (machine) ")" }
             }
         }
         @for change in &series.changes {
@@ -565,8 +568,8 @@ fn series_line(
             @let at = px(x(change.commit_index));
             line class="change" x1=(at) y1=(px(TOP)) x2=(at) y2=(px(bottom)) {
                 title {
-                    "change at " (short(id)) " " (clean(subject)) ": " (figure_text(change.before)) " -> "
-                    (figure_text(change.after)) " (" (percent_text(change.change_percent)) ") on " (machine)
+                    "change at " (short(id)) " " (clean(subject)) ": " (format_series_figure(change.before)) " -> "
+                    (format_series_figure(change.after)) " (" (percent_text(change.change_percent)) ") on " (machine)
                 }
             }
         }

@@ -9,7 +9,7 @@ use rho_history::analysis::{Analysis, Commit, Series};
 use rho_history::check::{Judgement, Regression};
 use rho_history::{Listing, Origin};
 
-use super::{figure_text, percent, short, significance};
+use super::{format_series_figure, percent, short, significance};
 
 /// The text report of `analysis` over `commits`, with the records of `listing` that were left out or could
 /// not be read, on history branch `branch`.
@@ -34,7 +34,7 @@ pub fn render_text(
             let commit = &commits[newest.commit_index];
             let mut line = format!(
                 "  newest {} at {} ({})",
-                figure_text(newest.value),
+                format_series_figure(newest.value),
                 short(&commit.id),
                 commit.subject
             );
@@ -49,7 +49,7 @@ pub fn render_text(
                 line,
                 ", {} vs median {}",
                 percent(series.median, newest.value),
-                figure_text(series.median)
+                format_series_figure(series.median)
             );
             let _ = writeln!(out, "{line}");
         }
@@ -60,8 +60,8 @@ pub fn render_text(
                 "  change at {} ({}): {} -> {} ({}), {}",
                 short(&commit.id),
                 commit.subject,
-                figure_text(change.before),
-                figure_text(change.after),
+                format_series_figure(change.before),
+                format_series_figure(change.after),
                 percent(change.before, change.after),
                 significance(series, change.pvalue)
             );
@@ -199,8 +199,8 @@ fn regression_words<'a>(
         series.key.target,
         series.key.measure.name(),
         series.key.machine,
-        figure_text(change.before),
-        figure_text(change.after),
+        format_series_figure(change.before),
+        format_series_figure(change.after),
         percent(change.before, change.after),
         regression.limit_percent,
     );
