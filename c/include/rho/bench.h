@@ -2186,14 +2186,19 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
                 rho_bench__buffer_full();
             }
         }
-        state->cap_used += spent;
-        if (state->cap_limit != 0 &&
-            (state->cap_used >= state->cap_limit || state->cap_used < spent /* wrapped */)) {
-            if (state->warmup_done < state->warmup_target) {
-                state->warmup_target = state->warmup_done; /* skip the other warm-ups */
-            } else if (state->measured_done > 0 && state->measured_done < state->measured_target) {
-                state->measured_target = state->measured_done;
-                state->capped = 1;
+        /* The cap is on measured time: a sample measured again is not counted, so the kept
+         * samples' time adds up to the cap when it stops them (re-runs are bounded above). */
+        if (keep) {
+            state->cap_used += spent;
+            if (state->cap_limit != 0 &&
+                (state->cap_used >= state->cap_limit || state->cap_used < spent /* wrapped */)) {
+                if (state->warmup_done < state->warmup_target) {
+                    state->warmup_target = state->warmup_done; /* skip the other warm-ups */
+                } else if (state->measured_done > 0 &&
+                           state->measured_done < state->measured_target) {
+                    state->measured_target = state->measured_done;
+                    state->capped = 1;
+                }
             }
         }
     }

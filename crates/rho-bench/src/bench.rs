@@ -430,13 +430,17 @@ impl Bench {
                     self.single_min = self.single_min.min(single);
                 }
             }
-            self.cap_used = self.cap_used.wrapping_add(spent);
-            if self.cap_limit != 0 && (self.cap_used >= self.cap_limit || self.cap_used < spent) {
-                if self.warmup_done < self.warmup_target {
-                    self.warmup_target = self.warmup_done;
-                } else if self.measured_done > 0 && self.measured_done < self.measured_target {
-                    self.measured_target = self.measured_done;
-                    self.capped = true;
+            // The cap is on measured time: a sample measured again is not counted (bench.h).
+            if keep {
+                self.cap_used = self.cap_used.wrapping_add(spent);
+                if self.cap_limit != 0 && (self.cap_used >= self.cap_limit || self.cap_used < spent)
+                {
+                    if self.warmup_done < self.warmup_target {
+                        self.warmup_target = self.warmup_done;
+                    } else if self.measured_done > 0 && self.measured_done < self.measured_target {
+                        self.measured_target = self.measured_done;
+                        self.capped = true;
+                    }
                 }
             }
         }
