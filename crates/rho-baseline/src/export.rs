@@ -177,9 +177,11 @@ fn parent_dir(path: &Path) -> &Path {
 /// Write `value` as pretty JSON to `path` atomically: into a temporary file beside it, then renamed over it, so
 /// a reader never sees a half-written document and a failed run leaves any old file as it was. A new file gets
 /// the usual permissions (0666 less the umask, like any file a program creates); a replaced one keeps its own.
+///
+/// The JSON is streamed into the file rather than built as one string first: a run of 100,000 benchmarks is
+/// hundreds of megabytes of text, which would otherwise be held whole (and copied) before a byte is written.
 pub fn write_json_atomically(path: &Path, value: &impl Serialize) -> Result<(), Error> {
     let parent = parent_dir(path);
-    let text = to_json_text(value)?;
     let mut builder = tempfile::Builder::new();
     builder.prefix(".rho-json-");
     #[cfg(unix)]
@@ -202,9 +204,24 @@ pub fn write_json_atomically(path: &Path, value: &impl Serialize) -> Result<(), 
         path: path.to_path_buf(),
         source,
     };
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.as_file().sync_all())
-        .map_err(write_failed)?;
+    {
+        let mut writer = std::io::BufWriter::new(file.as_file_mut());
+        serde_json::to_writer_pretty(&mut writer, value).map_err(|error| {
+            match error.io_error_kind() {
+                // The writer failed: the file system's error, named with the file.
+                Some(kind) => Error::WriteDocument {
+                    path: path.to_path_buf(),
+                    source: std::io::Error::new(kind, error),
+                },
+                None => Error::Encode(error),
+            }
+        })?;
+        writer
+            .write_all(b"\n")
+            .and_then(|()| writer.flush())
+            .map_err(write_failed)?;
+    }
+    file.as_file().sync_all().map_err(write_failed)?;
     file.persist(path)
         .map_err(|error| write_failed(error.error))?;
     Ok(())
@@ -235,6 +252,23 @@ mod tests {
             std::fs::read_to_string(&path).unwrap(),
             "{\n  \"a\": 1\n}\n"
         );
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [std::ffi::OsString::from("run.json")]);
+    }
+
+    #[test]
+    fn a_value_that_cannot_be_encoded_leaves_the_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        std::fs::write(&path, "old").unwrap();
+        // JSON keys are strings: a map keyed by pairs fails part-way through the streamed write.
+        let unencodable: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        let error = write_json_atomically(&path, &unencodable).unwrap_err();
+        assert!(matches!(error, Error::Encode(_)), "{error:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
