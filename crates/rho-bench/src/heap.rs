@@ -17,6 +17,9 @@ static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
 static FREES: AtomicUsize = AtomicUsize::new(0);
+/// The bytes samples measured again (preempted) left held: `live` and `peak` leave them out, as `allocs`
+/// leaves out their allocations ([`discard_sample`]).
+static DISCOUNT: AtomicUsize = AtomicUsize::new(0);
 /// The tag of the running measured loop; 0 between loops (nothing is counted).
 static LOOP_TAG: AtomicUsize = AtomicUsize::new(0);
 /// The last tag handed out: each loop has its own, so a block from an earlier loop is never the running one's.
@@ -104,7 +107,10 @@ fn tag_now() -> usize {
 fn added(tag: usize, bytes: usize) {
     if tag != 0 {
         let live = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        PEAK.fetch_max(live, Ordering::Relaxed);
+        PEAK.fetch_max(
+            live.saturating_sub(DISCOUNT.load(Ordering::Relaxed)),
+            Ordering::Relaxed,
+        );
         ALLOCS.fetch_add(1, Ordering::Relaxed);
     }
 }
@@ -235,7 +241,9 @@ pub(crate) struct Snapshot {
 
 fn snapshot() -> Snapshot {
     Snapshot {
-        live: LIVE.load(Ordering::Relaxed),
+        live: LIVE
+            .load(Ordering::Relaxed)
+            .saturating_sub(DISCOUNT.load(Ordering::Relaxed)),
         peak: PEAK.load(Ordering::Relaxed),
         allocs: ALLOCS.load(Ordering::Relaxed),
         frees: FREES.load(Ordering::Relaxed),
@@ -245,7 +253,7 @@ fn snapshot() -> Snapshot {
 /// The measured iterations begin: the counts start from 0, and only blocks allocated from now on count.
 pub(crate) fn loop_starts() {
     LOOP_TAG.store(0, Ordering::Relaxed);
-    for counter in [&LIVE, &PEAK, &ALLOCS, &FREES] {
+    for counter in [&LIVE, &PEAK, &ALLOCS, &FREES, &DISCOUNT] {
         counter.store(0, Ordering::Relaxed);
     }
     let tag = LAST_TAG
@@ -255,20 +263,35 @@ pub(crate) fn loop_starts() {
     LOOP_TAG.store(tag, Ordering::Relaxed);
 }
 
-/// The allocations and frees counted so far in the running measured loop: taken as a sample starts, so a
-/// sample measured again ([`restore_counts`]) leaves its own out of the figures.
-pub(crate) fn counts() -> (usize, usize) {
-    (
-        ALLOCS.load(Ordering::Relaxed),
-        FREES.load(Ordering::Relaxed),
-    )
+/// The heap's counts as a sample starts: allocations, frees, live bytes and the peak so far in the running
+/// measured loop, so a sample measured again ([`discard_sample`]) leaves its own out of the figures.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AtSample {
+    allocs: usize,
+    frees: usize,
+    live: usize,
+    peak: usize,
 }
 
-/// A sample is measured again (its thread was preempted): the counts go back to what [`counts`] read as it
-/// started, so `allocs` and `frees` cover the kept samples' iterations, as the iteration count does.
-pub(crate) fn restore_counts((allocs, frees): (usize, usize)) {
-    ALLOCS.store(allocs, Ordering::Relaxed);
-    FREES.store(frees, Ordering::Relaxed);
+pub(crate) fn counts() -> AtSample {
+    AtSample {
+        allocs: ALLOCS.load(Ordering::Relaxed),
+        frees: FREES.load(Ordering::Relaxed),
+        live: LIVE.load(Ordering::Relaxed),
+        peak: PEAK.load(Ordering::Relaxed),
+    }
+}
+
+/// A sample is measured again (its thread was preempted): the counts and the peak go back to what
+/// [`counts`] read as it started, so `allocs` and `frees` cover the kept samples' iterations, as the
+/// iteration count does; what it left held is taken out of `live` and of every later peak (a body that keeps
+/// what it allocates would otherwise read the re-run's bytes as the kept iterations').
+pub(crate) fn discard_sample(at: AtSample) {
+    ALLOCS.store(at.allocs, Ordering::Relaxed);
+    FREES.store(at.frees, Ordering::Relaxed);
+    PEAK.store(at.peak, Ordering::Relaxed);
+    let held = LIVE.load(Ordering::Relaxed).saturating_sub(at.live);
+    DISCOUNT.fetch_add(held, Ordering::Relaxed);
 }
 
 /// The measured iterations are over (if they were running): nothing more is counted; their figures.

@@ -461,7 +461,12 @@ fn planted(dir: &Path, name: &str, factor: f64, only: Option<&str>) -> String {
             continue;
         }
         for clock in ["cycles", "time", "cpu"] {
-            if let Some(figures) = bench[clock]["per_iteration"].as_object_mut() {
+            // A clock the run left out of a benchmark stays out (indexing would write a null in its place).
+            let figures = bench
+                .get_mut(clock)
+                .and_then(|c| c.get_mut("per_iteration"))
+                .and_then(serde_json::Value::as_object_mut);
+            if let Some(figures) = figures {
                 for statistic in ["min", "median", "mean", "p25", "p75", "p95", "p99", "max"] {
                     if let Some(value) = figures.get(statistic).and_then(serde_json::Value::as_f64)
                     {

@@ -137,7 +137,7 @@ impl BudgetMetric {
             },
             BudgetMetric::CpuNsPerIteration => match &bench.cpu {
                 Some(f) => Figure::Value(f.per_iteration.median),
-                None => Figure::Unmeasured(Unmeasured::NoCpuTime),
+                None => Figure::Unmeasured(Unmeasured::NoCpuTime(bench.cpu_left_out)),
             },
             BudgetMetric::NsPerOp => match (&bench.time, bench.ns_per_op) {
                 (_, Some(ns)) => Figure::Value(ns),
@@ -251,8 +251,9 @@ pub enum Unmeasured {
     NoTime,
     /// The benchmark does 0 ops per iteration, so it has no time per op.
     NoOps,
-    /// The run has no CPU time: only another harness that measures it (Google Benchmark) reports one.
-    NoCpuTime,
+    /// The benchmark has no CPU time: the harness has no CPU clock (`None`: a board, an importer without
+    /// one), or it left the figure out, and why.
+    NoCpuTime(Option<rho_stats::CpuLeftOut>),
     /// The run counted no instructions (measured time only, or no counter on this target).
     NoInstructions,
     /// The benchmark freed more bytes than were live (`free_errors` times): its heap figures cannot be trusted.
@@ -290,8 +291,20 @@ impl fmt::Display for Unmeasured {
                 "time not measured (no time clock, and no cycle clock of known frequency)"
             }
             Unmeasured::NoOps => "no time per op (the benchmark does 0 ops per iteration)",
-            Unmeasured::NoCpuTime => {
-                "cpu time not measured (only a harness that measures it, Google Benchmark, reports one)"
+            Unmeasured::NoCpuTime(None) => {
+                "cpu time not measured (the harness has no CPU clock: rho's hosted harnesses and Google \
+                 Benchmark have one)"
+            }
+            Unmeasured::NoCpuTime(Some(rho_stats::CpuLeftOut::ShortSamples)) => {
+                return write!(
+                    f,
+                    "cpu time not measured (its samples are under {} reads of the CPU clock, which does \
+                     not resolve them: docs/statistics.md)",
+                    rho_stats::CPU_SAMPLE_MIN_READS
+                );
+            }
+            Unmeasured::NoCpuTime(Some(rho_stats::CpuLeftOut::OtherThreads)) => {
+                "cpu time not measured (other threads of the process worked during its loop)"
             }
             Unmeasured::NoInstructions => {
                 "instructions not counted (run with --measure instructions, or bench.measure)"
@@ -868,6 +881,7 @@ mod tests {
             cycles: Some(figures(ClockRole::Cycles, cycles + 10, 10)),
             time: Some(figures(ClockRole::Time, ns + 10, 10)),
             cpu: None,
+            cpu_left_out: None,
             stack,
             heap: Some(HeapFigures {
                 peak: heap,
@@ -959,18 +973,34 @@ mod tests {
                 ..Budgets::default()
             }
         };
-        let verdict = |bench: &BenchSummary, limit: f64| {
+        let check = |bench: &BenchSummary, limit: f64| {
             let judgement = Judgement::of(&run(true, vec![bench.clone()]), budget(limit), 1.0);
-            let check = judgement.benchmarks[0]
+            judgement.benchmarks[0]
                 .checks
                 .iter()
                 .find(|c| c.metric == BudgetMetric::CpuNsPerIteration)
                 .cloned()
-                .unwrap();
-            check.verdict
+                .unwrap()
         };
+        let verdict = |bench: &BenchSummary, limit: f64| check(bench, limit).verdict;
         let mut timed = bench("b", 100, 640, 64, StackMark::Bytes(300), 64);
         assert_eq!(verdict(&timed, 500.0), Verdict::Unmeasured);
+        // Why there is none is said: no CPU clock, or one the harness's figures left out.
+        let why = |bench: &BenchSummary| match check(bench, 500.0).figure {
+            Figure::Unmeasured(why) => why.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert!(why(&timed).contains("has no CPU clock"), "{}", why(&timed));
+        let mut short = timed.clone();
+        short.cpu_left_out = Some(rho_stats::CpuLeftOut::ShortSamples);
+        assert_eq!(verdict(&short, 500.0), Verdict::Unmeasured);
+        assert!(
+            why(&short).contains("under 10 reads of the CPU clock"),
+            "{}",
+            why(&short)
+        );
+        short.cpu_left_out = Some(rho_stats::CpuLeftOut::OtherThreads);
+        assert!(why(&short).contains("other threads"), "{}", why(&short));
         // 400 ns of CPU time per iteration (the harness took no overhead off).
         timed.cpu = Some(figures(ClockRole::Time, 400, 0));
         assert_eq!(verdict(&timed, 400.0), Verdict::Ok);

@@ -6,9 +6,10 @@
 use std::fmt::Write as _;
 
 use rho_stats::{
-    BenchSummary, ClockFigures, ClockInfo, InstructionFigures, OverheadFigures, RunSummary, Summary,
+    BenchSummary, ClockFigures, ClockInfo, CpuLeftOut, InstructionFigures, OverheadFigures,
+    RunSummary, Summary,
 };
-use rho_wire::StackMark;
+use rho_wire::{ClockRole, StackMark};
 
 use crate::layout::{Layout, aligned_table, laid_out, wrap};
 use crate::numbers::{
@@ -570,6 +571,21 @@ fn metric_rows(bench: &BenchSummary) -> Vec<(String, [String; 7])> {
     rows
 }
 
+/// The labels of a benchmark's metric rows, in `metric_rows`' order, without formatting their cells: the
+/// caption and the notes read only these, and formatting every cell of 100,000 benchmarks for them was most of
+/// a large import's report.
+fn metric_labels(bench: &BenchSummary) -> impl Iterator<Item = String> + '_ {
+    clock_figures(bench)
+        .into_iter()
+        .map(|f| column_label(&f.clock, f.derived))
+        .chain(bench.instructions.as_ref().map(instructions_label))
+}
+
+/// Whether a benchmark has a metric row at all (`metric_rows` is not empty).
+fn has_metric_rows(bench: &BenchSummary) -> bool {
+    !clock_figures(bench).is_empty() || bench.instructions.is_some()
+}
+
 /// Why a benchmark has no figure row at all.
 fn no_figures_reason(bench: &BenchSummary) -> &'static str {
     if bench.overran {
@@ -681,11 +697,11 @@ fn compact_table(out: &mut String, summary: &RunSummary, width: usize) {
     let primary = summary
         .benchmarks
         .iter()
-        .find_map(|b| metric_rows(b).into_iter().next().map(|(label, _)| label));
+        .find_map(|b| metric_labels(b).next());
     let others: Vec<String> = {
         let mut labels: Vec<String> = Vec::new();
         for bench in &summary.benchmarks {
-            for (label, _) in metric_rows(bench) {
+            for label in metric_labels(bench) {
                 if Some(&label) != primary.as_ref() && !labels.contains(&label) {
                     labels.push(label);
                 }
@@ -829,6 +845,47 @@ fn preempted_note(summary: &RunSummary) -> Option<String> {
     ))
 }
 
+/// `no CPU time: bench_a, bench_b: ...`, naming the benchmarks of a run with a CPU clock that have no CPU
+/// time and why (`BenchSummary::cpu_left_out`); `None` when every one has it. The wide table shows the CPU
+/// clock's row only for the others.
+fn cpu_left_out_note(summary: &RunSummary) -> Option<String> {
+    let named = |why: CpuLeftOut| -> Option<String> {
+        let names: Vec<&str> = summary
+            .benchmarks
+            .iter()
+            .filter(|b| b.cpu_left_out == Some(why))
+            .map(|b| b.name.as_str())
+            .collect();
+        (!names.is_empty()).then(|| names.join(", "))
+    };
+    let mut parts = Vec::new();
+    if let Some(names) = named(CpuLeftOut::ShortSamples) {
+        let read = summary
+            .overhead
+            .iter()
+            .find(|o| o.clock.role == ClockRole::Cpu)
+            .map(|o| format!(" ({} x {} ns)", rho_stats::CPU_SAMPLE_MIN_READS, o.median))
+            .unwrap_or_default();
+        parts.push(format!(
+            "{names}: a sample under {} reads of the CPU clock{read}, whose cost moves by more than such a \
+             body takes",
+            rho_stats::CPU_SAMPLE_MIN_READS
+        ));
+    }
+    if let Some(names) = named(CpuLeftOut::OtherThreads) {
+        parts.push(format!(
+            "{names}: other threads of the process worked during its loop, so its thread's CPU time is not \
+             its own"
+        ));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "no CPU time: {}; their wall-clock figures are the ones judged",
+            parts.join("; ")
+        )
+    })
+}
+
 fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
     let mut footnotes: Vec<String> = Vec::new();
     let shown = |bench| {
@@ -849,7 +906,7 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
         .benchmarks
         .iter()
         .any(|b| shown(b).iter().any(|f| f.net.spread.capped));
-    let no_rows = |b: &&BenchSummary| metric_rows(b).is_empty();
+    let no_rows = |b: &&BenchSummary| !has_metric_rows(b);
     let any_stopped = summary.benchmarks.iter().filter(no_rows).any(|b| b.overran);
     let any_wrapped = summary
         .benchmarks
@@ -907,6 +964,9 @@ fn notes(out: &mut String, summary: &RunSummary, width: usize, wide: bool) {
         footnotes.push(HEAP_OFF_NOTE.to_string());
     }
     if let Some(note) = preempted_note(summary) {
+        footnotes.push(note);
+    }
+    if wide && let Some(note) = cpu_left_out_note(summary) {
         footnotes.push(note);
     }
     if any_leak && !wide {
@@ -1259,6 +1319,44 @@ mod render_tests {
                 .starts_with("bench_thirty: only 30 measured iterations: its p99 is just the max")),
             "{warnings:?}"
         );
+    }
+
+    /// A run with a CPU clock: the wide table names the benchmarks without CPU time and says why (a sample
+    /// under ten reads of the clock, or other threads at work), and the benchmark that has it gets no mention.
+    #[test]
+    fn benchmarks_without_cpu_time_are_named_with_the_reason() {
+        let stream = "@rho-bench 7\n@target host arch=x86_64 optimized=1\n\
+             @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n\
+             @clock cpu clock_thread_cputime unit=ns hz=1000000000 resolution=1\n\
+             @config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0\n\
+             @bench .overhead\n:50 600\n:50 600\n:50 600\n@stack off\n@heap off\n\
+             @end .overhead iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns=0\n\
+             @bench long\n:9000 9000\n:9000 9000\n:9000 9000\n@stack off\n@heap off\n\
+             @end long iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns=0\n\
+             @bench short\n:2000 2000\n:2000 2000\n:2000 2000\n@stack off\n@heap off\n\
+             @end short iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns=0\n\
+             @bench pooled\n:9000 9000\n:9000 9000\n:9000 9000\n@stack off\n@heap off\n\
+             @end pooled iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns=9000\n\
+             @done benchmarks=3 dropped=0\n";
+        let summary = RunSummary::of(&rho_wire::parse_str(stream).unwrap()).unwrap();
+        assert!(summary.benchmark("long").unwrap().cpu.is_some());
+        let report = wide(&summary, "cpu.c");
+        let note = report
+            .split("no CPU time: ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{report}"));
+        let note = note.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            note.starts_with(
+                "short: a sample under 10 reads of the CPU clock (10 x 600 ns), whose cost moves by more \
+                 than such a body takes; pooled: other threads of the process worked during its loop"
+            ),
+            "{report}"
+        );
+        assert!(!note.contains("long"), "{report}");
+        // The compact table shows no CPU figure, so it says nothing of one.
+        let report = render_with(&summary, "cpu.c", Layout::new(1000, false));
+        assert!(!report.contains("no CPU time"), "{report}");
     }
 
     /// A heap the harness did not count (`@heap off`, version 6): `-` in the heap cells of every table (the

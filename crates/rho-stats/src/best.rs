@@ -72,6 +72,11 @@ pub fn best_of(runs: &[RunSummary]) -> Result<RunSummary, StatsError> {
             best_figures(all.iter().map(|b| b.cycles.as_ref())).filter(|_| !bench.overran);
         bench.time = best_figures(all.iter().map(|b| b.time.as_ref())).filter(|_| !bench.overran);
         bench.cpu = best_figures(all.iter().map(|b| b.cpu.as_ref())).filter(|_| !bench.overran);
+        // Why there is none, when no run had one.
+        bench.cpu_left_out = all
+            .iter()
+            .find_map(|b| b.cpu_left_out)
+            .filter(|_| bench.cpu.is_none() && !bench.overran);
         bench.stack = worst_stack(all.iter().map(|b| b.stack));
         // The heap is measured only if it was in every run (the same binary measures it in all or none).
         bench.heap = all

@@ -76,8 +76,8 @@ pub use growth::{
 };
 pub use paired::{PAIRED_CONFIDENCE, PairedRatio, paired_ratio, student_t_quantile};
 pub use run::{
-    BenchSummary, Better, EXTRA_LINE, ExtraMetric, ExtraValue, INSTRUCTION_UNIT, ImageTotals,
-    Metric, RunSummary, StaticFootprint,
+    BenchSummary, Better, CPU_SAMPLE_MIN_READS, CpuLeftOut, EXTRA_LINE, ExtraMetric, ExtraValue,
+    INSTRUCTION_UNIT, ImageTotals, Metric, RunSummary, StaticFootprint,
 };
 pub use summary::{
     PerIteration, SPREAD_CAP, Spread, Summary, counts_to_ns, nearest_rank, percentile,

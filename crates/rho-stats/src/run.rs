@@ -57,9 +57,14 @@ pub struct BenchSummary {
     /// CPU-time nanoseconds per iteration, from a harness that measures CPU time beside the wall clock: rho's
     /// harnesses' `@clock cpu` (wire version 7: the thread's CPU time, netted of `.overhead`'s like every
     /// clock), or Google Benchmark's `cpu_time` (its `time_unit` converted; rho-import). The same statistics
-    /// as `time`, over the same samples. `None` when the run has no such clock.
+    /// as `time`, over the same samples. `None` when the run has no such clock, or left it out for this
+    /// benchmark (`cpu_left_out` says why).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<ClockFigures>,
+    /// Why a benchmark of a run with a CPU clock has no CPU time (`cpu` is `None`); `None` when it has one,
+    /// the run has no CPU clock, or the benchmark was stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_left_out: Option<CpuLeftOut>,
     /// Instructions per iteration: from a counted run (Callgrind), or a clock that counts instructions (QEMU
     /// `-icount`); `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -207,6 +212,10 @@ impl Metric {
         Metric::CodeBytes,
         Metric::StaticStackBytes,
     ];
+
+    /// The wall-clock metrics, whose place a benchmark's CPU time ([`Metric::CpuNs`]) takes when it is
+    /// measured on both sides: `check --diff` (rho-compare) and the gate (rho-gate) show them, not judge them.
+    pub const WALL_CLOCK: [Metric; 2] = [Metric::Cycles, Metric::TimeNs];
 
     /// A short stable name (`cycles`, `time_ns`, `stack_bytes`, `heap_peak_bytes`).
     pub fn name(self) -> &'static str {
@@ -409,11 +418,21 @@ impl RunSummary {
             }
             // The thread's CPU time is the benchmark's only when no other thread of the process worked
             // while it ran (a body that hands work to a pool would read as cheap): else there is none.
-            let cpu = match cpu_index {
-                Some(column) if !bench.overran && single_threaded(bench, column) => {
-                    Some(figures_of(column)?)
+            // And only when a sample is long beside the clock's own read ([`resolved_by_cpu_clock`]).
+            let (cpu, cpu_left_out) = match cpu_index {
+                Some(_) if bench.overran => (None, None),
+                Some(column) if !single_threaded(bench, column) => {
+                    (None, Some(CpuLeftOut::OtherThreads))
                 }
-                _ => None,
+                Some(column) => {
+                    let figures = figures_of(column)?;
+                    if resolved_by_cpu_clock(&figures) {
+                        (Some(figures), None)
+                    } else {
+                        (None, Some(CpuLeftOut::ShortSamples))
+                    }
+                }
+                None => (None, None),
             };
             let (ops_per_second, ns_per_op) = rates(
                 bench.per_iteration,
@@ -435,6 +454,7 @@ impl RunSummary {
                 cycles,
                 time,
                 cpu,
+                cpu_left_out,
                 instructions,
                 stack: bench.stack,
                 heap: bench.heap,
@@ -485,6 +505,37 @@ impl RunSummary {
 /// other threads may have used while it ran for the thread's CPU time to be the benchmark's: 1%. A harness
 /// has no thread of its own; a body that hands its work to other threads shows many times this.
 pub const OTHER_THREADS_CPU_SHARE: f64 = 0.01;
+
+/// Why a benchmark has no CPU time in a run whose harness measured it (`BenchSummary::cpu_left_out`): its
+/// wall-clock figures are judged instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CpuLeftOut {
+    /// The process's other threads worked during its loop (more than [`OTHER_THREADS_CPU_SHARE`] of its
+    /// thread's CPU time): the thread's CPU time is not the benchmark's.
+    OtherThreads,
+    /// Its samples' net CPU time was under [`CPU_SAMPLE_MIN_READS`] reads of the CPU clock: mostly the read's
+    /// own error.
+    ShortSamples,
+}
+
+/// How many times the CPU clock's read (its `.overhead` median) a measured sample's net CPU time must be for
+/// the figure to be the benchmark's: 10.
+///
+/// The thread's CPU clock is a system call (no vDSO serves it), and what one read costs moves within a run: on
+/// this project's 2-core VM the `.overhead` median read 1141 to 1544 ns in five runs of the example suite, and
+/// in a run the loop's reads cost up to 450 ns more or 300 ns less than the calibration's. A net figure is
+/// the sample less that median, so a sample of one or two reads' length is mostly that error: an unchanged
+/// 0.7 us CRC read 713 to 1121 ns of CPU time against 721 to 782 of wall time, and CI recorded a 3 ns body at
+/// 0 CPU ns then failed it `from 0` on the next run. Ten reads keep the error within about 3% of the
+/// figure. A shorter sample has no CPU figure, and its wall-clock figures are judged, as for a board.
+pub const CPU_SAMPLE_MIN_READS: u64 = 10;
+
+/// Whether the CPU clock resolves `figures`' samples: their net median is at least [`CPU_SAMPLE_MIN_READS`]
+/// times the clock's calibrated read cost (always, without a calibration to take off).
+fn resolved_by_cpu_clock(figures: &ClockFigures) -> bool {
+    figures.net.median >= CPU_SAMPLE_MIN_READS.saturating_mul(figures.overhead)
+}
 
 /// Whether benchmark `bench` ran on its thread alone (`@end other_cpu_ns=`, wire version 7): the other threads'
 /// CPU time at most [`OTHER_THREADS_CPU_SHARE`] of its thread's, the sum of its measured samples of CPU clock

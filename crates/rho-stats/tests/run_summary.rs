@@ -1,6 +1,6 @@
 //! The summary of whole runs, built from wire streams: overhead, raw and net, derived time, rates, best of N.
 
-use rho_stats::{Metric, RunSummary, SPREAD_CAP, StatsError, Summary, best_of};
+use rho_stats::{CpuLeftOut, Metric, RunSummary, SPREAD_CAP, StatsError, Summary, best_of};
 use rho_wire::{ClockRole, StackMark, parse_str};
 
 fn header(clocks: &str) -> String {
@@ -457,27 +457,67 @@ fn a_benchmark_stopped_by_a_stack_overrun_has_no_figures_and_the_others_keep_the
 /// (`@end other_cpu_ns=`) has none, since its thread's CPU time is not the benchmark's.
 #[test]
 fn a_cpu_clock_gives_cpu_ns_unless_other_threads_worked() {
-    let stream = |other: u64| {
-        format!(
-            "@rho-bench 7\n@target host arch=x86_64 optimized=1\n\
-             @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n\
-             @clock cpu clock_thread_cputime unit=ns hz=1000000000 resolution=1\n\
-             @config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0\n\
-             @bench .overhead\n:50 600\n:50 600\n:50 610\n@stack off\n@heap off\n\
-             @end .overhead iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns=0\n\
-             @bench work\n:5000 1600\n:9000 1610\n:4000 1590\n@stack off\n@heap off\n\
-             @end work iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns={other}\n\
-             @done benchmarks=1 dropped=0\n"
-        )
-    };
+    let stream = |other: u64| cpu_stream(60, other);
     // The thread's 4800 ns: 48 ns of other threads' work is 1%, still its own; 49 ns is not.
     let alone = RunSummary::of(&parse_str(&stream(48)).unwrap()).unwrap();
     let work = alone.benchmark("work").unwrap();
-    // Net: median 1600 - 600, while the wall clock read 5000 - 50 with a neighbour in the way.
-    assert_eq!(work.metric(Metric::CpuNs), Some(1000.0));
+    // Net: median 1600 - 60, while the wall clock read 5000 - 50 with a neighbour in the way.
+    assert_eq!(work.metric(Metric::CpuNs), Some(1540.0));
     assert_eq!(work.metric(Metric::TimeNs), Some(4950.0));
     let pooled = RunSummary::of(&parse_str(&stream(49)).unwrap()).unwrap();
     let work = pooled.benchmark("work").unwrap();
     assert_eq!(work.metric(Metric::CpuNs), None);
     assert_eq!(work.metric(Metric::TimeNs), Some(4950.0));
+    assert_eq!(work.cpu_left_out, Some(CpuLeftOut::OtherThreads));
+    assert_eq!(alone.benchmark("work").unwrap().cpu_left_out, None);
+}
+
+/// A stream of one benchmark `work` whose CPU samples read 1590 to 1610 ns, with `.overhead`'s CPU column
+/// reading `cpu_read` ns and its other threads `other` ns.
+fn cpu_stream(cpu_read: u64, other: u64) -> String {
+    format!(
+        "@rho-bench 7\n@target host arch=x86_64 optimized=1\n\
+         @clock time clock_gettime unit=ns hz=1000000000 resolution=20\n\
+         @clock cpu clock_thread_cputime unit=ns hz=1000000000 resolution=1\n\
+         @config iterations=3 warmup=0 time_cap_ms=0 stack_bytes=0\n\
+         @bench .overhead\n:50 {cpu_read}\n:50 {cpu_read}\n:50 {cpu_read}\n@stack off\n@heap off\n\
+         @end .overhead iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns=0\n\
+         @bench work\n:5000 1600\n:9000 1610\n:4000 1590\n@stack off\n@heap off\n\
+         @end work iterations=3 warmup=0 capped=0 unit=iter per_iteration=1 other_cpu_ns={other}\n\
+         @done benchmarks=1 dropped=0\n"
+    )
+}
+
+/// The CPU clock is a system call whose cost moves within a run by a fifth or more: a sample less than
+/// `CPU_SAMPLE_MIN_READS` (10) of its reads long has no CPU time (CI read a 3 ns body at 0 CPU ns, then 3.4),
+/// and its wall-clock figures stand. The boundary is inclusive: 10 reads' worth is kept.
+#[test]
+fn a_sample_shorter_than_ten_reads_of_the_cpu_clock_has_no_cpu_time() {
+    assert_eq!(rho_stats::CPU_SAMPLE_MIN_READS, 10);
+    // Net 1600 - 145 = 1455 ns: just over 10 reads of 145; 146 makes it 1454 against 1460.
+    let kept = RunSummary::of(&parse_str(&cpu_stream(145, 0)).unwrap()).unwrap();
+    assert_eq!(
+        kept.benchmark("work").unwrap().metric(Metric::CpuNs),
+        Some(1455.0)
+    );
+    let short = RunSummary::of(&parse_str(&cpu_stream(146, 0)).unwrap()).unwrap();
+    let work = short.benchmark("work").unwrap();
+    assert_eq!(work.metric(Metric::CpuNs), None);
+    assert_eq!(work.metric(Metric::TimeNs), Some(4950.0));
+    assert_eq!(work.cpu_left_out, Some(CpuLeftOut::ShortSamples));
+    // Of two runs folded, the one that resolved it gives the figure, and nothing is said left out.
+    let best = best_of(&[short.clone(), kept]).unwrap();
+    let work = best.benchmark("work").unwrap();
+    assert_eq!(
+        (work.metric(Metric::CpuNs), work.cpu_left_out),
+        (Some(1455.0), None)
+    );
+    let best = best_of(&[short.clone(), short]).unwrap();
+    assert_eq!(
+        best.benchmark("work").unwrap().cpu_left_out,
+        Some(CpuLeftOut::ShortSamples)
+    );
+    // The same figures from a harness whose read costs 600 ns, as on a VM: 1000 ns is under two reads.
+    let vm = RunSummary::of(&parse_str(&cpu_stream(600, 0)).unwrap()).unwrap();
+    assert_eq!(vm.benchmark("work").unwrap().metric(Metric::CpuNs), None);
 }
