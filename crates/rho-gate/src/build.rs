@@ -323,7 +323,7 @@ fn cache_slot(
 fn build_side(
     side: &BuildSide,
     context: &BuildContext,
-    tracing: &Result<(), String>,
+    tracing: &Result<crate::inputs::Tracer, String>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Option<Built>, GateError> {
     let name = side.prepared.name;
@@ -336,7 +336,12 @@ fn build_side(
                 .find(|(a, _)| a == area)
                 .map(|(_, p)| p.clone())
         };
-        let inputs_hold = |record: &str| crate::inputs::check_record(record, &slot.top);
+        let inputs_hold = |record: &str| {
+            let mut ids = crate::file_ids::FileIds::in_dir(slot.cache.dir());
+            let held = crate::inputs::check_record(record, &slot.top, &mut ids);
+            ids.save();
+            held
+        };
         match slot.cache.restore(&slot.key, &root, &inputs_hold) {
             Ok(true) => {
                 progress(Progress::Cached {
@@ -368,12 +373,13 @@ fn build_side(
         launch.unset.clone_from(&compiling.unset);
     }
     // A build that may be stored runs under the tracer, which records what it reads (crate::inputs).
-    let traces: Option<Vec<PathBuf>> = match (&cached, tracing) {
-        (Some(_), Ok(())) => Some(
+    let traces: Option<(crate::inputs::Tracer, Vec<PathBuf>)> = match (&cached, tracing) {
+        (Some(_), Ok(tracer)) => Some((
+            *tracer,
             (0..side.recipe.jobs.len())
                 .map(|index| context.scratch.file(&format!("trace-{name}-{index}")))
                 .collect(),
-        ),
+        )),
         (Some(_), Err(why)) => {
             let note = format!("not cached: the files the build reads cannot be known ({why})");
             progress(Progress::Cached { side: name, note });
@@ -386,8 +392,8 @@ fn build_side(
         let Some(build) = &job.build else {
             continue;
         };
-        if let Some(traces) = &traces {
-            launch.under = crate::inputs::tracer(&traces[index]);
+        if let Some((tracer, traces)) = &traces {
+            launch.under = tracer.command(&traces[index]);
         }
         progress(Progress::Building {
             side: name,
@@ -420,7 +426,7 @@ fn build_side(
         });
     }
     let built = match (cached, &traces) {
-        (Some(slot), Some(traces)) => Some(Built {
+        (Some(slot), Some((_, traces))) => Some(Built {
             record: recorded_inputs(traces, context, &slot, started),
             slot,
             through_ccache: compiling.is_some(),
@@ -478,7 +484,10 @@ fn recorded_inputs(
             path.display()
         ));
     }
-    crate::inputs::record(&inputs, &slot.top).map_err(|why| format!("not cached: {why}"))
+    let mut ids = crate::file_ids::FileIds::in_dir(slot.cache.dir());
+    let record = crate::inputs::record(&inputs, &slot.top, &mut ids);
+    ids.save();
+    record.map_err(|why| format!("not cached: {why}"))
 }
 
 /// The cache slot of a side whose content `content` (key lines) names, in the checkout or repository `top`;
@@ -599,15 +608,28 @@ fn is_compiler(word: &str) -> bool {
 }
 
 /// The first line of `program --version` (`gcc (Debian 12.2.0-14) 12.2.0`), or why there is none.
+///
+/// Asked once a process: both sides' keys name the same compilers, found on the same `PATH`.
 fn version_of(program: &str) -> String {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static ASKED: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    let asked = ASKED.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(version) = asked.lock().ok().and_then(|a| a.get(program).cloned()) {
+        return version;
+    }
     let mut command = Command::new(program);
     command.arg("--version");
-    match Runner::new(command).timeout(VERSION_TIMEOUT).run_collect() {
+    let version = match Runner::new(command).timeout(VERSION_TIMEOUT).run_collect() {
         Ok((finished, stdout)) if finished.termination.success() => {
             stdout.lines().next().unwrap_or("").trim().to_owned()
         }
         _ => "no --version".to_owned(),
+    };
+    if let Ok(mut asked) = asked.lock() {
+        asked.insert(program.to_owned(), version.clone());
     }
+    version
 }
 
 /// Each area of a side's cache entry and where it lies: `out<N>` job N's build directory, `tree` the checkout

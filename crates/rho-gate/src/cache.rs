@@ -21,6 +21,9 @@ pub const CACHE_DIR: &str = "rho-cache";
 /// Where ccache keeps its objects and rho's settings for it (`.git/rho-cache/ccache`; crate::ccache).
 pub const CCACHE_DIR: &str = "ccache";
 
+/// The ids of the files builds read, remembered between gates (crate::file_ids).
+pub const FILE_IDS: &str = "file-ids";
+
 /// Where the harness headers the builds include live (`.git/rho-cache/include/<checksum>`; crate::ccache).
 pub const INCLUDE_DIR: &str = "include";
 
@@ -193,8 +196,8 @@ impl BuildCache {
         for item in read.flatten() {
             let path = item.path();
             let name = item.file_name().to_string_lossy().into_owned();
-            // ccache bounds its own directory (its max_size); the headers are a few kilobytes.
-            if name == CCACHE_DIR || name == INCLUDE_DIR {
+            // ccache bounds its own directory (its max_size); the headers are a few kilobytes, the ids tens.
+            if name == CCACHE_DIR || name == INCLUDE_DIR || name == FILE_IDS {
                 continue;
             }
             if name.starts_with("tmp-") {

@@ -13,6 +13,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::file_ids::FileStamp;
+
 /// A directory's content, as cache key lines, and the top of the repository it is in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DirectoryContent {
@@ -68,16 +70,16 @@ pub(crate) fn content_of(dir: &Path, index: &Path) -> Result<Option<DirectoryCon
         .map(str::trim_end)
         .filter(|p| !p.is_empty())
     {
-        let stamp = std::fs::symlink_metadata(top.join(path)).map(|m| FileStamp::of(&m));
-        let stamp = stamp.unwrap_or_default();
-        if stamp.is_file && stamp.as_new_as(listed_at) {
+        let meta = std::fs::symlink_metadata(top.join(path)).ok();
+        let stamp = meta.as_ref().map(FileStamp::of);
+        if meta.is_some_and(|m| m.is_file()) && stamp.is_some_and(|s| s.as_new_as(listed_at)) {
             racy.push(top.join(path));
         }
-        listing.push_str(&format!("{path}\0{stamp}\n"));
+        listing.push_str(&format!("{path}\0{}\n", listed(stamp.as_ref())));
         count += 1;
     }
     // The bytes of each file as new as the listing: its times cannot tell a second edit in the same tick.
-    let ids = crate::inputs::hash_files(&racy)?;
+    let ids = crate::file_ids::FileIds::none().ids(&racy);
     for (path, id) in racy.iter().zip(ids) {
         listing.push_str(&format!("{}\0{}\n", path.display(), id.unwrap_or_default()));
     }
@@ -92,52 +94,13 @@ pub(crate) fn content_of(dir: &Path, index: &Path) -> Result<Option<DirectoryCon
 }
 
 /// What the listing of an ignored file holds: its size, modification and change times (nanoseconds; a change
-/// time cannot be set back) and inode.
-#[derive(Debug, Default, Clone, Copy)]
-struct FileStamp {
-    is_file: bool,
-    size: u64,
-    mtime: i128,
-    ctime: i128,
-    inode: u64,
+/// time cannot be set back) and inode; zeros for a path that is gone.
+fn listed(stamp: Option<&FileStamp>) -> String {
+    stamp.map_or_else(
+        || ["0"; 4].join("\0"),
+        |s| format!("{}\0{}\0{}\0{}", s.size, s.mtime, s.ctime, s.ino),
+    )
 }
-
-impl FileStamp {
-    fn of(meta: &std::fs::Metadata) -> FileStamp {
-        use std::os::unix::fs::MetadataExt as _;
-        let nanos = |s: i64, ns: i64| i128::from(s) * 1_000_000_000 + i128::from(ns);
-        FileStamp {
-            is_file: meta.is_file(),
-            size: meta.len(),
-            mtime: nanos(meta.mtime(), meta.mtime_nsec()),
-            ctime: nanos(meta.ctime(), meta.ctime_nsec()),
-            inode: meta.ino(),
-        }
-    }
-
-    /// Whether either time is within [`RACY_WINDOW`] of `when` or after it: the file may change again within
-    /// the same tick of the file system's clock without its times showing it.
-    fn as_new_as(&self, when: std::time::SystemTime) -> bool {
-        let when = when
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
-        let since = when - RACY_WINDOW.as_nanos() as i128;
-        self.mtime >= since || self.ctime >= since
-    }
-}
-
-impl std::fmt::Display for FileStamp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}\0{}\0{}\0{}",
-            self.size, self.mtime, self.ctime, self.inode
-        )
-    }
-}
-
-/// How new a file must be to have its bytes read: a file system stamping whole seconds, plus one.
-const RACY_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// `git -C dir args...` (crate::side's), with `index` as `GIT_INDEX_FILE` when given; its stdout, or why not.
 fn git(dir: &Path, index: Option<&Path>, args: &[&str]) -> Result<String, String> {

@@ -24,6 +24,7 @@ pub mod compare;
 pub mod config;
 mod content;
 mod error;
+mod file_ids;
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
 pub mod functions;

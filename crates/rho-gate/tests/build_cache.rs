@@ -46,14 +46,17 @@ fn builds(log: &Path) -> usize {
     std::fs::read_to_string(log).map_or(0, |t| t.lines().count())
 }
 
-/// The side entries of the build cache of `repo`: what is there beside ccache's directory and the headers.
+/// The side entries of the build cache of `repo`: what is there beside ccache's directory, the headers and the
+/// remembered file ids.
 fn side_entries(repo: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(repo.join(".git/rho-cache"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| {
             let name = path.file_name().unwrap();
-            name != rho_gate::cache::CCACHE_DIR && name != rho_gate::cache::INCLUDE_DIR
+            name != rho_gate::cache::CCACHE_DIR
+                && name != rho_gate::cache::INCLUDE_DIR
+                && name != rho_gate::cache::FILE_IDS
         })
         .collect()
 }
