@@ -845,23 +845,35 @@ fn one_sided(
     }
 }
 
-/// The wall-clock metrics whose place a benchmark's CPU time takes when it is judged.
-pub const WALL_CLOCK_METRICS: [Metric; 2] = [Metric::Cycles, Metric::TimeNs];
-
 /// Which time figure of a benchmark is judged: the one least disturbed by neighbours. When both sides carry
 /// its CPU time (`cpu_ns`: rho's harnesses' thread CPU time, kept only for a benchmark whose other threads
 /// did not work, or Google Benchmark's `cpu_time`), that is judged, and the wall-clock figures (`cycles`,
 /// `time_ns`) beside it are [`Verdict::Shown`]: a neighbour that takes the core from the benchmark stretches
 /// its wall time and not its CPU time (issue 37: an unchanged Google Benchmark suite read +108% real time
 /// under load, its CPU time 0.87 to 1.09). Otherwise the wall-clock figures are judged as ever. A wall-clock
-/// figure that lost its measurement still fails. Returns whether the CPU time was judged.
+/// figure that lost its measurement still fails. A CPU time on one side only (a harness keeps it only for a
+/// single-threaded body whose samples its CPU clock resolves, `rho_stats::CPU_SAMPLE_MIN_READS`, so it can
+/// come and go near that length, or as a body gets slower or faster) is shown, neither a failure nor
+/// `added`, where the wall clock it stands in for is judged on both sides. Returns whether the CPU time was
+/// judged.
 pub fn judge_time_on_cpu(metrics: &mut [MetricComparison]) -> bool {
-    let cpu_on_both = metrics.iter().any(|m| {
-        m.metric == Metric::CpuNs && m.base.figure().is_some() && m.head.figure().is_some()
-    });
+    let on_both = |m: &MetricComparison| m.base.figure().is_some() && m.head.figure().is_some();
+    let cpu_on_both = metrics
+        .iter()
+        .any(|m| m.metric == Metric::CpuNs && on_both(m));
+    let wall_on_both = metrics
+        .iter()
+        .any(|m| Metric::WALL_CLOCK.contains(&m.metric) && on_both(m));
+    if !cpu_on_both && wall_on_both {
+        for row in metrics.iter_mut().filter(|m| {
+            m.metric == Metric::CpuNs && matches!(m.verdict, Verdict::NotMeasured | Verdict::Added)
+        }) {
+            row.verdict = Verdict::Shown;
+        }
+    }
     if cpu_on_both {
         for row in metrics.iter_mut().filter(|m| {
-            WALL_CLOCK_METRICS.contains(&m.metric)
+            Metric::WALL_CLOCK.contains(&m.metric)
                 && matches!(
                     m.verdict,
                     Verdict::Regressed | Verdict::Improved | Verdict::Ok
@@ -1697,7 +1709,7 @@ mod tests {
         assert!(!c.failed(), "wall time is shown, not judged");
         let bench = c.benchmark("bench_crc_256").unwrap();
         assert_eq!(bench.time_judged(), [Metric::CpuNs]);
-        for metric in WALL_CLOCK_METRICS {
+        for metric in Metric::WALL_CLOCK {
             let r = row(&c, "bench_crc_256", metric);
             assert_eq!(r.verdict, Verdict::Shown, "{metric:?}");
             assert!((r.change_percent.unwrap() - 100.0).abs() < 1e-9);
@@ -1724,5 +1736,65 @@ mod tests {
             c.benchmark("bench_crc_256").unwrap().time_judged(),
             [Metric::Cycles, Metric::TimeNs]
         );
+    }
+
+    /// A CPU time the base has and head does not (its samples grew too short for the CPU clock, or another
+    /// thread worked): the wall clock is judged, and the CPU row is shown, never `not measured`. CI recorded a
+    /// 3 ns body at 0 CPU ns and failed it `from 0` on the next run; such a body now has no CPU time, and a
+    /// baseline written before still passes against it. Without the wall clock on both sides it still fails.
+    #[test]
+    fn a_cpu_time_on_the_base_side_only_is_shown_and_the_wall_clock_judged() {
+        let base = with_cpu(fixture::section("host"));
+        let head = fixture::section("host");
+        let c = compare(&base, &head, 10.0).unwrap();
+        assert!(!c.failed(), "{:?}", c.counts());
+        let r = row(&c, "bench_crc_256", Metric::CpuNs);
+        assert_eq!((r.verdict, r.head), (Verdict::Shown, Value::Off));
+        assert_eq!(
+            c.benchmark("bench_crc_256").unwrap().time_judged(),
+            [Metric::Cycles, Metric::TimeNs]
+        );
+
+        let mut slower = head.clone();
+        set_median(&mut slower, "bench_crc_256", Metric::TimeNs, 2657.0 * 2.0);
+        let c = compare(&base, &slower, 10.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::TimeNs).verdict,
+            Verdict::Regressed
+        );
+
+        // Nothing timed on head: every lost figure fails, the CPU time's too.
+        let mut untimed = head;
+        for bench in &mut untimed.benchmarks {
+            (bench.cycles, bench.time_ns) = (None, None);
+        }
+        let c = compare(&base, &untimed, 10.0).unwrap();
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::CpuNs).verdict,
+            Verdict::NotMeasured
+        );
+    }
+
+    /// The mirror: a CPU time head has and the base does not (a body planted 4x slower grew samples long
+    /// enough for the CPU clock; CI failed the yardstick test on `added` where it looked for the judged
+    /// time). The CPU row is shown, not `added`, and the slowdown is judged on the wall clock.
+    #[test]
+    fn a_cpu_time_on_the_head_side_only_is_shown_and_the_wall_clock_judged() {
+        let base = fixture::section("host");
+        let mut head = with_cpu(fixture::section("host"));
+        set_median(&mut head, "bench_crc_256", Metric::Cycles, 8000.0 * 4.0);
+        set_median(&mut head, "bench_crc_256", Metric::TimeNs, 2657.0 * 4.0);
+        let c = compare(&base, &head, 10.0).unwrap();
+        let r = row(&c, "bench_crc_256", Metric::CpuNs);
+        assert_eq!((r.verdict, r.base), (Verdict::Shown, Value::Off));
+        assert_eq!(
+            c.benchmark("bench_crc_256").unwrap().time_judged(),
+            [Metric::Cycles, Metric::TimeNs]
+        );
+        assert_eq!(
+            row(&c, "bench_crc_256", Metric::TimeNs).verdict,
+            Verdict::Regressed
+        );
+        assert!(c.failed());
     }
 }

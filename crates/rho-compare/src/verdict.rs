@@ -16,7 +16,8 @@ pub enum Verdict {
     /// Within the limit either way.
     Ok,
     /// Shown, not judged: a benchmark's wall-clock figures (cycles, time_ns) beside its CPU time, which is
-    /// judged in their place ([`crate::compare::judge_time_on_cpu`]). Never a failure.
+    /// judged in their place, or a CPU time only one side has, beside the wall clock judged
+    /// ([`crate::compare::judge_time_on_cpu`]). Never a failure.
     Shown,
     /// Present in this run only (a new benchmark, or a metric the base did not measure).
     Added,

@@ -122,6 +122,71 @@ pub struct MetricComparison {
     /// figure, head otherwise (head's runs lack it or gave none, or head reports a metric base does not,
     /// or no longer reports one base does).
     pub undecided_side: Option<SideName>,
+    /// Shown, not judged ([`ShownRule`]): a wall-clock figure (`BENCH.ns`, `BENCH.cycles`) beside its
+    /// benchmark's CPU time (`BENCH.cpu_ns`, Google Benchmark's `cpu_time`), which is judged in its place, or a
+    /// CPU time missing from a side while the wall clock is judged: its outcome is `Ok` whatever it reads.
+    pub shown: bool,
+}
+
+/// Which of a gate's metrics are shown, not judged, known from the metrics with figures on both sides: the
+/// one rule of the gate ([`compare`]) and of `rho bench merge`, which judges a share's document again.
+///
+/// Either a wall-clock figure (`BENCH.ns`, `BENCH.cycles`) measured on both sides beside its benchmark's CPU
+/// time (`BENCH.cpu_ns`: rho's harnesses', or Google Benchmark's `cpu_time`) measured on both: a neighbour
+/// that takes the core stretches a single-threaded body's wall time and not its CPU time (issue 37: an
+/// unchanged Google Benchmark suite's real time read +64% to +108% under load, its CPU time within 10%), as
+/// `check --diff` judges it (rho-compare's `judge_time_on_cpu`). Or a CPU time missing from a side, or from
+/// some of its runs, while the wall clock it stands in for is measured on both: rho's harnesses keep a CPU
+/// time only for samples its clock resolves (`rho_stats::CPU_SAMPLE_MIN_READS`), so a body near that length
+/// has it in some runs and not others, and a body planted slower gains it; the wall clock judges such a
+/// benchmark, where the gate said `undecided` before.
+pub struct ShownRule<'a> {
+    /// The benchmarks whose CPU time has a figure on both sides.
+    cpu_on_both: BTreeSet<&'a str>,
+    /// The benchmarks with a wall-clock figure on both sides.
+    wall_clock_on_both: BTreeSet<&'a str>,
+}
+
+impl<'a> ShownRule<'a> {
+    /// The rule of a comparison whose metrics with figures on both sides are `names_with_both`.
+    pub fn of(names_with_both: impl Iterator<Item = &'a str>) -> Self {
+        let mut rule = ShownRule {
+            cpu_on_both: BTreeSet::new(),
+            wall_clock_on_both: BTreeSet::new(),
+        };
+        for (benchmark, figure) in names_with_both.filter_map(|name| name.rsplit_once('.')) {
+            if figure == rho_stats::Metric::CpuNs.gate_name() {
+                rule.cpu_on_both.insert(benchmark);
+            } else if is_wall_clock(figure) {
+                rule.wall_clock_on_both.insert(benchmark);
+            }
+        }
+        rule
+    }
+
+    /// Whether the metric `name` is shown, not judged; `measured`: it has figures on both sides.
+    pub fn shown(&self, name: &str, measured: bool) -> bool {
+        let Some((benchmark, figure)) = name.rsplit_once('.') else {
+            return false;
+        };
+        match measured {
+            true => is_wall_clock(figure) && self.cpu_on_both.contains(benchmark),
+            false => is_cpu_time(name) && self.wall_clock_on_both.contains(benchmark),
+        }
+    }
+}
+
+/// Whether `figure` (what follows a wire metric's last `.`) is a wall-clock one: `ns` or `cycles`.
+fn is_wall_clock(figure: &str) -> bool {
+    rho_stats::Metric::WALL_CLOCK
+        .iter()
+        .any(|wall| wall.gate_name() == figure)
+}
+
+/// Whether the metric `name` is a benchmark's CPU time, `BENCH.cpu_ns`.
+pub fn is_cpu_time(name: &str) -> bool {
+    name.rsplit_once('.')
+        .is_some_and(|(_, figure)| figure == rho_stats::Metric::CpuNs.gate_name())
 }
 
 impl MetricComparison {
@@ -432,7 +497,28 @@ pub fn compare(
             outcome,
             paired,
             undecided_side,
+            shown: false,
         });
+    }
+    let measured = |m: &MetricComparison| m.base.is_some() && m.head.is_some();
+    let shown: Vec<bool> = {
+        let rule = ShownRule::of(
+            metrics
+                .iter()
+                .filter(|m| measured(m))
+                .map(|m| m.name.as_str()),
+        );
+        metrics
+            .iter()
+            .map(|m| rule.shown(&m.name, measured(m)))
+            .collect()
+    };
+    for (m, shown) in metrics.iter_mut().zip(shown) {
+        if shown {
+            m.shown = true;
+            m.outcome = MetricOutcome::Ok;
+            m.undecided_side = None;
+        }
     }
     let verdict = Verdict::of(metrics.iter().map(|m| match m.outcome {
         MetricOutcome::Ok => Verdict::Ok,
@@ -472,6 +558,74 @@ mod tests {
 
     fn budgets(default: f64) -> Budgets {
         Budgets::new(default, BTreeMap::new()).unwrap()
+    }
+
+    #[test]
+    fn wall_time_beside_a_cpu_time_measured_on_both_sides_is_shown_not_judged() {
+        // Head's wall time 1.6x (a neighbour took the core), its CPU time unchanged: shown, the gate passes.
+        let base = [run(&[("BM_sort.ns", 100.0), ("BM_sort.cpu_ns", 90.0)])];
+        let head = [run(&[("BM_sort.ns", 160.0), ("BM_sort.cpu_ns", 91.0)])];
+        let c = compare(&base, &head, &budgets(0.3));
+        assert_eq!(c.verdict, Verdict::Ok);
+        let wall = c.metrics.iter().find(|m| m.name == "BM_sort.ns").unwrap();
+        assert!(wall.shown && wall.outcome == MetricOutcome::Ok, "{wall:?}");
+        // The CPU time slower is a regression, named as such.
+        let head = [run(&[("BM_sort.ns", 160.0), ("BM_sort.cpu_ns", 150.0)])];
+        let c = compare(&base, &head, &budgets(0.3));
+        assert_eq!(c.verdict, Verdict::Regressed);
+        let cpu = c
+            .metrics
+            .iter()
+            .find(|m| m.name == "BM_sort.cpu_ns")
+            .unwrap();
+        assert_eq!(cpu.outcome, MetricOutcome::Regressed);
+        // Without a CPU time on both sides, the wall time is judged as ever.
+        let base = [run(&[("BM_sort.ns", 100.0), ("other.cpu_ns", 90.0)])];
+        let head = [run(&[("BM_sort.ns", 160.0)])];
+        let c = compare(&base, &head, &budgets(0.3));
+        let wall = c.metrics.iter().find(|m| m.name == "BM_sort.ns").unwrap();
+        assert!(
+            !wall.shown && wall.outcome == MetricOutcome::Regressed,
+            "{wall:?}"
+        );
+    }
+
+    /// A CPU time in some runs only (samples near ten reads of the CPU clock keep it in one run and not the
+    /// next), or on one side only (a body planted slower grew samples the clock resolves): shown, not
+    /// undecided; the wall clock judges the benchmark. Before, an unchanged body near that length made the
+    /// gate exit 2. A CPU time with no wall clock of its benchmark on both sides stays undecided.
+    #[test]
+    fn a_cpu_time_missing_from_a_side_or_a_run_is_shown_and_the_wall_clock_judged() {
+        let base = [
+            run(&[("crc.ns", 700.0), ("crc.cpu_ns", 690.0)]),
+            run(&[("crc.ns", 702.0)]),
+        ];
+        let head = [run(&[("crc.ns", 701.0)]), run(&[("crc.ns", 699.0)])];
+        let c = compare(&base, &head, &budgets(0.1));
+        assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+        let cpu = c.metrics.iter().find(|m| m.name == "crc.cpu_ns").unwrap();
+        assert!(cpu.shown && cpu.outcome == MetricOutcome::Ok, "{cpu:?}");
+        assert_eq!(c.undecided_side(), None);
+        let wall = c.metrics.iter().find(|m| m.name == "crc.ns").unwrap();
+        assert!(!wall.shown, "{wall:?}");
+
+        // Head 4x slower gains a CPU time base lacks: shown, and the wall clock regresses.
+        let base = [run(&[("crc.ns", 700.0)])];
+        let head = [run(&[("crc.ns", 2800.0), ("crc.cpu_ns", 2790.0)])];
+        let c = compare(&base, &head, &budgets(0.1));
+        assert_eq!(c.verdict, Verdict::Regressed);
+        let cpu = c.metrics.iter().find(|m| m.name == "crc.cpu_ns").unwrap();
+        assert!(cpu.shown, "{cpu:?}");
+
+        // No wall clock of its benchmark on both sides: undecided, as before.
+        let base = [run(&[("crc.ns", 700.0), ("crc.cpu_ns", 690.0)])];
+        let head = [run(&[("other.ns", 700.0)])];
+        let c = compare(&base, &head, &budgets(0.1));
+        let cpu = c.metrics.iter().find(|m| m.name == "crc.cpu_ns").unwrap();
+        assert!(
+            !cpu.shown && matches!(cpu.outcome, MetricOutcome::Undecided(_)),
+            "{cpu:?}"
+        );
     }
 
     /// One rule judges each metric in the gate, `--diff` (rho-baseline's judge, with its limits) and

@@ -8,7 +8,7 @@ use rho_gate::{Comparison, GateOutcome, MetricOutcome, Verdict};
 
 pub use table::{
     noise_warnings, paired_line, render_table, render_table_within, runs_per_benchmark_line,
-    unmatched_budget_warnings,
+    shown_line, unmatched_budget_warnings,
 };
 
 /// The text of `outcome` at `width` columns (`settings` says where the gate's settings came from), not yet
@@ -28,9 +28,14 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     } else {
         most.to_string()
     };
+    // Lock-step rounds ran both sides at once, taking turns (docs/gate.md, "Lock-step rounds").
+    let alternating = match outcome.lock_step_turns {
+        0 => "alternating".to_owned(),
+        turns => format!("both at once taking turns ({turns} turns, lock-step)"),
+    };
     let header = format!(
-        "base: {} ({})\nhead: {} ({})\nruns: {runs} per side, alternating; each side's best run per metric, a time metric judged on \
-         its paired rounds\n\
+        "base: {} ({})\nhead: {} ({})\nruns: {runs} per side, {alternating}; each side's best run per metric, a time metric \
+         judged on its paired rounds\n\
          settings: {}\n\n",
         outcome.base_described,
         outcome.base_source,
@@ -44,6 +49,7 @@ pub fn outcome_text(outcome: &GateOutcome, settings: &str, width: usize) -> Stri
     if !comparison.metrics.is_empty() {
         text.push_str(&crate::wrap(&runs_per_benchmark_line(comparison), width, 2));
         text.push_str(&crate::wrap(&paired_line(comparison), width, 2));
+        text.push_str(&crate::wrap(&shown_line(comparison), width, 2));
     }
     if let Some(cap) = &outcome.head_time_cap {
         text.push_str(&crate::wrap(&format!("head: {cap}\n"), width, 2));

@@ -972,6 +972,7 @@ mod tests {
                 outcome: rho_gate::MetricOutcome::Regressed,
                 paired: None,
                 undecided_side: None,
+                shown: false,
             }],
         };
         let mut page = page(Vec::new());
@@ -1326,6 +1327,7 @@ mod tests {
                 outcome: rho_gate::MetricOutcome::Ok,
                 paired: None,
                 undecided_side: None,
+                shown: false,
             }],
         };
         let mut page = page(Vec::new());

@@ -167,6 +167,16 @@ fn judged_again(file: &str, document: &Value, shard: &Value) -> Result<(), Error
         shard["count"].as_u64().unwrap_or(0) as u32,
     );
     let mut verdicts = Vec::new();
+    // The gate's rule for a figure shown, not judged (a wall-clock figure beside its benchmark's CPU time, a
+    // CPU time missing from a side beside the wall clock).
+    let measured = |m: &Value| !m["base"].is_null() && !m["head"].is_null();
+    let with_both = document["metrics"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, m)| measured(m))
+        .map(|(name, _)| name.as_str());
+    let rule = rho_gate::compare::ShownRule::of(with_both);
     for (name, metric) in document["metrics"].as_object().into_iter().flatten() {
         let Some(benchmark) = metric["benchmark"].as_str() else {
             return Err(contradicts(format!(
@@ -189,7 +199,19 @@ fn judged_again(file: &str, document: &Value, shard: &Value) -> Result<(), Error
                 rho_gate::shard::share_of(benchmark, count)
             )));
         }
-        let regressed = judged(name, metric).map_err(contradicts)?;
+        let shown = rule.shown(name, measured(metric));
+        if metric.get("shown").is_some_and(|s| *s != json!(shown)) {
+            return Err(contradicts(format!(
+                "metric {name}: shown {} recorded, {shown} from the share's metrics",
+                metric["shown"]
+            )));
+        }
+        // Its figures are checked either way; a shown one's verdict is never a regression.
+        let from_figures = judged(name, metric).map_err(contradicts)?;
+        let regressed = match shown {
+            true => Some(false),
+            false => from_figures,
+        };
         if metric["regressed"] != json!(regressed) {
             return Err(contradicts(format!(
                 "metric {name}: regressed {} recorded, {} from its figures (base {}, head {}, budget {})",

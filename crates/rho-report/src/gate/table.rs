@@ -9,6 +9,7 @@ use crate::numbers::{format_change_near, format_fraction, format_gate_figure};
 
 fn verdict_cell(metric: &MetricComparison) -> String {
     match &metric.outcome {
+        MetricOutcome::Ok if metric.shown => "shown".to_owned(),
         MetricOutcome::Ok if metric.within_resolution => "ok (within 2 clock steps)".to_owned(),
         MetricOutcome::Ok => "ok".to_owned(),
         MetricOutcome::Regressed => "REGRESSED".to_owned(),
@@ -147,6 +148,38 @@ pub fn unmatched_budget_warnings(comparison: &Comparison, budgets: &Budgets) -> 
             )
         })
         .collect()
+}
+
+/// The lines that say which figures were shown, not judged (`compare::ShownRule`): wall-clock
+/// figures beside the CPU time judged in their place, and CPU times a side lacks beside the wall clock
+/// judged; empty when none was.
+pub fn shown_line(comparison: &Comparison) -> String {
+    let names = |cpu: bool| -> Vec<&str> {
+        comparison
+            .metrics
+            .iter()
+            .filter(|m| m.shown && rho_gate::compare::is_cpu_time(&m.name) == cpu)
+            .map(|m| m.name.as_str())
+            .collect()
+    };
+    let mut text = String::new();
+    let wall = names(false);
+    if !wall.is_empty() {
+        text.push_str(&format!(
+            "time judged: each benchmark's cpu_ns (CPU time, which a neighbour taking the core does not \
+             stretch); shown, not judged: {}\n",
+            wall.join(", ")
+        ));
+    }
+    let cpu = names(true);
+    if !cpu.is_empty() {
+        text.push_str(&format!(
+            "time judged on the wall clock: a CPU time missing from a side or some of its runs (samples too \
+             short for the CPU clock, or other threads at work) is shown, not judged: {}\n",
+            cpu.join(", ")
+        ));
+    }
+    text
 }
 
 /// The line that says [`runs_per_benchmark`]: `runs per benchmark: a 3, b 7` (`3/4` when the sides differ).
