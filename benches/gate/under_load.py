@@ -4,7 +4,7 @@
     cargo build --release -p rho-cli
     python3 benches/gate/under_load.py [--rho target/release/rho] [--old OLD_RHO] [--aa 50] [--five 10]
                                        [--no-kata] [--no-load] [--modes json,wire] [--only s01,reference]
-                                       [--aa-mode wire|json]
+                                       [--aa-mode wire|json] [--ab-lock-step]
 
 Everything runs the real `rho` binary with the default gate settings of the module it gates (no --runs, no
 --max-runs), in a scratch git repository holding tests/kata committed as `main`: base is the revision `main`,
@@ -20,7 +20,9 @@ It prints, each gate on a line with its exit status and seconds:
   of its own), old and new in turn, and the new way's total seconds as a fraction of the old's;
 - --aa N no-change (A/A) gates of the wire kata (--aa-mode json: the last-line JSON kata): how many were not ok;
 - --five N gates of a one-benchmark suite whose head does 5% more work (a volatile loop of 105,000 adds
-  against 100,000) with a 3% budget: how many caught it.
+  against 100,000) with a 3% budget: how many caught it;
+- with --ab-lock-step, each A/A and 5% gate run twice, by default and with `--lock-step`, in turn (which goes
+  first alternating), each way's tally apart: the sides one after the other against lock-step rounds.
 Exit status 0 when it ran (the figures are the result, not a pass or fail), 2 on a setup error.
 """
 import argparse
@@ -116,12 +118,13 @@ def kata_repo(path):
     make_repo(path, files)
 
 
-def gate(rho, cwd, new_style):
-    """One `rho bench gate --base main` in `cwd`: (exit status, seconds, the JSON document or None)."""
+def gate(rho, cwd, new_style, extra=()):
+    """One `rho bench gate --base main` in `cwd` (`extra`: more flags): (exit status, seconds, the JSON document
+    or None)."""
     json_args = ["--json", "-"] if new_style else ["--json"]
     start = time.monotonic()
     done = subprocess.run(
-        [rho, "bench", "gate", "--base", "main", *json_args],
+        [rho, "bench", "gate", "--base", "main", *json_args, *extra],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -205,47 +208,64 @@ def kata_gates(work, rho, old, modes, only):
         print(line, flush=True)
 
 
-def aa_gates(work, rho, count, mode):
+def ways(ab):
+    """The ways each gate is run: the default, and with --ab-lock-step also `--lock-step`."""
+    return [("default", ())] + ([("lock-step", ("--lock-step",))] if ab else [])
+
+
+def aa_gates(work, rho, count, mode, ab=False):
     repo = os.path.join(work, "aa-" + mode)
     kata_repo(repo)
     cwd = os.path.join(repo, "wire") if mode == "wire" else repo
-    alarms, total, most = 0, 0.0, 0
+    tally = {name: {"alarms": 0, "total": 0.0, "most": 0} for name, _ in ways(ab)}
     for index in range(count):
-        set_head(repo, os.path.join(KATA, "kernels.c"), "aa_%d" % index)
-        status, seconds, document = gate(rho, cwd, True)
-        total += seconds
-        runs = document.get("runs", 0) if document else 0
-        most = max(most, runs)
-        if status != 0:
-            alarms += 1
-            regressed = [m for m, v in (document or {}).get("metrics", {}).items() if v.get("regressed")]
-            print("  A/A gate %d: exit %s %s" % (index + 1, status, regressed), flush=True)
-        print("  A/A gate %2d: exit %s %5.2f s, %s rounds" % (index + 1, status, seconds, runs), flush=True)
-    print("  %d A/A gates (%s kata, default settings): %d not ok, %.1f s (%.2f s a gate), at most %d rounds"
-          % (count, mode, alarms, total, total / max(count, 1), most), flush=True)
+        order = ways(ab) if index % 2 == 0 else list(reversed(ways(ab)))
+        for name, extra in order:
+            set_head(repo, os.path.join(KATA, "kernels.c"), "aa_%d_%s" % (index, name.replace("-", "_")))
+            status, seconds, document = gate(rho, cwd, True, extra)
+            t = tally[name]
+            t["total"] += seconds
+            runs = document.get("runs", 0) if document else 0
+            t["most"] = max(t["most"], runs)
+            turns = document.get("lock_step_turns") if document else None
+            if status != 0:
+                t["alarms"] += 1
+                regressed = [m for m, v in (document or {}).get("metrics", {}).items() if v.get("regressed")]
+                print("  A/A gate %d (%s): exit %s %s" % (index + 1, name, status, regressed), flush=True)
+            print("  A/A gate %2d (%s): exit %s %5.2f s, %s rounds, %s turns" % (
+                index + 1, name, status, seconds, runs, turns), flush=True)
+    for name, t in tally.items():
+        print("  %d A/A gates (%s kata, %s): %d not ok, %.1f s (%.2f s a gate), at most %d rounds"
+              % (count, mode, name, t["alarms"], t["total"], t["total"] / max(count, 1), t["most"]), flush=True)
 
 
-def five_percent_gates(work, rho, count):
+def five_percent_gates(work, rho, count, ab=False):
     repo = os.path.join(work, "spin")
     make_repo(repo, {
         "spin.c": SPIN_C % 100000,
         "impl.c": "#define RHO_BENCH_IMPLEMENTATION\n#include <rho/bench.h>\n",
         "module.yml": SPIN_YML,
     })
-    caught, total = 0, 0.0
+    tally = {name: {"caught": 0, "total": 0.0} for name, _ in ways(ab)}
     for index in range(count):
-        with open(os.path.join(repo, "spin.c"), "w") as out:
-            out.write(SPIN_C % 105000 + "\nint rho_gate_head_tag_%d;\n" % index)
-        status, seconds, document = gate(rho, repo, True)
-        total += seconds
-        metric = (document or {}).get("metrics", {}).get("bench_spin.ns", {})
-        paired = metric.get("paired") or {}
-        hit = status == 1 and metric.get("regressed") is True
-        caught += hit
-        print("  5%% gate %2d: exit %s %5.2f s, change %s, paired %s (%s to %s, %s rounds)" % (
-            index + 1, status, seconds, fmt(metric.get("change")), fmt(paired.get("ratio")),
-            fmt(paired.get("low")), fmt(paired.get("high")), paired.get("rounds")), flush=True)
-    print("  a 5%% slowdown with a 3%% budget: caught %d of %d, %.1f s" % (caught, count, total), flush=True)
+        order = ways(ab) if index % 2 == 0 else list(reversed(ways(ab)))
+        for name, extra in order:
+            with open(os.path.join(repo, "spin.c"), "w") as out:
+                out.write(SPIN_C % 105000 + "\nint rho_gate_head_tag_%d_%s;\n" % (index, name.replace("-", "_")))
+            status, seconds, document = gate(rho, repo, True, extra)
+            t = tally[name]
+            t["total"] += seconds
+            metric = (document or {}).get("metrics", {}).get("bench_spin.ns", {})
+            paired = metric.get("paired") or {}
+            hit = status == 1 and metric.get("regressed") is True
+            t["caught"] += hit
+            print("  5%% gate %2d (%s): exit %s %5.2f s, change %s, paired %s (%s to %s, %s rounds), %s turns" % (
+                index + 1, name, status, seconds, fmt(metric.get("change")), fmt(paired.get("ratio")),
+                fmt(paired.get("low")), fmt(paired.get("high")), paired.get("rounds"),
+                (document or {}).get("lock_step_turns")), flush=True)
+    for name, t in tally.items():
+        print("  a 5%% slowdown with a 3%% budget (%s): caught %d of %d, %.1f s" % (
+            name, t["caught"], count, t["total"]), flush=True)
 
 
 def fmt(value):
@@ -278,6 +298,8 @@ def main():
     parser.add_argument("--no-load", action="store_true", help="without the two busy loops")
     parser.add_argument("--modes", default="json,wire", help="the kata's modes to gate: json, wire or both")
     parser.add_argument("--only", default="", help="the kata's heads to gate, by prefix (s01,s04,reference)")
+    parser.add_argument("--ab-lock-step", action="store_true",
+                        help="run each A/A and 5%% gate twice, by default and with --lock-step, in turn")
     args = parser.parse_args()
     args.rho = os.path.abspath(args.rho)
     args.old = args.old and os.path.abspath(args.old)
@@ -297,9 +319,9 @@ def main():
                 only = [p for p in args.only.split(",") if p]
                 kata_gates(work, args.rho, args.old, args.modes.split(","), only)
             if args.aa:
-                aa_gates(work, args.rho, args.aa, args.aa_mode)
+                aa_gates(work, args.rho, args.aa, args.aa_mode, args.ab_lock_step)
             if args.five:
-                five_percent_gates(work, args.rho, args.five)
+                five_percent_gates(work, args.rho, args.five, args.ab_lock_step)
             print("done in %.0f s, load average %.1f at the end" % (time.monotonic() - started, os.getloadavg()[0]))
     finally:
         stop(loops)

@@ -148,6 +148,10 @@
  *                               W is perf's control pipe and R its acknowledgements; benchmark
  *                               NAME's measured loop turns sampling on at its first measured
  *                               iteration and off at its end (see "Sampling").
+ *   RHO_BENCH_LOCKSTEP          `W,R,US` (set by `rho bench gate --lock-step`, POSIX hosts): this run and
+ *                               the other side's take turns, US microseconds of measuring a turn;
+ *                               W is the pipe the harness says it is ready on, R the one it is
+ *                               told to go on (see "Lock-step").
  * Bare metal: the same names as compile-time defines (-DRHO_BENCH_ITERATIONS=500, ...), with
  * RHO_BENCH_MEASURE_INSTRUCTIONS (defined: count, under QEMU with rho's counting plugin; the
  * board's Makefile defines it for RHO_BENCH_MEASURE=instructions), RHO_BENCH_SCALE a floating
@@ -532,6 +536,15 @@ typedef struct rho_bench_state {
      * takes its allocations and frees out of the counts, which cover the kept samples' iterations */
     rho_bench__uint heap_allocs_at_sample;
     rho_bench__uint heap_frees_at_sample;
+#if RHO_BENCH__PREEMPTION
+    /* heap_live and heap_peak when the sample started, and the bytes samples measured again left held:
+     * a sample measured again leaves the peak as it found it, and the reported live and every later peak
+     * leave its bytes out (a body that keeps what it allocates would otherwise read a re-run's bytes as
+     * the kept iterations') */
+    rho_bench__uint heap_live_at_sample;
+    rho_bench__uint heap_peak_at_sample;
+    rho_bench__uint heap_discount;
+#endif
     const char *unit; /* RHO_BENCH_UNIT */
     rho_bench__uint per_iteration;
     const char *name;
@@ -948,12 +961,24 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__set_batch(rho_bench_t *state,
     }
 }
 
+/* The bytes the kept samples' iterations hold: heap_live less what samples measured again left held. */
+static RHO_BENCH__ALWAYS_INLINE rho_bench__uint rho_bench__heap_held(const rho_bench_t *state)
+{
+#if RHO_BENCH__PREEMPTION
+    return state->heap_live > state->heap_discount ? state->heap_live - state->heap_discount : 0u;
+#else
+    return state->heap_live;
+#endif
+}
+
 static RHO_BENCH__ALWAYS_INLINE void rho_bench__heap_alloc(rho_bench_t *state, int counted, size_t bytes)
 {
     if (counted) {
+        rho_bench__uint held;
         state->heap_live += (rho_bench__uint)bytes;
-        if (state->heap_live > state->heap_peak) {
-            state->heap_peak = state->heap_live;
+        held = rho_bench__heap_held(state);
+        if (held > state->heap_peak) {
+            state->heap_peak = held;
         }
         state->heap_allocs++;
     }
@@ -1329,11 +1354,14 @@ static rho_bench__uint rho_bench__process_cpu_now(void)
     return (rho_bench__uint)now.tv_sec * 1000000000u + (rho_bench__uint)now.tv_nsec;
 }
 
-/* The measured loop starts: the process's and the thread's CPU time. */
+/* The measured loop starts: the thread's and the process's CPU time. The thread's is read first here
+ * and last at the end, so the process's interval lies within the thread's: on one thread the
+ * difference is 0 whatever an interrupt between two reads adds (read the other way round, one landing
+ * between the start reads made a single-threaded 126 us benchmark look as if other threads had run). */
 static void rho_bench__other_cpu_starts(rho_bench_t *state)
 {
-    state->process_cpu_start = rho_bench__process_cpu_now();
     state->thread_cpu_start = rho_bench__cpu_now();
+    state->process_cpu_start = rho_bench__process_cpu_now();
 }
 
 /* The measured loop ended: the CPU time the process used beyond this thread's, during it. A body
@@ -2048,6 +2076,78 @@ static void rho_bench__perf_turn(const rho_bench_t *state, int on)
 #define rho_bench__perf_turn(state, on) ((void)(state), (void)(on))
 #endif
 
+/* ---- Lock-step: two runs taking turns ----------------------------------------------------- */
+
+/* `rho bench gate --lock-step` runs base's suite and head's at once, one measuring at a time
+ * (docs/gate.md, "Lock-step rounds"): a slow phase of the machine, which lasts milliseconds to
+ * seconds, then falls on both sides alike instead of on whichever ran in it. RHO_BENCH_LOCKSTEP
+ * ="W,R,US" gives the pipe the harness says it is ready on (W), the one it is told to go on (R) and
+ * its turn, US microseconds. It says ready and waits for its go before it measures anything, and then
+ * between samples (never inside one) once it has measured for a turn since its last go. Waiting
+ * blocks in read(2): a voluntary switch, which the preemption check does not count. A read that
+ * fails turns it off: the run goes on by itself. (A write to a gate that is gone raises SIGPIPE,
+ * which ends the run: nothing is left to read its figures.) POSIX hosts only; elsewhere nothing. */
+#if RHO_BENCH__POSIX && RHO_BENCH__HAS_TIME
+#define RHO_BENCH__LOCKSTEP 1
+static int rho_bench__lockstep_ready = -1, rho_bench__lockstep_go = -1;
+static rho_bench__uint rho_bench__lockstep_turn_ns, rho_bench__lockstep_since;
+
+/* Says ready, waits for the go; off for good when either fails. */
+static void rho_bench__lockstep_wait(void)
+{
+    char byte = 'r';
+    ssize_t done;
+    do {
+        done = write(rho_bench__lockstep_ready, &byte, 1);
+    } while (done < 0 && errno == EINTR);
+    if (done == 1) {
+        do {
+            done = read(rho_bench__lockstep_go, &byte, 1);
+        } while (done < 0 && errno == EINTR);
+    }
+    if (done != 1) {
+        rho_bench__lockstep_go = -1;
+    }
+    rho_bench__lockstep_since = rho_bench__time_now();
+}
+
+/* Reads RHO_BENCH_LOCKSTEP and waits for the first go; 0, or 2 (rho_bench_main's status) when it is
+ * malformed. */
+static int rho_bench__lockstep_init(void)
+{
+    const char *text = getenv("RHO_BENCH_LOCKSTEP");
+    int ready, go;
+    rho_bench__uint micros = 0;
+    int digits = 0;
+    if (text == 0 || *text == '\0') {
+        return 0;
+    }
+    ready = rho_bench__perf_fd(&text, ',');
+    go = ready < 0 ? -1 : rho_bench__perf_fd(&text, ',');
+    for (; go >= 0 && *text >= '0' && *text <= '9' && digits < 9; text++, digits++) {
+        micros = micros * 10u + (rho_bench__uint)(*text - '0');
+    }
+    if (go < 0 || digits == 0 || *text != '\0' || micros == 0) {
+        fprintf(stderr, "rho: RHO_BENCH_LOCKSTEP must be W,R,US (two fds and a turn in "
+                        "microseconds, 1 to 999999999)\n");
+        return 2;
+    }
+    rho_bench__lockstep_ready = ready;
+    rho_bench__lockstep_go = go;
+    rho_bench__lockstep_turn_ns = micros * 1000u;
+    rho_bench__lockstep_wait();
+    return 0;
+}
+
+/* Between samples: the turn is over when this run has had the machine for a turn since its go. */
+#define RHO_BENCH__LOCKSTEP_DUE(time_stop)                                                    \
+    (rho_bench__lockstep_go >= 0 &&                                                           \
+     (time_stop) - rho_bench__lockstep_since >= rho_bench__lockstep_turn_ns)
+#else
+#define RHO_BENCH__LOCKSTEP 0
+#define rho_bench__lockstep_init() 0
+#endif
+
 RHO_BENCH__NOINLINE rho_bench_t *rho_bench__loop_begin(rho_bench_t *state)
 {
     state->loops++;
@@ -2154,6 +2254,10 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
                 keep = 0; /* not committed: the next sample is written over it */
                 state->heap_allocs = state->heap_allocs_at_sample;
                 state->heap_frees = state->heap_frees_at_sample;
+                state->heap_peak = state->heap_peak_at_sample;
+                if (state->heap_live > state->heap_live_at_sample) {
+                    state->heap_discount += state->heap_live - state->heap_live_at_sample;
+                }
             } else {
                 state->preempted++;
             }
@@ -2222,10 +2326,20 @@ RHO_BENCH__NOINLINE int rho_bench__step(rho_bench_t *state, rho_bench__uint cycl
             rho_bench__perf_turn(state, 1);
             RHO_BENCH__OTHER_CPU_STARTS(state);
         }
+#if RHO_BENCH__LOCKSTEP
+        if (RHO_BENCH__LOCKSTEP_DUE(time_stop)) {
+            rho_bench__lockstep_wait(); /* the other side's turn */
+#if RHO_BENCH__PREEMPTION
+            switches = rho_bench__switches_now(); /* the wait is not the next sample's */
+#endif
+        }
+#endif
 #if RHO_BENCH__PREEMPTION
         state->switches = switches;
         state->heap_allocs_at_sample = state->heap_allocs;
         state->heap_frees_at_sample = state->heap_frees;
+        state->heap_live_at_sample = state->heap_live;
+        state->heap_peak_at_sample = state->heap_peak;
 #endif
         state->in_iteration = 1;
         return 1;
@@ -2406,6 +2520,9 @@ static RHO_BENCH__ALWAYS_INLINE void rho_bench__measuring_starts(rho_bench_t *st
     state->heap_peak = state->heap_live;
     state->heap_allocs = 0;
     state->heap_frees = 0;
+#if RHO_BENCH__PREEMPTION
+    state->heap_discount = 0;
+#endif
     if (limit != 0) {
         uintptr_t sp;
 #if defined(RHO_BENCH__READ_SP)
@@ -3253,7 +3370,7 @@ static int rho_bench__run_one(const char *name, rho_bench_fn fn, rho_bench__uint
                      "@end %s iterations=%u warmup=%u capped=%u unit=%s "
                      "per_iteration=%u batch=%u" RHO_BENCH__WRAPPED_FIELD RHO_BENCH__OVERRAN_FIELD
                      RHO_BENCH__OTHER_CPU_FIELD RHO_BENCH__PREEMPTED_FIELD "\n",
-                     state.heap_peak, state.heap_live, state.heap_allocs, state.heap_frees,
+                     state.heap_peak, rho_bench__heap_held(&state), state.heap_allocs, state.heap_frees,
                      state.heap_free_errors, name, state.measured_done, state.warmup_done,
                      RHO_BENCH__U(state.capped), state.unit,
                      state.per_iteration, RHO_BENCH__U(state.batch != 0 ? state.batch : 1u) RHO_BENCH__WRAPPED_ARG RHO_BENCH__OVERRAN_ARG
@@ -3647,6 +3764,10 @@ int rho_bench_main(rho_bench_suite_t *suite, int argc, char **argv)
     }
     if (!rho_bench__counting) {
         rho_bench__clock_init();
+    }
+    /* Counting takes no turns: a count does not depend on what else runs. */
+    if (!rho_bench__counting && rho_bench__lockstep_init() != 0) {
+        return 2;
     }
 #endif
 #if RHO_BENCH__HAS_CYCLES

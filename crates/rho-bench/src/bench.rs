@@ -9,7 +9,7 @@ use core::hint::black_box;
 use crate::heap::Uncounted;
 #[cfg(feature = "std")]
 use crate::hosted::valgrind;
-use crate::platform::{Samples, clock};
+use crate::platform::{Samples, clock, lockstep};
 use crate::stack;
 use crate::{heap, wire};
 #[cfg(feature = "std")]
@@ -61,8 +61,8 @@ pub struct Bench {
     /// The thread's involuntary context switches when the sample started; measured samples the scheduler
     /// interrupted, kept and measured again; the least CPU time of a kept measured sample (0: none yet).
     switches: i64,
-    /// The heap's allocations and frees as the running sample started (`heap::counts`).
-    heap_at_sample: (usize, usize),
+    /// The heap's counts and peak as the running sample started (`heap::counts`).
+    heap_at_sample: heap::AtSample,
     preempted: u64,
     rerun: u64,
     cpu_least: u64,
@@ -134,7 +134,7 @@ impl Bench {
             thread_cpu_start: 0,
             other_cpu: None,
             switches: 0,
-            heap_at_sample: (0, 0),
+            heap_at_sample: heap::AtSample::default(),
             preempted: 0,
             rerun: 0,
             cpu_least: 0,
@@ -410,7 +410,7 @@ impl Bench {
                 if self.rerun_preempted(cpu) {
                     self.rerun += 1;
                     keep = false;
-                    heap::restore_counts(self.heap_at_sample);
+                    heap::discard_sample(self.heap_at_sample);
                 } else {
                     self.preempted += 1;
                 }
@@ -451,10 +451,26 @@ impl Bench {
                 self.cap_used = 0;
                 self.measuring_starts();
                 if clock::HAS_CPU {
-                    self.process_cpu_start = clock::process_cpu_now();
+                    // The thread's clock read first here and last at the end, so the process's interval lies
+                    // within the thread's: on one thread the difference is 0, whatever an interrupt between
+                    // two reads adds (read the other way round, one landing between the start reads made a
+                    // single-threaded 126 us benchmark look as if other threads had run beside it).
                     self.thread_cpu_start = clock::cpu_now();
+                    self.process_cpu_start = clock::process_cpu_now();
                 }
             }
+            // Between samples, never inside one: the other side of a gate's round takes its turn
+            // (crate::hosted::lockstep), and the wait is not the next sample's interruption.
+            let switches = if self.in_iteration && lockstep::due(time_stop) {
+                lockstep::wait();
+                if checks_preemption {
+                    clock::switches_now()
+                } else {
+                    0
+                }
+            } else {
+                switches
+            };
             self.switches = switches;
             if checks_preemption {
                 self.heap_at_sample = heap::counts();

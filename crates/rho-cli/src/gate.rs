@@ -47,6 +47,12 @@ pub struct GateArgs {
     #[arg(long)]
     pub verify_cache: bool,
 
+    /// Run the two sides of a round at once, taking turns every 2 ms on one CPU (rho's harnesses; docs/gate.md,
+    /// "Lock-step rounds"), instead of one after the other. For single-threaded benchmarks only: on one CPU a
+    /// body that stopped running in parallel reads the same.
+    #[arg(long)]
+    pub lock_step: bool,
+
     /// A metric's budget, a fraction in (0, 1): head may be at most this much worse than base. `default=F`
     /// sets the default. Repeatable; overrides bench.gate.budget.
     #[arg(long = "budget", value_name = "METRIC=FRACTION")]
@@ -117,6 +123,7 @@ pub fn run(args: &GateArgs) -> anyhow::Result<ExitCode> {
         jobs: args.jobs,
         no_cache: args.no_cache,
         verify_cache: args.verify_cache,
+        lock_step: args.lock_step,
         budgets: args.budgets.clone(),
         timeout: args.timeout,
         iterations: args.iterations,

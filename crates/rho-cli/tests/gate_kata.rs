@@ -264,6 +264,43 @@ fn the_kata_through_the_wire_stream() {
     assert_eq!(metrics["bench_count_below.ns"]["regressed"], true);
     assert!(metrics["bench_count_below.ns"]["change"].as_f64().unwrap() > 10.0);
     assert_eq!(metrics["bench_count_below.stack"]["regressed"], false);
+    // The sides one after the other: no turns (lock-step is asked for).
+    assert_eq!(doc["lock_step_turns"], 0, "{}", slow.describe());
+}
+
+/// `--lock-step` (docs/gate.md, "Lock-step rounds"): the two sides' runs take turns, the header and the JSON
+/// say how many, and the planted slowdown (170x to 800x) is caught as without it. A fixed gate of two rounds,
+/// so both rounds run every benchmark in lock-step whatever settles.
+#[test]
+fn the_kata_through_the_wire_stream_in_lock_step() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let linear_search = kata_dir().join("slowdowns/s09_count_below_linear_search.c");
+    let (_base, head) = kata_pair(tmp.path(), Some(&linear_search));
+    let slow = gate(
+        &head.join("wire"),
+        &[
+            "--base",
+            "../../base/wire",
+            "--runs",
+            "2",
+            "--max-runs",
+            "2",
+            "--lock-step",
+        ],
+    );
+    assert_eq!(slow.status, Some(1), "{}", slow.describe());
+    let doc = slow.document();
+    assert_eq!(doc["metrics"]["bench_count_below.ns"]["regressed"], true);
+    let turns = doc["lock_step_turns"].as_u64().unwrap();
+    assert!(turns >= 10, "{turns} turns\n{}", slow.describe());
+    assert!(
+        slow.stderr.contains(&format!(
+            "both at once taking turns ({turns} turns, lock-step)"
+        )),
+        "{}",
+        slow.describe()
+    );
 }
 
 /// The built-in `host` target: rho compiles the suite itself, exactly as `rho bench` does, on each side.

@@ -19,7 +19,7 @@
 //! normal path has done the job); [`CleanupGuard::run_now`] runs it (once: whoever runs a cleanup first owns
 //! it, and the process never exits half-way through one).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -50,6 +50,10 @@ type CleanupFn = Box<dyn FnOnce() + Send + 'static>;
 struct Registry {
     /// Process-group ids of children that are running (or not yet reaped), and what an interrupt does to them.
     groups: HashMap<libc::pid_t, OnInterrupt>,
+    /// Leaders of groups taken out of `groups` whose runner is reaping them now: no longer signalled by an
+    /// interrupt (their pid may be reused once reaped), and not yet an orphan for [`sweep_escaped`] to reap, or
+    /// the runner's own wait would find no child and a clean exit would read as a kill.
+    reaping: HashSet<libc::pid_t>,
     /// Cleanups by registration id, in registration order.
     cleanups: Vec<(u64, CleanupFn)>,
 }
@@ -59,6 +63,7 @@ fn registry() -> MutexGuard<'static, Registry> {
     let mutex = REGISTRY.get_or_init(|| {
         Mutex::new(Registry {
             groups: HashMap::new(),
+            reaping: HashSet::new(),
             cleanups: Vec::new(),
         })
     });
@@ -248,8 +253,17 @@ pub(crate) fn spawn_registered(
     Ok((child, pgid))
 }
 
-pub(crate) fn unregister_group(pgid: libc::pid_t) {
-    registry().groups.remove(&pgid);
+/// Take group `pgid` out of the interrupt handler's reach before its runner reaps the leader: call
+/// [`reaped`] once the leader has been waited for.
+pub(crate) fn begin_reaping(pgid: libc::pid_t) {
+    let mut registry = registry();
+    registry.groups.remove(&pgid);
+    registry.reaping.insert(pgid);
+}
+
+/// The leader of group `pgid` has been reaped by its runner (see [`begin_reaping`]).
+pub(crate) fn reaped(pgid: libc::pid_t) {
+    registry().reaping.remove(&pgid);
 }
 
 /// Register `cleanup` to run if the process is interrupted. Drop the guard once the normal path has done the
@@ -336,11 +350,12 @@ fn escaped_children(registry: &Registry) -> Vec<libc::pid_t> {
     // SAFETY: getpid and getpgrp cannot fail and touch no memory.
     let (me, my_group) = unsafe { (libc::getpid(), libc::getpgrp()) };
     let mut found = Vec::new();
-    crate::group::for_each_stat(|pid, stat| {
+    crate::group::for_each_child_stat(|pid, stat| {
         if let Some((_, _, parent, group)) = crate::group::parse_stat_fields(stat)
             && parent == me
             && group != my_group
             && !registry.groups.contains_key(&group)
+            && !registry.reaping.contains(&pid)
         {
             found.push(pid);
         }
@@ -388,6 +403,36 @@ mod tests {
         guard.run_now();
         assert_eq!(ran.load(Ordering::SeqCst), 1);
         assert!(!registry().cleanups.iter().any(|(i, _)| *i == id));
+    }
+
+    /// Two runs end at once (the Callgrind workers): one run's sweep must not reap the other's leader between
+    /// that runner's kill and its wait, or the runner finds no child and a suite that exited 0 reads as killed
+    /// by SIGKILL (seen in CI).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_leader_being_reaped_is_left_to_its_runner_by_another_runs_sweep() {
+        use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+        let _alone = crate::OWN_GROUP_CHILDREN
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        install_handler().unwrap();
+        let mut command = Command::new("sleep");
+        command.arg("30").process_group(0);
+        let Ok((mut child, pgid)) = spawn_registered(&mut command, OnInterrupt::Kill) else {
+            panic!("cannot start sleep");
+        };
+        kill_group(pgid);
+        begin_reaping(pgid);
+        // Let the kill land, so the leader is a zombie a sweep could reap.
+        std::thread::sleep(Duration::from_millis(50));
+        sweep_escaped();
+        let status = child.wait();
+        reaped(pgid);
+        assert_eq!(
+            status.ok().and_then(|status| status.signal()),
+            Some(libc::SIGKILL),
+            "the runner reaps its own leader"
+        );
     }
 
     #[test]

@@ -42,3 +42,8 @@ pub use scratch::{ScratchDir, remove_tree};
 pub use signal::signal_name;
 // The one sanitiser lives in rho-text (rho-report and rho-mem use it too); re-exported for the callers here.
 pub use rho_text::{escape_line, escape_text};
+
+/// Held by the unit tests that start a child in a process group of its own outside the registry, and by the
+/// one that sweeps: a sweep in one test would take another's child for an escaped process and kill it.
+#[cfg(test)]
+pub(crate) static OWN_GROUP_CHILDREN: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -7,6 +7,7 @@ use std::io::{self, BufRead, Read};
 use std::os::fd::AsRawFd as _;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -158,6 +159,8 @@ pub enum ExecError {
 pub struct Runner {
     command: Command,
     timeout: Option<Duration>,
+    /// Time the child spent waiting on something outside it, in ns, added to the timeout as it accrues.
+    paused: Option<Arc<AtomicU64>>,
     stderr_limit: usize,
     max_line: usize,
     on_interrupt: OnInterrupt,
@@ -174,6 +177,7 @@ impl Runner {
         Runner {
             command,
             timeout: None,
+            paused: None,
             stderr_limit: DEFAULT_STDERR_LIMIT,
             max_line: DEFAULT_MAX_LINE,
             on_interrupt: OnInterrupt::Kill,
@@ -190,6 +194,23 @@ impl Runner {
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
+    }
+
+    /// Add `paused` (nanoseconds, read as it grows) to the timeout: time the child spent waiting on something
+    /// outside it, which is not its own. A gate's lock-step run waits while the other side takes its turn
+    /// (rho-gate's `lockstep`); its timeout counts its own time only.
+    pub fn paused_time(mut self, paused: Arc<AtomicU64>) -> Self {
+        self.paused = Some(paused);
+        self
+    }
+
+    /// The deadline of a child started at `start`.
+    fn deadline(&self, start: Instant) -> Deadline {
+        Deadline {
+            start,
+            timeout: self.timeout,
+            paused: self.paused.clone(),
+        }
     }
 
     /// Keep at most this many of the last stderr bytes.
@@ -240,8 +261,7 @@ impl Runner {
             return Err(ExecError::Thread { program, error });
         }
 
-        // A timeout too large to add to the clock is no deadline at all.
-        let deadline = self.timeout.and_then(|t| start.checked_add(t));
+        let deadline = self.deadline(start);
         let mut stdout_lines = 0u64;
         let mut stopped = false;
         let mut exited_before_stop = false;
@@ -254,7 +274,11 @@ impl Runner {
         while !exited || stdout_open {
             // Before exit, wait until the timeout; after it, only for the drain grace, and an event already
             // queued is taken whatever the clock says: the grace limits waiting, not consuming what has arrived.
-            let wait_until = if exited { drain_deadline } else { deadline };
+            let wait_until = if exited {
+                drain_deadline
+            } else {
+                deadline.at()
+            };
             let event = match wait_until {
                 Some(until) => {
                     let now = Instant::now();
@@ -303,6 +327,10 @@ impl Runner {
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if !exited {
+                        // The deadline may have moved on meanwhile (time paused outside the child).
+                        if deadline.at().is_some_and(|at| Instant::now() < at) {
+                            continue;
+                        }
                         timed_out = true;
                     }
                     break;
@@ -372,7 +400,7 @@ impl Runner {
         read: impl FnOnce(&mut dyn BufRead) -> LineControl,
     ) -> Result<Finished, ExecError> {
         let (mut child, pgid, program, start) = self.spawn()?;
-        let deadline = self.timeout.and_then(|t| start.checked_add(t));
+        let deadline = self.deadline(start);
         let exited_at = Arc::new(Mutex::new(None::<Instant>));
         let (exit_tx, exit_rx) = mpsc::channel::<()>();
         let (stderr_tx, stderr_rx) = mpsc::channel::<(Vec<u8>, bool)>();
@@ -398,7 +426,7 @@ impl Runner {
 
         let mut reader = io::BufReader::with_capacity(
             READER_BUFFER,
-            DeadlinePipe::new(stdout, deadline, Arc::clone(&exited_at)),
+            DeadlinePipe::new(stdout, deadline.clone(), Arc::clone(&exited_at)),
         );
         let control = read(&mut reader);
         let mut timed_out = reader.get_ref().timed_out;
@@ -415,7 +443,7 @@ impl Runner {
             while matches!(pipe.read(&mut sink), Ok(n) if n > 0) {}
             timed_out = pipe.timed_out;
             if !timed_out {
-                let wait = match deadline {
+                let wait = match deadline.at() {
                     Some(until) => exit_rx
                         .recv_timeout(until.saturating_duration_since(Instant::now()))
                         .map_err(|_| ()),
@@ -587,6 +615,27 @@ fn start_exit_watcher(
 /// sample lines per read and few lines straddle two buffers.
 pub const READER_BUFFER: usize = 1 << 20;
 
+/// When a child's run times out: its timeout after its start, plus the time it was paused so far.
+#[derive(Debug, Clone)]
+struct Deadline {
+    start: Instant,
+    timeout: Option<Duration>,
+    paused: Option<Arc<AtomicU64>>,
+}
+
+impl Deadline {
+    /// The instant, now; `None` without a timeout (or one too large to add to the clock: no deadline at all).
+    fn at(&self) -> Option<Instant> {
+        let paused = self
+            .paused
+            .as_ref()
+            .map_or(0, |p| p.load(std::sync::atomic::Ordering::Relaxed));
+        self.timeout
+            .and_then(|t| t.checked_add(Duration::from_nanos(paused)))
+            .and_then(|t| self.start.checked_add(t))
+    }
+}
+
 /// How long a read waits for the pipe before it looks at the deadlines again (the child may have exited
 /// meanwhile, which shortens the wait to the drain grace).
 const POLL_SLICE_MS: libc::c_int = 100;
@@ -596,7 +645,7 @@ const POLL_SLICE_MS: libc::c_int = 100;
 /// pipe is always read), and then reports end of input.
 struct DeadlinePipe {
     pipe: ChildStdout,
-    deadline: Option<Instant>,
+    deadline: Deadline,
     exited_at: Arc<Mutex<Option<Instant>>>,
     /// When the last bytes were read.
     last_read: Option<Instant>,
@@ -609,11 +658,7 @@ struct DeadlinePipe {
 }
 
 impl DeadlinePipe {
-    fn new(
-        pipe: ChildStdout,
-        deadline: Option<Instant>,
-        exited_at: Arc<Mutex<Option<Instant>>>,
-    ) -> Self {
+    fn new(pipe: ChildStdout, deadline: Deadline, exited_at: Arc<Mutex<Option<Instant>>>) -> Self {
         DeadlinePipe {
             pipe,
             deadline,
@@ -630,7 +675,7 @@ impl DeadlinePipe {
     fn wait_until(&self, exited: Option<Instant>) -> Option<Instant> {
         match exited {
             Some(at) => Some(self.last_read.map_or(at, |read| read.max(at)) + DRAIN_GRACE),
-            None => self.deadline,
+            None => self.deadline.at(),
         }
     }
 }
@@ -725,11 +770,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Kill the group, unregister it, reap the child, and end what escaped the group (see
 /// [`interrupt::sweep_escaped`]). Unregistering before reaping means the interrupt handler never signals a
-/// process-group id that could have been reused.
+/// process-group id that could have been reused; the leader stays marked as being reaped meanwhile, so another
+/// run's sweep leaves it to this wait.
 fn finish(child: &mut Child, pgid: libc::pid_t) -> Option<std::process::ExitStatus> {
     interrupt::kill_group(pgid);
-    interrupt::unregister_group(pgid);
+    interrupt::begin_reaping(pgid);
     let status = child.wait().ok();
+    interrupt::reaped(pgid);
     interrupt::sweep_escaped();
     status
 }

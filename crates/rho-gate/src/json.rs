@@ -32,6 +32,9 @@ pub fn to_json(comparison: &Comparison, runs: u32) -> Value {
         entry.insert("runs_base".into(), json!(m.base.map(|s| s.runs)));
         entry.insert("runs_head".into(), json!(m.head.map(|s| s.runs)));
         entry.insert("within_resolution".into(), json!(m.within_resolution));
+        // Shown, not judged (compare::ShownRule): a wall-clock figure beside its benchmark's CPU time, or
+        // a CPU time missing from a side beside the wall clock judged.
+        entry.insert("shown".into(), json!(m.shown));
         entry.insert("paired".into(), paired_to_json(m.paired.as_ref()));
         if let MetricOutcome::Undecided(why) = &m.outcome {
             entry.insert("undecided".into(), json!(why));

@@ -32,6 +32,7 @@ pub mod growth_metrics;
 pub mod head_cap;
 mod inputs;
 pub mod json;
+mod lockstep;
 pub mod metrics;
 pub mod overrides;
 mod progress;

@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::adaptive::{Settling, filter_for, wire_benchmark};
-use crate::compare::{Comparison, compare};
+use crate::compare::{Comparison, MetricOutcome, compare};
 use crate::error::{GateError, SideName};
 use crate::head_cap::HeadTimeCap;
 use crate::metrics::{CALLGRIND_DUMPS, Counter, Figure, MetricSource, RunMetrics};
 pub use crate::progress::Progress;
 pub use crate::recipe::{Job, Recipe};
 use crate::settings::GateSettings;
-use crate::shell::{Scratch, Shell};
+use crate::shell::{Launch, Scratch, Shell};
 use crate::side::{PreparedSide, SideSpec};
 
 /// The harness settings handed to every build and run through the environment, the same for both sides so
@@ -106,6 +106,9 @@ pub struct GateOutcome {
     pub head_time_cap: Option<HeadTimeCap>,
     /// Wall time from the start to the verdict, builds included.
     pub elapsed: Duration,
+    /// How many turns the lock-step rounds gave while the other side waited (crate::lockstep): 0 when no
+    /// round ran both sides at once (lock-step off, the default; a last-line JSON program takes no turns; counting).
+    pub lock_step_turns: u64,
     /// The benchmark each metric is of, either side's (a wire metric's is what precedes its last `.`, a JSON
     /// line's the metric itself): what a share is cut by (crate::shard), recorded in its document so that
     /// `rho bench merge` checks the partition.
@@ -206,8 +209,11 @@ pub fn run_gate(
         environment: &environment,
         scratch: &scratch,
         timeout,
+        turns: std::sync::atomic::AtomicU64::new(0),
+        lock_step_rounds: std::sync::atomic::AtomicUsize::new(0),
     };
     let head_time_cap = pairs.run_all(&mut sides, progress)?;
+    let pairs_turns = pairs.turns.into_inner();
 
     let [base, head] = sides;
     let comparison = compare(&base.runs, &head.runs, request.settings.budgets());
@@ -231,6 +237,7 @@ pub fn run_gate(
         head_recipe: head.recipe,
         head_time_cap,
         elapsed: start.elapsed(),
+        lock_step_turns: pairs_turns,
         benchmark_of,
     })
 }
@@ -241,6 +248,10 @@ struct Pairs<'a> {
     environment: &'a [(String, String)],
     scratch: &'a Scratch,
     timeout: Duration,
+    /// The turns the lock-step rounds gave so far (crate::lockstep).
+    turns: std::sync::atomic::AtomicU64,
+    /// The lock-step run pairs so far: which CPU the next is held to.
+    lock_step_rounds: std::sync::atomic::AtomicUsize,
 }
 
 impl Pairs<'_> {
@@ -267,6 +278,14 @@ impl Pairs<'_> {
             // then the most it may.
             let of = if run <= min_runs { min_runs } else { max_runs };
             if run > 1 && adaptive {
+                if let Some(metric) = self.failed_after_runs(sides) {
+                    progress(&Progress::Note(format!(
+                        "{metric} regressed, settled after {} runs per side: the gate fails, and the \
+                         metrics still open are judged on the runs they had",
+                        run - 1
+                    )));
+                    break;
+                }
                 let Some(still_open) = self.still_open(sides) else {
                     break;
                 };
@@ -286,11 +305,25 @@ impl Pairs<'_> {
             }
             // Alternate, so drift during the gate (a thermal throttle, a background job) hits both sides
             // alike; from the second round on head goes first every other round, so neither side is always
-            // the one that runs after a pause.
-            if run > 1 && run % 2 == 0 {
+            // the one that runs after a pause. With `--lock-step`, both at once, taking turns (crate::lockstep);
+            // but the first round of an adaptive gate runs base first, its longest benchmark lowering head's
+            // time cap (crate::head_cap) before head's first run, which a head many times slower runs into.
+            let head_first = run > 1 && run % 2 == 0;
+            let cap_from_base = run == 1 && adaptive && settings.lower_head_cap();
+            if run > 1 || (!cap_from_base && self.lock_step_applies(base, head)) {
                 let cap_env = cap_environment(head_cap);
-                self.run_side(head, run, of, open.as_ref(), &cap_env, progress)?;
-                self.run_side(base, run, of, open.as_ref(), &[], progress)?;
+                let [b, h] = self.measure_both(
+                    base,
+                    head,
+                    run,
+                    of,
+                    open.as_ref(),
+                    &cap_env,
+                    head_first,
+                    progress,
+                )?;
+                base.runs.push(b);
+                head.runs.push(h);
                 continue;
             }
             self.run_side(base, run, of, open.as_ref(), &[], progress)?;
@@ -329,13 +362,17 @@ impl Pairs<'_> {
         for (index, benchmark) in open.iter().enumerate() {
             let alone = BTreeSet::from([benchmark.clone()]);
             let head_first = (run as usize + index) % 2 == 0;
-            for turn in 0..2 {
-                let (side, slot, env) = if (turn == 0) == head_first {
-                    (&mut *head, 1, cap_env.as_slice())
-                } else {
-                    (&mut *base, 0, &[][..])
-                };
-                let metrics = self.measure_side(side, run, runs, Some(&alone), env, progress)?;
+            let measured = self.measure_both(
+                base,
+                head,
+                run,
+                runs,
+                Some(&alone),
+                &cap_env,
+                head_first,
+                progress,
+            )?;
+            for (slot, metrics) in measured.into_iter().enumerate() {
                 merge_metrics(&mut rounds[slot], metrics, benchmark);
             }
         }
@@ -359,6 +396,28 @@ impl Pairs<'_> {
             .filter(|b| shard.is_none_or(|shard| shard.holds(b)))
             .cloned()
             .collect()
+    }
+
+    /// A metric whose regression is settled, once each side has had the `runs` a time metric needs before it
+    /// may fail: the gate fails whatever the metrics still open would come to, so it stops there (docs/gate.md,
+    /// "A failed gate stops"). Before `runs`, every metric still gets the rounds a fixed gate gives it.
+    fn failed_after_runs(&self, sides: &[Contender; 2]) -> Option<String> {
+        let settings = &self.request.settings;
+        let rounds = sides[0].runs.len().min(sides[1].runs.len());
+        if rounds < settings.runs() as usize {
+            return None;
+        }
+        let comparison = compare(&sides[0].runs, &sides[1].runs, settings.budgets());
+        let settling = Settling {
+            runs_to_fail: settings.runs() as usize,
+            base_runs: &sides[0].runs,
+            head_runs: &sides[1].runs,
+        };
+        comparison
+            .metrics
+            .iter()
+            .find(|m| m.outcome == MetricOutcome::Regressed && settling.is_settled(m))
+            .map(|m| m.name.clone())
     }
 
     /// The benchmarks whose verdict more runs could still change, after the pairs run so far; `None` when
@@ -404,43 +463,175 @@ impl Pairs<'_> {
         extra_env: &[(String, String)],
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<RunMetrics, GateError> {
-        let name = side.prepared.name;
         let what = format!("run {run} of {runs}");
+        let mut ran = Vec::with_capacity(side.recipe.jobs.len());
+        for index in 0..side.recipe.jobs.len() {
+            let Some(job_env) = self.job_env(side, index, open, extra_env) else {
+                continue;
+            };
+            let job = &side.recipe.jobs[index];
+            ran.push((
+                index,
+                self.run_job(side, index, job, &job_env, run, &what, None)?,
+            ));
+        }
+        Ok(self.conclude_run(side, run, runs, open, ran, progress))
+    }
+
+    /// Whether both sides' runs go at once, taking turns: lock-step was asked for (`--lock-step`), the gate
+    /// times (it does not count), and each side is one job (a suite of several jobs runs them one after
+    /// another).
+    fn lock_step_applies(&self, base: &Contender, head: &Contender) -> bool {
+        self.request.settings.lock_step()
+            && self.request.env.counter.is_none()
+            && base.recipe.jobs.len() == 1
+            && head.recipe.jobs.len() == 1
+    }
+
+    /// Both sides' runs of a round, `[base, head]`: at once, taking turns (crate::lockstep), when both are one
+    /// job that runs this round and the gate times (`--lock-step` given); otherwise one after the
+    /// other, head first when `head_first`. `head_env` is added to head's jobs' environment (its lowered
+    /// time cap).
+    #[allow(clippy::too_many_arguments)]
+    fn measure_both(
+        &self,
+        base: &mut Contender,
+        head: &mut Contender,
+        run: u32,
+        runs: u32,
+        open: Option<&BTreeSet<String>>,
+        head_env: &[(String, String)],
+        head_first: bool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<[RunMetrics; 2], GateError> {
+        let envs = match self.lock_step_applies(base, head) {
+            true => (
+                self.job_env(base, 0, open, &[]),
+                self.job_env(head, 0, open, head_env),
+            ),
+            false => (None, None),
+        };
+        let (Some(base_env), Some(head_env_full)) = envs else {
+            if head_first {
+                let h = self.measure_side(head, run, runs, open, head_env, progress)?;
+                let b = self.measure_side(base, run, runs, open, &[], progress)?;
+                return Ok([b, h]);
+            }
+            let b = self.measure_side(base, run, runs, open, &[], progress)?;
+            let h = self.measure_side(head, run, runs, open, head_env, progress)?;
+            return Ok([b, h]);
+        };
+        let round = self
+            .lock_step_rounds
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let turns = crate::lockstep::Turns::new(round)
+            .map_err(|e| GateError::io("cannot make the pipes of a lock-step round", e))?;
+        let first = usize::from(head_first);
+        let what = format!("run {run} of {runs}");
+        let (base_ran, head_ran) = {
+            let (base, head) = (&*base, &*head);
+            let turns = &turns;
+            let what = what.as_str();
+            std::thread::scope(|scope| {
+                // The side going second never waits for a start that a panic here would leave ungiven.
+                let _release = turns.release_on_drop();
+                let sides: [&Contender; 2] = [base, head];
+                let threads: Vec<_> = [base_env, head_env_full]
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, env)| {
+                        let side = sides[index];
+                        scope.spawn(move || {
+                            // The arbiter waits for the run's end, which this says however the run ends.
+                            let _ending = turns.end_on_drop(index);
+                            if index != first {
+                                turns.wait_to_start();
+                            }
+                            let job = &side.recipe.jobs[0];
+                            self.run_job(side, 0, job, &env, run, what, Some((turns, index)))
+                        })
+                    })
+                    .collect();
+                let given = turns.arbitrate(first);
+                self.turns
+                    .fetch_add(given, std::sync::atomic::Ordering::Relaxed);
+                let mut results = threads.into_iter().map(|thread| {
+                    thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                });
+                (results.next(), results.next())
+            })
+        };
+        // A side that failed is to blame; the other, which went on by itself, is not (crate::lockstep).
+        let missing = || {
+            GateError::io(
+                "a lock-step round",
+                std::io::Error::other("a side's thread is missing"),
+            )
+        };
+        let (base_ran, head_ran) = (
+            base_ran.ok_or_else(missing)??,
+            head_ran.ok_or_else(missing)??,
+        );
+        let b = self.conclude_run(base, run, runs, open, vec![(0, base_ran)], progress);
+        let h = self.conclude_run(head, run, runs, open, vec![(0, head_ran)], progress);
+        Ok([b, h])
+    }
+
+    /// Job `index` of `side`'s environment in this run: the round's length first (so a job's own environment
+    /// may set another; one set in rho's own environment is left as it is), the job's own, `extra_env` and,
+    /// narrowed to `open`, the filter of the benchmarks still open. `None` when none of the job's is open.
+    fn job_env(
+        &self,
+        side: &Contender,
+        index: usize,
+        open: Option<&BTreeSet<String>>,
+        extra_env: &[(String, String)],
+    ) -> Option<Vec<(String, String)>> {
+        let job = &side.recipe.jobs[index];
+        let mut job_env = Vec::with_capacity(job.env.len() + extra_env.len() + 1);
+        if self.request.env.counter.is_none() && std::env::var_os("RHO_BENCH_ROUND_MS").is_none() {
+            job_env.push((
+                "RHO_BENCH_ROUND_MS".to_owned(),
+                crate::settings::ROUND_MS.to_string(),
+            ));
+        }
+        job_env.extend_from_slice(&job.env);
+        job_env.extend_from_slice(extra_env);
+        if let (Some(open), Some((source, benchmarks))) = (open, side.job_benchmarks.get(index)) {
+            let wanted: BTreeSet<String> = benchmarks.intersection(open).cloned().collect();
+            if wanted.is_empty() {
+                return None;
+            }
+            if *source == MetricSource::Wire
+                && wanted != *benchmarks
+                && let Some(filter) = filter_for(&wanted)
+            {
+                job_env.push(("RHO_BENCH_FILTER".to_owned(), filter));
+            }
+        }
+        Some(job_env)
+    }
+
+    /// One run of `side` put together from its jobs' runs `ran` (job index, wall time, source, metrics): the
+    /// benchmarks noted in the first run, the jobs' metrics merged, narrowed to the share and to `open`.
+    fn conclude_run(
+        &self,
+        side: &mut Contender,
+        run: u32,
+        runs: u32,
+        open: Option<&BTreeSet<String>>,
+        ran: Vec<(usize, (Duration, MetricSource, RunMetrics))>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> RunMetrics {
+        let name = side.prepared.name;
         let mut metrics = RunMetrics::new();
         let mut elapsed = Duration::ZERO;
-        for index in 0..side.recipe.jobs.len() {
-            let job = &side.recipe.jobs[index];
-            // The round's length first, so a job's own environment may set another; one set in rho's own
-            // environment is left as it is.
-            let mut job_env = Vec::with_capacity(job.env.len() + extra_env.len() + 1);
-            if self.request.env.counter.is_none()
-                && std::env::var_os("RHO_BENCH_ROUND_MS").is_none()
-            {
-                job_env.push((
-                    "RHO_BENCH_ROUND_MS".to_owned(),
-                    crate::settings::ROUND_MS.to_string(),
-                ));
-            }
-            job_env.extend_from_slice(&job.env);
-            job_env.extend_from_slice(extra_env);
-            if let (Some(open), Some((source, benchmarks))) = (open, side.job_benchmarks.get(index))
-            {
-                let wanted: BTreeSet<String> = benchmarks.intersection(open).cloned().collect();
-                if wanted.is_empty() {
-                    continue;
-                }
-                if *source == MetricSource::Wire
-                    && wanted != *benchmarks
-                    && let Some(filter) = filter_for(&wanted)
-                {
-                    job_env.push(("RHO_BENCH_FILTER".to_owned(), filter));
-                }
-            }
-            let (took, source, job_metrics) =
-                self.run_job(side, index, job, &job_env, run, &what)?;
+        for (index, (took, source, job_metrics)) in ran {
             elapsed += took;
             side.source.get_or_insert(source);
-            let job_what = job.what.clone();
+            let job_what = side.recipe.jobs[index].what.clone();
             if run == 1 {
                 side.record_benchmarks(index, source, &job_metrics);
             }
@@ -469,7 +660,7 @@ impl Pairs<'_> {
             elapsed,
             source: side.source.unwrap_or(MetricSource::JsonLine),
         });
-        Ok(metrics)
+        metrics
     }
 
     /// A counted share (`--shard K/N` counting under Callgrind, where each side runs once): the benchmarks of
@@ -521,6 +712,9 @@ impl Pairs<'_> {
 
     /// One run of job `index` of `side`, with `job_env`: its wall time, where its metrics came from, and its
     /// metrics with the image's figures added.
+    /// `lockstep`: the round's turns and this side's index in them (crate::lockstep), when both sides run at
+    /// once: the run gets its pipes, and the time it waits for its turn is not counted against its timeout.
+    #[allow(clippy::too_many_arguments)]
     fn run_job(
         &self,
         side: &Contender,
@@ -529,6 +723,7 @@ impl Pairs<'_> {
         job_env: &[(String, String)],
         run: u32,
         what: &str,
+        lockstep: Option<(&crate::lockstep::Turns, usize)>,
     ) -> Result<(Duration, MetricSource, RunMetrics), GateError> {
         let name = side.prepared.name;
         let counter = self.request.env.counter.as_ref();
@@ -553,6 +748,17 @@ impl Pairs<'_> {
             }
             None => job.run.as_str(),
         };
+        let mut launch = Launch::default();
+        let mut env_with_turns;
+        let mut job_env = job_env;
+        if let Some((turns, turn_side)) = lockstep {
+            launch.keep_open = turns.child_fds(turn_side).to_vec();
+            launch.paused = Some(turns.waited(turn_side));
+            launch.cpu = turns.cpu();
+            env_with_turns = job_env.to_vec();
+            env_with_turns.push(turns.env(turn_side));
+            job_env = &env_with_turns;
+        }
         let shell = Shell {
             side: name,
             command,
@@ -563,7 +769,7 @@ impl Pairs<'_> {
             out: &out,
             timeout: self.timeout,
         };
-        let (took, stdout) = shell.run(what)?;
+        let (took, stdout) = shell.run_launched(what, &launch)?;
         let finished = match counter {
             Some(counter) => stdout.finish_counted(counter, &out),
             None => stdout.finish(),

@@ -161,6 +161,8 @@ pub struct GateSettings {
     verify_cache: bool,
     /// Whether adaptive runs lower head's time cap from base's run (crate::head_cap).
     lower_head_cap: bool,
+    /// Whether both sides' runs of a round go at once, taking turns on one CPU (crate::lockstep).
+    lock_step: bool,
     timeout: Duration,
     budgets: Budgets,
     /// `--shard K/N`: judge only the benchmarks of share K (crate::shard); `None`: all of them.
@@ -176,6 +178,7 @@ impl Default for GateSettings {
             cache: true,
             verify_cache: false,
             lower_head_cap: true,
+            lock_step: false,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),
             budgets: Budgets::default(),
             shard: None,
@@ -197,6 +200,7 @@ impl GateSettings {
             cache: true,
             verify_cache: false,
             lower_head_cap: true,
+            lock_step: false,
             timeout,
             budgets,
             shard: None,
@@ -272,6 +276,17 @@ impl GateSettings {
 
     pub fn lower_head_cap(&self) -> bool {
         self.lower_head_cap
+    }
+
+    /// Run both sides of a round at once, taking turns on one CPU (`--lock-step`; crate::lockstep), or one
+    /// after the other (false, the default: lock-step measured no better by default, and holding a run to one
+    /// CPU would hide a body that stopped running in parallel; docs/gate.md, "Lock-step rounds").
+    pub fn set_lock_step(&mut self, lock_step: bool) {
+        self.lock_step = lock_step;
+    }
+
+    pub fn lock_step(&self) -> bool {
+        self.lock_step
     }
 
     pub fn set_shard(&mut self, shard: Option<crate::shard::GateShard>) {

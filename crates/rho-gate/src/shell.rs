@@ -75,12 +75,19 @@ pub(crate) struct Shell<'a> {
     pub(crate) timeout: Duration,
 }
 
-/// How a build's `sh` is started beyond its command and environment (crate::build): the program it runs
-/// under (`strace ... --`, recording what it reads) and the variables taken out of its environment.
+/// How a `sh` is started beyond its command and environment: the program it runs under (a build's
+/// `strace ... --`, recording what it reads; crate::build), the variables taken out of its environment, and
+/// the descriptors it keeps open (a lock-step run's pipes, crate::lockstep, made close-on-exec so that
+/// no other child holds them) and the time it waits on the other side, which is not its own.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Launch {
     pub(crate) under: Vec<std::ffi::OsString>,
     pub(crate) unset: Vec<String>,
+    pub(crate) keep_open: Vec<std::os::fd::RawFd>,
+    /// Time the run waits on the other side (a lock-step run's turns), added to its timeout as it accrues.
+    pub(crate) paused: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// The one CPU the run is held to (a lock-step run's, with the other side's; Linux only).
+    pub(crate) cpu: Option<usize>,
 }
 
 impl Shell<'_> {
@@ -107,6 +114,30 @@ impl Shell<'_> {
         for name in &launch.unset {
             command.env_remove(name);
         }
+        if !launch.keep_open.is_empty() || launch.cpu.is_some() {
+            let fds = launch.keep_open.clone();
+            let cpu_set = launch.cpu.and_then(one_cpu);
+            // SAFETY: between fork and exec the closure calls only fcntl(2) (async-signal-safe) and
+            // sched_setaffinity(2) (a bare system call, though not on POSIX's list), over values moved in before
+            // the fork: nothing is allocated or locked.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
+                    for &fd in &fds {
+                        if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                    }
+                    #[cfg(target_os = "linux")]
+                    if let Some(set) = &cpu_set {
+                        // Best effort: a run that cannot be held to the CPU still runs.
+                        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set);
+                    }
+                    #[cfg(not(target_os = "linux"))]
+                    let _ = &cpu_set;
+                    Ok(())
+                });
+            }
+        }
         command
             .arg("-c")
             .arg(self.command)
@@ -132,8 +163,11 @@ impl Shell<'_> {
             ));
         }
         let mut stdout = StdoutMetrics::new();
-        let finished = Runner::new(command)
-            .timeout(self.timeout)
+        let mut runner = Runner::new(command).timeout(self.timeout);
+        if let Some(paused) = &launch.paused {
+            runner = runner.paused_time(std::sync::Arc::clone(paused));
+        }
+        let finished = runner
             .run_bytes(|line| {
                 stdout.line(line);
                 LineControl::Continue
@@ -150,6 +184,25 @@ impl Shell<'_> {
         }
         Ok((finished.elapsed, stdout))
     }
+}
+
+/// The set of the one CPU `cpu`, made before a fork (the child only applies it).
+#[cfg(target_os = "linux")]
+fn one_cpu(cpu: usize) -> Option<libc::cpu_set_t> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return None;
+    }
+    // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET writes one bit of it, within its size (checked).
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        Some(set)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn one_cpu(_cpu: usize) -> Option<()> {
+    None
 }
 
 /// The last lines of `stderr`, indented under the error message; empty when there was none.

@@ -52,6 +52,9 @@ pub struct Options {
     pub no_cache: bool,
     /// `--verify-cache`: also build each side without the caches; a differing output is an error (exit 2).
     pub verify_cache: bool,
+    /// Run both sides of a round at once, taking turns on one CPU (`--lock-step`: rho_gate's lock-step
+    /// rounds); false, the default: one after the other.
+    pub lock_step: bool,
     /// `METRIC=FRACTION` each.
     pub budgets: Vec<String>,
     pub timeout: Option<f64>,
@@ -181,6 +184,7 @@ fn apply_overrides(
     }
     settings.set_cache(!options.no_cache);
     settings.set_verify_cache(options.verify_cache);
+    settings.set_lock_step(options.lock_step);
     settings.set_shard(options.shard.map(|s| rho_gate::shard::GateShard {
         index: s.index,
         count: s.count,
@@ -463,6 +467,7 @@ fn print_outcome(
     }
     document["functions"] = rho_gate::functions::to_json(&rho_gate::functions::regressed(outcome));
     document["head_time_cap"] = serde_json::json!(outcome.head_time_cap);
+    document["lock_step_turns"] = serde_json::json!(outcome.lock_step_turns);
     document["capped"] = capped_record(outcome);
     document["settings_file"] =
         serde_json::json!(settings.file.as_ref().map(|f| f.display().to_string()));

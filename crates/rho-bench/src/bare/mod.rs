@@ -10,6 +10,15 @@
 
 pub mod clock;
 
+/// A board takes no turns: lock-step is a hosted gate's (`crate::hosted::lockstep`).
+pub(crate) mod lockstep {
+    #[inline(always)]
+    pub(crate) fn due(_time_now: u64) -> bool {
+        false
+    }
+    pub(crate) fn wait() {}
+}
+
 use crate::wire;
 
 /// The largest batch the harness chooses by itself.

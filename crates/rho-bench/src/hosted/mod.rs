@@ -4,6 +4,7 @@
 //! (`crate::runner::hosted`), so that nothing here imports the loop back.
 
 pub mod clock;
+pub mod lockstep;
 pub mod settings;
 pub mod stack;
 pub mod valgrind;

@@ -229,6 +229,10 @@ pub fn run(
             });
             }
         };
+    // Counting takes no turns: a count does not depend on what else runs.
+    if !counting {
+        crate::hosted::lockstep::init()?;
+    }
     // One allocation, so a CountingAlloc, if it is the global allocator, says so.
     drop(std::hint::black_box(Box::new(0u8)));
 
