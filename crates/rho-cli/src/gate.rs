@@ -23,13 +23,15 @@ pub struct GateArgs {
     #[arg(long, value_name = "NAME")]
     pub target: Option<String>,
 
-    /// Alternating runs per side, at least 2 (default: bench.gate.runs, else 3); with --max-runs above it,
-    /// the runs a side needs before a time metric fails (docs/gate.md, "Adaptive runs").
+    /// The alternating runs per side a benchmark needs before one of its time metrics fails, at least 2
+    /// (default: bench.gate.runs, else 3); a head twice beyond the budget, or one that 3 paired rounds and the
+    /// minima both put over it, fails sooner (docs/gate.md, "Adaptive runs").
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
 
     /// The most alternating runs per side for a benchmark whose verdict more runs could still change
-    /// (adaptive runs, docs/gate.md); at least --runs (default: bench.gate.max_runs, else --runs).
+    /// (adaptive runs, docs/gate.md); at least --runs (default: bench.gate.max_runs, else 20). Equal to
+    /// --runs: every benchmark runs that often (the fixed gate).
     #[arg(long, value_name = "N")]
     pub max_runs: Option<u32>,
 

@@ -9,7 +9,8 @@
 //! regression is settled when head's minimum, lowered by that spread, is still beyond the budget, but only once
 //! each side has had the runs a gate needs to fail a time metric (`runs`), so that one slow run cannot fail a
 //! gate; before that, only when head is beyond the budget by [`WHOLE_RUN_ALLOWANCE`] on top of the spread (a
-//! figure without samples, a last-line JSON metric, in two rounds, not one). An
+//! figure without samples, a last-line JSON metric, in two rounds, not one), or when after
+//! [`PAIRED_FAIL_ROUNDS`] rounds the paired rounds' interval lies wholly above the bound as well. An
 //! exact metric (a count: instructions, stack, heap, code bytes) does not move between runs, so one run per
 //! side settles it. docs/gate.md gives the rule and why it adds no false alarms.
 
@@ -27,6 +28,15 @@ use crate::run_metrics::{Figure, RunMetrics};
 /// figures cannot see a slow phase that lasts the whole run; a change twice beyond the bound is one no such
 /// phase can fake.
 pub const WHOLE_RUN_ALLOWANCE: f64 = 1.0;
+
+/// The rounds after which a regression that the paired rounds and the minima both call is settled, before
+/// each side has had `runs` runs: 3. From the second round on a round measures each benchmark on both sides
+/// moments apart ("Paired rounds" in docs/gate.md), so a slow phase of the machine, which `runs` whole runs
+/// were there to outvote, lands on both figures of a round alike; what is left to fake a regression is head
+/// reading slow in every round, by more than the paired interval's width (Student's t at 2 degrees of
+/// freedom, 4.3 standard errors, at 3 rounds) *and* its best run beyond the bound by more than the two best
+/// runs' gap. Three, not two: two rounds hold only one paired round measured moments apart.
+pub const PAIRED_FAIL_ROUNDS: usize = 3;
 
 /// What the stopping rule needs besides the comparison: the runs a side needs before a time metric may fail
 /// (`runs`), and each metric's within-run spread over both sides' runs.
@@ -150,7 +160,10 @@ impl Settling<'_> {
                 _ if metric.within_resolution => true,
                 PairedCall::Passed => true,
                 PairedCall::Regressed => {
-                    metric.outcome != MetricOutcome::Regressed || enough_pairs || beyond_allowance()
+                    metric.outcome != MetricOutcome::Regressed
+                        || enough_pairs
+                        || beyond_allowance()
+                        || (pairs >= PAIRED_FAIL_ROUNDS && regresses_by_minima(1.0))
                 }
                 PairedCall::Open { .. } => passes_by_spread() || beyond_allowance(),
             };
@@ -279,6 +292,43 @@ mod tests {
         ));
         // 2.6x with a 2% within-run spread: not beyond the allowance by more than the spread.
         assert!(!settled_runs(&one_run(100.0, 0.01), &one_run(262.0, 0.02)));
+    }
+
+    /// The module's `runs` (10 here) is what a regression needs when only the minima call it; the paired
+    /// rounds' interval wholly above the bound with the minima beyond it too settles it after 3 rounds. The
+    /// wire kata's 2x slowdowns (s03, s08) waited for all 10 rounds under the old rule.
+    #[test]
+    fn a_regression_the_paired_rounds_and_the_minima_both_call_is_settled_after_three_rounds() {
+        let settled_of = |base: &[f64], head: &[f64]| {
+            let (base, head) = (runs("b.ns", base), runs("b.ns", head));
+            let settling = Settling {
+                runs_to_fail: 10,
+                base_runs: &base,
+                head_runs: &head,
+            };
+            let c = compared(&base, &head);
+            (
+                settling.is_settled(&c.metrics[0]),
+                c.metrics[0].outcome.clone(),
+            )
+        };
+        // 2x, the rounds agreeing within 2%: open after 2 rounds, settled after 3.
+        assert_eq!(
+            settled_of(&[100.0, 101.0], &[200.0, 203.0]),
+            (false, MetricOutcome::Regressed)
+        );
+        assert_eq!(
+            settled_of(&[100.0, 101.0, 100.5], &[200.0, 203.0, 201.0]),
+            (true, MetricOutcome::Regressed)
+        );
+        // 2x by the minima, but the rounds' ratios 1.1 to 3: the interval holds the bound, open until `runs`.
+        assert!(!settled_of(&[100.0, 300.0, 100.0], &[200.0, 330.0, 300.0]).0);
+        // The rounds call it (1.36x to 1.43x, the interval 1.31 to 1.51), but head's two best runs are 4.8%
+        // apart, more than its best is beyond the bound by: that best could still fall within it. Open.
+        assert_eq!(
+            settled_of(&[100.0, 100.0, 100.0], &[136.0, 143.0, 142.5]),
+            (false, MetricOutcome::Regressed)
+        );
     }
 
     #[test]

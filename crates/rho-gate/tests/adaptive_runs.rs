@@ -110,6 +110,28 @@ fn a_regression_within_the_whole_run_allowance_gets_runs_pairs_one_beyond_it_one
     );
 }
 
+/// A module that asks for 10 rounds before a time metric fails (the wire kata's `runs: 10`): a 2.4x head, within
+/// the whole-run allowance, whose rounds agree fails after 3 rounds by the paired rule, the minima agreeing;
+/// one whose rounds disagree (1.45x to 3.2x) stays open past the third round, until the interval has left the
+/// bound (after the fifth).
+#[test]
+fn with_runs_10_a_regression_the_paired_rounds_agree_on_fails_after_three() {
+    let (outcome, log) = planted_gate(&BASE, &scaled(2.4), 10, 20);
+    assert_eq!(outcome.comparison.verdict, Verdict::Regressed);
+    assert_eq!(runs_of(&outcome, "work_ns"), (3, 3));
+    assert!(
+        log.iter()
+            .any(|l| l == "after 2 runs per side, 1 still open: work_ns"),
+        "{log:?}"
+    );
+    let ratios = [2.4, 1.5, 3.2, 1.45, 2.6, 1.5, 3.0, 1.45, 2.5, 1.5];
+    let (outcome, _) = planted_gate(&BASE, &scattered(&ratios), 10, 20);
+    assert_eq!(outcome.comparison.verdict, Verdict::Regressed);
+    assert_eq!(runs_of(&outcome, "work_ns"), (5, 5));
+    let paired = outcome.comparison.metrics[0].paired.unwrap();
+    assert!(paired.low > 1.3, "{paired:?}");
+}
+
 /// Base's figures times a ratio per round that scatters around the 30% budget's bound.
 fn scattered(ratios: &[f64]) -> Vec<f64> {
     BASE.iter().zip(ratios).map(|(b, r)| b * r).collect()
