@@ -359,7 +359,7 @@ mod tests {
         let head = vec![two(128.0, 50.2), two(180.0, 50.4)];
         let c = compared(&base, &head);
         let settling = settling(&base, &head);
-        let wall = c.metrics.iter().find(|m| m.name == "b.ns").unwrap();
+        let wall = c.metric("b.ns").unwrap();
         assert!(wall.shown, "{wall:?}");
         assert!(settling.is_settled(wall));
         let group_of = BTreeMap::new();

@@ -225,6 +225,11 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// The metric named `name`, if either side reported it.
+    pub fn metric(&self, name: &str) -> Option<&MetricComparison> {
+        self.metrics.iter().find(|m| m.name == name)
+    }
+
     /// The metrics whose noise exceeds their budget.
     pub fn noisy(&self) -> impl Iterator<Item = &MetricComparison> {
         self.metrics.iter().filter(|m| m.noisy())
@@ -567,23 +572,19 @@ mod tests {
         let head = [run(&[("BM_sort.ns", 160.0), ("BM_sort.cpu_ns", 91.0)])];
         let c = compare(&base, &head, &budgets(0.3));
         assert_eq!(c.verdict, Verdict::Ok);
-        let wall = c.metrics.iter().find(|m| m.name == "BM_sort.ns").unwrap();
+        let wall = c.metric("BM_sort.ns").unwrap();
         assert!(wall.shown && wall.outcome == MetricOutcome::Ok, "{wall:?}");
         // The CPU time slower is a regression, named as such.
         let head = [run(&[("BM_sort.ns", 160.0), ("BM_sort.cpu_ns", 150.0)])];
         let c = compare(&base, &head, &budgets(0.3));
         assert_eq!(c.verdict, Verdict::Regressed);
-        let cpu = c
-            .metrics
-            .iter()
-            .find(|m| m.name == "BM_sort.cpu_ns")
-            .unwrap();
+        let cpu = c.metric("BM_sort.cpu_ns").unwrap();
         assert_eq!(cpu.outcome, MetricOutcome::Regressed);
         // Without a CPU time on both sides, the wall time is judged as ever.
         let base = [run(&[("BM_sort.ns", 100.0), ("other.cpu_ns", 90.0)])];
         let head = [run(&[("BM_sort.ns", 160.0)])];
         let c = compare(&base, &head, &budgets(0.3));
-        let wall = c.metrics.iter().find(|m| m.name == "BM_sort.ns").unwrap();
+        let wall = c.metric("BM_sort.ns").unwrap();
         assert!(
             !wall.shown && wall.outcome == MetricOutcome::Regressed,
             "{wall:?}"
@@ -603,10 +604,10 @@ mod tests {
         let head = [run(&[("crc.ns", 701.0)]), run(&[("crc.ns", 699.0)])];
         let c = compare(&base, &head, &budgets(0.1));
         assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
-        let cpu = c.metrics.iter().find(|m| m.name == "crc.cpu_ns").unwrap();
+        let cpu = c.metric("crc.cpu_ns").unwrap();
         assert!(cpu.shown && cpu.outcome == MetricOutcome::Ok, "{cpu:?}");
         assert_eq!(c.undecided_side(), None);
-        let wall = c.metrics.iter().find(|m| m.name == "crc.ns").unwrap();
+        let wall = c.metric("crc.ns").unwrap();
         assert!(!wall.shown, "{wall:?}");
 
         // Head 4x slower gains a CPU time base lacks: shown, and the wall clock regresses.
@@ -614,14 +615,14 @@ mod tests {
         let head = [run(&[("crc.ns", 2800.0), ("crc.cpu_ns", 2790.0)])];
         let c = compare(&base, &head, &budgets(0.1));
         assert_eq!(c.verdict, Verdict::Regressed);
-        let cpu = c.metrics.iter().find(|m| m.name == "crc.cpu_ns").unwrap();
+        let cpu = c.metric("crc.cpu_ns").unwrap();
         assert!(cpu.shown, "{cpu:?}");
 
         // No wall clock of its benchmark on both sides: undecided, as before.
         let base = [run(&[("crc.ns", 700.0), ("crc.cpu_ns", 690.0)])];
         let head = [run(&[("other.ns", 700.0)])];
         let c = compare(&base, &head, &budgets(0.1));
-        let cpu = c.metrics.iter().find(|m| m.name == "crc.cpu_ns").unwrap();
+        let cpu = c.metric("crc.cpu_ns").unwrap();
         assert!(
             !cpu.shown && matches!(cpu.outcome, MetricOutcome::Undecided(_)),
             "{cpu:?}"
@@ -787,7 +788,7 @@ mod tests {
             &budgets(0.3),
         );
         assert_eq!(c.verdict, Verdict::Undecided);
-        let b = c.metrics.iter().find(|m| m.name == "b").unwrap();
+        let b = c.metric("b").unwrap();
         assert_eq!(b.outcome, MetricOutcome::Undecided("only on head".into()));
         // Head added a metric base cannot have: head's doing.
         assert_eq!(b.undecided_side, Some(SideName::Head));

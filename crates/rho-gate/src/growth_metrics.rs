@@ -92,11 +92,7 @@ mod tests {
             std::slice::from_ref(&head),
             &Budgets::default(),
         );
-        let growth = comparison
-            .metrics
-            .iter()
-            .find(|m| m.name == "f.growth.cycles")
-            .unwrap();
+        let growth = comparison.metric("f.growth.cycles").unwrap();
         assert_eq!(growth.outcome, MetricOutcome::Regressed);
         // the cost itself went down at every size: no cycles metric regressed
         assert!(

@@ -27,14 +27,7 @@ fn planted_module(dir: &Path, figures: &[f64]) {
     std::fs::write(dir.join("figures"), lines).unwrap();
     let run = "n=$(( $(cat count 2>/dev/null || echo 0) + 1 )); echo $n > count; \
                echo \"{\\\"work_ns\\\": $(sed -n \"${n}p\" figures)}\"";
-    std::fs::write(
-        dir.join("module.yml"),
-        format!(
-            "bench:\n  targets:\n    - name: planted\n      build: 'true'\n      run: '{}'\n",
-            run.replace('\'', "''")
-        ),
-    )
-    .unwrap();
+    common::planted_module_yml(dir, run);
 }
 
 /// Gate `head` figures against `base` figures with `runs` to `max_runs` and a 30% budget; the outcome and the
@@ -217,11 +210,7 @@ fn planted_wire_module(dir: &Path, figures: &[[u32; 3]]) {
         .collect();
     std::fs::write(dir.join("figures"), lines).unwrap();
     std::fs::write(dir.join("run.sh"), PLANTED_WIRE).unwrap();
-    std::fs::write(
-        dir.join("module.yml"),
-        "bench:\n  targets:\n    - name: planted\n      build: 'true'\n      run: sh run.sh\n",
-    )
-    .unwrap();
+    common::planted_module_yml(dir, "sh run.sh");
 }
 
 /// `sum` 1.26x in the first round (nearer the 30% bound than the 5% within-run spread), then 1.36x to 1.38x
@@ -360,11 +349,7 @@ fn a_round_goes_benchmark_by_benchmark_each_side_first_in_turn() {
         "head sum_big",
     ];
     assert_eq!(order, [&whole[..], &round_2, &round_3].concat());
-    let paired = outcome
-        .comparison
-        .metrics
-        .iter()
-        .find(|m| m.name == "crc.ns");
+    let paired = outcome.comparison.metric("crc.ns");
     assert_eq!(paired.and_then(|m| m.paired).map(|p| p.ratio), Some(1.0));
 }
 
@@ -378,12 +363,7 @@ fn a_settled_benchmark_is_not_run_again_through_the_harness_filter() {
     let outcome = gate_logged(&request).0.unwrap();
     eprintln!("{:#?}", outcome.comparison.metrics);
     assert_eq!(outcome.comparison.verdict, Verdict::Regressed);
-    let count_below = outcome
-        .comparison
-        .metrics
-        .iter()
-        .find(|m| m.name == "bench_count_below.ns")
-        .unwrap();
+    let count_below = outcome.comparison.metric("bench_count_below.ns").unwrap();
     assert_eq!(count_below.outcome, MetricOutcome::Regressed);
     assert_eq!(runs_of(&outcome, "bench_count_below"), (1, 1));
     // Any later run (another benchmark still open) held nothing of count_below's.
@@ -428,16 +408,7 @@ fn every_run_is_handed_the_rounds_length() {
     let tmp = tempfile::tempdir().unwrap();
     let run = "echo \"{\\\"round_ms\\\": ${RHO_BENCH_ROUND_MS:-0}}\"";
     for side in ["base", "head"] {
-        let dir = tmp.path().join(side);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("module.yml"),
-            format!(
-                "bench:\n  targets:\n    - name: planted\n      build: 'true'\n      run: '{}'\n",
-                run.replace('\'', "''")
-            ),
-        )
-        .unwrap();
+        common::planted_module_yml(&tmp.path().join(side), run);
     }
     let mut settings = GateSettings::default();
     settings.set_runs(2).unwrap();

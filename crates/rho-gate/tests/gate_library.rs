@@ -57,12 +57,7 @@ fn identical_sides_pass_and_a_slower_head_regresses() {
 
     let slow = gate(&request(tmp.path(), "base", "slow", s.clone())).unwrap();
     assert_eq!(slow.comparison.verdict, Verdict::Regressed);
-    let b = slow
-        .comparison
-        .metrics
-        .iter()
-        .find(|m| m.name == "b_ns")
-        .unwrap();
+    let b = slow.comparison.metric("b_ns").unwrap();
     assert_eq!(b.outcome, MetricOutcome::Regressed);
     assert!((b.change().unwrap() - 1.01).abs() < 1e-9);
 

@@ -43,11 +43,7 @@ fn planted_cap_module(dir: &Path, figures: &[u64]) {
     let lines: String = figures.iter().map(|f| format!("{f}\n")).collect();
     std::fs::write(dir.join("figures"), lines).unwrap();
     std::fs::write(dir.join("run.sh"), PLANTED_CAP).unwrap();
-    std::fs::write(
-        dir.join("module.yml"),
-        "bench:\n  targets:\n    - name: planted\n      build: 'true'\n      run: sh run.sh\n",
-    )
-    .unwrap();
+    common::planted_module_yml(dir, "sh run.sh");
 }
 
 /// The caps each run of `side` was handed, in run order.
@@ -204,12 +200,7 @@ fn s09_as_head_still_fails_under_the_lowered_cap_and_the_report_names_it() {
     assert_eq!(cap.module_cap_ms, 5000);
     assert!(log.iter().any(|l| *l == format!("head: {cap}")), "{log:?}");
     assert_eq!(outcome.comparison.verdict, Verdict::Regressed);
-    let count_below = outcome
-        .comparison
-        .metrics
-        .iter()
-        .find(|m| m.name == "bench_count_below.ns")
-        .unwrap();
+    let count_below = outcome.comparison.metric("bench_count_below.ns").unwrap();
     assert_eq!(count_below.outcome, MetricOutcome::Regressed);
     assert_eq!(count_below.head.map(|h| h.runs), Some(1));
     let head_capped = capped_benchmarks(&outcome.head_runs);

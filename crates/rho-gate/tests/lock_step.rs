@@ -24,12 +24,7 @@ fn the_c_harness_takes_turns_and_a_planted_slowdown_is_still_caught() {
         request.settings.set_lock_step(lock_step);
         let outcome = gate_logged(&request).0.unwrap();
         assert_eq!(outcome.comparison.verdict, Verdict::Regressed);
-        let count_below = outcome
-            .comparison
-            .metrics
-            .iter()
-            .find(|m| m.name == "bench_count_below.ns")
-            .unwrap();
+        let count_below = outcome.comparison.metric("bench_count_below.ns").unwrap();
         assert_eq!(count_below.outcome, MetricOutcome::Regressed);
         // Two rounds of four benchmarks of 10 to 40 ms a side, in turns of 2 ms: dozens of turns at the least.
         match lock_step {
@@ -56,14 +51,7 @@ fn a_program_that_takes_no_turns_never_runs_beside_the_other_side() {
              echo \"{{\\\"work_ns\\\": 1000, \\\"overlap\\\": $o}}\"",
             shared.display()
         );
-        std::fs::write(
-            dir.join("module.yml"),
-            format!(
-                "bench:\n  targets:\n    - name: planted\n      build: 'true'\n      run: '{}'\n",
-                run.replace('\'', "''")
-            ),
-        )
-        .unwrap();
+        common::planted_module_yml(&dir, &run);
     }
     let mut settings = GateSettings::default();
     settings.set_lock_step(true);
@@ -96,11 +84,7 @@ fn turn_taking_module(dir: &std::path::Path, turns: u32, after: &str) {
          echo '{{\"work_ns\": 1000}}'\n"
     );
     std::fs::write(dir.join("run.sh"), script).unwrap();
-    std::fs::write(
-        dir.join("module.yml"),
-        "bench:\n  targets:\n    - name: planted\n      build: 'true'\n      run: bash run.sh\n",
-    )
-    .unwrap();
+    common::planted_module_yml(dir, "bash run.sh");
 }
 
 /// A run that hangs holding its turn is timed out for its own time and named; the other side, which waited

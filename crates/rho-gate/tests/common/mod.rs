@@ -54,6 +54,20 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A module.yml in `dir` (created) whose one target, `planted`, builds nothing and runs `run` (a shell
+/// command line, written as a YAML single-quoted string).
+pub fn planted_module_yml(dir: &Path, run: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("module.yml"),
+        format!(
+            "bench:\n  targets:\n    - name: planted\n      build: 'true'\n      run: '{}'\n",
+            run.replace('\'', "''")
+        ),
+    )
+    .unwrap();
+}
+
 /// Gate `head` against `base` from `cwd` with `settings`, the default environment and no harness header (a
 /// test that builds C with the harness sets `bench_header`).
 pub fn request(cwd: &Path, base: &str, head: &str, settings: GateSettings) -> GateRequest {
