@@ -43,7 +43,6 @@ fn a_program_that_takes_no_turns_never_runs_beside_the_other_side() {
     let shared = tmp.path().join("running");
     for side in ["base", "head"] {
         let dir = tmp.path().join(side);
-        std::fs::create_dir_all(&dir).unwrap();
         // Marks itself running for 0.3 s; says `overlap` when the other side's mark was there.
         let run = format!(
             "if [ -e '{0}' ]; then o=1; else o=0; fi; touch '{0}'; sleep 0.3; \
