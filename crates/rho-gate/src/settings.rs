@@ -17,9 +17,11 @@ pub const DEFAULT_MAX_RUNS: u32 = 20;
 /// `RHO_BENCH_ROUND_MS`, handed to every timed run of a gate: the time a program that times itself (a last-line
 /// JSON command) may spend measuring each of its metrics in one round. A gate judges on the rounds' paired
 /// ratios, so several short rounds, base and head a moment apart, decide sooner than a few long ones; a program
-/// that ignores it runs as long as ever (docs/gate.md, "Short rounds"). 20 ms: ten 2 ms repetitions of each of
-/// the kata's kernels (tests/kata/bench_json.c), a quarter of its 40.
-pub const ROUND_MS: u64 = 20;
+/// that ignores it runs as long as ever (docs/gate.md, "Short rounds"). 10 ms: five 2 ms repetitions of each of
+/// the kata's kernels (tests/kata/bench_json.c), an eighth of its 40. 20 ms gave the same verdicts in 1.2 to 1.5
+/// times the time; 10 ms gave false alarms only while one slow run could settle a regression, which a figure
+/// without samples no longer can (two rounds beyond the whole-run allowance: docs/gate.md, "Adaptive runs").
+pub const ROUND_MS: u64 = 10;
 /// Seconds each build and each run may take when nothing says otherwise (module.yml's default).
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = rho_config::DEFAULT_GATE_TIMEOUT.as_secs();
 /// The budget of a metric nothing else names: 30% slower is allowed.
